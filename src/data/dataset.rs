@@ -1,0 +1,406 @@
+//! The columnar, dictionary-encoded dataset (DESIGN.md, "The data model").
+//!
+//! Each column keeps its distinct values once and a `u32` code per row.
+//! Dictionaries are sorted — numerically for numeric columns, by byte order
+//! for categorical ones — so code order is value order and codes are the
+//! same whatever the row order of the file. A missing cell has the code
+//! `dictionary.len()` (one past the last value), so it is a known code that
+//! sorts last and never indexes out of the dictionary by surprise.
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// How a column's values are ordered and compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnKind {
+    Numeric,
+    Categorical,
+}
+
+impl std::fmt::Display for ColumnKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ColumnKind::Numeric => "numeric",
+            ColumnKind::Categorical => "categorical",
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    name: String,
+    kind: ColumnKind,
+    /// Distinct non-missing values in code order.
+    values: Vec<Box<str>>,
+    /// The number behind each dictionary entry (numeric columns only).
+    numbers: Vec<f64>,
+    codes: Vec<u32>,
+}
+
+impl Column {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn kind(&self) -> ColumnKind {
+        self.kind
+    }
+    pub fn is_numeric(&self) -> bool {
+        self.kind == ColumnKind::Numeric
+    }
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+    /// One code per row.
+    pub fn codes(&self) -> &[u32] {
+        &self.codes
+    }
+    pub fn code(&self, row: usize) -> u32 {
+        self.codes[row]
+    }
+    /// Distinct non-missing values in code order.
+    pub fn dictionary(&self) -> &[Box<str>] {
+        &self.values
+    }
+    /// Number of distinct non-missing values.
+    pub fn cardinality(&self) -> usize {
+        self.values.len()
+    }
+    /// The code that marks a missing cell.
+    pub fn missing_code(&self) -> u32 {
+        self.values.len() as u32
+    }
+    pub fn is_missing(&self, code: u32) -> bool {
+        code == self.missing_code()
+    }
+    /// Codes in use range over `0..=missing_code()`.
+    pub fn code_space(&self) -> usize {
+        self.values.len() + 1
+    }
+    /// The value behind a code; `None` for the missing code.
+    pub fn value(&self, code: u32) -> Option<&str> {
+        self.values.get(code as usize).map(|s| &**s)
+    }
+    /// The value as shown to a user: missing cells show as `?`.
+    pub fn display(&self, code: u32) -> &str {
+        self.value(code).unwrap_or("?")
+    }
+    /// The number behind a code of a numeric column.
+    pub fn number(&self, code: u32) -> Option<f64> {
+        self.numbers.get(code as usize).copied()
+    }
+    /// Numbers of the dictionary, in code order (empty for categorical columns).
+    pub fn numbers(&self) -> &[f64] {
+        &self.numbers
+    }
+    /// The code of a value as written, if the column holds it. Numeric
+    /// columns also match by number, so `60` finds `60.0`.
+    pub fn code_of(&self, value: &str) -> Option<u32> {
+        if self.is_numeric() {
+            let x: f64 = value.trim().parse().ok()?;
+            let i = self.numbers.partition_point(|&v| v < x);
+            (i < self.numbers.len() && self.numbers[i] == x).then_some(i as u32)
+        } else {
+            self.values
+                .binary_search_by(|v| (**v).cmp(value))
+                .ok()
+                .map(|i| i as u32)
+        }
+    }
+    /// Row count per code, indexed `0..=missing_code()`.
+    pub fn frequencies(&self) -> Vec<u64> {
+        let mut f = vec![0u64; self.code_space()];
+        for &c in &self.codes {
+            f[c as usize] += 1;
+        }
+        f
+    }
+    pub fn missing_count(&self) -> u64 {
+        let m = self.missing_code();
+        self.codes.iter().filter(|&&c| c == m).count() as u64
+    }
+}
+
+/// A table of dictionary-encoded columns of equal length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    name: String,
+    columns: Vec<Column>,
+    rows: usize,
+}
+
+impl Dataset {
+    /// Assemble from finished columns; they must all have the same length.
+    pub fn new(name: impl Into<String>, columns: Vec<Column>) -> Result<Self> {
+        let rows = columns.first().map_or(0, Column::len);
+        if let Some(c) = columns.iter().find(|c| c.len() != rows) {
+            return Err(Error::Parameter(format!(
+                "column '{}' has {} rows, expected {rows}",
+                c.name,
+                c.len()
+            )));
+        }
+        Ok(Self {
+            name: name.into(),
+            columns,
+            rows,
+        })
+    }
+
+    /// Build from string rows; handy for tests and small examples.
+    /// Empty strings are missing; kinds are detected as on CSV import.
+    pub fn from_rows(names: &[&str], rows: &[Vec<&str>]) -> Result<Self> {
+        let mut builders: Vec<ColumnBuilder> = names
+            .iter()
+            .map(|n| ColumnBuilder::new(n.to_string()))
+            .collect();
+        for (r, row) in rows.iter().enumerate() {
+            if row.len() != names.len() {
+                return Err(Error::Parameter(format!(
+                    "row {r} has {} fields, expected {}",
+                    row.len(),
+                    names.len()
+                )));
+            }
+            for (b, v) in builders.iter_mut().zip(row) {
+                if v.is_empty() {
+                    b.push_missing();
+                } else {
+                    b.push(v);
+                }
+            }
+        }
+        let cols = builders
+            .into_iter()
+            .map(|b| b.finish(None))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| Error::Parameter(e.to_string()))?;
+        Dataset::new("table", cols)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn n_rows(&self) -> usize {
+        self.rows
+    }
+    pub fn n_cols(&self) -> usize {
+        self.columns.len()
+    }
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+    pub fn col(&self, index: usize) -> &Column {
+        &self.columns[index]
+    }
+    pub fn column_names(&self) -> Vec<&str> {
+        self.columns.iter().map(Column::name).collect()
+    }
+    /// Index of a column by name, or an error that lists the columns.
+    pub fn column_index(&self, name: &str) -> Result<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name == name)
+            .ok_or_else(|| Error::UnknownColumn {
+                name: name.to_string(),
+                available: self.column_names().join(", "),
+            })
+    }
+    pub fn column(&self, name: &str) -> Result<&Column> {
+        Ok(&self.columns[self.column_index(name)?])
+    }
+}
+
+/// Why a column could not be finished.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KindError {
+    /// 0-based data row of the first value that is not a number.
+    pub row: usize,
+    pub value: String,
+}
+
+impl std::fmt::Display for KindError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "'{}' is not a number, but the column was declared numeric",
+            self.value
+        )
+    }
+}
+
+const PENDING_MISSING: u32 = u32::MAX;
+
+/// Interns a column's values as they stream in, so a large file is never
+/// held as strings: only the distinct values are kept.
+#[derive(Debug)]
+pub struct ColumnBuilder {
+    name: String,
+    index: FxHashMap<Box<str>, u32>,
+    values: Vec<Box<str>>,
+    codes: Vec<u32>,
+    /// First data row whose value does not parse as a finite number.
+    first_non_numeric: Option<usize>,
+}
+
+impl ColumnBuilder {
+    pub fn new(name: String) -> Self {
+        Self {
+            name,
+            index: FxHashMap::default(),
+            values: Vec::new(),
+            codes: Vec::new(),
+            first_non_numeric: None,
+        }
+    }
+
+    pub fn with_capacity(name: String, rows: usize) -> Self {
+        let mut b = Self::new(name);
+        b.codes.reserve(rows);
+        b
+    }
+
+    pub fn push(&mut self, value: &str) {
+        let code = match self.index.get(value) {
+            Some(&c) => c,
+            None => {
+                let c = self.values.len() as u32;
+                if self.first_non_numeric.is_none() && !is_number(value) {
+                    self.first_non_numeric = Some(self.codes.len());
+                }
+                self.values.push(value.into());
+                self.index.insert(value.into(), c);
+                c
+            }
+        };
+        self.codes.push(code);
+    }
+
+    pub fn push_missing(&mut self) {
+        self.codes.push(PENDING_MISSING);
+    }
+
+    /// Sort the dictionary and remap codes. `kind` forces a kind; `None`
+    /// detects it: numeric when every non-missing value is a finite number
+    /// and there is at least one.
+    pub fn finish(self, kind: Option<ColumnKind>) -> std::result::Result<Column, KindError> {
+        let all_numeric = self.first_non_numeric.is_none() && !self.values.is_empty();
+        let kind = match kind {
+            Some(ColumnKind::Numeric) if !all_numeric => {
+                if let Some(row) = self.first_non_numeric {
+                    let code = self.codes[row];
+                    return Err(KindError {
+                        row,
+                        value: self.values[code as usize].to_string(),
+                    });
+                }
+                ColumnKind::Numeric
+            }
+            Some(k) => k,
+            None if all_numeric => ColumnKind::Numeric,
+            None => ColumnKind::Categorical,
+        };
+        let n = self.values.len();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        let mut numbers = Vec::new();
+        if kind == ColumnKind::Numeric {
+            let parsed: Vec<f64> = self.values.iter().map(|v| parse_number(v)).collect();
+            order.sort_by(|&a, &b| {
+                parsed[a as usize]
+                    .total_cmp(&parsed[b as usize])
+                    .then_with(|| self.values[a as usize].cmp(&self.values[b as usize]))
+            });
+            numbers = order.iter().map(|&o| parsed[o as usize]).collect();
+        } else {
+            order.sort_by(|&a, &b| self.values[a as usize].cmp(&self.values[b as usize]));
+        }
+        let mut remap = vec![0u32; n];
+        for (new, &old) in order.iter().enumerate() {
+            remap[old as usize] = new as u32;
+        }
+        let mut old_values: Vec<Option<Box<str>>> = self.values.into_iter().map(Some).collect();
+        let values: Vec<Box<str>> = order
+            .iter()
+            .map(|&o| old_values[o as usize].take().unwrap_or_default())
+            .collect();
+        let missing = n as u32;
+        let mut codes = self.codes;
+        for c in codes.iter_mut() {
+            *c = if *c == PENDING_MISSING {
+                missing
+            } else {
+                remap[*c as usize]
+            };
+        }
+        Ok(Column {
+            name: self.name,
+            kind,
+            values,
+            numbers,
+            codes,
+        })
+    }
+}
+
+fn parse_number(v: &str) -> f64 {
+    v.trim().parse::<f64>().unwrap_or(f64::NAN)
+}
+
+fn is_number(v: &str) -> bool {
+    v.trim().parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_dictionary_is_in_numeric_order() {
+        let ds =
+            Dataset::from_rows(&["age"], &[vec!["10"], vec!["9"], vec![""], vec!["100"]]).unwrap();
+        let c = ds.col(0);
+        assert_eq!(c.kind(), ColumnKind::Numeric);
+        assert_eq!(
+            c.dictionary(),
+            &["9".into(), "10".into(), "100".into()] as &[Box<str>]
+        );
+        assert_eq!(c.codes(), &[1, 0, 3, 2]);
+        assert!(c.is_missing(c.code(2)));
+        assert_eq!(c.code_of("10.0"), Some(1));
+        assert_eq!(c.display(3), "?");
+    }
+
+    #[test]
+    fn categorical_codes_sorted_and_found() {
+        let ds = Dataset::from_rows(&["sex"], &[vec!["M"], vec!["F"], vec!["M"]]).unwrap();
+        let c = ds.col(0);
+        assert_eq!(c.kind(), ColumnKind::Categorical);
+        assert_eq!(c.codes(), &[1, 0, 1]);
+        assert_eq!(c.code_of("F"), Some(0));
+        assert_eq!(c.code_of("X"), None);
+        assert_eq!(c.frequencies(), vec![1, 2, 0]);
+    }
+
+    #[test]
+    fn forcing_numeric_on_text_names_the_value() {
+        let mut b = ColumnBuilder::new("zip".into());
+        b.push("123");
+        b.push("12a");
+        let e = b.finish(Some(ColumnKind::Numeric)).unwrap_err();
+        assert_eq!(e.row, 1);
+        assert_eq!(e.value, "12a");
+    }
+
+    #[test]
+    fn unknown_column_lists_the_known_ones() {
+        let ds = Dataset::from_rows(&["a", "b"], &[vec!["1", "x"]]).unwrap();
+        let msg = ds.column_index("c").unwrap_err().to_string();
+        assert!(msg.contains("'c'") && msg.contains("a, b"), "{msg}");
+    }
+}

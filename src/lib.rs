@@ -1,0 +1,11 @@
+//! anonlab: privacy risk assessment and anonymization of tabular microdata.
+//!
+//! The library is the whole tool minus the terminal: the CLI and the TUI are
+//! thin layers over it. Nothing in the core prints or touches the terminal.
+
+pub mod data;
+pub mod error;
+pub mod partition;
+pub mod progress;
+
+pub use error::{Error, Result};
