@@ -282,6 +282,10 @@ impl ColumnBuilder {
         self.codes.push(code);
     }
 
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     pub fn push_missing(&mut self) {
         self.codes.push(PENDING_MISSING);
     }
