@@ -7,5 +7,6 @@ pub mod data;
 pub mod error;
 pub mod partition;
 pub mod progress;
+pub mod risk;
 
 pub use error::{Error, Result};
