@@ -6,6 +6,7 @@
 pub mod data;
 pub mod error;
 pub mod partition;
+pub mod privacy;
 pub mod progress;
 pub mod risk;
 

@@ -1,0 +1,288 @@
+//! Sensitive-value counts per equivalence class and for the whole table: the
+//! only input every privacy model needs.
+//!
+//! Every model in `privacy` (l-diversity, t-closeness, δ-disclosure,
+//! β-likeness, (α,k)-anonymity) reads a class as the multiset of its
+//! sensitive values and compares it with the table's distribution. This file
+//! builds those multisets once, sparsely: a class stores only the values it
+//! holds, as `(code, count)` pairs in code order, so the cost is O(rows +
+//! domain) whatever the number of classes — never a classes × domain matrix.
+//!
+//! A missing sensitive cell (`Column::missing_code()`) is counted as a value
+//! of its own, shown as `?`. Dropping those rows would hide them from every
+//! model, and merging them with some real value would invent data; as its
+//! own value it is what an attacker sees in the published table. Because the
+//! missing code is one past the dictionary, `?` ranks after every other value
+//! in ordered distance.
+
+use crate::data::Column;
+use crate::partition::Partition;
+
+/// How many rows of a class hold one sensitive value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ValueCount {
+    pub code: u32,
+    pub count: u32,
+}
+
+/// The sensitive values of every class of a partition, in compressed rows:
+/// class `c`'s values are `entries[offsets[c]..offsets[c + 1]]`, in code
+/// order, with non-zero counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassCounts {
+    offsets: Vec<usize>,
+    entries: Vec<ValueCount>,
+    table: TableDistribution,
+}
+
+impl ClassCounts {
+    pub fn n_classes(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    /// The values held by one class, in code order.
+    pub fn class(&self, class: usize) -> &[ValueCount] {
+        &self.entries[self.offsets[class]..self.offsets[class + 1]]
+    }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[ValueCount]> + '_ {
+        (0..self.n_classes()).map(move |c| self.class(c))
+    }
+    /// The distribution of the whole table the classes are compared with.
+    pub fn table(&self) -> &TableDistribution {
+        &self.table
+    }
+}
+
+/// Count the sensitive values of every class of `partition`.
+///
+/// Two counting sorts (by value, then stably by class) leave each class's
+/// codes sorted, so run-length encoding gives the counts in O(rows +
+/// domain + classes) time, without hashing.
+///
+/// # Panics
+///
+/// If the partition and the column do not have the same number of rows:
+/// that is a programming error, not bad input.
+pub fn class_counts(partition: &Partition, sensitive: &Column) -> ClassCounts {
+    assert_eq!(
+        partition.n_rows(),
+        sensitive.len(),
+        "partition and sensitive column '{}' differ in row count",
+        sensitive.name()
+    );
+    let table = TableDistribution::new(sensitive);
+    let codes = sensitive.codes();
+    let class_of = partition.class_ids();
+    let n = codes.len();
+
+    let mut code_start = Vec::with_capacity(table.counts.len() + 1);
+    let mut acc = 0usize;
+    code_start.push(0);
+    for &c in &table.counts {
+        acc += c as usize;
+        code_start.push(acc);
+    }
+    let mut fill = code_start.clone();
+    let mut classes_by_code = vec![0u32; n];
+    for (&code, &class) in codes.iter().zip(class_of) {
+        let slot = &mut fill[code as usize];
+        classes_by_code[*slot] = class;
+        *slot += 1;
+    }
+
+    let sizes = partition.sizes();
+    let mut class_fill = Vec::with_capacity(sizes.len());
+    let mut acc = 0usize;
+    for &s in sizes {
+        class_fill.push(acc);
+        acc += s as usize;
+    }
+    let class_start = class_fill.clone();
+    let mut codes_by_class = vec![0u32; n];
+    for code in 0..table.counts.len() {
+        for &class in &classes_by_code[code_start[code]..code_start[code + 1]] {
+            let slot = &mut class_fill[class as usize];
+            codes_by_class[*slot] = code as u32;
+            *slot += 1;
+        }
+    }
+    drop(classes_by_code);
+
+    let mut offsets = Vec::with_capacity(sizes.len() + 1);
+    let mut entries = Vec::new();
+    offsets.push(0);
+    for (class, &start) in class_start.iter().enumerate() {
+        run_length(
+            &codes_by_class[start..start + sizes[class] as usize],
+            &mut entries,
+        );
+        offsets.push(entries.len());
+    }
+    ClassCounts {
+        offsets,
+        entries,
+        table,
+    }
+}
+
+/// The sensitive values of an arbitrary set of rows (a candidate group of an
+/// algorithm, a bucket), in code order. O(r log r) in the number of rows.
+pub fn counts_of_rows(rows: &[u32], sensitive: &Column) -> Vec<ValueCount> {
+    let mut codes: Vec<u32> = rows.iter().map(|&r| sensitive.code(r as usize)).collect();
+    codes.sort_unstable();
+    let mut out = Vec::new();
+    run_length(&codes, &mut out);
+    out
+}
+
+fn run_length(sorted: &[u32], out: &mut Vec<ValueCount>) {
+    out.extend(sorted.chunk_by(|a, b| a == b).map(|run| ValueCount {
+        code: run[0],
+        count: run.len() as u32,
+    }));
+}
+
+/// The distribution of a sensitive attribute over the whole table, with the
+/// prefix sums ordered-distance EMD needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDistribution {
+    /// Rows per code, indexed `0..=missing_code`.
+    counts: Vec<u64>,
+    total: u64,
+    /// Whether the attribute's values are ordered (numeric columns): chooses
+    /// ordered rather than equal distance for t-closeness.
+    ordered: bool,
+    /// Codes present in the table, ascending: the rank order of ordered
+    /// distance.
+    present: Vec<u32>,
+    /// Rank of each code among `present`; `u32::MAX` for absent codes.
+    rank: Vec<u32>,
+    /// `cum[i]` = rows whose value has rank ≤ i.
+    cum: Vec<u64>,
+    /// `cum_sum[i]` = Σ_{r < i} cum[r], so a run of ranks sums in O(1).
+    cum_sum: Vec<u128>,
+}
+
+impl TableDistribution {
+    pub fn new(sensitive: &Column) -> Self {
+        Self::from_counts(sensitive.frequencies(), sensitive.is_numeric())
+    }
+
+    /// From rows per code (`counts[code]`); `ordered` selects ordered
+    /// distance for t-closeness.
+    pub fn from_counts(counts: Vec<u64>, ordered: bool) -> Self {
+        let total = counts.iter().sum();
+        let present: Vec<u32> = (0..counts.len() as u32)
+            .filter(|&c| counts[c as usize] > 0)
+            .collect();
+        let mut rank = vec![u32::MAX; counts.len()];
+        let mut cum = Vec::with_capacity(present.len());
+        let mut cum_sum = Vec::with_capacity(present.len() + 1);
+        let (mut c_acc, mut s_acc) = (0u64, 0u128);
+        cum_sum.push(0);
+        for (i, &code) in present.iter().enumerate() {
+            rank[code as usize] = i as u32;
+            c_acc += counts[code as usize];
+            cum.push(c_acc);
+            s_acc += c_acc as u128;
+            cum_sum.push(s_acc);
+        }
+        Self {
+            counts,
+            total,
+            ordered,
+            present,
+            rank,
+            cum,
+            cum_sum,
+        }
+    }
+
+    /// Rows in the table.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+    /// Rows holding `code` in the whole table.
+    pub fn count(&self, code: u32) -> u64 {
+        self.counts.get(code as usize).copied().unwrap_or(0)
+    }
+    /// The table-wide frequency p(s) of a value.
+    pub fn frequency(&self, code: u32) -> f64 {
+        self.count(code) as f64 / self.total as f64
+    }
+    /// Number of distinct values in the table (`?` included when present):
+    /// the m of ordered distance.
+    pub fn distinct(&self) -> usize {
+        self.present.len()
+    }
+    /// Codes present in the table, ascending.
+    pub fn present(&self) -> &[u32] {
+        &self.present
+    }
+    pub fn is_ordered(&self) -> bool {
+        self.ordered
+    }
+    pub(crate) fn rank(&self, code: u32) -> u32 {
+        self.rank[code as usize]
+    }
+    pub(crate) fn cum(&self) -> &[u64] {
+        &self.cum
+    }
+    pub(crate) fn cum_sum(&self) -> &[u128] {
+        &self.cum_sum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Dataset;
+
+    #[test]
+    fn counts_per_class_are_sparse_and_sorted() {
+        let ds = Dataset::from_rows(
+            &["q", "s"],
+            &[
+                vec!["a", "y"],
+                vec!["b", "x"],
+                vec!["a", "x"],
+                vec!["a", "y"],
+                vec!["b", ""],
+            ],
+        )
+        .unwrap();
+        let p = Partition::by_columns(&ds, &[0]);
+        let cc = class_counts(&p, ds.col(1));
+        // Codes: x = 0, y = 1, missing = 2.
+        assert_eq!(
+            cc.class(0),
+            &[
+                ValueCount { code: 0, count: 1 },
+                ValueCount { code: 1, count: 2 }
+            ]
+        );
+        assert_eq!(
+            cc.class(1),
+            &[
+                ValueCount { code: 0, count: 1 },
+                ValueCount { code: 2, count: 1 }
+            ]
+        );
+        assert_eq!(cc.table().total(), 5);
+        assert_eq!(cc.table().distinct(), 3);
+        assert_eq!(counts_of_rows(&[3, 0, 1], ds.col(1)), {
+            vec![
+                ValueCount { code: 0, count: 1 },
+                ValueCount { code: 1, count: 2 },
+            ]
+        });
+    }
+
+    #[test]
+    fn absent_codes_have_no_rank() {
+        let t = TableDistribution::from_counts(vec![2, 0, 3], true);
+        assert_eq!(t.present(), &[0, 2]);
+        assert_eq!(t.rank(1), u32::MAX);
+        assert_eq!(t.cum(), &[2, 5]);
+        assert_eq!(t.cum_sum(), &[0, 2, 7]);
+    }
+}
