@@ -9,5 +9,6 @@ pub mod partition;
 pub mod privacy;
 pub mod progress;
 pub mod risk;
+pub mod synth;
 
 pub use error::{Error, Result};
