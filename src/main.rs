@@ -1,1 +1,45 @@
-fn main() {}
+//! anonlab's binary: the CLI subcommands and the TUI launch. All work is in
+//! the library; errors become a one-line message and a non-zero exit.
+
+mod cli;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("anonlab: error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Assess(a)) => cli::assess::run(&a),
+        Some(Command::Synth(a)) => cli::synth::run(&a),
+        Some(Command::Tui(a)) => tui(Some(a)),
+        None => tui(None),
+    }
+}
+
+#[cfg(feature = "tui")]
+fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
+    use anonlab::data::Project;
+    use anonlab::session::Session;
+    let session = match args {
+        None => Session::demo()?,
+        Some(a) => match (a.project, a.file) {
+            (Some(p), _) => Session::from_project(&Project::load(&p)?)?,
+            (None, Some(f)) => Session::open(&f, a.csv.options()?)?,
+            (None, None) => Session::demo()?,
+        },
+    };
+    anonlab::tui::run(session)
+}
+
+#[cfg(not(feature = "tui"))]
+fn tui(_: Option<cli::TuiArgs>) -> anyhow::Result<()> {
+    anyhow::bail!("this anonlab was built without the terminal UI (feature 'tui'); use a subcommand, see --help")
+}

@@ -195,7 +195,10 @@ fn load_from<R: Read>(
             csv::Trim::None
         })
         .buffer_capacity(1 << 16)
-        .from_reader(Cursor::new(head).chain(rest));
+        .from_reader(QuoteCounter {
+            inner: Cursor::new(head).chain(rest),
+            quotes: 0,
+        });
 
     let headers = reader
         .byte_headers()
@@ -213,6 +216,8 @@ fn load_from<R: Read>(
         .collect();
     let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
     let mut record = csv::ByteRecord::new();
+    // Line of the last record, and which of its fields spans lines.
+    let mut last: (u64, Option<usize>) = (1, None);
     let mut rows = 0u64;
     loop {
         match reader.read_byte_record(&mut record) {
@@ -221,6 +226,12 @@ fn load_from<R: Read>(
             Err(e) => return Err(csv_error(&file, &names, e)),
         }
         let line = record.position().map(|p| p.line()).unwrap_or(rows + 2);
+        last = (
+            line,
+            record
+                .iter()
+                .position(|f| memchr::memchr(b'\n', f).is_some()),
+        );
         // A blank line between records parses as one empty field; skip it
         // rather than calling it ragged.
         if record.len() == 1 && record[0].is_empty() && names.len() > 1 {
@@ -258,6 +269,17 @@ fn load_from<R: Read>(
         }
         rows += 1;
     }
+    // The csv crate takes an unclosed quote at the end of the file as a
+    // field that runs to the end; an odd number of quote characters in the
+    // whole file is the sign, and the last record holds that field.
+    if reader.get_ref().quotes % 2 == 1 {
+        return Err(Error::input(
+            file,
+            Some(last.0),
+            last.1.and_then(|i| names.get(i).cloned()),
+            "a double quote is never closed: the field runs to the end of the file",
+        ));
+    }
     if rows == 0 {
         return Err(Error::input(
             file,
@@ -269,9 +291,9 @@ fn load_from<R: Read>(
     let mut columns = Vec::with_capacity(builders.len());
     for b in builders {
         let name = b.name().to_string();
-        let kind = if opts.numeric.iter().any(|n| *n == name) {
+        let kind = if opts.numeric.contains(&name) {
             Some(ColumnKind::Numeric)
-        } else if opts.categorical.iter().any(|n| *n == name) {
+        } else if opts.categorical.contains(&name) {
             Some(ColumnKind::Categorical)
         } else {
             None
@@ -289,6 +311,20 @@ fn load_from<R: Read>(
         columns.push(col);
     }
     Dataset::new(name, columns)
+}
+
+/// Counts `"` bytes as the file streams past, to detect an unclosed quote.
+struct QuoteCounter<R> {
+    inner: R,
+    quotes: u64,
+}
+
+impl<R: Read> Read for QuoteCounter<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.quotes += memchr::memchr_iter(b'"', &buf[..n]).count() as u64;
+        Ok(n)
+    }
 }
 
 fn header_names(file: &PathBuf, headers: &csv::ByteRecord) -> Result<Vec<String>> {
@@ -440,6 +476,17 @@ mod tests {
             .to_string();
         assert!(
             e.contains("row 2") && e.contains("'b'") && e.contains("UTF-8"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unclosed_quote_is_reported_not_swallowed() {
+        let e = load("sex,age,zip\nM,30,\"100\nF,41,200\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("row 2") && e.contains("'zip'") && e.contains("never closed"),
             "{e}"
         );
     }

@@ -9,7 +9,9 @@ mod sensitivity;
 
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
-pub use project::{write_atomic, AttackerModel, DataSource, Params, Project, PROJECT_VERSION};
+pub use project::{
+    write_atomic, write_atomic_with, AttackerModel, DataSource, Params, Project, PROJECT_VERSION,
+};
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};
 pub use sensitivity::{CellSensitivity, SensitivitySource};

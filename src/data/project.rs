@@ -138,6 +138,15 @@ impl Project {
 /// Write `bytes` to `file` through a temporary sibling and a rename, so
 /// readers never see a partial file and an existing file survives a failure.
 pub fn write_atomic(file: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(file, |w| w.write_all(bytes))
+}
+
+/// Like [`write_atomic`], streaming: `fill` writes into a buffered temporary
+/// file, which is renamed over `file` only when `fill` succeeded.
+pub fn write_atomic_with(
+    file: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let io = |e| Error::Io(file.to_path_buf(), e);
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -149,8 +158,10 @@ pub fn write_atomic(file: &Path, bytes: &[u8]) -> Result<()> {
         .unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let f = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         std::fs::rename(&tmp, file)
     })();

@@ -138,6 +138,9 @@ impl Simulation {
 
 pub const HISTOGRAM_BINS: usize = 10;
 
+/// The repeat detector RT of Algorithm 2: key → class id.
+type KeyTrie = Trie<Vec<u8>, u32>;
+
 /// Fixed-width big-endian key layout over the known attributes.
 struct KeyLayout {
     widths: Vec<usize>,
@@ -260,7 +263,7 @@ fn index_repeats(
     knowledge: Knowledge<'_>,
     layout: &KeyLayout,
     progress: &Progress,
-) -> Result<(Trie<Vec<u8>, u32>, Vec<u32>)> {
+) -> Result<(KeyTrie, Vec<u32>)> {
     let n = ds.n_rows();
     let codes: Vec<&[u32]> = knowledge
         .columns
@@ -303,7 +306,7 @@ fn index_repeats(
 /// Classes and uniques for every prefix length, from one ordered walk of
 /// the trie (no hidden cells).
 fn prefix_from_trie(
-    trie: &Trie<Vec<u8>, u32>,
+    trie: &KeyTrie,
     classes: &Partition,
     layout: &KeyLayout,
 ) -> Vec<(usize, usize)> {

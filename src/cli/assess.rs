@@ -1,0 +1,354 @@
+//! `anonlab assess`: the batch form of the Risk screen.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use anonlab::assess::{assess, AssessReport};
+use anonlab::data::{CellSensitivity, Project, Role, Roles, Rule, SensitivitySource};
+use anonlab::progress::Progress;
+use anonlab::session::Session;
+
+use super::{thousands, CsvArgs};
+
+#[derive(Debug, Args)]
+pub struct AssessArgs {
+    /// CSV file to assess (or use --project).
+    #[arg(required_unless_present = "project")]
+    pub file: Option<PathBuf>,
+    /// A saved project: data file, roles, sensitivity and attacker model.
+    /// Flags given with it override the project's settings.
+    #[arg(long, conflicts_with = "file")]
+    pub project: Option<PathBuf>,
+    /// Quasi-identifiers, in the order the attacker learns them.
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub qi: Vec<String>,
+    /// Sensitive attributes (privacy models are reported for each).
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub sensitive: Vec<String>,
+    /// Semi-sensitive attributes: some cells sensitive, the rest quasi-identifying.
+    #[arg(long = "semi-sensitive", value_delimiter = ',', value_name = "COLS")]
+    pub semi_sensitive: Vec<String>,
+    /// Identifiers (never published; ignored by the assessment).
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub identifier: Vec<String>,
+    /// A rule marking sensitive cells, e.g. 'age>=60' or
+    /// 'occupation in {Armed-Forces,Protective-serv}'. It marks the cells
+    /// of the semi-sensitive attributes it names (or of the only one).
+    #[arg(long = "sensitive-when", value_name = "RULE")]
+    pub sensitive_when: Vec<String>,
+    /// A 0/1 column of the file saying which cells are sensitive: COL:FLAGCOL.
+    #[arg(long = "sensitive-flag", value_name = "COL:FLAG")]
+    pub sensitive_flag: Vec<String>,
+    /// Mark this share of each semi-sensitive attribute's cells at random (seeded).
+    #[arg(long = "sensitive-density", value_name = "SHARE")]
+    pub sensitive_density: Option<f64>,
+    /// Seed for random sensitivity.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// What the attacker knows, in order (default: the QIs then the semi-sensitive attributes).
+    #[arg(long = "attacker-knows", value_delimiter = ',', value_name = "COLS")]
+    pub attacker_knows: Vec<String>,
+    /// Pr(re-id) above which a record counts as at risk.
+    #[arg(long)]
+    pub threshold: Option<f64>,
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the session as a project file (to replay it or open it in the TUI).
+    #[arg(long = "save-project", value_name = "FILE")]
+    pub save_project: Option<PathBuf>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
+}
+
+/// Validate the flags into a session (ripgrep's "parse raw, then build").
+pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
+    let s = match (&a.project, &a.file) {
+        (Some(p), _) => {
+            let project = Project::load(p)?;
+            Session::from_project(&project)?
+        }
+        (None, Some(f)) => Session::open(f, a.csv.options()?)?,
+        (None, None) => bail!("give a CSV file or --project"),
+    };
+    // Name the file in every message about its columns or cells.
+    let label = s.label();
+    configure(s, a).with_context(|| label)
+}
+
+fn configure(mut s: Session, a: &AssessArgs) -> anyhow::Result<Session> {
+    let ds = &s.dataset;
+    let given_roles = !(a.qi.is_empty()
+        && a.sensitive.is_empty()
+        && a.semi_sensitive.is_empty()
+        && a.identifier.is_empty());
+    if given_roles {
+        let mut roles = Roles::new(ds.n_cols());
+        for (cols, role) in [
+            (&a.identifier, Role::Identifier),
+            (&a.qi, Role::QuasiIdentifier),
+            (&a.sensitive, Role::Sensitive),
+            (&a.semi_sensitive, Role::SemiSensitive),
+        ] {
+            for name in cols {
+                let c = ds.column_index(name)?;
+                if roles.get(c) != Role::Insensitive {
+                    bail!(
+                        "column '{name}' is given two roles ({} and {})",
+                        roles.get(c),
+                        role
+                    );
+                }
+                roles.set(c, role);
+            }
+        }
+        s.roles = roles;
+        s.sensitivity.clear();
+        // The attacker learns the QIs in the order given, then the
+        // semi-sensitive attributes: the prefix table follows that order.
+        s.attacker.known = a.qi.iter().chain(&a.semi_sensitive).cloned().collect();
+    }
+    if s.roles.attacker_visible().is_empty() {
+        bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
+    }
+    if !a.attacker_knows.is_empty() {
+        for n in &a.attacker_knows {
+            let c = ds.column_index(n)?;
+            if !s.roles.get(c).attacker_visible() {
+                bail!(
+                    "--attacker-knows names '{n}', which is {}; the attacker can only know quasi-identifiers and semi-sensitive attributes",
+                    s.roles.get(c)
+                );
+            }
+        }
+        s.attacker.known = a.attacker_knows.clone();
+    }
+    if let Some(t) = a.threshold {
+        if !(0.0..=1.0).contains(&t) {
+            bail!("--threshold {t} is not between 0 and 1");
+        }
+        s.attacker.threshold = t;
+    }
+    if let Some(seed) = a.seed {
+        s.params.seed = seed;
+    }
+    apply_sensitivity(&mut s, a)?;
+    Ok(s)
+}
+
+fn apply_sensitivity(s: &mut Session, a: &AssessArgs) -> anyhow::Result<()> {
+    let semi = s.roles.with(Role::SemiSensitive);
+    let any = !a.sensitive_when.is_empty()
+        || !a.sensitive_flag.is_empty()
+        || a.sensitive_density.is_some();
+    if any && semi.is_empty() {
+        bail!("sensitivity flags need a semi-sensitive attribute: add --semi-sensitive COL");
+    }
+    let ds = &s.dataset;
+    for text in &a.sensitive_when {
+        let rule = Rule::parse(text)?;
+        // Compile now so a typo is reported before any work.
+        rule.compile(ds)?;
+        let named: Vec<usize> = semi
+            .iter()
+            .copied()
+            .filter(|&c| rule.columns().contains(&ds.col(c).name()))
+            .collect();
+        let targets = match (named.is_empty(), semi.len()) {
+            (false, _) => named,
+            (true, 1) => semi.clone(),
+            (true, _) => bail!(
+                "--sensitive-when '{text}' names none of the semi-sensitive attributes, so it is unclear whose cells it marks"
+            ),
+        };
+        for c in targets {
+            if s.sensitivity.contains_key(&c) {
+                bail!("two sensitivity sources for '{}'", ds.col(c).name());
+            }
+            s.sensitivity.insert(
+                c,
+                CellSensitivity::new(SensitivitySource::Rule { rule: text.clone() }),
+            );
+        }
+    }
+    for spec in &a.sensitive_flag {
+        let Some((col, flag)) = spec.split_once(':') else {
+            bail!("--sensitive-flag takes COL:FLAGCOL, not '{spec}'");
+        };
+        let c = ds.column_index(col)?;
+        ds.column_index(flag)?;
+        if !semi.contains(&c) {
+            bail!("--sensitive-flag names '{col}', which is not semi-sensitive");
+        }
+        if s.sensitivity.contains_key(&c) {
+            bail!("two sensitivity sources for '{col}'");
+        }
+        s.sensitivity.insert(
+            c,
+            CellSensitivity::new(SensitivitySource::FlagColumn {
+                column: flag.to_string(),
+            }),
+        );
+    }
+    if let Some(density) = a.sensitive_density {
+        if !(0.0..=1.0).contains(&density) {
+            bail!("--sensitive-density {density} is not between 0 and 1");
+        }
+        for &c in &semi {
+            s.sensitivity.entry(c).or_insert_with(|| {
+                CellSensitivity::new(SensitivitySource::Density {
+                    density,
+                    seed: s.params.seed,
+                })
+            });
+        }
+    }
+    // Resolve every source once now, so errors (bad flag values) surface
+    // before the simulation starts.
+    for &c in s.sensitivity.keys() {
+        s.sensitive_cells(c)?;
+    }
+    Ok(())
+}
+
+pub fn run(a: &AssessArgs) -> anyhow::Result<()> {
+    let s = session_from_args(a)?;
+    if let Some(p) = &a.save_project {
+        s.to_project()
+            .save(p)
+            .with_context(|| format!("saving the project to {}", p.display()))?;
+    }
+    let result = assess(&s, &Progress::new())?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&result.report)?);
+    } else {
+        print!("{}", human(&result.report, &s));
+    }
+    Ok(())
+}
+
+fn pct(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        return "0%".into();
+    }
+    format!("{:.1}%", 100.0 * part as f64 / whole as f64)
+}
+
+fn opt(x: Option<f64>, digits: usize) -> String {
+    match x {
+        Some(v) => format!("{v:.digits$}"),
+        None => "∞".into(),
+    }
+}
+
+/// The short readable report.
+pub fn human(r: &AssessReport, s: &Session) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "anonlab assess — {}", r.file);
+    let _ = writeln!(
+        o,
+        "{} records; the attacker knows {} attribute(s): {}",
+        thousands(r.rows),
+        r.attacker_knows.len(),
+        r.attacker_knows.join(", ")
+    );
+    if r.hidden_cells > 0 {
+        let _ = writeln!(
+            o,
+            "{} semi-sensitive cells are sensitive: hidden from the attacker (wildcards when matching)",
+            thousands(r.hidden_cells)
+        );
+    }
+    if let Some(p) = s.sensitivity.values().find_map(|c| match c.source {
+        SensitivitySource::Density { seed, .. } => Some(seed),
+        _ => None,
+    }) {
+        let _ = writeln!(o, "random sensitivity seed: {p}");
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "equivalence classes  {:>10}   smallest class (k) {}",
+        thousands(r.classes),
+        r.k
+    );
+    let _ = writeln!(
+        o,
+        "unique records       {:>10}   ({} of all records can be singled out)",
+        thousands(r.uniques),
+        pct(r.uniques, r.rows)
+    );
+    let _ = writeln!(
+        o,
+        "Pr(re-id)            mean {:.4}   max {:.4}",
+        r.risk.mean, r.risk.max
+    );
+    let _ = writeln!(
+        o,
+        "above {:.2}           {:>10}   ({})",
+        r.risk.threshold,
+        thousands(r.risk.records_above_threshold),
+        pct(r.risk.records_above_threshold, r.rows)
+    );
+    let _ = writeln!(o, "\nPr(re-id) distribution");
+    let most = r
+        .histogram
+        .iter()
+        .map(|b| b.records)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    for b in &r.histogram {
+        let bar = "█".repeat((b.records * 40).div_ceil(most));
+        let _ = writeln!(
+            o,
+            "  ({:.1}, {:.1}]  {:>9}  {bar}",
+            b.lower,
+            b.upper,
+            thousands(b.records)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nas the attacker learns more            classes     uniques"
+    );
+    for (j, p) in r.prefix.iter().enumerate() {
+        let name = p.attributes.last().map(String::as_str).unwrap_or("");
+        let label = if j == 0 {
+            name.to_string()
+        } else {
+            format!("+ {name}")
+        };
+        let _ = writeln!(
+            o,
+            "  {:>2} {:<32} {:>9} {:>11}",
+            j + 1,
+            label,
+            thousands(p.classes),
+            thousands(p.uniques)
+        );
+    }
+    if !r.models.is_empty() {
+        let _ = writeln!(o, "\nprivacy models on the attacker's classes");
+        for (name, m) in &r.models {
+            let c = m.recursive_c_l.c.map_or("–".to_string(), |c| c.to_string());
+            let _ = writeln!(
+                o,
+                "  {name}: k {}, distinct l {}, entropy l {:.2}, recursive (c,l) = ({c},{}), t {:.4}, α {:.4}, δ {}, β {:.4} / enhanced {}",
+                m.k,
+                m.l_distinct,
+                m.l_entropy,
+                m.recursive_c_l.l,
+                m.t_closeness,
+                m.alpha_k.alpha,
+                opt(m.delta_disclosure, 4),
+                m.beta_likeness_basic,
+                opt(m.beta_likeness_enhanced, 4),
+            );
+        }
+    }
+    o
+}

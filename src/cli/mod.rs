@@ -1,0 +1,91 @@
+//! The command line: flags are parsed raw by clap, then validated into a
+//! library `Session` in one step (ripgrep's habit), then handed to the core.
+
+pub mod assess;
+pub mod synth;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "anonlab",
+    version,
+    about = "Privacy risk assessment of tabular microdata",
+    long_about = "Privacy risk assessment of tabular microdata.\n\nWith no command, opens the terminal UI on an embedded demo dataset."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Assess re-identification risk and privacy models of a CSV file.
+    Assess(Box<assess::AssessArgs>),
+    /// Open the terminal UI on a file, a project, or the demo.
+    Tui(TuiArgs),
+    /// Write a synthetic census-like dataset (or the demo) for tests and benchmarks.
+    Synth(synth::SynthArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TuiArgs {
+    /// CSV file to open (the embedded demo when omitted).
+    pub file: Option<PathBuf>,
+    /// Open a saved project instead of a bare file.
+    #[arg(long, conflicts_with = "file")]
+    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
+}
+
+/// How to read the CSV file.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CsvArgs {
+    /// Field delimiter; sniffed among , ; tab | when omitted. Use 'tab' for a tab.
+    #[arg(long, value_name = "CHAR")]
+    pub delimiter: Option<String>,
+    /// Values read as missing (default: empty, ?, NA).
+    #[arg(long, value_delimiter = ',', value_name = "TOKENS")]
+    pub missing: Option<Vec<String>>,
+    /// Columns to read as numbers (detected when omitted).
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub numeric: Vec<String>,
+    /// Columns to read as categories even if they look numeric (e.g. zip codes).
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub categorical: Vec<String>,
+}
+
+impl CsvArgs {
+    pub fn options(&self) -> anyhow::Result<anonlab::data::CsvOptions> {
+        let mut o = anonlab::data::CsvOptions::default();
+        if let Some(d) = &self.delimiter {
+            o.delimiter = Some(match d.as_str() {
+                "tab" | "\\t" | "\t" => '\t',
+                s if s.chars().count() == 1 => s.chars().next().unwrap_or(','),
+                s => anyhow::bail!("--delimiter takes one character (or 'tab'), not '{s}'"),
+            });
+        }
+        if let Some(m) = &self.missing {
+            o.missing = m.clone();
+        }
+        o.numeric = self.numeric.clone();
+        o.categorical = self.categorical.clone();
+        Ok(o)
+    }
+}
+
+/// `12345` → `12,345`: figures a person reads.
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
