@@ -1,0 +1,149 @@
+//! Anonymization algorithms: one family per file, one trait, one registry.
+//!
+//! Every algorithm takes the same [`Request`] and returns a [`Release`]; the
+//! CLI, the TUI and `compare` look algorithms up by id in [`registry`], so a
+//! new one appears everywhere once registered here. Algorithms are blocking
+//! and take a [`Progress`] (cancel flag + counter); they refuse impossible
+//! parameters up front with a message that says what to change.
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::release::Release;
+
+/// What to anonymize and with which parameters.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub ds: &'a Dataset,
+    /// Quasi-identifier columns.
+    pub qi: Vec<usize>,
+    /// Sensitive columns (algorithms of the cross-bucket family use the first).
+    pub sensitive: Vec<usize>,
+    /// Identifier columns, dropped from the published table.
+    pub identifiers: Vec<usize>,
+    pub k: u32,
+    pub l: u32,
+    pub seed: u64,
+}
+
+pub trait Algorithm: Send + Sync {
+    /// Short id used on the command line (`mondrian`, `cbg`, ...).
+    fn id(&self) -> &'static str;
+    /// Name shown to people.
+    fn name(&self) -> &'static str;
+    /// Which parameters it reads, for help texts and the TUI.
+    fn uses_l(&self) -> bool;
+    fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release>;
+}
+
+/// Every algorithm anonlab has, in the order menus list them.
+pub fn registry() -> Vec<Box<dyn Algorithm>> {
+    Vec::new()
+}
+
+/// Look an algorithm up by id, or say which ids exist.
+pub fn by_id(id: &str) -> Result<Box<dyn Algorithm>> {
+    let all = registry();
+    let ids: Vec<&str> = all.iter().map(|a| a.id()).collect();
+    let list = ids.join(", ");
+    all.into_iter()
+        .find(|a| a.id() == id)
+        .ok_or_else(|| Error::Parameter(format!("unknown algorithm '{id}' (available: {list})")))
+}
+
+/// Checks shared by every algorithm: at least one QI, k within the data.
+pub fn check_k(req: &Request<'_>) -> Result<()> {
+    let n = req.ds.n_rows();
+    if req.qi.is_empty() {
+        return Err(Error::Parameter(
+            "no quasi-identifiers: name at least one with --qi".into(),
+        ));
+    }
+    if req.k == 0 {
+        return Err(Error::Parameter("k must be at least 1".into()));
+    }
+    if req.k as usize > n {
+        return Err(Error::Parameter(format!(
+            "k = {} is larger than the data ({n} rows): no group of {} rows can be formed",
+            req.k, req.k
+        )));
+    }
+    Ok(())
+}
+
+/// Checks for l-diversity algorithms on the first sensitive attribute:
+/// l ≤ distinct values, and the l-eligibility condition (no value on more
+/// than n/l rows), naming the value that is too frequent.
+pub fn check_l(req: &Request<'_>) -> Result<usize> {
+    let Some(&s) = req.sensitive.first() else {
+        return Err(Error::Parameter(
+            "no sensitive attribute: name one with --sensitive".into(),
+        ));
+    };
+    let col = req.ds.col(s);
+    let freq = col.frequencies();
+    let distinct = freq.iter().filter(|&&f| f > 0).count();
+    let l = req.l as usize;
+    if l == 0 {
+        return Err(Error::Parameter("l must be at least 1".into()));
+    }
+    if l > distinct {
+        return Err(Error::Parameter(format!(
+            "l = {l} is larger than the {distinct} distinct values of '{}'",
+            col.name()
+        )));
+    }
+    let n = req.ds.n_rows() as u64;
+    if let Some((code, &f)) = freq.iter().enumerate().max_by_key(|(_, &f)| f) {
+        if f * l as u64 > n {
+            return Err(Error::Parameter(format!(
+                "'{}' is not {l}-eligible: the value '{}' is on {f} of {n} rows, more than 1/{l} of them (at most {} allowed); lower l",
+                col.name(),
+                col.display(code as u32),
+                n / l as u64
+            )));
+        }
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_name_the_problem() {
+        let ds = Dataset::from_rows(
+            &["age", "d"],
+            &[
+                vec!["1", "a"],
+                vec!["2", "a"],
+                vec!["3", "a"],
+                vec!["4", "b"],
+            ],
+        )
+        .unwrap();
+        let mut req = Request {
+            ds: &ds,
+            qi: vec![0],
+            sensitive: vec![1],
+            identifiers: vec![],
+            k: 5,
+            l: 2,
+            seed: 1,
+        };
+        assert!(check_k(&req)
+            .unwrap_err()
+            .to_string()
+            .contains("larger than the data"));
+        req.k = 2;
+        check_k(&req).unwrap();
+        let e = check_l(&req).unwrap_err().to_string();
+        assert!(e.contains("'a'") && e.contains("3 of 4"), "{e}");
+        req.l = 3;
+        assert!(check_l(&req)
+            .unwrap_err()
+            .to_string()
+            .contains("2 distinct values"));
+    }
+}

@@ -1,0 +1,295 @@
+//! The Release: what an algorithm would publish, described so that risk,
+//! utility and the verifier can work on it without knowing which algorithm
+//! made it (DESIGN.md, "One output shape for every algorithm").
+//!
+//! - **Equivalence groups** partition the published rows; each group has one
+//!   generalized cell per quasi-identifier (an exact value, an interval, a
+//!   set or hierarchy node, suppressed — or `Original`, each row's own value,
+//!   which is how bucketization publishes QI values).
+//! - **Buckets** are a second partition of the rows inside which sensitive
+//!   values are detached from QI values (Anatomy, cross-bucket
+//!   generalization). With no buckets, sensitive values stay on their rows.
+//! - **Local buckets** do the same for the sensitive cells of one attribute
+//!   only (LGB's per-attribute buckets).
+//! - **Suppressed rows** are not published at all.
+//! - **Claims** are the guarantees the algorithm says hold; the verifier in
+//!   `privacy::verify` re-checks each by its definition.
+//!
+//! Codes index the source dataset's dictionaries, so a Release is only
+//! meaningful together with the dataset it was made from.
+
+mod render;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Column, Dataset};
+
+pub use render::{published_headers, published_row, write_csv, write_json, ReleaseJson};
+
+/// One published quasi-identifier cell of an equivalence group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Cell {
+    /// Each row publishes its own value (bucketization keeps QI values).
+    Original,
+    /// One exact value for the whole group.
+    Value { code: u32 },
+    /// A numeric range, as codes of the column's numerically sorted
+    /// dictionary, both ends included.
+    Interval { lo: u32, hi: u32 },
+    /// A set of categorical codes, sorted; `label` names it when it is a
+    /// hierarchy node.
+    Set {
+        codes: Vec<u32>,
+        label: Option<String>,
+    },
+    /// Nothing published: matches any value.
+    Suppressed,
+}
+
+impl Cell {
+    /// Whether an attacker holding `code` would see this cell as matching.
+    /// `own` is the published row's own code (used by `Original`).
+    pub fn contains(&self, own: u32, code: u32) -> bool {
+        match self {
+            Cell::Original => own == code,
+            Cell::Value { code: c } => *c == code,
+            Cell::Interval { lo, hi } => (*lo..=*hi).contains(&code),
+            Cell::Set { codes, .. } => codes.binary_search(&code).is_ok(),
+            Cell::Suppressed => true,
+        }
+    }
+
+    /// The smallest cell of its kind covering `codes` (a group's values):
+    /// an interval for numeric columns, a set for categorical ones, the
+    /// value itself when all agree.
+    pub fn covering(col: &Column, codes: impl IntoIterator<Item = u32>) -> Cell {
+        let mut v: Vec<u32> = codes.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        match v.as_slice() {
+            [] => Cell::Suppressed,
+            [c] => Cell::Value { code: *c },
+            _ if col.is_numeric() && !v.contains(&col.missing_code()) => Cell::Interval {
+                lo: v[0],
+                hi: v[v.len() - 1],
+            },
+            _ if v.len() >= col.code_space() - usize::from(col.missing_count() == 0) => {
+                Cell::Suppressed
+            }
+            _ => Cell::Set {
+                codes: v,
+                label: None,
+            },
+        }
+    }
+
+    /// How many codes the cell stands for (for NCP-style measures);
+    /// `domain` is the number of codes of the column.
+    pub fn width(&self, domain: usize) -> usize {
+        match self {
+            Cell::Original | Cell::Value { .. } => 1,
+            Cell::Interval { lo, hi } => (hi - lo + 1) as usize,
+            Cell::Set { codes, .. } => codes.len(),
+            Cell::Suppressed => domain,
+        }
+    }
+
+    /// The cell as published, e.g. `[16-24]`, `{Female,Male}`, `*`.
+    pub fn render(&self, col: &Column, own: u32) -> String {
+        match self {
+            Cell::Original => col.display(own).to_string(),
+            Cell::Value { code } => col.display(*code).to_string(),
+            Cell::Interval { lo, hi } => format!("[{}-{}]", col.display(*lo), col.display(*hi)),
+            Cell::Set { label: Some(l), .. } => l.clone(),
+            Cell::Set { codes, .. } => {
+                let names: Vec<&str> = codes.iter().map(|&c| col.display(c)).collect();
+                format!("{{{}}}", names.join(","))
+            }
+            Cell::Suppressed => "*".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EquivalenceGroup {
+    pub rows: Vec<u32>,
+    /// One cell per quasi-identifier, parallel to `Release::quasi_identifiers`.
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bucket {
+    pub rows: Vec<u32>,
+}
+
+/// Buckets of the sensitive cells of one attribute (LGB).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalBuckets {
+    pub column: usize,
+    pub buckets: Vec<Bucket>,
+}
+
+/// A guarantee an algorithm claims for its release.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "model")]
+pub enum Guarantee {
+    /// Every equivalence group has at least k rows.
+    KAnonymity { k: u32 },
+    /// Every equivalence group holds at least l distinct values of the
+    /// attribute (Mondrian's l-diverse variant).
+    GroupLDiversity { attribute: String, l: u32 },
+    /// Every bucket holds at least l rows and no value of the attribute
+    /// twice (Anatomy), so p(t, s) ≤ 1/l.
+    BucketLDiversity { attribute: String, l: u32 },
+    /// Corollary 2 of the cross-bucket paper: for every tuple, each
+    /// sensitive value appears at most once among its matching buckets and
+    /// p(t, MB)/|MB| ≤ 1/l for each matching bucket.
+    CrossBucketLDiversity { attribute: String, l: u32 },
+    /// Every group's distribution of the attribute is within EMD t of the
+    /// table's.
+    TCloseness { attribute: String, t: f64 },
+}
+
+/// Parameters the release was made with, shown next to its figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ReleaseParams {
+    pub k: Option<u32>,
+    pub l: Option<u32>,
+    pub t: Option<f64>,
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Release {
+    pub algorithm: String,
+    pub params: ReleaseParams,
+    /// Column indices of the quasi-identifiers, in published order.
+    pub quasi_identifiers: Vec<usize>,
+    /// Column indices of the sensitive attributes.
+    pub sensitive: Vec<usize>,
+    /// Identifier columns: never published.
+    pub identifiers: Vec<usize>,
+    pub groups: Vec<EquivalenceGroup>,
+    /// Empty when sensitive values stay on their rows.
+    pub buckets: Vec<Bucket>,
+    pub local_buckets: Vec<LocalBuckets>,
+    pub suppressed_rows: Vec<u32>,
+    pub claims: Vec<Guarantee>,
+    /// Rows of the source dataset.
+    pub source_rows: usize,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Release {
+    /// An empty release over a dataset, to be filled by an algorithm.
+    pub fn new(algorithm: &str, ds: &Dataset, qi: Vec<usize>, sensitive: Vec<usize>) -> Self {
+        Release {
+            algorithm: algorithm.to_string(),
+            params: ReleaseParams::default(),
+            quasi_identifiers: qi,
+            sensitive,
+            identifiers: Vec::new(),
+            groups: Vec::new(),
+            buckets: Vec::new(),
+            local_buckets: Vec::new(),
+            suppressed_rows: Vec::new(),
+            claims: Vec::new(),
+            source_rows: ds.n_rows(),
+        }
+    }
+
+    /// Add a group whose cells are the smallest covering its rows' values.
+    pub fn push_covering_group(&mut self, ds: &Dataset, rows: Vec<u32>) {
+        let cells = self
+            .quasi_identifiers
+            .iter()
+            .map(|&c| {
+                let col = ds.col(c);
+                Cell::covering(col, rows.iter().map(|&r| col.code(r as usize)))
+            })
+            .collect();
+        self.groups.push(EquivalenceGroup { rows, cells });
+    }
+
+    pub fn published_rows(&self) -> usize {
+        self.groups.iter().map(|g| g.rows.len()).sum()
+    }
+
+    /// Group index per source row (`None` for suppressed rows).
+    pub fn group_of_row(&self) -> Vec<Option<u32>> {
+        index_of_row(self.source_rows, self.groups.iter().map(|g| &g.rows))
+    }
+
+    /// Bucket index per source row (`None` when not in a bucket).
+    pub fn bucket_of_row(&self) -> Vec<Option<u32>> {
+        index_of_row(self.source_rows, self.buckets.iter().map(|b| &b.rows))
+    }
+
+    pub fn is_bucketized(&self) -> bool {
+        !self.buckets.is_empty()
+    }
+
+    /// Sizes of the equivalence groups.
+    pub fn group_sizes(&self) -> Vec<u32> {
+        self.groups.iter().map(|g| g.rows.len() as u32).collect()
+    }
+}
+
+fn index_of_row<'a>(n: usize, sets: impl Iterator<Item = &'a Vec<u32>>) -> Vec<Option<u32>> {
+    let mut out = vec![NONE; n];
+    for (i, rows) in sets.enumerate() {
+        for &r in rows {
+            if let Some(slot) = out.get_mut(r as usize) {
+                *slot = i as u32;
+            }
+        }
+    }
+    out.into_iter().map(|v| (v != NONE).then_some(v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ds() -> Dataset {
+        Dataset::from_rows(
+            &["age", "sex"],
+            &[
+                vec!["16", "F"],
+                vec!["24", "M"],
+                vec!["20", "F"],
+                vec!["31", "M"],
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn covering_cells() {
+        let d = ds();
+        let age = d.col(0);
+        let c = Cell::covering(age, [age.code(0), age.code(1), age.code(2)]);
+        assert_eq!(c.render(age, 0), "[16-24]");
+        assert!(c.contains(0, age.code_of("20").unwrap()));
+        assert!(!c.contains(0, age.code_of("31").unwrap()));
+        let sex = d.col(1);
+        // Both sexes: the whole domain is `*`.
+        assert_eq!(Cell::covering(sex, [0, 1]), Cell::Suppressed);
+        assert_eq!(Cell::covering(sex, [1, 1]).render(sex, 0), "M");
+        assert_eq!(Cell::Original.render(sex, 0), "F");
+    }
+
+    #[test]
+    fn group_index() {
+        let d = ds();
+        let mut r = Release::new("test", &d, vec![0, 1], vec![]);
+        r.push_covering_group(&d, vec![0, 2]);
+        r.push_covering_group(&d, vec![1]);
+        r.suppressed_rows.push(3);
+        assert_eq!(r.group_of_row(), vec![Some(0), Some(1), Some(0), None]);
+        assert_eq!(r.groups[0].cells[1].render(d.col(1), 0), "F");
+        assert_eq!(r.published_rows(), 3);
+    }
+}
