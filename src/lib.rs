@@ -14,5 +14,7 @@ pub mod release;
 pub mod risk;
 pub mod session;
 pub mod synth;
+#[cfg(feature = "tui")]
+pub mod tui;
 
 pub use error::{Error, Result};

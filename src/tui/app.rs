@@ -1,0 +1,920 @@
+//! The TUI's whole state and the one place it changes.
+//!
+//! [`App::step`] applies an [`Action`]; [`App::on_worker`] applies what the
+//! background worker reports. Everything the screens draw that takes work to
+//! compute (visible columns, the focused column's statistics, chart series)
+//! is derived here when the state changes, so drawing only reads
+//! (STYLE.md, habit 5). Tests build an `App`, step it with actions and
+//! render it into a `TestBackend`.
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use fixedbitset::FixedBitSet;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use super::keymap::{Action, KeyMap};
+use super::ui;
+use super::worker::{JobFn, JobId, Worker, WorkerMsg};
+use crate::data::{
+    CellSensitivity, ColumnKind, CsvOptions, Dataset, Params, Project, Role, Roles,
+    SensitivitySource,
+};
+use crate::risk::{self, Knowledge, PrefixRow, RiskSummary};
+use crate::session::{Session, DEMO_LABEL};
+
+/// The screens, in tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Screen {
+    Data,
+    Risk,
+}
+
+impl Screen {
+    pub const ALL: [Screen; 2] = [Screen::Data, Screen::Risk];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Screen::Data => "Data",
+            Screen::Risk => "Risk",
+        }
+    }
+    pub fn index(self) -> usize {
+        Screen::ALL.iter().position(|&s| s == self).unwrap_or(0)
+    }
+    fn offset(self, by: isize) -> Screen {
+        let n = Screen::ALL.len() as isize;
+        Screen::ALL[(self.index() as isize + by).rem_euclid(n) as usize]
+    }
+}
+
+/// Pr(re-id) thresholds offered by `+` / `-`.
+pub const THRESHOLDS: [f64; 9] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 1.0 / 3.0, 0.5, 1.0];
+
+/// Most frequent values kept for the side panel's bar chart.
+const TOP_VALUES: usize = 12;
+/// Widest a data column is drawn; longer values are cut.
+const MAX_COLUMN_WIDTH: usize = 24;
+
+/// Cell sensitivity of one semi-sensitive column: the user-facing spec
+/// (saved in the project) and the resolved bitset. The bitset is shared
+/// with a running job and copied only when toggled meanwhile.
+#[derive(Debug, Clone)]
+struct SemiCells {
+    spec: CellSensitivity,
+    bits: Arc<FixedBitSet>,
+}
+
+/// A failure shown over the screen until `Esc`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Popup {
+    pub title: String,
+    pub message: String,
+}
+
+/// The background computation, as the status bar shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobState {
+    Idle,
+    Running { id: JobId, fraction: f64 },
+    Done,
+    Cancelled,
+    Failed,
+}
+
+/// Statistics of the focused column, for the Data screen's side panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnStats {
+    pub column: usize,
+    pub name: String,
+    pub kind: ColumnKind,
+    pub role: Role,
+    pub distinct: usize,
+    pub missing: u64,
+    pub rows: usize,
+    /// Most frequent values, most frequent first (ties by code order).
+    pub top: Vec<(String, u64)>,
+    /// Rows holding a value not in `top`.
+    pub other: u64,
+    /// Cells marked sensitive, for semi-sensitive columns.
+    pub sensitive: Option<usize>,
+}
+
+/// Cursor and viewport of the Data screen's table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataView {
+    pub row: usize,
+    pub col: usize,
+    /// First row on screen.
+    pub top: usize,
+    /// First column on screen.
+    pub left: usize,
+    /// Data rows that fit on screen.
+    pub page: usize,
+    /// Columns on screen, left to right, with their drawn widths.
+    pub columns: Vec<(usize, u16)>,
+    /// Width of the row-number gutter.
+    pub gutter: u16,
+    /// Drawn width of every column (header, role tag and values, capped).
+    widths: Vec<u16>,
+    /// Room for data columns, right of the gutter.
+    room: u16,
+}
+
+impl DataView {
+    /// The rows on screen. Its length is at most `page`, whatever the size
+    /// of the table: only these rows are ever turned into widgets.
+    pub fn visible_rows(&self, n_rows: usize) -> Range<usize> {
+        visible_window(n_rows, self.top, self.page)
+    }
+}
+
+/// The rows of a window of `page` rows starting at `top`, clipped to the
+/// table. O(1): the table is never scanned.
+pub fn visible_window(n_rows: usize, top: usize, page: usize) -> Range<usize> {
+    let start = top.min(n_rows);
+    start..(start + page).min(n_rows)
+}
+
+/// What the Risk screen draws, derived once per finished simulation (on the
+/// worker thread) and on threshold changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RiskView {
+    /// Known attributes in the attacker's order.
+    pub attributes: Vec<String>,
+    pub summary: RiskSummary,
+    /// (upper bound, records) per histogram bin; bins are (lower, upper].
+    pub histogram: Vec<(String, u64)>,
+    /// The empirical CDF as a step line: (Pr(re-id), share of records).
+    pub cdf: Vec<(f64, f64)>,
+    /// The CDF's points, for counting records above any threshold.
+    cdf_points: Vec<(f64, f64)>,
+    pub prefix: Vec<PrefixRow>,
+    pub hidden_cells: usize,
+}
+
+impl RiskView {
+    fn from_simulation(sim: risk::Simulation) -> Self {
+        let histogram = sim
+            .histogram
+            .iter()
+            .map(|b| (format!("{}", b.upper), b.records as u64))
+            .collect();
+        let cdf_points: Vec<(f64, f64)> =
+            sim.cdf.iter().map(|p| (p.probability, p.share)).collect();
+        let mut cdf = Vec::with_capacity(cdf_points.len() * 2 + 2);
+        let mut share = 0.0;
+        cdf.push((0.0, 0.0));
+        for &(p, s) in &cdf_points {
+            cdf.push((p, share));
+            cdf.push((p, s));
+            share = s;
+        }
+        cdf.push((1.0, share));
+        RiskView {
+            attributes: sim.attributes,
+            summary: sim.summary,
+            histogram,
+            cdf,
+            cdf_points,
+            prefix: sim.prefix,
+            hidden_cells: sim.hidden_cells,
+        }
+    }
+
+    /// Re-count the records above a new threshold from the CDF, without
+    /// running the simulation again. A record is above when its Pr(re-id)
+    /// is strictly greater, as in the simulator.
+    fn set_threshold(&mut self, threshold: f64) {
+        let n = self.summary.records;
+        let at_most = self
+            .cdf_points
+            .iter()
+            .take_while(|(p, _)| *p <= threshold)
+            .last()
+            .map_or(0.0, |&(_, s)| s);
+        self.summary.threshold = threshold;
+        self.summary.records_above_threshold = n - (at_most * n as f64).round() as usize;
+    }
+}
+
+/// The Risk screen's inputs: which attributes the attacker knows, in which
+/// order, and the threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RiskState {
+    /// Attacker-visible columns (quasi-identifiers and semi-sensitive), in
+    /// the attacker's order.
+    pub order: Vec<usize>,
+    /// Per column of the dataset: whether the attacker knows it.
+    pub known: Vec<bool>,
+    /// Index into `order`.
+    pub cursor: usize,
+    pub threshold: f64,
+    /// The last finished simulation.
+    pub view: Option<RiskView>,
+    /// The inputs changed since `view` was computed.
+    pub stale: bool,
+}
+
+impl RiskState {
+    /// Known columns in the attacker's order.
+    pub fn known_columns(&self) -> Vec<usize> {
+        self.order
+            .iter()
+            .copied()
+            .filter(|&c| self.known[c])
+            .collect()
+    }
+}
+
+pub struct App {
+    ds: Arc<Dataset>,
+    label: String,
+    source: Option<PathBuf>,
+    csv: CsvOptions,
+    params: Params,
+    roles: Roles,
+    /// Per column; kept when a column stops being semi-sensitive, so
+    /// switching back does not lose hand toggles.
+    cells: Vec<Option<SemiCells>>,
+    keymap: KeyMap,
+    screen: Screen,
+    help: bool,
+    popup: Option<Popup>,
+    notice: Option<String>,
+    quit: bool,
+    size: (u16, u16),
+    data: DataView,
+    stats: ColumnStats,
+    risk: RiskState,
+    worker: Worker<RiskView>,
+    job: JobState,
+    spinner: usize,
+}
+
+impl App {
+    /// An app editing a session: its dataset, roles, cell sensitivity and
+    /// attacker model. Fails when a sensitivity source cannot be resolved
+    /// (a rule naming a missing column, a bad flag value) or the attacker
+    /// model names an unknown column or a threshold outside [0, 1].
+    ///
+    /// Nothing runs yet: the first risk computation waits in the job slot
+    /// until [`start_worker`](Self::start_worker) (the terminal program) or
+    /// [`run_pending_jobs_blocking`](Self::run_pending_jobs_blocking) (tests).
+    pub fn new(session: Session) -> crate::Result<Self> {
+        let Session {
+            dataset: ds,
+            source,
+            csv,
+            roles,
+            sensitivity,
+            attacker,
+            params,
+        } = session;
+        let threshold = attacker.threshold;
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(crate::Error::Parameter(format!(
+                "risk threshold {threshold} is not between 0 and 1"
+            )));
+        }
+        let known: Vec<usize> = attacker
+            .known
+            .iter()
+            .map(|n| ds.column_index(n))
+            .collect::<crate::Result<_>>()?;
+        let mut cells = vec![None; ds.n_cols()];
+        for (&c, spec) in &sensitivity {
+            let bits = spec.resolve(&ds, ds.col(c).name())?;
+            cells[c] = Some(SemiCells {
+                spec: spec.clone(),
+                bits: Arc::new(bits),
+            });
+        }
+        let label = match &source {
+            Some(p) => p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            None => DEMO_LABEL.to_string(),
+        };
+        let n_cols = ds.n_cols();
+        let mut app = App {
+            ds: Arc::new(ds),
+            label,
+            source,
+            csv,
+            params,
+            roles,
+            cells,
+            keymap: KeyMap::default(),
+            screen: Screen::Data,
+            help: false,
+            popup: None,
+            notice: None,
+            quit: false,
+            size: (80, 24),
+            data: DataView {
+                row: 0,
+                col: 0,
+                top: 0,
+                left: 0,
+                page: 1,
+                columns: Vec::new(),
+                gutter: 0,
+                widths: Vec::new(),
+                room: 0,
+            },
+            stats: empty_stats(),
+            risk: RiskState {
+                order: Vec::new(),
+                known: vec![false; n_cols],
+                cursor: 0,
+                threshold,
+                view: None,
+                stale: true,
+            },
+            worker: Worker::inline(),
+            job: JobState::Idle,
+            spinner: 0,
+        };
+        app.data.widths = column_widths(&app.ds);
+        app.data.gutter = digits(app.ds.n_rows()) as u16;
+        app.ensure_semi_cells();
+        app.sync_attacker(&known);
+        app.relayout();
+        app.refresh_stats();
+        app.request_risk();
+        Ok(app)
+    }
+
+    /// Replace the inline worker by a background thread that hands its
+    /// messages to `notify`, and start the pending computation on it.
+    pub fn start_worker(&mut self, notify: impl Fn(WorkerMsg<RiskView>) + Send + 'static) {
+        self.worker = Worker::threaded(notify);
+        self.request_risk();
+    }
+
+    /// Run the queued computation on this thread and apply its result. With
+    /// the default inline worker this is how tests make progress.
+    pub fn run_pending_jobs_blocking(&mut self) {
+        loop {
+            let msgs = self.worker.run_queued_inline();
+            if msgs.is_empty() {
+                break;
+            }
+            for m in msgs {
+                self.on_worker(m);
+            }
+        }
+    }
+
+    // ---- read access for drawing and tests ----
+
+    pub fn dataset(&self) -> &Dataset {
+        &self.ds
+    }
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+    pub fn roles(&self) -> &Roles {
+        &self.roles
+    }
+    pub fn screen(&self) -> Screen {
+        self.screen
+    }
+    pub fn keymap(&self) -> &KeyMap {
+        &self.keymap
+    }
+    pub fn help_visible(&self) -> bool {
+        self.help
+    }
+    pub fn popup(&self) -> Option<&Popup> {
+        self.popup.as_ref()
+    }
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+    pub fn data_view(&self) -> &DataView {
+        &self.data
+    }
+    pub fn column_stats(&self) -> &ColumnStats {
+        &self.stats
+    }
+    pub fn risk(&self) -> &RiskState {
+        &self.risk
+    }
+    pub fn job(&self) -> &JobState {
+        &self.job
+    }
+    pub fn spinner(&self) -> usize {
+        self.spinner
+    }
+    /// Whether a cell is marked sensitive (only semi-sensitive columns have
+    /// sensitive cells).
+    pub fn is_sensitive(&self, row: usize, col: usize) -> bool {
+        self.roles.get(col) == Role::SemiSensitive
+            && self.cells[col]
+                .as_ref()
+                .is_some_and(|c| c.bits.contains(row))
+    }
+    /// The seed behind randomly drawn cell sensitivity, if any column
+    /// currently uses one (shown so the figures can be reproduced).
+    pub fn seed(&self) -> Option<u64> {
+        self.roles
+            .with(Role::SemiSensitive)
+            .into_iter()
+            .find_map(|c| match self.cells[c].as_ref().map(|s| &s.spec.source) {
+                Some(SensitivitySource::Density { seed, .. }) => Some(*seed),
+                _ => None,
+            })
+    }
+    /// The session as a project file (data source, roles, sensitivity,
+    /// attacker model in the picker's order, parameters), for saving.
+    pub fn to_project(&self) -> Project {
+        let mut p = Project::new(self.source.clone(), self.csv.clone());
+        p.roles = self.roles.to_map(&self.ds);
+        p.sensitivity = self
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| self.roles.get(*c) == Role::SemiSensitive)
+            .filter_map(|(c, s)| {
+                s.as_ref()
+                    .map(|s| (self.ds.col(c).name().to_string(), s.spec.clone()))
+            })
+            .collect();
+        p.attacker.known = self
+            .risk
+            .known_columns()
+            .into_iter()
+            .map(|c| self.ds.col(c).name().to_string())
+            .collect();
+        p.attacker.threshold = self.risk.threshold;
+        p.params = self.params.clone();
+        p
+    }
+
+    // ---- changes ----
+
+    /// Apply one action.
+    pub fn step(&mut self, action: &Action) {
+        self.notice = None;
+        match *action {
+            Action::Quit => self.quit = true,
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                self.relayout();
+            }
+            // A popup or the help overlay is modal: it takes Esc (and `?`
+            // for help) and swallows the rest.
+            _ if self.popup.is_some() => {
+                if *action == Action::Cancel {
+                    self.popup = None;
+                }
+            }
+            _ if self.help => {
+                if matches!(action, Action::Cancel | Action::ToggleHelp) {
+                    self.help = false;
+                }
+            }
+            Action::ToggleHelp => self.help = true,
+            Action::ShowScreen(s) => self.screen = s,
+            Action::NextScreen => self.screen = self.screen.offset(1),
+            Action::PrevScreen => self.screen = self.screen.offset(-1),
+            Action::Cancel => self.cancel_job(),
+            _ => match self.screen {
+                Screen::Data => self.step_data(action),
+                Screen::Risk => self.step_risk(action),
+            },
+        }
+    }
+
+    /// Apply a worker message. Messages of superseded requests are dropped.
+    pub fn on_worker(&mut self, msg: WorkerMsg<RiskView>) {
+        let current = match self.job {
+            JobState::Running { id, .. } => id,
+            _ => return,
+        };
+        if msg.id() != current {
+            return;
+        }
+        match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                self.job = JobState::Running { id, fraction };
+            }
+            WorkerMsg::Done { mut output, .. } => {
+                output.set_threshold(self.risk.threshold);
+                self.risk.view = Some(output);
+                self.risk.stale = false;
+                self.job = JobState::Done;
+            }
+            WorkerMsg::Cancelled { .. } => self.job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                self.job = JobState::Failed;
+                self.popup = Some(Popup {
+                    title: "Risk computation failed".into(),
+                    message: error,
+                });
+            }
+        }
+    }
+
+    /// Advance the spinner shown while a job runs.
+    pub fn on_tick(&mut self) {
+        if matches!(self.job, JobState::Running { .. }) {
+            self.spinner = self.spinner.wrapping_add(1);
+        }
+    }
+
+    fn cancel_job(&mut self) {
+        if matches!(self.job, JobState::Running { .. }) {
+            self.worker.cancel();
+            self.job = JobState::Cancelled;
+        }
+    }
+
+    fn step_data(&mut self, action: &Action) {
+        let n = self.ds.n_rows();
+        let last_row = n.saturating_sub(1);
+        let last_col = self.ds.n_cols().saturating_sub(1);
+        let page = self.data.page.max(1);
+        let d = &mut self.data;
+        let old_col = d.col;
+        match *action {
+            Action::Up => d.row = d.row.saturating_sub(1),
+            Action::Down => d.row = (d.row + 1).min(last_row),
+            Action::Left => d.col = d.col.saturating_sub(1),
+            Action::Right => d.col = (d.col + 1).min(last_col),
+            Action::PageUp => {
+                d.row = d.row.saturating_sub(page);
+                d.top = d.top.saturating_sub(page);
+            }
+            Action::PageDown => {
+                d.row = (d.row + page).min(last_row);
+                d.top = (d.top + page).min(n.saturating_sub(page));
+            }
+            Action::First => d.row = 0,
+            Action::Last => d.row = last_row,
+            Action::RowStart => d.col = 0,
+            Action::RowEnd => d.col = last_col,
+            Action::Scroll(by) => {
+                let max_top = n.saturating_sub(page);
+                d.top = d.top.saturating_add_signed(by as isize).min(max_top);
+                d.row = d.row.clamp(d.top, (d.top + page - 1).min(last_row));
+            }
+            Action::CycleRole => {
+                let role = self.roles.get(d.col).next();
+                self.set_role(role);
+                return;
+            }
+            Action::SetRole(role) => {
+                self.set_role(role);
+                return;
+            }
+            Action::ToggleSensitivity => {
+                self.toggle_sensitivity();
+                return;
+            }
+            _ => return,
+        }
+        self.follow_cursor();
+        if self.data.col != old_col {
+            self.refresh_stats();
+        }
+    }
+
+    fn step_risk(&mut self, action: &Action) {
+        let r = &mut self.risk;
+        let last = r.order.len().saturating_sub(1);
+        match *action {
+            Action::Up => r.cursor = r.cursor.saturating_sub(1),
+            Action::Down => r.cursor = (r.cursor + 1).min(last),
+            Action::First => r.cursor = 0,
+            Action::Last => r.cursor = last,
+            Action::ToggleKnown => {
+                if let Some(&c) = r.order.get(r.cursor) {
+                    r.known[c] = !r.known[c];
+                    self.request_risk();
+                }
+            }
+            Action::MoveKnownUp | Action::MoveKnownDown => {
+                let up = *action == Action::MoveKnownUp;
+                let i = r.cursor;
+                let j = if up { i.checked_sub(1) } else { Some(i + 1) };
+                if let Some(j) = j.filter(|&j| j < r.order.len() && i < r.order.len()) {
+                    r.order.swap(i, j);
+                    r.cursor = j;
+                    if r.known[r.order[i]] && r.known[r.order[j]] {
+                        self.request_risk();
+                    }
+                }
+            }
+            Action::ThresholdUp | Action::ThresholdDown => {
+                let t = r.threshold;
+                let next = if *action == Action::ThresholdUp {
+                    THRESHOLDS.iter().copied().find(|&x| x > t + 1e-12)
+                } else {
+                    THRESHOLDS.iter().rev().copied().find(|&x| x < t - 1e-12)
+                };
+                if let Some(x) = next {
+                    r.threshold = x;
+                    if let Some(v) = &mut r.view {
+                        v.set_threshold(x);
+                    }
+                }
+            }
+            Action::Recompute => self.request_risk(),
+            _ => {}
+        }
+    }
+
+    fn set_role(&mut self, role: Role) {
+        let c = self.data.col;
+        if self.roles.get(c) == role {
+            return;
+        }
+        self.roles.set(c, role);
+        self.ensure_semi_cells();
+        self.sync_attacker(&[]);
+        self.refresh_stats();
+        self.request_risk();
+    }
+
+    fn toggle_sensitivity(&mut self) {
+        let (row, col) = (self.data.row, self.data.col);
+        if self.ds.n_rows() == 0 {
+            return;
+        }
+        if self.roles.get(col) != Role::SemiSensitive {
+            let key = self
+                .keymap
+                .help(Screen::Data)
+                .into_iter()
+                .find(|l| l.help == "role: semi-sensitive")
+                .map_or_else(String::new, |l| format!(" (key {})", l.keys));
+            self.notice = Some(format!(
+                "only cells of semi-sensitive columns can be marked sensitive{key}"
+            ));
+            return;
+        }
+        let Some(cells) = self.cells[col].as_mut() else {
+            return;
+        };
+        cells.spec.toggle(row as u32);
+        Arc::make_mut(&mut cells.bits).toggle(row);
+        self.refresh_stats();
+        if self.risk.known[col] {
+            self.request_risk();
+        }
+    }
+
+    /// Every semi-sensitive column gets a (possibly empty) cell set.
+    fn ensure_semi_cells(&mut self) {
+        for c in self.roles.with(Role::SemiSensitive) {
+            if self.cells[c].is_none() {
+                self.cells[c] = Some(SemiCells {
+                    spec: CellSensitivity::default(),
+                    bits: Arc::new(FixedBitSet::with_capacity(self.ds.n_rows())),
+                });
+            }
+        }
+    }
+
+    /// Make the picker list the attacker-visible columns: keep the current
+    /// order, drop columns that stopped being visible, and append new ones
+    /// as known. `first` (from a project) puts those columns first, known,
+    /// and the other visible ones after them, unknown.
+    fn sync_attacker(&mut self, first: &[usize]) {
+        let visible = self.roles.attacker_visible();
+        let r = &mut self.risk;
+        if !first.is_empty() {
+            r.order = first.to_vec();
+            r.known.iter_mut().for_each(|k| *k = false);
+            for &c in first {
+                r.known[c] = true;
+            }
+            for &c in &visible {
+                if !r.order.contains(&c) {
+                    r.order.push(c);
+                }
+            }
+        }
+        r.order.retain(|c| visible.contains(c));
+        for &c in &visible {
+            if !r.order.contains(&c) {
+                r.order.push(c);
+                r.known[c] = true;
+            }
+        }
+        for c in 0..r.known.len() {
+            if !visible.contains(&c) {
+                r.known[c] = false;
+            }
+        }
+        r.cursor = r.cursor.min(r.order.len().saturating_sub(1));
+    }
+
+    /// Queue a simulation for the current inputs (replacing a queued one).
+    fn request_risk(&mut self) {
+        self.risk.stale = true;
+        let ds = Arc::clone(&self.ds);
+        let columns = self.risk.known_columns();
+        let hidden: Vec<Option<Arc<FixedBitSet>>> = columns
+            .iter()
+            .map(|&c| match self.roles.get(c) {
+                Role::SemiSensitive => self.cells[c].as_ref().map(|s| Arc::clone(&s.bits)),
+                _ => None,
+            })
+            .collect();
+        let threshold = self.risk.threshold;
+        let job: JobFn<RiskView> = Box::new(move |progress| {
+            let hidden: Vec<Option<&FixedBitSet>> = hidden.iter().map(|h| h.as_deref()).collect();
+            let knowledge = Knowledge {
+                columns: &columns,
+                hidden: &hidden,
+            };
+            let sim = risk::simulate(&ds, knowledge, threshold, progress)?;
+            Ok(RiskView::from_simulation(sim))
+        });
+        let id = self.worker.submit(job);
+        self.job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    /// Bring the side panel's statistics up to date. Counting values is
+    /// O(rows), so it is done only when the focused column changes; a role
+    /// change or a toggle only updates the role and the sensitive count.
+    fn refresh_stats(&mut self) {
+        if self.ds.n_cols() == 0 {
+            self.stats = empty_stats();
+            return;
+        }
+        let c = self.data.col;
+        let role = self.roles.get(c);
+        let sensitive = (role == Role::SemiSensitive)
+            .then(|| self.cells[c].as_ref().map_or(0, |s| s.bits.count_ones(..)));
+        if self.stats.column == c && !self.stats.name.is_empty() {
+            self.stats.role = role;
+            self.stats.sensitive = sensitive;
+            return;
+        }
+        let col = self.ds.col(c);
+        let freq = col.frequencies();
+        let missing = freq.last().copied().unwrap_or(0);
+        let mut order: Vec<usize> = (0..col.cardinality()).filter(|&v| freq[v] > 0).collect();
+        let by_count = |a: &usize, b: &usize| freq[*b].cmp(&freq[*a]).then(a.cmp(b));
+        // Only the top few need sorting; an identifier column has as many
+        // values as rows.
+        if order.len() > TOP_VALUES {
+            order.select_nth_unstable_by(TOP_VALUES, by_count);
+            order.truncate(TOP_VALUES);
+        }
+        order.sort_by(by_count);
+        let top: Vec<(String, u64)> = order
+            .iter()
+            .map(|&v| (col.display(v as u32).to_string(), freq[v]))
+            .collect();
+        let shown: u64 = top.iter().map(|t| t.1).sum();
+        self.stats = ColumnStats {
+            column: c,
+            name: col.name().to_string(),
+            kind: col.kind(),
+            role,
+            distinct: col.cardinality(),
+            missing,
+            rows: self.ds.n_rows(),
+            other: self.ds.n_rows() as u64 - shown - missing,
+            top,
+            sensitive,
+        };
+    }
+
+    /// Recompute the table's page size and room from the terminal size.
+    fn relayout(&mut self) {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        let table = ui::data_table_viewport(area);
+        self.data.page = usize::from(table.height).max(1);
+        self.data.room = table.width.saturating_sub(self.data.gutter + 1);
+        self.follow_cursor();
+    }
+
+    /// Scroll so the cursor is on screen, and recompute the visible columns.
+    fn follow_cursor(&mut self) {
+        let n = self.ds.n_rows();
+        let d = &mut self.data;
+        let page = d.page.max(1);
+        if d.row < d.top {
+            d.top = d.row;
+        } else if d.row >= d.top + page {
+            d.top = d.row + 1 - page;
+        }
+        d.top = d.top.min(n.saturating_sub(page));
+        if d.col < d.left {
+            d.left = d.col;
+        }
+        while d.left < d.col && !fits(&d.widths[d.left..=d.col], d.room) {
+            d.left += 1;
+        }
+        d.columns.clear();
+        let mut used = 0u16;
+        for c in d.left..d.widths.len() {
+            let w = d.widths[c];
+            let need = if d.columns.is_empty() { w } else { w + 1 };
+            if used + need > d.room {
+                if d.columns.is_empty() {
+                    d.columns.push((c, d.room.max(1)));
+                }
+                break;
+            }
+            used += need;
+            d.columns.push((c, w));
+        }
+    }
+}
+
+/// Whether columns of these widths fit side by side, one space apart.
+fn fits(widths: &[u16], room: u16) -> bool {
+    let total: u32 = widths.iter().map(|&w| u32::from(w) + 1).sum::<u32>();
+    total.saturating_sub(1) <= u32::from(room)
+}
+
+fn column_widths(ds: &Dataset) -> Vec<u16> {
+    ds.columns()
+        .iter()
+        .map(|col| {
+            let widest = col
+                .dictionary()
+                .iter()
+                .map(|v| Span::raw(&**v).width())
+                .max()
+                .unwrap_or(1);
+            // The header shows the name and the role tag ("SS"); the
+            // sensitive marker takes one more cell.
+            let w = widest.max(Span::raw(col.name()).width()).max(2) + 2;
+            w.min(MAX_COLUMN_WIDTH) as u16
+        })
+        .collect()
+}
+
+fn digits(n: usize) -> usize {
+    n.max(1).ilog10() as usize + 1
+}
+
+fn empty_stats() -> ColumnStats {
+    ColumnStats {
+        column: 0,
+        name: String::new(),
+        kind: ColumnKind::Categorical,
+        role: Role::Insensitive,
+        distinct: 0,
+        missing: 0,
+        rows: 0,
+        top: Vec::new(),
+        other: 0,
+        sensitive: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_window_is_clipped_and_bounded() {
+        assert_eq!(visible_window(1_000_000, 999_990, 20), 999_990..1_000_000);
+        assert_eq!(visible_window(1_000_000, 500, 20), 500..520);
+        assert_eq!(visible_window(5, 0, 20), 0..5);
+        assert_eq!(visible_window(0, 0, 20), 0..0);
+    }
+
+    #[test]
+    fn threshold_recount_matches_the_simulator() {
+        let ds = Dataset::from_rows(
+            &["a"],
+            &[
+                vec!["1"],
+                vec!["1"],
+                vec!["2"],
+                vec!["3"],
+                vec!["3"],
+                vec!["3"],
+            ],
+        )
+        .unwrap();
+        for t in THRESHOLDS {
+            let sim = risk::simulate(&ds, Knowledge::plain(&[0]), t, &Default::default()).unwrap();
+            let expected = sim.summary.records_above_threshold;
+            let mut view = RiskView::from_simulation(sim);
+            view.set_threshold(0.0);
+            view.set_threshold(t);
+            assert_eq!(view.summary.records_above_threshold, expected, "t = {t}");
+        }
+    }
+}

@@ -1,0 +1,485 @@
+//! Every key and mouse binding of the TUI, in one table.
+//!
+//! Input becomes an [`Action`] here and nowhere else (STYLE.md, habit 4):
+//! screens handle actions, never raw key codes, and tests drive the app with
+//! actions. The help overlay is generated from the same table, so the keys
+//! it lists cannot drift from the keys that work. The table is a plain
+//! value ([`KeyMap::bindings`]) so a user override can replace it later.
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+};
+
+use super::app::Screen;
+use crate::data::Role;
+
+/// Rows moved by one notch of the mouse wheel.
+pub const WHEEL_ROWS: i32 = 3;
+
+/// What the user asked for. Applied by [`App::step`](super::App::step).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    ToggleHelp,
+    ShowScreen(Screen),
+    NextScreen,
+    PrevScreen,
+    /// Close the popup or help overlay, else cancel the running computation.
+    Cancel,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    /// First row.
+    First,
+    /// Last row.
+    Last,
+    /// First column.
+    RowStart,
+    /// Last column.
+    RowEnd,
+    /// Move the view by this many rows (mouse wheel), the cursor following.
+    Scroll(i32),
+    /// Give the focused column the next role in [`Role::ALL`].
+    CycleRole,
+    SetRole(Role),
+    /// Mark or unmark the cell under the cursor as a sensitive value
+    /// (semi-sensitive columns only).
+    ToggleSensitivity,
+    /// Add or remove the attribute under the picker cursor from what the
+    /// attacker knows.
+    ToggleKnown,
+    /// Move the attribute under the picker cursor one place earlier in the
+    /// attacker's order (the prefix table follows this order).
+    MoveKnownUp,
+    MoveKnownDown,
+    /// Raise the Pr(re-id) threshold to the next preset.
+    ThresholdUp,
+    ThresholdDown,
+    /// Run the attack simulation again.
+    Recompute,
+    /// The terminal now has this many columns and rows.
+    Resize(u16, u16),
+}
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    Screen(Screen),
+}
+
+/// One physical input: a key with its modifiers, or a wheel notch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    Key(KeyCode, KeyModifiers),
+    WheelUp,
+    WheelDown,
+}
+
+impl Input {
+    const fn key(code: KeyCode) -> Self {
+        Input::Key(code, KeyModifiers::NONE)
+    }
+    const fn ch(c: char) -> Self {
+        Input::Key(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+    const fn ctrl(c: char) -> Self {
+        Input::Key(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+    const fn shift(code: KeyCode) -> Self {
+        Input::Key(code, KeyModifiers::SHIFT)
+    }
+
+    /// From a key event. Terminals disagree on whether an upper-case letter
+    /// carries SHIFT, so SHIFT is dropped for characters: the character
+    /// itself already says it.
+    pub fn from_key(ev: &KeyEvent) -> Self {
+        let mut mods = ev.modifiers;
+        if matches!(ev.code, KeyCode::Char(_)) {
+            mods.remove(KeyModifiers::SHIFT);
+        }
+        // Shift-Tab arrives as BackTab, with or without SHIFT.
+        if ev.code == KeyCode::BackTab {
+            mods.remove(KeyModifiers::SHIFT);
+        }
+        Input::Key(ev.code, mods)
+    }
+
+    /// How the help overlay writes this input.
+    pub fn label(&self) -> String {
+        let (code, mods) = match self {
+            Input::WheelUp => return "wheel ↑".into(),
+            Input::WheelDown => return "wheel ↓".into(),
+            Input::Key(code, mods) => (code, mods),
+        };
+        let name = match code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "Shift-Tab".into(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::F(n) => format!("F{n}"),
+            other => format!("{other:?}"),
+        };
+        let mut out = String::new();
+        if mods.contains(KeyModifiers::CONTROL) {
+            out.push_str("Ctrl-");
+        }
+        if mods.contains(KeyModifiers::ALT) {
+            out.push_str("Alt-");
+        }
+        if mods.contains(KeyModifiers::SHIFT) {
+            out.push_str("Shift-");
+        }
+        out.push_str(&name);
+        out
+    }
+}
+
+/// Inputs that trigger one action in one scope, and what to call it in help.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub scope: Scope,
+    pub inputs: Vec<Input>,
+    pub action: Action,
+    pub help: &'static str,
+}
+
+/// One line of the help overlay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpLine {
+    pub keys: String,
+    pub help: &'static str,
+}
+
+/// The binding table. Screen bindings win over global ones.
+#[derive(Debug, Clone)]
+pub struct KeyMap {
+    pub bindings: Vec<Binding>,
+}
+
+impl Default for KeyMap {
+    fn default() -> Self {
+        use Action as A;
+        use Input as I;
+        use KeyCode as K;
+        let data = Scope::Screen(Screen::Data);
+        let risk = Scope::Screen(Screen::Risk);
+        let b = |scope, inputs: &[Input], action, help| Binding {
+            scope,
+            inputs: inputs.to_vec(),
+            action,
+            help,
+        };
+        let bindings = vec![
+            // Data screen.
+            b(data, &[I::ch('k'), I::key(K::Up)], A::Up, "row up"),
+            b(data, &[I::ch('j'), I::key(K::Down)], A::Down, "row down"),
+            b(data, &[I::ch('h'), I::key(K::Left)], A::Left, "column left"),
+            b(
+                data,
+                &[I::ch('l'), I::key(K::Right)],
+                A::Right,
+                "column right",
+            ),
+            b(
+                data,
+                &[I::key(K::PageUp), I::ctrl('b')],
+                A::PageUp,
+                "page up",
+            ),
+            b(
+                data,
+                &[I::key(K::PageDown), I::ctrl('f')],
+                A::PageDown,
+                "page down",
+            ),
+            b(data, &[I::ch('g')], A::First, "first row"),
+            b(data, &[I::ch('G')], A::Last, "last row"),
+            b(data, &[I::key(K::Home)], A::RowStart, "first column"),
+            b(data, &[I::key(K::End)], A::RowEnd, "last column"),
+            b(data, &[I::WheelUp], A::Scroll(-WHEEL_ROWS), "scroll up"),
+            b(data, &[I::WheelDown], A::Scroll(WHEEL_ROWS), "scroll down"),
+            b(data, &[I::ch('r')], A::CycleRole, "cycle the column's role"),
+            b(
+                data,
+                &[I::ch('i')],
+                A::SetRole(Role::Identifier),
+                "role: identifier",
+            ),
+            b(
+                data,
+                &[I::ch('Q')],
+                A::SetRole(Role::QuasiIdentifier),
+                "role: quasi-identifier",
+            ),
+            b(
+                data,
+                &[I::ch('s')],
+                A::SetRole(Role::Sensitive),
+                "role: sensitive",
+            ),
+            b(
+                data,
+                &[I::ch('S')],
+                A::SetRole(Role::SemiSensitive),
+                "role: semi-sensitive",
+            ),
+            b(
+                data,
+                &[I::ch('n')],
+                A::SetRole(Role::Insensitive),
+                "role: insensitive",
+            ),
+            b(
+                data,
+                &[I::ch(' ')],
+                A::ToggleSensitivity,
+                "mark/unmark the cell sensitive (semi-sensitive columns)",
+            ),
+            // Risk screen.
+            b(
+                risk,
+                &[I::ch('k'), I::key(K::Up)],
+                A::Up,
+                "previous attribute",
+            ),
+            b(
+                risk,
+                &[I::ch('j'), I::key(K::Down)],
+                A::Down,
+                "next attribute",
+            ),
+            b(risk, &[I::ch('g')], A::First, "first attribute"),
+            b(risk, &[I::ch('G')], A::Last, "last attribute"),
+            b(
+                risk,
+                &[I::ch(' '), I::key(K::Enter)],
+                A::ToggleKnown,
+                "attacker knows / does not know the attribute",
+            ),
+            b(
+                risk,
+                &[I::ch('K'), I::shift(K::Up)],
+                A::MoveKnownUp,
+                "move the attribute earlier",
+            ),
+            b(
+                risk,
+                &[I::ch('J'), I::shift(K::Down)],
+                A::MoveKnownDown,
+                "move the attribute later",
+            ),
+            b(
+                risk,
+                &[I::ch('+'), I::ch('=')],
+                A::ThresholdUp,
+                "raise the threshold",
+            ),
+            b(risk, &[I::ch('-')], A::ThresholdDown, "lower the threshold"),
+            b(
+                risk,
+                &[I::ch('R'), I::key(K::F(5))],
+                A::Recompute,
+                "recompute",
+            ),
+            // Everywhere.
+            b(
+                Scope::Global,
+                &[I::ch('1')],
+                A::ShowScreen(Screen::Data),
+                "Data screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('2')],
+                A::ShowScreen(Screen::Risk),
+                "Risk screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::key(K::Tab)],
+                A::NextScreen,
+                "next screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::key(K::BackTab)],
+                A::PrevScreen,
+                "previous screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('?')],
+                A::ToggleHelp,
+                "show/hide this help",
+            ),
+            b(
+                Scope::Global,
+                &[I::key(K::Esc)],
+                A::Cancel,
+                "close popup, or cancel the computation",
+            ),
+            b(Scope::Global, &[I::ch('q'), I::ctrl('c')], A::Quit, "quit"),
+        ];
+        KeyMap { bindings }
+    }
+}
+
+impl KeyMap {
+    /// The action bound to an input on a screen, if any.
+    pub fn action_for(&self, screen: Screen, input: Input) -> Option<Action> {
+        let find = |scope: Scope| {
+            self.bindings
+                .iter()
+                .find(|b| b.scope == scope && b.inputs.contains(&input))
+                .map(|b| b.action)
+        };
+        find(Scope::Screen(screen)).or_else(|| find(Scope::Global))
+    }
+
+    /// The action for a terminal event. Key releases are ignored (terminals
+    /// with the kitty protocol report them), resizes pass through.
+    pub fn translate(&self, screen: Screen, event: &Event) -> Option<Action> {
+        match event {
+            Event::Key(k) if k.kind != KeyEventKind::Release => {
+                self.action_for(screen, Input::from_key(k))
+            }
+            Event::Mouse(MouseEvent { kind, .. }) => match kind {
+                MouseEventKind::ScrollUp => self.action_for(screen, Input::WheelUp),
+                MouseEventKind::ScrollDown => self.action_for(screen, Input::WheelDown),
+                _ => None,
+            },
+            Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
+            _ => None,
+        }
+    }
+
+    /// The help overlay's lines for a screen: its own bindings, then the
+    /// global ones.
+    pub fn help(&self, screen: Screen) -> Vec<HelpLine> {
+        let line = |b: &Binding| HelpLine {
+            keys: b
+                .inputs
+                .iter()
+                .map(Input::label)
+                .collect::<Vec<_>>()
+                .join(" "),
+            help: b.help,
+        };
+        let own = self
+            .bindings
+            .iter()
+            .filter(|b| b.scope == Scope::Screen(screen));
+        let global = self.bindings.iter().filter(|b| b.scope == Scope::Global);
+        own.chain(global).map(line).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, mods: KeyModifiers) -> Event {
+        Event::Key(KeyEvent::new(code, mods))
+    }
+
+    #[test]
+    fn documented_keys_map_to_their_actions() {
+        let km = KeyMap::default();
+        let on = |screen, code| km.translate(screen, &key(code, KeyModifiers::NONE));
+        let ch = KeyCode::Char;
+        assert_eq!(on(Screen::Data, ch('j')), Some(Action::Down));
+        assert_eq!(on(Screen::Data, KeyCode::Down), Some(Action::Down));
+        assert_eq!(on(Screen::Data, ch('G')), Some(Action::Last));
+        assert_eq!(on(Screen::Data, ch('r')), Some(Action::CycleRole));
+        assert_eq!(
+            on(Screen::Data, ch('Q')),
+            Some(Action::SetRole(Role::QuasiIdentifier))
+        );
+        assert_eq!(on(Screen::Data, ch(' ')), Some(Action::ToggleSensitivity));
+        assert_eq!(on(Screen::Risk, ch(' ')), Some(Action::ToggleKnown));
+        assert_eq!(on(Screen::Risk, ch('K')), Some(Action::MoveKnownUp));
+        assert_eq!(
+            on(Screen::Risk, ch('2')),
+            Some(Action::ShowScreen(Screen::Risk))
+        );
+        assert_eq!(on(Screen::Data, ch('q')), Some(Action::Quit));
+        assert_eq!(on(Screen::Data, KeyCode::Esc), Some(Action::Cancel));
+        assert_eq!(on(Screen::Data, ch('x')), None);
+        // Role keys belong to the Data screen only.
+        assert_eq!(on(Screen::Risk, ch('i')), None);
+    }
+
+    #[test]
+    fn shift_on_letters_and_ctrl_are_understood() {
+        let km = KeyMap::default();
+        let shifted = key(KeyCode::Char('S'), KeyModifiers::SHIFT);
+        assert_eq!(
+            km.translate(Screen::Data, &shifted),
+            Some(Action::SetRole(Role::SemiSensitive))
+        );
+        let ctrl_c = key(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(km.translate(Screen::Risk, &ctrl_c), Some(Action::Quit));
+        let back = key(KeyCode::BackTab, KeyModifiers::SHIFT);
+        assert_eq!(km.translate(Screen::Data, &back), Some(Action::PrevScreen));
+        let release = Event::Key(KeyEvent::new_with_kind(
+            KeyCode::Char('q'),
+            KeyModifiers::NONE,
+            KeyEventKind::Release,
+        ));
+        assert_eq!(km.translate(Screen::Data, &release), None);
+    }
+
+    #[test]
+    fn wheel_scrolls_the_table() {
+        let km = KeyMap::default();
+        let wheel = Event::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column: 0,
+            row: 0,
+            modifiers: KeyModifiers::NONE,
+        });
+        assert_eq!(
+            km.translate(Screen::Data, &wheel),
+            Some(Action::Scroll(WHEEL_ROWS))
+        );
+    }
+
+    #[test]
+    fn no_input_is_bound_twice_in_one_scope() {
+        let km = KeyMap::default();
+        for (i, a) in km.bindings.iter().enumerate() {
+            for b in &km.bindings[i + 1..] {
+                if a.scope == b.scope {
+                    for input in &a.inputs {
+                        assert!(!b.inputs.contains(input), "{input:?} bound twice");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn help_is_generated_from_the_table() {
+        let km = KeyMap::default();
+        let help = km.help(Screen::Data);
+        assert!(help.iter().any(|l| l.keys == "k ↑" && l.help == "row up"));
+        assert!(help
+            .iter()
+            .any(|l| l.keys == "q Ctrl-c" && l.help == "quit"));
+        assert!(!help.iter().any(|l| l.help == "recompute"));
+    }
+}

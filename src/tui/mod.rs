@@ -1,0 +1,195 @@
+//! The terminal UI: two screens (Data, Risk) over one dataset.
+//!
+//! This module owns the terminal: it sets it up, restores it on every exit
+//! path (a guard's `Drop` and a panic hook), and runs the event loop, which
+//! waits for one event — a key or mouse input, a worker message, or a tick —
+//! applies it to the [`App`], then draws once. Everything else lives in the
+//! submodules: `keymap` (input → [`Action`]), `app` (state and
+//! `App::step`), `worker` (the one background job slot), `ui` (drawing).
+
+mod app;
+mod keymap;
+mod ui;
+mod worker;
+
+use std::io::{self, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Once};
+use std::thread;
+use std::time::Duration;
+
+use crossterm::event::{self as cevent, DisableMouseCapture, EnableMouseCapture};
+use crossterm::execute;
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+
+use crate::session::Session;
+
+pub use app::{
+    visible_window, App, ColumnStats, DataView, JobState, Popup, RiskState, RiskView, Screen,
+    THRESHOLDS,
+};
+pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
+pub use ui::draw;
+pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
+pub use worker::{JobId, Worker, WorkerMsg};
+
+/// Wake-up interval when nothing happens (animates the busy spinner).
+const TICK: Duration = Duration::from_millis(250);
+/// How long the input thread blocks before checking whether to stop.
+const INPUT_POLL: Duration = Duration::from_millis(100);
+
+/// One thing for the event loop to handle.
+enum Event {
+    Input(cevent::Event),
+    InputFailed(io::Error),
+    Worker(WorkerMsg<RiskView>),
+}
+
+/// Run the TUI on a session until the user quits. The terminal is restored
+/// however this returns, panics included. A session that cannot be shown
+/// (see [`App::new`]) is an error before the terminal is touched.
+pub fn run(session: Session) -> anyhow::Result<()> {
+    run_app(App::new(session)?)
+}
+
+/// Run the TUI on an app built by the caller.
+pub fn run_app(mut app: App) -> anyhow::Result<()> {
+    let mut guard = TerminalGuard::enter()?;
+    let (tx, rx) = mpsc::channel();
+    let worker_tx = tx.clone();
+    app.start_worker(move |m| {
+        let _ = worker_tx.send(Event::Worker(m));
+    });
+    let _input = InputThread::spawn(tx);
+
+    let size = guard.terminal.size()?;
+    app.step(&Action::Resize(size.width, size.height));
+    let keymap = app.keymap().clone();
+    loop {
+        guard.terminal.draw(|f| draw(f, &app))?;
+        if app.should_quit() {
+            return Ok(());
+        }
+        match rx.recv_timeout(TICK) {
+            Ok(Event::Input(ev)) => {
+                if let Some(action) = keymap.translate(app.screen(), &ev) {
+                    app.step(&action);
+                }
+            }
+            Ok(Event::Worker(msg)) => app.on_worker(msg),
+            Ok(Event::InputFailed(e)) => {
+                return Err(anyhow::anyhow!("cannot read the terminal: {e}"))
+            }
+            Err(RecvTimeoutError::Timeout) => app.on_tick(),
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        }
+    }
+}
+
+/// Reads terminal events on its own thread so the loop can wait on one
+/// channel; stops when dropped.
+struct InputThread {
+    stop: Arc<AtomicBool>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl InputThread {
+    fn spawn(tx: Sender<Event>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let handle = thread::Builder::new()
+            .name("anonlab-input".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    let ev = match cevent::poll(INPUT_POLL) {
+                        Ok(false) => continue,
+                        Ok(true) => cevent::read().map(Event::Input),
+                        Err(e) => Err(e),
+                    };
+                    let failed = ev.is_err();
+                    let ev = ev.unwrap_or_else(Event::InputFailed);
+                    if tx.send(ev).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .ok();
+        InputThread { stop, handle }
+    }
+}
+
+impl Drop for InputThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Owns the terminal while the TUI runs: raw mode, the alternate screen and
+/// mouse capture are set up by [`enter`](Self::enter) and undone by `Drop`,
+/// on every exit path. A panic hook undoes them too, before the panic
+/// message is printed, so the message is readable.
+///
+/// `ratatui::init` is not used: its hook does not know about mouse capture,
+/// and it would chain a second restore onto ours.
+struct TerminalGuard {
+    terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl TerminalGuard {
+    fn enter() -> io::Result<Self> {
+        install_panic_hook();
+        enable_raw_mode()?;
+        let setup = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)
+            .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+        match setup {
+            Ok(terminal) => Ok(TerminalGuard { terminal }),
+            Err(e) => {
+                restore_terminal();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+        let _ = self.terminal.show_cursor();
+    }
+}
+
+/// Undo the TUI's terminal setup. Safe to call more than once.
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+/// Restore the terminal before the previous hook prints the panic. A panic
+/// inside a worker job is caught and shown in a popup instead, so the
+/// terminal is left alone and nothing is printed over the screen.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if worker::in_job() {
+                return;
+            }
+            restore_terminal();
+            previous(info);
+        }));
+    });
+}

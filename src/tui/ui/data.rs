@@ -1,0 +1,228 @@
+//! The Data screen: the table (only the rows and columns on screen are
+//! turned into widgets, so a million rows scroll as fast as ten) and a side
+//! panel on the focused column.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Bar, BarChart, Block, Cell, Paragraph, Row, Table};
+use ratatui::Frame;
+
+use super::widgets::{
+    cursor_style, dim, percent, role_style, sensitive_cell_style, thousands, title_style,
+    SENSITIVE_MARK,
+};
+use crate::data::Role;
+use crate::tui::app::App;
+
+/// The side panel's width; hidden on terminals narrower than `SIDE_MIN`.
+const SIDE_WIDTH: u16 = 34;
+const SIDE_MIN: u16 = 80;
+/// Header lines: column name, then role tag.
+const HEADER_HEIGHT: u16 = 2;
+
+/// Table area and side panel area of the screen body.
+pub(super) fn split(body: Rect) -> (Rect, Option<Rect>) {
+    if body.width < SIDE_MIN {
+        return (body, None);
+    }
+    let [table, side] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(SIDE_WIDTH)]).areas(body);
+    (table, Some(side))
+}
+
+/// Data rows' area inside the table's border, below the header.
+pub(super) fn viewport(table: Rect) -> Rect {
+    let inner = Block::bordered().inner(table);
+    Rect {
+        y: inner.y + HEADER_HEIGHT.min(inner.height),
+        height: inner.height.saturating_sub(HEADER_HEIGHT),
+        ..inner
+    }
+}
+
+pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+    let (table, side) = split(body);
+    draw_table(frame, table, app);
+    if let Some(side) = side {
+        draw_side(frame, side, app);
+    }
+}
+
+fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
+    let ds = app.dataset();
+    let view = app.data_view();
+    let rows_on_screen = view.visible_rows(ds.n_rows());
+    let title = if ds.n_rows() == 0 {
+        " no rows ".to_string()
+    } else {
+        format!(
+            " rows {}–{} of {} ",
+            thousands(rows_on_screen.start as u64 + 1),
+            thousands(rows_on_screen.end as u64),
+            thousands(ds.n_rows() as u64)
+        )
+    };
+    let block = Block::bordered().title(Span::styled(title, title_style()));
+    if ds.n_cols() == 0 {
+        frame.render_widget(
+            Paragraph::new("The data has no columns.").block(block),
+            area,
+        );
+        return;
+    }
+
+    let header = Row::new(
+        std::iter::once(Cell::new("")).chain(view.columns.iter().map(|&(c, _)| {
+            let role = app.roles().get(c);
+            let mut name = role_style(role).add_modifier(Modifier::BOLD);
+            if c == view.col {
+                name = name.add_modifier(Modifier::UNDERLINED);
+            }
+            let text = Text::from(vec![
+                Line::styled(ds.col(c).name(), name),
+                Line::styled(role.tag(), role_style(role)),
+            ]);
+            // Numbers are right-aligned, and so are their headers.
+            if ds.col(c).is_numeric() {
+                Cell::new(text.right_aligned())
+            } else {
+                Cell::new(text)
+            }
+        })),
+    )
+    .height(HEADER_HEIGHT);
+
+    let rows = rows_on_screen.map(|r| {
+        let number_style = if r == view.row {
+            Style::new().add_modifier(Modifier::BOLD)
+        } else {
+            dim()
+        };
+        let number = Cell::new(Line::from((r + 1).to_string()).right_aligned()).style(number_style);
+        Row::new(
+            std::iter::once(number).chain(view.columns.iter().map(|&(c, _)| {
+                let col = ds.col(c);
+                let text = col.display(col.code(r));
+                let sensitive = app.is_sensitive(r, c);
+                let line = if sensitive {
+                    Line::from(format!("{SENSITIVE_MARK}{text}"))
+                } else {
+                    Line::from(text)
+                };
+                let line = if col.is_numeric() {
+                    line.right_aligned()
+                } else {
+                    line
+                };
+                let mut style = if sensitive {
+                    sensitive_cell_style()
+                } else {
+                    Style::new()
+                };
+                if r == view.row && c == view.col {
+                    style = style.patch(cursor_style());
+                }
+                Cell::new(line).style(style)
+            })),
+        )
+    });
+
+    let widths = std::iter::once(Constraint::Length(view.gutter))
+        .chain(view.columns.iter().map(|&(_, w)| Constraint::Length(w)));
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(1)
+        .block(block);
+    frame.render_widget(table, area);
+}
+
+fn draw_side(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.column_stats();
+    let block = Block::bordered().title(Span::styled(" Column ", title_style()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if app.dataset().n_cols() == 0 {
+        return;
+    }
+    let label = |k: &str| Span::styled(format!("{k:<10}"), dim());
+    let mut lines = vec![
+        Line::from(vec![
+            label("name"),
+            Span::styled(s.name.clone(), title_style()),
+        ]),
+        Line::from(vec![label("kind"), Span::raw(s.kind.to_string())]),
+        Line::from(vec![
+            label("role"),
+            Span::styled(s.role.label(), role_style(s.role)),
+        ]),
+        Line::from(vec![
+            label("distinct"),
+            Span::raw(thousands(s.distinct as u64)),
+        ]),
+        Line::from(vec![
+            label("missing"),
+            Span::raw(format!(
+                "{} ({})",
+                thousands(s.missing),
+                percent(s.missing, s.rows as u64)
+            )),
+        ]),
+    ];
+    if let Some(n) = s.sensitive {
+        lines.push(Line::from(vec![
+            label("sensitive"),
+            Span::styled(
+                format!(
+                    "{} cells ({})",
+                    thousands(n as u64),
+                    percent(n as u64, s.rows as u64)
+                ),
+                role_style(Role::Sensitive),
+            ),
+        ]));
+    }
+    let info_height = lines.len() as u16 + 1;
+    let [info, chart] =
+        Layout::vertical([Constraint::Length(info_height), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(lines), info);
+
+    if chart.height < 2 || s.top.is_empty() {
+        return;
+    }
+    let [caption, bars_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(chart);
+    let caption_text = if s.other > 0 {
+        format!("top values, +{} other rows", thousands(s.other))
+    } else {
+        "values".to_string()
+    };
+    frame.render_widget(Line::styled(caption_text, dim()), caption);
+    let fit = usize::from(bars_area.height);
+    let bars: Vec<Bar> = s
+        .top
+        .iter()
+        .take(fit)
+        .map(|(value, count)| {
+            Bar::with_label(truncate(value, 10), *count)
+                .text_value(thousands(*count))
+                .style(role_style(s.role))
+        })
+        .collect();
+    let chart = BarChart::horizontal(bars)
+        .bar_width(1)
+        .bar_gap(0)
+        .value_style(Style::new().add_modifier(Modifier::REVERSED));
+    frame.render_widget(chart, bars_area);
+}
+
+/// At most `max` characters, with `…` when cut.
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}

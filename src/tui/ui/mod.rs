@@ -1,0 +1,188 @@
+//! Drawing. Every function here takes `&App` and only reads it (STYLE.md,
+//! habit 5): what is expensive to compute was derived when the state
+//! changed. The layout functions are shared with the app, which needs the
+//! table's size to scroll, so the two cannot disagree.
+
+mod data;
+mod risk;
+pub mod widgets;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Cell, Clear, Paragraph, Row, Table, Tabs, Wrap};
+use ratatui::Frame;
+
+use super::app::{App, JobState, Screen};
+use crate::data::Role;
+use widgets::{centered, dim, thousands};
+
+/// The three horizontal bands of every screen.
+struct Bands {
+    tabs: Rect,
+    body: Rect,
+    status: Rect,
+}
+
+fn bands(area: Rect) -> Bands {
+    let [tabs, body, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    Bands { tabs, body, status }
+}
+
+/// Where the Data screen draws its data rows (inside the border, below the
+/// header), for a terminal of `area`.
+pub fn data_table_viewport(area: Rect) -> Rect {
+    data::viewport(data::split(bands(area).body).0)
+}
+
+/// Draw the whole app.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let b = bands(frame.area());
+    draw_tabs(frame, b.tabs, app);
+    match app.screen() {
+        Screen::Data => data::draw(frame, b.body, app),
+        Screen::Risk => risk::draw(frame, b.body, app),
+    }
+    draw_status(frame, b.status, app);
+    if app.help_visible() {
+        draw_help(frame, b.body, app);
+    }
+    if let Some(p) = app.popup() {
+        draw_popup(frame, b.body, &p.title, &p.message);
+    }
+}
+
+fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
+    let titles = Screen::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{} {}", i + 1, s.title()));
+    let tabs = Tabs::new(titles)
+        .select(app.screen().index())
+        .style(dim())
+        .highlight_style(
+            Style::new()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        )
+        .divider(" ");
+    let [left, right] = Layout::horizontal([Constraint::Min(0), Constraint::Length(8)]).areas(area);
+    frame.render_widget(tabs, left);
+    frame.render_widget(Line::from("anonlab ").right_aligned().style(dim()), right);
+}
+
+const SPINNER: [&str; 4] = ["|", "/", "-", "\\"];
+
+/// The status bar: what is loaded, how many quasi-identifiers, what the
+/// worker is doing, the seed when one is in play, and a notice.
+fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
+    let ds = app.dataset();
+    let sep = || Span::styled(" │ ", dim());
+    let qis = app.roles().with(Role::QuasiIdentifier).len();
+    let semi = app.roles().with(Role::SemiSensitive).len();
+    let mut spans = vec![
+        Span::styled(
+            format!(" {}", app.label()),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        sep(),
+        Span::raw(format!("{} rows", thousands(ds.n_rows() as u64))),
+        sep(),
+        Span::raw(format!("{} cols", ds.n_cols())),
+        sep(),
+        Span::styled(
+            format!("{qis} QI"),
+            widgets::role_style(Role::QuasiIdentifier),
+        ),
+    ];
+    if semi > 0 {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            format!("{semi} SS"),
+            widgets::role_style(Role::SemiSensitive),
+        ));
+    }
+    spans.push(sep());
+    spans.push(match app.job() {
+        JobState::Idle => Span::styled("risk: idle", dim()),
+        JobState::Running { fraction, .. } => Span::styled(
+            format!(
+                "risk: {} {:.0}%",
+                SPINNER[app.spinner() % SPINNER.len()],
+                fraction * 100.0
+            ),
+            Style::new().fg(Color::Yellow),
+        ),
+        JobState::Done => Span::styled("risk: ready", Style::new().fg(Color::Green)),
+        JobState::Cancelled => Span::styled("risk: cancelled", Style::new().fg(Color::Yellow)),
+        JobState::Failed => Span::styled("risk: failed", Style::new().fg(Color::Red)),
+    });
+    if let Some(seed) = app.seed() {
+        spans.push(sep());
+        spans.push(Span::raw(format!("seed {seed}")));
+    }
+    if let Some(n) = app.notice() {
+        spans.push(sep());
+        spans.push(Span::styled(n.to_string(), Style::new().fg(Color::Yellow)));
+    }
+    let help = Line::from(vec![Span::styled("? help  q quit ", dim())]).right_aligned();
+    let [left, right] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(help.width() as u16)])
+            .areas(area);
+    frame.render_widget(Line::from(spans), left);
+    frame.render_widget(help, right);
+}
+
+/// The help overlay: the focused screen's bindings, then the global ones,
+/// straight from the keymap.
+fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
+    let lines = app.keymap().help(app.screen());
+    let key_width = lines
+        .iter()
+        .map(|l| Span::raw(&l.keys).width())
+        .max()
+        .unwrap_or(0) as u16;
+    let text_width = lines.iter().map(|l| l.help.len()).max().unwrap_or(0) as u16;
+    let rows = lines.iter().map(|l| {
+        Row::new([
+            Cell::new(l.keys.as_str()).style(Style::new().fg(Color::Cyan)),
+            Cell::new(l.help),
+        ])
+    });
+    let title = format!(" Keys: {} screen (Esc closes) ", app.screen().title());
+    let popup = centered(area, key_width + text_width + 5, lines.len() as u16 + 2);
+    let table = Table::new(rows, [Constraint::Length(key_width), Constraint::Min(0)])
+        .column_spacing(2)
+        .block(
+            Block::bordered()
+                .border_type(BorderType::Rounded)
+                .title(title),
+        );
+    frame.render_widget(Clear, popup);
+    frame.render_widget(table, popup);
+}
+
+fn draw_popup(frame: &mut Frame, area: Rect, title: &str, message: &str) {
+    let width = (message.len() as u16 + 4).clamp(30, area.width.saturating_sub(4).max(30));
+    let inner_width = width.saturating_sub(2).max(1);
+    let height = (message.len() as u16).div_ceil(inner_width) + 4;
+    let popup = centered(area, width, height);
+    let text = vec![
+        Line::from(message.to_string()),
+        Line::from(""),
+        Line::from(Span::styled("Esc closes", dim())),
+    ];
+    let p = Paragraph::new(text).wrap(Wrap { trim: true }).block(
+        Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(Style::new().fg(Color::Red))
+            .title(format!(" {title} ")),
+    );
+    frame.render_widget(Clear, popup);
+    frame.render_widget(p, popup);
+}
