@@ -6,6 +6,9 @@
 //! and take a [`Progress`] (cancel flag + counter); they refuse impossible
 //! parameters up front with a message that says what to change.
 
+mod anatomy;
+mod mondrian;
+
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -38,7 +41,11 @@ pub trait Algorithm: Send + Sync {
 
 /// Every algorithm anonlab has, in the order menus list them.
 pub fn registry() -> Vec<Box<dyn Algorithm>> {
-    Vec::new()
+    vec![
+        Box::new(mondrian::Mondrian::k_anonymous()),
+        Box::new(mondrian::Mondrian::l_diverse()),
+        Box::new(anatomy::Anatomy),
+    ]
 }
 
 /// Look an algorithm up by id, or say which ids exist.
