@@ -498,3 +498,25 @@ fn project_round_trip_keeps_the_users_edits() {
     assert_eq!(back.to_project(), p);
     assert!(back.is_sensitive(1, 4));
 }
+
+#[test]
+fn help_on_a_short_terminal_uses_two_columns() {
+    let mut app = app_with_roles(120, 20);
+    app.step(&Action::ToggleHelp);
+    let t = text(&render(&app));
+    for line in app.keymap().help(Screen::Data) {
+        assert!(t.contains(line.help), "help lacks {:?}\n{t}", line.help);
+    }
+}
+
+#[test]
+fn roles_the_attacker_cannot_see_do_not_start_a_computation() {
+    let mut app = app_with_roles(100, 16);
+    app.run_pending_jobs_blocking();
+    // disease: sensitive → insensitive.
+    steps(&mut app, &[Action::RowEnd, Action::SetRole(Role::Insensitive)]);
+    assert_eq!(app.job(), &JobState::Done);
+    // → quasi-identifier: the attacker now knows it.
+    app.step(&Action::SetRole(Role::QuasiIdentifier));
+    assert!(matches!(app.job(), JobState::Running { .. }));
+}

@@ -641,11 +641,16 @@ impl App {
         if self.roles.get(c) == role {
             return;
         }
+        let was = self.roles.get(c);
         self.roles.set(c, role);
         self.ensure_semi_cells();
         self.sync_attacker(&[]);
         self.refresh_stats();
-        self.request_risk();
+        // Identifiers, sensitive and insensitive columns are all invisible
+        // to the attacker: moving between them changes no risk figure.
+        if was.attacker_visible() || role.attacker_visible() {
+            self.request_risk();
+        }
     }
 
     fn toggle_sensitivity(&mut self) {

@@ -301,6 +301,17 @@ mod tests {
     }
 
     #[test]
+    fn jobs_know_they_are_jobs_so_the_panic_hook_leaves_the_terminal_alone() {
+        let mut w: Worker<bool> = Worker::inline();
+        w.submit(Box::new(|_| Ok(in_job())));
+        assert!(matches!(
+            w.run_queued_inline()[0],
+            WorkerMsg::Done { output: true, .. }
+        ));
+        assert!(!in_job());
+    }
+
+    #[test]
     fn threaded_worker_cancels_a_stale_job() {
         let (tx, rx) = mpsc::channel();
         let mut w: Worker<u32> = Worker::threaded(move |m| {

@@ -14,6 +14,7 @@ use ratatui::widgets::{Block, BorderType, Cell, Clear, Paragraph, Row, Table, Ta
 use ratatui::Frame;
 
 use super::app::{App, JobState, Screen};
+use super::keymap::HelpLine;
 use crate::data::Role;
 use widgets::{centered, dim, thousands};
 
@@ -148,21 +149,33 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
         .max()
         .unwrap_or(0) as u16;
     let text_width = lines.iter().map(|l| l.help.len()).max().unwrap_or(0) as u16;
-    let rows = lines.iter().map(|l| {
-        Row::new([
-            Cell::new(l.keys.as_str()).style(Style::new().fg(Color::Cyan)),
-            Cell::new(l.help),
-        ])
+    // Too many lines for the terminal's height: two columns of bindings.
+    let fit = usize::from(area.height.saturating_sub(2)).max(1);
+    let halves = if lines.len() > fit { 2 } else { 1 };
+    let per_column = lines.len().div_ceil(halves);
+    fn cells(l: Option<&HelpLine>) -> [Cell<'_>; 2] {
+        let (keys, help) = l.map_or(("", ""), |l| (l.keys.as_str(), l.help));
+        [
+            Cell::new(keys).style(Style::new().fg(Color::Cyan)),
+            Cell::new(help),
+        ]
+    }
+    let rows = (0..per_column)
+        .map(|i| Row::new((0..halves).flat_map(|h| cells(lines.get(h * per_column + i)))));
+    let widths = (0..halves).flat_map(|_| {
+        [
+            Constraint::Length(key_width),
+            Constraint::Length(text_width),
+        ]
     });
     let title = format!(" Keys: {} screen (Esc closes) ", app.screen().title());
-    let popup = centered(area, key_width + text_width + 5, lines.len() as u16 + 2);
-    let table = Table::new(rows, [Constraint::Length(key_width), Constraint::Min(0)])
-        .column_spacing(2)
-        .block(
-            Block::bordered()
-                .border_type(BorderType::Rounded)
-                .title(title),
-        );
+    let width = halves as u16 * (key_width + text_width + 4) + 1;
+    let popup = centered(area, width, per_column as u16 + 2);
+    let table = Table::new(rows, widths).column_spacing(2).block(
+        Block::bordered()
+            .border_type(BorderType::Rounded)
+            .title(title),
+    );
     frame.render_widget(Clear, popup);
     frame.render_widget(table, popup);
 }
