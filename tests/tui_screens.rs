@@ -514,7 +514,10 @@ fn roles_the_attacker_cannot_see_do_not_start_a_computation() {
     let mut app = app_with_roles(100, 16);
     app.run_pending_jobs_blocking();
     // disease: sensitive → insensitive.
-    steps(&mut app, &[Action::RowEnd, Action::SetRole(Role::Insensitive)]);
+    steps(
+        &mut app,
+        &[Action::RowEnd, Action::SetRole(Role::Insensitive)],
+    );
     assert_eq!(app.job(), &JobState::Done);
     // → quasi-identifier: the attacker now knows it.
     app.step(&Action::SetRole(Role::QuasiIdentifier));

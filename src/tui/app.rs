@@ -351,9 +351,13 @@ impl App {
 
     /// Replace the inline worker by a background thread that hands its
     /// messages to `notify`, and start the pending computation on it.
-    pub fn start_worker(&mut self, notify: impl Fn(WorkerMsg<RiskView>) + Send + 'static) {
-        self.worker = Worker::threaded(notify);
+    pub fn start_worker(
+        &mut self,
+        notify: impl Fn(WorkerMsg<RiskView>) + Send + 'static,
+    ) -> std::io::Result<()> {
+        self.worker = Worker::threaded(notify)?;
         self.request_risk();
+        Ok(())
     }
 
     /// Run the queued computation on this thread and apply its result. With

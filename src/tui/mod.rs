@@ -64,7 +64,7 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
     let worker_tx = tx.clone();
     app.start_worker(move |m| {
         let _ = worker_tx.send(Event::Worker(m));
-    });
+    })?;
     let _input = InputThread::spawn(tx);
 
     let size = guard.terminal.size()?;

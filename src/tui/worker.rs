@@ -105,16 +105,15 @@ impl<T: Send + 'static> Worker<T> {
     }
 
     /// Jobs run on one background thread; `notify` receives its messages
-    /// (from that thread).
-    pub fn threaded(notify: impl Fn(WorkerMsg<T>) + Send + 'static) -> Self {
+    /// (from that thread). Fails only when the thread cannot be started.
+    pub fn threaded(notify: impl Fn(WorkerMsg<T>) + Send + 'static) -> std::io::Result<Self> {
         let mut w = Self::inline();
         w.threaded = true;
         let shared = Arc::clone(&w.shared);
         thread::Builder::new()
             .name("anonlab-worker".into())
-            .spawn(move || worker_loop(&shared, &notify))
-            .expect("cannot start the worker thread");
-        w
+            .spawn(move || worker_loop(&shared, &notify))?;
+        Ok(w)
     }
 
     pub fn is_threaded(&self) -> bool {
@@ -316,7 +315,8 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let mut w: Worker<u32> = Worker::threaded(move |m| {
             let _ = tx.send(m);
-        });
+        })
+        .unwrap();
         let (started_tx, started_rx) = mpsc::channel();
         let first = w.submit(Box::new(move |p| {
             started_tx.send(()).unwrap();
