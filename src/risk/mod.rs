@@ -1,7 +1,15 @@
-//! Re-identification risk: the radix-tree attack simulator.
+//! Risk: the radix-tree attack simulator, the linkage attack on a Release
+//! and breach probability of sensitive values.
 
+mod breach;
+mod linkage;
 mod simulator;
 
+pub use breach::{
+    breach_from, breach_probability, detaching_buckets, probability_cdf, probability_histogram,
+    Breach, ProbabilitySummary, ValueBuckets,
+};
+pub use linkage::{linkage_attack, linkage_from, Linkage, Matching};
 pub use simulator::{
     cdf, histogram, simulate, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
     Simulation, HISTOGRAM_BINS,

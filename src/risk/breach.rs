@@ -1,0 +1,672 @@
+//! Breach probability p(t, s): how likely an attacker who knows every
+//! individual's original QI values learns t's sensitive value s from a
+//! Release (the cross-bucket paper, Definition 5 and Section 4.1).
+//!
+//! Matching is `linkage::Matching` (read its doc for missing values,
+//! `Original` cells and suppressed rows). Over the published tuples matching
+//! t, Num_tuples(t) of them:
+//!
+//! - **without buckets**, sensitive values stay on their rows and
+//!   p(t, s) = Num_sen(t) / Num_tuples(t), Num_sen(t) the matching tuples
+//!   carrying s;
+//! - **with buckets**, p(t, s) = Σ_MB Num(t, MB) · Num(s, MB) /
+//!   (Num_tuples(t) · |MB|) over t's matching buckets MB (the buckets holding
+//!   a matching tuple), Num(t, MB) the matching tuples in MB and Num(s, MB)
+//!   the copies of s in MB.
+//!
+//! The second formula is the first when every bucket is a single row, and
+//! that is how the code treats a published row outside every bucket: its
+//! value is published on it, a bucket of one. Which buckets detach an
+//! attribute's values ([`ValueBuckets`]): the attribute's local buckets if
+//! the release has them (LGB), else the release's buckets if the attribute
+//! is one of its sensitive attributes, else none (the attribute's values are
+//! on the rows).
+//!
+//! s is t's own value; a missing sensitive cell is a value of its own, `?`,
+//! as in `privacy::counts`. Suppressed rows are not published, so their own
+//! breach probability is 0; they count as 0 in the mean. Summing Σ_MB in
+//! floating point, values such as 1/4 may come out one ulp away: compare
+//! with a tolerance.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::privacy::{counts_of_rows, ValueCount};
+use crate::progress::Progress;
+use crate::release::{Bucket, Guarantee, Release};
+use crate::risk::{CdfPoint, HistogramBin, HISTOGRAM_BINS};
+
+use super::linkage::Matching;
+
+const NONE: u32 = u32::MAX;
+
+/// The buckets that detach `column`'s values in a release, if any.
+pub fn detaching_buckets(release: &Release, column: usize) -> Option<&[Bucket]> {
+    if let Some(local) = release.local_buckets.iter().find(|l| l.column == column) {
+        return Some(&local.buckets);
+    }
+    (release.sensitive.contains(&column) && release.is_bucketized()).then_some(&release.buckets)
+}
+
+/// The values of one attribute as the attacker sees them: every published
+/// row in exactly one bucket — a bucket of the release, or a bucket of its
+/// own when its value is published on the row.
+#[derive(Debug, Clone)]
+pub struct ValueBuckets {
+    bucket_of_row: Vec<u32>,
+    offsets: Vec<usize>,
+    rows: Vec<u32>,
+    value_offsets: Vec<usize>,
+    values: Vec<ValueCount>,
+    from_release: usize,
+}
+
+impl ValueBuckets {
+    /// Buckets of `column` for the published rows of `release`. A row listed
+    /// in two buckets (which the verifier rejects) is taken in the first.
+    pub fn new(release: &Release, ds: &Dataset, column: usize) -> Self {
+        let col = ds.col(column);
+        let n = ds.n_rows();
+        let mut published = vec![false; n];
+        for g in &release.groups {
+            for &r in &g.rows {
+                if let Some(p) = published.get_mut(r as usize) {
+                    *p = true;
+                }
+            }
+        }
+        let mut bucket_of_row = vec![NONE; n];
+        let mut offsets = vec![0usize];
+        let mut rows = Vec::new();
+        let release_buckets = detaching_buckets(release, column).unwrap_or(&[]);
+        for (b, bucket) in release_buckets.iter().enumerate() {
+            for &r in bucket.rows.iter().filter(|&&r| (r as usize) < n) {
+                rows.push(r);
+                if bucket_of_row[r as usize] == NONE {
+                    bucket_of_row[r as usize] = b as u32;
+                }
+            }
+            offsets.push(rows.len());
+        }
+        let from_release = release_buckets.len();
+        for r in 0..n {
+            if published[r] && bucket_of_row[r] == NONE {
+                bucket_of_row[r] = (offsets.len() - 1) as u32;
+                rows.push(r as u32);
+                offsets.push(rows.len());
+            }
+        }
+        let mut value_offsets = vec![0usize];
+        let mut values = Vec::new();
+        for b in 0..offsets.len() - 1 {
+            values.extend(counts_of_rows(&rows[offsets[b]..offsets[b + 1]], col));
+            value_offsets.push(values.len());
+        }
+        ValueBuckets {
+            bucket_of_row,
+            offsets,
+            rows,
+            value_offsets,
+            values,
+            from_release,
+        }
+    }
+
+    /// Buckets, the release's first (same indices), then one per published
+    /// row outside them.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// How many of the buckets are the release's own.
+    pub fn from_release(&self) -> usize {
+        self.from_release
+    }
+    /// The bucket of a published row; `None` for unpublished rows.
+    pub fn bucket_of_row(&self, row: usize) -> Option<usize> {
+        let b = self.bucket_of_row[row];
+        (b != NONE).then_some(b as usize)
+    }
+    pub fn rows(&self, bucket: usize) -> &[u32] {
+        &self.rows[self.offsets[bucket]..self.offsets[bucket + 1]]
+    }
+    /// |B|.
+    pub fn size(&self, bucket: usize) -> usize {
+        self.offsets[bucket + 1] - self.offsets[bucket]
+    }
+    /// The bucket's values with their counts, in code order.
+    pub fn values(&self, bucket: usize) -> &[ValueCount] {
+        &self.values[self.value_offsets[bucket]..self.value_offsets[bucket + 1]]
+    }
+}
+
+/// Summary of per-record probabilities, over every source row (suppressed
+/// rows count with probability 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbabilitySummary {
+    pub records: usize,
+    pub published: usize,
+    pub mean: f64,
+    pub max: f64,
+    /// A record is above when its probability is strictly greater.
+    pub threshold: f64,
+    pub records_above_threshold: usize,
+    pub share_above_threshold: f64,
+}
+
+impl ProbabilitySummary {
+    pub fn new(probabilities: &[f64], published: usize, threshold: f64) -> Self {
+        let n = probabilities.len();
+        let above = probabilities
+            .iter()
+            .filter(|&&p| p > threshold + TOLERANCE)
+            .count();
+        ProbabilitySummary {
+            records: n,
+            published,
+            mean: if n == 0 {
+                0.0
+            } else {
+                probabilities.iter().sum::<f64>() / n as f64
+            },
+            max: probabilities.iter().copied().fold(0.0, f64::max),
+            threshold,
+            records_above_threshold: above,
+            share_above_threshold: if n == 0 { 0.0 } else { above as f64 / n as f64 },
+        }
+    }
+}
+
+/// Probabilities are sums of fractions: values this close are equal (bin
+/// edges, CDF steps, thresholds).
+const TOLERANCE: f64 = 1e-9;
+
+/// Ten equal bins over [0, 1], right-closed like the simulator's: a
+/// probability of exactly 0.2 lands in (0.1, 0.2], and 0 in the first bin.
+pub fn probability_histogram(probabilities: &[f64]) -> Vec<HistogramBin> {
+    let mut counts = [0usize; HISTOGRAM_BINS];
+    for &p in probabilities {
+        let scaled = (p * HISTOGRAM_BINS as f64 - TOLERANCE).ceil();
+        let bin = (scaled.max(1.0) as usize).min(HISTOGRAM_BINS) - 1;
+        counts[bin] += 1;
+    }
+    counts
+        .iter()
+        .enumerate()
+        .map(|(i, &records)| HistogramBin {
+            lower: i as f64 / HISTOGRAM_BINS as f64,
+            upper: (i + 1) as f64 / HISTOGRAM_BINS as f64,
+            records,
+        })
+        .collect()
+}
+
+/// The empirical CDF: one point per distinct probability (values within
+/// 1e-9 are one step), with the share of records at or below it.
+pub fn probability_cdf(probabilities: &[f64]) -> Vec<CdfPoint> {
+    let n = probabilities.len();
+    let mut sorted = probabilities.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let mut out: Vec<CdfPoint> = Vec::new();
+    for (i, &p) in sorted.iter().enumerate() {
+        let share = (i + 1) as f64 / n as f64;
+        match out.last_mut() {
+            Some(last) if p - last.probability <= TOLERANCE => last.share = share,
+            _ => out.push(CdfPoint {
+                probability: p,
+                share,
+            }),
+        }
+    }
+    out
+}
+
+/// Breach probability of every source row for one attribute.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Breach {
+    pub attribute: String,
+    /// Per source row: p(t, s) for its own value s; 0 for suppressed rows.
+    pub probabilities: Vec<f64>,
+    pub summary: ProbabilitySummary,
+    pub histogram: Vec<HistogramBin>,
+    pub cdf: Vec<CdfPoint>,
+}
+
+impl Breach {
+    /// Share of all records whose breach probability exceeds `threshold`.
+    pub fn share_above(&self, threshold: f64) -> f64 {
+        let n = self.probabilities.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let above = self
+            .probabilities
+            .iter()
+            .filter(|&&p| p > threshold + TOLERANCE)
+            .count();
+        above as f64 / n as f64
+    }
+}
+
+/// Breach probability p(t, s) of every record for the attribute `attribute`
+/// (a column index). The summary's threshold is the 1/l the release
+/// promises (its `l` parameter or an l-diversity claim), or ½ when it
+/// promises none.
+pub fn breach_probability(
+    release: &Release,
+    ds: &Dataset,
+    attribute: usize,
+    progress: &Progress,
+) -> Result<Breach> {
+    let matching = Matching::new(release, ds, progress)?;
+    breach_from(&matching, release, ds, attribute, progress)
+}
+
+/// `breach_probability` from an already built `Matching`, so the linkage
+/// attack and several attributes share one index.
+pub fn breach_from(
+    matching: &Matching,
+    release: &Release,
+    ds: &Dataset,
+    attribute: usize,
+    progress: &Progress,
+) -> Result<Breach> {
+    if attribute >= ds.n_cols() {
+        return Err(Error::Parameter(format!(
+            "breach probability: column {attribute} does not exist ({} columns)",
+            ds.n_cols()
+        )));
+    }
+    let col = ds.col(attribute);
+    let buckets = ValueBuckets::new(release, ds, attribute);
+    let weights = UnitWeights::new(matching, &buckets);
+    let codes = col.codes();
+    let n_targets = matching.n_targets();
+    progress.set_total(n_targets as u64);
+
+    let per_target: Option<Vec<Vec<f64>>> = (0..n_targets)
+        .into_par_iter()
+        .map_init(
+            || (vec![0.0f64; col.code_space()], Vec::<u32>::new()),
+            |(scratch, touched), t| {
+                if progress.is_cancelled() {
+                    return None;
+                }
+                let total = matching.matched_tuples(t);
+                for &u in matching.matched_units(t) {
+                    for &(code, w) in weights.unit(u as usize) {
+                        if scratch[code as usize] == 0.0 {
+                            touched.push(code);
+                        }
+                        scratch[code as usize] += w;
+                    }
+                }
+                let out = matching
+                    .target_rows(t)
+                    .iter()
+                    .map(|&r| {
+                        if total == 0 {
+                            0.0
+                        } else {
+                            scratch[codes[r as usize] as usize] / total as f64
+                        }
+                    })
+                    .collect();
+                for &c in touched.iter() {
+                    scratch[c as usize] = 0.0;
+                }
+                touched.clear();
+                progress.advance(1);
+                Some(out)
+            },
+        )
+        .collect();
+    let per_target = per_target.ok_or(Error::Cancelled)?;
+    let mut probabilities = vec![0.0f64; ds.n_rows()];
+    for (t, values) in per_target.into_iter().enumerate() {
+        for (&r, p) in matching.target_rows(t).iter().zip(values) {
+            probabilities[r as usize] = p;
+        }
+    }
+    let threshold = promised_l(release, col.name()).map_or(0.5, |l| 1.0 / f64::from(l.max(1)));
+    Ok(Breach {
+        attribute: col.name().to_string(),
+        summary: ProbabilitySummary::new(&probabilities, release.published_rows(), threshold),
+        histogram: probability_histogram(&probabilities),
+        cdf: probability_cdf(&probabilities),
+        probabilities,
+    })
+}
+
+fn promised_l(release: &Release, attribute: &str) -> Option<u32> {
+    release.params.l.or_else(|| {
+        release.claims.iter().find_map(|c| match c {
+            Guarantee::GroupLDiversity { attribute: a, l }
+            | Guarantee::BucketLDiversity { attribute: a, l }
+            | Guarantee::CrossBucketLDiversity { attribute: a, l }
+                if a == attribute =>
+            {
+                Some(*l)
+            }
+            _ => None,
+        })
+    })
+}
+
+/// Per unit, Σ over its tuples t' of Num(s, B(t')) / |B(t')| for each value
+/// s: what the unit adds to Σ_MB Num(t, MB) · Num(s, MB) / |MB| when it
+/// matches.
+struct UnitWeights {
+    offsets: Vec<usize>,
+    weights: Vec<(u32, f64)>,
+}
+
+impl UnitWeights {
+    fn new(matching: &Matching, buckets: &ValueBuckets) -> Self {
+        let per_unit: Vec<Vec<(u32, f64)>> = (0..matching.n_units())
+            .into_par_iter()
+            .map(|u| {
+                let mut pairs: Vec<(u32, f64)> = Vec::new();
+                for &r in matching.unit_rows(u) {
+                    let Some(b) = buckets.bucket_of_row(r as usize) else {
+                        continue;
+                    };
+                    let size = buckets.size(b) as f64;
+                    pairs.extend(
+                        buckets
+                            .values(b)
+                            .iter()
+                            .map(|v| (v.code, f64::from(v.count) / size)),
+                    );
+                }
+                pairs.sort_unstable_by_key(|p| p.0);
+                let mut merged: Vec<(u32, f64)> = Vec::with_capacity(pairs.len());
+                for (code, w) in pairs {
+                    match merged.last_mut() {
+                        Some(last) if last.0 == code => last.1 += w,
+                        _ => merged.push((code, w)),
+                    }
+                }
+                merged
+            })
+            .collect();
+        let mut offsets = vec![0usize];
+        let mut weights = Vec::new();
+        for w in per_unit {
+            weights.extend(w);
+            offsets.push(weights.len());
+        }
+        UnitWeights { offsets, weights }
+    }
+
+    fn unit(&self, u: usize) -> &[(u32, f64)] {
+        &self.weights[self.offsets[u]..self.offsets[u + 1]]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::{Cell, EquivalenceGroup};
+
+    /// The cross-bucket paper's Fig. 1b microdata (ID, age, sex, zip, disease).
+    fn fig1b() -> Dataset {
+        let rows = [
+            ["101", "16", "Female", "43307", "Flu"],
+            ["102", "22", "Male", "43302", "Dyspepsia"],
+            ["103", "24", "Female", "43306", "Hepatitis"],
+            ["104", "26", "Male", "43307", "Bronchitis"],
+            ["105", "29", "Male", "43309", "Bronchitis"],
+            ["106", "31", "Female", "43312", "Pneumonia"],
+            ["107", "34", "Female", "43312", "Gastritis"],
+            ["108", "35", "Male", "43309", "Dyspepsia"],
+        ];
+        let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.to_vec()).collect();
+        Dataset::from_rows(&["id", "age", "sex", "zip", "disease"], &rows).unwrap()
+    }
+
+    fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
+        ds.col(col).code_of(v).unwrap()
+    }
+
+    fn interval(ds: &Dataset, col: usize, lo: &str, hi: &str) -> Cell {
+        Cell::Interval {
+            lo: code(ds, col, lo),
+            hi: code(ds, col, hi),
+        }
+    }
+
+    fn value(ds: &Dataset, col: usize, v: &str) -> Cell {
+        Cell::Value {
+            code: code(ds, col, v),
+        }
+    }
+
+    fn base(ds: &Dataset) -> Release {
+        let mut r = Release::new("hand", ds, vec![1, 2, 3], vec![4]);
+        r.identifiers = vec![0];
+        r
+    }
+
+    /// Fig. 2a: generalized, no buckets, groups {101–103}, {104, 105},
+    /// {106–108} (rows 0–2, 3–4, 5–7).
+    fn fig2a(ds: &Dataset) -> Release {
+        let mut r = base(ds);
+        r.groups = vec![
+            EquivalenceGroup {
+                rows: vec![0, 1, 2],
+                cells: vec![
+                    interval(ds, 1, "16", "24"),
+                    Cell::Suppressed,
+                    interval(ds, 3, "43302", "43307"),
+                ],
+            },
+            EquivalenceGroup {
+                rows: vec![3, 4],
+                cells: vec![
+                    interval(ds, 1, "26", "29"),
+                    value(ds, 2, "Male"),
+                    interval(ds, 3, "43307", "43309"),
+                ],
+            },
+            EquivalenceGroup {
+                rows: vec![5, 6, 7],
+                cells: vec![
+                    interval(ds, 1, "31", "35"),
+                    Cell::Suppressed,
+                    interval(ds, 3, "43309", "43312"),
+                ],
+            },
+        ];
+        r
+    }
+
+    /// Fig. 2b: bucketization, QI values kept, buckets {101–104} and
+    /// {105–108} of four distinct diseases each.
+    pub(crate) fn fig2b(ds: &Dataset) -> Release {
+        let mut r = base(ds);
+        r.groups = vec![EquivalenceGroup {
+            rows: (0..8).collect(),
+            cells: vec![Cell::Original; 3],
+        }];
+        r.buckets = vec![
+            Bucket {
+                rows: vec![0, 1, 2, 3],
+            },
+            Bucket {
+                rows: vec![4, 5, 6, 7],
+            },
+        ];
+        r
+    }
+
+    /// Fig. 4: groups {101, 103}, {102, 104}, {105, 108}, {106, 107}; the
+    /// buckets are the table's consecutive pairs {101, 102}, {103, 104},
+    /// {105, 106}, {107, 108} (Helen, 106, has the third and fourth as
+    /// matching buckets, as the paper's walk-through says).
+    pub(crate) fn fig4(ds: &Dataset) -> Release {
+        let mut r = base(ds);
+        let g = |rows: Vec<u32>, age: (&str, &str), sex: &str, zip: Cell| EquivalenceGroup {
+            rows,
+            cells: vec![interval(ds, 1, age.0, age.1), value(ds, 2, sex), zip],
+        };
+        r.groups = vec![
+            g(
+                vec![0, 2],
+                ("16", "24"),
+                "Female",
+                interval(ds, 3, "43306", "43307"),
+            ),
+            g(
+                vec![1, 3],
+                ("22", "26"),
+                "Male",
+                interval(ds, 3, "43302", "43307"),
+            ),
+            g(vec![4, 7], ("29", "35"), "Male", value(ds, 3, "43309")),
+            g(vec![5, 6], ("31", "34"), "Female", value(ds, 3, "43312")),
+        ];
+        r.buckets = (0..4)
+            .map(|b| Bucket {
+                rows: vec![2 * b, 2 * b + 1],
+            })
+            .collect();
+        r
+    }
+
+    fn breach(r: &Release, ds: &Dataset) -> Breach {
+        breach_probability(r, ds, 4, &Progress::new()).unwrap()
+    }
+
+    fn assert_close(got: &[f64], want: &[f64]) {
+        assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g - w).abs() < 1e-12, "row {i}: {g} != {w}");
+        }
+    }
+
+    #[test]
+    fn fig2a_generalization_exposes_the_bronchitis_pair() {
+        let ds = fig1b();
+        let b = breach(&fig2a(&ds), &ds);
+        // 101 (16, F, 43307) matches group 1 only: 3 tuples, one Flu → 1/3.
+        // 104 (26, M, 43307) and 105 (29, M, 43309) match group 2 only
+        // (26 ∉ [16-24], 29 ∉ [31-35]): both Bronchitis → 1.
+        // 106–108 match group 3 only → 1/3 each.
+        let third = 1.0 / 3.0;
+        assert_close(
+            &b.probabilities,
+            &[third, third, third, 1.0, 1.0, third, third, third],
+        );
+        assert_eq!(b.summary.max, 1.0);
+        // Threshold ½ (no promise): the two Bronchitis patients are above.
+        assert_eq!(b.summary.records_above_threshold, 2);
+        assert_eq!(b.histogram[3].records, 6);
+        assert_eq!(b.histogram[9].records, 2);
+    }
+
+    #[test]
+    fn fig2b_bucketization_gives_a_quarter_to_everyone() {
+        let ds = fig1b();
+        let b = breach(&fig2b(&ds), &ds);
+        // Every QI combination is unique, so each tuple matches only
+        // itself: one matching bucket of 4 distinct values, p = 1·1/(1·4).
+        assert_close(&b.probabilities, &[0.25; 8]);
+        assert_eq!(b.cdf.len(), 1);
+        assert_eq!(b.histogram[2].records, 8);
+    }
+
+    #[test]
+    fn fig4_cross_bucket_gives_the_protection_of_fig2b() {
+        let ds = fig1b();
+        let r = fig4(&ds);
+        let b = breach(&r, &ds);
+        // 101 (16, F, 43307): only group {101, 103} contains it (group
+        // {102, 104} is Male), so Num_tuples = 2, matching buckets B1 ∋ 101
+        // and B2 ∋ 103, one tuple each; Flu is once in B1 (|B1| = 2), never
+        // in B2: p = 1·1/(2·2) = 1/4. The same reasoning holds for every
+        // tuple: its group's two tuples sit in two buckets of two, and its
+        // disease is once in exactly one of them.
+        assert_close(&b.probabilities, &[0.25; 8]);
+        assert_eq!(b.probabilities, breach(&fig2b(&ds), &ds).probabilities);
+    }
+
+    #[test]
+    fn overlapping_groups_spread_the_matching_buckets() {
+        let ds = fig1b();
+        let mut r = fig4(&ds);
+        // Widen group {101, 103} to any age and sex, zip [43306-43307]:
+        // 104 (26, M, 43307) now matches it as well as its own group
+        // {102, 104}: Num_tuples = 4, tuples 101, 102 in B1 and 103, 104 in
+        // B2, so Num(t, B1) = Num(t, B2) = 2. Bronchitis is once in B2
+        // (|B2| = 2) and absent from B1: p = 2·1/(4·2) = 1/4.
+        r.groups[0].cells = vec![
+            Cell::Suppressed,
+            Cell::Suppressed,
+            interval(&ds, 3, "43306", "43307"),
+        ];
+        let b = breach(&r, &ds);
+        assert!((b.probabilities[3] - 0.25).abs() < 1e-12);
+        // 102 (zip 43302) still matches only its own group.
+        assert!((b.probabilities[1] - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unbucketed_rows_publish_their_value() {
+        let ds = fig1b();
+        let mut r = fig2b(&ds);
+        r.buckets.pop();
+        r.suppressed_rows = vec![];
+        let b = breach(&r, &ds);
+        assert_close(&b.probabilities[..4], &[0.25; 4]);
+        assert_close(&b.probabilities[4..], &[1.0; 4]);
+        let vb = ValueBuckets::new(&r, &ds, 4);
+        assert_eq!(vb.len(), 5);
+        assert_eq!(vb.from_release(), 1);
+    }
+
+    #[test]
+    fn suppressed_rows_have_no_breach() {
+        let ds = fig1b();
+        let mut r = fig2a(&ds);
+        r.groups.remove(1);
+        r.suppressed_rows = vec![3, 4];
+        let b = breach(&r, &ds);
+        assert_eq!(b.probabilities[3], 0.0);
+        assert_eq!(b.probabilities[4], 0.0);
+        assert_eq!(b.summary.published, 6);
+        assert!((b.summary.mean - 6.0 / 3.0 / 8.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn histogram_edges_are_right_closed() {
+        let h = probability_histogram(&[0.0, 0.1, 0.1000001, 0.3, 1.0, 0.25]);
+        let counts: Vec<usize> = h.iter().map(|b| b.records).collect();
+        assert_eq!(counts, vec![2, 1, 2, 0, 0, 0, 0, 0, 0, 1]);
+        let c = probability_cdf(&[0.5, 0.25, 0.25, 0.5 + 1e-15]);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].share, 0.5);
+        assert_eq!(c[1].share, 1.0);
+    }
+
+    #[test]
+    fn unknown_attribute_is_refused() {
+        let ds = fig1b();
+        assert!(breach_probability(&fig2a(&ds), &ds, 9, &Progress::new()).is_err());
+    }
+
+    #[test]
+    fn cancelled_before_start() {
+        let ds = fig1b();
+        let p = Progress::new();
+        p.cancel();
+        assert!(matches!(
+            breach_probability(&fig2a(&ds), &ds, 4, &p),
+            Err(Error::Cancelled)
+        ));
+    }
+}

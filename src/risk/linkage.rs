@@ -1,0 +1,674 @@
+//! The linkage attack on a Release, and the matching index it shares with
+//! breach probability and the verifier.
+//!
+//! The attacker holds every individual's original quasi-identifier values
+//! (the cross-bucket paper, Section 4.1: "the adversary already knows the QI
+//! values of all the tuples and their existence in the anonymized tables").
+//! A published tuple t' **matches** an individual t when every group cell of
+//! t' contains t's value — exactly `Cell::contains(own code of t', code of
+//! t)`. The linkage attack then gives Pr(re-id of t) = 1 / (published tuples
+//! matching t), the Release counterpart of the key-count simulator in
+//! `simulator` (which compares published keys for equality).
+//!
+//! Matching choices, stated once for every consumer:
+//!
+//! - **Missing values** are a value like any other (as in the simulator): an
+//!   attacker whose target has a missing cell looks for cells containing the
+//!   missing code. A `Suppressed` cell contains every code, missing included;
+//!   an `Interval` contains the codes between its ends; a `Set` its codes.
+//! - **`Original` cells** (bucketization keeps QI values) match when the
+//!   published tuple's own value equals the target's.
+//! - **Suppressed rows** are not published: they match nothing, and as
+//!   targets their re-identification probability is 0 (there is no record of
+//!   them to find).
+//! - If a release is untruthful (a row's own group does not contain its
+//!   values, which `privacy::verify` rejects), the target is not among its
+//!   matches and its Pr(re-id) is 0, not 1/matches.
+//!
+//! **Index.** Per quasi-identifier and code, a bitset over groups of those
+//! whose cell contains the code (for `Original` cells: the codes of the
+//! group's members). A target's candidate groups are the AND of its d
+//! bitsets (d × groups/64 words), done once per distinct QI combination of
+//! the published rows. A matched group is expanded to tuples: all of its
+//! rows, or — when it has `Original` cells — the rows agreeing with the
+//! target on those attributes, found through a per-group hash of their
+//! values. Such a set of rows that always match together is a **unit**;
+//! consumers precompute what they need per unit (sensitive counts, bucket
+//! counts) and sum it over the matched units. Bitsets are built for chunks of
+//! groups small enough to stay within `BITSET_BUDGET_WORDS`, so memory stays
+//! bounded for high-cardinality QIs with many groups; Adult needs one chunk.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::release::{Cell, Guarantee, Release};
+use crate::risk::{CdfPoint, HistogramBin};
+
+use super::breach::{probability_cdf, probability_histogram, ProbabilitySummary};
+
+const NONE: u32 = u32::MAX;
+
+/// At most this many 64-bit words of group bitsets are held at once (64 MiB).
+const BITSET_BUDGET_WORDS: usize = 8 << 20;
+
+/// How the rows of one group split into units.
+#[derive(Debug)]
+enum GroupUnits {
+    /// No `Original` cell: every row matches together.
+    Whole(u32),
+    /// Units keyed by the rows' codes on the `Original` attributes.
+    ByOriginal {
+        positions: Vec<usize>,
+        units: FxHashMap<Box<[u32]>, u32>,
+    },
+}
+
+/// Who matches whom in a Release: published rows grouped into targets (equal
+/// QI codes, so equal matches) and, per target, the units it matches.
+#[derive(Debug)]
+pub struct Matching {
+    unit_offsets: Vec<usize>,
+    unit_rows: Vec<u32>,
+    unit_group: Vec<u32>,
+    unit_of_row: Vec<u32>,
+    target_offsets: Vec<usize>,
+    target_rows: Vec<u32>,
+    match_offsets: Vec<usize>,
+    match_units: Vec<u32>,
+}
+
+impl Matching {
+    /// Build the index and match every published row.
+    ///
+    /// Refuses a release that does not fit the dataset (row count, column or
+    /// row indices out of range, a group without one cell per QI): those are
+    /// what `privacy::verify` reports as structural failures.
+    pub fn new(release: &Release, ds: &Dataset, progress: &Progress) -> Result<Self> {
+        Self::with_budget(release, ds, progress, BITSET_BUDGET_WORDS)
+    }
+
+    fn with_budget(
+        release: &Release,
+        ds: &Dataset,
+        progress: &Progress,
+        budget_words: usize,
+    ) -> Result<Self> {
+        check_fits(release, ds)?;
+        let qi = &release.quasi_identifiers;
+        let codes: Vec<&[u32]> = qi.iter().map(|&c| ds.col(c).codes()).collect();
+
+        let (unit_offsets, unit_rows, unit_group, group_units) = build_units(release, &codes);
+        let mut unit_of_row = vec![NONE; ds.n_rows()];
+        for u in 0..unit_group.len() {
+            for &r in &unit_rows[unit_offsets[u]..unit_offsets[u + 1]] {
+                let slot = &mut unit_of_row[r as usize];
+                if *slot == NONE {
+                    *slot = u as u32;
+                }
+            }
+        }
+        let (target_offsets, target_rows) = build_targets(ds.n_rows(), &codes, &unit_of_row);
+
+        let n_targets = target_offsets.len() - 1;
+        let n_groups = release.groups.len();
+        let total_words = n_groups.div_ceil(64);
+        let code_spaces: Vec<usize> = qi.iter().map(|&c| ds.col(c).code_space()).collect();
+        let sum_cs: usize = code_spaces.iter().sum::<usize>().max(1);
+        let chunk_words = (budget_words / sum_cs).clamp(1, total_words.max(1));
+        let chunks = total_words.div_ceil(chunk_words).max(1);
+        progress.set_total((n_targets * chunks) as u64);
+
+        let mut per_target: Vec<Vec<u32>> = vec![Vec::new(); n_targets];
+        for chunk in 0..chunks {
+            let w0 = chunk * chunk_words;
+            let w1 = (w0 + chunk_words).min(total_words);
+            let bits = ChunkBits::build(release, &codes, &code_spaces, w0, w1);
+            let found: Option<Vec<Vec<u32>>> = (0..n_targets)
+                .into_par_iter()
+                .map_init(
+                    || (vec![0u64; w1 - w0], Vec::<u32>::new()),
+                    |(acc, proj), t| {
+                        if progress.is_cancelled() {
+                            return None;
+                        }
+                        let row = target_rows[target_offsets[t]] as usize;
+                        let mut out = Vec::new();
+                        bits.candidates(&codes, row, acc);
+                        for (w, &word) in acc.iter().enumerate() {
+                            let mut word = word;
+                            while word != 0 {
+                                let g = (w0 + w) * 64 + word.trailing_zeros() as usize;
+                                word &= word - 1;
+                                match &group_units[g] {
+                                    GroupUnits::Whole(u) => out.push(*u),
+                                    GroupUnits::ByOriginal { positions, units } => {
+                                        proj.clear();
+                                        proj.extend(positions.iter().map(|&a| codes[a][row]));
+                                        if let Some(&u) = units.get(&proj[..]) {
+                                            out.push(u);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        progress.advance(1);
+                        Some(out)
+                    },
+                )
+                .collect();
+            let found = found.ok_or(Error::Cancelled)?;
+            if chunks == 1 {
+                per_target = found;
+            } else {
+                for (all, part) in per_target.iter_mut().zip(found) {
+                    all.extend(part);
+                }
+            }
+        }
+        let mut match_offsets = Vec::with_capacity(n_targets + 1);
+        match_offsets.push(0);
+        let mut match_units = Vec::with_capacity(per_target.iter().map(Vec::len).sum());
+        for m in per_target {
+            match_units.extend(m);
+            match_offsets.push(match_units.len());
+        }
+        Ok(Matching {
+            unit_offsets,
+            unit_rows,
+            unit_group,
+            unit_of_row,
+            target_offsets,
+            target_rows,
+            match_offsets,
+            match_units,
+        })
+    }
+
+    /// Distinct QI combinations among the published rows.
+    pub fn n_targets(&self) -> usize {
+        self.target_offsets.len() - 1
+    }
+    /// The published rows sharing one QI combination, ascending.
+    pub fn target_rows(&self, target: usize) -> &[u32] {
+        &self.target_rows[self.target_offsets[target]..self.target_offsets[target + 1]]
+    }
+    /// The units whose tuples match the target's QI values.
+    pub fn matched_units(&self, target: usize) -> &[u32] {
+        &self.match_units[self.match_offsets[target]..self.match_offsets[target + 1]]
+    }
+    /// Num_tuples(t): published tuples matching the target.
+    pub fn matched_tuples(&self, target: usize) -> u64 {
+        self.matched_units(target)
+            .iter()
+            .map(|&u| self.unit_rows(u as usize).len() as u64)
+            .sum()
+    }
+    pub fn n_units(&self) -> usize {
+        self.unit_group.len()
+    }
+    /// Rows of a unit: published tuples that always match together.
+    pub fn unit_rows(&self, unit: usize) -> &[u32] {
+        &self.unit_rows[self.unit_offsets[unit]..self.unit_offsets[unit + 1]]
+    }
+    /// The equivalence group a unit belongs to.
+    pub fn unit_group(&self, unit: usize) -> usize {
+        self.unit_group[unit] as usize
+    }
+    /// The unit of a published row; `None` for suppressed rows.
+    pub fn unit_of_row(&self, row: usize) -> Option<usize> {
+        let u = self.unit_of_row[row];
+        (u != NONE).then_some(u as usize)
+    }
+}
+
+/// Refuse a release whose indices do not fit the dataset.
+pub(crate) fn check_fits(release: &Release, ds: &Dataset) -> Result<()> {
+    let misfit = |msg: String| {
+        Err(Error::Parameter(format!(
+            "release does not fit the dataset: {msg}"
+        )))
+    };
+    let n = ds.n_rows();
+    if release.source_rows != n {
+        return misfit(format!(
+            "it was made from {} rows, the dataset has {n}",
+            release.source_rows
+        ));
+    }
+    if let Some(&c) = release
+        .quasi_identifiers
+        .iter()
+        .chain(&release.sensitive)
+        .find(|&&c| c >= ds.n_cols())
+    {
+        return misfit(format!(
+            "column {c} does not exist ({} columns)",
+            ds.n_cols()
+        ));
+    }
+    let d = release.quasi_identifiers.len();
+    for (g, group) in release.groups.iter().enumerate() {
+        if group.cells.len() != d {
+            return misfit(format!(
+                "group {g} has {} cells for {d} quasi-identifiers",
+                group.cells.len()
+            ));
+        }
+        if let Some(&r) = group.rows.iter().find(|&&r| r as usize >= n) {
+            return misfit(format!("group {g} holds row {r}, the dataset has {n} rows"));
+        }
+    }
+    let buckets = release
+        .buckets
+        .iter()
+        .chain(release.local_buckets.iter().flat_map(|l| &l.buckets));
+    for b in buckets {
+        if let Some(&r) = b.rows.iter().find(|&&r| r as usize >= n) {
+            return misfit(format!("a bucket holds row {r}, the dataset has {n} rows"));
+        }
+    }
+    if let Some(l) = release
+        .local_buckets
+        .iter()
+        .find(|l| l.column >= ds.n_cols())
+    {
+        return misfit(format!(
+            "local buckets of column {} which does not exist",
+            l.column
+        ));
+    }
+    Ok(())
+}
+
+type Units = (Vec<usize>, Vec<u32>, Vec<u32>, Vec<GroupUnits>);
+
+fn build_units(release: &Release, codes: &[&[u32]]) -> Units {
+    let mut offsets = vec![0usize];
+    let mut rows = Vec::with_capacity(release.published_rows());
+    let mut unit_group = Vec::new();
+    let mut group_units = Vec::with_capacity(release.groups.len());
+    for (g, group) in release.groups.iter().enumerate() {
+        let positions: Vec<usize> = group
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c, Cell::Original))
+            .map(|(a, _)| a)
+            .collect();
+        if positions.is_empty() {
+            group_units.push(GroupUnits::Whole(unit_group.len() as u32));
+            rows.extend_from_slice(&group.rows);
+            offsets.push(rows.len());
+            unit_group.push(g as u32);
+            continue;
+        }
+        let key =
+            |r: u32| -> Box<[u32]> { positions.iter().map(|&a| codes[a][r as usize]).collect() };
+        let mut sorted: Vec<(Box<[u32]>, u32)> = group.rows.iter().map(|&r| (key(r), r)).collect();
+        sorted.sort_unstable();
+        let mut units = FxHashMap::default();
+        for run in sorted.chunk_by(|a, b| a.0 == b.0) {
+            units.insert(run[0].0.clone(), unit_group.len() as u32);
+            rows.extend(run.iter().map(|(_, r)| *r));
+            offsets.push(rows.len());
+            unit_group.push(g as u32);
+        }
+        group_units.push(GroupUnits::ByOriginal { positions, units });
+    }
+    (offsets, rows, unit_group, group_units)
+}
+
+/// Published rows grouped by their QI codes (rows ascending in each).
+fn build_targets(n: usize, codes: &[&[u32]], unit_of_row: &[u32]) -> (Vec<usize>, Vec<u32>) {
+    let mut ids: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+    let mut class_of = vec![NONE; n];
+    let mut sizes: Vec<usize> = Vec::new();
+    let mut key = Vec::with_capacity(codes.len());
+    for r in (0..n).filter(|&r| unit_of_row[r] != NONE) {
+        key.clear();
+        key.extend(codes.iter().map(|c| c[r]));
+        let id = match ids.get(&key[..]) {
+            Some(&id) => id,
+            None => {
+                let id = sizes.len() as u32;
+                ids.insert(key.clone().into_boxed_slice(), id);
+                sizes.push(0);
+                id
+            }
+        };
+        class_of[r] = id;
+        sizes[id as usize] += 1;
+    }
+    let mut offsets = Vec::with_capacity(sizes.len() + 1);
+    offsets.push(0);
+    for s in &sizes {
+        offsets.push(offsets[offsets.len() - 1] + s);
+    }
+    let mut fill = offsets.clone();
+    let mut rows = vec![0u32; offsets[sizes.len()]];
+    for (r, &c) in class_of.iter().enumerate().filter(|(_, &c)| c != NONE) {
+        rows[fill[c as usize]] = r as u32;
+        fill[c as usize] += 1;
+    }
+    (offsets, rows)
+}
+
+/// Group bitsets for words `w0..w1` of the group index space: for QI `a`
+/// and code `c`, `words` bits at `base[a] + c × width`.
+struct ChunkBits {
+    bits: Vec<u64>,
+    base: Vec<usize>,
+    width: usize,
+    /// Valid bits of the chunk's last word (for a release with no QI, where
+    /// every group is a candidate).
+    groups_in_chunk: usize,
+}
+
+impl ChunkBits {
+    fn build(
+        release: &Release,
+        codes: &[&[u32]],
+        code_spaces: &[usize],
+        w0: usize,
+        w1: usize,
+    ) -> Self {
+        let width = w1 - w0;
+        let g0 = w0 * 64;
+        let g1 = (w1 * 64).min(release.groups.len());
+        let mut base = Vec::with_capacity(code_spaces.len());
+        let mut acc = 0;
+        for &cs in code_spaces {
+            base.push(acc);
+            acc += cs * width;
+        }
+        let mut bits = vec![0u64; acc];
+        let mut slices: Vec<&mut [u64]> = Vec::with_capacity(code_spaces.len());
+        let mut rest = &mut bits[..];
+        for &cs in code_spaces {
+            let (head, tail) = rest.split_at_mut(cs * width);
+            slices.push(head);
+            rest = tail;
+        }
+        slices.into_par_iter().enumerate().for_each(|(a, slice)| {
+            let cs = code_spaces[a];
+            for g in g0..g1 {
+                let group = &release.groups[g];
+                let (word, bit) = ((g - g0) / 64, 1u64 << ((g - g0) % 64));
+                let mut set = |c: u32| {
+                    if (c as usize) < cs {
+                        slice[c as usize * width + word] |= bit;
+                    }
+                };
+                match &group.cells[a] {
+                    Cell::Original => group.rows.iter().for_each(|&r| set(codes[a][r as usize])),
+                    Cell::Value { code } => set(*code),
+                    Cell::Interval { lo, hi } => (*lo..=*hi.min(&(cs as u32))).for_each(&mut set),
+                    Cell::Set { codes, .. } => codes.iter().for_each(|&c| set(c)),
+                    Cell::Suppressed => (0..cs as u32).for_each(set),
+                }
+            }
+        });
+        ChunkBits {
+            bits,
+            base,
+            width,
+            groups_in_chunk: g1.saturating_sub(g0),
+        }
+    }
+
+    /// AND of the target row's bitsets into `acc`.
+    fn candidates(&self, codes: &[&[u32]], row: usize, acc: &mut [u64]) {
+        if codes.is_empty() {
+            acc.fill(u64::MAX);
+            let tail = self.groups_in_chunk % 64;
+            if tail != 0 {
+                if let Some(last) = acc.get_mut(self.groups_in_chunk / 64) {
+                    *last = (1u64 << tail) - 1;
+                }
+            }
+            for w in acc.iter_mut().skip(self.groups_in_chunk.div_ceil(64)) {
+                *w = 0;
+            }
+            return;
+        }
+        let at = |a: usize| {
+            let start = self.base[a] + codes[a][row] as usize * self.width;
+            &self.bits[start..start + self.width]
+        };
+        acc.copy_from_slice(at(0));
+        for a in 1..codes.len() {
+            for (x, &y) in acc.iter_mut().zip(at(a)) {
+                *x &= y;
+            }
+        }
+    }
+}
+
+/// Re-identification risk of every source row under the linkage attack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Linkage {
+    /// Per source row: published tuples matching its QI values (0 for a
+    /// suppressed row).
+    pub matches: Vec<u32>,
+    /// Per source row: Pr(re-id) = 1/matches when the row is among them, 0
+    /// for suppressed rows.
+    pub probabilities: Vec<f64>,
+    pub summary: ProbabilitySummary,
+    pub histogram: Vec<HistogramBin>,
+    pub cdf: Vec<CdfPoint>,
+}
+
+/// The linkage attack: Pr(re-id of t) = 1 / (published tuples whose cells
+/// contain t's original QI values). The summary's threshold is the 1/k the
+/// release promises (its `k` parameter or k-anonymity claim), or ½ when it
+/// promises none.
+pub fn linkage_attack(release: &Release, ds: &Dataset, progress: &Progress) -> Result<Linkage> {
+    let matching = Matching::new(release, ds, progress)?;
+    Ok(linkage_from(&matching, release))
+}
+
+/// The linkage attack from an already built `Matching` (shared with
+/// breach probability).
+pub fn linkage_from(matching: &Matching, release: &Release) -> Linkage {
+    let n = release.source_rows;
+    let mut matches = vec![0u32; n];
+    let mut probabilities = vec![0.0f64; n];
+    for t in 0..matching.n_targets() {
+        let units = matching.matched_units(t);
+        let total = matching.matched_tuples(t);
+        for &r in matching.target_rows(t) {
+            let r = r as usize;
+            matches[r] = total.min(u32::MAX as u64) as u32;
+            let own = matching.unit_of_row(r);
+            if total > 0 && own.is_some_and(|u| units.contains(&(u as u32))) {
+                probabilities[r] = 1.0 / total as f64;
+            }
+        }
+    }
+    let threshold = promised_k(release).map_or(0.5, |k| 1.0 / f64::from(k.max(1)));
+    Linkage {
+        summary: ProbabilitySummary::new(&probabilities, release.published_rows(), threshold),
+        histogram: probability_histogram(&probabilities),
+        cdf: probability_cdf(&probabilities),
+        matches,
+        probabilities,
+    }
+}
+
+fn promised_k(release: &Release) -> Option<u32> {
+    release.params.k.or_else(|| {
+        release.claims.iter().find_map(|c| match c {
+            Guarantee::KAnonymity { k } => Some(*k),
+            _ => None,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::EquivalenceGroup;
+
+    fn ds() -> Dataset {
+        Dataset::from_rows(
+            &["age", "sex"],
+            &[
+                vec!["20", "F"],
+                vec!["25", "F"],
+                vec!["30", "M"],
+                vec!["30", "M"],
+                vec!["40", ""],
+            ],
+        )
+        .unwrap()
+    }
+
+    fn release(d: &Dataset, groups: Vec<(Vec<u32>, Vec<Cell>)>) -> Release {
+        let mut r = Release::new("test", d, vec![0, 1], vec![]);
+        r.groups = groups
+            .into_iter()
+            .map(|(rows, cells)| EquivalenceGroup { rows, cells })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn overlapping_cells_widen_the_crowd() {
+        let d = ds();
+        let age = |v: &str| d.col(0).code_of(v).unwrap();
+        // Group 0: [20-30] × F holds rows 0, 1; group 1: [25-40] × * holds 2, 3, 4.
+        let r = release(
+            &d,
+            vec![
+                (
+                    vec![0, 1],
+                    vec![
+                        Cell::Interval {
+                            lo: age("20"),
+                            hi: age("30"),
+                        },
+                        Cell::Value { code: 0 },
+                    ],
+                ),
+                (
+                    vec![2, 3, 4],
+                    vec![
+                        Cell::Interval {
+                            lo: age("25"),
+                            hi: age("40"),
+                        },
+                        Cell::Suppressed,
+                    ],
+                ),
+            ],
+        );
+        let l = linkage_attack(&r, &d, &Progress::new()).unwrap();
+        // Row 1 (25, F) matches both groups: 5 tuples; row 0 (20, F) only
+        // group 0; rows 2–4 only group 1 (M and ? are not F).
+        assert_eq!(l.matches, vec![2, 5, 3, 3, 3]);
+        assert_eq!(l.probabilities[1], 0.2);
+        assert_eq!(l.summary.max, 0.5);
+    }
+
+    #[test]
+    fn original_cells_match_equal_values_and_suppressed_rows_nothing() {
+        let d = ds();
+        let mut r = release(
+            &d,
+            vec![(vec![0, 1, 2, 3], vec![Cell::Original, Cell::Suppressed])],
+        );
+        r.suppressed_rows = vec![4];
+        let l = linkage_attack(&r, &d, &Progress::new()).unwrap();
+        assert_eq!(l.matches, vec![1, 1, 2, 2, 0]);
+        assert_eq!(l.probabilities, vec![1.0, 1.0, 0.5, 0.5, 0.0]);
+        assert_eq!(l.summary.published, 4);
+    }
+
+    #[test]
+    fn an_untruthful_group_does_not_find_its_own_rows() {
+        let d = ds();
+        // Row 4 is 40 but published as [20-30]: the attacker finds nobody.
+        let r = release(
+            &d,
+            vec![(
+                vec![0, 1, 2, 3, 4],
+                vec![Cell::Interval { lo: 0, hi: 2 }, Cell::Suppressed],
+            )],
+        );
+        let l = linkage_attack(&r, &d, &Progress::new()).unwrap();
+        assert_eq!(l.matches[4], 0);
+        assert_eq!(l.probabilities[4], 0.0);
+        assert_eq!(l.probabilities[0], 0.2);
+    }
+
+    #[test]
+    fn misfit_release_is_refused() {
+        let d = ds();
+        let r = release(
+            &d,
+            vec![(vec![0, 9], vec![Cell::Suppressed, Cell::Suppressed])],
+        );
+        let e = Matching::new(&r, &d, &Progress::new())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 9"), "{e}");
+    }
+
+    #[test]
+    fn chunked_bitsets_agree_with_one_chunk() {
+        // 200 rows in single-row groups, generalized on age only: with a
+        // one-word budget the groups are matched 64 at a time.
+        let rows: Vec<Vec<String>> = (0..200)
+            .map(|i| vec![(i % 17).to_string(), ["F", "M"][i % 2].to_string()])
+            .collect();
+        let rows: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|r| r.iter().map(String::as_str).collect())
+            .collect();
+        let d = Dataset::from_rows(&["age", "sex"], &rows).unwrap();
+        let mut r = Release::new("test", &d, vec![0, 1], vec![]);
+        for row in 0..200u32 {
+            let a = d.col(0).code(row as usize);
+            r.groups.push(EquivalenceGroup {
+                rows: vec![row],
+                cells: vec![
+                    Cell::Interval {
+                        lo: a.saturating_sub(1),
+                        hi: a + 1,
+                    },
+                    Cell::Original,
+                ],
+            });
+        }
+        let one = Matching::new(&r, &d, &Progress::new()).unwrap();
+        let many = Matching::with_budget(&r, &d, &Progress::new(), 1).unwrap();
+        assert_eq!(one.n_targets(), many.n_targets());
+        for t in 0..one.n_targets() {
+            let mut a = one.matched_units(t).to_vec();
+            let mut b = many.matched_units(t).to_vec();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b);
+            assert!(one.matched_tuples(t) >= 1);
+        }
+    }
+
+    #[test]
+    fn no_quasi_identifier_matches_everyone() {
+        let d = ds();
+        let mut r = Release::new("test", &d, vec![], vec![]);
+        for row in 0..5 {
+            r.groups.push(EquivalenceGroup {
+                rows: vec![row],
+                cells: vec![],
+            });
+        }
+        let m = Matching::new(&r, &d, &Progress::new()).unwrap();
+        assert_eq!(m.n_targets(), 1);
+        assert_eq!(m.matched_tuples(0), 5);
+    }
+}
