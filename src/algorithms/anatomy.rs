@@ -178,6 +178,7 @@ fn place_residue(
 mod tests {
     use super::*;
     use crate::data::Dataset;
+    use proptest::prelude::*;
 
     fn table(diseases: &[&str]) -> Dataset {
         let ages: Vec<String> = (0..diseases.len()).map(|i| (20 + i).to_string()).collect();
@@ -300,5 +301,36 @@ mod tests {
             Anatomy.run(&req(&ds, 2, 0), &p),
             Err(Error::Cancelled)
         ));
+    }
+
+    proptest! {
+        #[test]
+        fn buckets_are_l_diverse(
+            values in prop::collection::vec(0u8..8, 1..120), l in 1u32..6, seed in any::<u64>()
+        ) {
+            // Skewed: small codes are more frequent; 7 is a missing cell.
+            let names: Vec<String> = values
+                .iter()
+                .map(|&v| if v == 7 { String::new() } else { ((b'a' + v.min(v / 2 + 1)) as char).to_string() })
+                .collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let ds = table(&names);
+            let q = req(&ds, l, seed);
+            let r = match Anatomy.run(&q, &Progress::new()) {
+                Ok(r) => r,
+                Err(Error::Parameter(_)) => {
+                    prop_assert!(check_l(&q).is_err());
+                    return Ok(());
+                }
+                Err(e) => return Err(TestCaseError::fail(e.to_string())),
+            };
+            prop_assert!(r.bucket_of_row().iter().all(Option::is_some));
+            prop_assert_eq!(r.buckets.iter().map(|b| b.rows.len()).sum::<usize>(), ds.n_rows());
+            for b in &r.buckets {
+                prop_assert!(b.rows.len() >= l as usize);
+                let counts = crate::privacy::counts_of_rows(&b.rows, ds.col(1));
+                prop_assert_eq!(counts.len(), b.rows.len());
+            }
+        }
     }
 }

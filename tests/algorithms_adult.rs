@@ -1,0 +1,170 @@
+//! Mondrian, Mondrian-l and Anatomy on UCI Adult (30,162 rows), with the
+//! cross-bucket paper's setting: QIs sex, age, race, marital-status,
+//! education, native-country, workclass; sensitive occupation; k = 3,
+//! l = 2..=6. Each release is checked directly against the definitions
+//! (partition, group sizes, covering cells, l from the counts). Skipped with
+//! a notice when `../shared/data/adult/` is absent.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anonlab::algorithms::{by_id, Request};
+use anonlab::data::{load_csv, CsvOptions, Dataset};
+use anonlab::progress::Progress;
+use anonlab::release::{Guarantee, Release};
+
+const ADULT: &str = "../shared/data/adult/adult.csv";
+const QI7: [&str; 7] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+];
+
+fn adult() -> Option<Dataset> {
+    if !Path::new(ADULT).exists() {
+        eprintln!("skipped: {ADULT} not found");
+        return None;
+    }
+    Some(load_csv(Path::new(ADULT), &CsvOptions::default()).unwrap())
+}
+
+fn request<'a>(ds: &'a Dataset, qi: &[&str], k: u32, l: u32) -> Request<'a> {
+    Request {
+        ds,
+        qi: qi.iter().map(|q| ds.column_index(q).unwrap()).collect(),
+        sensitive: vec![ds.column_index("occupation").unwrap()],
+        identifiers: vec![],
+        k,
+        l,
+        seed: 2006,
+    }
+}
+
+/// Every row in exactly one group, no suppression, and every cell contains
+/// the values of its group's rows.
+fn assert_partition_and_covering(ds: &Dataset, r: &Release) {
+    let mut seen = vec![0u8; ds.n_rows()];
+    for g in &r.groups {
+        for &row in &g.rows {
+            seen[row as usize] += 1;
+        }
+        for (cell, &c) in g.cells.iter().zip(&r.quasi_identifiers) {
+            let col = ds.col(c);
+            for &row in &g.rows {
+                let code = col.code(row as usize);
+                assert!(cell.contains(code, code), "{}: {cell:?}", col.name());
+            }
+        }
+    }
+    assert!(seen.iter().all(|&s| s == 1), "not a partition of the rows");
+    assert!(r.suppressed_rows.is_empty());
+}
+
+fn distinct(ds: &Dataset, col: usize, rows: &[u32]) -> usize {
+    let mut v: Vec<u32> = rows.iter().map(|&r| ds.col(col).code(r as usize)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+#[test]
+fn adult_mondrian_k5_on_eight_qis() {
+    let Some(ds) = adult() else { return };
+    let mut qi = QI7.to_vec();
+    qi.push("occupation");
+    let req = request(&ds, &qi, 5, 0);
+    let r = by_id("mondrian")
+        .unwrap()
+        .run(&req, &Progress::new())
+        .unwrap();
+    assert_partition_and_covering(&ds, &r);
+    assert!(r.group_sizes().iter().all(|&s| s >= 5));
+    assert_eq!(r.claims, vec![Guarantee::KAnonymity { k: 5 }]);
+    // Median cuts keep groups below 2k, except where ties block every cut.
+    let small = r.groups.iter().filter(|g| g.rows.len() < 10).count();
+    assert!(small * 2 > r.groups.len(), "{small} of {}", r.groups.len());
+}
+
+#[test]
+fn adult_mondrian_l_k3_l2_to_l6() {
+    let Some(ds) = adult() else { return };
+    let occupation = ds.column_index("occupation").unwrap();
+    let mut previous = usize::MAX;
+    for l in 2..=6 {
+        let req = request(&ds, &QI7, 3, l);
+        let r = by_id("mondrian-l")
+            .unwrap()
+            .run(&req, &Progress::new())
+            .unwrap();
+        assert_partition_and_covering(&ds, &r);
+        for g in &r.groups {
+            assert!(g.rows.len() >= 3);
+            assert!(distinct(&ds, occupation, &g.rows) >= l as usize, "l = {l}");
+        }
+        assert!(r.claims.contains(&Guarantee::GroupLDiversity {
+            attribute: "occupation".into(),
+            l
+        }));
+        // A stronger l can only forbid cuts.
+        assert!(r.groups.len() <= previous, "l = {l}");
+        previous = r.groups.len();
+    }
+}
+
+#[test]
+fn adult_anatomy_l2_to_l6() {
+    let Some(ds) = adult() else { return };
+    let occupation = ds.column_index("occupation").unwrap();
+    for l in 2..=6 {
+        let req = request(&ds, &QI7, 3, l);
+        let r = by_id("anatomy")
+            .unwrap()
+            .run(&req, &Progress::new())
+            .unwrap();
+        assert_partition_and_covering(&ds, &r);
+        assert_eq!(r.groups.len(), r.buckets.len());
+        for (g, b) in r.groups.iter().zip(&r.buckets) {
+            assert_eq!(g.rows, b.rows);
+            assert!(b.rows.len() >= l as usize);
+            // No occupation twice in a bucket: p(t, s) ≤ 1/|bucket| ≤ 1/l.
+            assert_eq!(distinct(&ds, occupation, &b.rows), b.rows.len());
+        }
+        assert_eq!(r.params.seed, Some(2006));
+        assert_eq!(
+            r.claims,
+            vec![Guarantee::BucketLDiversity {
+                attribute: "occupation".into(),
+                l
+            }]
+        );
+    }
+}
+
+/// The benchmark target is ≤ 50 ms in-process in release mode:
+/// `cargo test --release --test algorithms_adult -- --ignored --nocapture`.
+#[test]
+#[ignore = "timing; run with --release"]
+fn adult_mondrian_k5_timing() {
+    let Some(ds) = adult() else { return };
+    let mut qi = QI7.to_vec();
+    qi.push("occupation");
+    let req = request(&ds, &qi, 5, 0);
+    let algo = by_id("mondrian").unwrap();
+    let mut best = f64::INFINITY;
+    let mut groups = 0;
+    for _ in 0..20 {
+        let t = Instant::now();
+        let r = algo.run(&req, &Progress::new()).unwrap();
+        best = best.min(t.elapsed().as_secs_f64());
+        groups = r.groups.len();
+    }
+    println!(
+        "mondrian k=5, 8 QIs, {} rows: best of 20 {:.1} ms, {groups} groups",
+        ds.n_rows(),
+        best * 1e3
+    );
+}
