@@ -523,3 +523,30 @@ fn roles_the_attacker_cannot_see_do_not_start_a_computation() {
     app.step(&Action::SetRole(Role::QuasiIdentifier));
     assert!(matches!(app.job(), JobState::Running { .. }));
 }
+
+#[test]
+fn a_table_without_rows_draws_and_steps_without_panicking() {
+    // CSV import refuses a file without rows, but a dataset may have none.
+    let ds = Dataset::from_rows(&["a", "b"], &[]).unwrap();
+    let mut app = App::new(Session::new(ds, None, CsvOptions::default())).unwrap();
+    app.step(&Action::Resize(90, 20));
+    for a in [
+        Action::Down,
+        Action::Last,
+        Action::PageDown,
+        Action::Scroll(3),
+        Action::Right,
+        Action::SetRole(Role::SemiSensitive),
+        Action::ToggleSensitivity,
+        Action::ShowScreen(Screen::Risk),
+        Action::ToggleKnown,
+        Action::MoveKnownDown,
+    ] {
+        app.step(&a);
+        app.run_pending_jobs_blocking();
+        render(&app);
+    }
+    assert!(app.popup().is_none(), "{:?}", app.popup());
+    app.step(&Action::ShowScreen(Screen::Data));
+    assert!(text(&render(&app)).contains("no rows"));
+}
