@@ -24,6 +24,7 @@
 
 mod counts;
 pub mod models;
+pub mod verify;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,7 @@ pub use models::{
     distinct_l, emd, emd_equal, emd_ordered, entropy, is_l_eligible, recursive_min_c,
     recursive_ratio, satisfies_distinct_l, satisfies_entropy_l, satisfies_recursive_cl,
 };
+pub use verify::{verify, Check, Verification};
 
 /// Recursive (c,l)-diversity as reached by a partition: with `l` the
 /// partition's distinct l, every class has r_1 < c·(r_l + … + r_m), the

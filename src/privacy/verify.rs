@@ -1,0 +1,937 @@
+//! The independent verifier: re-checks a Release by the definitions, never
+//! trusting the algorithm that made it (DESIGN.md, "An independent verifier
+//! re-checks every claimed guarantee").
+//!
+//! It reads only the Release and the dataset. First the structure:
+//!
+//! - the release fits the dataset (row count, column and row indices);
+//! - each group has one cell per quasi-identifier;
+//! - identifiers are not published (not among the QIs or sensitive columns);
+//! - every source row is in exactly one group or suppressed, and no group is
+//!   empty;
+//! - bucket rows (release and local buckets) are published rows, each in at
+//!   most one bucket, and no bucket is empty;
+//! - generalizations are truthful: each group cell contains every member's
+//!   own value (`Cell::contains(own, own)`).
+//!
+//! Then each claim, by its definition:
+//!
+//! - `KAnonymity`: every group has at least k rows (Corollary 1 of the
+//!   cross-bucket paper);
+//! - `GroupLDiversity`: every group holds at least l distinct values;
+//! - `BucketLDiversity`: every bucket of the attribute has at least l rows
+//!   and no value twice; with release-wide buckets every published row must
+//!   be in one (a row outside would publish its value). Local buckets (LGB)
+//!   bucket only the sensitive cells, so rows outside them are allowed;
+//! - `CrossBucketLDiversity`: Corollary 2, for every published tuple t, over
+//!   its matching buckets (buckets holding a published tuple whose cells
+//!   contain t's QI values, see `risk::Matching`): (1) each sensitive value
+//!   appears at most once in all of them together, and (2) p(t, MB)/|MB| ≤
+//!   1/l with p(t, MB) = Num(t, MB)/Num_tuples(t) (Section 4.1). The
+//!   corollary asks (2) of the bucket holding t's value; we ask it of every
+//!   matching bucket, as the `Guarantee` documents, because the attacker does
+//!   not know which bucket that is and the paper's Proposition 2 proves it
+//!   for all of them. A published row outside every bucket counts as a
+//!   bucket of one (its value is on the row). Compared on integers:
+//!   Num(t, MB)·l ≤ Num_tuples(t)·|MB|;
+//! - `TCloseness`: every group's EMD to the published table's distribution
+//!   is at most t (`privacy::emd`: ordered distance for numeric attributes,
+//!   equal distance otherwise), with a relative slack of 1e-12 for rounding.
+//!
+//! A claim cannot be checked on a release that does not fit the dataset or
+//! lacks cells; it is then reported as not holding, saying why.
+
+use std::fmt;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::Dataset;
+use crate::progress::Progress;
+use crate::release::{Bucket, Guarantee, Release};
+use crate::risk::{detaching_buckets, Matching, ValueBuckets};
+
+use super::counts::{counts_of_rows, TableDistribution};
+use super::models::emd;
+
+/// One re-checked property.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    pub claim: String,
+    pub holds: bool,
+    /// The figures, and the first violating group, bucket or tuple.
+    pub detail: String,
+}
+
+/// Every check made on a Release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    pub checks: Vec<Check>,
+}
+
+impl Verification {
+    pub fn all_hold(&self) -> bool {
+        self.checks.iter().all(|c| c.holds)
+    }
+    pub fn failures(&self) -> impl Iterator<Item = &Check> + '_ {
+        self.checks.iter().filter(|c| !c.holds)
+    }
+}
+
+impl fmt::Display for Verification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in &self.checks {
+            let mark = if c.holds { "ok  " } else { "FAIL" };
+            writeln!(f, "{mark} {}: {}", c.claim, c.detail)?;
+        }
+        Ok(())
+    }
+}
+
+fn check(claim: impl Into<String>, result: Result<String, String>) -> Check {
+    let (holds, detail) = match result {
+        Ok(d) => (true, d),
+        Err(d) => (false, d),
+    };
+    Check {
+        claim: claim.into(),
+        holds,
+        detail,
+    }
+}
+
+/// Re-check the structure of `release` and every guarantee it claims.
+pub fn verify(release: &Release, ds: &Dataset) -> Verification {
+    let mut checks = Vec::new();
+    let fits = fits(release, ds);
+    let fits_ok = fits.is_ok();
+    checks.push(check("release fits the dataset", fits));
+    let cells = one_cell_per_qi(release);
+    let sound = fits_ok && cells.is_ok();
+    checks.push(check("one cell per quasi-identifier", cells));
+    checks.push(check(
+        "identifiers are not published",
+        identifiers(release, ds),
+    ));
+    if fits_ok {
+        checks.push(check(
+            "every row published once or suppressed",
+            rows_once(release),
+        ));
+        checks.push(check(
+            "buckets hold published rows, each at most once",
+            buckets_well_formed(release),
+        ));
+    }
+    if sound {
+        checks.push(check("generalizations are truthful", truthful(release, ds)));
+    }
+    for claim in &release.claims {
+        let name = claim_name(claim);
+        let result = if sound {
+            verify_claim(claim, release, ds)
+        } else {
+            Err("not checked: the release does not fit the dataset".to_string())
+        };
+        checks.push(check(name, result));
+    }
+    Verification { checks }
+}
+
+fn claim_name(claim: &Guarantee) -> String {
+    match claim {
+        Guarantee::KAnonymity { k } => format!("{k}-anonymity"),
+        Guarantee::GroupLDiversity { attribute, l } => {
+            format!("distinct {l}-diversity of '{attribute}' in every group")
+        }
+        Guarantee::BucketLDiversity { attribute, l } => {
+            format!("{l}-diverse buckets of '{attribute}'")
+        }
+        Guarantee::CrossBucketLDiversity { attribute, l } => {
+            format!("cross-bucket {l}-diversity of '{attribute}' (Corollary 2)")
+        }
+        Guarantee::TCloseness { attribute, t } => format!("{t}-closeness of '{attribute}'"),
+    }
+}
+
+fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<String, String> {
+    let column = |name: &str| ds.column_index(name).map_err(|e| e.to_string());
+    match claim {
+        Guarantee::KAnonymity { k } => k_anonymity(release, *k),
+        Guarantee::GroupLDiversity { attribute, l } => {
+            group_l_diversity(release, ds, column(attribute)?, *l)
+        }
+        Guarantee::BucketLDiversity { attribute, l } => {
+            bucket_l_diversity(release, ds, column(attribute)?, *l)
+        }
+        Guarantee::CrossBucketLDiversity { attribute, l } => {
+            cross_bucket_l_diversity(release, ds, column(attribute)?, *l)
+        }
+        Guarantee::TCloseness { attribute, t } => t_closeness(release, ds, column(attribute)?, *t),
+    }
+}
+
+fn fits(release: &Release, ds: &Dataset) -> Result<String, String> {
+    let n = ds.n_rows();
+    if release.source_rows != n {
+        return Err(format!(
+            "the release was made from {} rows, the dataset has {n}",
+            release.source_rows
+        ));
+    }
+    let columns = release
+        .quasi_identifiers
+        .iter()
+        .chain(&release.sensitive)
+        .chain(&release.identifiers)
+        .chain(release.local_buckets.iter().map(|l| &l.column));
+    if let Some(&c) = columns.into_iter().find(|&&c| c >= ds.n_cols()) {
+        return Err(format!(
+            "column {c} does not exist ({} columns)",
+            ds.n_cols()
+        ));
+    }
+    let out_of_range = |what: String, rows: &[u32]| -> Result<(), String> {
+        match rows.iter().find(|&&r| r as usize >= n) {
+            Some(r) => Err(format!("{what} holds row {r}, the dataset has {n} rows")),
+            None => Ok(()),
+        }
+    };
+    for (g, group) in release.groups.iter().enumerate() {
+        out_of_range(format!("group {g}"), &group.rows)?;
+    }
+    for (b, bucket) in release.buckets.iter().enumerate() {
+        out_of_range(format!("bucket {b}"), &bucket.rows)?;
+    }
+    for local in &release.local_buckets {
+        for (b, bucket) in local.buckets.iter().enumerate() {
+            out_of_range(
+                format!("local bucket {b} of column {}", local.column),
+                &bucket.rows,
+            )?;
+        }
+    }
+    out_of_range("the suppressed list".to_string(), &release.suppressed_rows)?;
+    Ok(format!(
+        "{n} rows, {} groups, {} buckets",
+        release.groups.len(),
+        release.buckets.len()
+    ))
+}
+
+fn one_cell_per_qi(release: &Release) -> Result<String, String> {
+    let d = release.quasi_identifiers.len();
+    match release.groups.iter().position(|g| g.cells.len() != d) {
+        Some(g) => Err(format!(
+            "group {g} has {} cells for {d} quasi-identifiers",
+            release.groups[g].cells.len()
+        )),
+        None => Ok(format!("{d} cells in each group")),
+    }
+}
+
+fn identifiers(release: &Release, ds: &Dataset) -> Result<String, String> {
+    let published = release.quasi_identifiers.iter().chain(&release.sensitive);
+    for c in published {
+        if release.identifiers.contains(c) {
+            let name = ds.columns().get(*c).map_or("?", |col| col.name());
+            return Err(format!("identifier '{name}' is published"));
+        }
+    }
+    Ok(format!("{} identifiers dropped", release.identifiers.len()))
+}
+
+fn rows_once(release: &Release) -> Result<String, String> {
+    let n = release.source_rows;
+    // 0: unseen; g + 1: in group g; u32::MAX: suppressed.
+    let mut seen = vec![0u32; n];
+    for (g, group) in release.groups.iter().enumerate() {
+        if group.rows.is_empty() {
+            return Err(format!("group {g} is empty"));
+        }
+        for &r in &group.rows {
+            match seen[r as usize] {
+                0 => seen[r as usize] = g as u32 + 1,
+                prev => return Err(format!("row {r} is in group {} and in group {g}", prev - 1)),
+            }
+        }
+    }
+    for &r in &release.suppressed_rows {
+        match seen[r as usize] {
+            0 => seen[r as usize] = u32::MAX,
+            u32::MAX => return Err(format!("row {r} is suppressed twice")),
+            g => return Err(format!("row {r} is both suppressed and in group {}", g - 1)),
+        }
+    }
+    if let Some(r) = seen.iter().position(|&s| s == 0) {
+        return Err(format!("row {r} is neither published nor suppressed"));
+    }
+    Ok(format!(
+        "{} published, {} suppressed",
+        release.published_rows(),
+        release.suppressed_rows.len()
+    ))
+}
+
+fn buckets_well_formed(release: &Release) -> Result<String, String> {
+    let mut published = vec![false; release.source_rows];
+    for g in &release.groups {
+        for &r in &g.rows {
+            published[r as usize] = true;
+        }
+    }
+    let sets = std::iter::once(("bucket", &release.buckets)).chain(
+        release
+            .local_buckets
+            .iter()
+            .map(|l| ("local bucket", &l.buckets)),
+    );
+    let mut total = 0;
+    for (what, buckets) in sets {
+        let mut owner = vec![u32::MAX; release.source_rows];
+        for (b, bucket) in buckets.iter().enumerate() {
+            if bucket.rows.is_empty() {
+                return Err(format!("{what} {b} is empty"));
+            }
+            for &r in &bucket.rows {
+                if !published[r as usize] {
+                    return Err(format!("{what} {b} holds row {r}, which is not published"));
+                }
+                match owner[r as usize] {
+                    u32::MAX => owner[r as usize] = b as u32,
+                    prev => return Err(format!("row {r} is in {what} {prev} and in {what} {b}")),
+                }
+            }
+        }
+        total += buckets.len();
+    }
+    Ok(format!("{total} buckets"))
+}
+
+fn truthful(release: &Release, ds: &Dataset) -> Result<String, String> {
+    let qi = &release.quasi_identifiers;
+    let bad = release
+        .groups
+        .par_iter()
+        .enumerate()
+        .find_map_first(|(g, group)| {
+            group.rows.iter().find_map(|&r| {
+                qi.iter().zip(&group.cells).find_map(|(&c, cell)| {
+                    let col = ds.col(c);
+                    let own = col.code(r as usize);
+                    (!cell.contains(own, own)).then(|| {
+                        format!(
+                            "group {g} publishes {} = {} but row {r} holds {}",
+                            col.name(),
+                            cell.render(col, own),
+                            col.display(own)
+                        )
+                    })
+                })
+            })
+        });
+    match bad {
+        Some(msg) => Err(msg),
+        None => Ok("every cell contains its members' values".to_string()),
+    }
+}
+
+fn k_anonymity(release: &Release, k: u32) -> Result<String, String> {
+    let smallest = release
+        .groups
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, g)| g.rows.len());
+    match smallest {
+        None => Ok("nothing published".to_string()),
+        Some((g, group)) if group.rows.len() < k as usize => Err(format!(
+            "group {g} has {} rows, fewer than k = {k}",
+            group.rows.len()
+        )),
+        Some((_, group)) => Ok(format!("smallest group has {} rows", group.rows.len())),
+    }
+}
+
+fn group_l_diversity(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    l: u32,
+) -> Result<String, String> {
+    let col = ds.col(column);
+    let distinct: Vec<usize> = release
+        .groups
+        .par_iter()
+        .map(|g| counts_of_rows(&g.rows, col).len())
+        .collect();
+    match distinct.iter().enumerate().min_by_key(|(_, &d)| d) {
+        None => Ok("nothing published".to_string()),
+        Some((g, &d)) if d < l as usize => Err(format!(
+            "group {g} holds {d} distinct values of '{}', fewer than l = {l}",
+            col.name()
+        )),
+        Some((_, &d)) => Ok(format!("fewest distinct values in a group: {d}")),
+    }
+}
+
+fn bucket_l_diversity(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    l: u32,
+) -> Result<String, String> {
+    let col = ds.col(column);
+    let Some(buckets) = detaching_buckets(release, column) else {
+        return Err(format!(
+            "no buckets detach '{}': its values stay on their rows",
+            col.name()
+        ));
+    };
+    let is_local = release.local_buckets.iter().any(|lb| lb.column == column);
+    if !is_local {
+        let mut bucketed = vec![false; release.source_rows];
+        for b in buckets {
+            for &r in &b.rows {
+                bucketed[r as usize] = true;
+            }
+        }
+        let loose = release
+            .groups
+            .iter()
+            .flat_map(|g| &g.rows)
+            .find(|&&r| !bucketed[r as usize]);
+        if let Some(r) = loose {
+            return Err(format!(
+                "row {r} is published outside every bucket, with its value '{}'",
+                col.display(col.code(*r as usize))
+            ));
+        }
+    }
+    let bad = buckets
+        .par_iter()
+        .enumerate()
+        .find_map_first(|(b, bucket)| bucket_violation(b, bucket, col, l));
+    match bad {
+        Some(msg) => Err(msg),
+        None => Ok(format!(
+            "{} buckets, smallest has {} rows",
+            buckets.len(),
+            buckets.iter().map(|b| b.rows.len()).min().unwrap_or(0)
+        )),
+    }
+}
+
+fn bucket_violation(
+    b: usize,
+    bucket: &Bucket,
+    col: &crate::data::Column,
+    l: u32,
+) -> Option<String> {
+    if bucket.rows.len() < l as usize {
+        return Some(format!(
+            "bucket {b} has {} rows, fewer than l = {l}",
+            bucket.rows.len()
+        ));
+    }
+    counts_of_rows(&bucket.rows, col)
+        .iter()
+        .find(|v| v.count > 1)
+        .map(|v| {
+            format!(
+                "bucket {b} holds '{}' {} times",
+                col.display(v.code),
+                v.count
+            )
+        })
+}
+
+fn cross_bucket_l_diversity(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    l: u32,
+) -> Result<String, String> {
+    let col = ds.col(column);
+    if detaching_buckets(release, column).is_none() {
+        return Err(format!(
+            "no buckets detach '{}': its values stay on their rows",
+            col.name()
+        ));
+    }
+    let matching = Matching::new(release, ds, &Progress::new()).map_err(|e| e.to_string())?;
+    let buckets = ValueBuckets::new(release, ds, column);
+    let unit_buckets = unit_bucket_counts(&matching, &buckets);
+    let l = u64::from(l);
+
+    // Per target: the first violation, or the largest p(t, MB)/|MB| as a
+    // fraction (num, den).
+    let results: Vec<Result<(u64, u64), String>> = (0..matching.n_targets())
+        .into_par_iter()
+        .map_init(
+            || {
+                (
+                    vec![0u32; buckets.len()],
+                    vec![u32::MAX; col.code_space()],
+                    Vec::<u32>::new(),
+                )
+            },
+            |(num_in, seen_in, touched), t| {
+                let total = matching.matched_tuples(t);
+                for &u in matching.matched_units(t) {
+                    for &(b, c) in unit_buckets.unit(u as usize) {
+                        if num_in[b as usize] == 0 {
+                            touched.push(b);
+                        }
+                        num_in[b as usize] += c;
+                    }
+                }
+                let row = matching.target_rows(t)[0];
+                let outcome = corollary_2(row, total, l, touched, num_in, seen_in, &buckets, col);
+                for &b in touched.iter() {
+                    num_in[b as usize] = 0;
+                    for v in buckets.values(b as usize) {
+                        seen_in[v.code as usize] = u32::MAX;
+                    }
+                }
+                touched.clear();
+                outcome
+            },
+        )
+        .collect();
+    let mut worst = (0u64, 1u64);
+    for r in results {
+        let (num, den) = r?;
+        if num * worst.1 > worst.0 * den {
+            worst = (num, den);
+        }
+    }
+    Ok(format!(
+        "{} published tuples checked; largest p(t,MB)/|MB| = {:.4} ≤ 1/{l}",
+        release.published_rows(),
+        worst.0 as f64 / worst.1 as f64
+    ))
+}
+
+/// Corollary 2 for one target; `touched` lists its matching buckets and
+/// `num_in[b]` holds Num(t, b). Returns the largest p(t, MB)/|MB| as
+/// (Num(t, MB), Num_tuples(t)·|MB|).
+#[allow(clippy::too_many_arguments)]
+fn corollary_2(
+    row: u32,
+    total: u64,
+    l: u64,
+    touched: &mut [u32],
+    num_in: &[u32],
+    seen_in: &mut [u32],
+    buckets: &ValueBuckets,
+    col: &crate::data::Column,
+) -> Result<(u64, u64), String> {
+    touched.sort_unstable();
+    let mut worst = (0u64, 1u64);
+    for &b in touched.iter() {
+        let size = buckets.size(b as usize) as u64;
+        let num = u64::from(num_in[b as usize]);
+        if num * l > total * size {
+            return Err(format!(
+                "tuple {row}: matching bucket {b} has p(t,MB)/|MB| = ({num}/{total})/{size} > 1/{l}"
+            ));
+        }
+        if num * worst.1 > worst.0 * total * size {
+            worst = (num, total * size);
+        }
+        for v in buckets.values(b as usize) {
+            let first = seen_in[v.code as usize];
+            if v.count > 1 || first != u32::MAX {
+                let place = if v.count > 1 {
+                    format!("{} times in bucket {b}", v.count)
+                } else {
+                    format!("in buckets {first} and {b}")
+                };
+                return Err(format!(
+                    "tuple {row}: '{}' appears {place} among its matching buckets",
+                    col.display(v.code)
+                ));
+            }
+            seen_in[v.code as usize] = b;
+        }
+    }
+    Ok(worst)
+}
+
+/// Per unit of the matching, its rows counted by bucket, (bucket, count)
+/// sorted by bucket.
+struct UnitBuckets {
+    offsets: Vec<usize>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl UnitBuckets {
+    fn unit(&self, u: usize) -> &[(u32, u32)] {
+        &self.pairs[self.offsets[u]..self.offsets[u + 1]]
+    }
+}
+
+fn unit_bucket_counts(matching: &Matching, buckets: &ValueBuckets) -> UnitBuckets {
+    let mut offsets = vec![0usize];
+    let mut pairs = Vec::new();
+    let mut ids: Vec<u32> = Vec::new();
+    for u in 0..matching.n_units() {
+        ids.clear();
+        ids.extend(
+            matching
+                .unit_rows(u)
+                .iter()
+                .filter_map(|&r| buckets.bucket_of_row(r as usize))
+                .map(|b| b as u32),
+        );
+        ids.sort_unstable();
+        pairs.extend(
+            ids.chunk_by(|a, b| a == b)
+                .map(|run| (run[0], run.len() as u32)),
+        );
+        offsets.push(pairs.len());
+    }
+    UnitBuckets { offsets, pairs }
+}
+
+fn t_closeness(release: &Release, ds: &Dataset, column: usize, t: f64) -> Result<String, String> {
+    let col = ds.col(column);
+    let mut counts = vec![0u64; col.code_space()];
+    for g in &release.groups {
+        for &r in &g.rows {
+            counts[col.code(r as usize) as usize] += 1;
+        }
+    }
+    let table = TableDistribution::from_counts(counts, col.is_numeric());
+    let distances: Vec<f64> = release
+        .groups
+        .par_iter()
+        .map(|g| emd(&counts_of_rows(&g.rows, col), &table))
+        .collect();
+    let worst = distances
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1));
+    match worst {
+        None => Ok("nothing published".to_string()),
+        Some((g, &d)) if d > t + 1e-12 * t.abs().max(1.0) => Err(format!(
+            "group {g} is at EMD {d:.6} from the table's '{}', more than t = {t}",
+            col.name()
+        )),
+        Some((_, &d)) => Ok(format!("largest EMD {d:.6}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::{Cell, EquivalenceGroup, LocalBuckets};
+
+    fn fig1b() -> Dataset {
+        let rows = [
+            ["101", "16", "Female", "43307", "Flu"],
+            ["102", "22", "Male", "43302", "Dyspepsia"],
+            ["103", "24", "Female", "43306", "Hepatitis"],
+            ["104", "26", "Male", "43307", "Bronchitis"],
+            ["105", "29", "Male", "43309", "Bronchitis"],
+            ["106", "31", "Female", "43312", "Pneumonia"],
+            ["107", "34", "Female", "43312", "Gastritis"],
+            ["108", "35", "Male", "43309", "Dyspepsia"],
+        ];
+        let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.to_vec()).collect();
+        Dataset::from_rows(&["id", "age", "sex", "zip", "disease"], &rows).unwrap()
+    }
+
+    fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
+        ds.col(col).code_of(v).unwrap()
+    }
+
+    fn interval(ds: &Dataset, col: usize, lo: &str, hi: &str) -> Cell {
+        Cell::Interval {
+            lo: code(ds, col, lo),
+            hi: code(ds, col, hi),
+        }
+    }
+
+    fn value(ds: &Dataset, col: usize, v: &str) -> Cell {
+        Cell::Value {
+            code: code(ds, col, v),
+        }
+    }
+
+    fn disease() -> String {
+        "disease".to_string()
+    }
+
+    /// The paper's Fig. 4: (2, 4)-anonymous cross-bucket generalization.
+    fn fig4(ds: &Dataset) -> Release {
+        let mut r = Release::new("hand", ds, vec![1, 2, 3], vec![4]);
+        r.identifiers = vec![0];
+        let g = |rows: Vec<u32>, age: (&str, &str), sex: &str, zip: Cell| EquivalenceGroup {
+            rows,
+            cells: vec![interval(ds, 1, age.0, age.1), value(ds, 2, sex), zip],
+        };
+        r.groups = vec![
+            g(
+                vec![0, 2],
+                ("16", "24"),
+                "Female",
+                interval(ds, 3, "43306", "43307"),
+            ),
+            g(
+                vec![1, 3],
+                ("22", "26"),
+                "Male",
+                interval(ds, 3, "43302", "43307"),
+            ),
+            g(vec![4, 7], ("29", "35"), "Male", value(ds, 3, "43309")),
+            g(vec![5, 6], ("31", "34"), "Female", value(ds, 3, "43312")),
+        ];
+        r.buckets = (0..4)
+            .map(|b| Bucket {
+                rows: vec![2 * b, 2 * b + 1],
+            })
+            .collect();
+        r.claims = vec![
+            Guarantee::KAnonymity { k: 2 },
+            Guarantee::CrossBucketLDiversity {
+                attribute: disease(),
+                l: 4,
+            },
+        ];
+        r
+    }
+
+    /// The paper's Fig. 2b: Anatomy-like 4-diverse buckets.
+    fn fig2b(ds: &Dataset) -> Release {
+        let mut r = Release::new("hand", ds, vec![1, 2, 3], vec![4]);
+        r.identifiers = vec![0];
+        r.groups = vec![EquivalenceGroup {
+            rows: (0..8).collect(),
+            cells: vec![Cell::Original; 3],
+        }];
+        r.buckets = vec![
+            Bucket {
+                rows: vec![0, 1, 2, 3],
+            },
+            Bucket {
+                rows: vec![4, 5, 6, 7],
+            },
+        ];
+        r.claims = vec![Guarantee::BucketLDiversity {
+            attribute: disease(),
+            l: 4,
+        }];
+        r
+    }
+
+    fn failed(v: &Verification) -> Vec<String> {
+        v.failures()
+            .map(|c| format!("{}: {}", c.claim, c.detail))
+            .collect()
+    }
+
+    #[test]
+    fn the_papers_tables_pass() {
+        let ds = fig1b();
+        for r in [fig4(&ds), fig2b(&ds)] {
+            let v = verify(&r, &ds);
+            assert!(v.all_hold(), "{v}");
+            assert_eq!(v.checks.len(), 6 + r.claims.len());
+        }
+        // Fig. 4's groups of two hold two distinct diseases each.
+        let mut r = fig4(&ds);
+        r.claims.push(Guarantee::GroupLDiversity {
+            attribute: disease(),
+            l: 2,
+        });
+        assert!(verify(&r, &ds).all_hold());
+    }
+
+    #[test]
+    fn wrong_k_is_rejected() {
+        let ds = fig1b();
+        let mut r = fig4(&ds);
+        r.claims[0] = Guarantee::KAnonymity { k: 3 };
+        let v = verify(&r, &ds);
+        assert_eq!(
+            failed(&v),
+            vec!["3-anonymity: group 0 has 2 rows, fewer than k = 3"]
+        );
+    }
+
+    #[test]
+    fn an_untruthful_cell_is_rejected() {
+        let ds = fig1b();
+        let mut r = fig4(&ds);
+        // 103 is 24, outside [16-22].
+        r.groups[0].cells[0] = interval(&ds, 1, "16", "22");
+        let v = verify(&r, &ds);
+        let f = failed(&v);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].contains("group 0 publishes age = [16-22] but row 2 holds 24"),
+            "{f:?}"
+        );
+    }
+
+    #[test]
+    fn a_duplicated_value_in_a_bucket_is_rejected() {
+        let ds = fig1b();
+        let mut r = fig2b(&ds);
+        // Swap 104 (Bronchitis) and 108 (Dyspepsia): bucket 0 then holds
+        // Dyspepsia twice (102 and 108), bucket 1 Bronchitis twice; the
+        // first is named.
+        r.buckets[0].rows = vec![0, 1, 2, 7];
+        r.buckets[1].rows = vec![4, 5, 6, 3];
+        let f = failed(&verify(&r, &ds));
+        assert_eq!(
+            f,
+            vec!["4-diverse buckets of 'disease': bucket 0 holds 'Dyspepsia' 2 times"]
+        );
+    }
+
+    #[test]
+    fn a_value_repeated_across_matching_buckets_violates_corollary_2() {
+        let ds = fig1b();
+        let mut r = fig4(&ds);
+        // Widen group {105, 108} to [16-35] × Male × [43302-43309]: 102
+        // (22, M, 43302) now matches 105 and 108 as well as its own group,
+        // and their buckets 2 {Bronchitis, Pneumonia} and 3 {Gastritis,
+        // Dyspepsia} repeat values of buckets 0 {Flu, Dyspepsia} and
+        // 1 {Hepatitis, Bronchitis}.
+        r.groups[2].cells = vec![
+            interval(&ds, 1, "16", "35"),
+            value(&ds, 2, "Male"),
+            interval(&ds, 3, "43302", "43309"),
+        ];
+        let v = verify(&r, &ds);
+        let f = failed(&v);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].starts_with("cross-bucket 4-diversity of 'disease' (Corollary 2): tuple 1:"),
+            "{f:?}"
+        );
+        assert!(
+            f[0].contains("'Bronchitis' appears in buckets 1 and 2"),
+            "{f:?}"
+        );
+    }
+
+    #[test]
+    fn a_bucket_too_likely_violates_corollary_2() {
+        let ds = fig1b();
+        let mut r = fig4(&ds);
+        // Buckets {101, 103} and {102, 104}: each group's two tuples share
+        // one bucket, so p(t,MB)/|MB| = (2/2)/2 = ½ > ¼.
+        r.buckets[0].rows = vec![0, 2];
+        r.buckets[1].rows = vec![1, 3];
+        let f = failed(&verify(&r, &ds));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].contains("tuple 0: matching bucket 0 has p(t,MB)/|MB| = (2/2)/2 > 1/4"),
+            "{f:?}"
+        );
+    }
+
+    #[test]
+    fn structure_errors_are_named() {
+        let ds = fig1b();
+        let mut r = fig4(&ds);
+        r.groups[3].rows = vec![5];
+        let f = failed(&verify(&r, &ds));
+        assert!(
+            f.iter()
+                .any(|m| m.contains("row 6 is neither published nor suppressed")),
+            "{f:?}"
+        );
+
+        let mut r = fig4(&ds);
+        r.buckets[3].rows = vec![6, 7, 0];
+        let f = failed(&verify(&r, &ds));
+        assert!(
+            f.iter()
+                .any(|m| m.contains("row 0 is in bucket 0 and in bucket 3")),
+            "{f:?}"
+        );
+
+        let mut r = fig4(&ds);
+        r.groups[0].cells.pop();
+        let v = verify(&r, &ds);
+        let f = failed(&v);
+        assert!(f[0].contains("group 0 has 2 cells for 3 quasi-identifiers"));
+        assert!(f.iter().any(|m| m.contains("not checked")));
+
+        let mut r = fig4(&ds);
+        r.groups[0].rows.push(42);
+        let f = failed(&verify(&r, &ds));
+        assert!(f[0].contains("group 0 holds row 42"), "{f:?}");
+
+        let mut r = fig4(&ds);
+        r.quasi_identifiers[0] = 0;
+        r.groups
+            .iter_mut()
+            .for_each(|g| g.cells[0] = Cell::Original);
+        let f = failed(&verify(&r, &ds));
+        assert!(f.iter().any(|m| m.contains("identifier 'id' is published")));
+    }
+
+    #[test]
+    fn unbucketed_rows_break_bucket_l_diversity() {
+        let ds = fig1b();
+        let mut r = fig2b(&ds);
+        r.buckets.pop();
+        let f = failed(&verify(&r, &ds));
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].contains("row 4 is published outside every bucket"),
+            "{f:?}"
+        );
+        // Local buckets only cover the sensitive cells: rows outside are fine.
+        let mut r = fig2b(&ds);
+        r.local_buckets = vec![LocalBuckets {
+            column: 4,
+            buckets: vec![r.buckets[0].clone()],
+        }];
+        r.buckets.clear();
+        r.sensitive.clear();
+        assert!(verify(&r, &ds).all_hold());
+    }
+
+    #[test]
+    fn group_diversity_and_closeness() {
+        let ds = fig1b();
+        let mut r = Release::new("hand", &ds, vec![1], vec![4]);
+        r.push_covering_group(&ds, vec![0, 1, 2]);
+        r.push_covering_group(&ds, vec![3, 4]);
+        r.push_covering_group(&ds, vec![5, 6, 7]);
+        r.claims = vec![
+            Guarantee::GroupLDiversity {
+                attribute: disease(),
+                l: 2,
+            },
+            // Group {104, 105} is all Bronchitis: EMD (equal distance) is
+            // ½(|1 − 2/8| + Σ others) = ½(6/8 + 6/8) = 3/4.
+            Guarantee::TCloseness {
+                attribute: disease(),
+                t: 0.75,
+            },
+        ];
+        let v = verify(&r, &ds);
+        let f = failed(&v);
+        assert_eq!(
+            f,
+            vec!["distinct 2-diversity of 'disease' in every group: group 1 holds 1 distinct values of 'disease', fewer than l = 2"]
+        );
+        r.claims[1] = Guarantee::TCloseness {
+            attribute: disease(),
+            t: 0.7,
+        };
+        assert_eq!(failed(&verify(&r, &ds)).len(), 2);
+        r.claims = vec![Guarantee::GroupLDiversity {
+            attribute: "nope".into(),
+            l: 2,
+        }];
+        assert!(failed(&verify(&r, &ds))[0].contains("unknown column 'nope'"));
+    }
+}
