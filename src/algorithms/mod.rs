@@ -7,6 +7,7 @@
 //! parameters up front with a message that says what to change.
 
 mod anatomy;
+mod cbg;
 mod mondrian;
 
 use crate::data::Dataset;
@@ -45,6 +46,7 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(mondrian::Mondrian::k_anonymous()),
         Box::new(mondrian::Mondrian::l_diverse()),
         Box::new(anatomy::Anatomy),
+        Box::new(cbg::CrossBucketGeneralization),
     ]
 }
 
