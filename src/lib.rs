@@ -7,6 +7,7 @@ pub mod algorithms;
 pub mod assess;
 pub mod data;
 pub mod error;
+pub mod metrics;
 pub mod partition;
 pub mod privacy;
 pub mod progress;

@@ -97,7 +97,7 @@ impl Matching {
         progress: &Progress,
         budget_words: usize,
     ) -> Result<Self> {
-        check_fits(release, ds)?;
+        check_release_fits(release, ds)?;
         let qi = &release.quasi_identifiers;
         let codes: Vec<&[u32]> = qi.iter().map(|&c| ds.col(c).codes()).collect();
 
@@ -225,8 +225,9 @@ impl Matching {
     }
 }
 
-/// Refuse a release whose indices do not fit the dataset.
-pub(crate) fn check_fits(release: &Release, ds: &Dataset) -> Result<()> {
+/// Refuse a release whose indices do not fit the dataset (row count,
+/// columns, row ids, one cell per QI), so that consumers can index freely.
+pub fn check_release_fits(release: &Release, ds: &Dataset) -> Result<()> {
     let misfit = |msg: String| {
         Err(Error::Parameter(format!(
             "release does not fit the dataset: {msg}"

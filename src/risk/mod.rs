@@ -9,7 +9,7 @@ pub use breach::{
     breach_from, breach_probability, detaching_buckets, probability_cdf, probability_histogram,
     Breach, ProbabilitySummary, ValueBuckets,
 };
-pub use linkage::{linkage_attack, linkage_from, Linkage, Matching};
+pub use linkage::{check_release_fits, linkage_attack, linkage_from, Linkage, Matching};
 pub use simulator::{
     cdf, histogram, simulate, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
     Simulation, HISTOGRAM_BINS,

@@ -1,0 +1,18 @@
+//! Utility of a Release: how much an analyst can still learn from it.
+//!
+//! `utility` holds the per-release information-loss measures (C_DM, C_AVG,
+//! NCP/GCP); `queries` the seeded aggregate-query workload of the
+//! cross-bucket paper and its relative error. Both read only the Release and
+//! the dataset it was made from, so every algorithm is measured the same way.
+
+pub mod queries;
+pub mod utility;
+
+pub use queries::{
+    generate_queries, query_error, Aggregate, Answer, Condition, Predicate, Query, QueryEngine,
+    QueryReport, DEFAULT_QUERIES, PREDICATES_PER_QUERY,
+};
+pub use utility::{
+    average_class_size, cell_ncp, class_sizes, discernibility, promised_k, utility, AttributeLoss,
+    Utility,
+};

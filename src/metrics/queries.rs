@@ -1,0 +1,760 @@
+//! The aggregate-query workload of the cross-bucket paper (Section 4.2,
+//! after Xiao & Tao's Anatomy): random queries answered on a Release with a
+//! lower and an upper bound, and their relative error (upper − lower) /
+//! actual.
+//!
+//! Choices where the paper is brief, each fixed here:
+//!
+//! - **Randomness**: one `ChaCha8Rng` seeded with the given seed draws every
+//!   query in turn, so a seed reproduces the workload; the report shows it.
+//! - **Predicates**: 4 distinct QIs of the release, uniformly (all of them
+//!   when it has fewer). A categorical QI gets A ∈ {v_1..v_m} with m uniform
+//!   in 1..=|D[A]| and the v_i distinct and uniform over D[A]; a numeric QI
+//!   gets one of the paper's six forms, uniformly — A > v, A < v, A = v and
+//!   their negations A ≤ v, A ≥ v, A ≠ v — with v uniform over D[A]. D[A] is
+//!   the values present in the column; a missing cell satisfies no predicate
+//!   (SQL's NULL), negations included.
+//! - **Aggregate**: SUM of the target when it is numeric (missing cells add
+//!   0), else COUNT of rows whose target is a value drawn uniformly from the
+//!   target's present values. The target must be published and not a QI.
+//! - **Bounds**: for each group, each predicate is evaluated on the codes the
+//!   cell stands for (an interval's codes, a set's, every code for a
+//!   suppressed cell, missing included when the column has it): all satisfy,
+//!   none, or some. `Original` cells are evaluated on each row's own value.
+//!   A row surely satisfies the query when every predicate holds for all its
+//!   cell's codes, possibly when none rules it out. Where the target's values
+//!   stay on their rows a sure row adds its value to both bounds and a
+//!   possible one adds it to the upper (lower) bound when positive
+//!   (negative). Where buckets detach the target (see `risk::ValueBuckets`),
+//!   a bucket with c_s sure and c_p possible rows may give its values to its
+//!   rows in any order: the lower bound takes its c_s smallest values and
+//!   then any further negative ones up to c_p, the upper bound the c_s
+//!   largest and further positive ones; for COUNT this is max(0, c_s − (|B|
+//!   − n_v)) and min(c_p, n_v), n_v the copies of v in the bucket.
+//! - **Actual answer**: on the original values of the published rows.
+//!   Suppressed rows are outside what the release describes; C_DM and NCP
+//!   account for them.
+//! - **Relative error**: (upper − lower) / |actual|, averaged over the
+//!   queries whose actual answer is not 0; the others are counted as
+//!   skipped.
+
+use rand::seq::index::sample;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Column, Dataset};
+use crate::error::{Error, Result};
+use crate::release::{Cell, Release};
+use crate::risk::{check_release_fits, ValueBuckets};
+
+/// The paper's workload size.
+pub const DEFAULT_QUERIES: usize = 1000;
+/// QI predicates per query in the paper.
+pub const PREDICATES_PER_QUERY: usize = 4;
+
+/// A condition on one attribute's codes. Numeric codes are in value order,
+/// so comparisons on codes are comparisons on values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Condition {
+    /// A ∈ {codes}, sorted.
+    OneOf(Vec<u32>),
+    Greater(u32),
+    Less(u32),
+    Equal(u32),
+    /// ¬(A > v).
+    AtMost(u32),
+    /// ¬(A < v).
+    AtLeast(u32),
+    NotEqual(u32),
+}
+
+impl Condition {
+    /// Whether a non-missing code satisfies the condition.
+    pub fn holds(&self, code: u32) -> bool {
+        match self {
+            Condition::OneOf(codes) => codes.binary_search(&code).is_ok(),
+            Condition::Greater(v) => code > *v,
+            Condition::Less(v) => code < *v,
+            Condition::Equal(v) => code == *v,
+            Condition::AtMost(v) => code <= *v,
+            Condition::AtLeast(v) => code >= *v,
+            Condition::NotEqual(v) => code != *v,
+        }
+    }
+
+    /// How many codes of `lo..=hi` (none missing) satisfy the condition.
+    fn count_in(&self, lo: u32, hi: u32) -> u64 {
+        if lo > hi {
+            return 0;
+        }
+        let span = |a: u32, b: u32| if a > b { 0 } else { u64::from(b - a) + 1 };
+        match self {
+            Condition::OneOf(codes) => {
+                (codes.partition_point(|&c| c <= hi) - codes.partition_point(|&c| c < lo)) as u64
+            }
+            Condition::Greater(v) => v.checked_add(1).map_or(0, |a| span(a.max(lo), hi)),
+            Condition::Less(v) => v.checked_sub(1).map_or(0, |b| span(lo, b.min(hi))),
+            Condition::Equal(v) => u64::from((lo..=hi).contains(v)),
+            Condition::AtMost(v) => span(lo, (*v).min(hi)),
+            Condition::AtLeast(v) => span((*v).max(lo), hi),
+            Condition::NotEqual(v) => span(lo, hi) - u64::from((lo..=hi).contains(v)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Predicate {
+    pub column: usize,
+    pub condition: Condition,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Aggregate {
+    /// SUM of the (numeric) target.
+    Sum,
+    /// COUNT of rows whose target has this code.
+    Count { code: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    pub predicates: Vec<Predicate>,
+    pub aggregate: Aggregate,
+}
+
+/// A query's answer bounds from the release, and its answer on the data.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub lower: f64,
+    pub upper: f64,
+    pub actual: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryReport {
+    /// "SUM(salary)" or "COUNT(occupation = v)".
+    pub aggregate: String,
+    pub mean_relative_error: f64,
+    pub queries_used: usize,
+    /// Queries whose actual answer is 0 (no relative error).
+    pub skipped: usize,
+    pub seed: u64,
+}
+
+/// Draw the workload: `queries` queries over the release's QIs on `target`.
+pub fn generate_queries(
+    release: &Release,
+    ds: &Dataset,
+    target: usize,
+    queries: usize,
+    seed: u64,
+) -> Result<Vec<Query>> {
+    check_target(release, ds, target)?;
+    let candidates: Vec<(usize, Vec<u32>)> = release
+        .quasi_identifiers
+        .iter()
+        .map(|&c| (c, present_codes(ds.col(c))))
+        .filter(|(_, d)| !d.is_empty())
+        .collect();
+    let tcol = ds.col(target);
+    let target_values = present_codes(tcol);
+    if !tcol.is_numeric() && target_values.is_empty() {
+        return Err(Error::Parameter(format!(
+            "query workload: '{}' has no values to count",
+            tcol.name()
+        )));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let per_query = PREDICATES_PER_QUERY.min(candidates.len());
+    let mut out = Vec::with_capacity(queries);
+    for _ in 0..queries {
+        let mut picked = sample(&mut rng, candidates.len(), per_query).into_vec();
+        picked.sort_unstable();
+        let predicates = picked
+            .into_iter()
+            .map(|i| {
+                let (column, domain) = &candidates[i];
+                let condition = if ds.col(*column).is_numeric() {
+                    let v = domain[rng.random_range(0..domain.len())];
+                    match rng.random_range(0..6) {
+                        0 => Condition::Greater(v),
+                        1 => Condition::Less(v),
+                        2 => Condition::Equal(v),
+                        3 => Condition::AtMost(v),
+                        4 => Condition::AtLeast(v),
+                        _ => Condition::NotEqual(v),
+                    }
+                } else {
+                    let m = rng.random_range(1..=domain.len());
+                    let mut codes: Vec<u32> = sample(&mut rng, domain.len(), m)
+                        .into_iter()
+                        .map(|i| domain[i])
+                        .collect();
+                    codes.sort_unstable();
+                    Condition::OneOf(codes)
+                };
+                Predicate {
+                    column: *column,
+                    condition,
+                }
+            })
+            .collect();
+        let aggregate = if tcol.is_numeric() {
+            Aggregate::Sum
+        } else {
+            Aggregate::Count {
+                code: target_values[rng.random_range(0..target_values.len())],
+            }
+        };
+        out.push(Query {
+            predicates,
+            aggregate,
+        });
+    }
+    Ok(out)
+}
+
+fn present_codes(col: &Column) -> Vec<u32> {
+    let freq = col.frequencies();
+    (0..col.cardinality() as u32)
+        .filter(|&c| freq[c as usize] > 0)
+        .collect()
+}
+
+fn check_target(release: &Release, ds: &Dataset, target: usize) -> Result<()> {
+    check_release_fits(release, ds)?;
+    if target >= ds.n_cols() {
+        return Err(Error::Parameter(format!(
+            "query workload: column {target} does not exist ({} columns)",
+            ds.n_cols()
+        )));
+    }
+    let name = ds.col(target).name();
+    if release.quasi_identifiers.contains(&target) {
+        return Err(Error::Parameter(format!(
+            "query workload: '{name}' is a quasi-identifier; aggregate a sensitive or insensitive attribute"
+        )));
+    }
+    if release.identifiers.contains(&target) {
+        return Err(Error::Parameter(format!(
+            "query workload: '{name}' is an identifier and is not published"
+        )));
+    }
+    Ok(())
+}
+
+/// Answers queries on one release for one target attribute.
+pub struct QueryEngine<'a> {
+    release: &'a Release,
+    ds: &'a Dataset,
+    target: &'a Column,
+    /// QI position of each dataset column, if it is a QI.
+    position: Vec<Option<usize>>,
+    buckets: ValueBuckets,
+    /// Published rows, ascending.
+    published: Vec<u32>,
+    /// Per bucket: prefix sums of its values ascending, then descending
+    /// (|B| + 1 each, at `prefix_at[b]`), and its negative and positive
+    /// value counts.
+    prefix_at: Vec<usize>,
+    ascending: Vec<f64>,
+    descending: Vec<f64>,
+    negatives: Vec<u32>,
+    positives: Vec<u32>,
+}
+
+impl<'a> QueryEngine<'a> {
+    pub fn new(release: &'a Release, ds: &'a Dataset, target: usize) -> Result<Self> {
+        check_target(release, ds, target)?;
+        let tcol = ds.col(target);
+        let mut position = vec![None; ds.n_cols()];
+        for (a, &c) in release.quasi_identifiers.iter().enumerate() {
+            position[c] = Some(a);
+        }
+        let buckets = ValueBuckets::new(release, ds, target);
+        let mut published: Vec<u32> = release
+            .groups
+            .iter()
+            .flat_map(|g| g.rows.iter().copied())
+            .collect();
+        published.sort_unstable();
+        let mut prefix_at = Vec::with_capacity(buckets.len());
+        let (mut ascending, mut descending) = (Vec::new(), Vec::new());
+        let (mut negatives, mut positives) = (Vec::new(), Vec::new());
+        let mut values = Vec::new();
+        for b in 0..buckets.len() {
+            prefix_at.push(ascending.len());
+            values.clear();
+            for v in buckets.values(b) {
+                let x = sum_value(tcol, v.code);
+                values.extend(std::iter::repeat_n(x, v.count as usize));
+            }
+            values.sort_unstable_by(f64::total_cmp);
+            negatives.push(values.iter().filter(|&&x| x < 0.0).count() as u32);
+            positives.push(values.iter().filter(|&&x| x > 0.0).count() as u32);
+            let mut acc = 0.0;
+            ascending.push(0.0);
+            for &x in &values {
+                acc += x;
+                ascending.push(acc);
+            }
+            acc = 0.0;
+            descending.push(0.0);
+            for &x in values.iter().rev() {
+                acc += x;
+                descending.push(acc);
+            }
+        }
+        Ok(QueryEngine {
+            release,
+            ds,
+            target: tcol,
+            position,
+            buckets,
+            published,
+            prefix_at,
+            ascending,
+            descending,
+            negatives,
+            positives,
+        })
+    }
+
+    /// Lower and upper bound from the release, and the actual answer.
+    pub fn answer(&self, query: &Query) -> Answer {
+        let value = |code: u32| match query.aggregate {
+            Aggregate::Sum => sum_value(self.target, code),
+            Aggregate::Count { code: v } => f64::from(u8::from(code == v)),
+        };
+        let tcodes = self.target.codes();
+        let holds = |p: &Predicate, r: u32| {
+            let col = self.ds.col(p.column);
+            let c = col.code(r as usize);
+            !col.is_missing(c) && p.condition.holds(c)
+        };
+
+        let actual: f64 = self
+            .published
+            .iter()
+            .filter(|&&r| query.predicates.iter().all(|p| holds(p, r)))
+            .map(|&r| value(tcodes[r as usize]))
+            .sum();
+
+        let (mut lower, mut upper) = (0.0f64, 0.0f64);
+        // (bucket, sure, possible) for buckets of more than one row.
+        let mut shared: Vec<(u32, u32, u32)> = Vec::new();
+        for g in &self.release.groups {
+            let mut all = true;
+            let mut row_checks: Vec<&Predicate> = Vec::new();
+            let mut ruled_out = false;
+            for p in &query.predicates {
+                let Some(a) = self.position[p.column] else {
+                    row_checks.push(p);
+                    continue;
+                };
+                match status(&g.cells[a], &p.condition, self.ds.col(p.column)) {
+                    Status::Original => row_checks.push(p),
+                    Status::All => {}
+                    Status::Some => all = false,
+                    Status::None => {
+                        ruled_out = true;
+                        break;
+                    }
+                }
+            }
+            if ruled_out {
+                continue;
+            }
+            for &r in &g.rows {
+                if !row_checks.iter().all(|p| holds(p, r)) {
+                    continue;
+                }
+                let Some(b) = self.buckets.bucket_of_row(r as usize) else {
+                    continue;
+                };
+                if self.buckets.size(b) == 1 {
+                    let x = value(tcodes[r as usize]);
+                    if all {
+                        lower += x;
+                        upper += x;
+                    } else {
+                        lower += x.min(0.0);
+                        upper += x.max(0.0);
+                    }
+                } else {
+                    shared.push((b as u32, u32::from(all), 1));
+                }
+            }
+        }
+        shared.sort_unstable_by_key(|s| s.0);
+        for run in shared.chunk_by(|a, b| a.0 == b.0) {
+            let b = run[0].0 as usize;
+            let sure: u32 = run.iter().map(|s| s.1).sum();
+            let possible = run.len() as u32;
+            let (lo, hi) = self.bucket_bounds(b, sure, possible, query.aggregate);
+            lower += lo;
+            upper += hi;
+        }
+        Answer {
+            lower,
+            upper,
+            actual,
+        }
+    }
+
+    fn bucket_bounds(&self, b: usize, sure: u32, possible: u32, agg: Aggregate) -> (f64, f64) {
+        let size = self.buckets.size(b) as u32;
+        match agg {
+            Aggregate::Count { code } => {
+                let n_v = self
+                    .buckets
+                    .values(b)
+                    .iter()
+                    .find(|v| v.code == code)
+                    .map_or(0, |v| v.count);
+                let lo = sure.saturating_sub(size - n_v);
+                (f64::from(lo), f64::from(possible.min(n_v)))
+            }
+            Aggregate::Sum => {
+                let at = self.prefix_at[b];
+                let lo = self.negatives[b].clamp(sure, possible) as usize;
+                let hi = self.positives[b].clamp(sure, possible) as usize;
+                (self.ascending[at + lo], self.descending[at + hi])
+            }
+        }
+    }
+}
+
+/// A numeric target's value for SUM; missing cells and categorical targets
+/// add 0.
+fn sum_value(col: &Column, code: u32) -> f64 {
+    col.number(code).unwrap_or(0.0)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    All,
+    Some,
+    None,
+    Original,
+}
+
+/// Which of the codes a cell stands for satisfy the condition.
+fn status(cell: &Cell, cond: &Condition, col: &Column) -> Status {
+    let missing = col.missing_code();
+    let (total, sat) = match cell {
+        Cell::Original => return Status::Original,
+        Cell::Value { code } => (1, u64::from(*code < missing && cond.holds(*code))),
+        Cell::Set { codes, .. } => (
+            codes.len() as u64,
+            codes
+                .iter()
+                .filter(|&&c| c < missing && cond.holds(c))
+                .count() as u64,
+        ),
+        Cell::Interval { lo, hi } => range_counts(*lo, *hi, cond, missing),
+        Cell::Suppressed => {
+            let top = if col.missing_count() > 0 {
+                missing
+            } else {
+                missing.saturating_sub(1)
+            };
+            if col.code_space() <= 1 && col.missing_count() == 0 {
+                (0, 0)
+            } else {
+                range_counts(0, top, cond, missing)
+            }
+        }
+    };
+    if sat == 0 {
+        Status::None
+    } else if sat == total {
+        Status::All
+    } else {
+        Status::Some
+    }
+}
+
+/// (codes in lo..=hi within the code space, those satisfying).
+fn range_counts(lo: u32, hi: u32, cond: &Condition, missing: u32) -> (u64, u64) {
+    let hi = hi.min(missing);
+    if lo > hi {
+        return (0, 0);
+    }
+    let total = u64::from(hi - lo) + 1;
+    let sat = if lo < missing {
+        cond.count_in(lo, hi.min(missing - 1))
+    } else {
+        0
+    };
+    (total, sat)
+}
+
+/// The relative error of the seeded workload (see the module doc).
+pub fn query_error(
+    release: &Release,
+    ds: &Dataset,
+    target: usize,
+    queries: usize,
+    seed: u64,
+) -> Result<QueryReport> {
+    let workload = generate_queries(release, ds, target, queries, seed)?;
+    let engine = QueryEngine::new(release, ds, target)?;
+    let answers: Vec<Answer> = workload.par_iter().map(|q| engine.answer(q)).collect();
+    let used: Vec<f64> = answers
+        .iter()
+        .filter(|a| a.actual != 0.0)
+        .map(|a| (a.upper - a.lower) / a.actual.abs())
+        .collect();
+    let tcol = ds.col(target);
+    Ok(QueryReport {
+        aggregate: if tcol.is_numeric() {
+            format!("SUM({})", tcol.name())
+        } else {
+            format!("COUNT({} = v)", tcol.name())
+        },
+        mean_relative_error: if used.is_empty() {
+            0.0
+        } else {
+            used.iter().sum::<f64>() / used.len() as f64
+        },
+        queries_used: used.len(),
+        skipped: answers.len() - used.len(),
+        seed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::{Bucket, EquivalenceGroup};
+
+    /// | row | age | sex | salary | disease |
+    /// |-----|-----|-----|--------|---------|
+    /// | 0   | 20  | F   | 10     | flu     |
+    /// | 1   | 25  | M   | 20     | flu     |
+    /// | 2   | 30  | F   | 30     | cold    |
+    /// | 3   | 35  | M   | 40     | flu     |
+    fn ds() -> Dataset {
+        Dataset::from_rows(
+            &["age", "sex", "salary", "disease"],
+            &[
+                vec!["20", "F", "10", "flu"],
+                vec!["25", "M", "20", "flu"],
+                vec!["30", "F", "30", "cold"],
+                vec!["35", "M", "40", "flu"],
+            ],
+        )
+        .unwrap()
+    }
+
+    /// Groups {0, 1} = ([20-25], *) and {2, 3} = ([30-35], *), values on rows.
+    fn generalized(d: &Dataset) -> Release {
+        let mut r = Release::new("hand", d, vec![0, 1], vec![2, 3]);
+        r.groups = vec![
+            EquivalenceGroup {
+                rows: vec![0, 1],
+                cells: vec![Cell::Interval { lo: 0, hi: 1 }, Cell::Suppressed],
+            },
+            EquivalenceGroup {
+                rows: vec![2, 3],
+                cells: vec![Cell::Interval { lo: 2, hi: 3 }, Cell::Suppressed],
+            },
+        ];
+        r
+    }
+
+    /// QI values kept, buckets {0, 3} and {1, 2}.
+    fn bucketized(d: &Dataset) -> Release {
+        let mut r = Release::new("hand", d, vec![0, 1], vec![2, 3]);
+        r.groups = vec![EquivalenceGroup {
+            rows: vec![0, 1, 2, 3],
+            cells: vec![Cell::Original, Cell::Original],
+        }];
+        r.buckets = vec![Bucket { rows: vec![0, 3] }, Bucket { rows: vec![1, 2] }];
+        r
+    }
+
+    fn q(aggregate: Aggregate, female: bool) -> Query {
+        // age > 20 (code 0) AND sex ∈ {F}, or age > 20 only.
+        let mut predicates = vec![Predicate {
+            column: 0,
+            condition: Condition::Greater(0),
+        }];
+        if female {
+            predicates.push(Predicate {
+                column: 1,
+                condition: Condition::OneOf(vec![0]),
+            });
+        }
+        Query {
+            predicates,
+            aggregate,
+        }
+    }
+
+    fn answer(r: &Release, d: &Dataset, target: usize, query: &Query) -> Answer {
+        QueryEngine::new(r, d, target).unwrap().answer(query)
+    }
+
+    #[test]
+    fn sum_bounds_by_hand() {
+        let d = ds();
+        // Actual: age > 20 and F → row 2 → 30.
+        // Generalized: group {0,1}: [20-25] vs > 20 is partly true, * vs F
+        // partly → both rows possible, upper += 10 + 20. Group {2,3}:
+        // [30-35] > 20 all, sex partly → upper += 30 + 40. Bounds [0, 100].
+        let a = answer(&generalized(&d), &d, 2, &q(Aggregate::Sum, true));
+        assert_eq!(
+            a,
+            Answer {
+                lower: 0.0,
+                upper: 100.0,
+                actual: 30.0
+            }
+        );
+        // Bucketized: QIs are exact, so only row 2 satisfies, surely; its
+        // bucket {1, 2} holds salaries 20 and 30: bounds [20, 30].
+        let a = answer(&bucketized(&d), &d, 2, &q(Aggregate::Sum, true));
+        assert_eq!(
+            a,
+            Answer {
+                lower: 20.0,
+                upper: 30.0,
+                actual: 30.0
+            }
+        );
+        // age > 20 alone on the bucketized release: rows 1, 2, 3 sure. Bucket
+        // {0,3} (10, 40) has one sure row: [10, 40]; bucket {1,2} two: 50.
+        let a = answer(&bucketized(&d), &d, 2, &q(Aggregate::Sum, false));
+        assert_eq!(
+            a,
+            Answer {
+                lower: 60.0,
+                upper: 90.0,
+                actual: 90.0
+            }
+        );
+    }
+
+    #[test]
+    fn count_bounds_by_hand() {
+        let d = ds();
+        let flu = d.col(3).code_of("flu").unwrap();
+        let count = Aggregate::Count { code: flu };
+        // Actual: row 2 only, cold → 0 flu. Generalized: row 0 flu, row 1
+        // flu possible (group 1), row 3 flu possible (group 2): [0, 3].
+        let a = answer(&generalized(&d), &d, 3, &q(count, true));
+        assert_eq!(
+            a,
+            Answer {
+                lower: 0.0,
+                upper: 3.0,
+                actual: 0.0
+            }
+        );
+        // Sex ∈ {F} alone: rows 0, 2 sure in the bucketized release. Bucket
+        // {0,3} is flu, flu: one sure row → exactly 1. Bucket {1,2} is flu,
+        // cold: one sure row → 0 or 1. Bounds [1, 2], actual 1.
+        let only_f = Query {
+            predicates: vec![Predicate {
+                column: 1,
+                condition: Condition::OneOf(vec![0]),
+            }],
+            aggregate: count,
+        };
+        let a = answer(&bucketized(&d), &d, 3, &only_f);
+        assert_eq!(
+            a,
+            Answer {
+                lower: 1.0,
+                upper: 2.0,
+                actual: 1.0
+            }
+        );
+    }
+
+    #[test]
+    fn negative_values_widen_both_bounds() {
+        let d = Dataset::from_rows(
+            &["age", "x"],
+            &[vec!["1", "-5"], vec!["2", "7"], vec!["3", "-2"]],
+        )
+        .unwrap();
+        let mut r = Release::new("hand", &d, vec![0], vec![1]);
+        r.groups = vec![EquivalenceGroup {
+            rows: vec![0, 1, 2],
+            cells: vec![Cell::Original],
+        }];
+        r.buckets = vec![Bucket {
+            rows: vec![0, 1, 2],
+        }];
+        // age ≥ 2: rows 1, 2 sure, two of {−5, 7, −2}: lowest −7, highest 5.
+        let query = Query {
+            predicates: vec![Predicate {
+                column: 0,
+                condition: Condition::AtLeast(1),
+            }],
+            aggregate: Aggregate::Sum,
+        };
+        let a = QueryEngine::new(&r, &d, 1).unwrap().answer(&query);
+        assert_eq!(
+            a,
+            Answer {
+                lower: -7.0,
+                upper: 5.0,
+                actual: 5.0
+            }
+        );
+        // As a generalized release (one group, age suppressed): every row is
+        // possible, values on rows: [−7, 7].
+        r.groups[0].cells = vec![Cell::Suppressed];
+        r.buckets.clear();
+        let a = QueryEngine::new(&r, &d, 1).unwrap().answer(&query);
+        assert_eq!(
+            a,
+            Answer {
+                lower: -7.0,
+                upper: 7.0,
+                actual: 5.0
+            }
+        );
+    }
+
+    #[test]
+    fn conditions_count_ranges() {
+        let c = Condition::Greater(3);
+        assert_eq!(c.count_in(0, 9), 6);
+        assert_eq!(Condition::Less(0).count_in(0, 9), 0);
+        assert_eq!(Condition::Less(3).count_in(2, 9), 1);
+        assert_eq!(Condition::AtMost(3).count_in(0, 9), 4);
+        assert_eq!(Condition::AtLeast(3).count_in(5, 9), 5);
+        assert_eq!(Condition::NotEqual(3).count_in(0, 9), 9);
+        assert_eq!(Condition::Equal(3).count_in(4, 9), 0);
+        assert_eq!(Condition::OneOf(vec![1, 4, 8]).count_in(2, 8), 2);
+    }
+
+    #[test]
+    fn workload_is_seeded_and_reported() {
+        let d = ds();
+        let r = generalized(&d);
+        let a = query_error(&r, &d, 2, 200, 7).unwrap();
+        let b = query_error(&r, &d, 2, 200, 7).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.seed, 7);
+        assert_eq!(a.queries_used + a.skipped, 200);
+        assert_eq!(a.aggregate, "SUM(salary)");
+        let qs = generate_queries(&r, &d, 3, 50, 1).unwrap();
+        assert!(qs.iter().all(|q| q.predicates.len() == 2));
+        assert!(qs
+            .iter()
+            .all(|q| matches!(q.aggregate, Aggregate::Count { .. })));
+        assert_ne!(qs, generate_queries(&r, &d, 3, 50, 2).unwrap());
+        let e = query_error(&r, &d, 0, 10, 1).unwrap_err().to_string();
+        assert!(e.contains("'age' is a quasi-identifier"), "{e}");
+    }
+}
