@@ -324,6 +324,8 @@ mod tests {
                 }
                 Err(e) => return Err(TestCaseError::fail(e.to_string())),
             };
+            let v = crate::privacy::verify(&r, &ds);
+            prop_assert!(v.all_hold(), "{}", v);
             prop_assert!(r.bucket_of_row().iter().all(Option::is_some));
             prop_assert_eq!(r.buckets.iter().map(|b| b.rows.len()).sum::<usize>(), ds.n_rows());
             for b in &r.buckets {

@@ -715,6 +715,8 @@ mod tests {
                 }
                 Err(e) => return Err(TestCaseError::fail(e.to_string())),
             };
+            let v = crate::privacy::verify(&r, &ds);
+            prop_assert!(v.all_hold(), "{}", v);
             prop_assert!(r.group_of_row().iter().all(Option::is_some));
             prop_assert_eq!(r.published_rows(), ds.n_rows());
             for g in &r.groups {
