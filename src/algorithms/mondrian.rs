@@ -47,7 +47,11 @@
 //! partitioned in place, so every pass over a node reads memory
 //! sequentially; the median is a `select_nth_unstable` on the node's codes.
 //! O(n·d) per tree level. The two halves of large nodes run in parallel
-//! (rayon); leaves come back in the same order either way.
+//! (rayon); leaves come back in the same order either way. Each leaf's
+//! cells are the ones [`Cell::covering`] gives (a property test compares
+//! them) but are built from precomputed domain sizes, in parallel, rather
+//! than through `Release::push_covering_group`: `Cell::covering` counts the
+//! column's missing cells on every call, O(rows) per group.
 
 use std::ops::Range;
 
@@ -185,11 +189,13 @@ impl<'a> Dim<'a> {
         let domain = col.cardinality() + usize::from(has_missing);
         if col.is_numeric() {
             let numbers = col.numbers();
-            let present = col.frequencies();
-            let first = present.iter().position(|&f| f > 0);
-            let last = present[..col.cardinality()].iter().rposition(|&f| f > 0);
-            let scale = match (first, last) {
-                (Some(a), Some(b)) if b < col.cardinality() => numbers[b] - numbers[a],
+            let freq = col.frequencies();
+            let present = &freq[..col.cardinality()];
+            let scale = match (
+                present.iter().position(|&f| f > 0),
+                present.iter().rposition(|&f| f > 0),
+            ) {
+                (Some(a), Some(b)) => numbers[b] - numbers[a],
                 _ => 0.0,
             };
             Dim {
