@@ -42,10 +42,12 @@ use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
+use crate::privacy::{counts_of_rows, ValueCount};
 use crate::release::{Cell, Release};
 use crate::risk::{check_release_fits, ValueBuckets};
 
@@ -254,6 +256,12 @@ pub struct QueryEngine<'a> {
     target: &'a Column,
     /// QI position of each dataset column, if it is a QI.
     position: Vec<Option<usize>>,
+    /// Per QI position, each group's cell as the codes it stands for, laid
+    /// out flat so that scanning the groups for a predicate reads memory in
+    /// order (the `Cell`s themselves sit behind one pointer per group).
+    cells: Vec<Vec<Compact>>,
+    /// Codes of the `Set` cells, indexed by `Compact::Set`.
+    set_codes: Vec<u32>,
     buckets: ValueBuckets,
     /// Published rows, ascending.
     published: Vec<u32>,
@@ -265,6 +273,28 @@ pub struct QueryEngine<'a> {
     descending: Vec<f64>,
     negatives: Vec<u32>,
     positives: Vec<u32>,
+    /// Per group whose rows all keep their target value on the row (no
+    /// bucket of more than one row): its totals, so that a group that
+    /// satisfies a query as a whole is added without visiting its rows.
+    totals: Vec<Option<GroupTotals>>,
+    /// Target values per group, (code, count) in code order, at
+    /// `group_values_at[g]..group_values_at[g + 1]`.
+    group_values_at: Vec<usize>,
+    group_values: Vec<ValueCount>,
+    /// The published rows' distinct QI combinations (d codes each, flat),
+    /// with the target values of their rows, for the actual answers: rows
+    /// with equal QI values satisfy the same queries.
+    combos: Vec<u32>,
+    combo_values_at: Vec<usize>,
+    combo_values: Vec<ValueCount>,
+}
+
+/// Σ of a group's target values, and of its negative and positive ones.
+#[derive(Debug, Clone, Copy)]
+struct GroupTotals {
+    sum: f64,
+    negative: f64,
+    positive: f64,
 }
 
 impl<'a> QueryEngine<'a> {
@@ -275,6 +305,38 @@ impl<'a> QueryEngine<'a> {
         for (a, &c) in release.quasi_identifiers.iter().enumerate() {
             position[c] = Some(a);
         }
+        let mut set_codes = Vec::new();
+        let cells = release
+            .quasi_identifiers
+            .iter()
+            .enumerate()
+            .map(|(a, &c)| {
+                let col = ds.col(c);
+                let missing = col.missing_code();
+                // A suppressed cell stands for every value, the missing one
+                // too when the column has missing cells.
+                let top = if col.missing_count() > 0 {
+                    missing
+                } else {
+                    missing.saturating_sub(1)
+                };
+                release
+                    .groups
+                    .iter()
+                    .map(|g| match &g.cells[a] {
+                        Cell::Original => Compact::Original,
+                        Cell::Value { code } => Compact::Range(*code, *code),
+                        Cell::Interval { lo, hi } => Compact::Range(*lo, *hi),
+                        Cell::Suppressed => Compact::Range(0, top),
+                        Cell::Set { codes, .. } => {
+                            let start = set_codes.len() as u32;
+                            set_codes.extend_from_slice(codes);
+                            Compact::Set(start, set_codes.len() as u32)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let buckets = ValueBuckets::new(release, ds, target);
         let mut published: Vec<u32> = release
             .groups
@@ -309,11 +371,41 @@ impl<'a> QueryEngine<'a> {
                 descending.push(acc);
             }
         }
+        let mut totals = Vec::with_capacity(release.groups.len());
+        let mut group_values_at = vec![0usize];
+        let mut group_values = Vec::new();
+        for g in &release.groups {
+            let on_rows = g.rows.iter().all(|&r| {
+                buckets
+                    .bucket_of_row(r as usize)
+                    .is_some_and(|b| buckets.size(b) == 1)
+            });
+            let values = counts_of_rows(&g.rows, tcol);
+            totals.push(on_rows.then(|| {
+                let mut t = GroupTotals {
+                    sum: 0.0,
+                    negative: 0.0,
+                    positive: 0.0,
+                };
+                for v in &values {
+                    let x = sum_value(tcol, v.code) * f64::from(v.count);
+                    t.sum += x;
+                    t.negative += x.min(0.0);
+                    t.positive += x.max(0.0);
+                }
+                t
+            }));
+            group_values.extend(values);
+            group_values_at.push(group_values.len());
+        }
+        let (combos, combo_values_at, combo_values) = combinations(release, ds, &published, tcol);
         Ok(QueryEngine {
             release,
             ds,
             target: tcol,
             position,
+            cells,
+            set_codes,
             buckets,
             published,
             prefix_at,
@@ -321,43 +413,74 @@ impl<'a> QueryEngine<'a> {
             descending,
             negatives,
             positives,
+            totals,
+            group_values_at,
+            group_values,
+            combos,
+            combo_values_at,
+            combo_values,
         })
     }
 
     /// Lower and upper bound from the release, and the actual answer.
     pub fn answer(&self, query: &Query) -> Answer {
+        self.answer_with(query, &mut self.scratch())
+    }
+
+    fn scratch(&self) -> Scratch {
+        Scratch {
+            sure: vec![0; self.buckets.len()],
+            possible: vec![0; self.buckets.len()],
+            touched: Vec::new(),
+            row_checks: Vec::new(),
+            tables: Vec::new(),
+        }
+    }
+
+    fn answer_with(&self, query: &Query, scratch: &mut Scratch) -> Answer {
         let value = |code: u32| match query.aggregate {
             Aggregate::Sum => sum_value(self.target, code),
             Aggregate::Count { code: v } => f64::from(u8::from(code == v)),
         };
         let tcodes = self.target.codes();
-        let holds = |p: &Predicate, r: u32| {
+        let Scratch {
+            sure,
+            possible,
+            touched,
+            row_checks,
+            tables,
+        } = scratch;
+        let n_pred = query.predicates.len();
+        tables.resize_with(n_pred.max(tables.len()), Vec::new);
+        let mut columns: Vec<&[u32]> = Vec::with_capacity(n_pred);
+        for (p, table) in query.predicates.iter().zip(tables.iter_mut()) {
             let col = self.ds.col(p.column);
-            let c = col.code(r as usize);
-            !col.is_missing(c) && p.condition.holds(c)
-        };
+            let missing = col.missing_code();
+            table.clear();
+            table
+                .extend((0..col.code_space() as u32).map(|c| c != missing && p.condition.holds(c)));
+            columns.push(col.codes());
+        }
+        let tables = &tables[..n_pred];
+        let holds = |pi: usize, r: u32| tables[pi][columns[pi][r as usize] as usize];
 
-        let actual: f64 = self
-            .published
-            .iter()
-            .filter(|&&r| query.predicates.iter().all(|p| holds(p, r)))
-            .map(|&r| value(tcodes[r as usize]))
-            .sum();
+        let actual = self.actual(query, tables, &columns);
 
         let (mut lower, mut upper) = (0.0f64, 0.0f64);
-        // (bucket, sure, possible) for buckets of more than one row.
-        let mut shared: Vec<(u32, u32, u32)> = Vec::new();
-        for g in &self.release.groups {
+        for (gi, g) in self.release.groups.iter().enumerate() {
             let mut all = true;
-            let mut row_checks: Vec<&Predicate> = Vec::new();
+            row_checks.clear();
             let mut ruled_out = false;
-            for p in &query.predicates {
+            for (pi, p) in query.predicates.iter().enumerate() {
+                // A predicate on an attribute that is not a QI is checked on
+                // the rows' values.
                 let Some(a) = self.position[p.column] else {
-                    row_checks.push(p);
+                    row_checks.push(pi);
                     continue;
                 };
-                match status(&g.cells[a], &p.condition, self.ds.col(p.column)) {
-                    Status::Original => row_checks.push(p),
+                let missing = self.ds.col(p.column).missing_code();
+                match self.status(self.cells[a][gi], &p.condition, &tables[pi], missing) {
+                    Status::Original => row_checks.push(pi),
                     Status::All => {}
                     Status::Some => all = false,
                     Status::None => {
@@ -369,8 +492,29 @@ impl<'a> QueryEngine<'a> {
             if ruled_out {
                 continue;
             }
+            if let (true, Some(t)) = (row_checks.is_empty(), self.totals[gi]) {
+                let (sure_part, possible_part) = match query.aggregate {
+                    Aggregate::Sum => (t.sum, (t.negative, t.positive)),
+                    Aggregate::Count { code } => {
+                        let values = &self.group_values
+                            [self.group_values_at[gi]..self.group_values_at[gi + 1]];
+                        let n = values
+                            .binary_search_by_key(&code, |v| v.code)
+                            .map_or(0.0, |i| f64::from(values[i].count));
+                        (n, (0.0, n))
+                    }
+                };
+                if all {
+                    lower += sure_part;
+                    upper += sure_part;
+                } else {
+                    lower += possible_part.0;
+                    upper += possible_part.1;
+                }
+                continue;
+            }
             for &r in &g.rows {
-                if !row_checks.iter().all(|p| holds(p, r)) {
+                if !row_checks.iter().all(|&pi| holds(pi, r)) {
                     continue;
                 }
                 let Some(b) = self.buckets.bucket_of_row(r as usize) else {
@@ -386,23 +530,93 @@ impl<'a> QueryEngine<'a> {
                         upper += x.max(0.0);
                     }
                 } else {
-                    shared.push((b as u32, u32::from(all), 1));
+                    if possible[b] == 0 {
+                        touched.push(b as u32);
+                    }
+                    possible[b] += 1;
+                    sure[b] += u32::from(all);
                 }
             }
         }
-        shared.sort_unstable_by_key(|s| s.0);
-        for run in shared.chunk_by(|a, b| a.0 == b.0) {
-            let b = run[0].0 as usize;
-            let sure: u32 = run.iter().map(|s| s.1).sum();
-            let possible = run.len() as u32;
-            let (lo, hi) = self.bucket_bounds(b, sure, possible, query.aggregate);
+        for &b in touched.iter() {
+            let b = b as usize;
+            let (lo, hi) = self.bucket_bounds(b, sure[b], possible[b], query.aggregate);
             lower += lo;
             upper += hi;
+            sure[b] = 0;
+            possible[b] = 0;
         }
+        touched.clear();
         Answer {
             lower,
             upper,
             actual,
+        }
+    }
+
+    /// The query's answer on the published rows' original values.
+    fn actual(&self, query: &Query, tables: &[Vec<bool>], columns: &[&[u32]]) -> f64 {
+        let positions: Option<Vec<usize>> = query
+            .predicates
+            .iter()
+            .map(|p| self.position[p.column])
+            .collect();
+        let tcodes = self.target.codes();
+        let value = |code: u32, count: u32| match query.aggregate {
+            Aggregate::Sum => sum_value(self.target, code) * f64::from(count),
+            Aggregate::Count { code: v } => f64::from(if code == v { count } else { 0 }),
+        };
+        let Some(positions) = positions else {
+            // A predicate outside the QIs: row by row.
+            return self
+                .published
+                .iter()
+                .filter(|&&r| {
+                    tables
+                        .iter()
+                        .zip(columns)
+                        .all(|(t, c)| t[c[r as usize] as usize])
+                })
+                .map(|&r| value(tcodes[r as usize], 1))
+                .sum();
+        };
+        let d = self.release.quasi_identifiers.len();
+        let mut total = 0.0;
+        for (i, combo) in self.combos.chunks_exact(d.max(1)).enumerate() {
+            if d == 0
+                || tables
+                    .iter()
+                    .zip(&positions)
+                    .all(|(t, &a)| t[combo[a] as usize])
+            {
+                let values =
+                    &self.combo_values[self.combo_values_at[i]..self.combo_values_at[i + 1]];
+                total += values.iter().map(|v| value(v.code, v.count)).sum::<f64>();
+            }
+        }
+        total
+    }
+
+    /// Which of the codes a cell stands for satisfy the condition.
+    fn status(&self, cell: Compact, cond: &Condition, table: &[bool], missing: u32) -> Status {
+        let (total, sat) = match cell {
+            Compact::Original => return Status::Original,
+            Compact::Range(lo, hi) => range_counts(lo, hi, cond, missing),
+            Compact::Set(start, end) => {
+                let codes = &self.set_codes[start as usize..end as usize];
+                let sat = codes
+                    .iter()
+                    .filter(|&&c| table.get(c as usize).copied().unwrap_or(false))
+                    .count();
+                (codes.len() as u64, sat as u64)
+            }
+        };
+        if sat == 0 {
+            Status::None
+        } else if sat == total {
+            Status::All
+        } else {
+            Status::Some
         }
     }
 
@@ -429,10 +643,69 @@ impl<'a> QueryEngine<'a> {
     }
 }
 
+/// The distinct QI combinations of the published rows, flat, with each
+/// combination's target values (code order).
+fn combinations(
+    release: &Release,
+    ds: &Dataset,
+    published: &[u32],
+    target: &Column,
+) -> (Vec<u32>, Vec<usize>, Vec<ValueCount>) {
+    let qi = &release.quasi_identifiers;
+    let mut ids: FxHashMap<Box<[u32]>, usize> = FxHashMap::default();
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    let mut combos = Vec::new();
+    let mut key = Vec::with_capacity(qi.len());
+    for &r in published {
+        key.clear();
+        key.extend(qi.iter().map(|&c| ds.col(c).code(r as usize)));
+        let id = *ids
+            .entry(key.clone().into_boxed_slice())
+            .or_insert_with(|| {
+                combos.extend_from_slice(&key);
+                members.push(Vec::new());
+                members.len() - 1
+            });
+        members[id].push(r);
+    }
+    if qi.is_empty() && !published.is_empty() {
+        // One combination, with no codes: every row.
+        members = vec![published.to_vec()];
+    }
+    let mut at = vec![0usize];
+    let mut values = Vec::new();
+    for rows in &members {
+        values.extend(counts_of_rows(rows, target));
+        at.push(values.len());
+    }
+    (combos, at, values)
+}
+
 /// A numeric target's value for SUM; missing cells and categorical targets
 /// add 0.
 fn sum_value(col: &Column, code: u32) -> f64 {
     col.number(code).unwrap_or(0.0)
+}
+
+/// Per-bucket counters of one query: rows that surely and possibly satisfy
+/// it, and the buckets touched (to reset them).
+struct Scratch {
+    sure: Vec<u32>,
+    possible: Vec<u32>,
+    touched: Vec<u32>,
+    /// Predicates of the current group checked row by row.
+    row_checks: Vec<usize>,
+    /// Per predicate, whether each code of its column satisfies it.
+    tables: Vec<Vec<bool>>,
+}
+
+/// A group cell for query answering: the codes `lo..=hi` (exact values,
+/// intervals, suppressed cells) or a slice of `set_codes`.
+#[derive(Debug, Clone, Copy)]
+enum Compact {
+    Original,
+    Range(u32, u32),
+    Set(u32, u32),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -441,42 +714,6 @@ enum Status {
     Some,
     None,
     Original,
-}
-
-/// Which of the codes a cell stands for satisfy the condition.
-fn status(cell: &Cell, cond: &Condition, col: &Column) -> Status {
-    let missing = col.missing_code();
-    let (total, sat) = match cell {
-        Cell::Original => return Status::Original,
-        Cell::Value { code } => (1, u64::from(*code < missing && cond.holds(*code))),
-        Cell::Set { codes, .. } => (
-            codes.len() as u64,
-            codes
-                .iter()
-                .filter(|&&c| c < missing && cond.holds(c))
-                .count() as u64,
-        ),
-        Cell::Interval { lo, hi } => range_counts(*lo, *hi, cond, missing),
-        Cell::Suppressed => {
-            let top = if col.missing_count() > 0 {
-                missing
-            } else {
-                missing.saturating_sub(1)
-            };
-            if col.code_space() <= 1 && col.missing_count() == 0 {
-                (0, 0)
-            } else {
-                range_counts(0, top, cond, missing)
-            }
-        }
-    };
-    if sat == 0 {
-        Status::None
-    } else if sat == total {
-        Status::All
-    } else {
-        Status::Some
-    }
 }
 
 /// (codes in lo..=hi within the code space, those satisfying).
@@ -504,7 +741,13 @@ pub fn query_error(
 ) -> Result<QueryReport> {
     let workload = generate_queries(release, ds, target, queries, seed)?;
     let engine = QueryEngine::new(release, ds, target)?;
-    let answers: Vec<Answer> = workload.par_iter().map(|q| engine.answer(q)).collect();
+    let answers: Vec<Answer> = workload
+        .par_iter()
+        .map_init(
+            || engine.scratch(),
+            |scratch, q| engine.answer_with(q, scratch),
+        )
+        .collect();
     let used: Vec<f64> = answers
         .iter()
         .filter(|a| a.actual != 0.0)

@@ -113,42 +113,63 @@ pub fn promised_k(release: &Release) -> Option<u32> {
 
 /// Normalized certainty penalty of one published cell of `col`.
 pub fn cell_ncp(cell: &Cell, col: &Column) -> f64 {
-    let missing = col.missing_code();
-    let domain = col.cardinality() + usize::from(col.missing_count() > 0);
-    let set_ratio = |size: usize| {
-        if domain <= 1 {
+    Scale::new(col).ncp(cell)
+}
+
+/// What NCP needs of a column, read once (counting missing cells scans it).
+struct Scale<'a> {
+    col: &'a Column,
+    missing: u32,
+    /// Values of the column, the missing value included when present.
+    domain: usize,
+}
+
+impl<'a> Scale<'a> {
+    fn new(col: &'a Column) -> Self {
+        Scale {
+            col,
+            missing: col.missing_code(),
+            domain: col.cardinality() + usize::from(col.missing_count() > 0),
+        }
+    }
+
+    fn set_ratio(&self, size: usize) -> f64 {
+        if self.domain <= 1 {
             0.0
         } else {
-            (size.min(domain).saturating_sub(1)) as f64 / (domain - 1) as f64
+            (size.min(self.domain).saturating_sub(1)) as f64 / (self.domain - 1) as f64
         }
-    };
-    match cell {
-        Cell::Original | Cell::Value { .. } => 0.0,
-        Cell::Suppressed => 1.0,
-        Cell::Interval { lo, hi } if col.is_numeric() => {
-            let with_missing = *hi >= missing;
-            let top = (*hi).min(missing.saturating_sub(1));
-            let span = numeric_span(col, *lo, top);
-            if with_missing {
-                span.max(set_ratio((hi.min(&missing) - lo + 1) as usize))
-            } else {
-                span
+    }
+
+    fn ncp(&self, cell: &Cell) -> f64 {
+        let (col, missing) = (self.col, self.missing);
+        match cell {
+            Cell::Original | Cell::Value { .. } => 0.0,
+            Cell::Suppressed => 1.0,
+            Cell::Interval { lo, hi } if col.is_numeric() => {
+                let top = (*hi).min(missing.saturating_sub(1));
+                let span = numeric_span(col, *lo, top);
+                if *hi >= missing {
+                    span.max(self.set_ratio((missing.saturating_sub(*lo) + 1) as usize))
+                } else {
+                    span
+                }
             }
-        }
-        Cell::Set { codes, .. } if col.is_numeric() => {
-            let present: Vec<u32> = codes.iter().copied().filter(|&c| c < missing).collect();
-            let span = match (present.first(), present.last()) {
-                (Some(&a), Some(&b)) => numeric_span(col, a, b),
-                _ => 0.0,
-            };
-            if present.len() < codes.len() {
-                span.max(set_ratio(codes.len()))
-            } else {
-                span
+            Cell::Set { codes, .. } if col.is_numeric() => {
+                let present: Vec<u32> = codes.iter().copied().filter(|&c| c < missing).collect();
+                let span = match (present.first(), present.last()) {
+                    (Some(&a), Some(&b)) => numeric_span(col, a, b),
+                    _ => 0.0,
+                };
+                if present.len() < codes.len() {
+                    span.max(self.set_ratio(codes.len()))
+                } else {
+                    span
+                }
             }
+            Cell::Interval { lo, hi } => self.set_ratio((hi.saturating_sub(*lo) + 1) as usize),
+            Cell::Set { codes, .. } => self.set_ratio(codes.len()),
         }
-        Cell::Interval { lo, hi } => set_ratio((hi.saturating_sub(*lo) + 1) as usize),
-        Cell::Set { codes, .. } => set_ratio(codes.len()),
     }
 }
 
@@ -176,10 +197,11 @@ pub fn utility(release: &Release, ds: &Dataset) -> Result<Utility> {
     let d = qi.len();
     let suppressed = release.suppressed_rows.len();
     let published = release.published_rows();
+    let scales: Vec<Scale> = qi.iter().map(|&c| Scale::new(ds.col(c))).collect();
     let mut per_attr = vec![suppressed as f64; d];
     for g in &release.groups {
-        for (a, (&c, cell)) in qi.iter().zip(&g.cells).enumerate() {
-            per_attr[a] += cell_ncp(cell, ds.col(c)) * g.rows.len() as f64;
+        for (a, cell) in g.cells.iter().enumerate() {
+            per_attr[a] += scales[a].ncp(cell) * g.rows.len() as f64;
         }
     }
     let ncp: f64 = per_attr.iter().sum();
