@@ -17,12 +17,16 @@
 //! Then each claim, by its definition:
 //!
 //! - `KAnonymity`: every group has at least k rows (Corollary 1 of the
-//!   cross-bucket paper);
+//!   cross-bucket paper). A group with `Original` cells publishes its rows'
+//!   own values there, so its rows are told apart by them: each set of its
+//!   rows agreeing on those values must have k rows (Definition 4 on the
+//!   published values);
 //! - `GroupLDiversity`: every group holds at least l distinct values;
 //! - `BucketLDiversity`: every bucket of the attribute has at least l rows
 //!   and no value twice; with release-wide buckets every published row must
 //!   be in one (a row outside would publish its value). Local buckets (LGB)
-//!   bucket only the sensitive cells, so rows outside them are allowed;
+//!   bucket only the sensitive cells, so rows outside them are allowed. A
+//!   bucket claim on a release that publishes nothing holds vacuously;
 //! - `CrossBucketLDiversity`: Corollary 2, for every published tuple t, over
 //!   its matching buckets (buckets holding a published tuple whose cells
 //!   contain t's QI values, see `risk::Matching`): (1) each sensitive value
@@ -44,11 +48,12 @@
 use std::fmt;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::data::Dataset;
+use crate::data::{Column, Dataset};
 use crate::progress::Progress;
-use crate::release::{Bucket, Guarantee, Release};
+use crate::release::{Bucket, Cell, Guarantee, Release};
 use crate::risk::{detaching_buckets, Matching, ValueBuckets};
 
 use super::counts::{counts_of_rows, TableDistribution};
@@ -157,7 +162,7 @@ fn claim_name(claim: &Guarantee) -> String {
 fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<String, String> {
     let column = |name: &str| ds.column_index(name).map_err(|e| e.to_string());
     match claim {
-        Guarantee::KAnonymity { k } => k_anonymity(release, *k),
+        Guarantee::KAnonymity { k } => k_anonymity(release, ds, *k),
         Guarantee::GroupLDiversity { attribute, l } => {
             group_l_diversity(release, ds, column(attribute)?, *l)
         }
@@ -336,19 +341,43 @@ fn truthful(release: &Release, ds: &Dataset) -> Result<String, String> {
     }
 }
 
-fn k_anonymity(release: &Release, k: u32) -> Result<String, String> {
-    let smallest = release
+fn k_anonymity(release: &Release, ds: &Dataset, k: u32) -> Result<String, String> {
+    let qi = &release.quasi_identifiers;
+    // Per group: its smallest class, the rows agreeing on its `Original`
+    // cells (all its rows when it has none).
+    let smallest: Vec<(usize, bool)> = release
         .groups
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, g)| g.rows.len());
-    match smallest {
+        .par_iter()
+        .map(|g| {
+            let original: Vec<usize> = qi
+                .iter()
+                .zip(&g.cells)
+                .filter(|(_, c)| matches!(c, Cell::Original))
+                .map(|(&col, _)| col)
+                .collect();
+            if original.is_empty() {
+                return (g.rows.len(), false);
+            }
+            let mut classes: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
+            for &r in &g.rows {
+                let key = original
+                    .iter()
+                    .map(|&c| ds.col(c).code(r as usize))
+                    .collect();
+                *classes.entry(key).or_default() += 1;
+            }
+            (classes.into_values().min().unwrap_or(0), true)
+        })
+        .collect();
+    match smallest.iter().enumerate().min_by_key(|(_, s)| s.0) {
         None => Ok("nothing published".to_string()),
-        Some((g, group)) if group.rows.len() < k as usize => Err(format!(
-            "group {g} has {} rows, fewer than k = {k}",
-            group.rows.len()
+        Some((g, &(size, true))) if size < k as usize => Err(format!(
+            "group {g} publishes original values, and only {size} of its rows share theirs: fewer than k = {k}"
         )),
-        Some((_, group)) => Ok(format!("smallest group has {} rows", group.rows.len())),
+        Some((g, &(size, false))) if size < k as usize => Err(format!(
+            "group {g} has {size} rows, fewer than k = {k}"
+        )),
+        Some((_, &(size, _))) => Ok(format!("smallest class has {size} rows")),
     }
 }
 
@@ -382,10 +411,7 @@ fn bucket_l_diversity(
 ) -> Result<String, String> {
     let col = ds.col(column);
     let Some(buckets) = detaching_buckets(release, column) else {
-        return Err(format!(
-            "no buckets detach '{}': its values stay on their rows",
-            col.name()
-        ));
+        return no_buckets(release, col);
     };
     let is_local = release.local_buckets.iter().any(|lb| lb.column == column);
     if !is_local {
@@ -421,12 +447,19 @@ fn bucket_l_diversity(
     }
 }
 
-fn bucket_violation(
-    b: usize,
-    bucket: &Bucket,
-    col: &crate::data::Column,
-    l: u32,
-) -> Option<String> {
+/// A bucket claim on a release without buckets holds only vacuously.
+fn no_buckets(release: &Release, col: &Column) -> Result<String, String> {
+    if release.published_rows() == 0 {
+        Ok("nothing published".to_string())
+    } else {
+        Err(format!(
+            "no buckets detach '{}': its values stay on their rows",
+            col.name()
+        ))
+    }
+}
+
+fn bucket_violation(b: usize, bucket: &Bucket, col: &Column, l: u32) -> Option<String> {
     if bucket.rows.len() < l as usize {
         return Some(format!(
             "bucket {b} has {} rows, fewer than l = {l}",
@@ -453,10 +486,7 @@ fn cross_bucket_l_diversity(
 ) -> Result<String, String> {
     let col = ds.col(column);
     if detaching_buckets(release, column).is_none() {
-        return Err(format!(
-            "no buckets detach '{}': its values stay on their rows",
-            col.name()
-        ));
+        return no_buckets(release, col);
     }
     let matching = Matching::new(release, ds, &Progress::new()).map_err(|e| e.to_string())?;
     let buckets = ValueBuckets::new(release, ds, column);
@@ -524,7 +554,7 @@ fn corollary_2(
     num_in: &[u32],
     seen_in: &mut [u32],
     buckets: &ValueBuckets,
-    col: &crate::data::Column,
+    col: &Column,
 ) -> Result<(u64, u64), String> {
     touched.sort_unstable();
     let mut worst = (0u64, 1u64);
@@ -758,6 +788,23 @@ mod tests {
             failed(&v),
             vec!["3-anonymity: group 0 has 2 rows, fewer than k = 3"]
         );
+    }
+
+    #[test]
+    fn original_cells_tell_a_groups_rows_apart() {
+        let ds = fig1b();
+        // Fig. 2b claims nothing about identity, and rightly: its one group
+        // of eight publishes every QI value, which are all distinct.
+        let mut r = fig2b(&ds);
+        r.claims = vec![Guarantee::KAnonymity { k: 2 }];
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["2-anonymity: group 0 publishes original values, and only 1 of its rows share theirs: fewer than k = 2"]
+        );
+        // Keeping only sex exact and suppressing the rest: F and M classes of 4.
+        r.groups[0].cells = vec![Cell::Suppressed, Cell::Original, Cell::Suppressed];
+        r.claims = vec![Guarantee::KAnonymity { k: 4 }];
+        assert!(verify(&r, &ds).all_hold());
     }
 
     #[test]
