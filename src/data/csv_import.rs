@@ -20,9 +20,10 @@
 //! - Rows are counted as a spreadsheet would: the header is row 1.
 
 use std::fs::File;
-use std::io::{Cursor, Read};
+use std::io::{Chain, Cursor, Read};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::dataset::{ColumnBuilder, ColumnKind, Dataset};
@@ -161,7 +162,7 @@ fn fields_per_line(text: &[u8], d: u8) -> Vec<usize> {
     out
 }
 
-fn load_from<R: Read>(
+fn load_from<R: Read + Send>(
     path: &Path,
     name: &str,
     mut head: Vec<u8>,
@@ -189,86 +190,70 @@ fn load_from<R: Read>(
         .delimiter(delimiter)
         .has_headers(true)
         .flexible(false)
-        .trim(if opts.trim {
-            csv::Trim::All
-        } else {
-            csv::Trim::None
-        })
+        // Fields are trimmed by `FieldRules`, in the interning stage: the
+        // csv crate's trimming copies every record into a new allocation.
+        .trim(csv::Trim::None)
         .buffer_capacity(1 << 16)
         .from_reader(QuoteCounter {
             inner: Cursor::new(head).chain(rest),
             quotes: 0,
         });
 
-    let headers = reader
+    let mut headers = reader
         .byte_headers()
         .map_err(|e| csv_error(&file, &[], e))?
         .clone();
+    if opts.trim {
+        headers.trim();
+    }
     let names = header_names(&file, &headers)?;
     check_forced(&names, opts)?;
 
-    // A rough row estimate from the first lines keeps the code vectors from
-    // reallocating many times on a large file.
-    let est_rows = (size_hint / 64).min(50_000_000) as usize;
+    // A row estimate from the average line length of the first 64 KiB
+    // keeps the code vectors from reallocating (and briefly holding two
+    // copies) on a large file; the 10 % margin covers a skewed head.
+    let head_lines = memchr::memchr_iter(b'\n', reader.get_ref().head_sample()).count();
+    let line_bytes = (reader.get_ref().head_sample().len() / head_lines.max(1)).max(1) as u64;
+    let est_rows = (size_hint / line_bytes + size_hint / line_bytes / 10 + 16).min(50_000_000);
     let mut builders: Vec<ColumnBuilder> = names
         .iter()
-        .map(|n| ColumnBuilder::with_capacity(n.clone(), est_rows))
+        .map(|n| ColumnBuilder::with_capacity(n.clone(), est_rows as usize))
         .collect();
     let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
-    let mut record = csv::ByteRecord::new();
-    // Line of the last record, and which of its fields spans lines.
-    let mut last: (u64, Option<usize>) = (1, None);
+    let rules = FieldRules::new(opts.trim, &missing);
+    let interner = Interner {
+        file: &file,
+        names: &names,
+        rules: &rules,
+        max_field_bytes: opts.max_field_bytes,
+    };
+
+    // A pipeline of two stages over batches of records: while one batch is
+    // interned (columns in parallel), the next one is parsed. Each stage
+    // alone takes about half of a single-threaded load. Errors come out in
+    // file order: a batch's interning errors are reported before the parse
+    // error that ended it, as when records were read and interned one by one.
+    let mut last = LastRecord::default();
+    let (mut current, mut next) = (Batch::default(), Batch::default());
+    let mut status = current.parse(&mut reader, &rules, names.len(), &mut last);
     let mut rows = 0u64;
     loop {
-        match reader.read_byte_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(&file, &names, e)),
-        }
-        let line = record.position().map(|p| p.line()).unwrap_or(rows + 2);
-        last = (
-            line,
-            record
-                .iter()
-                .position(|f| memchr::memchr(b'\n', f).is_some()),
+        let more = matches!(status, Parsed::Full);
+        let (interned, next_status) = rayon::join(
+            || interner.intern(&current, &mut builders),
+            || more.then(|| next.parse(&mut reader, &rules, names.len(), &mut last)),
         );
-        // A blank line between records parses as one empty field; skip it
-        // rather than calling it ragged.
-        if record.len() == 1 && record[0].is_empty() && names.len() > 1 {
-            continue;
+        interned?;
+        rows += current.len as u64;
+        match status {
+            Parsed::Full => {}
+            Parsed::End => break,
+            Parsed::Failed(e) => return Err(csv_error(&file, &names, e)),
         }
-        for (i, (field, b)) in record.iter().zip(builders.iter_mut()).enumerate() {
-            if field.len() > opts.max_field_bytes {
-                return Err(Error::input(
-                    &file,
-                    Some(line),
-                    Some(names[i].clone()),
-                    format!(
-                        "field is {} bytes long, over the limit of {} bytes (an unclosed quote?)",
-                        field.len(),
-                        opts.max_field_bytes
-                    ),
-                ));
-            }
-            if missing.contains(&field) {
-                b.push_missing();
-                continue;
-            }
-            let s = std::str::from_utf8(field).map_err(|e| {
-                Error::input(
-                    &file,
-                    Some(line),
-                    Some(names[i].clone()),
-                    format!(
-                        "not valid UTF-8 (byte {} of the field); re-encode the file as UTF-8",
-                        e.valid_up_to() + 1
-                    ),
-                )
-            })?;
-            b.push(s);
-        }
-        rows += 1;
+        std::mem::swap(&mut current, &mut next);
+        status = next_status.unwrap_or(Parsed::End);
     }
+    let last = (last.line, last.multiline_field);
     // The csv crate takes an unclosed quote at the end of the file as a
     // field that runs to the end; an odd number of quote characters in the
     // whole file is the sign, and the last record holds that field.
@@ -317,6 +302,200 @@ fn load_from<R: Read>(
 struct QuoteCounter<R> {
     inner: R,
     quotes: u64,
+}
+
+impl<R> QuoteCounter<Chain<Cursor<Vec<u8>>, R>> {
+    /// The first bytes of the file (at most 64 KiB), for estimates.
+    fn head_sample(&self) -> &[u8] {
+        self.inner.get_ref().0.get_ref()
+    }
+}
+
+/// Records per batch of the load pipeline: large enough that handing a
+/// batch over costs little, small enough to stay in cache.
+const BATCH: usize = 4096;
+
+/// A batch of parsed records. The records are reused from batch to batch,
+/// so their buffers are allocated once.
+#[derive(Default)]
+struct Batch {
+    records: Vec<csv::ByteRecord>,
+    /// Line of each record.
+    lines: Vec<u64>,
+    len: usize,
+}
+
+/// How parsing a batch ended.
+enum Parsed {
+    /// The batch is full; there may be more.
+    Full,
+    /// The file ended.
+    End,
+    /// The record after the batch's last one is malformed.
+    Failed(csv::Error),
+}
+
+/// The last record read, for the unclosed-quote message: its line, and
+/// which of its fields spans lines.
+struct LastRecord {
+    line: u64,
+    multiline_field: Option<usize>,
+}
+
+impl Default for LastRecord {
+    fn default() -> Self {
+        LastRecord {
+            line: 1,
+            multiline_field: None,
+        }
+    }
+}
+
+impl Batch {
+    /// Read up to `BATCH` records. Blank lines are read but not kept.
+    fn parse<R: Read>(
+        &mut self,
+        reader: &mut csv::Reader<R>,
+        rules: &FieldRules,
+        columns: usize,
+        last: &mut LastRecord,
+    ) -> Parsed {
+        self.len = 0;
+        self.lines.clear();
+        let mut rows = 0u64;
+        // Slot of the last record read in this call, if any.
+        let mut last_slot = None;
+        let status = loop {
+            if self.len == BATCH {
+                break Parsed::Full;
+            }
+            if self.records.len() == self.len {
+                self.records.push(csv::ByteRecord::new());
+            }
+            let record = &mut self.records[self.len];
+            match reader.read_byte_record(record) {
+                Ok(false) => break Parsed::End,
+                Ok(true) => {}
+                Err(e) => break Parsed::Failed(e),
+            }
+            let line = record.position().map(|p| p.line()).unwrap_or(rows + 2);
+            last.line = line;
+            last_slot = Some(self.len);
+            // A blank line between records parses as one empty field; skip
+            // it rather than calling it ragged.
+            if record.len() == 1 && rules.field(&record[0]).is_empty() && columns > 1 {
+                continue;
+            }
+            self.lines.push(line);
+            self.len += 1;
+            rows += 1;
+        };
+        if let Some(slot) = last_slot {
+            last.multiline_field = self.records[slot]
+                .iter()
+                .position(|f| memchr::memchr(b'\n', rules.field(f)).is_some());
+        }
+        status
+    }
+}
+
+/// How a raw field is read: trimmed or not, and which values are missing.
+struct FieldRules<'a> {
+    trim: bool,
+    missing: &'a [&'a [u8]],
+    missing_empty: bool,
+    /// First bytes of the non-empty missing tokens: most fields are told
+    /// apart from every token by their first byte, without a comparison.
+    missing_first: [bool; 256],
+}
+
+impl<'a> FieldRules<'a> {
+    fn new(trim: bool, missing: &'a [&'a [u8]]) -> Self {
+        let mut missing_first = [false; 256];
+        for m in missing {
+            if let Some(&b) = m.first() {
+                missing_first[b as usize] = true;
+            }
+        }
+        FieldRules {
+            trim,
+            missing,
+            missing_empty: missing.iter().any(|m| m.is_empty()),
+            missing_first,
+        }
+    }
+
+    /// The field as read: ASCII white space trimmed as the csv crate's
+    /// `Trim::All` would.
+    fn field<'f>(&self, raw: &'f [u8]) -> &'f [u8] {
+        if self.trim {
+            raw.trim_ascii()
+        } else {
+            raw
+        }
+    }
+
+    fn is_missing(&self, field: &[u8]) -> bool {
+        match field.first() {
+            None => self.missing_empty,
+            Some(&b) => self.missing_first[b as usize] && self.missing.contains(&field),
+        }
+    }
+}
+
+/// Interns the fields of a batch into the column builders.
+struct Interner<'a> {
+    file: &'a Path,
+    names: &'a [String],
+    rules: &'a FieldRules<'a>,
+    max_field_bytes: usize,
+}
+
+impl Interner<'_> {
+    /// Intern a batch, one column per task. On bad fields, the error of the
+    /// first one in file order (row, then column), as a one-by-one load
+    /// would report.
+    fn intern(&self, batch: &Batch, builders: &mut [ColumnBuilder]) -> Result<()> {
+        let records = &batch.records[..batch.len];
+        let first_bad = builders
+            .par_iter_mut()
+            .enumerate()
+            .filter_map(|(i, b)| {
+                records.iter().enumerate().find_map(|(j, record)| {
+                    let field = self.rules.field(&record[i]);
+                    if field.len() > self.max_field_bytes {
+                        return Some((j, i, None));
+                    }
+                    if self.rules.is_missing(field) {
+                        b.push_missing();
+                        return None;
+                    }
+                    b.push_bytes(field).err().map(|e| (j, i, Some(e)))
+                })
+            })
+            .min_by_key(|&(j, i, _)| (j, i));
+        let Some((j, i, utf8)) = first_bad else {
+            return Ok(());
+        };
+        let field = self.rules.field(&records[j][i]);
+        let message = match utf8 {
+            None => format!(
+                "field is {} bytes long, over the limit of {} bytes (an unclosed quote?)",
+                field.len(),
+                self.max_field_bytes
+            ),
+            Some(e) => format!(
+                "not valid UTF-8 (byte {} of the field); re-encode the file as UTF-8",
+                e.valid_up_to() + 1
+            ),
+        };
+        Err(Error::input(
+            self.file,
+            Some(batch.lines[j]),
+            Some(self.names[i].clone()),
+            message,
+        ))
+    }
 }
 
 impl<R: Read> Read for QuoteCounter<R> {
@@ -502,6 +681,90 @@ mod tests {
             .to_string();
         assert!(
             e.contains("row 2") && e.contains("'b'") && e.contains("limit"),
+            "{e}"
+        );
+    }
+
+    /// `rows` data rows of `a,b,c` with distinct-ish values; `edit` may
+    /// replace a data row (0-based) by other bytes.
+    fn many_rows(rows: usize, edit: impl Fn(usize) -> Option<Vec<u8>>) -> Vec<u8> {
+        let mut out = b"a,b,c\n".to_vec();
+        for r in 0..rows {
+            match edit(r) {
+                Some(line) => out.extend_from_slice(&line),
+                None => out.extend_from_slice(format!("{},x{},{}\n", r % 7, r % 13, r).as_bytes()),
+            }
+        }
+        out
+    }
+
+    fn load_err(bytes: &[u8]) -> String {
+        load_csv_bytes(bytes, "t.csv", &CsvOptions::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn batches_keep_every_record_in_order() {
+        let n = 3 * BATCH + 17;
+        // Blank lines here and there, one of them at a batch boundary.
+        let bytes = many_rows(n, |r| {
+            (r % 1000 == 999 || r == BATCH)
+                .then(|| format!("\n{},x{},{}\n", r % 7, r % 13, r).into_bytes())
+        });
+        let ds = load_csv_bytes(&bytes, "t.csv", &CsvOptions::default()).unwrap();
+        assert_eq!(ds.n_rows(), n);
+        let c = ds.column("c").unwrap();
+        assert!((0..n).all(|r| c.number(c.code(r)) == Some(r as f64)));
+        let b = ds.column("b").unwrap();
+        assert!((0..n).all(|r| b.display(b.code(r)) == format!("x{}", r % 13)));
+    }
+
+    #[test]
+    fn ragged_row_at_a_batch_boundary_is_found() {
+        let bytes = many_rows(2 * BATCH, |r| (r == BATCH).then(|| b"1,2\n".to_vec()));
+        let e = load_err(&bytes);
+        // Data row BATCH is on line BATCH + 2 (the header is line 1).
+        assert!(
+            e.contains(&format!("row {}", BATCH + 2)) && e.contains("ragged"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn first_bad_field_in_file_order_wins_across_batches() {
+        // Bad UTF-8 in 'c' early, a ragged row later: the bad field is reported.
+        let bytes = many_rows(3 * BATCH, |r| match r {
+            r if r == BATCH + 5 => Some(b"1,2,\xff\n".to_vec()),
+            r if r == BATCH + 9 => Some(b"1,2\n".to_vec()),
+            _ => None,
+        });
+        let e = load_err(&bytes);
+        assert!(
+            e.contains(&format!("row {}", BATCH + 7)) && e.contains("'c'") && e.contains("UTF-8"),
+            "{e}"
+        );
+        // Two bad fields on one row: the leftmost is reported, not the one
+        // of a column that fails earlier in its own pass.
+        let bytes = many_rows(2 * BATCH, |r| match r {
+            100 => Some(b"1,\xfe,\xff\n".to_vec()),
+            101 => Some(b"\xff,2,3\n".to_vec()),
+            _ => None,
+        });
+        let e = load_err(&bytes);
+        assert!(e.contains("row 102") && e.contains("'b'"), "{e}");
+    }
+
+    #[test]
+    fn unclosed_quote_in_a_full_last_batch_names_its_row() {
+        let bytes = many_rows(BATCH, |r| {
+            (r == BATCH - 1).then(|| b"1,2,\"3\n4,5,6\n".to_vec())
+        });
+        let e = load_err(&bytes);
+        assert!(
+            e.contains(&format!("row {}", BATCH + 1))
+                && e.contains("'c'")
+                && e.contains("never closed"),
             "{e}"
         );
     }

@@ -242,7 +242,7 @@ const PENDING_MISSING: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct ColumnBuilder {
     name: String,
-    index: FxHashMap<Box<str>, u32>,
+    index: FxHashMap<Box<[u8]>, u32>,
     values: Vec<Box<str>>,
     codes: Vec<u32>,
     /// First data row whose value does not parse as a finite number.
@@ -267,19 +267,30 @@ impl ColumnBuilder {
     }
 
     pub fn push(&mut self, value: &str) {
+        let pushed = self.push_bytes(value.as_bytes());
+        debug_assert!(pushed.is_ok(), "a str is valid UTF-8");
+    }
+
+    /// Push a value as raw bytes, as read from a file. The bytes are looked
+    /// up first and validated as UTF-8 only when they are a new value: the
+    /// dictionary holds valid values only, so a known value needs no check.
+    /// An invalid value is refused and nothing is pushed.
+    pub fn push_bytes(&mut self, value: &[u8]) -> std::result::Result<(), std::str::Utf8Error> {
         let code = match self.index.get(value) {
             Some(&c) => c,
             None => {
+                let text = std::str::from_utf8(value)?;
                 let c = self.values.len() as u32;
-                if self.first_non_numeric.is_none() && !is_number(value) {
+                if self.first_non_numeric.is_none() && !is_number(text) {
                     self.first_non_numeric = Some(self.codes.len());
                 }
-                self.values.push(value.into());
+                self.values.push(text.into());
                 self.index.insert(value.into(), c);
                 c
             }
         };
         self.codes.push(code);
+        Ok(())
     }
 
     pub fn name(&self) -> &str {
@@ -335,6 +346,8 @@ impl ColumnBuilder {
             .collect();
         let missing = n as u32;
         let mut codes = self.codes;
+        // A row estimate may have over-reserved.
+        codes.shrink_to_fit();
         for c in codes.iter_mut() {
             *c = if *c == PENDING_MISSING {
                 missing

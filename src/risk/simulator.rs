@@ -35,7 +35,9 @@
 //!   greater, so a k-anonymous table has none above 1/k.
 
 use fixedbitset::FixedBitSet;
-use radix_trie::{Trie, TrieCommon};
+use radix_trie::{NibbleVec, Trie, TrieCommon, TrieKey};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Dataset;
@@ -138,8 +140,27 @@ impl Simulation {
 
 pub const HISTOGRAM_BINS: usize = 10;
 
+/// A record's key: its known codes, fixed-width big-endian (see the module
+/// doc). A newtype rather than `Vec<u8>` so that `TrieKey::encode` writes
+/// the nibbles straight into the trie's inline buffer: the crate's own
+/// `Vec<u8>` key copies itself into a fresh allocation on every lookup,
+/// which cost more than the lookups themselves on a million records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct RecordKey(Vec<u8>);
+
+impl TrieKey for RecordKey {
+    fn encode(&self) -> NibbleVec<[u8; 64]> {
+        let mut v = NibbleVec::new();
+        for &b in &self.0 {
+            v.push(b >> 4);
+            v.push(b & 0x0f);
+        }
+        v
+    }
+}
+
 /// The repeat detector RT of Algorithm 2: key → class id.
-type KeyTrie = Trie<Vec<u8>, u32>;
+type KeyTrie = Trie<RecordKey, u32>;
 
 /// Fixed-width big-endian key layout over the known attributes.
 struct KeyLayout {
@@ -206,12 +227,12 @@ pub fn simulate(
     progress.set_total((n * (d + 2)) as u64);
 
     let layout = KeyLayout::new(ds, cols);
-    let (trie, class_of) = index_repeats(ds, knowledge, &layout, progress)?;
-    let classes = Partition::from_class_ids(class_of);
+    let repeats = index_repeats(ds, knowledge, &layout, hidden_cells == 0, progress)?;
+    let classes = Partition::from_class_ids(repeats.class_of);
 
     let (matches, prefix_counts) = if hidden_cells == 0 {
         let m: Vec<u32> = (0..n).map(|r| classes.size_of_row(r)).collect();
-        (m, prefix_from_trie(&trie, &classes, &layout))
+        (m, repeats.prefix)
     } else {
         let m = wildcard_matches(ds, knowledge, d, progress)?;
         let mut rows = Vec::with_capacity(d);
@@ -223,8 +244,8 @@ pub fn simulate(
             };
             let mj = wildcard_matches(ds, sub, j, &Progress::new())?;
             let sub_layout = KeyLayout::new(ds, &cols[..j]);
-            let (t, _) = index_repeats(ds, sub, &sub_layout, &Progress::new())?;
-            rows.push((t.len(), mj.iter().filter(|&&c| c == 1).count()));
+            let sub_classes = index_repeats(ds, sub, &sub_layout, false, &Progress::new())?.classes;
+            rows.push((sub_classes, mj.iter().filter(|&&c| c == 1).count()));
         }
         (m, rows)
     };
@@ -255,75 +276,265 @@ pub fn simulate(
     })
 }
 
-/// Algorithm 2, `indexRepeats`: the radix tree of keys. The value is the
-/// class id given at first insertion, so the count lookup of Algorithm 3 is
-/// an array read instead of a second walk down the tree.
+/// Split the records over at least this many trees when the leading
+/// attributes allow it...
+const MIN_TREES: usize = 256;
+/// ...and over at most this many.
+const MAX_TREES: usize = 1 << 16;
+
+/// How the radix tree is cut into a forest: one tree per combination of the
+/// codes of the first `attrs` known attributes.
+///
+/// Every key of a tree starts with the same `attrs` codes, so the forest is
+/// the one big tree with its top levels replaced by an array index: each
+/// tree holds exactly the subtree the big tree has below that prefix, in the
+/// same key order. Small trees are built in parallel and each is dropped as
+/// soon as it is walked (the one big tree held some 100 MB for a million
+/// records), and a lookup walks fewer nodes. The last attribute is never
+/// split on, so a tree always tells its records apart on at least one
+/// attribute.
+struct Forest {
+    attrs: usize,
+    /// Codes per split attribute: the code space plus the hidden symbol.
+    spaces: Vec<usize>,
+    trees: usize,
+}
+
+impl Forest {
+    fn new(ds: &Dataset, columns: &[usize]) -> Self {
+        let mut f = Forest {
+            attrs: 0,
+            spaces: Vec::new(),
+            trees: 1,
+        };
+        while f.trees < MIN_TREES && f.attrs + 1 < columns.len() {
+            let space = ds.col(columns[f.attrs]).code_space() + 1;
+            match f.trees.checked_mul(space) {
+                Some(t) if t <= MAX_TREES => {
+                    f.trees = t;
+                    f.spaces.push(space);
+                    f.attrs += 1;
+                }
+                _ => break,
+            }
+        }
+        f
+    }
+
+    /// The tree of a record, from its codes on the split attributes: mixed
+    /// radix, first attribute most significant, so tree order is key order.
+    fn tree(&self, code: impl Fn(usize) -> u32) -> usize {
+        (0..self.attrs).fold(0, |t, a| t * self.spaces[a] + code(a) as usize)
+    }
+
+    /// (classes, uniques) for the prefix lengths 1..=attrs, from the number
+    /// of records in each tree.
+    fn prefix_rows(&self, tree_size: impl Fn(usize) -> usize) -> Vec<(usize, usize)> {
+        (1..=self.attrs)
+            .map(|len| {
+                // Trees that share the first `len` codes are consecutive.
+                let per_group: usize = self.spaces[len..].iter().product();
+                let (mut classes, mut uniques) = (0, 0);
+                for g in 0..self.trees / per_group {
+                    let size: usize = (g * per_group..(g + 1) * per_group).map(&tree_size).sum();
+                    classes += usize::from(size > 0);
+                    uniques += usize::from(size == 1);
+                }
+                (classes, uniques)
+            })
+            .collect()
+    }
+}
+
+/// What Algorithm 2 leaves once its trees are dropped.
+struct Repeats {
+    /// Class id per record, in order of first appearance.
+    class_of: Vec<u32>,
+    /// Distinct keys.
+    classes: usize,
+    /// (classes, uniques) for each prefix length 1..=d, when asked for.
+    prefix: Vec<(usize, usize)>,
+}
+
+/// Algorithm 2, `indexRepeats`: every record's key goes into the radix tree
+/// (a forest, see [`Forest`]). The value is the class id given at first
+/// insertion, so the count lookup of Algorithm 3 is an array read instead of
+/// a second walk down the tree. With `walk`, each tree is also walked in key
+/// order for the prefix table before it is dropped.
 fn index_repeats(
     ds: &Dataset,
     knowledge: Knowledge<'_>,
     layout: &KeyLayout,
+    walk: bool,
     progress: &Progress,
-) -> Result<(KeyTrie, Vec<u32>)> {
+) -> Result<Repeats> {
     let n = ds.n_rows();
+    let d = knowledge.columns.len();
     let codes: Vec<&[u32]> = knowledge
         .columns
         .iter()
         .map(|&c| ds.col(c).codes())
         .collect();
+    let hidden: Vec<Option<&FixedBitSet>> = (0..d).map(|a| knowledge.hidden_at(a)).collect();
     let hidden_code: Vec<u32> = knowledge
         .columns
         .iter()
         .map(|&c| ds.col(c).code_space() as u32)
         .collect();
-    let mut trie: Trie<Vec<u8>, u32> = Trie::new();
-    let mut class_of = Vec::with_capacity(n);
-    let mut key = Vec::with_capacity(layout.len);
-    let mut next = 0u32;
+    let code_at = |a: usize, r: usize| {
+        if hidden[a].is_some_and(|h| h.contains(r)) {
+            hidden_code[a]
+        } else {
+            codes[a][r]
+        }
+    };
+
+    let forest = Forest::new(ds, knowledge.columns);
+    // Records by tree, stably (a counting sort), so each tree sees its
+    // records in file order. The keys are written out in that order in the
+    // same pass: reading the columns row by row is sequential, whereas
+    // gathering a tree's scattered rows from each column later was one
+    // cache miss per attribute and record.
+    let mut start = vec![0usize; forest.trees + 1];
     for r in 0..n {
-        if r % 8192 == 0 {
-            progress.check()?;
-            progress.advance(8192.min(n - r) as u64);
-        }
-        key.clear();
-        for (a, col) in codes.iter().enumerate() {
-            let hidden = knowledge.hidden_at(a).is_some_and(|h| h.contains(r));
-            let code = if hidden { hidden_code[a] } else { col[r] };
-            put_code(&mut key, code, layout.widths[a]);
-        }
-        let id = match trie.get(&key) {
-            Some(&id) => id,
-            None => {
-                trie.insert(key.clone(), next);
-                next += 1;
-                next - 1
-            }
-        };
-        class_of.push(id);
+        start[forest.tree(|a| code_at(a, r)) + 1] += 1;
     }
-    Ok((trie, class_of))
+    for t in 0..forest.trees {
+        start[t + 1] += start[t];
+    }
+    let len = layout.len;
+    let mut order = vec![0u32; n];
+    let mut keys = vec![0u8; n * len];
+    let mut fill = start.clone();
+    let mut key = Vec::with_capacity(len);
+    for r in 0..n {
+        if r % 65536 == 0 {
+            progress.check()?;
+        }
+        let slot = &mut fill[forest.tree(|a| code_at(a, r))];
+        key.clear();
+        for (a, &w) in layout.widths.iter().enumerate() {
+            put_code(&mut key, code_at(a, r), w);
+        }
+        keys[*slot * len..(*slot + 1) * len].copy_from_slice(&key);
+        order[*slot] = r as u32;
+        *slot += 1;
+    }
+    drop(fill);
+
+    // Per tree, a class id local to the tree for each of its records.
+    let mut local = vec![0u32; n];
+    let mut jobs = Vec::new();
+    let mut rest: &mut [u32] = &mut local;
+    for t in 0..forest.trees {
+        let (a, b) = (start[t], start[t + 1]);
+        if a == b {
+            continue;
+        }
+        let (ids, tail) = std::mem::take(&mut rest).split_at_mut(b - a);
+        jobs.push((&keys[a * len..b * len], ids));
+        rest = tail;
+    }
+    let built: Vec<(usize, Vec<(usize, usize)>)> = jobs
+        .into_par_iter()
+        .map(|(tree_keys, ids)| {
+            progress.check()?;
+            let mut trie = KeyTrie::new();
+            let mut sizes: Vec<u32> = Vec::new();
+            let mut key = RecordKey(Vec::with_capacity(len));
+            for (i, id) in ids.iter_mut().enumerate() {
+                if i % 8192 == 8191 {
+                    progress.check()?;
+                    progress.advance(8192);
+                }
+                key.0.clear();
+                key.0.extend_from_slice(&tree_keys[i * len..(i + 1) * len]);
+                *id = match trie.get(&key) {
+                    Some(&c) => {
+                        sizes[c as usize] += 1;
+                        c
+                    }
+                    None => {
+                        let c = sizes.len() as u32;
+                        trie.insert(key.clone(), c);
+                        sizes.push(1);
+                        c
+                    }
+                };
+            }
+            progress.advance((ids.len() % 8192) as u64);
+            let levels = if walk {
+                prefix_from_trie(&trie, &sizes, layout).split_off(forest.attrs)
+            } else {
+                Vec::new()
+            };
+            Ok((sizes.len(), levels))
+        })
+        .collect::<Result<_>>()?;
+    drop(keys);
+
+    let mut prefix = Vec::new();
+    if walk {
+        prefix = forest.prefix_rows(|t| start[t + 1] - start[t]);
+        prefix.resize(d, (0, 0));
+        for (_, levels) in &built {
+            for (p, l) in prefix[forest.attrs..].iter_mut().zip(levels) {
+                p.0 += l.0;
+                p.1 += l.1;
+            }
+        }
+    }
+
+    // Global ids: trees in key order, then renumbered by first appearance.
+    let mut class_of = vec![0u32; n];
+    let mut base = 0u32;
+    let mut tree_classes = built.iter().map(|b| b.0 as u32);
+    for t in 0..forest.trees {
+        let range = start[t]..start[t + 1];
+        if range.is_empty() {
+            continue;
+        }
+        for (&r, &id) in order[range.clone()].iter().zip(&local[range]) {
+            class_of[r as usize] = base + id;
+        }
+        base += tree_classes.next().unwrap_or(0);
+    }
+    drop((order, local));
+    let classes = base as usize;
+    let mut renumber = vec![u32::MAX; classes];
+    let mut next = 0u32;
+    for c in class_of.iter_mut() {
+        let id = &mut renumber[*c as usize];
+        if *id == u32::MAX {
+            *id = next;
+            next += 1;
+        }
+        *c = *id;
+    }
+    Ok(Repeats {
+        class_of,
+        classes,
+        prefix,
+    })
 }
 
-/// Classes and uniques for every prefix length, from one ordered walk of
-/// the trie (no hidden cells).
-fn prefix_from_trie(
-    trie: &KeyTrie,
-    classes: &Partition,
-    layout: &KeyLayout,
-) -> Vec<(usize, usize)> {
+/// Classes and uniques for every prefix length, from one ordered walk of a
+/// tree (no hidden cells); `sizes` are the records per class id.
+fn prefix_from_trie(trie: &KeyTrie, sizes: &[u32], layout: &KeyLayout) -> Vec<(usize, usize)> {
     let d = layout.widths.len();
     let mut out = vec![(0usize, 0usize); d];
     // Records in the currently open group at each prefix length.
     let mut open = vec![0u64; d];
-    let mut prev: Option<&Vec<u8>> = None;
+    let mut prev: Option<&RecordKey> = None;
     for (key, &id) in trie.iter() {
-        let size = u64::from(classes.sizes()[id as usize]);
+        let size = u64::from(sizes[id as usize]);
         // Number of leading attributes this key shares with the previous one.
         let shared = match prev {
             None => 0,
             Some(p) => (0..d)
                 .take_while(|&a| {
                     let (s, e) = (layout.offsets[a], layout.offsets[a + 1]);
-                    p[s..e] == key[s..e]
+                    p.0[s..e] == key.0[s..e]
                 })
                 .count(),
         };
@@ -393,7 +604,8 @@ fn wildcard_matches(
         .collect();
     let pattern = &pattern;
     let rows_of = |p: u64| (0..n).filter(move |&r| pattern[r] == p);
-    let key_of = |r: usize, skip: u64, key: &mut Vec<u8>| {
+    let key_of = |r: usize, skip: u64, key: &mut RecordKey| {
+        let key = &mut key.0;
         key.clear();
         for a in 0..d {
             if skip & (1 << a) == 0 {
@@ -402,13 +614,13 @@ fn wildcard_matches(
         }
     };
     let mut matches = vec![0u32; n];
-    let mut key = Vec::new();
+    let mut key = RecordKey::default();
     for &q in &patterns {
         for &p in &patterns {
             progress.check()?;
             let skip = p | q;
             // Trie of the pattern-q records projected on what neither hides.
-            let mut trie: Trie<Vec<u8>, u32> = Trie::new();
+            let mut trie = KeyTrie::new();
             for r in rows_of(q) {
                 key_of(r, skip, &mut key);
                 match trie.get_mut(&key) {
@@ -472,15 +684,20 @@ pub fn histogram(matches: &[u32]) -> Vec<HistogramBin> {
 /// The empirical CDF of Pr(re-id): one point per distinct value.
 pub fn cdf(matches: &[u32]) -> Vec<CdfPoint> {
     let n = matches.len();
-    if n == 0 {
-        return Vec::new();
+    // Records per match count rather than a sorted copy of `matches`: even
+    // a million records have few distinct counts.
+    let mut records: FxHashMap<u32, usize> = FxHashMap::default();
+    for &m in matches {
+        *records.entry(m).or_default() += 1;
     }
-    let mut sorted = matches.to_vec();
+    let mut counts: Vec<(u32, usize)> = records.into_iter().collect();
     // Descending match count = ascending probability.
-    sorted.sort_unstable_by(|a, b| b.cmp(a));
-    let mut out: Vec<CdfPoint> = Vec::new();
-    for (i, &m) in sorted.iter().enumerate() {
-        let share = (i + 1) as f64 / n as f64;
+    counts.sort_unstable_by_key(|&(m, _)| std::cmp::Reverse(m));
+    let mut out: Vec<CdfPoint> = Vec::with_capacity(counts.len());
+    let mut at_most = 0usize;
+    for (m, records) in counts {
+        at_most += records;
+        let share = at_most as f64 / n as f64;
         let probability = 1.0 / f64::from(m);
         match out.last_mut() {
             Some(last) if last.probability == probability => last.share = share,
@@ -577,5 +794,100 @@ mod tests {
             simulate(&table(), Knowledge::plain(&[0]), 0.2, &p),
             Err(Error::Cancelled)
         ));
+    }
+
+    /// A table whose column `a` takes `domains[a]` values: row / (a + 1)
+    /// plus a little deterministic jitter, modulo the domain.
+    fn wide_table(domains: &[u32], rows: usize) -> Dataset {
+        let names: Vec<String> = (0..domains.len()).map(|a| format!("a{a}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let cells: Vec<Vec<String>> = (0..rows)
+            .map(|r| {
+                domains
+                    .iter()
+                    .enumerate()
+                    .map(|(a, &dom)| {
+                        let jitter =
+                            ((r * 31 + a * 17) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62;
+                        format!("{}", (r / (a + 1) + jitter as usize) as u32 % dom)
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: Vec<Vec<&str>> = cells
+            .iter()
+            .map(|r| r.iter().map(String::as_str).collect())
+            .collect();
+        Dataset::from_rows(&names, &rows).unwrap()
+    }
+
+    #[test]
+    fn forest_splits_on_leading_attributes_only_while_useful() {
+        // Code spaces + hidden symbol: 2 → 4, 100 → 102, 300 → 302.
+        let ds = wide_table(&[2, 100, 300], 2000);
+        let cardinalities: Vec<usize> = ds.columns().iter().map(|c| c.cardinality()).collect();
+        assert_eq!(cardinalities, vec![2, 100, 300]);
+        let f = Forest::new(&ds, &[0, 1, 2]);
+        assert_eq!((f.attrs, f.trees), (2, 4 * 102));
+        // Never the last attribute.
+        assert_eq!(Forest::new(&ds, &[0, 1]).attrs, 1);
+        assert_eq!(Forest::new(&ds, &[2]).attrs, 0);
+        // Enough trees after the first attribute.
+        assert_eq!(Forest::new(&ds, &[2, 0, 1]).attrs, 1);
+        // A first attribute with more codes than MAX_TREES is not split on.
+        let many = wide_table(&[100_000, 2], 100_000);
+        assert!(many.col(0).code_space() + 1 > MAX_TREES);
+        assert_eq!(Forest::new(&many, &[0, 1]).trees, 1);
+    }
+
+    proptest::proptest! {
+        /// The forest numbers classes by first appearance, as one trie or a
+        /// hash grouping would, and its prefix table is the hash grouping's
+        /// on the first j attributes, whatever the split.
+        #[test]
+        fn forest_agrees_with_hash_grouping(
+            domains in proptest::collection::vec(1u32..40, 1..6),
+            rows in 1usize..400,
+            rotate in 0usize..6,
+        ) {
+            let ds = wide_table(&domains, rows);
+            let mut cols: Vec<usize> = (0..domains.len()).collect();
+            cols.rotate_left(rotate % domains.len());
+            let s = simulate(&ds, Knowledge::plain(&cols), 0.2, &Progress::new()).unwrap();
+            let p = Partition::by_columns(&ds, &cols);
+            proptest::prop_assert_eq!(s.classes.class_ids(), p.class_ids());
+            for (j, row) in s.prefix.iter().enumerate() {
+                let pj = Partition::by_columns(&ds, &cols[..=j]);
+                proptest::prop_assert_eq!((row.classes, row.uniques), (pj.n_classes(), pj.uniques()));
+            }
+        }
+
+        /// With hidden cells, classes are the distinct published keys, a
+        /// hidden cell being a symbol of its own.
+        #[test]
+        fn hidden_cells_make_their_own_key_symbol(
+            domains in proptest::collection::vec(1u32..30, 2..5),
+            rows in 1usize..300,
+            step in 2usize..7,
+        ) {
+            let ds = wide_table(&domains, rows);
+            let d = domains.len();
+            let mut hide = FixedBitSet::with_capacity(rows);
+            for r in (0..rows).step_by(step) {
+                hide.insert(r);
+            }
+            let hidden: Vec<Option<&FixedBitSet>> = (0..d).map(|a| (a == 0).then_some(&hide)).collect();
+            let cols: Vec<usize> = (0..d).collect();
+            let k = Knowledge { columns: &cols, hidden: &hidden };
+            let s = simulate(&ds, k, 0.2, &Progress::new()).unwrap();
+            let keys: std::collections::BTreeSet<Vec<Option<u32>>> = (0..rows)
+                .map(|r| {
+                    (0..d)
+                        .map(|a| (a != 0 || !hide.contains(r)).then(|| ds.col(a).code(r)))
+                        .collect()
+                })
+                .collect();
+            proptest::prop_assert_eq!(s.summary.classes, keys.len());
+        }
     }
 }
