@@ -4,6 +4,7 @@
 //! thin layers over it. Nothing in the core prints or touches the terminal.
 
 pub mod algorithms;
+pub mod anonymize;
 pub mod assess;
 pub mod data;
 pub mod error;

@@ -1,6 +1,7 @@
 //! The command line: flags are parsed raw by clap, then validated into a
 //! library `Session` in one step (ripgrep's habit), then handed to the core.
 
+pub mod anonymize;
 pub mod assess;
 pub mod synth;
 
@@ -24,6 +25,10 @@ pub struct Cli {
 pub enum Command {
     /// Assess re-identification risk and privacy models of a CSV file.
     Assess(Box<assess::AssessArgs>),
+    /// Anonymize with one algorithm; verify the release, then write it.
+    Anonymize(Box<anonymize::AnonymizeArgs>),
+    /// Run several algorithms and parameters side by side.
+    Compare(Box<anonymize::CompareArgs>),
     /// Open the terminal UI on a file, a project, or the demo.
     Tui(TuiArgs),
     /// Write a synthetic census-like dataset (or the demo) for tests and benchmarks.

@@ -1,0 +1,391 @@
+//! `anonlab anonymize` and `anonlab compare`: run algorithms in batch,
+//! verify every release before anything is written, and print the same
+//! measurements the TUI shows.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use serde::Serialize;
+
+use anonlab::algorithms::{self, Request};
+use anonlab::anonymize::{evaluate, run, run_verified, Evaluation, Measure};
+use anonlab::data::Dataset;
+use anonlab::progress::Progress;
+use anonlab::release::{write_csv, write_json};
+use anonlab::session::Session;
+
+use super::{thousands, CsvArgs};
+
+/// The columns and how to read the file: shared by both commands.
+#[derive(Debug, Args)]
+pub struct Columns {
+    /// CSV file to anonymize.
+    pub file: PathBuf,
+    /// Quasi-identifiers.
+    #[arg(long, value_delimiter = ',', value_name = "COLS", required = true)]
+    pub qi: Vec<String>,
+    /// The sensitive attribute.
+    #[arg(long, value_name = "COL")]
+    pub sensitive: Option<String>,
+    /// Identifiers: dropped from the published table.
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub identifier: Vec<String>,
+    /// Seed of randomized steps and of the query workload.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Queries in the utility workload (0 skips it).
+    #[arg(long, default_value_t = anonlab::metrics::DEFAULT_QUERIES)]
+    pub queries: usize,
+    #[command(flatten)]
+    pub csv: CsvArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AnonymizeArgs {
+    #[command(flatten)]
+    pub columns: Columns,
+    /// mondrian, mondrian-l, anatomy or cbg.
+    #[arg(long, short = 'a')]
+    pub algorithm: String,
+    #[arg(short = 'k', default_value_t = 5)]
+    pub k: u32,
+    #[arg(short = 'l', default_value_t = 2)]
+    pub l: u32,
+    /// The published table (CSV; a bucketized release also writes OUT.buckets.csv).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The release as JSON: groups, buckets, claims.
+    #[arg(long = "release", value_name = "FILE")]
+    pub release_json: Option<PathBuf>,
+    /// Print the measurements as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub columns: Columns,
+    /// Algorithms to compare.
+    #[arg(long, value_delimiter = ',', default_value = "mondrian-l,anatomy,cbg")]
+    pub algorithms: Vec<String>,
+    /// One or more k.
+    #[arg(short = 'k', value_delimiter = ',', default_value = "3")]
+    pub k: Vec<u32>,
+    /// One or more l (algorithms without l run once per k).
+    #[arg(short = 'l', value_delimiter = ',', default_value = "2")]
+    pub l: Vec<u32>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+struct Prepared {
+    session: Session,
+    qi: Vec<usize>,
+    sensitive: Vec<usize>,
+    identifiers: Vec<usize>,
+}
+
+fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
+    let session = Session::open(&c.file, c.csv.options()?)?;
+    let label = session.label();
+    let ds = &session.dataset;
+    let idx = |names: &[String]| -> anyhow::Result<Vec<usize>> {
+        names
+            .iter()
+            .map(|n| ds.column_index(n).with_context(|| label.clone()))
+            .collect()
+    };
+    let qi = idx(&c.qi)?;
+    let sensitive = idx(c.sensitive.as_slice())?;
+    let identifiers = idx(&c.identifier)?;
+    if let Some(s) = sensitive.first() {
+        if qi.contains(s) {
+            bail!(
+                "'{}' is both a quasi-identifier and the sensitive attribute",
+                ds.col(*s).name()
+            );
+        }
+    }
+    Ok(Prepared {
+        session,
+        qi,
+        sensitive,
+        identifiers,
+    })
+}
+
+impl Prepared {
+    fn request(&self, k: u32, l: u32, seed: u64) -> Request<'_> {
+        Request {
+            ds: &self.session.dataset,
+            qi: self.qi.clone(),
+            sensitive: self.sensitive.clone(),
+            identifiers: self.identifiers.clone(),
+            k,
+            l,
+            seed,
+        }
+    }
+}
+
+pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
+    let p = prepare(&a.columns)?;
+    let algo = algorithms::by_id(&a.algorithm)?;
+    if algo.uses_l() && p.sensitive.is_empty() {
+        bail!(
+            "{} needs a sensitive attribute: add --sensitive COL",
+            algo.id()
+        );
+    }
+    let req = p.request(a.k, a.l, a.columns.seed);
+    let measure = Measure {
+        queries: a.columns.queries,
+        query_seed: a.columns.seed,
+    };
+    let (release, eval) = run_verified(algo.id(), &req, &measure, &Progress::new())?;
+    let ds = &p.session.dataset;
+    let roles = published_roles(&p, ds);
+    let mut written = Vec::new();
+    if let Some(out) = &a.output {
+        written.extend(write_csv(&release, ds, Some(&roles), out)?);
+    }
+    if let Some(out) = &a.release_json {
+        write_json(&release, ds, out)?;
+        written.push(out.clone());
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&eval)?);
+    } else {
+        print!("{}", human(&eval, ds.n_rows()));
+        for f in &written {
+            println!("wrote {}", f.display());
+        }
+    }
+    Ok(())
+}
+
+/// Roles for rendering: only columns named on the command line are
+/// published specially; every other column is passed through.
+fn published_roles(p: &Prepared, ds: &Dataset) -> Vec<anonlab::data::Role> {
+    use anonlab::data::Role;
+    (0..ds.n_cols())
+        .map(|c| {
+            if p.identifiers.contains(&c) {
+                Role::Identifier
+            } else if p.qi.contains(&c) {
+                Role::QuasiIdentifier
+            } else if p.sensitive.contains(&c) {
+                Role::Sensitive
+            } else {
+                Role::Insensitive
+            }
+        })
+        .collect()
+}
+
+fn human(e: &Evaluation, rows: usize) -> String {
+    let mut o = String::new();
+    let l = e.l.map_or(String::new(), |l| format!(", l = {l}"));
+    let _ = writeln!(
+        o,
+        "{}: k = {}{l}, seed {} — {:.1} ms",
+        e.algorithm, e.k, e.seed, e.time_ms
+    );
+    let _ = writeln!(o, "verified by the independent checker:");
+    for c in &e.verification.checks {
+        let _ = writeln!(
+            o,
+            "  {} {}: {}",
+            if c.holds { "ok  " } else { "FAIL" },
+            c.claim,
+            c.detail
+        );
+    }
+    let _ = writeln!(
+        o,
+        "{} groups, {} buckets, {} of {} rows suppressed",
+        thousands(e.groups),
+        thousands(e.buckets),
+        thousands(e.suppressed),
+        thousands(rows)
+    );
+    let r = &e.reidentification.summary;
+    let _ = writeln!(
+        o,
+        "re-identification (linkage): mean {:.4}, max {:.4}",
+        r.mean, r.max
+    );
+    if let Some(b) = &e.breach {
+        let s = &b.summary;
+        let _ = writeln!(
+            o,
+            "breach probability: mean {:.4}, max {:.4}, {} above {:.3}",
+            s.mean,
+            s.max,
+            thousands(s.records_above_threshold),
+            s.threshold
+        );
+    }
+    let u = &e.utility;
+    let _ = writeln!(
+        o,
+        "utility: C_DM {}, C_AVG {}, NCP {:.1} (GCP {:.4}: 0 = nothing generalized, 1 = everything suppressed)",
+        thousands(u.discernibility as usize),
+        u.average_class_size.map_or("–".into(), |v| format!("{v:.3}")),
+        u.ncp,
+        u.gcp
+    );
+    if let Some(q) = &e.queries {
+        let _ = writeln!(
+            o,
+            "query workload: {} of {} queries, mean relative error {:.4} (seed {})",
+            q.queries_used,
+            q.queries_used + q.skipped,
+            q.mean_relative_error,
+            q.seed
+        );
+    }
+    o
+}
+
+/// One line of `compare`.
+#[derive(Debug, Serialize)]
+pub struct CompareRow {
+    pub algorithm: String,
+    pub k: u32,
+    pub l: Option<u32>,
+    /// Why the combination could not run, if it could not.
+    pub infeasible: Option<String>,
+    pub evaluation: Option<Evaluation>,
+}
+
+pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
+    let p = prepare(&a.columns)?;
+    let algos = a
+        .algorithms
+        .iter()
+        .map(|id| algorithms::by_id(id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let measure = Measure {
+        queries: a.columns.queries,
+        query_seed: a.columns.seed,
+    };
+    let mut rows = Vec::new();
+    for algo in &algos {
+        if algo.uses_l() && p.sensitive.is_empty() {
+            bail!(
+                "{} needs a sensitive attribute: add --sensitive COL",
+                algo.id()
+            );
+        }
+        for &k in &a.k {
+            let ls: Vec<Option<u32>> = if algo.uses_l() {
+                a.l.iter().map(|&l| Some(l)).collect()
+            } else {
+                vec![None]
+            };
+            for l in ls {
+                let req = p.request(k, l.unwrap_or(1), a.columns.seed);
+                let progress = Progress::new();
+                let row = match run(algo.id(), &req, &progress) {
+                    Ok((release, ms)) => {
+                        let eval = evaluate(&release, &p.session.dataset, ms, &measure, &progress)?;
+                        if !eval.verification.all_hold() {
+                            bail!(
+                                "{} (k={k}, l={l:?}) failed independent verification:\n{}",
+                                algo.id(),
+                                eval.verification
+                            );
+                        }
+                        CompareRow {
+                            algorithm: algo.id().into(),
+                            k,
+                            l,
+                            infeasible: None,
+                            evaluation: Some(eval),
+                        }
+                    }
+                    Err(anonlab::Error::Parameter(why)) => CompareRow {
+                        algorithm: algo.id().into(),
+                        k,
+                        l,
+                        infeasible: Some(why),
+                        evaluation: None,
+                    },
+                    Err(e) => return Err(e.into()),
+                };
+                rows.push(row);
+            }
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        print!("{}", compare_table(&rows));
+    }
+    Ok(())
+}
+
+fn compare_table(rows: &[CompareRow]) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6} {:>8} {:>7} {:>7} {:>9}",
+        "algorithm", "k", "l", "breach", "max", "≤0.1", "≤0.2", "≤0.3", "C_DM", "C_AVG", "GCP", "query err", "groups", "buckets", "time ms"
+    );
+    for r in rows {
+        let l = r.l.map_or("–".to_string(), |l| l.to_string());
+        let Some(e) = &r.evaluation else {
+            let _ = writeln!(
+                o,
+                "{:<11} {:>3} {:>3}  infeasible: {}",
+                r.algorithm,
+                r.k,
+                l,
+                r.infeasible.as_deref().unwrap_or("")
+            );
+            continue;
+        };
+        let (mean, max, c1, c2, c3) = match &e.breach {
+            Some(b) => (
+                format!("{:.4}", b.summary.mean),
+                format!("{:.4}", b.summary.max),
+                format!("{:.3}", b.cdf_at[1].1),
+                format!("{:.3}", b.cdf_at[2].1),
+                format!("{:.3}", b.cdf_at[3].1),
+            ),
+            None => ("–".into(), "–".into(), "–".into(), "–".into(), "–".into()),
+        };
+        let _ = writeln!(
+            o,
+            "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6.4} {:>8} {:>7} {:>7} {:>9.1}",
+            r.algorithm,
+            r.k,
+            l,
+            mean,
+            max,
+            c1,
+            c2,
+            c3,
+            thousands(e.utility.discernibility as usize),
+            e.utility
+                .average_class_size
+                .map_or("–".into(), |v| format!("{v:.3}")),
+            e.utility.gcp,
+            e.queries
+                .as_ref()
+                .map_or("–".into(), |q| format!("{:.4}", q.mean_relative_error)),
+            thousands(e.groups),
+            thousands(e.buckets),
+            e.time_ms
+        );
+    }
+    let _ = writeln!(
+        o,
+        "breach = mean breach probability of the sensitive attribute; ≤p = share of records with breach probability at most p;\nGCP = mean normalized certainty penalty of the QI cells (0 = exact, 1 = suppressed)"
+    );
+    o
+}
