@@ -74,9 +74,11 @@ impl Cell {
                 lo: v[0],
                 hi: v[v.len() - 1],
             },
-            _ if v.len() >= col.code_space() - usize::from(col.missing_count() == 0) => {
-                Cell::Suppressed
-            }
+            // Every value present (and the missing code too, if the column
+            // has missing cells): the cell says nothing, publish `*`. The
+            // missing count scans the column, so it is asked only when the
+            // present values already cover the dictionary.
+            _ if covers_dictionary(col, &v) => Cell::Suppressed,
             _ => Cell::Set {
                 codes: v,
                 label: None,
@@ -109,6 +111,15 @@ impl Cell {
             Cell::Suppressed => "*".to_string(),
         }
     }
+}
+
+fn covers_dictionary(col: &Column, sorted_codes: &[u32]) -> bool {
+    let present = sorted_codes
+        .iter()
+        .filter(|&&c| c != col.missing_code())
+        .count();
+    present >= col.cardinality()
+        && (sorted_codes.last() == Some(&col.missing_code()) || col.missing_count() == 0)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
