@@ -51,6 +51,9 @@ use crate::privacy::{counts_of_rows, ValueCount};
 use crate::release::{Cell, Release};
 use crate::risk::{check_release_fits, ValueBuckets};
 
+/// `QueryEngine::row_bucket` of a row whose value is on the row.
+const SINGLE: u32 = u32::MAX;
+
 /// The paper's workload size.
 pub const DEFAULT_QUERIES: usize = 1000;
 /// QI predicates per query in the paper.
@@ -84,25 +87,6 @@ impl Condition {
             Condition::AtMost(v) => code <= *v,
             Condition::AtLeast(v) => code >= *v,
             Condition::NotEqual(v) => code != *v,
-        }
-    }
-
-    /// How many codes of `lo..=hi` (none missing) satisfy the condition.
-    fn count_in(&self, lo: u32, hi: u32) -> u64 {
-        if lo > hi {
-            return 0;
-        }
-        let span = |a: u32, b: u32| if a > b { 0 } else { u64::from(b - a) + 1 };
-        match self {
-            Condition::OneOf(codes) => {
-                (codes.partition_point(|&c| c <= hi) - codes.partition_point(|&c| c < lo)) as u64
-            }
-            Condition::Greater(v) => v.checked_add(1).map_or(0, |a| span(a.max(lo), hi)),
-            Condition::Less(v) => v.checked_sub(1).map_or(0, |b| span(lo, b.min(hi))),
-            Condition::Equal(v) => u64::from((lo..=hi).contains(v)),
-            Condition::AtMost(v) => span(lo, (*v).min(hi)),
-            Condition::AtLeast(v) => span((*v).max(lo), hi),
-            Condition::NotEqual(v) => span(lo, hi) - u64::from((lo..=hi).contains(v)),
         }
     }
 }
@@ -281,6 +265,14 @@ pub struct QueryEngine<'a> {
     /// `group_values_at[g]..group_values_at[g + 1]`.
     group_values_at: Vec<usize>,
     group_values: Vec<ValueCount>,
+    /// Group rows concatenated (group g at `row_at[g]..row_at[g + 1]`), with
+    /// per position the row's multi-row bucket (`SINGLE` when its value is
+    /// on the row), its target code and its QI codes, so that the per-row
+    /// pass of a query reads memory in order.
+    row_at: Vec<usize>,
+    row_bucket: Vec<u32>,
+    row_target: Vec<u32>,
+    row_qi: Vec<Vec<u32>>,
     /// The published rows' distinct QI combinations (d codes each, flat),
     /// with the target values of their rows, for the actual answers: rows
     /// with equal QI values satisfy the same queries.
@@ -399,6 +391,23 @@ impl<'a> QueryEngine<'a> {
             group_values_at.push(group_values.len());
         }
         let (combos, combo_values_at, combo_values) = combinations(release, ds, &published, tcol);
+        let mut row_at = vec![0usize];
+        let (mut row_bucket, mut row_target) = (Vec::new(), Vec::new());
+        let mut row_qi: Vec<Vec<u32>> = vec![Vec::new(); release.quasi_identifiers.len()];
+        for g in &release.groups {
+            for &r in &g.rows {
+                let r = r as usize;
+                row_bucket.push(match buckets.bucket_of_row(r) {
+                    Some(b) if buckets.size(b) > 1 => b as u32,
+                    _ => SINGLE,
+                });
+                row_target.push(tcol.code(r));
+                for (codes, &c) in row_qi.iter_mut().zip(&release.quasi_identifiers) {
+                    codes.push(ds.col(c).code(r));
+                }
+            }
+            row_at.push(row_bucket.len());
+        }
         Ok(QueryEngine {
             release,
             ds,
@@ -416,6 +425,10 @@ impl<'a> QueryEngine<'a> {
             totals,
             group_values_at,
             group_values,
+            row_at,
+            row_bucket,
+            row_target,
+            row_qi,
             combos,
             combo_values_at,
             combo_values,
@@ -434,6 +447,7 @@ impl<'a> QueryEngine<'a> {
             touched: Vec::new(),
             row_checks: Vec::new(),
             tables: Vec::new(),
+            prefix: Vec::new(),
         }
     }
 
@@ -442,16 +456,17 @@ impl<'a> QueryEngine<'a> {
             Aggregate::Sum => sum_value(self.target, code),
             Aggregate::Count { code: v } => f64::from(u8::from(code == v)),
         };
-        let tcodes = self.target.codes();
         let Scratch {
             sure,
             possible,
             touched,
             row_checks,
             tables,
+            prefix,
         } = scratch;
         let n_pred = query.predicates.len();
         tables.resize_with(n_pred.max(tables.len()), Vec::new);
+        prefix.resize_with(n_pred.max(prefix.len()), Vec::new);
         let mut columns: Vec<&[u32]> = Vec::with_capacity(n_pred);
         for (p, table) in query.predicates.iter().zip(tables.iter_mut()) {
             let col = self.ds.col(p.column);
@@ -462,6 +477,15 @@ impl<'a> QueryEngine<'a> {
             columns.push(col.codes());
         }
         let tables = &tables[..n_pred];
+        for (table, pre) in tables.iter().zip(prefix.iter_mut()) {
+            pre.clear();
+            pre.push(0);
+            let mut acc = 0;
+            for &t in table {
+                acc += u32::from(t);
+                pre.push(acc);
+            }
+        }
         let holds = |pi: usize, r: u32| tables[pi][columns[pi][r as usize] as usize];
 
         let actual = self.actual(query, tables, &columns);
@@ -475,12 +499,12 @@ impl<'a> QueryEngine<'a> {
                 // A predicate on an attribute that is not a QI is checked on
                 // the rows' values.
                 let Some(a) = self.position[p.column] else {
-                    row_checks.push(pi);
+                    row_checks.push((pi, None));
                     continue;
                 };
                 let missing = self.ds.col(p.column).missing_code();
-                match self.status(self.cells[a][gi], &p.condition, &tables[pi], missing) {
-                    Status::Original => row_checks.push(pi),
+                match self.status(self.cells[a][gi], &tables[pi], &prefix[pi], missing) {
+                    Status::Original => row_checks.push((pi, Some(a))),
                     Status::All => {}
                     Status::Some => all = false,
                     Status::None => {
@@ -513,15 +537,17 @@ impl<'a> QueryEngine<'a> {
                 }
                 continue;
             }
-            for &r in &g.rows {
-                if !row_checks.iter().all(|&pi| holds(pi, r)) {
+            for i in self.row_at[gi]..self.row_at[gi + 1] {
+                let passes = row_checks.iter().all(|&(pi, a)| match a {
+                    Some(a) => tables[pi][self.row_qi[a][i] as usize],
+                    None => holds(pi, g.rows[i - self.row_at[gi]]),
+                });
+                if !passes {
                     continue;
                 }
-                let Some(b) = self.buckets.bucket_of_row(r as usize) else {
-                    continue;
-                };
-                if self.buckets.size(b) == 1 {
-                    let x = value(tcodes[r as usize]);
+                let b = self.row_bucket[i];
+                if b == SINGLE {
+                    let x = value(self.row_target[i]);
                     if all {
                         lower += x;
                         upper += x;
@@ -530,6 +556,7 @@ impl<'a> QueryEngine<'a> {
                         upper += x.max(0.0);
                     }
                 } else {
+                    let b = b as usize;
                     if possible[b] == 0 {
                         touched.push(b as u32);
                     }
@@ -598,10 +625,10 @@ impl<'a> QueryEngine<'a> {
     }
 
     /// Which of the codes a cell stands for satisfy the condition.
-    fn status(&self, cell: Compact, cond: &Condition, table: &[bool], missing: u32) -> Status {
+    fn status(&self, cell: Compact, table: &[bool], prefix: &[u32], missing: u32) -> Status {
         let (total, sat) = match cell {
             Compact::Original => return Status::Original,
-            Compact::Range(lo, hi) => range_counts(lo, hi, cond, missing),
+            Compact::Range(lo, hi) => range_counts(lo, hi, prefix, missing),
             Compact::Set(start, end) => {
                 let codes = &self.set_codes[start as usize..end as usize];
                 let sat = codes
@@ -693,10 +720,14 @@ struct Scratch {
     sure: Vec<u32>,
     possible: Vec<u32>,
     touched: Vec<u32>,
-    /// Predicates of the current group checked row by row.
-    row_checks: Vec<usize>,
+    /// Predicates of the current group checked row by row, with their QI
+    /// position (`None` for a predicate outside the QIs).
+    row_checks: Vec<(usize, Option<usize>)>,
     /// Per predicate, whether each code of its column satisfies it.
     tables: Vec<Vec<bool>>,
+    /// Per predicate, `prefix[c]` = satisfying codes below c (code space + 1
+    /// entries), so a range of codes is counted in O(1).
+    prefix: Vec<Vec<u32>>,
 }
 
 /// A group cell for query answering: the codes `lo..=hi` (exact values,
@@ -716,19 +747,16 @@ enum Status {
     Original,
 }
 
-/// (codes in lo..=hi within the code space, those satisfying).
-fn range_counts(lo: u32, hi: u32, cond: &Condition, missing: u32) -> (u64, u64) {
+/// (codes in lo..=hi within the code space, those satisfying), from the
+/// predicate's prefix counts (the missing code never satisfies).
+fn range_counts(lo: u32, hi: u32, prefix: &[u32], missing: u32) -> (u64, u64) {
     let hi = hi.min(missing);
     if lo > hi {
         return (0, 0);
     }
     let total = u64::from(hi - lo) + 1;
-    let sat = if lo < missing {
-        cond.count_in(lo, hi.min(missing - 1))
-    } else {
-        0
-    };
-    (total, sat)
+    let sat = prefix[hi as usize + 1] - prefix[lo as usize];
+    (total, u64::from(sat))
 }
 
 /// The relative error of the seeded workload (see the module doc).
@@ -969,16 +997,19 @@ mod tests {
     }
 
     #[test]
-    fn conditions_count_ranges() {
-        let c = Condition::Greater(3);
-        assert_eq!(c.count_in(0, 9), 6);
-        assert_eq!(Condition::Less(0).count_in(0, 9), 0);
-        assert_eq!(Condition::Less(3).count_in(2, 9), 1);
-        assert_eq!(Condition::AtMost(3).count_in(0, 9), 4);
-        assert_eq!(Condition::AtLeast(3).count_in(5, 9), 5);
-        assert_eq!(Condition::NotEqual(3).count_in(0, 9), 9);
-        assert_eq!(Condition::Equal(3).count_in(4, 9), 0);
-        assert_eq!(Condition::OneOf(vec![1, 4, 8]).count_in(2, 8), 2);
+    fn conditions_on_codes() {
+        let codes = |c: Condition| (0..6).filter(|&x| c.holds(x)).collect::<Vec<u32>>();
+        assert_eq!(codes(Condition::Greater(3)), vec![4, 5]);
+        assert_eq!(codes(Condition::Less(0)), Vec::<u32>::new());
+        assert_eq!(codes(Condition::Equal(2)), vec![2]);
+        assert_eq!(codes(Condition::AtMost(1)), vec![0, 1]);
+        assert_eq!(codes(Condition::AtLeast(4)), vec![4, 5]);
+        assert_eq!(codes(Condition::NotEqual(3)), vec![0, 1, 2, 4, 5]);
+        assert_eq!(codes(Condition::OneOf(vec![1, 4])), vec![1, 4]);
+        // Ranges count through prefix sums; [2-9] clips at the missing code 6.
+        let prefix = [0, 0, 1, 1, 2, 2, 2];
+        assert_eq!(range_counts(2, 9, &prefix, 5), (4, 1));
+        assert_eq!(range_counts(0, 0, &prefix, 5), (1, 0));
     }
 
     #[test]
