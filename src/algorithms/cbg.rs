@@ -94,10 +94,12 @@
 //! 1/l bound is still true and shown by the breach probabilities, but not
 //! claimed under that name.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::hash::{Hash, Hasher};
 
 use rand::seq::{IndexedRandom, SliceRandom};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::{FxHashMap, FxHasher};
 
@@ -128,6 +130,11 @@ impl Algorithm for CrossBucketGeneralization {
 const NONE: u32 = u32::MAX;
 /// Anchors `select_tuples` tries at most.
 const MAX_ANCHORS: usize = 16;
+/// Anchors the nearest-neighbour `select_tuples` of a large region tries.
+const NEAR_ANCHORS: usize = 2;
+/// Regions with at most this many remaining rows get Alg. 3's re-cutting on
+/// every attribute; larger ones the nearest-neighbour search (module doc).
+const SMALL_REGION: usize = 256;
 /// Node × value counters the kd-tree may hold; leaves grow to stay under it.
 const MAX_COUNTERS: usize = 1 << 24;
 /// Candidate (tuple, group) tests `corollary_2_holds` may spend per row
@@ -195,7 +202,7 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     let mut rng = ChaCha8Rng::seed_from_u64(req.seed);
     let mut space = Space::new(ds, &req.qi);
     let n_values = code_of_value.len();
-    let leaf_cap = (4 * n * n_values).div_ceil(MAX_COUNTERS).max(32);
+    let leaf_cap = (4 * n * n_values).div_ceil(MAX_COUNTERS).max(16);
     let mut index = KdIndex::build(
         (0..n as u32).collect(),
         &mut space,
@@ -217,8 +224,13 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
             scratch.set(&s_set);
             for _ in 0..alpha {
                 progress.check()?;
-                let region = index.region(&s_set, &removed);
-                let t_gen = pick_tuples(region, &s_set, &mut space, &value, &mut scratch, &mut rng);
+                let region = index.region(&s_set);
+                let t_gen = if index.live_in(region) <= SMALL_REGION {
+                    let rows = index.rows_of(region, &removed);
+                    pick_tuples(rows, &s_set, &mut space, &value, &mut scratch, &mut rng)
+                } else {
+                    index.select_near(region, &s_set, &space, &value, &removed, &mut rng)
+                };
                 let t_gen = order_for_grouping(t_gen, &mut space);
                 let batch = batch_values.len() as u32;
                 for rows in generalize_tuples(&t_gen, k) {
@@ -854,6 +866,24 @@ impl ValueScratch {
     }
 }
 
+/// A distance and a row or node, ordered by distance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Near(f64, u32);
+
+impl Eq for Near {}
+
+impl PartialOrd for Near {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Near {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Node {
     start: u32,
@@ -871,6 +901,10 @@ struct KdIndex {
     nodes: Vec<Node>,
     /// `counts[node * n_values + v]`: remaining rows of value v in node.
     counts: Vec<u32>,
+    /// `lo/hi[node * d + a]`: the node's box of codes on attribute a, over
+    /// the rows it was built with (still a bound once some are removed).
+    lo: Vec<u32>,
+    hi: Vec<u32>,
     /// Leaf of each row (indexed by row id; NONE for rows not in the tree).
     leaf_of: Vec<u32>,
     n_values: usize,
@@ -954,17 +988,37 @@ impl KdIndex {
                 }
             }
         }
+        let d = space.d();
+        let mut lo = vec![u32::MAX; nodes.len() * d];
+        let mut hi = vec![0u32; nodes.len() * d];
+        for (id, node) in nodes.iter().enumerate() {
+            if node.left == NONE {
+                for &r in &perm[node.start as usize..node.end as usize] {
+                    for a in 0..d {
+                        let c = space.cols[a][r as usize];
+                        lo[id * d + a] = lo[id * d + a].min(c);
+                        hi[id * d + a] = hi[id * d + a].max(c);
+                    }
+                }
+            }
+        }
         // Children come after their parent, so a reverse pass sums upwards.
         for id in (1..nodes.len()).rev() {
             let p = nodes[id].parent as usize;
             for v in 0..n_values {
                 counts[p * n_values + v] += counts[id * n_values + v];
             }
+            for a in 0..d {
+                lo[p * d + a] = lo[p * d + a].min(lo[id * d + a]);
+                hi[p * d + a] = hi[p * d + a].max(hi[id * d + a]);
+            }
         }
         KdIndex {
             perm,
             nodes,
             counts,
+            lo,
+            hi,
             leaf_of,
             n_values,
             built_with: len,
@@ -977,29 +1031,193 @@ impl KdIndex {
         s_set.iter().all(|&v| self.counts[base + v as usize] > 0)
     }
 
-    /// Descend while a child (left first) still holds every value of S_set;
-    /// return the remaining rows of the node where that stops.
-    fn region(&self, s_set: &[u32], removed: &[bool]) -> Vec<u32> {
+    /// Alg. 3's recursion on the tree: descend while a child (left first)
+    /// still holds every value of S_set; the node where that stops.
+    fn region(&self, s_set: &[u32]) -> u32 {
         let mut id = 0u32;
         loop {
             let node = self.nodes[id as usize];
             if node.left == NONE {
-                break;
+                return id;
             }
             if self.node_holds(node.left, s_set) {
                 id = node.left;
             } else if self.node_holds(node.right, s_set) {
                 id = node.right;
             } else {
-                break;
+                return id;
             }
         }
-        let node = self.nodes[id as usize];
+    }
+
+    fn count(&self, node: u32, v: u32) -> u32 {
+        self.counts[node as usize * self.n_values + v as usize]
+    }
+
+    /// Remaining rows under `node`.
+    fn live_in(&self, node: u32) -> usize {
+        (0..self.n_values as u32)
+            .map(|v| self.count(node, v) as usize)
+            .sum()
+    }
+
+    fn rows_of(&self, node: u32, removed: &[bool]) -> Vec<u32> {
+        let node = self.nodes[node as usize];
         self.perm[node.start as usize..node.end as usize]
             .iter()
             .copied()
             .filter(|&r| !removed[r as usize])
             .collect()
+    }
+
+    /// `select_tuples` on a large region: anchors are remaining rows of the
+    /// value rarest under `node`, drawn by the seeded RNG; for each, the
+    /// nearest remaining row of every other value of S_set under `node`; the
+    /// anchor whose picks are closest in total wins.
+    fn select_near(
+        &self,
+        node: u32,
+        s_set: &[u32],
+        space: &Space<'_>,
+        value: &[u32],
+        removed: &[bool],
+        rng: &mut ChaCha8Rng,
+    ) -> Vec<u32> {
+        let Some((rarest, &v_star)) = s_set
+            .iter()
+            .enumerate()
+            .min_by_key(|&(_, &v)| self.count(node, v))
+        else {
+            return Vec::new();
+        };
+        let mut anchors: Vec<u32> = Vec::with_capacity(NEAR_ANCHORS);
+        for _ in 0..NEAR_ANCHORS {
+            if let Some(r) = self.sample(node, v_star, value, removed, rng) {
+                if !anchors.contains(&r) {
+                    anchors.push(r);
+                }
+            }
+        }
+        let mut best: Option<(f64, Vec<u32>)> = None;
+        for &anchor in &anchors {
+            let mut total = 0.0;
+            let mut picked = Vec::with_capacity(s_set.len());
+            for (i, &v) in s_set.iter().enumerate() {
+                if i == rarest {
+                    picked.push(anchor);
+                    continue;
+                }
+                let bound = best.as_ref().map_or(f64::INFINITY, |b| b.0);
+                match self.nearest(node, anchor, v, space, value, removed) {
+                    Some((d, r)) if total + d < bound || best.is_none() => {
+                        total += d;
+                        picked.push(r);
+                    }
+                    _ => {
+                        total = f64::INFINITY;
+                        break;
+                    }
+                }
+            }
+            if total.is_finite() && best.as_ref().is_none_or(|(b, _)| total < *b) {
+                best = Some((total, picked));
+            }
+        }
+        best.map(|(_, p)| p).unwrap_or_default()
+    }
+
+    /// A remaining row of value `v` under `node`, uniformly at random.
+    fn sample(
+        &self,
+        mut node: u32,
+        v: u32,
+        value: &[u32],
+        removed: &[bool],
+        rng: &mut ChaCha8Rng,
+    ) -> Option<u32> {
+        loop {
+            let n = self.nodes[node as usize];
+            if self.count(node, v) == 0 {
+                return None;
+            }
+            if n.left == NONE {
+                let rows: Vec<u32> = self.perm[n.start as usize..n.end as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&r| !removed[r as usize] && value[r as usize] == v)
+                    .collect();
+                return rows.choose(rng).copied();
+            }
+            let (l, r) = (self.count(n.left, v), self.count(n.right, v));
+            node = if rng.random_range(0..l + r) < l {
+                n.left
+            } else {
+                n.right
+            };
+        }
+    }
+
+    /// The remaining row of value `v` under `node` nearest to row `from`
+    /// (best-first over the nodes' bounding boxes), with its distance.
+    fn nearest(
+        &self,
+        node: u32,
+        from: u32,
+        v: u32,
+        space: &Space<'_>,
+        value: &[u32],
+        removed: &[bool],
+    ) -> Option<(f64, u32)> {
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse(Near(self.box_distance(node, from, space), node)));
+        let mut best = Near(f64::INFINITY, NONE);
+        while let Some(Reverse(Near(lower, id))) = heap.pop() {
+            if lower >= best.0 {
+                break;
+            }
+            let n = self.nodes[id as usize];
+            if n.left == NONE {
+                for &r in &self.perm[n.start as usize..n.end as usize] {
+                    if !removed[r as usize] && value[r as usize] == v {
+                        let d = space.distance(from, r);
+                        if d < best.0 {
+                            best = Near(d, r);
+                        }
+                    }
+                }
+                continue;
+            }
+            for child in [n.left, n.right] {
+                if self.count(child, v) > 0 {
+                    let lower = self.box_distance(child, from, space);
+                    if lower < best.0 {
+                        heap.push(Reverse(Near(lower, child)));
+                    }
+                }
+            }
+        }
+        (best.1 != NONE).then_some((best.0, best.1))
+    }
+
+    /// A lower bound of `Space::distance` from row `from` to any row under
+    /// `node`, from the node's box of codes.
+    fn box_distance(&self, node: u32, from: u32, space: &Space<'_>) -> f64 {
+        let d = space.d();
+        let base = node as usize * d;
+        (0..d)
+            .map(|a| {
+                let c = space.cols[a][from as usize];
+                let (lo, hi) = (self.lo[base + a], self.hi[base + a]);
+                let gap = lo.saturating_sub(c) + c.saturating_sub(hi);
+                if space.numeric[a] {
+                    gap as f64 * space.unit[a]
+                } else if gap > 0 {
+                    space.unit[a]
+                } else {
+                    0.0
+                }
+            })
+            .sum()
     }
 
     fn remove(&mut self, row: u32, value: &[u32]) {
@@ -1156,7 +1374,6 @@ mod tests {
     #[test]
     fn plans_always_complete() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        use rand::Rng;
         for _ in 0..400 {
             let lambda = rng.random_range(1..20);
             let skew: f64 = rng.random_range(0.0..2.0);
