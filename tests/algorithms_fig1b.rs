@@ -298,6 +298,13 @@ fn fig1b_cbg_k2_l4_groups_of_two_and_breach_at_most_a_quarter() {
     }
     let (first, second) = cbg_corollary_2(&ds, &r, 4, 4);
     assert!(second);
+    // The crate's breach probability and verifier agree with the above.
+    let breach = anonlab::risk::breach_probability(&r, &ds, 4, &Progress::new()).expect("breach");
+    for t in 0..8 {
+        assert!((breach.probabilities[t] - cbg_breach(&ds, &r, t, 4)).abs() < 1e-9);
+    }
+    let v = anonlab::privacy::verify(&r, &ds);
+    assert!(v.all_hold(), "{v}");
     assert_eq!(r.claims[0], Guarantee::KAnonymity { k: 2 });
     let claimed = r.claims.contains(&Guarantee::CrossBucketLDiversity {
         attribute: "Disease".into(),
@@ -346,6 +353,16 @@ fn fig1b_paper_fig4_satisfies_corollary_2() {
     for t in 0..8 {
         assert!(cbg_breach(&ds, &r, t, 4) <= 0.25 + 1e-12);
     }
+    // The independent verifier accepts Fig. 4 as (2, 4)-anonymous.
+    r.claims = vec![
+        Guarantee::KAnonymity { k: 2 },
+        Guarantee::CrossBucketLDiversity {
+            attribute: "Disease".into(),
+            l: 4,
+        },
+    ];
+    let v = anonlab::privacy::verify(&r, &ds);
+    assert!(v.all_hold(), "{v}");
 }
 
 #[test]

@@ -79,6 +79,8 @@ struct Findings {
     /// A row whose matching buckets hold some value twice (Corollary 2 (1)).
     first_violation: Option<(usize, u32)>,
     batches: usize,
+    /// p(t, s) of each row for its own value.
+    own: Vec<f64>,
 }
 
 /// Check a cbg release by the definitions (see the file doc); panics on a
@@ -251,12 +253,25 @@ fn check_release(ds: &Dataset, r: &Release, k: u32, l: u32) -> Findings {
         });
         let own = seen.p_value.get(&sval(t as u32)).copied().unwrap_or(0.0);
         f.max_breach_own = f.max_breach_own.max(own);
+        f.own.push(own);
         sum += own;
         if let (None, Some(v)) = (f.first_violation, seen.repeated) {
             f.first_violation = Some((t, v));
         }
     }
     f.mean_breach_own = sum / n as f64;
+
+    // The crate's own figures agree: breach probability and the verifier.
+    let breach = anonlab::risk::breach_probability(r, ds, r.sensitive[0], &Progress::new())
+        .expect("breach probability");
+    for (t, (&p, &q)) in breach.probabilities.iter().zip(&f.own).enumerate() {
+        assert!(
+            (p - q).abs() < 1e-9,
+            "row {t}: risk::breach {p}, by the definition {q}"
+        );
+    }
+    let v = anonlab::privacy::verify(r, ds);
+    assert!(v.all_hold(), "{v}");
 
     let attribute = s_col.name().to_string();
     assert_eq!(r.claims[0], Guarantee::KAnonymity { k });
