@@ -32,7 +32,11 @@
 //! the published rows. A matched group is expanded to tuples: all of its
 //! rows, or — when it has `Original` cells — the rows agreeing with the
 //! target on those attributes, found through a per-group hash of their
-//! values. Such a set of rows that always match together is a **unit**;
+//! values. A group whose cells are all `Original` (plain bucketization) is
+//! left out of the bitsets: its units are found in one hash map on the full
+//! QI key, as the bitsets would only say that each of the target's values
+//! occurs somewhere in the group. A set of rows that always match together
+//! is a **unit**;
 //! consumers precompute what they need per unit (sensitive counts, bucket
 //! counts) and sum it over the matched units. Bitsets are built for chunks of
 //! groups small enough to stay within `BITSET_BUDGET_WORDS`, so memory stays
@@ -60,6 +64,9 @@ const BITSET_BUDGET_WORDS: usize = 8 << 20;
 enum GroupUnits {
     /// No `Original` cell: every row matches together.
     Whole(u32),
+    /// Every cell `Original` (bucketization): matched through
+    /// `Exact`'s map on the full QI key, not through the bitsets.
+    Exact,
     /// Units keyed by the rows' codes on the `Original` attributes.
     ByOriginal {
         positions: Vec<usize>,
@@ -101,7 +108,8 @@ impl Matching {
         let qi = &release.quasi_identifiers;
         let codes: Vec<&[u32]> = qi.iter().map(|&c| ds.col(c).codes()).collect();
 
-        let (unit_offsets, unit_rows, unit_group, group_units) = build_units(release, &codes);
+        let (unit_offsets, unit_rows, unit_group, group_units, exact) =
+            build_units(release, &codes);
         let mut unit_of_row = vec![NONE; ds.n_rows()];
         for u in 0..unit_group.len() {
             for &r in &unit_rows[unit_offsets[u]..unit_offsets[u + 1]] {
@@ -126,7 +134,7 @@ impl Matching {
         for chunk in 0..chunks {
             let w0 = chunk * chunk_words;
             let w1 = (w0 + chunk_words).min(total_words);
-            let bits = ChunkBits::build(release, &codes, &code_spaces, w0, w1);
+            let bits = ChunkBits::build(release, &group_units, &codes, &code_spaces, w0, w1);
             let found: Option<Vec<Vec<u32>>> = (0..n_targets)
                 .into_par_iter()
                 .map_init(
@@ -137,6 +145,13 @@ impl Matching {
                         }
                         let row = target_rows[target_offsets[t]] as usize;
                         let mut out = Vec::new();
+                        if chunk == 0 && !exact.is_empty() {
+                            proj.clear();
+                            proj.extend(codes.iter().map(|c| c[row]));
+                            if let Some(units) = exact.get(&proj[..]) {
+                                out.extend_from_slice(units);
+                            }
+                        }
                         bits.candidates(&codes, row, acc);
                         for (w, &word) in acc.iter().enumerate() {
                             let mut word = word;
@@ -145,6 +160,7 @@ impl Matching {
                                 word &= word - 1;
                                 match &group_units[g] {
                                     GroupUnits::Whole(u) => out.push(*u),
+                                    GroupUnits::Exact => {}
                                     GroupUnits::ByOriginal { positions, units } => {
                                         proj.clear();
                                         proj.extend(positions.iter().map(|&a| codes[a][row]));
@@ -285,13 +301,21 @@ pub fn check_release_fits(release: &Release, ds: &Dataset) -> Result<()> {
     Ok(())
 }
 
-type Units = (Vec<usize>, Vec<u32>, Vec<u32>, Vec<GroupUnits>);
+type Units = (
+    Vec<usize>,
+    Vec<u32>,
+    Vec<u32>,
+    Vec<GroupUnits>,
+    FxHashMap<Box<[u32]>, Vec<u32>>,
+);
 
 fn build_units(release: &Release, codes: &[&[u32]]) -> Units {
     let mut offsets = vec![0usize];
     let mut rows = Vec::with_capacity(release.published_rows());
     let mut unit_group = Vec::new();
     let mut group_units = Vec::with_capacity(release.groups.len());
+    let mut exact: FxHashMap<Box<[u32]>, Vec<u32>> = FxHashMap::default();
+    let d = codes.len();
     for (g, group) in release.groups.iter().enumerate() {
         let positions: Vec<usize> = group
             .cells
@@ -311,16 +335,26 @@ fn build_units(release: &Release, codes: &[&[u32]]) -> Units {
             |r: u32| -> Box<[u32]> { positions.iter().map(|&a| codes[a][r as usize]).collect() };
         let mut sorted: Vec<(Box<[u32]>, u32)> = group.rows.iter().map(|&r| (key(r), r)).collect();
         sorted.sort_unstable();
+        let all_original = positions.len() == d;
         let mut units = FxHashMap::default();
         for run in sorted.chunk_by(|a, b| a.0 == b.0) {
-            units.insert(run[0].0.clone(), unit_group.len() as u32);
+            let u = unit_group.len() as u32;
+            if all_original {
+                exact.entry(run[0].0.clone()).or_default().push(u);
+            } else {
+                units.insert(run[0].0.clone(), u);
+            }
             rows.extend(run.iter().map(|(_, r)| *r));
             offsets.push(rows.len());
             unit_group.push(g as u32);
         }
-        group_units.push(GroupUnits::ByOriginal { positions, units });
+        group_units.push(if all_original {
+            GroupUnits::Exact
+        } else {
+            GroupUnits::ByOriginal { positions, units }
+        });
     }
-    (offsets, rows, unit_group, group_units)
+    (offsets, rows, unit_group, group_units, exact)
 }
 
 /// Published rows grouped by their QI codes (rows ascending in each).
@@ -372,6 +406,7 @@ struct ChunkBits {
 impl ChunkBits {
     fn build(
         release: &Release,
+        group_units: &[GroupUnits],
         codes: &[&[u32]],
         code_spaces: &[usize],
         w0: usize,
@@ -397,6 +432,9 @@ impl ChunkBits {
         slices.into_par_iter().enumerate().for_each(|(a, slice)| {
             let cs = code_spaces[a];
             for g in g0..g1 {
+                if matches!(group_units[g], GroupUnits::Exact) {
+                    continue;
+                }
                 let group = &release.groups[g];
                 let (word, bit) = ((g - g0) / 64, 1u64 << ((g - g0) % 64));
                 let mut set = |c: u32| {
