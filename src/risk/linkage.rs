@@ -431,12 +431,12 @@ impl ChunkBits {
         }
         slices.into_par_iter().enumerate().for_each(|(a, slice)| {
             let cs = code_spaces[a];
-            for g in g0..g1 {
-                if matches!(group_units[g], GroupUnits::Exact) {
+            let chunk = release.groups[g0..g1].iter().zip(&group_units[g0..g1]);
+            for (i, (group, units)) in chunk.enumerate() {
+                if matches!(units, GroupUnits::Exact) {
                     continue;
                 }
-                let group = &release.groups[g];
-                let (word, bit) = ((g - g0) / 64, 1u64 << ((g - g0) % 64));
+                let (word, bit) = (i / 64, 1u64 << (i % 64));
                 let mut set = |c: u32| {
                     if (c as usize) < cs {
                         slice[c as usize * width + word] |= bit;
