@@ -242,6 +242,11 @@ const PENDING_MISSING: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct ColumnBuilder {
     name: String,
+    /// Codes of values shorter than 16 bytes, keyed by [`pack`]: most
+    /// values are short, and a `u128` key is hashed and compared without a
+    /// byte loop or a `memcmp` call.
+    short: FxHashMap<u128, u32>,
+    /// Codes of longer values.
     index: FxHashMap<Box<[u8]>, u32>,
     values: Vec<Box<str>>,
     codes: Vec<u32>,
@@ -253,6 +258,7 @@ impl ColumnBuilder {
     pub fn new(name: String) -> Self {
         Self {
             name,
+            short: FxHashMap::default(),
             index: FxHashMap::default(),
             values: Vec::new(),
             codes: Vec::new(),
@@ -276,7 +282,12 @@ impl ColumnBuilder {
     /// dictionary holds valid values only, so a known value needs no check.
     /// An invalid value is refused and nothing is pushed.
     pub fn push_bytes(&mut self, value: &[u8]) -> std::result::Result<(), std::str::Utf8Error> {
-        let code = match self.index.get(value) {
+        let packed = pack(value);
+        let known = match packed {
+            Some(key) => self.short.get(&key),
+            None => self.index.get(value),
+        };
+        let code = match known {
             Some(&c) => c,
             None => {
                 let text = std::str::from_utf8(value)?;
@@ -285,7 +296,10 @@ impl ColumnBuilder {
                     self.first_non_numeric = Some(self.codes.len());
                 }
                 self.values.push(text.into());
-                self.index.insert(value.into(), c);
+                match packed {
+                    Some(key) => self.short.insert(key, c),
+                    None => self.index.insert(value.into(), c),
+                };
                 c
             }
         };
@@ -365,6 +379,17 @@ impl ColumnBuilder {
     }
 }
 
+/// A value shorter than 16 bytes as one number: its bytes, zero-padded,
+/// then its length in the last byte (so `a` and `a\0` differ).
+fn pack(value: &[u8]) -> Option<u128> {
+    (value.len() < 16).then(|| {
+        let mut bytes = [0u8; 16];
+        bytes[..value.len()].copy_from_slice(value);
+        bytes[15] = value.len() as u8;
+        u128::from_le_bytes(bytes)
+    })
+}
+
 fn parse_number(v: &str) -> f64 {
     v.trim().parse::<f64>().unwrap_or(f64::NAN)
 }
@@ -419,5 +444,34 @@ mod tests {
         let ds = Dataset::from_rows(&["a", "b"], &[vec!["1", "x"]]).unwrap();
         let msg = ds.column_index("c").unwrap_err().to_string();
         assert!(msg.contains("'c'") && msg.contains("a, b"), "{msg}");
+    }
+
+    #[test]
+    fn short_and_long_values_are_interned_apart() {
+        let mut b = ColumnBuilder::new("v".into());
+        let values = [
+            "a",
+            "a\0",
+            "",
+            "fifteen bytes..",
+            "sixteen bytes...",
+            "a",
+            "sixteen bytes...",
+            "fifteen bytes..",
+        ];
+        for v in values {
+            b.push(v);
+        }
+        assert!(b.push_bytes(b"\xff").is_err(), "invalid UTF-8 is refused");
+        let c = b.finish(None).unwrap();
+        assert_eq!(
+            c.len(),
+            values.len(),
+            "nothing pushed for the refused value"
+        );
+        assert_eq!(c.cardinality(), 5);
+        for (row, v) in values.iter().enumerate() {
+            assert_eq!(c.value(c.code(row)), Some(*v));
+        }
     }
 }

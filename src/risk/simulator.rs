@@ -140,18 +140,67 @@ impl Simulation {
 
 pub const HISTOGRAM_BINS: usize = 10;
 
+/// Keys up to this many bytes are held inline (16 one-byte codes, 8
+/// two-byte codes).
+const INLINE_KEY: usize = 16;
+
 /// A record's key: its known codes, fixed-width big-endian (see the module
-/// doc). A newtype rather than `Vec<u8>` so that `TrieKey::encode` writes
-/// the nibbles straight into the trie's inline buffer: the crate's own
-/// `Vec<u8>` key copies itself into a fresh allocation on every lookup,
-/// which cost more than the lookups themselves on a million records.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct RecordKey(Vec<u8>);
+/// doc). Its own type rather than the crate's `Vec<u8>` key, which copies
+/// itself into a fresh allocation on every lookup (more time than the
+/// lookup itself on a million records): `encode` writes the nibbles straight
+/// into the trie's inline buffer, and a short key is stored without an
+/// allocation of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RecordKey {
+    /// Bytes past `len` are zero, so equal keys compare equal.
+    Short {
+        len: u8,
+        bytes: [u8; INLINE_KEY],
+    },
+    Long(Vec<u8>),
+}
+
+impl Default for RecordKey {
+    fn default() -> Self {
+        RecordKey::Short {
+            len: 0,
+            bytes: [0; INLINE_KEY],
+        }
+    }
+}
+
+impl RecordKey {
+    /// Make this key `bytes`, reusing a long key's buffer.
+    fn set(&mut self, bytes: &[u8]) {
+        match self {
+            RecordKey::Long(v) if bytes.len() > INLINE_KEY => {
+                v.clear();
+                v.extend_from_slice(bytes);
+            }
+            _ if bytes.len() > INLINE_KEY => *self = RecordKey::Long(bytes.to_vec()),
+            _ => {
+                let mut inline = [0; INLINE_KEY];
+                inline[..bytes.len()].copy_from_slice(bytes);
+                *self = RecordKey::Short {
+                    len: bytes.len() as u8,
+                    bytes: inline,
+                };
+            }
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            RecordKey::Short { len, bytes } => &bytes[..*len as usize],
+            RecordKey::Long(v) => v,
+        }
+    }
+}
 
 impl TrieKey for RecordKey {
     fn encode(&self) -> NibbleVec<[u8; 64]> {
         let mut v = NibbleVec::new();
-        for &b in &self.0 {
+        for &b in self.as_bytes() {
             v.push(b >> 4);
             v.push(b & 0x0f);
         }
@@ -171,11 +220,16 @@ struct KeyLayout {
 
 impl KeyLayout {
     fn new(ds: &Dataset, columns: &[usize]) -> Self {
-        let widths: Vec<usize> = columns
-            .iter()
-            // +1: room for the "hidden" symbol after the missing code.
-            .map(|&c| bytes_for(ds.col(c).code_space() as u64 + 1))
-            .collect();
+        Self::from_widths(
+            columns
+                .iter()
+                // +1: room for the "hidden" symbol after the missing code.
+                .map(|&c| bytes_for(ds.col(c).code_space() as u64 + 1))
+                .collect(),
+        )
+    }
+
+    fn from_widths(widths: Vec<usize>) -> Self {
         let mut offsets = Vec::with_capacity(widths.len() + 1);
         let mut acc = 0;
         for w in &widths {
@@ -212,6 +266,18 @@ pub fn simulate(
     threshold: f64,
     progress: &Progress,
 ) -> Result<Simulation> {
+    simulate_in_forest(ds, knowledge, threshold, RECORDS_PER_TREE, progress)
+}
+
+/// `simulate` with the forest's tree size as a parameter, so tests can
+/// check that the split never changes a figure.
+fn simulate_in_forest(
+    ds: &Dataset,
+    knowledge: Knowledge<'_>,
+    threshold: f64,
+    records_per_tree: usize,
+    progress: &Progress,
+) -> Result<Simulation> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(Error::Parameter(format!(
             "risk threshold {threshold} is not between 0 and 1"
@@ -227,7 +293,8 @@ pub fn simulate(
     progress.set_total((n * (d + 2)) as u64);
 
     let layout = KeyLayout::new(ds, cols);
-    let repeats = index_repeats(ds, knowledge, &layout, hidden_cells == 0, progress)?;
+    let forest = Forest::new(ds, cols, records_per_tree);
+    let repeats = index_repeats(ds, knowledge, &layout, &forest, hidden_cells == 0, progress)?;
     let classes = Partition::from_class_ids(repeats.class_of);
 
     let (matches, prefix_counts) = if hidden_cells == 0 {
@@ -244,7 +311,9 @@ pub fn simulate(
             };
             let mj = wildcard_matches(ds, sub, j, &Progress::new())?;
             let sub_layout = KeyLayout::new(ds, &cols[..j]);
-            let sub_classes = index_repeats(ds, sub, &sub_layout, false, &Progress::new())?.classes;
+            let sub_forest = Forest::new(ds, sub.columns, records_per_tree);
+            let sub_classes =
+                index_repeats(ds, sub, &sub_layout, &sub_forest, false, &Progress::new())?.classes;
             rows.push((sub_classes, mj.iter().filter(|&&c| c == 1).count()));
         }
         (m, rows)
@@ -276,23 +345,25 @@ pub fn simulate(
     })
 }
 
-/// Split the records over at least this many trees when the leading
-/// attributes allow it...
-const MIN_TREES: usize = 256;
-/// ...and over at most this many.
+/// Split the records over at least one tree per this many records, when
+/// the leading attributes allow it...
+const RECORDS_PER_TREE: usize = 256;
+/// ...and over at most this many trees.
 const MAX_TREES: usize = 1 << 16;
 
 /// How the radix tree is cut into a forest: one tree per combination of the
 /// codes of the first `attrs` known attributes.
 ///
-/// Every key of a tree starts with the same `attrs` codes, so the forest is
+/// The records of a tree share their first `attrs` codes, so the forest is
 /// the one big tree with its top levels replaced by an array index: each
-/// tree holds exactly the subtree the big tree has below that prefix, in the
-/// same key order. Small trees are built in parallel and each is dropped as
-/// soon as it is walked (the one big tree held some 100 MB for a million
-/// records), and a lookup walks fewer nodes. The last attribute is never
-/// split on, so a tree always tells its records apart on at least one
-/// attribute.
+/// tree is the big tree's subtree below that prefix, keyed by the rest of
+/// the key, in the same order. Trees are kept small, about
+/// [`RECORDS_PER_TREE`] records on average, so that each stays in cache
+/// while it is built: the one big tree of a million records was some 100 MB
+/// of nodes and most of its lookups were cache misses. The trees are built
+/// in parallel and each is dropped as soon as it is walked. The last
+/// attribute is never split on, so the trees always tell records apart on
+/// at least one attribute.
 struct Forest {
     attrs: usize,
     /// Codes per split attribute: the code space plus the hidden symbol.
@@ -301,13 +372,16 @@ struct Forest {
 }
 
 impl Forest {
-    fn new(ds: &Dataset, columns: &[usize]) -> Self {
+    /// Split on the leading attributes until there is one tree per
+    /// `records_per_tree` records.
+    fn new(ds: &Dataset, columns: &[usize], records_per_tree: usize) -> Self {
         let mut f = Forest {
             attrs: 0,
             spaces: Vec::new(),
             trees: 1,
         };
-        while f.trees < MIN_TREES && f.attrs + 1 < columns.len() {
+        let wanted = ds.n_rows() / records_per_tree.max(1);
+        while f.trees < wanted && f.attrs + 1 < columns.len() {
             let space = ds.col(columns[f.attrs]).code_space() + 1;
             match f.trees.checked_mul(space) {
                 Some(t) if t <= MAX_TREES => {
@@ -365,6 +439,7 @@ fn index_repeats(
     ds: &Dataset,
     knowledge: Knowledge<'_>,
     layout: &KeyLayout,
+    forest: &Forest,
     walk: bool,
     progress: &Progress,
 ) -> Result<Repeats> {
@@ -389,41 +464,43 @@ fn index_repeats(
         }
     };
 
-    let forest = Forest::new(ds, knowledge.columns);
     // Records by tree, stably (a counting sort), so each tree sees its
     // records in file order. The keys are written out in that order in the
     // same pass: reading the columns row by row is sequential, whereas
     // gathering a tree's scattered rows from each column later was one
-    // cache miss per attribute and record.
+    // cache miss per attribute and record. `local` holds the tree of each
+    // record until it holds class ids.
+    let mut local = vec![0u32; n];
     let mut start = vec![0usize; forest.trees + 1];
-    for r in 0..n {
-        start[forest.tree(|a| code_at(a, r)) + 1] += 1;
+    for (r, t) in local.iter_mut().enumerate() {
+        *t = forest.tree(|a| code_at(a, r)) as u32;
+        start[*t as usize + 1] += 1;
     }
     for t in 0..forest.trees {
         start[t + 1] += start[t];
     }
-    let len = layout.len;
+    progress.check()?;
+    // A tree's keys leave out the codes its records share: the tree is the
+    // big tree's subtree below that prefix.
+    let suffix = KeyLayout::from_widths(layout.widths[forest.attrs..].to_vec());
+    let len = suffix.len;
     let mut order = vec![0u32; n];
     let mut keys = vec![0u8; n * len];
     let mut fill = start.clone();
-    let mut key = Vec::with_capacity(len);
-    for r in 0..n {
-        if r % 65536 == 0 {
-            progress.check()?;
+    for (r, &t) in local.iter().enumerate() {
+        let slot = fill[t as usize];
+        fill[t as usize] += 1;
+        let mut key = &mut keys[slot * len..(slot + 1) * len];
+        for (a, &w) in layout.widths.iter().enumerate().skip(forest.attrs) {
+            let (head, tail) = key.split_at_mut(w);
+            head.copy_from_slice(&code_at(a, r).to_be_bytes()[4 - w..]);
+            key = tail;
         }
-        let slot = &mut fill[forest.tree(|a| code_at(a, r))];
-        key.clear();
-        for (a, &w) in layout.widths.iter().enumerate() {
-            put_code(&mut key, code_at(a, r), w);
-        }
-        keys[*slot * len..(*slot + 1) * len].copy_from_slice(&key);
-        order[*slot] = r as u32;
-        *slot += 1;
+        order[slot] = r as u32;
     }
     drop(fill);
 
     // Per tree, a class id local to the tree for each of its records.
-    let mut local = vec![0u32; n];
     let mut jobs = Vec::new();
     let mut rest: &mut [u32] = &mut local;
     for t in 0..forest.trees {
@@ -441,14 +518,13 @@ fn index_repeats(
             progress.check()?;
             let mut trie = KeyTrie::new();
             let mut sizes: Vec<u32> = Vec::new();
-            let mut key = RecordKey(Vec::with_capacity(len));
+            let mut key = RecordKey::default();
             for (i, id) in ids.iter_mut().enumerate() {
                 if i % 8192 == 8191 {
                     progress.check()?;
                     progress.advance(8192);
                 }
-                key.0.clear();
-                key.0.extend_from_slice(&tree_keys[i * len..(i + 1) * len]);
+                key.set(&tree_keys[i * len..(i + 1) * len]);
                 *id = match trie.get(&key) {
                     Some(&c) => {
                         sizes[c as usize] += 1;
@@ -464,7 +540,7 @@ fn index_repeats(
             }
             progress.advance((ids.len() % 8192) as u64);
             let levels = if walk {
-                prefix_from_trie(&trie, &sizes, layout).split_off(forest.attrs)
+                prefix_from_trie(&trie, &sizes, &suffix)
             } else {
                 Vec::new()
             };
@@ -534,7 +610,7 @@ fn prefix_from_trie(trie: &KeyTrie, sizes: &[u32], layout: &KeyLayout) -> Vec<(u
             Some(p) => (0..d)
                 .take_while(|&a| {
                     let (s, e) = (layout.offsets[a], layout.offsets[a + 1]);
-                    p.0[s..e] == key.0[s..e]
+                    p.as_bytes()[s..e] == key.as_bytes()[s..e]
                 })
                 .count(),
         };
@@ -604,14 +680,15 @@ fn wildcard_matches(
         .collect();
     let pattern = &pattern;
     let rows_of = |p: u64| (0..n).filter(move |&r| pattern[r] == p);
-    let key_of = |r: usize, skip: u64, key: &mut RecordKey| {
-        let key = &mut key.0;
-        key.clear();
+    let mut buf = Vec::new();
+    let mut key_of = |r: usize, skip: u64, key: &mut RecordKey| {
+        buf.clear();
         for a in 0..d {
             if skip & (1 << a) == 0 {
-                put_code(key, codes[a][r], widths[a]);
+                put_code(&mut buf, codes[a][r], widths[a]);
             }
         }
+        key.set(&buf);
     };
     let mut matches = vec![0u32; n];
     let mut key = RecordKey::default();
@@ -827,17 +904,24 @@ mod tests {
         let ds = wide_table(&[2, 100, 300], 2000);
         let cardinalities: Vec<usize> = ds.columns().iter().map(|c| c.cardinality()).collect();
         assert_eq!(cardinalities, vec![2, 100, 300]);
-        let f = Forest::new(&ds, &[0, 1, 2]);
-        assert_eq!((f.attrs, f.trees), (2, 4 * 102));
+        let split = |cols: &[usize], per_tree| {
+            let f = Forest::new(&ds, cols, per_tree);
+            (f.attrs, f.trees)
+        };
+        // 2000 / 256 = 7 trees wanted: sex alone gives 4, sex × the next 408.
+        assert_eq!(split(&[0, 1, 2], 256), (2, 4 * 102));
+        assert_eq!(split(&[2, 0, 1], 256), (1, 302));
         // Never the last attribute.
-        assert_eq!(Forest::new(&ds, &[0, 1]).attrs, 1);
-        assert_eq!(Forest::new(&ds, &[2]).attrs, 0);
-        // Enough trees after the first attribute.
-        assert_eq!(Forest::new(&ds, &[2, 0, 1]).attrs, 1);
-        // A first attribute with more codes than MAX_TREES is not split on.
+        assert_eq!(split(&[0, 1], 256), (1, 4));
+        assert_eq!(split(&[2], 1), (0, 1));
+        // Small tables are one tree.
+        assert_eq!(split(&[0, 1, 2], 4000), (0, 1));
+        // One tree per record wanted: split as far as allowed.
+        assert_eq!(split(&[1, 2, 0], 1), (2, 102 * 302));
+        // But never into more than MAX_TREES trees.
         let many = wide_table(&[100_000, 2], 100_000);
         assert!(many.col(0).code_space() + 1 > MAX_TREES);
-        assert_eq!(Forest::new(&many, &[0, 1]).trees, 1);
+        assert_eq!(Forest::new(&many, &[0, 1], 1).trees, 1);
     }
 
     proptest::proptest! {
@@ -849,11 +933,13 @@ mod tests {
             domains in proptest::collection::vec(1u32..40, 1..6),
             rows in 1usize..400,
             rotate in 0usize..6,
+            per_tree in proptest::sample::select(vec![1usize, 3, 16, RECORDS_PER_TREE]),
         ) {
             let ds = wide_table(&domains, rows);
             let mut cols: Vec<usize> = (0..domains.len()).collect();
             cols.rotate_left(rotate % domains.len());
-            let s = simulate(&ds, Knowledge::plain(&cols), 0.2, &Progress::new()).unwrap();
+            let k = Knowledge::plain(&cols);
+            let s = simulate_in_forest(&ds, k, 0.2, per_tree, &Progress::new()).unwrap();
             let p = Partition::by_columns(&ds, &cols);
             proptest::prop_assert_eq!(s.classes.class_ids(), p.class_ids());
             for (j, row) in s.prefix.iter().enumerate() {
@@ -869,6 +955,7 @@ mod tests {
             domains in proptest::collection::vec(1u32..30, 2..5),
             rows in 1usize..300,
             step in 2usize..7,
+            per_tree in proptest::sample::select(vec![1usize, 3, 16, RECORDS_PER_TREE]),
         ) {
             let ds = wide_table(&domains, rows);
             let d = domains.len();
@@ -879,7 +966,7 @@ mod tests {
             let hidden: Vec<Option<&FixedBitSet>> = (0..d).map(|a| (a == 0).then_some(&hide)).collect();
             let cols: Vec<usize> = (0..d).collect();
             let k = Knowledge { columns: &cols, hidden: &hidden };
-            let s = simulate(&ds, k, 0.2, &Progress::new()).unwrap();
+            let s = simulate_in_forest(&ds, k, 0.2, per_tree, &Progress::new()).unwrap();
             let keys: std::collections::BTreeSet<Vec<Option<u32>>> = (0..rows)
                 .map(|r| {
                     (0..d)
