@@ -326,8 +326,11 @@ proptest! {
     #[test]
     fn untruthful_cells_are_caught(seed in any::<u64>(), n in 2usize..40, d in 1usize..4) {
         let mut c = case(seed, n, d, false);
-        // Replace a group's cell by the value of a row outside it, when
-        // that value differs from some member's.
+        // Replace a group's cell by a random exact value: a lie as soon as
+        // one member holds another value.
+        if c.release.groups.is_empty() {
+            return Ok(());
+        }
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
         let g = rng.random_range(0..c.release.groups.len());
         let a = rng.random_range(0..d);
