@@ -15,6 +15,10 @@ use fixedbitset::FixedBitSet;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 
+use super::anonymize::{
+    self as anon, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, BeforeKey, QueriesState,
+    QueryOutcome,
+};
 use super::keymap::{Action, KeyMap};
 use super::ui;
 use super::worker::{JobFn, JobId, Worker, WorkerMsg};
@@ -30,15 +34,17 @@ use crate::session::{Session, DEMO_LABEL};
 pub enum Screen {
     Data,
     Risk,
+    Anonymize,
 }
 
 impl Screen {
-    pub const ALL: [Screen; 2] = [Screen::Data, Screen::Risk];
+    pub const ALL: [Screen; 3] = [Screen::Data, Screen::Risk, Screen::Anonymize];
 
     pub fn title(self) -> &'static str {
         match self {
             Screen::Data => "Data",
             Screen::Risk => "Risk",
+            Screen::Anonymize => "Anonymize",
         }
     }
     pub fn index(self) -> usize {
@@ -52,6 +58,22 @@ impl Screen {
 
 /// Pr(re-id) thresholds offered by `+` / `-`.
 pub const THRESHOLDS: [f64; 9] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 1.0 / 3.0, 0.5, 1.0];
+
+/// Largest l offered: more than any attribute's distinct values in practice,
+/// and the algorithms say when l is too large for the data.
+pub const MAX_L: u32 = 100;
+
+/// Where the project is saved when the command line named no file.
+pub const DEFAULT_PROJECT_FILE: &str = "anonlab-project.json";
+
+/// A message from one of the background job slots.
+#[derive(Debug)]
+pub enum JobMsg {
+    Risk(WorkerMsg<RiskView>),
+    /// Boxed: a finished anonymization is much larger than the other messages.
+    Anonymize(WorkerMsg<Box<AnonymizeView>>),
+    Queries(WorkerMsg<QueryOutcome>),
+}
 
 /// Most frequent values kept for the side panel's bar chart.
 const TOP_VALUES: usize = 12;
@@ -164,15 +186,7 @@ impl RiskView {
             .collect();
         let cdf_points: Vec<(f64, f64)> =
             sim.cdf.iter().map(|p| (p.probability, p.share)).collect();
-        let mut cdf = Vec::with_capacity(cdf_points.len() * 2 + 2);
-        let mut share = 0.0;
-        cdf.push((0.0, 0.0));
-        for &(p, s) in &cdf_points {
-            cdf.push((p, share));
-            cdf.push((p, s));
-            share = s;
-        }
-        cdf.push((1.0, share));
+        let cdf = anon::step_series(cdf_points.iter().copied());
         RiskView {
             attributes: sim.attributes,
             summary: sim.summary,
@@ -252,6 +266,15 @@ pub struct App {
     worker: Worker<RiskView>,
     job: JobState,
     spinner: usize,
+    anon: AnonymizeState,
+    anon_worker: Worker<Box<AnonymizeView>>,
+    query_worker: Worker<QueryOutcome>,
+    /// Bumped on every role change: anonymization inputs include it.
+    roles_generation: u64,
+    /// The original table's risk for the roles it was measured with.
+    before: Option<(BeforeKey, Arc<Before>)>,
+    /// Where `SaveProject` writes; [`DEFAULT_PROJECT_FILE`] when unset.
+    project_path: Option<PathBuf>,
 }
 
 impl App {
@@ -338,6 +361,12 @@ impl App {
             worker: Worker::inline(),
             job: JobState::Idle,
             spinner: 0,
+            anon: AnonymizeState::new(),
+            anon_worker: Worker::inline(),
+            query_worker: Worker::inline(),
+            roles_generation: 0,
+            before: None,
+            project_path: None,
         };
         app.data.widths = column_widths(&app.ds);
         app.data.gutter = digits(app.ds.n_rows()) as u16;
@@ -349,22 +378,60 @@ impl App {
         Ok(app)
     }
 
-    /// Replace the inline worker by a background thread that hands its
-    /// messages to `notify`, and start the pending computation on it.
+    /// Save the project to `path` instead of [`DEFAULT_PROJECT_FILE`] (the
+    /// project the session was opened from, or a file the user named).
+    pub fn with_project_path(mut self, path: PathBuf) -> Self {
+        self.project_path = Some(path);
+        self
+    }
+
+    /// Replace the inline workers by background threads, one per job slot,
+    /// that hand their messages to `notify`, and start the pending
+    /// computations on them.
     pub fn start_worker(
         &mut self,
-        notify: impl Fn(WorkerMsg<RiskView>) + Send + 'static,
+        notify: impl Fn(JobMsg) + Send + Sync + 'static,
     ) -> std::io::Result<()> {
-        self.worker = Worker::threaded(notify)?;
+        let notify = Arc::new(notify);
+        let n = Arc::clone(&notify);
+        self.worker = Worker::threaded(move |m| n(JobMsg::Risk(m)))?;
+        let n = Arc::clone(&notify);
+        self.anon_worker = Worker::threaded(move |m| n(JobMsg::Anonymize(m)))?;
+        self.query_worker = Worker::threaded(move |m| notify(JobMsg::Queries(m)))?;
         self.request_risk();
+        if matches!(self.anon.job, JobState::Running { .. }) {
+            self.request_anonymize();
+        } else if matches!(self.anon.queries, QueriesState::Running { .. }) {
+            self.request_queries();
+        }
         Ok(())
     }
 
-    /// Run the queued computation on this thread and apply its result. With
-    /// the default inline worker this is how tests make progress.
+    /// Run the queued computations on this thread and apply their results,
+    /// until none is left (a finished anonymization queues its query
+    /// workload). With the default inline workers this is how tests make
+    /// progress.
     pub fn run_pending_jobs_blocking(&mut self) {
         loop {
-            let msgs = self.worker.run_queued_inline();
+            let mut msgs: Vec<JobMsg> = Vec::new();
+            msgs.extend(
+                self.worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::Risk),
+            );
+            msgs.extend(
+                self.anon_worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::Anonymize),
+            );
+            msgs.extend(
+                self.query_worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::Queries),
+            );
             if msgs.is_empty() {
                 break;
             }
@@ -415,8 +482,33 @@ impl App {
     pub fn risk(&self) -> &RiskState {
         &self.risk
     }
+    /// The risk simulation's job.
     pub fn job(&self) -> &JobState {
         &self.job
+    }
+    pub fn anonymize(&self) -> &AnonymizeState {
+        &self.anon
+    }
+    /// k, l and the seed of the algorithms (saved with the project).
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+    /// What an anonymization would be asked now.
+    pub fn anonymize_inputs(&self) -> AnonymizeInputs {
+        let choice = self.anon.choice();
+        AnonymizeInputs {
+            algorithm: choice.id,
+            k: self.params.k,
+            l: choice.uses_l.then_some(self.params.l),
+            seed: self.params.seed,
+            roles_generation: self.roles_generation,
+        }
+    }
+    /// Where `SaveProject` writes.
+    pub fn project_path(&self) -> PathBuf {
+        self.project_path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_PROJECT_FILE))
     }
     pub fn spinner(&self) -> usize {
         self.spinner
@@ -490,19 +582,29 @@ impl App {
                 }
             }
             Action::ToggleHelp => self.help = true,
-            Action::ShowScreen(s) => self.screen = s,
-            Action::NextScreen => self.screen = self.screen.offset(1),
-            Action::PrevScreen => self.screen = self.screen.offset(-1),
+            Action::ShowScreen(s) => self.show(s),
+            Action::NextScreen => self.show(self.screen.offset(1)),
+            Action::PrevScreen => self.show(self.screen.offset(-1)),
             Action::Cancel => self.cancel_job(),
+            Action::SaveProject => self.save_project(),
             _ => match self.screen {
                 Screen::Data => self.step_data(action),
                 Screen::Risk => self.step_risk(action),
+                Screen::Anonymize => self.step_anonymize(action),
             },
         }
     }
 
     /// Apply a worker message. Messages of superseded requests are dropped.
-    pub fn on_worker(&mut self, msg: WorkerMsg<RiskView>) {
+    pub fn on_worker(&mut self, msg: JobMsg) {
+        match msg {
+            JobMsg::Risk(m) => self.on_risk(m),
+            JobMsg::Anonymize(m) => self.on_anonymize(m),
+            JobMsg::Queries(m) => self.on_queries(m),
+        }
+    }
+
+    fn on_risk(&mut self, msg: WorkerMsg<RiskView>) {
         let current = match self.job {
             JobState::Running { id, .. } => id,
             _ => return,
@@ -531,17 +633,123 @@ impl App {
         }
     }
 
+    fn on_anonymize(&mut self, msg: WorkerMsg<Box<AnonymizeView>>) {
+        let current = match self.anon.job {
+            JobState::Running { id, .. } => id,
+            _ => return,
+        };
+        if msg.id() != current {
+            return;
+        }
+        match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                self.anon.job = JobState::Running { id, fraction };
+            }
+            WorkerMsg::Done { output, .. } => {
+                self.before = Some((output.before_key.clone(), Arc::clone(&output.before)));
+                self.anon.view = Some(*output);
+                self.anon.error = None;
+                self.anon.job = JobState::Done;
+                self.anon.refresh_table(&self.ds);
+                self.request_queries();
+            }
+            WorkerMsg::Cancelled { .. } => self.anon.job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                // Infeasible parameters are the common failure: the screen
+                // shows the algorithm's message where the figures would be.
+                let inputs = self
+                    .anon
+                    .requested
+                    .clone()
+                    .unwrap_or_else(|| self.anonymize_inputs());
+                self.anon.error = Some((inputs, error));
+                self.anon.job = JobState::Failed;
+            }
+        }
+    }
+
+    fn on_queries(&mut self, msg: WorkerMsg<QueryOutcome>) {
+        let QueriesState::Running { id: current } = self.anon.queries else {
+            return;
+        };
+        if msg.id() != current {
+            return;
+        }
+        match msg {
+            WorkerMsg::Progress { .. } => {}
+            WorkerMsg::Done { output, .. } => self.anon.queries = QueriesState::Done(output),
+            WorkerMsg::Cancelled { .. } => self.anon.queries = QueriesState::Idle,
+            WorkerMsg::Failed { error, .. } => self.anon.queries = QueriesState::Failed(error),
+        }
+    }
+
     /// Advance the spinner shown while a job runs.
     pub fn on_tick(&mut self) {
-        if matches!(self.job, JobState::Running { .. }) {
+        let running = |j: &JobState| matches!(j, JobState::Running { .. });
+        if running(&self.job)
+            || running(&self.anon.job)
+            || matches!(self.anon.queries, QueriesState::Running { .. })
+        {
             self.spinner = self.spinner.wrapping_add(1);
         }
     }
 
+    /// Stop the computation of the screen in view (on the Data screen, the
+    /// one that is running).
     fn cancel_job(&mut self) {
-        if matches!(self.job, JobState::Running { .. }) {
+        let risk_running = matches!(self.job, JobState::Running { .. });
+        let anon_running = matches!(self.anon.job, JobState::Running { .. });
+        let anonymize = match self.screen {
+            Screen::Anonymize => true,
+            Screen::Risk => false,
+            Screen::Data => anon_running && !risk_running,
+        };
+        if anonymize {
+            if anon_running {
+                self.anon_worker.cancel();
+                self.anon.job = JobState::Cancelled;
+            }
+        } else if risk_running {
             self.worker.cancel();
             self.job = JobState::Cancelled;
+        }
+    }
+
+    fn show(&mut self, screen: Screen) {
+        self.screen = screen;
+        if screen == Screen::Anonymize {
+            self.refresh_blocked();
+            if self.anon.requested.as_ref() != Some(&self.anonymize_inputs()) {
+                self.request_anonymize();
+            }
+        }
+    }
+
+    /// Write the session to the project file. The data path is written
+    /// relative to the project file when the data lies beside or below it
+    /// (`Project::load` reads it relative to the project file), else
+    /// absolute, so the project opens from any working directory.
+    fn save_project(&mut self) {
+        let path = self.project_path();
+        let mut project = self.to_project();
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let absolute = cwd.join(&path);
+        if let Some(data) = &project.data.path {
+            let data = cwd.join(data);
+            let dir = absolute.parent().unwrap_or(&cwd);
+            project.data.path = Some(match data.strip_prefix(dir) {
+                Ok(rel) => rel.to_path_buf(),
+                Err(_) => data,
+            });
+        }
+        match project.save(&path) {
+            Ok(()) => self.notice = Some(format!("project saved to {}", absolute.display())),
+            Err(e) => {
+                self.popup = Some(Popup {
+                    title: "Cannot save the project".into(),
+                    message: e.to_string(),
+                })
+            }
         }
     }
 
@@ -640,6 +848,94 @@ impl App {
         }
     }
 
+    fn step_anonymize(&mut self, action: &Action) {
+        let n = self.ds.n_rows();
+        let page = self.anon.table.page.max(1);
+        let t = &mut self.anon.table;
+        match *action {
+            Action::CycleAlgorithm(by) => {
+                let count = self.anon.algorithms.len() as i64;
+                self.anon.algorithm =
+                    (self.anon.algorithm as i64 + i64::from(by)).rem_euclid(count.max(1)) as usize;
+                self.refresh_blocked();
+                self.request_anonymize();
+            }
+            Action::AdjustK(by) => {
+                let max = n.clamp(1, u32::MAX as usize) as i64;
+                let k = (i64::from(self.params.k) + i64::from(by)).clamp(1, max) as u32;
+                if k != self.params.k {
+                    self.params.k = k;
+                    self.request_anonymize();
+                }
+            }
+            Action::AdjustL(by) => {
+                let l = (i64::from(self.params.l) + i64::from(by)).clamp(1, i64::from(MAX_L));
+                self.params.l = l as u32;
+                // Algorithms without l keep their release.
+                if self.anon.requested.as_ref() != Some(&self.anonymize_inputs()) {
+                    self.request_anonymize();
+                }
+            }
+            Action::NextSeed => {
+                self.params.seed = self.params.seed.wrapping_add(1);
+                self.request_anonymize();
+            }
+            Action::Recompute => {
+                self.refresh_blocked();
+                self.request_anonymize();
+            }
+            Action::Scroll(by) => t.top = t.top.saturating_add_signed(by as isize),
+            Action::PageUp => t.top = t.top.saturating_sub(page),
+            Action::PageDown => t.top = t.top.saturating_add(page),
+            Action::First => t.top = 0,
+            Action::Last => t.top = usize::MAX,
+            _ => return,
+        }
+        self.anon.refresh_table(&self.ds);
+    }
+
+    fn refresh_blocked(&mut self) {
+        self.anon.blocked = anon::blocked(&self.roles, self.anon.choice());
+    }
+
+    /// Queue an anonymization for the current inputs (replacing a queued
+    /// one and stopping the running one). With roles that cannot be
+    /// anonymized, the running job is stopped and nothing is queued.
+    fn request_anonymize(&mut self) {
+        let inputs = self.anonymize_inputs();
+        if self.anon.blocked.is_some() {
+            self.anon_worker.cancel();
+            self.anon.requested = Some(inputs);
+            self.anon.job = JobState::Idle;
+            return;
+        }
+        let job = anon::job(
+            Arc::clone(&self.ds),
+            self.roles.clone(),
+            inputs.clone(),
+            self.before.clone(),
+        );
+        self.anon.requested = Some(inputs);
+        self.query_worker.cancel();
+        self.anon.queries = QueriesState::Idle;
+        let id = self.anon_worker.submit(job);
+        self.anon.job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    /// Queue the query workload of the shown release.
+    fn request_queries(&mut self) {
+        let Some(view) = &self.anon.view else {
+            return;
+        };
+        let job = anon::queries_job(
+            Arc::clone(&self.ds),
+            Arc::clone(&view.release),
+            view.inputs.seed,
+        );
+        let id = self.query_worker.submit(job);
+        self.anon.queries = QueriesState::Running { id };
+    }
+
     fn set_role(&mut self, role: Role) {
         let c = self.data.col;
         if self.roles.get(c) == role {
@@ -647,6 +943,7 @@ impl App {
         }
         let was = self.roles.get(c);
         self.roles.set(c, role);
+        self.roles_generation += 1;
         self.ensure_semi_cells();
         self.sync_attacker(&[]);
         self.refresh_stats();
@@ -812,6 +1109,9 @@ impl App {
         self.data.page = usize::from(table.height).max(1);
         self.data.room = table.width.saturating_sub(self.data.gutter + 1);
         self.follow_cursor();
+        let published = ui::anonymize_table_viewport(area);
+        self.anon.table.page = usize::from(published.height).max(1);
+        self.anon.refresh_table(&self.ds);
     }
 
     /// Scroll so the cursor is on screen, and recompute the visible columns.

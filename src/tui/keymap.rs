@@ -58,8 +58,18 @@ pub enum Action {
     /// Raise the Pr(re-id) threshold to the next preset.
     ThresholdUp,
     ThresholdDown,
-    /// Run the attack simulation again.
+    /// Run the screen's computation again (attack simulation, anonymization).
     Recompute,
+    /// Pick the algorithm this many places on in the registry (wrapping).
+    CycleAlgorithm(i32),
+    /// Change k by this much (at least 1, at most the rows).
+    AdjustK(i32),
+    /// Change l by this much (at least 1).
+    AdjustL(i32),
+    /// Use the next seed for randomized algorithms.
+    NextSeed,
+    /// Write the session to the project file.
+    SaveProject,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
 }
@@ -177,6 +187,7 @@ impl Default for KeyMap {
         use KeyCode as K;
         let data = Scope::Screen(Screen::Data);
         let risk = Scope::Screen(Screen::Risk);
+        let anon = Scope::Screen(Screen::Anonymize);
         let b = |scope, inputs: &[Input], action, help| Binding {
             scope,
             inputs: inputs.to_vec(),
@@ -295,6 +306,63 @@ impl Default for KeyMap {
                 A::Recompute,
                 "recompute",
             ),
+            // Anonymize screen.
+            b(anon, &[I::ch('a')], A::CycleAlgorithm(1), "next algorithm"),
+            b(
+                anon,
+                &[I::ch('A')],
+                A::CycleAlgorithm(-1),
+                "previous algorithm",
+            ),
+            b(
+                anon,
+                &[I::key(K::Right), I::ch(']')],
+                A::AdjustK(1),
+                "k + 1",
+            ),
+            b(
+                anon,
+                &[I::key(K::Left), I::ch('[')],
+                A::AdjustK(-1),
+                "k - 1",
+            ),
+            b(anon, &[I::ch('+'), I::ch('=')], A::AdjustL(1), "l + 1"),
+            b(anon, &[I::ch('-')], A::AdjustL(-1), "l - 1"),
+            b(anon, &[I::ch('s')], A::NextSeed, "next seed"),
+            b(
+                anon,
+                &[I::ch('k'), I::key(K::Up)],
+                A::Scroll(-1),
+                "table: row up",
+            ),
+            b(
+                anon,
+                &[I::ch('j'), I::key(K::Down)],
+                A::Scroll(1),
+                "table: row down",
+            ),
+            b(
+                anon,
+                &[I::key(K::PageUp), I::ctrl('b')],
+                A::PageUp,
+                "table: page up",
+            ),
+            b(
+                anon,
+                &[I::key(K::PageDown), I::ctrl('f')],
+                A::PageDown,
+                "table: page down",
+            ),
+            b(anon, &[I::ch('g')], A::First, "table: first row"),
+            b(anon, &[I::ch('G')], A::Last, "table: last row"),
+            b(anon, &[I::WheelUp], A::Scroll(-WHEEL_ROWS), "scroll up"),
+            b(anon, &[I::WheelDown], A::Scroll(WHEEL_ROWS), "scroll down"),
+            b(
+                anon,
+                &[I::ch('R'), I::key(K::F(5))],
+                A::Recompute,
+                "run again",
+            ),
             // Everywhere.
             b(
                 Scope::Global,
@@ -307,6 +375,18 @@ impl Default for KeyMap {
                 &[I::ch('2')],
                 A::ShowScreen(Screen::Risk),
                 "Risk screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('3')],
+                A::ShowScreen(Screen::Anonymize),
+                "Anonymize screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('w'), I::ctrl('s')],
+                A::SaveProject,
+                "save the project file",
             ),
             b(
                 Scope::Global,
@@ -421,6 +501,27 @@ mod tests {
         assert_eq!(on(Screen::Data, ch('x')), None);
         // Role keys belong to the Data screen only.
         assert_eq!(on(Screen::Risk, ch('i')), None);
+        assert_eq!(
+            on(Screen::Data, ch('3')),
+            Some(Action::ShowScreen(Screen::Anonymize))
+        );
+        assert_eq!(
+            on(Screen::Anonymize, ch('a')),
+            Some(Action::CycleAlgorithm(1))
+        );
+        assert_eq!(
+            on(Screen::Anonymize, KeyCode::Right),
+            Some(Action::AdjustK(1))
+        );
+        assert_eq!(on(Screen::Anonymize, ch('-')), Some(Action::AdjustL(-1)));
+        // `s` is a role on the Data screen and the seed here.
+        assert_eq!(on(Screen::Anonymize, ch('s')), Some(Action::NextSeed));
+        assert_eq!(on(Screen::Risk, ch('w')), Some(Action::SaveProject));
+        let ctrl_s = key(KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert_eq!(
+            km.translate(Screen::Data, &ctrl_s),
+            Some(Action::SaveProject)
+        );
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! The terminal UI: two screens (Data, Risk) over one dataset.
+//! The terminal UI: three screens (Data, Risk, Anonymize) over one dataset.
 //!
 //! This module owns the terminal: it sets it up, restores it on every exit
 //! path (a guard's `Drop` and a panic hook), and runs the event loop, which
 //! waits for one event — a key or mouse input, a worker message, or a tick —
 //! applies it to the [`App`], then draws once. Everything else lives in the
 //! submodules: `keymap` (input → [`Action`]), `app` (state and
-//! `App::step`), `worker` (the one background job slot), `ui` (drawing).
+//! `App::step`), `anonymize` (the Anonymize screen's model and jobs),
+//! `worker` (a background job slot; one per kind of job), `ui` (drawing).
 
+mod anonymize;
 mod app;
 mod keymap;
 mod ui;
@@ -29,9 +31,13 @@ use ratatui::Terminal;
 
 use crate::session::Session;
 
+pub use anonymize::{
+    step_series, AlgorithmChoice, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, Curve,
+    PublishedTable, QueriesState, QueryOutcome,
+};
 pub use app::{
-    visible_window, App, ColumnStats, DataView, JobState, Popup, RiskState, RiskView, Screen,
-    THRESHOLDS,
+    visible_window, App, ColumnStats, DataView, JobMsg, JobState, Popup, RiskState, RiskView,
+    Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
 };
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use ui::draw;
@@ -47,14 +53,21 @@ const INPUT_POLL: Duration = Duration::from_millis(100);
 enum Event {
     Input(cevent::Event),
     InputFailed(io::Error),
-    Worker(WorkerMsg<RiskView>),
+    Worker(JobMsg),
 }
 
 /// Run the TUI on a session until the user quits. The terminal is restored
 /// however this returns, panics included. A session that cannot be shown
-/// (see [`App::new`]) is an error before the terminal is touched.
+/// (see [`App::new`]) is an error before the terminal is touched. The
+/// project is saved to [`DEFAULT_PROJECT_FILE`].
 pub fn run(session: Session) -> anyhow::Result<()> {
     run_app(App::new(session)?)
+}
+
+/// Like [`run`], saving the project to `project` (the file the session was
+/// opened from, or one named on the command line).
+pub fn run_with_project(session: Session, project: std::path::PathBuf) -> anyhow::Result<()> {
+    run_app(App::new(session)?.with_project_path(project))
 }
 
 /// Run the TUI on an app built by the caller.

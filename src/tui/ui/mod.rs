@@ -3,6 +3,7 @@
 //! changed. The layout functions are shared with the app, which needs the
 //! table's size to scroll, so the two cannot disagree.
 
+mod anonymize;
 mod data;
 mod risk;
 pub mod widgets;
@@ -41,6 +42,12 @@ pub fn data_table_viewport(area: Rect) -> Rect {
     data::viewport(data::split(bands(area).body).0)
 }
 
+/// Where the Anonymize screen draws the published table's rows, for a
+/// terminal of `area`.
+pub fn anonymize_table_viewport(area: Rect) -> Rect {
+    anonymize::table_viewport(bands(area).body)
+}
+
 /// Draw the whole app.
 pub fn draw(frame: &mut Frame, app: &App) {
     let b = bands(frame.area());
@@ -48,6 +55,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.screen() {
         Screen::Data => data::draw(frame, b.body, app),
         Screen::Risk => risk::draw(frame, b.body, app),
+        Screen::Anonymize => anonymize::draw(frame, b.body, app),
     }
     draw_status(frame, b.status, app);
     if app.help_visible() {
@@ -79,8 +87,30 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
 
 const SPINNER: [&str; 4] = ["|", "/", "-", "\\"];
 
+/// How the status bar shows a job: "risk: ready", a spinner while running.
+fn job_span(name: &str, job: &JobState, spinner: usize) -> Span<'static> {
+    match job {
+        JobState::Idle => Span::styled(format!("{name}: idle"), dim()),
+        JobState::Running { fraction, .. } => Span::styled(
+            format!(
+                "{name}: {} {:.0}%",
+                SPINNER[spinner % SPINNER.len()],
+                fraction * 100.0
+            ),
+            Style::new().fg(Color::Yellow),
+        ),
+        JobState::Done => Span::styled(format!("{name}: ready"), Style::new().fg(Color::Green)),
+        JobState::Cancelled => {
+            Span::styled(format!("{name}: cancelled"), Style::new().fg(Color::Yellow))
+        }
+        JobState::Failed => Span::styled(format!("{name}: failed"), Style::new().fg(Color::Red)),
+    }
+}
+
 /// The status bar: what is loaded, how many quasi-identifiers, what the
-/// worker is doing, the seed when one is in play, and a notice.
+/// worker is doing (on the Anonymize screen: the algorithm and its
+/// parameters, and the anonymization), the seed when one is in play, and a
+/// notice.
 fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let ds = app.dataset();
     let sep = || Span::styled(" │ ", dim());
@@ -109,20 +139,18 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         ));
     }
     spans.push(sep());
-    spans.push(match app.job() {
-        JobState::Idle => Span::styled("risk: idle", dim()),
-        JobState::Running { fraction, .. } => Span::styled(
-            format!(
-                "risk: {} {:.0}%",
-                SPINNER[app.spinner() % SPINNER.len()],
-                fraction * 100.0
-            ),
-            Style::new().fg(Color::Yellow),
-        ),
-        JobState::Done => Span::styled("risk: ready", Style::new().fg(Color::Green)),
-        JobState::Cancelled => Span::styled("risk: cancelled", Style::new().fg(Color::Yellow)),
-        JobState::Failed => Span::styled("risk: failed", Style::new().fg(Color::Red)),
-    });
+    if app.screen() == Screen::Anonymize {
+        let i = app.anonymize_inputs();
+        let l = i.l.map_or_else(|| "-".to_string(), |l| l.to_string());
+        spans.push(Span::styled(
+            format!("{} k={} l={l} seed={}", i.algorithm, i.k, i.seed),
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
+        spans.push(sep());
+        spans.push(job_span("anonymize", &app.anonymize().job, app.spinner()));
+    } else {
+        spans.push(job_span("risk", app.job(), app.spinner()));
+    }
     if let Some(seed) = app.seed() {
         spans.push(sep());
         spans.push(Span::raw(format!("seed {seed}")));

@@ -1,0 +1,506 @@
+//! The Anonymize screen's model: what is asked (algorithm, k, l, seed),
+//! the jobs that answer it, and what the screen draws from the answer.
+//!
+//! One request runs `anonymize::run` and `anonymize::evaluate` — the same
+//! pipeline as the CLI's `anonymize` and `compare`, so a figure means the
+//! same everywhere — in the anonymize job slot. The query workload is the
+//! slow part of `evaluate` (hundreds of milliseconds on Adult, and it cannot
+//! be cancelled), so it is left out of that job and run afterwards in a slot
+//! of its own: the release, its checks and its risk figures come back
+//! within a blink, the query error a moment later, and a newer request
+//! never waits behind a stale workload.
+//!
+//! "Before" figures are measured by the same code as "after": the original
+//! table, published as is, is a Release with one group per distinct QI
+//! combination and exact cells; its linkage attack is the key-count
+//! Pr(re-id), and its breach probability is the share of a record's
+//! sensitive value in its QI class. It depends only on the roles, so it is
+//! computed once and reused while k, l, algorithm and seed change.
+
+use std::sync::Arc;
+
+use super::app::JobState;
+use super::worker::{JobFn, JobId};
+use crate::algorithms::{self, Request};
+use crate::anonymize::{self, Evaluation, Measure};
+use crate::data::{Dataset, Role, Roles};
+use crate::metrics::{self, QueryReport};
+use crate::partition::Partition;
+use crate::progress::Progress;
+use crate::release::{published_headers, published_row, Cell, EquivalenceGroup, Release};
+use crate::risk::{self, CdfPoint, Matching};
+
+/// Widest a published column is drawn; longer cells (large sets) are cut.
+pub const MAX_PUBLISHED_WIDTH: usize = 28;
+/// Groups whose first row is rendered to size the published columns.
+const WIDTH_SAMPLE_GROUPS: usize = 2000;
+
+/// An algorithm of the registry, as the screen lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlgorithmChoice {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub uses_l: bool,
+}
+
+impl AlgorithmChoice {
+    pub fn all() -> Vec<AlgorithmChoice> {
+        algorithms::registry()
+            .iter()
+            .map(|a| AlgorithmChoice {
+                id: a.id(),
+                name: a.name(),
+                uses_l: a.uses_l(),
+            })
+            .collect()
+    }
+}
+
+/// The inputs of one anonymization: parameters and the roles generation
+/// they were read with. Two equal inputs give the same release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnonymizeInputs {
+    pub algorithm: &'static str,
+    pub k: u32,
+    /// `None` when the algorithm does not read l.
+    pub l: Option<u32>,
+    pub seed: u64,
+    pub roles_generation: u64,
+}
+
+/// A probability distribution as drawn: mean, max and the CDF as a step
+/// line of (probability, share of records at or below it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    pub mean: f64,
+    pub max: f64,
+    pub series: Vec<(f64, f64)>,
+}
+
+impl Curve {
+    fn new(mean: f64, max: f64, cdf: &[CdfPoint]) -> Self {
+        Curve {
+            mean,
+            max,
+            series: step_series(cdf.iter().map(|p| (p.probability, p.share))),
+        }
+    }
+}
+
+/// An empirical CDF's points as a line that steps up at each point and
+/// runs from 0 to 1 on the x axis.
+pub fn step_series(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out = vec![(0.0, 0.0)];
+    let mut share = 0.0;
+    for (p, s) in points {
+        out.push((p, share));
+        out.push((p, s));
+        share = s;
+    }
+    out.push((1.0, share));
+    out
+}
+
+/// The original table's risk, published as is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Before {
+    pub reidentification: Curve,
+    /// Breach probability of the first sensitive attribute.
+    pub breach: Option<Curve>,
+}
+
+/// What identifies a [`Before`]: the QIs and the sensitive attribute.
+pub type BeforeKey = (Vec<usize>, Option<usize>);
+
+/// One finished anonymization, with everything the screen draws from it
+/// derived on the worker thread.
+#[derive(Debug, Clone)]
+pub struct AnonymizeView {
+    pub inputs: AnonymizeInputs,
+    pub release: Arc<Release>,
+    /// Query error left out (see the module doc); it arrives separately.
+    pub evaluation: Evaluation,
+    pub before_key: BeforeKey,
+    pub before: Arc<Before>,
+    pub reidentification: Curve,
+    /// Name of the attribute and its curve after anonymization.
+    pub breach: Option<(String, Curve)>,
+    /// Milliseconds of the whole job: algorithm and measurements.
+    pub total_ms: f64,
+    /// The verifier's findings as shown: see [`verification_lines`].
+    pub checks: Vec<CheckLine>,
+    /// Published table: header and drawn width of each column.
+    pub headers: Vec<String>,
+    pub widths: Vec<u16>,
+    /// Roles the release was made with (which columns pass through).
+    roles: Vec<Role>,
+    /// Published rows before each group, and the total at the end.
+    group_starts: Vec<usize>,
+    bucket_of_row: Vec<Option<u32>>,
+}
+
+impl AnonymizeView {
+    /// Rows of the published table.
+    pub fn published_rows(&self) -> usize {
+        self.group_starts.last().copied().unwrap_or(0)
+    }
+
+    /// The published table's row `i` (in published order: group by group).
+    pub fn row(&self, ds: &Dataset, i: usize) -> Option<Vec<String>> {
+        if i >= self.published_rows() {
+            return None;
+        }
+        let g = self.group_starts.partition_point(|&s| s <= i) - 1;
+        Some(published_row(
+            &self.release,
+            ds,
+            Some(self.roles.as_slice()),
+            g,
+            i - self.group_starts[g],
+            &self.bucket_of_row,
+        ))
+    }
+}
+
+/// One line of the verification panel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckLine {
+    pub holds: bool,
+    pub claim: String,
+    pub detail: String,
+}
+
+/// The verifier's checks, claims first: each guarantee the algorithm
+/// claims on a line of its own, then the structural checks (the release
+/// fits the data, identifiers dropped, cells truthful, ...) folded into one
+/// line while they all hold, since they are the same on every release —
+/// and listed one by one when one fails.
+pub fn verification_lines(
+    checks: &[crate::privacy::verify::Check],
+    claims: usize,
+) -> Vec<CheckLine> {
+    let split = checks.len().saturating_sub(claims);
+    let (structure, claimed) = checks.split_at(split);
+    let line = |c: &crate::privacy::verify::Check| CheckLine {
+        holds: c.holds,
+        claim: c.claim.clone(),
+        detail: c.detail.clone(),
+    };
+    let mut out: Vec<CheckLine> = claimed.iter().map(line).collect();
+    if structure.iter().all(|c| c.holds) {
+        out.push(CheckLine {
+            holds: true,
+            claim: "structure".into(),
+            detail: format!("{} checks hold", structure.len()),
+        });
+    } else {
+        out.extend(structure.iter().filter(|c| !c.holds).map(line));
+    }
+    out
+}
+
+/// The query error of one release.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryOutcome {
+    /// `None` without a sensitive attribute to aggregate.
+    pub report: Option<QueryReport>,
+}
+
+/// The query workload of the shown release.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueriesState {
+    /// Nothing to measure yet.
+    Idle,
+    Running {
+        id: JobId,
+    },
+    Done(QueryOutcome),
+    Failed(String),
+}
+
+/// The rows of the published table on screen, rendered when the release,
+/// the scroll position or the terminal size changes — never while drawing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PublishedTable {
+    /// First published row on screen.
+    pub top: usize,
+    /// Rows that fit on screen.
+    pub page: usize,
+    /// The rows from `top`, at most `page` of them.
+    pub rows: Vec<Vec<String>>,
+    /// Column widths: the release's, widened by the rows on screen.
+    pub widths: Vec<u16>,
+}
+
+/// Everything the Anonymize screen shows and asks. k, l and the seed are
+/// the session's parameters (`App::params`), saved with the project.
+#[derive(Debug, Clone)]
+pub struct AnonymizeState {
+    pub algorithms: Vec<AlgorithmChoice>,
+    /// Index into `algorithms`.
+    pub algorithm: usize,
+    /// The last finished anonymization.
+    pub view: Option<AnonymizeView>,
+    /// The last request failed: its inputs and what the algorithm said
+    /// (infeasible parameters, such as an l the data is not eligible for).
+    pub error: Option<(AnonymizeInputs, String)>,
+    /// Why nothing can run with the current roles.
+    pub blocked: Option<String>,
+    /// Inputs of the latest request sent to the worker.
+    pub requested: Option<AnonymizeInputs>,
+    pub job: JobState,
+    pub queries: QueriesState,
+    pub table: PublishedTable,
+}
+
+impl AnonymizeState {
+    pub fn new() -> Self {
+        AnonymizeState {
+            algorithms: AlgorithmChoice::all(),
+            algorithm: 0,
+            view: None,
+            error: None,
+            blocked: None,
+            requested: None,
+            job: JobState::Idle,
+            queries: QueriesState::Idle,
+            table: PublishedTable::default(),
+        }
+    }
+
+    pub fn choice(&self) -> &AlgorithmChoice {
+        &self.algorithms[self.algorithm]
+    }
+
+    /// Refill the rows on screen from the shown release.
+    pub fn refresh_table(&mut self, ds: &Dataset) {
+        let t = &mut self.table;
+        t.rows.clear();
+        let Some(view) = &self.view else {
+            t.widths.clear();
+            return;
+        };
+        let n = view.published_rows();
+        t.top = t.top.min(n.saturating_sub(t.page.max(1)));
+        t.widths = view.widths.clone();
+        for i in super::app::visible_window(n, t.top, t.page) {
+            if let Some(row) = view.row(ds, i) {
+                for (w, cell) in t.widths.iter_mut().zip(&row) {
+                    *w = (*w).max(text_width(cell).min(MAX_PUBLISHED_WIDTH as u16));
+                }
+                t.rows.push(row);
+            }
+        }
+    }
+}
+
+impl Default for AnonymizeState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Why the screen cannot run with the current roles, or `None`.
+pub fn blocked(roles: &Roles, algorithm: &AlgorithmChoice) -> Option<String> {
+    if roles.with(Role::QuasiIdentifier).is_empty() {
+        return Some(
+            "No quasi-identifier yet: on the Data screen (key 1), give the columns an \
+             attacker may know the QI role (key Q)."
+                .into(),
+        );
+    }
+    if algorithm.uses_l && roles.with(Role::Sensitive).is_empty() {
+        return Some(format!(
+            "{} needs a sensitive attribute: on the Data screen (key 1), mark one \
+             sensitive (key s).",
+            algorithm.name
+        ));
+    }
+    None
+}
+
+/// The job for one request. `before` is reused when its key still holds.
+pub fn job(
+    ds: Arc<Dataset>,
+    roles: Roles,
+    inputs: AnonymizeInputs,
+    before: Option<(BeforeKey, Arc<Before>)>,
+) -> JobFn<Box<AnonymizeView>> {
+    Box::new(move |progress| {
+        let start = std::time::Instant::now();
+        let qi = roles.with(Role::QuasiIdentifier);
+        let sensitive = roles.with(Role::Sensitive);
+        let req = Request {
+            ds: &ds,
+            qi: qi.clone(),
+            sensitive: sensitive.clone(),
+            identifiers: roles.with(Role::Identifier),
+            k: inputs.k,
+            l: inputs.l.unwrap_or(1),
+            seed: inputs.seed,
+        };
+        let (release, ms) = anonymize::run(inputs.algorithm, &req, progress)?;
+        let skip_queries = Measure {
+            queries: 0,
+            query_seed: inputs.seed,
+        };
+        let evaluation = anonymize::evaluate(&release, &ds, ms, &skip_queries, progress)?;
+        let before_key: BeforeKey = (qi, sensitive.first().copied());
+        let before = match before {
+            Some((key, b)) if key == before_key => b,
+            _ => Arc::new(measure_before(&ds, &before_key.0, before_key.1, progress)?),
+        };
+        let breach = match (&evaluation.breach, release.sensitive.first()) {
+            (Some(d), Some(&s)) => Some((
+                ds.col(s).name().to_string(),
+                Curve::new(d.summary.mean, d.summary.max, &d.cdf),
+            )),
+            _ => None,
+        };
+        let r = &evaluation.reidentification;
+        let reidentification = Curve::new(r.summary.mean, r.summary.max, &r.cdf);
+        let roles = roles.as_slice().to_vec();
+        let headers = published_headers(&release, &ds, Some(roles.as_slice()));
+        let mut group_starts = Vec::with_capacity(release.groups.len() + 1);
+        let mut at = 0;
+        for g in &release.groups {
+            group_starts.push(at);
+            at += g.rows.len();
+        }
+        group_starts.push(at);
+        let bucket_of_row = release.bucket_of_row();
+        let checks = verification_lines(&evaluation.verification.checks, release.claims.len());
+        let mut view = AnonymizeView {
+            inputs,
+            release: Arc::new(release),
+            evaluation,
+            before_key,
+            before,
+            reidentification,
+            breach,
+            total_ms: 0.0,
+            checks,
+            widths: headers.iter().map(|h| text_width(h)).collect(),
+            headers,
+            roles,
+            group_starts,
+            bucket_of_row,
+        };
+        size_columns(&mut view, &ds);
+        view.total_ms = start.elapsed().as_secs_f64() * 1000.0;
+        Ok(Box::new(view))
+    })
+}
+
+/// The job measuring the query error of a release, with the workload the
+/// CLI uses (its size, and the seed as the workload's seed).
+pub fn queries_job(ds: Arc<Dataset>, release: Arc<Release>, seed: u64) -> JobFn<QueryOutcome> {
+    Box::new(move |_| {
+        let report = match release.sensitive.first() {
+            Some(&s) => Some(metrics::query_error(
+                &release,
+                &ds,
+                s,
+                metrics::DEFAULT_QUERIES,
+                seed,
+            )?),
+            None => None,
+        };
+        Ok(QueryOutcome { report })
+    })
+}
+
+/// Risk of the original table published as is (see the module doc).
+pub fn measure_before(
+    ds: &Dataset,
+    qi: &[usize],
+    sensitive: Option<usize>,
+    progress: &Progress,
+) -> crate::Result<Before> {
+    let members = Partition::by_columns(ds, qi).members();
+    let mut original = Release::new("original", ds, qi.to_vec(), sensitive.into_iter().collect());
+    for rows in members.iter() {
+        let first = rows[0] as usize;
+        let cells = qi
+            .iter()
+            .map(|&c| Cell::Value {
+                code: ds.col(c).code(first),
+            })
+            .collect();
+        original.groups.push(EquivalenceGroup {
+            rows: rows.to_vec(),
+            cells,
+        });
+    }
+    let matching = Matching::new(&original, ds, progress)?;
+    let link = risk::linkage_from(&matching, &original);
+    let breach = match sensitive {
+        Some(s) => {
+            let b = risk::breach_from(&matching, &original, ds, s, progress)?;
+            Some(Curve::new(b.summary.mean, b.summary.max, &b.cdf))
+        }
+        None => None,
+    };
+    Ok(Before {
+        reidentification: Curve::new(link.summary.mean, link.summary.max, &link.cdf),
+        breach,
+    })
+}
+
+/// Widen each column to its widest cell among the first rows of (a sample
+/// of) the groups: every generalized cell of a group is the same, so this
+/// sizes the QI columns exactly without rendering every row.
+fn size_columns(view: &mut AnonymizeView, ds: &Dataset) {
+    let groups = view.release.groups.len();
+    let step = groups.div_ceil(WIDTH_SAMPLE_GROUPS).max(1);
+    for g in (0..groups).step_by(step) {
+        let Some(row) = view.row(ds, view.group_starts[g]) else {
+            continue;
+        };
+        for (w, cell) in view.widths.iter_mut().zip(&row) {
+            *w = (*w).max(text_width(cell));
+        }
+    }
+    for w in &mut view.widths {
+        *w = (*w).min(MAX_PUBLISHED_WIDTH as u16);
+    }
+}
+
+pub fn text_width(s: &str) -> u16 {
+    ratatui::text::Span::raw(s).width().min(u16::MAX as usize) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn before_of_a_table_is_its_class_sizes_and_value_shares() {
+        let ds = Dataset::from_rows(
+            &["zip", "disease"],
+            &[
+                vec!["1", "flu"],
+                vec!["1", "flu"],
+                vec!["1", "hiv"],
+                vec!["2", "flu"],
+            ],
+        )
+        .unwrap();
+        let b = measure_before(&ds, &[0], Some(1), &Progress::new()).unwrap();
+        // Pr(re-id): 1/3 for the zip-1 class, 1 for the unique.
+        assert!((b.reidentification.mean - (3.0 / 3.0 + 1.0) / 4.0).abs() < 1e-9);
+        assert_eq!(b.reidentification.max, 1.0);
+        // Breach: flu 2/3 twice, hiv 1/3, the unique's flu 1.
+        let breach = b.breach.unwrap();
+        assert!((breach.mean - (2.0 / 3.0 * 2.0 + 1.0 / 3.0 + 1.0) / 4.0).abs() < 1e-9);
+        assert_eq!(breach.series.first(), Some(&(0.0, 0.0)));
+        assert_eq!(breach.series.last(), Some(&(1.0, 1.0)));
+    }
+
+    #[test]
+    fn before_of_a_table_without_rows_is_empty() {
+        let ds = Dataset::from_rows(&["a", "b"], &[]).unwrap();
+        let b = measure_before(&ds, &[0], Some(1), &Progress::new()).unwrap();
+        assert_eq!(b.reidentification.max, 0.0);
+    }
+}

@@ -1,0 +1,433 @@
+//! The Anonymize screen: the parameters, the release's figures and its
+//! verification, the breach-probability and re-identification CDFs before
+//! and after, and the published table (only the rows on screen, rendered
+//! by the app when they changed).
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, Cell, Chart, Dataset, Gauge, GraphType, LegendPosition, Paragraph, Row, Table,
+    Wrap,
+};
+use ratatui::Frame;
+
+use super::widgets::{dim, thousands, title_style};
+use crate::tui::anonymize::{AnonymizeView, Curve, QueriesState};
+use crate::tui::app::{App, JobState};
+
+const PARAMS_WIDTH: u16 = 34;
+const TOP_HEIGHT: u16 = 8;
+
+struct Areas {
+    params: Rect,
+    figures: Rect,
+    checks: Rect,
+    gauge: Rect,
+    breach: Rect,
+    reid: Rect,
+    table: Rect,
+}
+
+fn areas(body: Rect) -> Areas {
+    let [top, gauge, charts, table] = Layout::vertical([
+        Constraint::Length(TOP_HEIGHT),
+        Constraint::Length(1),
+        Constraint::Fill(2),
+        Constraint::Fill(3),
+    ])
+    .areas(body);
+    let [params, figures, checks] = Layout::horizontal([
+        Constraint::Length(PARAMS_WIDTH),
+        Constraint::Fill(1),
+        Constraint::Fill(1),
+    ])
+    .areas(top);
+    let [breach, reid] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts);
+    Areas {
+        params,
+        figures,
+        checks,
+        gauge,
+        breach,
+        reid,
+        table,
+    }
+}
+
+/// Where the published table's data rows go (inside the border, below the
+/// header), for a screen body of `body`.
+pub(super) fn table_viewport(body: Rect) -> Rect {
+    let inner = Block::bordered().inner(areas(body).table);
+    Rect {
+        y: inner.y + 1.min(inner.height),
+        height: inner.height.saturating_sub(1),
+        ..inner
+    }
+}
+
+pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+    let a = areas(body);
+    draw_params(frame, a.params, app);
+    draw_figures(frame, a.figures, app);
+    draw_checks(frame, a.checks, app);
+    draw_gauge(frame, a.gauge, app);
+    let view = app.anonymize().view.as_ref();
+    let breach = view.and_then(|v| {
+        let (name, after) = v.breach.as_ref()?;
+        Some((name.as_str(), v.before.breach.as_ref()?, after))
+    });
+    match breach {
+        Some((name, before, after)) => draw_cdf(
+            frame,
+            a.breach,
+            &format!(" Breach p(t, {name}) CDF "),
+            before,
+            after,
+            app,
+        ),
+        None => {
+            let text = if view.is_some() {
+                "No sensitive attribute: mark one on the Data screen to see breach probabilities."
+            } else {
+                ""
+            };
+            frame.render_widget(
+                Paragraph::new(text)
+                    .style(dim())
+                    .wrap(Wrap { trim: true })
+                    .block(Block::bordered().title(Span::styled(" Breach CDF ", title_style()))),
+                a.breach,
+            );
+        }
+    }
+    match view {
+        Some(v) => draw_cdf(
+            frame,
+            a.reid,
+            " Pr(re-id) CDF, linkage ",
+            &v.before.reidentification,
+            &v.reidentification,
+            app,
+        ),
+        None => frame.render_widget(
+            Block::bordered().title(Span::styled(" Pr(re-id) CDF ", title_style())),
+            a.reid,
+        ),
+    }
+    draw_table(frame, a.table, app);
+}
+
+fn key_hint(keys: &str) -> Span<'static> {
+    Span::styled(format!("  {keys}"), dim())
+}
+
+fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    let choice = s.choice();
+    let p = app.params();
+    let label = |t: &str| Span::styled(format!("{t:<10}"), dim());
+    let value = |v: String| Span::styled(v, title_style());
+    let l_line = if choice.uses_l {
+        Line::from(vec![label("l"), value(p.l.to_string()), key_hint("- +")])
+    } else {
+        Line::from(vec![
+            label("l"),
+            Span::styled(format!("{} (not used)", p.l), dim()),
+            key_hint("- +"),
+        ])
+    };
+    let lines = vec![
+        Line::from(vec![
+            label("algorithm"),
+            value(choice.id.to_string()),
+            key_hint("a A"),
+        ]),
+        Line::from(Span::styled(choice.name.to_string(), dim())),
+        Line::from(vec![label("k"), value(p.k.to_string()), key_hint("← →")]),
+        l_line,
+        Line::from(vec![
+            label("seed"),
+            value(p.seed.to_string()),
+            key_hint("s"),
+        ]),
+        Line::from(Span::styled("R run again   w save project", dim())),
+    ];
+    let block = Block::bordered().title(Span::styled(" Anonymize ", title_style()));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// "(out of date)" when the shown release was made from other inputs.
+fn out_of_date(app: &App, view: &AnonymizeView) -> Option<Span<'static>> {
+    (view.inputs != app.anonymize_inputs())
+        .then(|| Span::styled("(out of date) ", Style::new().fg(Color::Yellow)))
+}
+
+fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    let mut title = vec![Span::styled(" Release ", title_style())];
+    let block_with = |title: Vec<Span<'static>>| Block::bordered().title(Line::from(title));
+    if let Some(why) = &s.blocked {
+        let p = Paragraph::new(why.as_str())
+            .style(Style::new().fg(Color::Yellow))
+            .wrap(Wrap { trim: true })
+            .block(block_with(title));
+        frame.render_widget(p, area);
+        return;
+    }
+    let current = app.anonymize_inputs();
+    if let Some((inputs, message)) = &s.error {
+        if *inputs == current {
+            let text = vec![
+                Line::from(Span::styled(
+                    "Cannot anonymize with these parameters:",
+                    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                )),
+                Line::from(Span::styled(message.clone(), Style::new().fg(Color::Red))),
+            ];
+            let p = Paragraph::new(text)
+                .wrap(Wrap { trim: true })
+                .block(block_with(title));
+            frame.render_widget(p, area);
+            return;
+        }
+    }
+    let Some(view) = &s.view else {
+        let p = Paragraph::new("not computed yet")
+            .style(dim())
+            .block(block_with(title));
+        frame.render_widget(p, area);
+        return;
+    };
+    if let Some(span) = out_of_date(app, view) {
+        title.push(span);
+    }
+    let e = &view.evaluation;
+    let u = &e.utility;
+    let label = |k: &str| Span::styled(format!("{k} "), dim());
+    let value = |v: String| Span::styled(v, title_style());
+    let gap = || Span::raw("  ");
+    let queries = match &s.queries {
+        QueriesState::Done(q) => match &q.report {
+            Some(r) => vec![
+                value(format!("{:.3}", r.mean_relative_error)),
+                Span::styled(format!(" ({} queries)", r.queries_used), dim()),
+            ],
+            None => vec![Span::styled("no sensitive attribute", dim())],
+        },
+        QueriesState::Running { .. } => vec![Span::styled("measuring…", dim())],
+        QueriesState::Failed(e) => vec![Span::styled(e.clone(), Style::new().fg(Color::Red))],
+        QueriesState::Idle => vec![Span::styled("-", dim())],
+    };
+    let mut query_line = vec![label("query error")];
+    query_line.extend(queries);
+    let arrow = |name: &str, before: Option<&Curve>, after: &Curve| {
+        let b = |f: fn(&Curve) -> f64| before.map_or("-".to_string(), |c| format!("{:.3}", f(c)));
+        Line::from(vec![
+            Span::styled(format!("{name:<7}"), dim()),
+            label("mean"),
+            Span::raw(b(|c| c.mean)),
+            Span::styled(" → ", dim()),
+            value(format!("{:.3}", after.mean)),
+            gap(),
+            label("max"),
+            Span::raw(b(|c| c.max)),
+            Span::styled(" → ", dim()),
+            value(format!("{:.3}", after.max)),
+        ])
+    };
+    let mut lines = vec![
+        Line::from(vec![
+            label("groups"),
+            value(thousands(e.groups as u64)),
+            gap(),
+            label("buckets"),
+            value(thousands(e.buckets as u64)),
+            gap(),
+            label("suppressed"),
+            value(thousands(e.suppressed as u64)),
+        ]),
+        Line::from(vec![
+            label("C_DM"),
+            value(thousands(u.discernibility)),
+            gap(),
+            label("C_AVG"),
+            value(
+                u.average_class_size
+                    .map_or("-".into(), |a| format!("{a:.2}")),
+            ),
+            gap(),
+            label("GCP"),
+            value(format!("{:.3}", u.gcp)),
+        ]),
+        Line::from(query_line),
+        Line::from(vec![
+            label("time"),
+            value(format!("{:.1} ms", e.time_ms)),
+            Span::styled(
+                format!(" ({:.1} ms with measurements)", view.total_ms),
+                dim(),
+            ),
+        ]),
+    ];
+    if let Some((_, after)) = &view.breach {
+        lines.push(arrow("breach", view.before.breach.as_ref(), after));
+    }
+    lines.push(arrow(
+        "re-id",
+        Some(&view.before.reidentification),
+        &view.reidentification,
+    ));
+    frame.render_widget(Paragraph::new(lines).block(block_with(title)), area);
+}
+
+fn draw_checks(frame: &mut Frame, area: Rect, app: &App) {
+    let mut title = vec![Span::styled(" Verification ", title_style())];
+    let Some(view) = &app.anonymize().view else {
+        frame.render_widget(Block::bordered().title(Line::from(title)), area);
+        return;
+    };
+    if let Some(span) = out_of_date(app, view) {
+        title.push(span);
+    }
+    let block = Block::bordered().title(Line::from(title));
+    let lines: Vec<Line> = view
+        .checks
+        .iter()
+        .map(|c| {
+            let mark = if c.holds {
+                Span::styled("ok   ", Style::new().fg(Color::Green))
+            } else {
+                Span::styled(
+                    "FAIL ",
+                    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                )
+            };
+            Line::from(vec![
+                mark,
+                Span::raw(c.claim.clone()),
+                Span::styled(format!(": {}", c.detail), dim()),
+            ])
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
+        area,
+    );
+}
+
+fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    if let JobState::Running { fraction, .. } = s.job {
+        let gauge = Gauge::default()
+            .ratio(fraction.clamp(0.0, 1.0))
+            .label(format!(
+                "running {} {:.0}%  (Esc cancels)",
+                s.requested.as_ref().map_or("", |r| r.algorithm),
+                fraction * 100.0
+            ))
+            .gauge_style(Style::new().fg(Color::Yellow).bg(Color::DarkGray));
+        frame.render_widget(gauge, area);
+    } else if matches!(s.queries, QueriesState::Running { .. }) {
+        frame.render_widget(
+            Line::from(Span::styled(" measuring the query workload…", dim())),
+            area,
+        );
+    } else if s.view.is_some() {
+        frame.render_widget(
+            Line::from(vec![
+                Span::styled(" before", Style::new().fg(Color::Red)),
+                Span::styled(": the original table published as is   ", dim()),
+                Span::styled("after", Style::new().fg(Color::Cyan)),
+                Span::styled(": this release", dim()),
+            ]),
+            area,
+        );
+    }
+}
+
+fn draw_cdf(frame: &mut Frame, area: Rect, title: &str, before: &Curve, after: &Curve, app: &App) {
+    let mut spans = vec![Span::styled(title.to_string(), title_style())];
+    if let Some(view) = &app.anonymize().view {
+        if let Some(s) = out_of_date(app, view) {
+            spans.push(s);
+        }
+    }
+    let datasets = vec![
+        Dataset::default()
+            .name("before")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::new().fg(Color::Red))
+            .data(&before.series),
+        Dataset::default()
+            .name("after")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::new().fg(Color::Cyan))
+            .data(&after.series),
+    ];
+    let axis = |title: &'static str| {
+        Axis::default()
+            .title(Span::styled(title, dim()))
+            .bounds([0.0, 1.0])
+            .labels(["0", "0.5", "1"])
+            .style(dim())
+    };
+    let chart = Chart::new(datasets)
+        .x_axis(axis("p"))
+        .y_axis(axis("share"))
+        .legend_position(Some(LegendPosition::BottomRight))
+        .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)))
+        .block(Block::bordered().title(Line::from(spans)));
+    frame.render_widget(chart, area);
+}
+
+fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    let t = &s.table;
+    let Some(view) = &s.view else {
+        frame.render_widget(
+            Block::bordered().title(Span::styled(" Published table ", title_style())),
+            area,
+        );
+        return;
+    };
+    let n = view.published_rows();
+    let mut title = vec![Span::styled(
+        if n == 0 {
+            " Published table: no rows ".to_string()
+        } else {
+            format!(
+                " Published table: rows {}–{} of {} ",
+                thousands(t.top as u64 + 1),
+                thousands((t.top + t.rows.len()) as u64),
+                thousands(n as u64)
+            )
+        },
+        title_style(),
+    )];
+    if let Some(span) = out_of_date(app, view) {
+        title.push(span);
+    }
+    let header = Row::new(view.headers.iter().map(|h| {
+        let style = if h == "GID" || h == "BID" {
+            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        } else {
+            title_style()
+        };
+        Cell::new(h.as_str()).style(style)
+    }));
+    let rows = t
+        .rows
+        .iter()
+        .map(|r| Row::new(r.iter().map(|c| Cell::new(c.as_str()))));
+    let widths = t.widths.iter().map(|&w| Constraint::Length(w));
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(1)
+        .block(Block::bordered().title(Line::from(title)));
+    frame.render_widget(table, area);
+}
