@@ -30,15 +30,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
     use anonlab::data::Project;
     use anonlab::session::Session;
-    let session = match args {
-        None => Session::demo()?,
-        Some(a) => match (a.project, a.file) {
-            (Some(p), _) => Session::from_project(&Project::load(&p)?)?,
-            (None, Some(f)) => Session::open(&f, a.csv.options()?)?,
-            (None, None) => Session::demo()?,
-        },
-    };
-    anonlab::tui::run(session)
+    match args {
+        // A project opened from a file is saved back to that file.
+        Some(cli::TuiArgs {
+            project: Some(p), ..
+        }) => {
+            let session = Session::from_project(&Project::load(&p)?)?;
+            anonlab::tui::run_with_project(session, p)
+        }
+        Some(cli::TuiArgs {
+            file: Some(f), csv, ..
+        }) => anonlab::tui::run(Session::open(&f, csv.options()?)?),
+        _ => anonlab::tui::run(Session::demo()?),
+    }
 }
 
 #[cfg(not(feature = "tui"))]

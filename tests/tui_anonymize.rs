@@ -494,3 +494,19 @@ fn a_table_without_rows_says_so() {
     assert_eq!(app.params().k, 1, "k stays at least 1");
     assert!(text(&render(&app)).contains("Cannot anonymize"));
 }
+
+/// Regression: the chosen algorithm was not saved with the project, so a
+/// reopened session started on Mondrian again.
+#[test]
+fn the_chosen_algorithm_is_saved_and_restored_with_the_project() {
+    let mut app = demo(120, 40);
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    while app.anonymize_inputs().algorithm != "cbg" {
+        app.step(&Action::CycleAlgorithm(1));
+    }
+    let project = app.to_project();
+    assert_eq!(project.params.algorithm.as_deref(), Some("cbg"));
+    let session = Session::with_project(Session::demo().unwrap().dataset, &project).unwrap();
+    let reopened = App::new(session).unwrap();
+    assert_eq!(reopened.anonymize_inputs().algorithm, "cbg");
+}

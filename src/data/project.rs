@@ -66,6 +66,9 @@ impl Default for AttackerModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Params {
+    /// The algorithm chosen last (an id of `algorithms::registry`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
     pub k: u32,
     pub l: u32,
     pub t: f64,
@@ -76,6 +79,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            algorithm: None,
             k: 5,
             l: 2,
             t: 0.2,

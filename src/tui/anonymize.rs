@@ -268,6 +268,15 @@ impl AnonymizeState {
         }
     }
 
+    /// Start on the algorithm a project saved, if it names one that exists.
+    pub fn starting_with(algorithm: Option<&str>) -> Self {
+        let mut s = Self::new();
+        if let Some(i) = algorithm.and_then(|id| s.algorithms.iter().position(|a| a.id == id)) {
+            s.algorithm = i;
+        }
+        s
+    }
+
     pub fn choice(&self) -> &AlgorithmChoice {
         &self.algorithms[self.algorithm]
     }

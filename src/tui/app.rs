@@ -323,6 +323,7 @@ impl App {
             None => DEMO_LABEL.to_string(),
         };
         let n_cols = ds.n_cols();
+        let anon = AnonymizeState::starting_with(params.algorithm.as_deref());
         let mut app = App {
             ds: Arc::new(ds),
             label,
@@ -361,7 +362,7 @@ impl App {
             worker: Worker::inline(),
             job: JobState::Idle,
             spinner: 0,
-            anon: AnonymizeState::new(),
+            anon,
             anon_worker: Worker::inline(),
             query_worker: Worker::inline(),
             roles_generation: 0,
@@ -555,6 +556,7 @@ impl App {
             .collect();
         p.attacker.threshold = self.risk.threshold;
         p.params = self.params.clone();
+        p.params.algorithm = Some(self.anon.choice().id.to_string());
         p
     }
 
