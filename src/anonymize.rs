@@ -132,6 +132,7 @@ pub fn evaluate(
             s,
             measure.queries,
             measure.query_seed,
+            progress,
         )?),
         _ => None,
     };

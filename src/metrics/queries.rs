@@ -48,6 +48,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
 use crate::privacy::{counts_of_rows, ValueCount};
+use crate::progress::Progress;
 use crate::release::{Cell, Release};
 use crate::risk::{check_release_fits, ValueBuckets};
 
@@ -766,16 +767,27 @@ pub fn query_error(
     target: usize,
     queries: usize,
     seed: u64,
+    progress: &Progress,
 ) -> Result<QueryReport> {
     let workload = generate_queries(release, ds, target, queries, seed)?;
     let engine = QueryEngine::new(release, ds, target)?;
-    let answers: Vec<Answer> = workload
+    progress.set_total(workload.len() as u64);
+    // An outdated workload (the TUI asked for new parameters) stops at the
+    // next query instead of keeping a core busy.
+    let answers: Option<Vec<Answer>> = workload
         .par_iter()
         .map_init(
             || engine.scratch(),
-            |scratch, q| engine.answer_with(q, scratch),
+            |scratch, q| {
+                if progress.is_cancelled() {
+                    return None;
+                }
+                progress.advance(1);
+                Some(engine.answer_with(q, scratch))
+            },
         )
         .collect();
+    let answers = answers.ok_or(crate::error::Error::Cancelled)?;
     let used: Vec<f64> = answers
         .iter()
         .filter(|a| a.actual != 0.0)
@@ -1016,8 +1028,8 @@ mod tests {
     fn workload_is_seeded_and_reported() {
         let d = ds();
         let r = generalized(&d);
-        let a = query_error(&r, &d, 2, 200, 7).unwrap();
-        let b = query_error(&r, &d, 2, 200, 7).unwrap();
+        let a = query_error(&r, &d, 2, 200, 7, &Progress::new()).unwrap();
+        let b = query_error(&r, &d, 2, 200, 7, &Progress::new()).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.seed, 7);
         assert_eq!(a.queries_used + a.skipped, 200);
@@ -1028,7 +1040,9 @@ mod tests {
             .iter()
             .all(|q| matches!(q.aggregate, Aggregate::Count { .. })));
         assert_ne!(qs, generate_queries(&r, &d, 3, 50, 2).unwrap());
-        let e = query_error(&r, &d, 0, 10, 1).unwrap_err().to_string();
+        let e = query_error(&r, &d, 0, 10, 1, &Progress::new())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'age' is a quasi-identifier"), "{e}");
     }
 }

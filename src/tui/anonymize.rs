@@ -404,7 +404,7 @@ pub fn job(
 /// The job measuring the query error of a release, with the workload the
 /// CLI uses (its size, and the seed as the workload's seed).
 pub fn queries_job(ds: Arc<Dataset>, release: Arc<Release>, seed: u64) -> JobFn<QueryOutcome> {
-    Box::new(move |_| {
+    Box::new(move |progress| {
         let report = match release.sensitive.first() {
             Some(&s) => Some(metrics::query_error(
                 &release,
@@ -412,6 +412,7 @@ pub fn queries_job(ds: Arc<Dataset>, release: Arc<Release>, seed: u64) -> JobFn<
                 s,
                 metrics::DEFAULT_QUERIES,
                 seed,
+                progress,
             )?),
             None => None,
         };
