@@ -8,6 +8,7 @@ pub mod anonymize;
 pub mod assess;
 pub mod data;
 pub mod error;
+pub mod format;
 pub mod metrics;
 pub mod partition;
 pub mod privacy;

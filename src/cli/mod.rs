@@ -84,13 +84,5 @@ impl CsvArgs {
 
 /// `12345` → `12,345`: figures a person reads.
 pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    anonlab::format::thousands(n as u64)
 }

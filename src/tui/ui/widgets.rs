@@ -45,18 +45,7 @@ pub fn title_style() -> Style {
     Style::new().add_modifier(Modifier::BOLD)
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub use crate::format::thousands;
 
 /// `1234567` as `1.2M`: for bar values in narrow bars.
 pub fn compact(n: u64) -> String {
