@@ -236,7 +236,6 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
         n_values,
         leaf_cap,
     );
-    let mut removed = vec![false; n];
     let mut scratch = ValueScratch::new(n_values);
     // Which batch each group belongs to, and each batch's S_set.
     let mut batch_of_group: Vec<u32> = Vec::new();
@@ -250,7 +249,7 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
             let s_set = if sen.tied.len() == sen.take {
                 sen.with(sen.tied.iter().copied())
             } else {
-                index.settle_ties(&sen, &space, &value, &removed, &mut rng)
+                index.settle_ties(&sen, &mut rng)
             };
             let alpha = sen.alpha;
             scratch.set(&s_set);
@@ -258,10 +257,10 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
                 progress.check()?;
                 let region = index.region(&s_set);
                 let t_gen = if index.live_in(region) <= SMALL_REGION {
-                    let rows = index.rows_of(region, &removed);
+                    let rows = index.rows_of(region);
                     pick_tuples(rows, &s_set, &mut space, &value, &mut scratch, &mut rng)
                 } else {
-                    index.select_near(region, &s_set, &space, &value, &removed, &mut rng)
+                    index.select_near(region, &s_set, &mut rng)
                 };
                 let t_gen = order_for_grouping(t_gen, &mut space);
                 let batch = batch_values.len() as u32;
@@ -272,13 +271,12 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
                 release.buckets.extend(partition_tuples(&t_gen, k));
                 batch_values.push(s_set.clone());
                 for &r in &t_gen {
-                    removed[r as usize] = true;
                     remaining[value[r as usize] as usize] -= 1;
-                    index.remove(r, &value);
+                    index.remove(r);
                 }
                 progress.advance(t_gen.len() as u64);
                 if index.should_rebuild() {
-                    let rows = index.live_rows(&removed);
+                    let rows = index.live_rows();
                     index = KdIndex::build(rows, &mut space, &value, n_values, leaf_cap);
                 }
             }
@@ -963,19 +961,32 @@ struct Node {
 
 /// A kd-tree over the rows not yet placed, with per-node counts of the
 /// remaining rows of each sensitive value: the upper levels of Alg. 3's
-/// search without scanning the table for every batch.
+/// search without scanning the table for every batch. Rows are stored in
+/// tree order with their QI codes side by side, so that scanning a leaf
+/// reads memory in order.
 struct KdIndex {
+    d: usize,
+    n_values: usize,
+    /// Row id at each position (tree order).
     perm: Vec<u32>,
+    /// QI codes at each position: `codes[pos * d + a]`.
+    codes: Vec<u32>,
+    /// Sensitive value at each position; NONE once the row is placed.
+    value: Vec<u32>,
+    /// Leaf holding each position.
+    leaf_at: Vec<u32>,
+    /// Position of each row id (NONE for rows not in the tree).
+    pos_of: Vec<u32>,
     nodes: Vec<Node>,
     /// `counts[node * n_values + v]`: remaining rows of value v in node.
     counts: Vec<u32>,
-    /// `lo/hi[node * d + a]`: the node's box of codes on attribute a, over
-    /// the rows it was built with (still a bound once some are removed).
-    lo: Vec<u32>,
-    hi: Vec<u32>,
-    /// Leaf of each row (indexed by row id; NONE for rows not in the tree).
-    leaf_of: Vec<u32>,
-    n_values: usize,
+    /// `bounds[2 * (node * d + a)..][..2]`: the node's box of codes on
+    /// attribute a, over the rows it was built with (still a bound once some
+    /// are placed).
+    bounds: Vec<u32>,
+    /// `Space`'s normalization, copied for the distance loops.
+    numeric: Vec<bool>,
+    unit: Vec<f64>,
     built_with: usize,
     live: usize,
 }
@@ -1046,27 +1057,35 @@ impl KdIndex {
             stack.push(left);
             stack.push(left + 1);
         }
-        let mut counts = vec![0u32; nodes.len() * n_values];
-        let mut leaf_of = vec![NONE; value.len()];
-        for (id, node) in nodes.iter().enumerate() {
-            if node.left == NONE {
-                for &r in &perm[node.start as usize..node.end as usize] {
-                    leaf_of[r as usize] = id as u32;
-                    counts[id * n_values + value[r as usize] as usize] += 1;
-                }
-            }
-        }
+
         let d = space.d();
-        let mut lo = vec![u32::MAX; nodes.len() * d];
-        let mut hi = vec![0u32; nodes.len() * d];
+        let mut codes = Vec::with_capacity(len * d);
+        for &r in &perm {
+            codes.extend(space.cols.iter().map(|col| col[r as usize]));
+        }
+        let pos_value: Vec<u32> = perm.iter().map(|&r| value[r as usize]).collect();
+        let mut pos_of = vec![NONE; value.len()];
+        for (pos, &r) in perm.iter().enumerate() {
+            pos_of[r as usize] = pos as u32;
+        }
+        let mut leaf_at = vec![NONE; len];
+        let mut counts = vec![0u32; nodes.len() * n_values];
+        let mut bounds = vec![0u32; nodes.len() * d * 2];
+        for b in bounds.chunks_exact_mut(2) {
+            b[0] = u32::MAX;
+        }
         for (id, node) in nodes.iter().enumerate() {
-            if node.left == NONE {
-                for &r in &perm[node.start as usize..node.end as usize] {
-                    for a in 0..d {
-                        let c = space.cols[a][r as usize];
-                        lo[id * d + a] = lo[id * d + a].min(c);
-                        hi[id * d + a] = hi[id * d + a].max(c);
-                    }
+            if node.left != NONE {
+                continue;
+            }
+            for pos in node.start as usize..node.end as usize {
+                leaf_at[pos] = id as u32;
+                counts[id * n_values + pos_value[pos] as usize] += 1;
+                for a in 0..d {
+                    let c = codes[pos * d + a];
+                    let b = &mut bounds[2 * (id * d + a)..][..2];
+                    b[0] = b[0].min(c);
+                    b[1] = b[1].max(c);
                 }
             }
         }
@@ -1077,18 +1096,25 @@ impl KdIndex {
                 counts[p * n_values + v] += counts[id * n_values + v];
             }
             for a in 0..d {
-                lo[p * d + a] = lo[p * d + a].min(lo[id * d + a]);
-                hi[p * d + a] = hi[p * d + a].max(hi[id * d + a]);
+                let (lo, hi) = (bounds[2 * (id * d + a)], bounds[2 * (id * d + a) + 1]);
+                let b = &mut bounds[2 * (p * d + a)..][..2];
+                b[0] = b[0].min(lo);
+                b[1] = b[1].max(hi);
             }
         }
         KdIndex {
+            d,
+            n_values,
             perm,
+            codes,
+            value: pos_value,
+            leaf_at,
+            pos_of,
             nodes,
             counts,
-            lo,
-            hi,
-            leaf_of,
-            n_values,
+            bounds,
+            numeric: space.numeric.clone(),
+            unit: space.unit.clone(),
             built_with: len,
             live: len,
         }
@@ -1139,13 +1165,55 @@ impl KdIndex {
             .sum()
     }
 
-    fn rows_of(&self, node: u32, removed: &[bool]) -> Vec<u32> {
+    /// Remaining rows under `node`, as row ids.
+    fn rows_of(&self, node: u32) -> Vec<u32> {
         let node = self.nodes[node as usize];
-        self.perm[node.start as usize..node.end as usize]
-            .iter()
-            .copied()
-            .filter(|&r| !removed[r as usize])
+        (node.start as usize..node.end as usize)
+            .filter(|&pos| self.value[pos] != NONE)
+            .map(|pos| self.perm[pos])
             .collect()
+    }
+
+    /// Every remaining row, for a rebuild.
+    fn live_rows(&self) -> Vec<u32> {
+        self.rows_of(0)
+    }
+
+    /// The QI codes of a row in the tree.
+    fn point(&self, row: u32) -> &[u32] {
+        let pos = self.pos_of[row as usize] as usize;
+        &self.codes[pos * self.d..][..self.d]
+    }
+
+    /// `Space::distance` between the codes `q` and the row at `pos`.
+    fn distance_at(&self, q: &[u32], pos: usize) -> f64 {
+        let p = &self.codes[pos * self.d..][..self.d];
+        let mut sum = 0.0;
+        for a in 0..self.d {
+            if self.numeric[a] {
+                sum += q[a].abs_diff(p[a]) as f64 * self.unit[a];
+            } else if q[a] != p[a] {
+                sum += self.unit[a];
+            }
+        }
+        sum
+    }
+
+    /// A lower bound of `Space::distance` from the codes `q` to any row
+    /// under `node`, from the node's box of codes.
+    fn box_distance(&self, node: u32, q: &[u32]) -> f64 {
+        let b = &self.bounds[2 * node as usize * self.d..][..2 * self.d];
+        let mut sum = 0.0;
+        for a in 0..self.d {
+            let (lo, hi) = (b[2 * a], b[2 * a + 1]);
+            let gap = lo.saturating_sub(q[a]) + q[a].saturating_sub(hi);
+            if self.numeric[a] {
+                sum += gap as f64 * self.unit[a];
+            } else if gap > 0 {
+                sum += self.unit[a];
+            }
+        }
+        sum
     }
 
     /// Settle a tie of Alg. 2 (any choice keeps the plan dealable, by
@@ -1153,29 +1221,22 @@ impl KdIndex {
     /// rarest in the forced values' region, or of a random tied value when
     /// none is forced — take the tied values whose nearest remaining row is
     /// closest, so that S_set's tuples can be picked close together.
-    fn settle_ties(
-        &self,
-        sen: &SenSet,
-        space: &Space<'_>,
-        value: &[u32],
-        removed: &[bool],
-        rng: &mut ChaCha8Rng,
-    ) -> Vec<u32> {
+    fn settle_ties(&self, sen: &SenSet, rng: &mut ChaCha8Rng) -> Vec<u32> {
         let anchor = if sen.forced.is_empty() {
-            sen.tied
-                .choose(rng)
-                .and_then(|&v| self.sample(0, v, value, removed, rng))
+            sen.tied.choose(rng).and_then(|&v| self.sample(0, v, rng))
         } else {
             let region = self.region(&sen.forced);
             sen.forced
                 .iter()
                 .copied()
                 .min_by_key(|&v| self.count(region, v))
-                .and_then(|v| self.sample(region, v, value, removed, rng))
+                .and_then(|v| self.sample(region, v, rng))
         };
         let Some(anchor) = anchor else {
             return sen.with(sen.tied.iter().copied().take(sen.take));
         };
+        let anchor_value = self.value[self.pos_of[anchor as usize] as usize];
+        let q = self.point(anchor);
         // The `take` nearest so far, by (distance, value); a value farther
         // than the last of them cannot enter, so its search stops there.
         let mut kept: Vec<(f64, u32)> = Vec::with_capacity(sen.take + 1);
@@ -1185,11 +1246,10 @@ impl KdIndex {
             } else {
                 kept[sen.take - 1].0
             };
-            let d = if value[anchor as usize] == v {
+            let d = if anchor_value == v {
                 Some(0.0)
             } else {
-                self.nearest(0, anchor, v, limit, space, value, removed)
-                    .map(|(d, _)| d)
+                self.nearest(0, q, v, limit).map(|(d, _)| d)
             };
             if let Some(d) = d {
                 let at = kept.partition_point(|&(e, _)| e <= d);
@@ -1214,15 +1274,7 @@ impl KdIndex {
     /// value rarest under `node`, drawn by the seeded RNG; for each, the
     /// nearest remaining row of every other value of S_set under `node`; the
     /// anchor whose picks are closest in total wins.
-    fn select_near(
-        &self,
-        node: u32,
-        s_set: &[u32],
-        space: &Space<'_>,
-        value: &[u32],
-        removed: &[bool],
-        rng: &mut ChaCha8Rng,
-    ) -> Vec<u32> {
+    fn select_near(&self, node: u32, s_set: &[u32], rng: &mut ChaCha8Rng) -> Vec<u32> {
         let Some((rarest, &v_star)) = s_set
             .iter()
             .enumerate()
@@ -1232,7 +1284,7 @@ impl KdIndex {
         };
         let mut anchors: Vec<u32> = Vec::with_capacity(NEAR_ANCHORS);
         for _ in 0..NEAR_ANCHORS {
-            if let Some(r) = self.sample(node, v_star, value, removed, rng) {
+            if let Some(r) = self.sample(node, v_star, rng) {
                 if !anchors.contains(&r) {
                     anchors.push(r);
                 }
@@ -1240,6 +1292,7 @@ impl KdIndex {
         }
         let mut best: Option<(f64, Vec<u32>)> = None;
         for &anchor in &anchors {
+            let q = self.point(anchor);
             let mut total = 0.0;
             let mut picked = Vec::with_capacity(s_set.len());
             for (i, &v) in s_set.iter().enumerate() {
@@ -1248,12 +1301,12 @@ impl KdIndex {
                     continue;
                 }
                 let bound = best.as_ref().map_or(f64::INFINITY, |b| b.0);
-                match self.nearest(node, anchor, v, bound - total, space, value, removed) {
+                match self.nearest(node, q, v, bound - total) {
                     Some((d, r)) => {
                         total += d;
                         picked.push(r);
                     }
-                    _ => {
+                    None => {
                         total = f64::INFINITY;
                         break;
                     }
@@ -1267,24 +1320,16 @@ impl KdIndex {
     }
 
     /// A remaining row of value `v` under `node`, uniformly at random.
-    fn sample(
-        &self,
-        mut node: u32,
-        v: u32,
-        value: &[u32],
-        removed: &[bool],
-        rng: &mut ChaCha8Rng,
-    ) -> Option<u32> {
+    fn sample(&self, mut node: u32, v: u32, rng: &mut ChaCha8Rng) -> Option<u32> {
         loop {
             let n = self.nodes[node as usize];
             if self.count(node, v) == 0 {
                 return None;
             }
             if n.left == NONE {
-                let rows: Vec<u32> = self.perm[n.start as usize..n.end as usize]
-                    .iter()
-                    .copied()
-                    .filter(|&r| !removed[r as usize] && value[r as usize] == v)
+                let rows: Vec<u32> = (n.start as usize..n.end as usize)
+                    .filter(|&pos| self.value[pos] == v)
+                    .map(|pos| self.perm[pos])
                     .collect();
                 return rows.choose(rng).copied();
             }
@@ -1297,22 +1342,12 @@ impl KdIndex {
         }
     }
 
-    /// The remaining row of value `v` under `node` nearest to row `from`
-    /// (best-first over the nodes' bounding boxes), with its distance, if
-    /// one is nearer than `limit`.
-    #[allow(clippy::too_many_arguments)]
-    fn nearest(
-        &self,
-        node: u32,
-        from: u32,
-        v: u32,
-        limit: f64,
-        space: &Space<'_>,
-        value: &[u32],
-        removed: &[bool],
-    ) -> Option<(f64, u32)> {
+    /// The remaining row of value `v` under `node` nearest to the codes `q`
+    /// (best-first over the nodes' boxes), with its distance, if one is
+    /// nearer than `limit`.
+    fn nearest(&self, node: u32, q: &[u32], v: u32, limit: f64) -> Option<(f64, u32)> {
         let mut heap = BinaryHeap::new();
-        heap.push(Reverse(Near(self.box_distance(node, from, space), node)));
+        heap.push(Reverse(Near(self.box_distance(node, q), node)));
         let mut best = Near(limit, NONE);
         while let Some(Reverse(Near(lower, id))) = heap.pop() {
             if lower >= best.0 {
@@ -1320,11 +1355,11 @@ impl KdIndex {
             }
             let n = self.nodes[id as usize];
             if n.left == NONE {
-                for &r in &self.perm[n.start as usize..n.end as usize] {
-                    if !removed[r as usize] && value[r as usize] == v {
-                        let d = space.distance(from, r);
+                for pos in n.start as usize..n.end as usize {
+                    if self.value[pos] == v {
+                        let d = self.distance_at(q, pos);
                         if d < best.0 {
-                            best = Near(d, r);
+                            best = Near(d, self.perm[pos]);
                         }
                     }
                 }
@@ -1332,7 +1367,7 @@ impl KdIndex {
             }
             for child in [n.left, n.right] {
                 if self.count(child, v) > 0 {
-                    let lower = self.box_distance(child, from, space);
+                    let lower = self.box_distance(child, q);
                     if lower < best.0 {
                         heap.push(Reverse(Near(lower, child)));
                     }
@@ -1342,34 +1377,16 @@ impl KdIndex {
         (best.1 != NONE).then_some((best.0, best.1))
     }
 
-    /// A lower bound of `Space::distance` from row `from` to any row under
-    /// `node`, from the node's box of codes.
-    fn box_distance(&self, node: u32, from: u32, space: &Space<'_>) -> f64 {
-        let d = space.d();
-        let base = node as usize * d;
-        (0..d)
-            .map(|a| {
-                let c = space.cols[a][from as usize];
-                let (lo, hi) = (self.lo[base + a], self.hi[base + a]);
-                let gap = lo.saturating_sub(c) + c.saturating_sub(hi);
-                if space.numeric[a] {
-                    gap as f64 * space.unit[a]
-                } else if gap > 0 {
-                    space.unit[a]
-                } else {
-                    0.0
-                }
-            })
-            .sum()
-    }
-
-    fn remove(&mut self, row: u32, value: &[u32]) {
-        let leaf = self.leaf_of[row as usize];
-        if leaf == NONE {
+    /// Mark a placed row: gone from its leaf scan and from the counts on its
+    /// path.
+    fn remove(&mut self, row: u32) {
+        let pos = self.pos_of[row as usize];
+        if pos == NONE || self.value[pos as usize] == NONE {
             return;
         }
-        let v = value[row as usize] as usize;
-        let mut id = leaf;
+        let v = self.value[pos as usize] as usize;
+        self.value[pos as usize] = NONE;
+        let mut id = self.leaf_at[pos as usize];
         while id != NONE {
             self.counts[id as usize * self.n_values + v] -= 1;
             id = self.nodes[id as usize].parent;
@@ -1379,14 +1396,6 @@ impl KdIndex {
 
     fn should_rebuild(&self) -> bool {
         self.live > 0 && self.live * 2 <= self.built_with
-    }
-
-    fn live_rows(&self, removed: &[bool]) -> Vec<u32> {
-        self.perm
-            .iter()
-            .copied()
-            .filter(|&r| !removed[r as usize])
-            .collect()
     }
 }
 
