@@ -99,7 +99,7 @@ fn stages(
     data: &'static str,
     path: &Path,
     runs: usize,
-    targets: [Option<Duration>; 4],
+    targets: [Option<Duration>; 5],
 ) -> Vec<Row> {
     let opts = CsvOptions::default();
     let load = time(runs, || load_csv(path, &opts).expect("load"));
