@@ -285,6 +285,12 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     }
 
     release.claims.push(Guarantee::KAnonymity { k: req.k });
+    // Definition 10 always holds (see the module doc); the verifier
+    // re-checks it by the Section 4.1 formula.
+    release.claims.push(Guarantee::BreachProbability {
+        attribute: scol.name().to_string(),
+        l: req.l,
+    });
     let qi_codes: Vec<&[u32]> = req.qi.iter().map(|&c| ds.col(c).codes()).collect();
     if corollary_2_holds(
         &release,

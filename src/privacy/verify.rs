@@ -155,6 +155,11 @@ fn claim_name(claim: &Guarantee) -> String {
         Guarantee::CrossBucketLDiversity { attribute, l } => {
             format!("cross-bucket {l}-diversity of '{attribute}' (Corollary 2)")
         }
+        Guarantee::BreachProbability { attribute, l } => {
+            format!(
+                "breach probability of '{attribute}' at most 1/{l} for every tuple (Definition 10)"
+            )
+        }
         Guarantee::TCloseness { attribute, t } => format!("{t}-closeness of '{attribute}'"),
     }
 }
@@ -172,7 +177,42 @@ fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<St
         Guarantee::CrossBucketLDiversity { attribute, l } => {
             cross_bucket_l_diversity(release, ds, column(attribute)?, *l)
         }
+        Guarantee::BreachProbability { attribute, l } => {
+            breach_bound(release, ds, column(attribute)?, *l)
+        }
         Guarantee::TCloseness { attribute, t } => t_closeness(release, ds, column(attribute)?, *t),
+    }
+}
+
+/// Definition 10 by the Section 4.1 formula, through the risk module's
+/// matching (which evaluates p(t, s) from the published groups and buckets
+/// only, never from the algorithm's bookkeeping).
+fn breach_bound(
+    release: &Release,
+    ds: &Dataset,
+    attribute: usize,
+    l: u32,
+) -> Result<String, String> {
+    if l == 0 {
+        return Err("l must be at least 1".into());
+    }
+    let b =
+        crate::risk::breach_probability(release, ds, attribute, &crate::progress::Progress::new())
+            .map_err(|e| e.to_string())?;
+    let bound = 1.0 / f64::from(l);
+    match b
+        .probabilities
+        .iter()
+        .enumerate()
+        .find(|(_, &p)| p > bound + 1e-9)
+    {
+        Some((row, &p)) => Err(format!(
+            "row {row} has breach probability {p:.4} > 1/{l} = {bound:.4}"
+        )),
+        None => Ok(format!(
+            "largest breach probability {:.4} ≤ 1/{l} = {bound:.4} over {} rows",
+            b.summary.max, b.summary.records
+        )),
     }
 }
 
@@ -776,6 +816,26 @@ mod tests {
             l: 2,
         });
         assert!(verify(&r, &ds).all_hold());
+    }
+
+    #[test]
+    fn breach_probability_claims_are_checked_by_section_4_1() {
+        let ds = fig1b();
+        // Fig. 4 and Fig. 2b give every tuple p(t, s) = 1/4 (the paper).
+        for mut r in [fig4(&ds), fig2b(&ds)] {
+            r.claims = vec![Guarantee::BreachProbability {
+                attribute: disease(),
+                l: 4,
+            }];
+            assert!(verify(&r, &ds).all_hold(), "{}", verify(&r, &ds));
+            r.claims = vec![Guarantee::BreachProbability {
+                attribute: disease(),
+                l: 5,
+            }];
+            let v = verify(&r, &ds);
+            assert!(!v.all_hold());
+            assert!(failed(&v)[0].contains("> 1/5"), "{v}");
+        }
     }
 
     #[test]

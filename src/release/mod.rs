@@ -157,6 +157,14 @@ pub enum Guarantee {
     /// sensitive value appears at most once among its matching buckets and
     /// p(t, MB)/|MB| ≤ 1/l for each matching bucket.
     CrossBucketLDiversity { attribute: String, l: u32 },
+    /// Definition 10 of the cross-bucket paper: for every tuple t, the
+    /// breach probability p(t, s) of its own sensitive value s, computed by
+    /// an attacker who knows every tuple's QI values from the matching
+    /// tuples and matching buckets (Section 4.1), is at most 1/l. This is
+    /// what Corollary 2 is a sufficient condition for; it holds even where
+    /// Corollary 2's first condition fails across batches because two rows
+    /// share their QI values and their sensitive value.
+    BreachProbability { attribute: String, l: u32 },
     /// Every group's distribution of the attribute is within EMD t of the
     /// table's.
     TCloseness { attribute: String, t: f64 },
