@@ -33,7 +33,7 @@ section() { printf '\n## %s\n\n' "$*"; }
 
 section "Machine"
 echo "date:      $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "commit:    $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "commit:    $(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-? (not a git checkout; set COMMIT)}")"
 echo "nproc:     $(nproc)"
 echo "cpu:       $(lscpu | grep 'Model name' | sed 's/Model name: *//')"
 echo "memory:    $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
