@@ -6,44 +6,19 @@
 //! independent verifier `privacy::verify`. Skipped with
 //! a notice when `../shared/data/adult/` is absent.
 
-use std::path::Path;
 use std::time::Instant;
 
 use anonlab::algorithms::{by_id, Request};
-use anonlab::data::{load_csv, CsvOptions, Dataset};
+use anonlab::data::Dataset;
 use anonlab::privacy::verify;
 use anonlab::progress::Progress;
 use anonlab::release::{Guarantee, Release};
 
-const ADULT: &str = "../shared/data/adult/adult.csv";
-const QI7: [&str; 7] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-];
-
-fn adult() -> Option<Dataset> {
-    if !Path::new(ADULT).exists() {
-        eprintln!("skipped: {ADULT} not found");
-        return None;
-    }
-    Some(load_csv(Path::new(ADULT), &CsvOptions::default()).unwrap())
-}
+mod common;
+use common::{adult, ADULT_QI7 as QI7};
 
 fn request<'a>(ds: &'a Dataset, qi: &[&str], k: u32, l: u32) -> Request<'a> {
-    Request {
-        ds,
-        qi: qi.iter().map(|q| ds.column_index(q).unwrap()).collect(),
-        sensitive: vec![ds.column_index("occupation").unwrap()],
-        identifiers: vec![],
-        k,
-        l,
-        seed: 2006,
-    }
+    common::occupation_request(ds, qi, k, l, 2006)
 }
 
 /// Every row in exactly one group, no suppression, and every cell contains

@@ -23,50 +23,19 @@
 //! absent.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anonlab::algorithms::{by_id, Request};
-use anonlab::data::{load_csv, CsvOptions, Dataset};
+use anonlab::data::Dataset;
 use anonlab::progress::Progress;
 use anonlab::release::{Guarantee, Release};
 use proptest::prelude::*;
 
-const ADULT_QI: [&str; 7] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-];
-
-fn load_adult() -> Option<Dataset> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/adult/adult.csv");
-    if !path.exists() {
-        eprintln!(
-            "skipping the CBG Adult test: {} does not exist",
-            path.display()
-        );
-        return None;
-    }
-    Some(load_csv(&path, &CsvOptions::default()).expect("load adult.csv"))
-}
+mod common;
+use common::{adult as load_adult, ADULT_QI7 as ADULT_QI};
 
 fn adult_request(ds: &Dataset, k: u32, l: u32) -> Request<'_> {
-    Request {
-        ds,
-        qi: ADULT_QI
-            .iter()
-            .map(|n| ds.column_index(n).unwrap())
-            .collect(),
-        sensitive: vec![ds.column_index("occupation").unwrap()],
-        identifiers: vec![],
-        k,
-        l,
-        seed: 7,
-    }
+    common::occupation_request(ds, &ADULT_QI, k, l, 7)
 }
 
 /// What the checks found on one release.

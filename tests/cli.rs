@@ -2,24 +2,16 @@
 //! its exit code, on Adult, on the bad-input fixtures in tests/data/, and
 //! on files made in a temporary directory.
 
-use std::path::Path;
-
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const ADULT: &str = "../shared/data/adult/adult.csv";
+mod common;
+use common::{have_adult, ADULT};
+
 const QIS: &str = "sex,age,race,marital-status,education,native-country,workclass,occupation";
 
 fn anonlab() -> Command {
     Command::cargo_bin("anonlab").unwrap()
-}
-
-fn have_adult() -> bool {
-    let ok = Path::new(ADULT).exists();
-    if !ok {
-        eprintln!("skipped: {ADULT} not found");
-    }
-    ok
 }
 
 #[test]

@@ -6,7 +6,9 @@ use std::path::Path;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const ADULT: &str = "../shared/data/adult/adult.csv";
+mod common;
+use common::{have_adult, ADULT};
+
 const QI7: &str = "sex,age,race,marital-status,education,native-country,workclass";
 
 fn anonlab() -> Command {
@@ -113,8 +115,7 @@ fn anonymize_refuses_impossible_parameters_and_writes_nothing() {
 
 #[test]
 fn compare_on_adult_reports_each_algorithm_and_l() {
-    if !Path::new(ADULT).exists() {
-        eprintln!("skipped: {ADULT} not found");
+    if !have_adult() {
         return;
     }
     let out = anonlab()

@@ -5,31 +5,16 @@
 //! edges) run once and committed as `tests/golden/adult_risk.json`. The
 //! test is skipped with a notice when `../shared/data/adult/` is absent.
 
-use std::path::Path;
-
 use anonlab::assess::assess;
-use anonlab::data::{load_csv, CsvOptions, Role, Roles};
+use anonlab::data::{CsvOptions, Role, Roles};
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 
-const ADULT: &str = "../shared/data/adult/adult.csv";
-const ORDER: [&str; 8] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-];
+mod common;
+use common::{ADULT, ADULT_QI8 as ORDER};
 
 fn adult() -> Option<Session> {
-    if !Path::new(ADULT).exists() {
-        eprintln!("skipped: {ADULT} not found");
-        return None;
-    }
-    let ds = load_csv(Path::new(ADULT), &CsvOptions::default()).unwrap();
+    let ds = common::adult()?;
     let mut s = Session::new(ds, Some(ADULT.into()), CsvOptions::default());
     let mut roles = Roles::new(s.dataset.n_cols());
     for q in ORDER {

@@ -1,0 +1,73 @@
+//! Fixtures shared by the integration tests: where UCI Adult is, its
+//! attribute lists as the issues name them, and loading it with a notice
+//! when it is absent (so a checkout without `../shared` still passes).
+// Each test crate uses a different part of this module.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use anonlab::algorithms::Request;
+use anonlab::data::{load_csv, CsvOptions, Dataset};
+
+/// Relative to the crate root, where `cargo test` runs.
+pub const ADULT: &str = "../shared/data/adult/adult.csv";
+
+/// The 8 attributes other than salary-class, in the file's order.
+pub const ADULT_QI8: [&str; 8] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+];
+
+/// The cross-bucket experiment's QIs (occupation is the sensitive attribute).
+pub const ADULT_QI7: [&str; 7] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+];
+
+pub fn adult_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(ADULT)
+}
+
+/// Whether Adult is there; prints why a test is skipped when it is not.
+pub fn have_adult() -> bool {
+    let ok = adult_path().exists();
+    if !ok {
+        eprintln!("skipped: {ADULT} not found");
+    }
+    ok
+}
+
+/// Adult loaded by anonlab's own importer, or `None` (with a notice).
+pub fn adult() -> Option<Dataset> {
+    have_adult().then(|| load_csv(&adult_path(), &CsvOptions::default()).expect("load adult.csv"))
+}
+
+/// A request on Adult with occupation as the sensitive attribute.
+pub fn occupation_request<'a>(
+    ds: &'a Dataset,
+    qi: &[&str],
+    k: u32,
+    l: u32,
+    seed: u64,
+) -> Request<'a> {
+    Request {
+        ds,
+        qi: qi.iter().map(|q| ds.column_index(q).unwrap()).collect(),
+        sensitive: vec![ds.column_index("occupation").unwrap()],
+        identifiers: vec![],
+        k,
+        l,
+        seed,
+    }
+}
