@@ -18,27 +18,17 @@
 //! Adult, `ANONLAB_BENCH_CENSUS_RUNS` (default 3) on the 1M rows, 0 to skip
 //! them; `ANONLAB_BENCH_ROWS` (default 1,000,000).
 
-use std::hint::black_box;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "common/mod.rs"]
+mod common;
+use common::{census_file, env_usize, manifest_path, time, QI8};
 
 use anonlab::algorithms::Request;
 use anonlab::anonymize;
 use anonlab::data::{load_csv, CsvOptions, Dataset};
 use anonlab::progress::Progress;
 use anonlab::risk::breach_probability;
-
-const QI8: [&str; 8] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-];
 
 struct Row {
     data: &'static str,
@@ -58,46 +48,6 @@ impl Row {
         let t = self.sorted();
         t.get(t.len() / 2).copied().unwrap_or_default()
     }
-}
-
-fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
-    (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            let out = f();
-            let t = start.elapsed();
-            // Drop outside the timed region: freeing is not the algorithm's cost.
-            drop(black_box(out));
-            t
-        })
-        .collect()
-}
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.replace('_', "").parse().ok())
-        .unwrap_or(default)
-}
-
-fn manifest_path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-/// The synthetic census file, written once and reused (as the scale bench).
-fn census_file(rows: usize) -> PathBuf {
-    let dir = manifest_path("target/bench-data");
-    let path = dir.join(format!("census-{rows}.csv"));
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("create target/bench-data");
-        let tmp = dir.join(format!("census-{rows}.csv.tmp"));
-        let file = std::fs::File::create(&tmp).expect("create the census file");
-        anonlab::synth::write_census(BufWriter::new(file), rows as u64, 1)
-            .expect("write the census file");
-        std::fs::rename(&tmp, &path).expect("rename the census file");
-        eprintln!("generated {}", path.display());
-    }
-    path
 }
 
 fn columns(ds: &Dataset, names: &[&str]) -> Vec<usize> {

@@ -13,10 +13,12 @@
 //! Environment: `ANONLAB_BENCH_RUNS` (default 5) runs per stage;
 //! `ANONLAB_BENCH_ROWS` (default 1,000,000) rows of the synthetic file.
 
-use std::hint::black_box;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
+
+#[path = "common/mod.rs"]
+mod common;
+use common::{census_file, env_usize, manifest_path, time, QI8 as QI};
 
 use anonlab::data::{load_csv, CsvOptions, Dataset};
 use anonlab::partition::Partition;
@@ -24,16 +26,6 @@ use anonlab::privacy::evaluate_all;
 use anonlab::progress::Progress;
 use anonlab::risk::{simulate, Knowledge};
 
-const QI: [&str; 8] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-];
 const SENSITIVE: &str = "salary-class";
 
 struct Row {
@@ -52,46 +44,6 @@ impl Row {
         t.sort();
         t.get(t.len() / 2).copied().unwrap_or_default()
     }
-}
-
-fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
-    (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            let out = f();
-            let t = start.elapsed();
-            // Drop outside the timed region: freeing is not part of the stage.
-            drop(black_box(out));
-            t
-        })
-        .collect()
-}
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.replace('_', "").parse().ok())
-        .unwrap_or(default)
-}
-
-fn manifest_path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-/// The synthetic census file, written once and reused.
-fn census_file(rows: usize) -> PathBuf {
-    let dir = manifest_path("target/bench-data");
-    let path = dir.join(format!("census-{rows}.csv"));
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("create target/bench-data");
-        let tmp = dir.join(format!("census-{rows}.csv.tmp"));
-        let file = std::fs::File::create(&tmp).expect("create the census file");
-        anonlab::synth::write_census(BufWriter::new(file), rows as u64, 1)
-            .expect("write the census file");
-        std::fs::rename(&tmp, &path).expect("rename the census file");
-        eprintln!("generated {}", path.display());
-    }
-    path
 }
 
 /// Load, simulate and evaluate one file, `runs` times each.

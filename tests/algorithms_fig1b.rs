@@ -8,22 +8,7 @@ use anonlab::data::Dataset;
 use anonlab::progress::Progress;
 use anonlab::release::{Guarantee, Release};
 
-/// Fig. 1b of the cross-bucket paper, columns ID, Age, Sex, Zip code,
-/// Disease (0–4).
-fn fig1b() -> Dataset {
-    let rows = [
-        ["101", "16", "Female", "43307", "Flu"],
-        ["102", "22", "Male", "43302", "Dyspepsia"],
-        ["103", "24", "Female", "43306", "Hepatitis"],
-        ["104", "26", "Male", "43307", "Bronchitis"],
-        ["105", "29", "Male", "43309", "Bronchitis"],
-        ["106", "31", "Female", "43312", "Pneumonia"],
-        ["107", "34", "Female", "43312", "Gastritis"],
-        ["108", "35", "Male", "43309", "Dyspepsia"],
-    ];
-    let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.to_vec()).collect();
-    Dataset::from_rows(&["ID", "Age", "Sex", "Zip code", "Disease"], &rows).unwrap()
-}
+use anonlab::data::examples::cross_bucket_fig1b as fig1b;
 
 fn fig1b_request(ds: &Dataset, k: u32, l: u32) -> Request<'_> {
     Request {

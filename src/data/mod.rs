@@ -2,6 +2,7 @@
 
 mod csv_import;
 mod dataset;
+pub mod examples;
 mod project;
 mod roles;
 mod rule;

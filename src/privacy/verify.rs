@@ -695,22 +695,8 @@ fn t_closeness(release: &Release, ds: &Dataset, column: usize, t: f64) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::examples::cross_bucket_fig1b as fig1b;
     use crate::release::{Cell, EquivalenceGroup, LocalBuckets};
-
-    fn fig1b() -> Dataset {
-        let rows = [
-            ["101", "16", "Female", "43307", "Flu"],
-            ["102", "22", "Male", "43302", "Dyspepsia"],
-            ["103", "24", "Female", "43306", "Hepatitis"],
-            ["104", "26", "Male", "43307", "Bronchitis"],
-            ["105", "29", "Male", "43309", "Bronchitis"],
-            ["106", "31", "Female", "43312", "Pneumonia"],
-            ["107", "34", "Female", "43312", "Gastritis"],
-            ["108", "35", "Male", "43309", "Dyspepsia"],
-        ];
-        let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.to_vec()).collect();
-        Dataset::from_rows(&["id", "age", "sex", "zip", "disease"], &rows).unwrap()
-    }
 
     fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
         ds.col(col).code_of(v).unwrap()
@@ -730,7 +716,7 @@ mod tests {
     }
 
     fn disease() -> String {
-        "disease".to_string()
+        "Disease".to_string()
     }
 
     /// The paper's Fig. 4: (2, 4)-anonymous cross-bucket generalization.
@@ -877,7 +863,7 @@ mod tests {
         let f = failed(&v);
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(
-            f[0].contains("group 0 publishes age = [16-22] but row 2 holds 24"),
+            f[0].contains("group 0 publishes Age = [16-22] but row 2 holds 24"),
             "{f:?}"
         );
     }
@@ -894,7 +880,7 @@ mod tests {
         let f = failed(&verify(&r, &ds));
         assert_eq!(
             f,
-            vec!["4-diverse buckets of 'disease': bucket 0 holds 'Dyspepsia' 2 times"]
+            vec!["4-diverse buckets of 'Disease': bucket 0 holds 'Dyspepsia' 2 times"]
         );
     }
 
@@ -916,7 +902,7 @@ mod tests {
         let f = failed(&v);
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(
-            f[0].starts_with("cross-bucket 4-diversity of 'disease' (Corollary 2): tuple 1:"),
+            f[0].starts_with("cross-bucket 4-diversity of 'Disease' (Corollary 2): tuple 1:"),
             "{f:?}"
         );
         assert!(
@@ -980,7 +966,7 @@ mod tests {
             .iter_mut()
             .for_each(|g| g.cells[0] = Cell::Original);
         let f = failed(&verify(&r, &ds));
-        assert!(f.iter().any(|m| m.contains("identifier 'id' is published")));
+        assert!(f.iter().any(|m| m.contains("identifier 'ID' is published")));
     }
 
     #[test]
@@ -1028,7 +1014,7 @@ mod tests {
         let f = failed(&v);
         assert_eq!(
             f,
-            vec!["distinct 2-diversity of 'disease' in every group: group 1 holds 1 distinct values of 'disease', fewer than l = 2"]
+            vec!["distinct 2-diversity of 'Disease' in every group: group 1 holds 1 distinct values of 'Disease', fewer than l = 2"]
         );
         r.claims[1] = Guarantee::TCloseness {
             attribute: disease(),

@@ -411,23 +411,8 @@ impl UnitWeights {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::examples::cross_bucket_fig1b as fig1b;
     use crate::release::{Cell, EquivalenceGroup};
-
-    /// The cross-bucket paper's Fig. 1b microdata (ID, age, sex, zip, disease).
-    fn fig1b() -> Dataset {
-        let rows = [
-            ["101", "16", "Female", "43307", "Flu"],
-            ["102", "22", "Male", "43302", "Dyspepsia"],
-            ["103", "24", "Female", "43306", "Hepatitis"],
-            ["104", "26", "Male", "43307", "Bronchitis"],
-            ["105", "29", "Male", "43309", "Bronchitis"],
-            ["106", "31", "Female", "43312", "Pneumonia"],
-            ["107", "34", "Female", "43312", "Gastritis"],
-            ["108", "35", "Male", "43309", "Dyspepsia"],
-        ];
-        let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.to_vec()).collect();
-        Dataset::from_rows(&["id", "age", "sex", "zip", "disease"], &rows).unwrap()
-    }
 
     fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
         ds.col(col).code_of(v).unwrap()
