@@ -361,6 +361,9 @@ fn fig1b_paper_fig4_satisfies_corollary_2() {
             "[31-34] Female 43312",
         ]
     );
+    // The same groups and buckets as the library's hand-typed Fig. 4.
+    let typed = anonlab::release::examples::cross_bucket_fig4(&ds);
+    assert_eq!((&r.groups, &r.buckets), (&typed.groups, &typed.buckets));
     assert_eq!(cbg_corollary_2(&ds, &r, 4, 4), (true, true));
     assert!((cbg_breach(&ds, &r, 5, 4) - 0.25).abs() < 1e-12);
     for t in 0..8 {

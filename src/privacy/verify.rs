@@ -696,7 +696,7 @@ fn t_closeness(release: &Release, ds: &Dataset, column: usize, t: f64) -> Result
 mod tests {
     use super::*;
     use crate::data::examples::cross_bucket_fig1b as fig1b;
-    use crate::release::{Cell, EquivalenceGroup, LocalBuckets};
+    use crate::release::{Cell, LocalBuckets};
 
     fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
         ds.col(col).code_of(v).unwrap()
@@ -719,35 +719,10 @@ mod tests {
         "Disease".to_string()
     }
 
-    /// The paper's Fig. 4: (2, 4)-anonymous cross-bucket generalization.
+    /// The paper's Fig. 4 with the claims it makes: (2, 4)-anonymous
+    /// cross-bucket generalization.
     fn fig4(ds: &Dataset) -> Release {
-        let mut r = Release::new("hand", ds, vec![1, 2, 3], vec![4]);
-        r.identifiers = vec![0];
-        let g = |rows: Vec<u32>, age: (&str, &str), sex: &str, zip: Cell| EquivalenceGroup {
-            rows,
-            cells: vec![interval(ds, 1, age.0, age.1), value(ds, 2, sex), zip],
-        };
-        r.groups = vec![
-            g(
-                vec![0, 2],
-                ("16", "24"),
-                "Female",
-                interval(ds, 3, "43306", "43307"),
-            ),
-            g(
-                vec![1, 3],
-                ("22", "26"),
-                "Male",
-                interval(ds, 3, "43302", "43307"),
-            ),
-            g(vec![4, 7], ("29", "35"), "Male", value(ds, 3, "43309")),
-            g(vec![5, 6], ("31", "34"), "Female", value(ds, 3, "43312")),
-        ];
-        r.buckets = (0..4)
-            .map(|b| Bucket {
-                rows: vec![2 * b, 2 * b + 1],
-            })
-            .collect();
+        let mut r = crate::release::examples::cross_bucket_fig4(ds);
         r.claims = vec![
             Guarantee::KAnonymity { k: 2 },
             Guarantee::CrossBucketLDiversity {
@@ -760,20 +735,7 @@ mod tests {
 
     /// The paper's Fig. 2b: Anatomy-like 4-diverse buckets.
     fn fig2b(ds: &Dataset) -> Release {
-        let mut r = Release::new("hand", ds, vec![1, 2, 3], vec![4]);
-        r.identifiers = vec![0];
-        r.groups = vec![EquivalenceGroup {
-            rows: (0..8).collect(),
-            cells: vec![Cell::Original; 3],
-        }];
-        r.buckets = vec![
-            Bucket {
-                rows: vec![0, 1, 2, 3],
-            },
-            Bucket {
-                rows: vec![4, 5, 6, 7],
-            },
-        ];
+        let mut r = crate::release::examples::cross_bucket_fig2b(ds);
         r.claims = vec![Guarantee::BucketLDiversity {
             attribute: disease(),
             l: 4,

@@ -18,6 +18,7 @@
 //! Codes index the source dataset's dictionaries, so a Release is only
 //! meaningful together with the dataset it was made from.
 
+pub mod examples;
 mod render;
 
 use serde::{Deserialize, Serialize};
