@@ -5,15 +5,11 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Axis, Block, Cell, Chart, Dataset, Gauge, GraphType, LegendPosition, Paragraph, Row, Table,
-    Wrap,
-};
+use ratatui::widgets::{Block, Cell, Chart, Gauge, LegendPosition, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{dim, thousands, title_style};
+use super::widgets::{dim, line_series, thousands, title_style, unit_axis};
 use crate::tui::anonymize::{AnonymizeView, Curve, QueriesState};
 use crate::tui::app::{App, JobState};
 
@@ -356,29 +352,12 @@ fn draw_cdf(frame: &mut Frame, area: Rect, title: &str, before: &Curve, after: &
         }
     }
     let datasets = vec![
-        Dataset::default()
-            .name("before")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::new().fg(Color::Red))
-            .data(&before.series),
-        Dataset::default()
-            .name("after")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::new().fg(Color::Cyan))
-            .data(&after.series),
+        line_series(Color::Red, &before.series).name("before"),
+        line_series(Color::Cyan, &after.series).name("after"),
     ];
-    let axis = |title: &'static str| {
-        Axis::default()
-            .title(Span::styled(title, dim()))
-            .bounds([0.0, 1.0])
-            .labels(["0", "0.5", "1"])
-            .style(dim())
-    };
     let chart = Chart::new(datasets)
-        .x_axis(axis("p"))
-        .y_axis(axis("share"))
+        .x_axis(unit_axis("p"))
+        .y_axis(unit_axis("share"))
         .legend_position(Some(LegendPosition::BottomRight))
         .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)))
         .block(Block::bordered().title(Line::from(spans)));

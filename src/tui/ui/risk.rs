@@ -5,14 +5,13 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Axis, Bar, BarChart, Block, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table,
-};
+use ratatui::widgets::{Bar, BarChart, Block, Cell, Chart, Gauge, Paragraph, Row, Table};
 use ratatui::Frame;
 
-use super::widgets::{compact, cursor_style, dim, percent, role_style, thousands, title_style};
+use super::widgets::{
+    compact, cursor_style, dim, line_series, percent, role_style, thousands, title_style, unit_axis,
+};
 use crate::tui::app::{App, JobState};
 
 const LEFT_WIDTH: u16 = 36;
@@ -257,27 +256,12 @@ fn draw_cdf(frame: &mut Frame, area: Rect, app: &App) {
     let t = view.summary.threshold;
     let threshold_line = [(t, 0.0), (t, 1.0)];
     let datasets = vec![
-        Dataset::default()
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::new().fg(Color::Red))
-            .data(&threshold_line),
-        Dataset::default()
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::new().fg(Color::Cyan))
-            .data(&view.cdf),
+        line_series(Color::Red, &threshold_line),
+        line_series(Color::Cyan, &view.cdf),
     ];
-    let axis = |title: &'static str| {
-        Axis::default()
-            .title(Span::styled(title, dim()))
-            .bounds([0.0, 1.0])
-            .labels(["0", "0.5", "1"])
-            .style(dim())
-    };
     let chart = Chart::new(datasets)
-        .x_axis(axis("Pr"))
-        .y_axis(axis("share"))
+        .x_axis(unit_axis("Pr"))
+        .y_axis(unit_axis("share"))
         .block(block);
     frame.render_widget(chart, area);
 }

@@ -3,6 +3,9 @@
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::Span;
+use ratatui::widgets::{Axis, Dataset, GraphType};
 
 use crate::data::Role;
 
@@ -73,6 +76,24 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
         .flex(Flex::Center)
         .areas(v);
     h
+}
+
+/// One line series of a probability chart (braille, in one colour).
+pub fn line_series<'a>(color: Color, data: &'a [(f64, f64)]) -> Dataset<'a> {
+    Dataset::default()
+        .marker(Marker::Braille)
+        .graph_type(GraphType::Line)
+        .style(Style::new().fg(color))
+        .data(data)
+}
+
+/// An axis over [0, 1], the range of every probability and share charted.
+pub fn unit_axis(title: &'static str) -> Axis<'static> {
+    Axis::default()
+        .title(Span::styled(title, dim()))
+        .bounds([0.0, 1.0])
+        .labels(["0", "0.5", "1"])
+        .style(dim())
 }
 
 #[cfg(test)]
