@@ -5,6 +5,8 @@
 //! snapshots. Figures that vary from run to run (times) are masked.
 #![cfg(feature = "tui")]
 
+mod common;
+
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -13,11 +15,9 @@ use anonlab::progress::Progress;
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
 use anonlab::tui::{
-    self, Action, App, JobState, QueriesState, Screen, Worker, WorkerMsg, DEFAULT_PROJECT_FILE,
+    Action, App, JobState, QueriesState, Screen, Worker, WorkerMsg, DEFAULT_PROJECT_FILE,
 };
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-use ratatui::Terminal;
+use common::screen::{render, text};
 
 fn demo(width: u16, height: u16) -> App {
     let mut app = App::new(Session::demo().unwrap()).unwrap();
@@ -34,27 +34,6 @@ fn anonymized(width: u16, height: u16, actions: &[Action]) -> App {
     }
     app.run_pending_jobs_blocking();
     app
-}
-
-fn render(app: &App) -> Buffer {
-    let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| tui::draw(f, app)).unwrap();
-    terminal.backend().buffer().clone()
-}
-
-/// The buffer's text, one line per row, trailing spaces cut.
-fn text(buf: &Buffer) -> String {
-    let area = buf.area;
-    (0..area.height)
-        .map(|y| {
-            let line: String = (0..area.width)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Replace what follows `label` up to the panel's border with `#`, so a

@@ -3,12 +3,13 @@
 //! snapshots and checked cell by cell where a style matters.
 #![cfg(feature = "tui")]
 
+mod common;
+
 use anonlab::data::{load_csv_bytes, ColumnBuilder, CsvOptions, Dataset, Role};
 use anonlab::session::Session;
 use anonlab::tui::{self, Action, App, JobState, Screen};
-use ratatui::backend::TestBackend;
+use common::screen::{render, text};
 use ratatui::buffer::Buffer;
-use ratatui::Terminal;
 
 const CSV: &str = "\
 name,sex,age,zip,occupation,disease
@@ -44,27 +45,6 @@ fn app_with_roles(width: u16, height: u16) -> App {
     let mut app = App::new(s).unwrap();
     app.step(&Action::Resize(width, height));
     app
-}
-
-fn render(app: &App) -> Buffer {
-    let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| tui::draw(f, app)).unwrap();
-    terminal.backend().buffer().clone()
-}
-
-/// The buffer's text, one line per row, trailing spaces cut.
-fn text(buf: &Buffer) -> String {
-    let area = buf.area;
-    (0..area.height)
-        .map(|y| {
-            let line: String = (0..area.width)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Position of the first occurrence of `needle` on screen.

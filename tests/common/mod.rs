@@ -4,6 +4,9 @@
 // Each test crate uses a different part of this module.
 #![allow(dead_code)]
 
+#[cfg(feature = "tui")]
+pub mod screen;
+
 use std::path::PathBuf;
 
 use anonlab::algorithms::Request;
