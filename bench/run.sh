@@ -29,16 +29,9 @@ CENSUS=target/bench-data/census-1000000.csv
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-section() { printf '\n## %s\n\n' "$*"; }
-
-section "Machine"
-echo "date:      $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "commit:    $(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-? (not a git checkout; set COMMIT)}")"
-echo "nproc:     $(nproc)"
-echo "cpu:       $(lscpu | grep 'Model name' | sed 's/Model name: *//')"
-echo "memory:    $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
-echo "rustc:     $(rustc --version)"
-echo "load avg:  $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews wall times)"
+# shellcheck source=bench/common.sh
+. bench/common.sh
+machine
 
 section "Build"
 cargo build --release 2>&1 | tail -1
@@ -47,10 +40,7 @@ section "Stages in process: cargo bench --bench scale"
 cargo bench --bench scale 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'
 test -f "$CENSUS" || { echo "the bench did not write $CENSUS" >&2; exit 1; }
 
-if ! command -v hyperfine >/dev/null; then
-    section "Installing hyperfine"
-    apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null
-fi
+need_hyperfine
 if [ ! -x /usr/bin/time ]; then
     apt-get update -qq && apt-get install -y -qq time >/dev/null
 fi

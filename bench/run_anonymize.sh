@@ -30,16 +30,9 @@ CENSUS=target/bench-data/census-1000000.csv
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-section() { printf '\n## %s\n\n' "$*"; }
-
-section "Machine"
-echo "date:      $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "commit:    $(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-?}")"
-echo "nproc:     $(nproc)"
-echo "cpu:       $(lscpu | grep 'Model name' | sed 's/Model name: *//')"
-echo "memory:    $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
-echo "rustc:     $(rustc --version)"
-echo "load avg:  $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews wall times)"
+# shellcheck source=bench/common.sh
+. bench/common.sh
+machine
 
 section "Build"
 cargo build --release 2>&1 | tail -1
@@ -48,9 +41,7 @@ section "In process: cargo bench --bench anonymize"
 cargo bench --bench anonymize 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'
 test -f "$CENSUS" || { echo "the bench did not write $CENSUS" >&2; exit 1; }
 
-if ! command -v hyperfine >/dev/null; then
-    apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null
-fi
+need_hyperfine
 
 CENSUS_CMD="$BIN anonymize $CENSUS --qi $QI -a mondrian -k 5 --queries 0 -o $TMP/census-out.csv"
 CENSUS_NOOUT="$BIN anonymize $CENSUS --qi $QI -a mondrian -k 5 --queries 0"

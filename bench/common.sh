@@ -1,0 +1,23 @@
+# Shared by the bench scripts (sourced, not run): the section header, the
+# machine description every BENCHMARKS.md figure is recorded with, and
+# installing the measuring tools when missing.
+
+section() { printf '\n## %s\n\n' "$*"; }
+
+machine() {
+    section "Machine"
+    echo "date:      $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "commit:    $(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-? (not a git checkout; set COMMIT)}")"
+    echo "nproc:     $(nproc)"
+    echo "cpu:       $(lscpu | grep 'Model name' | sed 's/Model name: *//')"
+    echo "memory:    $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
+    echo "rustc:     $(rustc --version)"
+    echo "load avg:  $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews wall times)"
+}
+
+need_hyperfine() {
+    if ! command -v hyperfine >/dev/null; then
+        section "Installing hyperfine"
+        apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null
+    fi
+}
