@@ -66,6 +66,7 @@ fn request<'a>(ds: &'a Dataset, qi: &[&str], sensitive: &[&str], k: u32, l: u32)
         k,
         l,
         seed: 42,
+        options: Default::default(),
     }
 }
 

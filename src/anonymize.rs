@@ -199,6 +199,7 @@ mod tests {
             k: 3,
             l: 3,
             seed: 7,
+            options: Default::default(),
         };
         for algo in algorithms::registry() {
             let (release, eval) =

@@ -19,6 +19,7 @@ fn fig1b_request(ds: &Dataset, k: u32, l: u32) -> Request<'_> {
         k,
         l,
         seed: 42,
+        options: Default::default(),
     }
 }
 

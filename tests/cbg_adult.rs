@@ -428,6 +428,7 @@ proptest! {
             k,
             l,
             seed,
+            options: Default::default(),
         };
         match by_id("cbg").unwrap().run(&req, &Progress::new()) {
             Ok(r) => {

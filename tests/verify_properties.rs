@@ -392,7 +392,7 @@ proptest! {
         let ds = algorithm_table(seed, n, d);
         let qi: Vec<usize> = (0..d).collect();
         for alg in registry() {
-            let req = Request { ds: &ds, qi: qi.clone(), sensitive: vec![d], identifiers: vec![], k, l, seed };
+            let req = Request { ds: &ds, qi: qi.clone(), sensitive: vec![d], identifiers: vec![], k, l, seed, options: Default::default() };
             let release = match alg.run(&req, &Progress::new()) {
                 Ok(r) => r,
                 Err(Error::Parameter(_)) => continue,

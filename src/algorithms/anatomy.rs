@@ -199,6 +199,7 @@ mod tests {
             k: 1,
             l,
             seed,
+            options: Default::default(),
         }
     }
 

@@ -1583,6 +1583,7 @@ mod tests {
             k,
             l,
             seed: 42,
+            options: Default::default(),
         }
     }
 

@@ -10,6 +10,8 @@ mod anatomy;
 mod cbg;
 mod mondrian;
 
+use fixedbitset::FixedBitSet;
+
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -28,6 +30,21 @@ pub struct Request<'a> {
     pub k: u32,
     pub l: u32,
     pub seed: u64,
+    /// What only some algorithms read; `Options::default()` for the rest.
+    pub options: Options,
+}
+
+/// Parameters beyond k, l and the seed. Each field says which algorithms
+/// read it; the others ignore it, so adding a field never changes them.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Semi-sensitive columns with their sensitive rows (LGB): a set bit
+    /// marks a cell whose value is a sensitive value; the other cells of the
+    /// column act as quasi-identifier values.
+    pub semi_sensitive: Vec<(usize, FixedBitSet)>,
+    /// Attributes protected by t-closeness instead of l-diversity (LGB),
+    /// with their t.
+    pub t_closeness: Vec<(usize, f64)>,
 }
 
 pub trait Algorithm: Send + Sync {
@@ -140,6 +157,7 @@ mod tests {
             k: 5,
             l: 2,
             seed: 1,
+            options: Default::default(),
         };
         assert!(check_k(&req)
             .unwrap_err()

@@ -488,6 +488,7 @@ mod tests {
             k,
             l,
             seed: 7,
+            options: Default::default(),
         }
     }
 
@@ -612,6 +613,7 @@ mod tests {
             k: 3,
             l: 0,
             seed: 0,
+            options: Default::default(),
         };
         let r = Mondrian::k_anonymous().run(&q, &Progress::new()).unwrap();
         assert_eq!(r.groups.len(), 2);
@@ -667,6 +669,7 @@ mod tests {
             k: 5,
             l: 0,
             seed: 0,
+            options: Default::default(),
         };
         let r = Mondrian::k_anonymous().run(&q, &Progress::new()).unwrap();
         let again = Mondrian::k_anonymous().run(&q, &Progress::new()).unwrap();

@@ -127,6 +127,7 @@ impl Prepared {
             k,
             l,
             seed,
+            options: Default::default(),
         }
     }
 }

@@ -347,6 +347,7 @@ pub fn job(
             k: inputs.k,
             l: inputs.l.unwrap_or(1),
             seed: inputs.seed,
+            options: Default::default(),
         };
         let (release, ms) = anonymize::run(inputs.algorithm, &req, progress)?;
         let skip_queries = Measure {

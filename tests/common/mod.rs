@@ -72,5 +72,6 @@ pub fn occupation_request<'a>(
         k,
         l,
         seed,
+        options: Default::default(),
     }
 }
