@@ -32,6 +32,7 @@ pub mod progress;
 pub mod release;
 pub mod risk;
 pub mod session;
+pub mod stats;
 pub mod synth;
 #[cfg(feature = "tui")]
 pub mod tui;

@@ -1,0 +1,11 @@
+//! Statistics over a dataset's columns that other parts of anonlab build on:
+//! the correlation measures behind `anonlab correlate`, the Hierarchies
+//! screen's heat map and the correlation-based hierarchy construction
+//! (`hierarchy::correlated`).
+
+pub mod correlation;
+
+pub use correlation::{
+    categorize, correlation_matrix, pearson, Categories, Contingency, CorrelationMatrix,
+    Discretization, Measure, Missing, DEFAULT_BINS,
+};
