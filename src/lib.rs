@@ -25,6 +25,7 @@ pub mod assess;
 pub mod data;
 pub mod error;
 pub mod format;
+pub mod hierarchy;
 pub mod metrics;
 pub mod partition;
 pub mod privacy;

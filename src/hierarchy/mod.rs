@@ -1,0 +1,689 @@
+//! Generalization hierarchies (DESIGN.md, "Hierarchy per attribute").
+//!
+//! A [`Hierarchy`] for one attribute maps each leaf value to one ancestor
+//! label per level: level 0 is the leaf itself, the last level is the single
+//! root (ARX writes it `*`). This is ARX's model and file format (one row per
+//! leaf, `leaf;level1;...;*`, see [`arx`]), so the Adult hierarchies shipped
+//! with ARX load unchanged.
+//!
+//! A node is identified by its label *within a level*: two rows that carry
+//! the same label at level `l` name the same node, so they must also agree on
+//! every level above `l` — otherwise the node would have two parents and
+//! generalizing to level `l + 1` would not be a function of the level-`l`
+//! value. [`Hierarchy::from_rows`] enforces this (each level a coarsening of
+//! the previous one), a single root at the top, no duplicate leaves and no
+//! empty labels, and names the offending value, level and row when it fails.
+//!
+//! Algorithms do not look labels up per row: [`Hierarchy::bind`] turns a
+//! hierarchy into a [`BoundHierarchy`] over a dataset column — a table per
+//! level from the column's codes to node ids — after checking that every
+//! value of the column is a leaf (naming the ones that are not). A missing
+//! cell generalizes to a `?` node of its own at every level below the top
+//! (or to the hierarchy's `?` leaf when it has one) and to the root at the
+//! top, so missing values stay distinguishable until full generalization.
+
+pub mod arx;
+pub mod builders;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+
+use crate::data::{Column, Dataset};
+use crate::error::{Error, Result};
+
+/// Why a set of rows is not a hierarchy: the 0-based row it concerns (when
+/// one row is to blame) and a message naming the value and level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RowsError {
+    pub row: Option<usize>,
+    pub msg: String,
+}
+
+/// One attribute's generalization hierarchy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hierarchy {
+    attribute: String,
+    /// Distinct labels per level, in order of first appearance; the index is
+    /// the node id at that level. `labels[0]` are the leaves in file order.
+    labels: Vec<Vec<Box<str>>>,
+    /// `nodes[level][leaf]`: the node id of the leaf's ancestor at `level`
+    /// (`nodes[0][leaf] == leaf`).
+    nodes: Vec<Vec<u32>>,
+    leaf_index: FxHashMap<Box<str>, u32>,
+}
+
+impl Hierarchy {
+    /// Build from rows `leaf, level1, ..., root`, validating the structure.
+    /// `attribute` names the column the hierarchy is for (used in messages
+    /// and by [`HierarchySet`]).
+    pub fn from_rows<S: AsRef<str>>(attribute: &str, rows: &[Vec<S>]) -> Result<Self> {
+        Self::build(attribute, rows, &|r| r as u64 + 1).map_err(|e| {
+            let at = e
+                .row
+                .map(|r| format!(", row {}", r + 1))
+                .unwrap_or_default();
+            Error::Parameter(format!("hierarchy of '{attribute}'{at}: {}", e.msg))
+        })
+    }
+
+    /// [`Self::from_rows`] with the error's row left apart; `line` numbers
+    /// row `r` for messages (1-based, the file's line when read from one).
+    pub(crate) fn build<S: AsRef<str>>(
+        attribute: &str,
+        rows: &[Vec<S>],
+        line: &dyn Fn(usize) -> u64,
+    ) -> std::result::Result<Self, RowsError> {
+        let err = |row: Option<usize>, msg: String| RowsError { row, msg };
+        let Some(first) = rows.first() else {
+            return Err(err(
+                None,
+                "no rows: a hierarchy needs at least one leaf".into(),
+            ));
+        };
+        let n_levels = first.len();
+        if n_levels == 0 {
+            return Err(err(Some(0), "empty row".into()));
+        }
+        let mut labels: Vec<Vec<Box<str>>> = vec![Vec::new(); n_levels];
+        let mut nodes: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); n_levels];
+        // Per level: label -> (node id, row that introduced it).
+        let mut ids: Vec<FxHashMap<&str, (u32, usize)>> = vec![FxHashMap::default(); n_levels];
+        // Per level below the top: node id -> parent node id at the next level.
+        let mut parent: Vec<Vec<u32>> = vec![Vec::new(); n_levels];
+        for (r, row) in rows.iter().enumerate() {
+            if row.len() != n_levels {
+                return Err(err(
+                    Some(r),
+                    format!(
+                        "{} fields, but the first row has {n_levels}: every leaf needs a label at every level",
+                        row.len()
+                    ),
+                ));
+            }
+            let mut below: Option<u32> = None;
+            for (level, cell) in row.iter().enumerate() {
+                let label = cell.as_ref();
+                if label.is_empty() {
+                    return Err(err(Some(r), format!("empty label at level {level}")));
+                }
+                let id = match ids[level].get(label) {
+                    Some(&(id, first_row)) => {
+                        if level == 0 {
+                            return Err(err(
+                                Some(r),
+                                format!(
+                                    "leaf '{label}' appears twice (rows {} and {})",
+                                    line(first_row),
+                                    line(r)
+                                ),
+                            ));
+                        }
+                        id
+                    }
+                    None => {
+                        let id = labels[level].len() as u32;
+                        if level == n_levels - 1 && id > 0 {
+                            return Err(err(
+                                Some(r),
+                                format!(
+                                    "a second root '{label}' at the top level {level} (row {} has '{}'): a hierarchy needs a single root; end every row with the same label, e.g. '*'",
+                                    line(ids[level][&*labels[level][0]].1),
+                                    labels[level][0]
+                                ),
+                            ));
+                        }
+                        labels[level].push(label.into());
+                        ids[level].insert(label, (id, r));
+                        parent[level].push(u32::MAX);
+                        id
+                    }
+                };
+                if let Some(child) = below {
+                    let p = &mut parent[level - 1][child as usize];
+                    if *p == u32::MAX {
+                        *p = id;
+                    } else if *p != id {
+                        let child_label = &labels[level - 1][child as usize];
+                        let first_row = ids[level - 1][&**child_label].1;
+                        return Err(err(
+                            Some(r),
+                            format!(
+                                "'{child_label}' at level {} has two parents at level {level}: '{}' (row {}) and '{label}' (row {}); each level must be a coarsening of the one below",
+                                level - 1,
+                                labels[level][*p as usize],
+                                line(first_row),
+                                line(r)
+                            ),
+                        ));
+                    }
+                }
+                nodes[level].push(id);
+                below = Some(id);
+            }
+        }
+        let leaf_index = labels[0]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.clone(), i as u32))
+            .collect();
+        Ok(Self {
+            attribute: attribute.to_string(),
+            labels,
+            nodes,
+            leaf_index,
+        })
+    }
+
+    /// The attribute (column name) this hierarchy is for.
+    pub fn attribute(&self) -> &str {
+        &self.attribute
+    }
+
+    /// Rename the attribute (e.g. a file loaded for another column).
+    pub fn with_attribute(mut self, attribute: &str) -> Self {
+        self.attribute = attribute.to_string();
+        self
+    }
+
+    /// Number of levels including the leaves: ARX's "height", the number of
+    /// fields per row. Levels are `0..levels()`; `levels() - 1` is the root.
+    pub fn levels(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Number of generalization steps from the leaves to the root
+    /// (`levels() - 1`).
+    pub fn height(&self) -> usize {
+        self.labels.len() - 1
+    }
+
+    /// The leaves in file order.
+    pub fn leaves(&self) -> &[Box<str>] {
+        &self.labels[0]
+    }
+
+    /// Index of a leaf, if the hierarchy has it.
+    pub fn leaf_index(&self, leaf: &str) -> Option<usize> {
+        self.leaf_index.get(leaf).map(|&i| i as usize)
+    }
+
+    /// Number of distinct nodes at `level`.
+    pub fn n_nodes(&self, level: usize) -> usize {
+        self.labels[level].len()
+    }
+
+    /// Labels of the nodes at `level`, indexed by node id.
+    pub fn labels(&self, level: usize) -> &[Box<str>] {
+        &self.labels[level]
+    }
+
+    /// Node id of leaf number `leaf`'s ancestor at `level`.
+    pub fn node(&self, leaf: usize, level: usize) -> u32 {
+        self.nodes[level][leaf]
+    }
+
+    /// The label of `leaf`'s ancestor at `level`; `None` for an unknown leaf
+    /// or a level beyond the root.
+    pub fn ancestor(&self, leaf: &str, level: usize) -> Option<&str> {
+        let i = self.leaf_index(leaf)?;
+        let ids = self.nodes.get(level)?;
+        Some(&self.labels[level][ids[i] as usize])
+    }
+
+    /// One row per leaf, `leaf, level1, ..., root`: the ARX layout.
+    pub fn rows(&self) -> impl Iterator<Item = Vec<&str>> + '_ {
+        (0..self.leaves().len()).map(move |leaf| {
+            (0..self.levels())
+                .map(|level| &*self.labels[level][self.nodes[level][leaf] as usize])
+                .collect()
+        })
+    }
+
+    /// Number of leaves under each node at `level`, indexed by node id.
+    pub fn leaf_counts(&self, level: usize) -> Vec<usize> {
+        let mut n = vec![0usize; self.n_nodes(level)];
+        for &id in &self.nodes[level] {
+            n[id as usize] += 1;
+        }
+        n
+    }
+
+    /// Tie the hierarchy to a dataset column: every value of the column must
+    /// be a leaf. Leaves the column lacks are allowed (a hierarchy may cover
+    /// a wider domain than one file). Numeric columns match leaves by number,
+    /// so a leaf `7` finds the value `7.0`.
+    pub fn bind(&self, col: &Column) -> Result<BoundHierarchy> {
+        let space = col.code_space();
+        let unset = u32::MAX;
+        let mut leaf_of_code = vec![unset; space];
+        for (i, leaf) in self.leaves().iter().enumerate() {
+            if let Some(c) = col.code_of(leaf) {
+                let slot = &mut leaf_of_code[c as usize];
+                if *slot != unset {
+                    return Err(Error::Parameter(format!(
+                        "hierarchy of '{}': leaves '{}' and '{leaf}' both match the value '{}' of column '{}'",
+                        self.attribute,
+                        self.leaves()[*slot as usize],
+                        col.display(c),
+                        col.name()
+                    )));
+                }
+                *slot = i as u32;
+            }
+        }
+        let missing: Vec<u32> = (0..col.missing_code())
+            .filter(|&c| leaf_of_code[c as usize] == unset)
+            .collect();
+        if !missing.is_empty() {
+            let freq = col.frequencies();
+            let shown: Vec<String> = missing
+                .iter()
+                .take(5)
+                .map(|&c| format!("'{}' ({} rows)", col.display(c), freq[c as usize]))
+                .collect();
+            let more = if missing.len() > 5 {
+                format!(" and {} more", missing.len() - 5)
+            } else {
+                String::new()
+            };
+            return Err(Error::Parameter(format!(
+                "hierarchy of '{}' lacks {} value(s) of column '{}': {}{more}; every value of the column must be a leaf",
+                self.attribute,
+                missing.len(),
+                col.name(),
+                shown.join(", ")
+            )));
+        }
+        let top = self.height();
+        let missing_leaf = self.leaf_index("?");
+        let mut labels: Vec<Vec<Box<str>>> = self.labels.clone();
+        let mut ids = Vec::with_capacity(self.levels());
+        for level in 0..self.levels() {
+            let mut t: Vec<u32> = leaf_of_code[..col.missing_code() as usize]
+                .iter()
+                .map(|&leaf| self.nodes[level][leaf as usize])
+                .collect();
+            t.push(match missing_leaf {
+                Some(leaf) => self.nodes[level][leaf],
+                None if level == top => 0,
+                None => {
+                    labels[level].push("?".into());
+                    (labels[level].len() - 1) as u32
+                }
+            });
+            ids.push(t);
+        }
+        Ok(BoundHierarchy {
+            attribute: self.attribute.clone(),
+            column: col.name().to_string(),
+            ids,
+            labels,
+        })
+    }
+
+    /// Check the hierarchy covers every value of `col`; see [`Self::bind`].
+    pub fn validate(&self, col: &Column) -> Result<()> {
+        self.bind(col).map(|_| ())
+    }
+}
+
+/// A hierarchy tied to one dataset column: per level, a node id for every
+/// code of the column (missing code included), so generalizing a row is
+/// one table lookup.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundHierarchy {
+    attribute: String,
+    column: String,
+    /// `ids[level][code]`, `code` in `0..=missing_code`.
+    ids: Vec<Vec<u32>>,
+    /// Node labels per level (the hierarchy's, plus `?` for missing cells
+    /// where the hierarchy has no `?` leaf).
+    labels: Vec<Vec<Box<str>>>,
+}
+
+impl BoundHierarchy {
+    pub fn attribute(&self) -> &str {
+        &self.attribute
+    }
+    /// The column it was bound to.
+    pub fn column(&self) -> &str {
+        &self.column
+    }
+    /// Number of levels including the leaves.
+    pub fn levels(&self) -> usize {
+        self.ids.len()
+    }
+    /// Index of the root level.
+    pub fn height(&self) -> usize {
+        self.ids.len() - 1
+    }
+    /// Node id of `code`'s ancestor at `level`.
+    pub fn node(&self, level: usize, code: u32) -> u32 {
+        self.ids[level][code as usize]
+    }
+    /// The table code -> node id at `level`.
+    pub fn table(&self, level: usize) -> &[u32] {
+        &self.ids[level]
+    }
+    /// Number of node ids at `level` (ids range over `0..n_nodes`; nodes no
+    /// value of the column reaches are included).
+    pub fn n_nodes(&self, level: usize) -> usize {
+        self.labels[level].len()
+    }
+    pub fn label(&self, level: usize, node: u32) -> &str {
+        &self.labels[level][node as usize]
+    }
+    /// The generalized value of `code` at `level`.
+    pub fn generalize(&self, level: usize, code: u32) -> &str {
+        self.label(level, self.node(level, code))
+    }
+    /// The column codes under each node at `level`, sorted (for
+    /// `release::Cell::Set`); nodes no code reaches have an empty list.
+    pub fn members(&self, level: usize) -> Vec<Vec<u32>> {
+        let mut m = vec![Vec::new(); self.n_nodes(level)];
+        for (code, &id) in self.ids[level].iter().enumerate() {
+            m[id as usize].push(code as u32);
+        }
+        m
+    }
+
+    /// What generalizing the column to each level would give: the number of
+    /// distinct generalized values present in the data and the records per
+    /// value (min / median / max). `freq` is `Column::frequencies()`.
+    pub fn level_stats(&self, freq: &[u64]) -> Vec<LevelStats> {
+        (0..self.levels())
+            .map(|level| {
+                let mut n = vec![0u64; self.n_nodes(level)];
+                for (code, &f) in freq.iter().enumerate() {
+                    n[self.ids[level][code] as usize] += f;
+                }
+                let mut sizes: Vec<u64> = n.into_iter().filter(|&x| x > 0).collect();
+                sizes.sort_unstable();
+                LevelStats::from_sorted(level, &sizes)
+            })
+            .collect()
+    }
+}
+
+/// Class counts one level of a hierarchy gives on the data.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LevelStats {
+    pub level: usize,
+    /// Distinct generalized values that occur in the data.
+    pub classes: usize,
+    pub min: u64,
+    /// Lower median of the records per value.
+    pub median: u64,
+    pub max: u64,
+}
+
+impl LevelStats {
+    fn from_sorted(level: usize, sizes: &[u64]) -> Self {
+        let pick = |i: usize| sizes.get(i).copied().unwrap_or(0);
+        Self {
+            level,
+            classes: sizes.len(),
+            min: pick(0),
+            median: pick(sizes.len().saturating_sub(1) / 2),
+            max: sizes.last().copied().unwrap_or(0),
+        }
+    }
+}
+
+/// Hierarchies for several attributes, by attribute name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HierarchySet {
+    by_attribute: BTreeMap<String, Hierarchy>,
+}
+
+impl HierarchySet {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add or replace the hierarchy for its attribute.
+    pub fn insert(&mut self, h: Hierarchy) {
+        self.by_attribute.insert(h.attribute().to_string(), h);
+    }
+
+    pub fn get(&self, attribute: &str) -> Option<&Hierarchy> {
+        self.by_attribute.get(attribute)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_attribute.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_attribute.is_empty()
+    }
+
+    /// Attribute names, sorted.
+    pub fn attributes(&self) -> impl Iterator<Item = &str> {
+        self.by_attribute.keys().map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Hierarchy> {
+        self.by_attribute.values()
+    }
+
+    /// Every `*hierarchy_<attribute>.csv` in `dir` (ARX's naming, as in
+    /// `adult_hierarchy_age.csv`). Other files are ignored; a directory with
+    /// no such file is an error.
+    pub fn load_dir(dir: &Path) -> Result<Self> {
+        let io = |e| Error::Io(dir.to_path_buf(), e);
+        let mut files: Vec<(String, PathBuf)> = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(io)? {
+            let path = entry.map_err(io)?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if let Some(attr) = arx::attribute_from_file_name(name) {
+                files.push((attr.to_string(), path));
+            }
+        }
+        if files.is_empty() {
+            return Err(Error::Parameter(format!(
+                "{}: no hierarchy files (named like 'data_hierarchy_<column>.csv')",
+                dir.display()
+            )));
+        }
+        Self::load_pairs(&files)
+    }
+
+    /// One file per attribute.
+    pub fn load_pairs(pairs: &[(String, PathBuf)]) -> Result<Self> {
+        let mut set = Self::new();
+        for (attr, file) in pairs {
+            set.insert(arx::read_as(file, attr)?);
+        }
+        Ok(set)
+    }
+
+    /// The CLI's `--hierarchies` value: a directory, or comma-separated
+    /// `column=FILE` pairs.
+    pub fn load_spec(spec: &str) -> Result<Self> {
+        if spec.contains('=') {
+            let pairs = spec
+                .split(',')
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| match p.split_once('=') {
+                    Some((c, f)) if !c.trim().is_empty() && !f.trim().is_empty() => {
+                        Ok((c.trim().to_string(), PathBuf::from(f.trim())))
+                    }
+                    _ => Err(Error::Parameter(format!(
+                        "hierarchies: '{p}' is not 'column=FILE'"
+                    ))),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Self::load_pairs(&pairs)
+        } else {
+            let path = Path::new(spec);
+            if path.is_dir() {
+                Self::load_dir(path)
+            } else {
+                Err(Error::Parameter(format!(
+                    "hierarchies: '{spec}' is not a directory; give a directory of '*hierarchy_<column>.csv' files or 'column=FILE,...' pairs"
+                )))
+            }
+        }
+    }
+
+    /// Bind the hierarchies of `columns` (indices into `ds`), in that order;
+    /// a column without a hierarchy is an error naming it.
+    pub fn bind(&self, ds: &Dataset, columns: &[usize]) -> Result<Vec<BoundHierarchy>> {
+        columns
+            .iter()
+            .map(|&c| {
+                let col = ds.col(c);
+                let h = self.get(col.name()).ok_or_else(|| {
+                    Error::Parameter(format!(
+                        "no hierarchy for column '{}' (hierarchies are given for: {})",
+                        col.name(),
+                        self.attributes().collect::<Vec<_>>().join(", ")
+                    ))
+                })?;
+                h.bind(col)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(text: &str) -> Vec<Vec<&str>> {
+        text.lines().map(|l| l.split(';').collect()).collect()
+    }
+
+    fn err(text: &str) -> String {
+        Hierarchy::from_rows("a", &rows(text))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn levels_ancestors_and_rows_round_trip() {
+        let text = "1;0-4;*\n2;0-4;*\n7;5-9;*";
+        let h = Hierarchy::from_rows("age", &rows(text)).unwrap();
+        assert_eq!(h.levels(), 3);
+        assert_eq!(h.height(), 2);
+        assert_eq!(h.ancestor("7", 1), Some("5-9"));
+        assert_eq!(h.ancestor("7", 2), Some("*"));
+        assert_eq!(h.ancestor("7", 3), None);
+        assert_eq!(h.ancestor("8", 1), None);
+        assert_eq!(h.n_nodes(1), 2);
+        assert_eq!(h.leaf_counts(1), vec![2, 1]);
+        let back: Vec<String> = h.rows().map(|r| r.join(";")).collect();
+        assert_eq!(back.join("\n"), text);
+    }
+
+    #[test]
+    fn conflicting_parent_names_value_levels_and_rows() {
+        let m = err("1;0-4;0-9;*\n2;0-4;0-19;*");
+        assert!(
+            m.contains(
+                "'0-4' at level 1 has two parents at level 2: '0-9' (row 1) and '0-19' (row 2)"
+            ),
+            "{m}"
+        );
+        assert!(m.contains("row 2"), "{m}");
+    }
+
+    #[test]
+    fn multiple_roots_are_rejected() {
+        let m = err("a;x;*\nb;y;ALL");
+        assert!(m.contains("second root 'ALL' at the top level 2"), "{m}");
+        assert!(m.contains("row 1 has '*'"), "{m}");
+    }
+
+    #[test]
+    fn duplicate_leaf_ragged_row_and_empty_label() {
+        assert!(err("a;*\na;*").contains("leaf 'a' appears twice (rows 1 and 2)"));
+        assert!(err("a;x;*\nb;*").contains("row 2: 2 fields, but the first row has 3"));
+        assert!(err("a;;*").contains("empty label at level 1"));
+        assert!(Hierarchy::from_rows::<&str>("a", &[])
+            .unwrap_err()
+            .to_string()
+            .contains("no rows"));
+    }
+
+    #[test]
+    fn bind_names_missing_leaf_and_maps_codes() {
+        let ds =
+            Dataset::from_rows(&["zip"], &[vec!["47677"], vec!["47602"], vec!["47905"]]).unwrap();
+        let col = ds.col(0);
+        let partial = Hierarchy::from_rows("zip", &rows("47677;476**;*\n47602;476**;*")).unwrap();
+        let m = partial.bind(col).unwrap_err().to_string();
+        assert!(
+            m.contains("lacks 1 value(s) of column 'zip': '47905' (1 rows)"),
+            "{m}"
+        );
+
+        let h = Hierarchy::from_rows(
+            "zip",
+            &rows("47677;476**;*\n47602;476**;*\n47905;479**;*\n11111;111**;*"),
+        )
+        .unwrap();
+        let b = h.bind(col).unwrap();
+        let c = col.code_of("47905").unwrap();
+        assert_eq!(b.generalize(0, c), "47905");
+        assert_eq!(b.generalize(1, c), "479**");
+        assert_eq!(b.generalize(2, c), "*");
+        assert_eq!(
+            b.node(1, col.code_of("47677").unwrap()),
+            b.node(1, col.code_of("47602").unwrap())
+        );
+        let stats = b.level_stats(&col.frequencies());
+        assert_eq!(
+            stats
+                .iter()
+                .map(|s| (s.classes, s.min, s.median, s.max))
+                .collect::<Vec<_>>(),
+            vec![(3, 1, 1, 1), (2, 1, 1, 2), (1, 3, 3, 3)]
+        );
+    }
+
+    #[test]
+    fn missing_cells_stay_apart_until_the_root() {
+        let ds = Dataset::from_rows(&["x"], &[vec!["a"], vec![""], vec!["b"]]).unwrap();
+        let col = ds.col(0);
+        let h = Hierarchy::from_rows("x", &rows("a;g;*\nb;g;*")).unwrap();
+        let b = h.bind(col).unwrap();
+        let m = col.missing_code();
+        assert_eq!(b.generalize(1, m), "?");
+        assert_ne!(b.node(1, m), b.node(1, col.code_of("a").unwrap()));
+        assert_eq!(b.generalize(2, m), "*");
+        assert_eq!(b.members(1)[b.node(1, 0) as usize], vec![0, 1]);
+    }
+
+    #[test]
+    fn numeric_leaves_match_by_number() {
+        let ds = Dataset::from_rows(&["age"], &[vec!["7.0"], vec!["12"]]).unwrap();
+        let h = Hierarchy::from_rows("age", &rows("7;0-9;*\n12;10-19;*")).unwrap();
+        let b = h.bind(ds.col(0)).unwrap();
+        assert_eq!(b.generalize(1, ds.col(0).code_of("7").unwrap()), "0-9");
+    }
+
+    #[test]
+    fn set_binds_by_column_name_and_names_the_gap() {
+        let ds = Dataset::from_rows(&["a", "b"], &[vec!["x", "y"]]).unwrap();
+        let mut set = HierarchySet::new();
+        set.insert(Hierarchy::from_rows("a", &rows("x;*")).unwrap());
+        assert_eq!(set.bind(&ds, &[0]).unwrap().len(), 1);
+        let m = set.bind(&ds, &[0, 1]).unwrap_err().to_string();
+        assert!(
+            m.contains("no hierarchy for column 'b' (hierarchies are given for: a)"),
+            "{m}"
+        );
+        assert!(HierarchySet::load_spec("a")
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory"));
+        assert!(HierarchySet::load_spec("a=")
+            .unwrap_err()
+            .to_string()
+            .contains("'a=' is not 'column=FILE'"));
+    }
+}
