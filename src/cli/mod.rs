@@ -3,6 +3,7 @@
 
 pub mod anonymize;
 pub mod assess;
+pub mod hierarchy;
 pub mod synth;
 
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ pub enum Command {
     Compare(Box<anonymize::CompareArgs>),
     /// Open the terminal UI on a file, a project, or the demo.
     Tui(TuiArgs),
+    /// Build generalization hierarchies from the data, or inspect one.
+    Hierarchy(Box<hierarchy::HierarchyArgs>),
     /// Write a synthetic census-like dataset (or the demo) for tests and benchmarks.
     Synth(synth::SynthArgs),
 }

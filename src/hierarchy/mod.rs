@@ -389,16 +389,23 @@ impl BoundHierarchy {
         m
     }
 
+    /// Records under each node at `level`, indexed by node id; `freq` is
+    /// `Column::frequencies()`.
+    pub fn node_records(&self, level: usize, freq: &[u64]) -> Vec<u64> {
+        let mut n = vec![0u64; self.n_nodes(level)];
+        for (code, &f) in freq.iter().enumerate() {
+            n[self.ids[level][code] as usize] += f;
+        }
+        n
+    }
+
     /// What generalizing the column to each level would give: the number of
     /// distinct generalized values present in the data and the records per
     /// value (min / median / max). `freq` is `Column::frequencies()`.
     pub fn level_stats(&self, freq: &[u64]) -> Vec<LevelStats> {
         (0..self.levels())
             .map(|level| {
-                let mut n = vec![0u64; self.n_nodes(level)];
-                for (code, &f) in freq.iter().enumerate() {
-                    n[self.ids[level][code] as usize] += f;
-                }
+                let n = self.node_records(level, freq);
                 let mut sizes: Vec<u64> = n.into_iter().filter(|&x| x > 0).collect();
                 sizes.sort_unstable();
                 LevelStats::from_sorted(level, &sizes)
