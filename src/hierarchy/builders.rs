@@ -160,14 +160,21 @@ pub fn intervals(col: &Column, width: f64, anchor: f64, fanout: usize) -> Result
     }
     let integral =
         xs.iter().all(|x| x.fract() == 0.0) && width.fract() == 0.0 && anchor.fract() == 0.0;
+    // Level-1 interval of each value; coarser levels divide these integers
+    // by fanoutˡ⁻¹ exactly, so nesting never hangs on floating-point rounding.
+    let first: Vec<i64> = xs
+        .iter()
+        .map(|&x| ((x - anchor) / width).floor() as i64)
+        .collect();
     let mut levels = Vec::new();
-    let mut w = width;
+    let mut step: i64 = 1;
     loop {
-        let index = |x: f64| ((x - anchor) / w).floor();
-        let labels: Vec<String> = xs
+        let w = width * step as f64;
+        let index = |i: i64| i.div_euclid(step);
+        let labels: Vec<String> = first
             .iter()
-            .map(|&x| {
-                let lo = anchor + index(x) * w;
+            .map(|&i| {
+                let lo = anchor + index(i) as f64 * w;
                 if integral {
                     format!("[{}-{}]", num(lo), num(lo + w - 1.0))
                 } else {
@@ -175,17 +182,14 @@ pub fn intervals(col: &Column, width: f64, anchor: f64, fanout: usize) -> Result
                 }
             })
             .collect();
-        let one = index(xs[0]) == index(xs[xs.len() - 1]);
+        let one = index(first[0]) == index(first[first.len() - 1]);
         if one && !levels.is_empty() {
             break;
         }
         levels.push(labels);
-        if one {
-            break;
-        }
-        w *= fanout as f64;
-        if !w.is_finite() {
-            break;
+        match step.checked_mul(fanout as i64) {
+            Some(s) if !one => step = s,
+            _ => break,
         }
     }
     finish(col, levels)
