@@ -22,6 +22,7 @@
 pub mod algorithms;
 pub mod anonymize;
 pub mod assess;
+pub mod construction;
 pub mod data;
 pub mod error;
 pub mod format;

@@ -8,6 +8,7 @@
 
 mod anatomy;
 mod cbg;
+pub mod full_domain;
 mod mondrian;
 
 use fixedbitset::FixedBitSet;
@@ -45,6 +46,12 @@ pub struct Options {
     /// Attributes protected by t-closeness instead of l-diversity (LGB),
     /// with their t.
     pub t_closeness: Vec<(usize, f64)>,
+    /// Generalization hierarchies by attribute (full-domain).
+    pub hierarchies: crate::hierarchy::HierarchySet,
+    /// Suppression limit, metric, privacy model (full-domain).
+    pub full_domain: full_domain::FullDomainOptions,
+    /// Conditions of generalization G (construction).
+    pub conditions: Option<crate::construction::Conditions>,
 }
 
 pub trait Algorithm: Send + Sync {
@@ -64,6 +71,8 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(mondrian::Mondrian::l_diverse()),
         Box::new(anatomy::Anatomy),
         Box::new(cbg::CrossBucketGeneralization),
+        Box::new(full_domain::FullDomain),
+        Box::new(crate::construction::Construction),
     ]
 }
 

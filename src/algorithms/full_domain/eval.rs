@@ -1,0 +1,410 @@
+//! Checking one lattice node: its equivalence classes, which of them the
+//! privacy model suppresses, and the metric.
+//!
+//! The rows are first grouped once by their original QI codes (the bottom
+//! node's classes); every node's classes are unions of those, so a node is
+//! evaluated over the distinct bottom tuples, not over the rows: each bottom
+//! class gets a key from the per-level node tables of the bound hierarchies
+//! (`BoundHierarchy::table`) and equal keys form one class. Rows are
+//! touched again only for models that read sensitive values.
+
+use rustc_hash::FxHashMap;
+
+use crate::data::{Column, Dataset};
+use crate::hierarchy::BoundHierarchy;
+use crate::partition::Partition;
+use crate::privacy::models::{
+    distinct_l, satisfies_distinct_l, satisfies_entropy_l, satisfies_recursive_cl,
+};
+use crate::privacy::{class_counts, emd, ClassCounts, TableDistribution};
+
+use super::{Metric, PrivacyModel};
+
+/// The classes of one node.
+pub(super) struct Classes {
+    /// Class id of every bottom class.
+    pub of_bottom: Vec<u32>,
+    pub sizes: Vec<u32>,
+    /// One bottom class of each class, to read its generalized values.
+    pub representative: Vec<u32>,
+}
+
+/// What checking a node found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct NodeResult {
+    pub anonymous: bool,
+    /// Published classes (after suppression), when anonymous.
+    pub classes: usize,
+    pub suppressed_rows: u64,
+    /// The metric, when anonymous.
+    pub metric: f64,
+}
+
+pub(super) struct Evaluator<'a> {
+    hierarchies: &'a [BoundHierarchy],
+    n: usize,
+    /// `bottom[a][b]`: the code of attribute `a` in bottom class `b`.
+    bottom: Vec<Vec<u32>>,
+    bottom_sizes: Vec<u32>,
+    bottom_of_row: Vec<u32>,
+    sensitive: Vec<&'a Column>,
+    model: PrivacyModel,
+    k: u32,
+    max_suppressed: u64,
+    metric: Metric,
+    /// `loss[a][level][node]`: Iyengar's loss of a cell generalized to that
+    /// node.
+    loss: Vec<Vec<Vec<f64>>>,
+    /// `row_loss[a][level]`: the loss of attribute `a` summed over all rows
+    /// at that level (nothing suppressed).
+    row_loss: Vec<Vec<f64>>,
+}
+
+/// Everything the evaluator needs besides the data.
+pub(super) struct Setup<'a> {
+    pub ds: &'a Dataset,
+    pub qi: &'a [usize],
+    pub hierarchies: &'a [BoundHierarchy],
+    /// `leaf_counts[a][level][node]`: leaves of the hierarchy under each
+    /// node (`Hierarchy::leaf_counts`), and the hierarchy's leaf total.
+    pub leaf_counts: Vec<(Vec<Vec<usize>>, usize)>,
+    pub sensitive: Vec<&'a Column>,
+    pub model: PrivacyModel,
+    pub k: u32,
+    pub max_suppressed: u64,
+    pub metric: Metric,
+}
+
+impl<'a> Evaluator<'a> {
+    pub(super) fn new(s: Setup<'a>) -> Self {
+        let n = s.ds.n_rows();
+        let bottom_part = Partition::by_columns(s.ds, s.qi);
+        let members = bottom_part.members();
+        let bottom: Vec<Vec<u32>> =
+            s.qi.iter()
+                .map(|&c| {
+                    let col = s.ds.col(c);
+                    members
+                        .iter()
+                        .map(|rows| col.code(rows[0] as usize))
+                        .collect()
+                })
+                .collect();
+        let loss: Vec<Vec<Vec<f64>>> = s
+            .hierarchies
+            .iter()
+            .zip(&s.leaf_counts)
+            .map(|(h, (counts, total))| {
+                (0..h.levels())
+                    .map(|level| {
+                        (0..h.n_nodes(level))
+                            .map(|node| iyengar_loss(counts[level].get(node).copied(), *total))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let row_loss =
+            s.qi.iter()
+                .zip(s.hierarchies)
+                .zip(&loss)
+                .map(|((&c, h), per_level)| {
+                    let freq = s.ds.col(c).frequencies();
+                    (0..h.levels())
+                        .map(|level| {
+                            freq.iter()
+                                .enumerate()
+                                .map(|(code, &f)| {
+                                    f as f64 * per_level[level][h.node(level, code as u32) as usize]
+                                })
+                                .sum()
+                        })
+                        .collect()
+                })
+                .collect();
+        Evaluator {
+            hierarchies: s.hierarchies,
+            n,
+            bottom,
+            bottom_sizes: bottom_part.sizes().to_vec(),
+            bottom_of_row: bottom_part.class_ids().to_vec(),
+            sensitive: s.sensitive,
+            model: s.model,
+            k: s.k,
+            max_suppressed: s.max_suppressed,
+            metric: s.metric,
+            loss,
+            row_loss,
+        }
+    }
+
+    /// A lower bound of the node's metric that needs no data pass: the
+    /// metric with nothing suppressed for `loss` (a suppressed cell loses 1,
+    /// at least as much as any generalization) and the exact value for
+    /// `height`. `dm` has none better than 0 without counting classes.
+    pub(super) fn lower_bound(&self, levels: &[usize]) -> f64 {
+        match self.metric {
+            Metric::Loss => self.generalization_loss(levels),
+            Metric::Discernibility => 0.0,
+            Metric::Height => levels.iter().sum::<usize>() as f64,
+        }
+    }
+
+    pub(super) fn generalization_loss(&self, levels: &[usize]) -> f64 {
+        let d = levels.len();
+        if self.n == 0 || d == 0 {
+            return 0.0;
+        }
+        let sum: f64 = levels
+            .iter()
+            .enumerate()
+            .map(|(a, &l)| self.row_loss[a][l])
+            .sum();
+        sum / (self.n * d) as f64
+    }
+
+    /// The node's equivalence classes.
+    pub(super) fn classes(&self, levels: &[usize]) -> Classes {
+        let nb = self.bottom_sizes.len();
+        let mut keys = vec![0u64; nb];
+        let mut span: u128 = 1;
+        for (a, &level) in levels.iter().enumerate() {
+            let h = &self.hierarchies[a];
+            let width = h.n_nodes(level) as u128;
+            if span * width > u64::MAX as u128 {
+                // Renumber the keys so far densely (at most `nb` of them)
+                // before the mixed-radix key would overflow.
+                span = densify(&mut keys) as u128;
+            }
+            let table = h.table(level);
+            let w = width as u64;
+            for (key, &code) in keys.iter_mut().zip(&self.bottom[a]) {
+                *key = *key * w + table[code as usize] as u64;
+            }
+            span *= width;
+        }
+        let mut ids: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut of_bottom = Vec::with_capacity(nb);
+        let mut sizes = Vec::new();
+        let mut representative = Vec::new();
+        for (b, &key) in keys.iter().enumerate() {
+            let next = ids.len() as u32;
+            let id = *ids.entry(key).or_insert(next);
+            if id == next {
+                sizes.push(0);
+                representative.push(b as u32);
+            }
+            sizes[id as usize] += self.bottom_sizes[b];
+            of_bottom.push(id);
+        }
+        Classes {
+            of_bottom,
+            sizes,
+            representative,
+        }
+    }
+
+    /// Class id of every row.
+    pub(super) fn class_of_row(&self, classes: &Classes) -> Vec<u32> {
+        self.bottom_of_row
+            .iter()
+            .map(|&b| classes.of_bottom[b as usize])
+            .collect()
+    }
+
+    /// Which classes the model suppresses, or `None` when they hold more
+    /// rows than the limit allows.
+    pub(super) fn suppressed(&self, classes: &Classes) -> Option<(Vec<bool>, u64)> {
+        let mut fail: Vec<bool> = classes.sizes.iter().map(|&s| s < self.k).collect();
+        let mut rows: u64 = sum_failing(&fail, &classes.sizes);
+        if rows > self.max_suppressed {
+            return None;
+        }
+        if matches!(self.model, PrivacyModel::K) || self.sensitive.is_empty() {
+            return Some((fail, rows));
+        }
+        let partition = Partition::from_class_ids(self.class_of_row(classes));
+        let counts: Vec<ClassCounts> = self
+            .sensitive
+            .iter()
+            .map(|col| class_counts(&partition, col))
+            .collect();
+        for cc in &counts {
+            for (c, class) in cc.iter().enumerate() {
+                if !fail[c] && !self.class_ok(class) {
+                    fail[c] = true;
+                }
+            }
+        }
+        rows = sum_failing(&fail, &classes.sizes);
+        if rows > self.max_suppressed {
+            return None;
+        }
+        if let PrivacyModel::TCloseness { t } = self.model {
+            rows = self.t_closeness_fixpoint(&counts, &mut fail, &classes.sizes, t)?;
+        }
+        Some((fail, rows))
+    }
+
+    /// The per-class part of the model, other than k and t-closeness.
+    fn class_ok(&self, class: &[crate::privacy::ValueCount]) -> bool {
+        match self.model {
+            PrivacyModel::K | PrivacyModel::TCloseness { .. } => true,
+            PrivacyModel::DistinctL { l } => satisfies_distinct_l(class, l),
+            PrivacyModel::PSensitive { p } => distinct_l(class) >= p,
+            PrivacyModel::EntropyL { l } => satisfies_entropy_l(class, l),
+            PrivacyModel::RecursiveCL { c, l } => satisfies_recursive_cl(class, c, l),
+        }
+    }
+
+    /// t-closeness is measured against the published table (as the
+    /// verifier does), which loses the suppressed classes' rows; suppressing
+    /// a class moves the table, so this repeats until no published class is
+    /// farther than t. Each round suppresses at least one more class, so it
+    /// ends.
+    fn t_closeness_fixpoint(
+        &self,
+        counts: &[ClassCounts],
+        fail: &mut [bool],
+        sizes: &[u32],
+        t: f64,
+    ) -> Option<u64> {
+        loop {
+            let mut changed = false;
+            for (cc, col) in counts.iter().zip(&self.sensitive) {
+                let mut published = col.frequencies();
+                for (c, class) in cc.iter().enumerate() {
+                    if fail[c] {
+                        for v in class {
+                            published[v.code as usize] -= v.count as u64;
+                        }
+                    }
+                }
+                let table = TableDistribution::from_counts(published, col.is_numeric());
+                for (c, class) in cc.iter().enumerate() {
+                    if !fail[c] && emd(class, &table) > t {
+                        fail[c] = true;
+                        changed = true;
+                    }
+                }
+            }
+            let rows = sum_failing(fail, sizes);
+            if rows > self.max_suppressed {
+                return None;
+            }
+            if !changed {
+                return Some(rows);
+            }
+        }
+    }
+
+    /// Check a node and, when it is anonymous, measure it.
+    pub(super) fn evaluate(&self, levels: &[usize]) -> NodeResult {
+        let classes = self.classes(levels);
+        match self.suppressed(&classes) {
+            None => NodeResult {
+                anonymous: false,
+                classes: 0,
+                suppressed_rows: 0,
+                metric: f64::INFINITY,
+            },
+            Some((fail, rows)) => NodeResult {
+                anonymous: true,
+                classes: fail.iter().filter(|&&f| !f).count(),
+                suppressed_rows: rows,
+                metric: self.metric_of(levels, &classes, &fail, rows),
+            },
+        }
+    }
+
+    fn metric_of(&self, levels: &[usize], classes: &Classes, fail: &[bool], rows: u64) -> f64 {
+        match self.metric {
+            Metric::Height => levels.iter().sum::<usize>() as f64,
+            Metric::Discernibility => {
+                let kept: u64 = classes
+                    .sizes
+                    .iter()
+                    .zip(fail)
+                    .filter(|(_, &f)| !f)
+                    .map(|(&s, _)| s as u64 * s as u64)
+                    .sum();
+                (kept + self.n as u64 * rows) as f64
+            }
+            Metric::Loss => {
+                let d = levels.len();
+                if self.n == 0 || d == 0 {
+                    return 0.0;
+                }
+                // A suppressed row loses 1 per attribute instead of its
+                // generalized cells' loss.
+                let mut extra = 0.0;
+                for (c, (&size, &f)) in classes.sizes.iter().zip(fail).enumerate() {
+                    if !f {
+                        continue;
+                    }
+                    let b = classes.representative[c] as usize;
+                    let cells: f64 = levels
+                        .iter()
+                        .enumerate()
+                        .map(|(a, &l)| {
+                            let node = self.hierarchies[a].node(l, self.bottom[a][b]);
+                            1.0 - self.loss[a][l][node as usize]
+                        })
+                        .sum();
+                    extra += size as f64 * cells;
+                }
+                self.generalization_loss(levels) + extra / (self.n * d) as f64
+            }
+        }
+    }
+}
+
+/// Iyengar's loss of a node with `leaves` hierarchy leaves below it, out of
+/// `total`: (leaves − 1)/(total − 1). A node that is not in the hierarchy
+/// (the `?` node binding adds for missing cells) says nothing and loses 1.
+fn iyengar_loss(leaves: Option<usize>, total: usize) -> f64 {
+    match leaves {
+        Some(m) if m >= 1 && total > 1 => (m - 1) as f64 / (total - 1) as f64,
+        Some(_) if total <= 1 => 0.0,
+        _ => 1.0,
+    }
+}
+
+fn sum_failing(fail: &[bool], sizes: &[u32]) -> u64 {
+    fail.iter()
+        .zip(sizes)
+        .filter(|(&f, _)| f)
+        .map(|(_, &s)| s as u64)
+        .sum()
+}
+
+/// Replace keys by dense ids in order of first appearance; returns how many.
+fn densify(keys: &mut [u64]) -> usize {
+    let mut ids: FxHashMap<u64, u64> = FxHashMap::default();
+    for key in keys.iter_mut() {
+        let next = ids.len() as u64;
+        *key = *ids.entry(*key).or_insert(next);
+    }
+    ids.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_of_nodes() {
+        assert_eq!(iyengar_loss(Some(1), 5), 0.0);
+        assert_eq!(iyengar_loss(Some(5), 5), 1.0);
+        assert_eq!(iyengar_loss(Some(3), 5), 0.5);
+        assert_eq!(iyengar_loss(None, 5), 1.0);
+        assert_eq!(iyengar_loss(Some(1), 1), 0.0);
+    }
+
+    #[test]
+    fn densify_keeps_equal_keys_equal() {
+        let mut k = vec![90, 7, 90, 3];
+        assert_eq!(densify(&mut k), 3);
+        assert_eq!(k, vec![0, 1, 0, 2]);
+    }
+}

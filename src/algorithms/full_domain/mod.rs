@@ -1,0 +1,630 @@
+//! Full-domain generalization (global recoding over hierarchies): the
+//! classic approach of Incognito (LeFevre, DeWitt & Ramakrishnan, SIGMOD
+//! 2005) and ARX's Flash (Kohlmayer et al., "Flash: efficient, stable and
+//! optimal k-anonymity", PASSAT 2012), the full-domain baseline the
+//! p-sensitive paper compares with (its Section 5 runs Incognito-style
+//! full-domain generalization). Every value of a quasi-identifier is
+//! replaced by its ancestor at one level of the attribute's hierarchy, the
+//! same level for every row; a *node* is the vector of levels, and the nodes
+//! form a lattice ordered by "generalizes".
+//!
+//! **What is searched.** A node is *anonymous* when the classes of its
+//! generalized table that violate the privacy model hold at most
+//! ⌊suppression · n⌋ rows; those classes are then suppressed (ARX's record
+//! suppression). The model is k-anonymity plus optionally one of distinct,
+//! entropy or recursive (c,l)-diversity, t-closeness or p-sensitive
+//! k-anonymity, checked per class with `privacy::models` on every sensitive
+//! attribute of the request. t-closeness compares each class with the
+//! *published* table (the rows not suppressed), as the verifier does; ARX
+//! compares with the input table instead.
+//!
+//! **Monotonicity and pruning.** For k-anonymity, distinct l-diversity and
+//! p-sensitivity a class that fails is a union of finer classes that all
+//! fail (a union of classes with k rows and l values has k rows and l
+//! values), so the suppressed rows can only shrink when a node is
+//! generalized and anonymity is monotone *with* suppression. Entropy and
+//! recursive l-diversity and t-closeness are monotone only *without* it: a
+//! union of passing classes passes (entropy is concave, EMD convex,
+//! Machanavajjhala et al. Section 4.4 for recursive), but a failing union can
+//! contain passing parts, so with a suppression limit a generalization may
+//! suppress more rows and lose anonymity. In the monotone cases the search
+//! resolves the whole lattice Flash-style: from the lowest unresolved node it
+//! follows a chain of direct generalizations, binary-searches the chain, and
+//! tags every generalization of an anonymous node anonymous and every
+//! specialization of a non-anonymous node non-anonymous (predictive tagging
+//! up and down). In the non-monotone cases nothing is inferred: nodes are
+//! checked one by one (in lower-bound order, see below).
+//!
+//! **Metrics** (smaller is better), selectable:
+//!
+//! - `loss` — Iyengar's loss metric (LM, "Transforming data to satisfy
+//!   privacy constraints", KDD 2002), ARX's default "Loss": a cell
+//!   generalized to a node with M_v hierarchy leaves below it, in a
+//!   hierarchy of M leaves, loses (M_v − 1)/(M − 1); a suppressed row loses
+//!   1 in every attribute; a missing cell (the `?` node binding adds) loses
+//!   1. The table's loss is the mean over the n·|QI| cells, in [0, 1].
+//!   Leaves are counted in the hierarchy file as Iyengar defines them
+//!   (`Hierarchy::leaf_counts`), not among the values the data holds. ARX
+//!   additionally offers weights and a generalization/suppression factor;
+//!   here every attribute weighs the same.
+//! - `dm` — discernibility C_DM = Σ |class|² + n · |suppressed rows|
+//!   (Bayardo & Agrawal), as `metrics::utility` computes it.
+//! - `height` — the sum of the levels.
+//!
+//! Ties go to the lower node, then to the smaller level vector in
+//! lexicographic order, so the answer is deterministic.
+//!
+//! **Finding the optimum.** The metric of a node is never below a bound that
+//! needs no data pass: for `loss` the loss with nothing suppressed (a
+//! suppressed cell loses 1, at least as much as any generalization), for
+//! `height` the height itself, for `dm` only 0. Candidates (anonymous nodes,
+//! or every node when anonymity is not monotone) are measured in increasing
+//! bound order, in parallel batches, until the bound exceeds the best metric
+//! found (branch and bound). Without suppression every metric grows with
+//! generalization, so only the minimal anonymous nodes are candidates.
+//! On request the minimal anonymous nodes (no anonymous node below them) are
+//! listed with their figures; in the non-monotone case that checks every
+//! node.
+//!
+//! **Cost.** Rows are grouped once by their original QI codes; a node's
+//! classes are unions of these bottom classes, found by keying each bottom
+//! class with the bound hierarchies' per-level code tables
+//! (`BoundHierarchy::table`), so a check costs O(bottom classes · |QI|)
+//! plus O(n) for models that read sensitive values.
+//!
+//! The released groups publish each QI as its hierarchy node: the value
+//! itself at level 0, the node's label over the codes below it
+//! (`Cell::Set`) in between, `*` (`Cell::Suppressed`) at the root.
+
+mod eval;
+mod lattice;
+
+use std::fmt;
+use std::str::FromStr;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::hierarchy::BoundHierarchy;
+use crate::partition::Partition;
+use crate::progress::Progress;
+use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
+
+use super::{check_k, Algorithm, Request};
+use eval::{Evaluator, NodeResult, Setup};
+use lattice::{Lattice, Status};
+
+/// The information-loss measure the optimum minimizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Iyengar's loss metric (ARX's default "Loss").
+    #[default]
+    Loss,
+    /// C_DM.
+    #[serde(rename = "dm")]
+    Discernibility,
+    /// Sum of the levels.
+    Height,
+}
+
+impl FromStr for Metric {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "loss" => Ok(Metric::Loss),
+            "dm" => Ok(Metric::Discernibility),
+            "height" => Ok(Metric::Height),
+            _ => Err(Error::Parameter(format!(
+                "unknown metric '{s}' (available: loss, dm, height)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Metric::Loss => "loss",
+            Metric::Discernibility => "dm",
+            Metric::Height => "height",
+        })
+    }
+}
+
+/// The privacy model on top of k-anonymity (k comes from the request).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "model")]
+pub enum PrivacyModel {
+    /// k-anonymity alone.
+    #[default]
+    K,
+    DistinctL {
+        l: u32,
+    },
+    EntropyL {
+        l: f64,
+    },
+    RecursiveCL {
+        c: f64,
+        l: u32,
+    },
+    TCloseness {
+        t: f64,
+    },
+    /// p-sensitive k-anonymity (Truta & Vinay, Definition 3): at least p
+    /// distinct values of every sensitive attribute in every class.
+    PSensitive {
+        p: u32,
+    },
+}
+
+impl PrivacyModel {
+    /// Whether anonymity stays monotone with suppression (see the module
+    /// doc).
+    fn monotone_with_suppression(&self) -> bool {
+        matches!(
+            self,
+            PrivacyModel::K | PrivacyModel::DistinctL { .. } | PrivacyModel::PSensitive { .. }
+        )
+    }
+
+    fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Parameter(m));
+        match *self {
+            PrivacyModel::DistinctL { l } | PrivacyModel::RecursiveCL { l, .. } if l == 0 => {
+                bad("l must be at least 1".into())
+            }
+            PrivacyModel::EntropyL { l } if l.is_nan() || l < 1.0 => {
+                bad(format!("entropy l must be at least 1 (got {l})"))
+            }
+            PrivacyModel::RecursiveCL { c, .. } if c.is_nan() || c <= 0.0 => {
+                bad(format!("recursive (c,l)-diversity needs c > 0 (got {c})"))
+            }
+            PrivacyModel::TCloseness { t } if !(0.0..=1.0).contains(&t) => {
+                bad(format!("t must lie in [0, 1] (got {t})"))
+            }
+            PrivacyModel::PSensitive { p } if p == 0 => bad("p must be at least 1".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Full-domain parameters in `algorithms::Options` (hierarchies are
+/// `Options::hierarchies`).
+#[derive(Debug, Clone, Default)]
+pub struct FullDomainOptions {
+    /// Largest share of rows that may be suppressed, in [0, 1].
+    pub suppression: f64,
+    pub metric: Metric,
+    pub model: PrivacyModel,
+    /// Also list every minimal anonymous node.
+    pub list_minimal: bool,
+}
+
+/// One node with its figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeSummary {
+    /// Level per quasi-identifier, in request order.
+    pub levels: Vec<usize>,
+    /// Published equivalence classes.
+    pub classes: usize,
+    pub suppressed_rows: u64,
+    pub metric: f64,
+}
+
+/// What the search found, beyond the release.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchReport {
+    pub attributes: Vec<String>,
+    /// Height of each attribute's hierarchy.
+    pub heights: Vec<usize>,
+    pub metric: Metric,
+    pub model: PrivacyModel,
+    pub suppression_limit_rows: u64,
+    pub lattice_size: usize,
+    /// Nodes whose classes were computed.
+    pub checked: usize,
+    /// Whether anonymity was monotone, so tagging pruned the lattice.
+    pub monotone: bool,
+    pub optimum: NodeSummary,
+    /// Minimal anonymous nodes, when asked for.
+    pub minimal: Vec<NodeSummary>,
+}
+
+/// Nodes measured per parallel batch of the branch and bound.
+const BATCH: usize = 16;
+
+/// Search the lattice and build the optimal node's release.
+pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, SearchReport)> {
+    check_k(req)?;
+    let opts = &req.options.full_domain;
+    let model = opts.model;
+    model.check()?;
+    if !(0.0..=1.0).contains(&opts.suppression) {
+        return Err(Error::Parameter(format!(
+            "the suppression limit must lie between 0 and 1 (a share of the rows; got {})",
+            opts.suppression
+        )));
+    }
+    if model != PrivacyModel::K && req.sensitive.is_empty() {
+        return Err(Error::Parameter(
+            "the privacy model reads a sensitive attribute: name one with --sensitive".into(),
+        ));
+    }
+    let set = &req.options.hierarchies;
+    if set.is_empty() {
+        return Err(Error::Parameter(
+            "full-domain generalization needs a hierarchy for every quasi-identifier (--hierarchies DIR or col=FILE,...)".into(),
+        ));
+    }
+    let ds = req.ds;
+    let bound = set.bind(ds, &req.qi)?;
+    let leaf_counts = req
+        .qi
+        .iter()
+        .map(|&c| {
+            // `bind` succeeded, so the hierarchy exists.
+            let h = set.get(ds.col(c).name()).ok_or_else(|| {
+                Error::Parameter(format!("no hierarchy for '{}'", ds.col(c).name()))
+            })?;
+            Ok((
+                (0..h.levels()).map(|l| h.leaf_counts(l)).collect(),
+                h.leaves().len(),
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let n = ds.n_rows();
+    let max_suppressed = (opts.suppression * n as f64).floor() as u64;
+    let ev = Evaluator::new(Setup {
+        ds,
+        qi: &req.qi,
+        hierarchies: &bound,
+        leaf_counts,
+        sensitive: req.sensitive.iter().map(|&s| ds.col(s)).collect(),
+        model,
+        k: req.k,
+        max_suppressed,
+        metric: opts.metric,
+    });
+    let lattice = Lattice::new(bound.iter().map(|h| h.levels()).collect()).ok_or_else(|| {
+        Error::Parameter("the lattice of level vectors is too large to index".into())
+    })?;
+    let monotone = max_suppressed == 0 || model.monotone_with_suppression();
+    let mut s = State {
+        lattice: &lattice,
+        ev: &ev,
+        status: vec![Status::Unknown; lattice.size()],
+        results: vec![None; lattice.size()],
+        progress,
+    };
+    progress.set_total(lattice.size() as u64);
+    if monotone {
+        s.resolve_monotone()?;
+    }
+    let best = s.optimum(monotone, max_suppressed == 0)?;
+    let Some(best) = best else {
+        return Err(Error::Parameter(format!(
+            "no generalization satisfies the privacy model within the suppression limit ({max_suppressed} of {n} rows), not even the top node: raise --suppression or relax the model"
+        )));
+    };
+    let minimal = if opts.list_minimal {
+        if !monotone {
+            s.check_all()?;
+        }
+        let nodes = lattice.minimal(&s.status);
+        s.measure(&nodes)?;
+        nodes.iter().map(|&v| s.summary(v)).collect()
+    } else {
+        Vec::new()
+    };
+    let optimum = s.summary(best);
+    let checked = s.results.iter().filter(|r| r.is_some()).count();
+    let release = build_release(req, &ev, &bound, &optimum.levels)?;
+    let report = SearchReport {
+        attributes: req
+            .qi
+            .iter()
+            .map(|&c| ds.col(c).name().to_string())
+            .collect(),
+        heights: bound.iter().map(|h| h.height()).collect(),
+        metric: opts.metric,
+        model,
+        suppression_limit_rows: max_suppressed,
+        lattice_size: lattice.size(),
+        checked,
+        monotone,
+        optimum,
+        minimal,
+    };
+    Ok((release, report))
+}
+
+struct State<'a> {
+    lattice: &'a Lattice,
+    ev: &'a Evaluator<'a>,
+    status: Vec<Status>,
+    results: Vec<Option<NodeResult>>,
+    progress: &'a Progress,
+}
+
+impl State<'_> {
+    fn check(&mut self, node: usize) -> Result<NodeResult> {
+        if let Some(r) = self.results[node] {
+            return Ok(r);
+        }
+        self.progress.check()?;
+        let r = self.ev.evaluate(&self.lattice.vector(node));
+        self.progress.advance(1);
+        self.results[node] = Some(r);
+        Ok(r)
+    }
+
+    /// Check several nodes in parallel and record them.
+    fn measure(&mut self, nodes: &[usize]) -> Result<()> {
+        let todo: Vec<usize> = nodes
+            .iter()
+            .copied()
+            .filter(|&v| self.results[v].is_none())
+            .collect();
+        self.progress.check()?;
+        let (lattice, ev) = (self.lattice, self.ev);
+        let out: Vec<NodeResult> = todo
+            .par_iter()
+            .map(|&v| ev.evaluate(&lattice.vector(v)))
+            .collect();
+        self.progress.advance(todo.len() as u64);
+        for (v, r) in todo.into_iter().zip(out) {
+            self.results[v] = Some(r);
+            if self.status[v] == Status::Unknown {
+                self.status[v] = if r.anonymous {
+                    Status::Anonymous
+                } else {
+                    Status::NotAnonymous
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Flash-style: from the lowest unresolved node, a chain of direct
+    /// generalizations through unresolved nodes (cheapest generalization
+    /// first), binary-searched; each answer is tagged up or down.
+    fn resolve_monotone(&mut self) -> Result<()> {
+        let mut order: Vec<usize> = (0..self.lattice.size()).collect();
+        order.sort_by_key(|&v| (self.lattice.height(v), v));
+        for start in order {
+            if self.status[start] != Status::Unknown {
+                continue;
+            }
+            let mut chain = vec![start];
+            let mut cur = start;
+            loop {
+                let next = self
+                    .lattice
+                    .successors(cur)
+                    .filter(|&s| self.status[s] == Status::Unknown)
+                    .min_by(|&a, &b| {
+                        let la = self.ev.generalization_loss(&self.lattice.vector(a));
+                        let lb = self.ev.generalization_loss(&self.lattice.vector(b));
+                        la.total_cmp(&lb).then(a.cmp(&b))
+                    });
+                match next {
+                    Some(s) => {
+                        chain.push(s);
+                        cur = s;
+                    }
+                    None => break,
+                }
+            }
+            let (mut lo, mut hi) = (0usize, chain.len());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                let v = chain[mid];
+                match self.status[v] {
+                    Status::Anonymous => hi = mid,
+                    Status::NotAnonymous => lo = mid + 1,
+                    Status::Unknown => {
+                        if self.check(v)?.anonymous {
+                            self.lattice
+                                .tag(&mut self.status, v, true, Status::Anonymous);
+                            hi = mid;
+                        } else {
+                            self.lattice
+                                .tag(&mut self.status, v, false, Status::NotAnonymous);
+                            lo = mid + 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Branch and bound over the candidates in increasing lower-bound order.
+    fn optimum(&mut self, monotone: bool, no_suppression: bool) -> Result<Option<usize>> {
+        let candidates: Vec<usize> = if monotone && no_suppression {
+            self.lattice.minimal(&self.status)
+        } else if monotone {
+            (0..self.lattice.size())
+                .filter(|&v| self.status[v] == Status::Anonymous)
+                .collect()
+        } else {
+            (0..self.lattice.size()).collect()
+        };
+        let mut keyed: Vec<(f64, usize, usize)> = candidates
+            .into_iter()
+            .map(|v| {
+                let lv = self.lattice.vector(v);
+                (self.ev.lower_bound(&lv), lv.iter().sum(), v)
+            })
+            .collect();
+        keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut best: Option<(f64, usize, usize)> = None;
+        for batch in keyed.chunks(BATCH * rayon::current_num_threads().max(1)) {
+            let live: Vec<usize> = batch
+                .iter()
+                .filter(|(lb, _, _)| best.is_none_or(|b| *lb <= b.0))
+                .map(|&(_, _, v)| v)
+                .collect();
+            if live.is_empty() {
+                break;
+            }
+            self.measure(&live)?;
+            for v in live {
+                let r = self.results[v].expect("measured");
+                if !r.anonymous {
+                    continue;
+                }
+                let key = (r.metric, self.lattice.height(v), v);
+                // Node indices order level vectors lexicographically.
+                let better = best.is_none_or(|b| {
+                    key.0
+                        .total_cmp(&b.0)
+                        .then(key.1.cmp(&b.1))
+                        .then(key.2.cmp(&b.2))
+                        .is_lt()
+                });
+                if better {
+                    best = Some(key);
+                }
+            }
+        }
+        Ok(best.map(|b| b.2))
+    }
+
+    fn check_all(&mut self) -> Result<()> {
+        let all: Vec<usize> = (0..self.lattice.size()).collect();
+        for chunk in all.chunks(256) {
+            self.measure(chunk)?;
+        }
+        Ok(())
+    }
+
+    fn summary(&self, node: usize) -> NodeSummary {
+        let r = self.results[node].expect("summarized nodes are measured");
+        NodeSummary {
+            levels: self.lattice.vector(node),
+            classes: r.classes,
+            suppressed_rows: r.suppressed_rows,
+            metric: r.metric,
+        }
+    }
+}
+
+/// The release of one node: kept classes as groups of hierarchy-node cells,
+/// the rest suppressed; claims for what the model guarantees and the
+/// verifier can check.
+fn build_release(
+    req: &Request<'_>,
+    ev: &Evaluator<'_>,
+    bound: &[BoundHierarchy],
+    levels: &[usize],
+) -> Result<Release> {
+    let ds = req.ds;
+    let classes = ev.classes(levels);
+    let (fail, _) = ev.suppressed(&classes).ok_or_else(|| {
+        Error::Parameter("internal: the optimal node is no longer anonymous".into())
+    })?;
+    let members = Partition::from_class_ids(ev.class_of_row(&classes)).members();
+    let node_codes: Vec<Vec<Vec<u32>>> = bound
+        .iter()
+        .zip(levels)
+        .map(|(h, &l)| {
+            if l == 0 || l == h.height() {
+                Vec::new()
+            } else {
+                h.members(l)
+            }
+        })
+        .collect();
+    let mut release = Release::new("full-domain", ds, req.qi.clone(), req.sensitive.clone());
+    release.identifiers = req.identifiers.clone();
+    for (c, rows) in members.iter().enumerate() {
+        if fail[c] {
+            release.suppressed_rows.extend_from_slice(rows);
+            continue;
+        }
+        let r = rows[0] as usize;
+        let cells = req
+            .qi
+            .iter()
+            .enumerate()
+            .map(|(a, &col)| node_cell(&bound[a], levels[a], ds.col(col).code(r), &node_codes[a]))
+            .collect();
+        release.groups.push(EquivalenceGroup {
+            rows: rows.to_vec(),
+            cells,
+        });
+    }
+    release.suppressed_rows.sort_unstable();
+    let model = req.options.full_domain.model;
+    let mut params = ReleaseParams {
+        k: Some(req.k),
+        ..Default::default()
+    };
+    release.claims.push(Guarantee::KAnonymity { k: req.k });
+    // Entropy l and recursive (c,l) have no claim the verifier checks; they
+    // imply distinct ⌈l⌉-diversity (H ≥ ln l needs ⌈l⌉ values; r_l > 0
+    // needs l values), which it does.
+    let distinct = match model {
+        PrivacyModel::DistinctL { l } | PrivacyModel::RecursiveCL { l, .. } => Some(l),
+        PrivacyModel::PSensitive { p } => Some(p),
+        PrivacyModel::EntropyL { l } => Some(l.ceil() as u32),
+        PrivacyModel::K | PrivacyModel::TCloseness { .. } => None,
+    };
+    for &s in &req.sensitive {
+        let attribute = ds.col(s).name().to_string();
+        if let Some(l) = distinct {
+            release.claims.push(Guarantee::GroupLDiversity {
+                attribute: attribute.clone(),
+                l,
+            });
+            params.l = Some(l);
+        }
+        if let PrivacyModel::TCloseness { t } = model {
+            release.claims.push(Guarantee::TCloseness { attribute, t });
+            params.t = Some(t);
+        }
+    }
+    release.params = params;
+    Ok(release)
+}
+
+/// The published cell of `code` generalized to `level`: the value itself at
+/// level 0, `*` at the root, otherwise the node's label over the codes below
+/// it. `members` is `h.members(level)` (unused at level 0 and the root).
+pub(crate) fn node_cell(h: &BoundHierarchy, level: usize, code: u32, members: &[Vec<u32>]) -> Cell {
+    if level == 0 {
+        Cell::Value { code }
+    } else if level == h.height() {
+        Cell::Suppressed
+    } else {
+        let node = h.node(level, code);
+        Cell::Set {
+            codes: members[node as usize].clone(),
+            label: Some(h.label(level, node).to_string()),
+        }
+    }
+}
+
+/// Full-domain generalization over the request's hierarchies
+/// (`Options::hierarchies`, `Options::full_domain`).
+#[derive(Debug, Clone, Copy)]
+pub struct FullDomain;
+
+impl Algorithm for FullDomain {
+    fn id(&self) -> &'static str {
+        "full-domain"
+    }
+    fn name(&self) -> &'static str {
+        "Full-domain generalization (Incognito / Flash lattice search)"
+    }
+    fn uses_l(&self) -> bool {
+        false
+    }
+    fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
+        search(req, progress).map(|(release, _)| release)
+    }
+}
