@@ -8,6 +8,7 @@
 
 mod anatomy;
 mod cbg;
+pub mod lgb;
 pub mod full_domain;
 mod mondrian;
 
@@ -71,6 +72,8 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(mondrian::Mondrian::l_diverse()),
         Box::new(anatomy::Anatomy),
         Box::new(cbg::CrossBucketGeneralization),
+        Box::new(lgb::Lgb::mdp()),
+        Box::new(lgb::Lgb::ncp()),
         Box::new(full_domain::FullDomain),
         Box::new(crate::construction::Construction),
     ]

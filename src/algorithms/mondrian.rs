@@ -113,26 +113,9 @@ impl Algorithm for Mondrian {
         let ds = req.ds;
         let n = ds.n_rows();
         progress.set_total(n as u64);
-
-        let dims: Vec<Dim<'_>> = req.qi.iter().map(|&c| Dim::new(ds.col(c))).collect();
-        let d = dims.len();
-        let stride = 1 + d + usize::from(sensitive.is_some());
-        let mut records = Vec::with_capacity(n * stride);
-        for row in 0..n {
-            records.push(row as u32);
-            records.extend(req.qi.iter().map(|&c| ds.col(c).code(row)));
-            if let Some(s) = sensitive {
-                records.push(ds.col(s).code(row));
-            }
-        }
-        let ctx = Ctx {
-            dims,
-            stride,
-            k: req.k as usize,
-            l: if self.l_diverse { req.l as usize } else { 0 },
-            progress,
-        };
-        let leaves = partition(&ctx, &mut records, 0, &mut Scratch::new(d))?;
+        let rows: Vec<u32> = (0..n as u32).collect();
+        let l = if self.l_diverse { req.l as usize } else { 0 };
+        let groups = median_partition(ds, &req.qi, &rows, sensitive, req.k as usize, l, progress)?;
 
         let mut release = Release::new(self.id(), ds, req.qi.clone(), req.sensitive.clone());
         release.identifiers = req.identifiers.clone();
@@ -142,24 +125,7 @@ impl Algorithm for Mondrian {
             t: None,
             seed: None,
         };
-        let d = ctx.dims.len();
-        release.groups = leaves
-            .par_iter()
-            .map(|leaf| {
-                let part = &records[leaf.start * stride..leaf.end * stride];
-                let mut rows: Vec<u32> = part.chunks_exact(stride).map(|r| r[0]).collect();
-                rows.sort_unstable();
-                let mut codes = Vec::with_capacity(rows.len());
-                let cells = (0..d)
-                    .map(|j| {
-                        codes.clear();
-                        codes.extend(part.chunks_exact(stride).map(|r| r[1 + j]));
-                        ctx.dims[j].covering(&mut codes)
-                    })
-                    .collect();
-                EquivalenceGroup { rows, cells }
-            })
-            .collect();
+        release.groups = groups;
         release.claims.push(Guarantee::KAnonymity { k: req.k });
         if let Some(s) = sensitive {
             release.claims.push(Guarantee::GroupLDiversity {
@@ -169,6 +135,85 @@ impl Algorithm for Mondrian {
         }
         Ok(release)
     }
+}
+
+/// The strict median partition of `rows` on the columns `qi` into groups
+/// of at least `k` rows (and `l` distinct values of `sensitive` when `l` >
+/// 0), each with the cells covering its rows, in the order of the cuts.
+/// Mondrian runs it on the whole table; LGB's Algorithm 3 inside each
+/// subset of its QI partition.
+pub(super) fn median_partition(
+    ds: &crate::data::Dataset,
+    qi: &[usize],
+    rows: &[u32],
+    sensitive: Option<usize>,
+    k: usize,
+    l: usize,
+    progress: &Progress,
+) -> Result<Vec<EquivalenceGroup>> {
+    let dims: Vec<Dim<'_>> = qi.iter().map(|&c| Dim::new(ds.col(c))).collect();
+    let d = dims.len();
+    let stride = 1 + d + usize::from(sensitive.is_some());
+    let mut records = Vec::with_capacity(rows.len() * stride);
+    for &row in rows {
+        records.push(row);
+        records.extend(qi.iter().map(|&c| ds.col(c).code(row as usize)));
+        if let Some(s) = sensitive {
+            records.push(ds.col(s).code(row as usize));
+        }
+    }
+    let ctx = Ctx {
+        dims,
+        stride,
+        k,
+        l: if sensitive.is_some() { l } else { 0 },
+        progress,
+    };
+    let leaves = partition(&ctx, &mut records, 0, &mut Scratch::new(d))?;
+    Ok(leaves
+        .par_iter()
+        .map(|leaf| {
+            let part = &records[leaf.start * stride..leaf.end * stride];
+            let mut rows: Vec<u32> = part.chunks_exact(stride).map(|r| r[0]).collect();
+            rows.sort_unstable();
+            let mut codes = Vec::with_capacity(rows.len());
+            let cells = (0..d)
+                .map(|j| {
+                    codes.clear();
+                    codes.extend(part.chunks_exact(stride).map(|r| r[1 + j]));
+                    ctx.dims[j].covering(&mut codes)
+                })
+                .collect();
+            EquivalenceGroup { rows, cells }
+        })
+        .collect())
+}
+
+/// Groups of the given rows with the cells covering them on `qi` (the
+/// same cells as [`Cell::covering`], without rescanning each column per
+/// group). LGB_NCP publishes its groups with them.
+pub(super) fn covering_groups(
+    ds: &crate::data::Dataset,
+    qi: &[usize],
+    groups: Vec<Vec<u32>>,
+) -> Vec<EquivalenceGroup> {
+    let dims: Vec<Dim<'_>> = qi.iter().map(|&c| Dim::new(ds.col(c))).collect();
+    groups
+        .into_par_iter()
+        .map(|rows| {
+            let mut codes = Vec::with_capacity(rows.len());
+            let cells = qi
+                .iter()
+                .zip(&dims)
+                .map(|(&c, dim)| {
+                    codes.clear();
+                    codes.extend(rows.iter().map(|&r| ds.col(c).code(r as usize)));
+                    dim.covering(&mut codes)
+                })
+                .collect();
+            EquivalenceGroup { rows, cells }
+        })
+        .collect()
 }
 
 /// What the partitioning needs to know of one quasi-identifier.

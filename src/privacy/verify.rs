@@ -131,6 +131,12 @@ pub fn verify(release: &Release, ds: &Dataset) -> Verification {
     if sound {
         checks.push(check("generalizations are truthful", truthful(release, ds)));
     }
+    if sound && (release.is_local() || !release.semi_sensitive.is_empty()) {
+        checks.push(check(
+            "local groups and local buckets are consistent (LGB)",
+            lgb_structure(release, ds),
+        ));
+    }
     for claim in &release.claims {
         let name = claim_name(claim);
         let result = if sound {
@@ -161,6 +167,14 @@ fn claim_name(claim: &Guarantee) -> String {
             )
         }
         Guarantee::TCloseness { attribute, t } => format!("{t}-closeness of '{attribute}'"),
+        Guarantee::LocalLDiversity { k, attribute, l } => {
+            format!(
+                "({k}, {l}) local generalization and bucketization of '{attribute}' (Corollary 3)"
+            )
+        }
+        Guarantee::LocalTCloseness { attribute, t } => {
+            format!("{t}-closeness of the local buckets of '{attribute}'")
+        }
     }
 }
 
@@ -181,7 +195,245 @@ fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<St
             breach_bound(release, ds, column(attribute)?, *l)
         }
         Guarantee::TCloseness { attribute, t } => t_closeness(release, ds, column(attribute)?, *t),
+        Guarantee::LocalLDiversity { k, attribute, l } => {
+            corollary_3(release, ds, column(attribute)?, *k, *l)
+        }
+        Guarantee::LocalTCloseness { attribute, t } => {
+            local_t_closeness(release, ds, column(attribute)?, *t)
+        }
     }
+}
+
+/// The local buckets of an attribute LGB protects, or why there are none
+/// to check: `Ok(None)` when the attribute has no sensitive cells (a
+/// semi-sensitive attribute all of whose cells are QI values).
+fn lgb_buckets<'r>(
+    release: &'r Release,
+    col: &Column,
+    column: usize,
+) -> Result<Option<&'r [Bucket]>, String> {
+    if !release.semi_sensitive.contains(&column) && !release.sensitive.contains(&column) {
+        return Err(format!(
+            "'{}' is neither semi-sensitive nor sensitive in this release",
+            col.name()
+        ));
+    }
+    match release.local_buckets_of(column) {
+        Some(lb) => Ok(Some(&lb.buckets)),
+        None if release.sensitive.contains(&column) && release.published_rows() > 0 => Err(
+            format!("'{}' is sensitive but has no local buckets", col.name()),
+        ),
+        None => Ok(None),
+    }
+}
+
+/// Corollary 3 of the LGB paper: (1) every local equivalence group has at
+/// least k rows; (2) no value twice in a local bucket of the attribute;
+/// (3) every such bucket has at least l cells.
+fn corollary_3(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    k: u32,
+    l: u32,
+) -> Result<String, String> {
+    let col = ds.col(column);
+    if let Some((g, group)) = release
+        .groups
+        .iter()
+        .enumerate()
+        .find(|(_, g)| g.rows.len() < k as usize)
+    {
+        return Err(format!(
+            "(1) local group {g} has {} rows, fewer than k = {k}",
+            group.rows.len()
+        ));
+    }
+    let Some(buckets) = lgb_buckets(release, col, column)? else {
+        return Ok(format!("0 sensitive cells of '{}'", col.name()));
+    };
+    if let Some(msg) = buckets
+        .par_iter()
+        .enumerate()
+        .find_map_first(|(b, bucket)| bucket_violation(b, bucket, col, l))
+    {
+        let condition = if msg.contains("fewer than") {
+            "(3)"
+        } else {
+            "(2)"
+        };
+        return Err(format!("{condition} local {msg}"));
+    }
+    Ok(format!(
+        "smallest group {} rows; {} local buckets of {} sensitive cells, smallest {}",
+        release
+            .groups
+            .iter()
+            .map(|g| g.rows.len())
+            .min()
+            .unwrap_or(0),
+        buckets.len(),
+        buckets.iter().map(|b| b.rows.len()).sum::<usize>(),
+        buckets.iter().map(|b| b.rows.len()).min().unwrap_or(0)
+    ))
+}
+
+/// Every local bucket of the attribute within EMD t of the distribution of
+/// all its bucketed (sensitive) cells.
+fn local_t_closeness(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    t: f64,
+) -> Result<String, String> {
+    let col = ds.col(column);
+    let Some(buckets) = lgb_buckets(release, col, column)? else {
+        return Ok(format!("0 sensitive cells of '{}'", col.name()));
+    };
+    let mut counts = vec![0u64; col.code_space()];
+    for b in buckets {
+        for &r in &b.rows {
+            counts[col.code(r as usize) as usize] += 1;
+        }
+    }
+    let reference = TableDistribution::from_counts(counts, col.is_numeric());
+    let distances: Vec<f64> = buckets
+        .par_iter()
+        .map(|b| emd(&counts_of_rows(&b.rows, col), &reference))
+        .collect();
+    match distances
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+    {
+        None => Ok("no sensitive cells".to_string()),
+        Some((b, &d)) if d > t + 1e-12 * t.abs().max(1.0) => Err(format!(
+            "local bucket {b} of '{}' is at EMD {d:.6} from the distribution of its sensitive cells, more than t = {t}",
+            col.name()
+        )),
+        Some((_, &d)) => Ok(format!(
+            "{} local buckets, largest EMD {d:.6}",
+            buckets.len()
+        )),
+    }
+}
+
+/// LGB's structure (the LGB paper's Definitions 7–10): every group in one
+/// subset of the QI partition; plain QI columns carry QI values in every
+/// subset; on a column outside its subset's QI columns a group publishes
+/// nothing (`Suppressed`) and each of its rows is in a local bucket of that
+/// column, which is semi-sensitive; on a column inside them no row is; every
+/// published row is in a local bucket of each sensitive column; local
+/// buckets belong to semi-sensitive or sensitive columns.
+fn lgb_structure(release: &Release, ds: &Dataset) -> Result<String, String> {
+    let name = |c: usize| ds.col(c).name().to_string();
+    let quasi = &release.quasi_identifiers;
+    if let Some(&c) = release.semi_sensitive.iter().find(|c| !quasi.contains(c)) {
+        return Err(format!(
+            "semi-sensitive '{}' is not among the quasi-identifiers",
+            name(c)
+        ));
+    }
+    if let Some(lb) = release.local_buckets.iter().find(|lb| {
+        !release.semi_sensitive.contains(&lb.column) && !release.sensitive.contains(&lb.column)
+    }) {
+        return Err(format!(
+            "'{}' has local buckets but is neither semi-sensitive nor sensitive",
+            name(lb.column)
+        ));
+    }
+    let n = release.source_rows;
+    let bucket_of: Vec<(usize, Vec<Option<u32>>)> = release
+        .local_buckets
+        .iter()
+        .map(|lb| (lb.column, lb.bucket_of_row(n)))
+        .collect();
+    let in_bucket = |c: usize, r: u32| {
+        bucket_of
+            .iter()
+            .find(|(col, _)| *col == c)
+            .is_some_and(|(_, of)| of[r as usize].is_some())
+    };
+    let subset_of = release.subset_of_group();
+    for (s, subset) in release.qi_partition.iter().enumerate() {
+        if let Some(&c) = subset.qi.iter().find(|c| !quasi.contains(c)) {
+            return Err(format!(
+                "QI subset {s} lists '{}', which is not a quasi-identifier",
+                name(c)
+            ));
+        }
+        if let Some(&g) = subset
+            .groups
+            .iter()
+            .find(|&&g| g as usize >= release.groups.len())
+        {
+            return Err(format!(
+                "QI subset {s} lists group {g}, which does not exist"
+            ));
+        }
+    }
+    let mut listed = vec![0u32; release.groups.len()];
+    for subset in &release.qi_partition {
+        for &g in &subset.groups {
+            listed[g as usize] += 1;
+        }
+    }
+    for (g, group) in release.groups.iter().enumerate() {
+        let Some(s) = subset_of[g] else {
+            return Err(format!("group {g} is in no subset of the QI partition"));
+        };
+        let subset = &release.qi_partition[s as usize];
+        if listed[g] > 1 {
+            return Err(format!("group {g} is listed twice in the QI partition"));
+        }
+        for (&c, cell) in quasi.iter().zip(&group.cells) {
+            let carries = subset.qi.contains(&c);
+            if !carries && !release.semi_sensitive.contains(&c) {
+                return Err(format!(
+                    "group {g} hides '{}', which is a plain quasi-identifier",
+                    name(c)
+                ));
+            }
+            for &r in &group.rows {
+                match (carries, in_bucket(c, r)) {
+                    (true, true) => {
+                        return Err(format!(
+                            "row {r} carries a QI value on '{}' in group {g} but is in one of its local buckets",
+                            name(c)
+                        ))
+                    }
+                    (false, false) => {
+                        return Err(format!(
+                            "row {r}'s sensitive cell on '{}' (group {g}) is in no local bucket",
+                            name(c)
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+            if !carries && *cell != Cell::Suppressed {
+                return Err(format!(
+                    "group {g} publishes {} on '{}', where its cells are sensitive",
+                    cell.render(ds.col(c), 0),
+                    name(c)
+                ));
+            }
+        }
+        for &c in &release.sensitive {
+            if let Some(&r) = group.rows.iter().find(|&&r| !in_bucket(c, r)) {
+                return Err(format!(
+                    "row {r}'s value of sensitive '{}' is in no local bucket",
+                    name(c)
+                ));
+            }
+        }
+    }
+    Ok(format!(
+        "{} QI subsets, {} local groups, local buckets on {} attributes",
+        release.qi_partition.len(),
+        release.groups.len(),
+        release.local_buckets.len()
+    ))
 }
 
 /// Definition 10 by the Section 4.1 formula, through the risk module's

@@ -11,6 +11,17 @@
 //!   generalization). With no buckets, sensitive values stay on their rows.
 //! - **Local buckets** do the same for the sensitive cells of one attribute
 //!   only (LGB's per-attribute buckets).
+//! - **QI partition** (LGB only, the LGB paper's Definitions 7–8): in a
+//!   release with semi-sensitive attributes a row's QI attributes depend on
+//!   which of its cells are sensitive. Semi-sensitive columns are listed
+//!   among the quasi-identifiers *and* in `semi_sensitive`; each group
+//!   belongs to one [`QiSubset`] naming the columns that carry QI values for
+//!   all its rows. A group's cell on a column outside its subset's `qi` is
+//!   `Suppressed` (no value is published there: to generic matching code it
+//!   matches anything) and each of its rows' values on that column is in one
+//!   of the column's local buckets, published only as a bucket reference.
+//!   Fully sensitive columns (`sensitive`) have every published cell in a
+//!   local bucket.
 //! - **Suppressed rows** are not published at all.
 //! - **Claims** are the guarantees the algorithm says hold; the verifier in
 //!   `privacy::verify` re-checks each by its definition.
@@ -25,7 +36,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Column, Dataset};
 
-pub use render::{published_headers, published_row, write_csv, write_json, ReleaseJson};
+pub use render::{
+    bucket_reference, local_buckets_path, published_headers, published_row, published_row_indexed,
+    write_csv, write_json, BucketIndex, ReleaseJson,
+};
 
 /// One published quasi-identifier cell of an equivalence group.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,11 +149,37 @@ pub struct Bucket {
     pub rows: Vec<u32>,
 }
 
-/// Buckets of the sensitive cells of one attribute (LGB).
+/// Buckets of the sensitive cells of one attribute (LGB). A row is in a
+/// bucket of `column` exactly when its cell there is a sensitive value;
+/// BIDs are numbered per attribute (bucket `b` is published as `B{b+1}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalBuckets {
     pub column: usize,
     pub buckets: Vec<Bucket>,
+}
+
+impl LocalBuckets {
+    /// Local bucket index per source row (`None` where the row's cell is not
+    /// a sensitive value of this column, or the row is out of range).
+    pub fn bucket_of_row(&self, n_rows: usize) -> Vec<Option<u32>> {
+        index_of_row(n_rows, self.buckets.iter().map(|b| &b.rows))
+    }
+
+    /// Sensitive cells bucketed.
+    pub fn cells(&self) -> usize {
+        self.buckets.iter().map(|b| b.rows.len()).sum()
+    }
+}
+
+/// One subset of LGB's QI partition (Definition 7): groups whose rows all
+/// carry QI values on the same columns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QiSubset {
+    /// Columns carrying QI values for the subset's rows, in the order of
+    /// `Release::quasi_identifiers` (a sub-list of it).
+    pub qi: Vec<usize>,
+    /// Indices into `Release::groups` of its local equivalence groups.
+    pub groups: Vec<u32>,
 }
 
 /// A guarantee an algorithm claims for its release.
@@ -169,6 +209,19 @@ pub enum Guarantee {
     /// Every group's distribution of the attribute is within EMD t of the
     /// table's.
     TCloseness { attribute: String, t: f64 },
+    /// Corollary 3 of the LGB paper for one attribute with sensitive cells:
+    /// (1) every local equivalence group has at least k rows, (2) each value
+    /// appears at most once in each local bucket of the attribute, (3) each
+    /// such local bucket holds at least l cells. Then identity disclosure is
+    /// at most 1/k (Corollary 1) and p(t, s) ≤ 1/l for every sensitive cell
+    /// of the attribute (Lemma 2, Corollary 2).
+    LocalLDiversity { k: u32, attribute: String, l: u32 },
+    /// t-closeness of one attribute's local buckets (LGB, Section 4's
+    /// per-attribute principle): each local bucket's distribution of the
+    /// attribute is within EMD t of the distribution of all the attribute's
+    /// sensitive cells (the values the buckets partition; ordered distance
+    /// for numeric columns, equal distance otherwise).
+    LocalTCloseness { attribute: String, t: f64 },
 }
 
 /// Parameters the release was made with, shown next to its figures.
@@ -194,6 +247,13 @@ pub struct Release {
     /// Empty when sensitive values stay on their rows.
     pub buckets: Vec<Bucket>,
     pub local_buckets: Vec<LocalBuckets>,
+    /// Semi-sensitive columns (LGB), each also among `quasi_identifiers`.
+    #[serde(default)]
+    pub semi_sensitive: Vec<usize>,
+    /// LGB's QI partition; empty for releases of other algorithms (all
+    /// their rows carry QI values on every quasi-identifier).
+    #[serde(default)]
+    pub qi_partition: Vec<QiSubset>,
     pub suppressed_rows: Vec<u32>,
     pub claims: Vec<Guarantee>,
     /// Rows of the source dataset.
@@ -214,6 +274,8 @@ impl Release {
             groups: Vec::new(),
             buckets: Vec::new(),
             local_buckets: Vec::new(),
+            semi_sensitive: Vec::new(),
+            qi_partition: Vec::new(),
             suppressed_rows: Vec::new(),
             claims: Vec::new(),
             source_rows: ds.n_rows(),
@@ -254,6 +316,47 @@ impl Release {
     /// Sizes of the equivalence groups.
     pub fn group_sizes(&self) -> Vec<u32> {
         self.groups.iter().map(|g| g.rows.len() as u32).collect()
+    }
+
+    /// Whether this is an LGB release (local equivalence groups in a QI
+    /// partition).
+    pub fn is_local(&self) -> bool {
+        !self.qi_partition.is_empty()
+    }
+
+    /// The local buckets of `column`, if it has any.
+    pub fn local_buckets_of(&self, column: usize) -> Option<&LocalBuckets> {
+        self.local_buckets.iter().find(|l| l.column == column)
+    }
+
+    /// QI-partition subset per group (`None` for a group outside every
+    /// subset, which the verifier rejects, and for non-LGB releases).
+    pub fn subset_of_group(&self) -> Vec<Option<u32>> {
+        index_of_row(
+            self.groups.len(),
+            self.qi_partition.iter().map(|s| &s.groups),
+        )
+    }
+
+    /// Per group and quasi-identifier position, whether the group's rows
+    /// carry QI values there (`false`: their cells are sensitive values,
+    /// published through the column's local buckets). All `true` outside
+    /// LGB.
+    pub fn carries_qi(&self) -> Vec<Vec<bool>> {
+        let subset = self.subset_of_group();
+        subset
+            .iter()
+            .map(|s| match s {
+                Some(s) => {
+                    let qi = &self.qi_partition[*s as usize].qi;
+                    self.quasi_identifiers
+                        .iter()
+                        .map(|c| qi.contains(c))
+                        .collect()
+                }
+                None => vec![!self.is_local(); self.quasi_identifiers.len()],
+            })
+            .collect()
     }
 }
 

@@ -7,6 +7,15 @@
 //! at all: they go to a second table of (BID, attribute, value, count), as
 //! in Anatomy's QIT/ST pair. Files are written to a temporary file and
 //! renamed.
+//!
+//! An LGB release (local equivalence groups and local buckets) is published
+//! as the LGB paper's Figure 2: quasi-identifier and semi-sensitive columns
+//! with the group's generalized cell where the row carries a QI value, and
+//! the reference `B<n>` of its local bucket (numbered per attribute) where
+//! the cell is a sensitive value; sensitive columns likewise by bucket
+//! reference; a GID column. Each attribute's local buckets go to a file of
+//! their own, `out.<attribute>.buckets.csv`, with (BID, value, count), the
+//! paper's Figure 4 SAT tables.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -17,6 +26,7 @@ use serde::Serialize;
 use super::{Guarantee, Release, ReleaseParams};
 use crate::data::{write_atomic_with, Dataset, Role};
 use crate::error::Result;
+use crate::privacy::counts_of_rows;
 
 /// Columns published as they are: neither identifier, QI, nor sensitive.
 fn passthrough(release: &Release, ds: &Dataset, roles: Option<&[Role]>) -> Vec<usize> {
@@ -57,8 +67,59 @@ pub fn published_headers(release: &Release, ds: &Dataset, roles: Option<&[Role]>
     h
 }
 
+/// Per source row, its bucket and, per column with local buckets, its
+/// local bucket: what rendering rows needs, computed once per release.
+#[derive(Debug, Clone, Default)]
+pub struct BucketIndex {
+    release: Vec<Option<u32>>,
+    local: Vec<(usize, Vec<Option<u32>>)>,
+}
+
+impl BucketIndex {
+    pub fn new(release: &Release) -> Self {
+        BucketIndex {
+            release: release.bucket_of_row(),
+            local: local_index(release),
+        }
+    }
+
+    /// The release-wide bucket of a row.
+    pub fn bucket(&self, row: usize) -> Option<u32> {
+        self.release.get(row).copied().flatten()
+    }
+
+    /// The local bucket of a row's cell on `column` (`None`: not a
+    /// sensitive cell, or the column has no local buckets).
+    pub fn local(&self, column: usize, row: usize) -> Option<u32> {
+        LocalRef(&self.local).local(column, row)
+    }
+}
+
+/// Local bucket per row, per column with local buckets.
+struct LocalRef<'a>(&'a [(usize, Vec<Option<u32>>)]);
+
+impl LocalRef<'_> {
+    fn local(&self, column: usize, row: usize) -> Option<u32> {
+        self.0
+            .iter()
+            .find(|(c, _)| *c == column)
+            .and_then(|(_, of)| of.get(row).copied().flatten())
+    }
+
+    fn has_local(&self, column: usize) -> bool {
+        self.0.iter().any(|(c, _)| *c == column)
+    }
+}
+
+/// How a local bucket is referred to in the published table.
+pub fn bucket_reference(bucket: u32) -> String {
+    format!("B{}", bucket + 1)
+}
+
 /// One published row: the `i`-th member of group `g`. `bucket_of_row`
-/// comes from `Release::bucket_of_row` (computed once by the caller).
+/// comes from `Release::bucket_of_row` (computed once by the caller). For
+/// LGB releases [`published_row_indexed`] avoids indexing the local buckets
+/// on every call.
 pub fn published_row(
     release: &Release,
     ds: &Dataset,
@@ -67,15 +128,52 @@ pub fn published_row(
     i: usize,
     bucket_of_row: &[Option<u32>],
 ) -> Vec<String> {
+    let local = local_index(release);
+    row_fields(release, ds, roles, g, i, bucket_of_row, &local)
+}
+
+fn local_index(release: &Release) -> Vec<(usize, Vec<Option<u32>>)> {
+    release
+        .local_buckets
+        .iter()
+        .map(|lb| (lb.column, lb.bucket_of_row(release.source_rows)))
+        .collect()
+}
+
+/// [`published_row`] with the buckets indexed once ([`BucketIndex::new`]).
+pub fn published_row_indexed(
+    release: &Release,
+    ds: &Dataset,
+    roles: Option<&[Role]>,
+    g: usize,
+    i: usize,
+    index: &BucketIndex,
+) -> Vec<String> {
+    row_fields(release, ds, roles, g, i, &index.release, &index.local)
+}
+
+fn row_fields(
+    release: &Release,
+    ds: &Dataset,
+    roles: Option<&[Role]>,
+    g: usize,
+    i: usize,
+    bucket_of_row: &[Option<u32>],
+    local: &[(usize, Vec<Option<u32>>)],
+) -> Vec<String> {
+    let index = LocalRef(local);
     let group = &release.groups[g];
     let r = group.rows[i] as usize;
     let mut out: Vec<String> = release
         .quasi_identifiers
         .iter()
         .zip(&group.cells)
-        .map(|(&c, cell)| {
-            let col = ds.col(c);
-            cell.render(col, col.code(r))
+        .map(|(&c, cell)| match index.local(c, r) {
+            Some(b) => bucket_reference(b),
+            None => {
+                let col = ds.col(c);
+                cell.render(col, col.code(r))
+            }
         })
         .collect();
     for c in passthrough(release, ds, roles) {
@@ -84,8 +182,14 @@ pub fn published_row(
     }
     if !release.is_bucketized() {
         for &c in &release.sensitive {
-            let col = ds.col(c);
-            out.push(col.display(col.code(r)).to_string());
+            out.push(match index.local(c, r) {
+                Some(b) => bucket_reference(b),
+                None if index.has_local(c) => String::new(),
+                None => {
+                    let col = ds.col(c);
+                    col.display(col.code(r)).to_string()
+                }
+            });
         }
     }
     out.push((g + 1).to_string());
@@ -144,6 +248,10 @@ pub fn write_csv(
     let bucket_of_row = release.bucket_of_row();
     let passthrough = passthrough(release, ds, roles);
     let bucketized = release.is_bucketized();
+    let local = local_index(release);
+    let local = LocalRef(&local);
+    let has_local = !release.local_buckets.is_empty();
+    let mut reference = String::new();
     write_atomic_with(path, |w| {
         let mut out = csv::Writer::from_writer(w);
         out.write_record(published_headers(release, ds, roles))?;
@@ -165,6 +273,12 @@ pub fn write_csv(
             for &r in &group.rows {
                 let r = r as usize;
                 for (&c, cell) in release.quasi_identifiers.iter().zip(&group_cells) {
+                    if let Some(b) = has_local.then(|| local.local(c, r)).flatten() {
+                        reference.clear();
+                        reference.push_str(&bucket_reference(b));
+                        out.write_field(&reference)?;
+                        continue;
+                    }
                     match cell {
                         Some(text) => out.write_field(text)?,
                         None => out.write_field(ds.col(c).display(ds.col(c).code(r)))?,
@@ -175,7 +289,11 @@ pub fn write_csv(
                 }
                 if !bucketized {
                     for &c in &release.sensitive {
-                        out.write_field(ds.col(c).display(ds.col(c).code(r)))?;
+                        match has_local.then(|| local.local(c, r)).flatten() {
+                            Some(b) => out.write_field(bucket_reference(b))?,
+                            None if local.has_local(c) => out.write_field("")?,
+                            None => out.write_field(ds.col(c).display(ds.col(c).code(r)))?,
+                        }
                     }
                 }
                 out.write_field(&ids.0)?;
@@ -205,7 +323,48 @@ pub fn write_csv(
         })?;
         written.push(bpath);
     }
+    for lb in &release.local_buckets {
+        let col = ds.col(lb.column);
+        let lpath = local_buckets_path(path, col.name());
+        write_atomic_with(&lpath, |w| {
+            let mut out = csv::Writer::from_writer(w);
+            out.write_record(["BID", col.name(), "count"])?;
+            for (b, bucket) in lb.buckets.iter().enumerate() {
+                let reference = bucket_reference(b as u32);
+                for v in counts_of_rows(&bucket.rows, col) {
+                    out.write_record([
+                        reference.as_str(),
+                        col.display(v.code),
+                        &v.count.to_string(),
+                    ])?;
+                }
+            }
+            out.flush()
+        })?;
+        written.push(lpath);
+    }
     Ok(written)
+}
+
+/// The file of one attribute's local buckets: `out.csv` →
+/// `out.<attribute>.buckets.csv` (characters other than letters, digits,
+/// `-` and `_` in the name become `_`).
+pub fn local_buckets_path(path: &Path, attribute: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "release".into());
+    let safe: String = attribute
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    path.with_file_name(format!("{stem}.{safe}.buckets.csv"))
 }
 
 #[derive(Debug, Serialize)]
@@ -215,6 +374,25 @@ pub struct GroupJson {
     /// Published cells by QI name; `Original` cells are listed per row in
     /// the CSV and shown here as `(original)`.
     pub cells: BTreeMap<String, String>,
+}
+
+/// One local bucket of an attribute (LGB).
+#[derive(Debug, Serialize)]
+pub struct LocalBucketJson {
+    pub attribute: String,
+    /// As published: `B1`, `B2`, ... per attribute.
+    pub bid: String,
+    pub size: usize,
+    pub values: BTreeMap<String, u32>,
+}
+
+/// One subset of LGB's QI partition.
+#[derive(Debug, Serialize)]
+pub struct QiSubsetJson {
+    /// Attributes carrying QI values for its rows.
+    pub qi: Vec<String>,
+    /// GIDs of its local equivalence groups.
+    pub groups: Vec<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -237,6 +415,12 @@ pub struct ReleaseJson {
     pub sensitive: Vec<String>,
     pub groups: Vec<GroupJson>,
     pub buckets: Vec<BucketJson>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub semi_sensitive: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub qi_partition: Vec<QiSubsetJson>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub local_buckets: Vec<LocalBucketJson>,
 }
 
 impl ReleaseJson {
@@ -246,24 +430,48 @@ impl ReleaseJson {
             .iter()
             .map(|&c| ds.col(c).name().to_string())
             .collect();
+        let carries = release.carries_qi();
         let groups = release
             .groups
             .iter()
+            .zip(&carries)
             .enumerate()
-            .map(|(g, group)| GroupJson {
+            .map(|(g, (group, carries))| GroupJson {
                 gid: g + 1,
                 size: group.rows.len(),
                 cells: qi_names
                     .iter()
                     .zip(release.quasi_identifiers.iter().zip(&group.cells))
-                    .map(|(name, (&c, cell))| {
+                    .zip(carries)
+                    .map(|((name, (&c, cell)), &carries)| {
                         let text = match cell {
+                            _ if !carries => "(local buckets)".to_string(),
                             super::Cell::Original => "(original)".to_string(),
                             _ => cell.render(ds.col(c), 0),
                         };
                         (name.clone(), text)
                     })
                     .collect(),
+            })
+            .collect();
+        let name = |c: &usize| ds.col(*c).name().to_string();
+        let local_buckets = release
+            .local_buckets
+            .iter()
+            .flat_map(|lb| {
+                let col = ds.col(lb.column);
+                lb.buckets
+                    .iter()
+                    .enumerate()
+                    .map(move |(b, bucket)| LocalBucketJson {
+                        attribute: col.name().to_string(),
+                        bid: bucket_reference(b as u32),
+                        size: bucket.rows.len(),
+                        values: counts_of_rows(&bucket.rows, col)
+                            .into_iter()
+                            .map(|v| (col.display(v.code).to_string(), v.count))
+                            .collect(),
+                    })
             })
             .collect();
         let mut buckets: Vec<BucketJson> = release
@@ -298,6 +506,16 @@ impl ReleaseJson {
                 .collect(),
             groups,
             buckets,
+            semi_sensitive: release.semi_sensitive.iter().map(name).collect(),
+            qi_partition: release
+                .qi_partition
+                .iter()
+                .map(|p| QiSubsetJson {
+                    qi: p.qi.iter().map(name).collect(),
+                    groups: p.groups.iter().map(|&g| g as usize + 1).collect(),
+                })
+                .collect(),
+            local_buckets,
         }
     }
 }
