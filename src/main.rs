@@ -19,6 +19,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Assess(a)) => cli::assess::run(&a),
         Some(Command::Synth(a)) => cli::synth::run(&a),
+        Some(Command::Correlate(a)) => cli::correlate::run(&a),
         Some(Command::Hierarchy(a)) => cli::hierarchy::run(&a),
         Some(Command::Anonymize(a)) => cli::anonymize::run_anonymize(&a),
         Some(Command::Compare(a)) => cli::anonymize::run_compare(&a),

@@ -3,6 +3,7 @@
 
 pub mod anonymize;
 pub mod assess;
+pub mod correlate;
 pub mod hierarchy;
 pub mod synth;
 
@@ -34,6 +35,8 @@ pub enum Command {
     Tui(TuiArgs),
     /// Build generalization hierarchies from the data, or inspect one.
     Hierarchy(Box<hierarchy::HierarchyArgs>),
+    /// Correlation matrix of the attributes (φ², Cramér's V, Pearson, mutual information).
+    Correlate(Box<correlate::CorrelateArgs>),
     /// Write a synthetic census-like dataset (or the demo) for tests and benchmarks.
     Synth(synth::SynthArgs),
 }

@@ -185,7 +185,7 @@ impl Discretization {
 }
 
 /// One category of a [`Categories`]: a value, a bin of values, or missing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Category {
     pub label: String,
     pub records: u64,
@@ -529,8 +529,17 @@ pub struct ColumnCategories {
     /// Categories counted (the missing category included).
     pub categories: usize,
     /// The bins of a binned column, in value order (empty otherwise).
-    pub bins: Vec<Category>,
+    pub bins: Vec<Bin>,
     pub missing_records: u64,
+}
+
+/// One quantile bin of a numeric column: the values `from..=to`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bin {
+    pub label: String,
+    pub from: f64,
+    pub to: f64,
+    pub records: u64,
 }
 
 /// How the matrix's columns were discretized.
@@ -548,13 +557,13 @@ pub struct CorrelationMatrix {
     pub measure: Measure,
     pub columns: Vec<String>,
     pub discretization: DiscretizationReport,
-    /// `values[i][j]`; `None` where the measure is undefined for the pair.
-    pub values: Vec<Vec<Option<f64>>>,
+    /// `matrix[i][j]`; `None` where the measure is undefined for the pair.
+    pub matrix: Vec<Vec<Option<f64>>>,
 }
 
 impl CorrelationMatrix {
     pub fn get(&self, i: usize, j: usize) -> Option<f64> {
-        self.values[i][j]
+        self.matrix[i][j]
     }
 
     /// The other columns by decreasing correlation with column `i`
@@ -562,7 +571,7 @@ impl CorrelationMatrix {
     pub fn ranked(&self, i: usize) -> Vec<(usize, Option<f64>)> {
         let mut r: Vec<(usize, Option<f64>)> = (0..self.columns.len())
             .filter(|&j| j != i)
-            .map(|j| (j, self.values[i][j]))
+            .map(|j| (j, self.matrix[i][j]))
             .collect();
         let key = |v: Option<f64>| v.map_or(f64::NEG_INFINITY, f64::abs);
         r.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)).then(a.0.cmp(&b.0)));
@@ -570,7 +579,7 @@ impl CorrelationMatrix {
     }
 }
 
-fn report(c: &Categories) -> ColumnCategories {
+fn report(c: &Categories, col: &Column) -> ColumnCategories {
     ColumnCategories {
         column: c.column.clone(),
         kind: c.kind,
@@ -579,8 +588,15 @@ fn report(c: &Categories) -> ColumnCategories {
         bins: if c.binned {
             c.categories
                 .iter()
-                .filter(|k| k.codes.is_some())
-                .cloned()
+                .filter_map(|k| {
+                    let (lo, hi) = k.codes?;
+                    Some(Bin {
+                        label: k.label.clone(),
+                        from: col.number(lo)?,
+                        to: col.number(hi)?,
+                        records: k.records,
+                    })
+                })
                 .collect()
         } else {
             Vec::new()
@@ -648,9 +664,13 @@ pub fn correlation_matrix(
         discretization: DiscretizationReport {
             bins: d.bins,
             missing: d.missing,
-            columns: cats.iter().map(report).collect(),
+            columns: cats
+                .iter()
+                .zip(columns)
+                .map(|(c, &i)| report(c, ds.col(i)))
+                .collect(),
         },
-        values,
+        matrix: values,
     })
 }
 

@@ -6,6 +6,7 @@
 pub mod correlation;
 
 pub use correlation::{
-    categorize, correlation_matrix, pearson, Categories, Contingency, CorrelationMatrix,
-    Discretization, Measure, Missing, DEFAULT_BINS,
+    categorize, correlation_matrix, pearson, Bin, Categories, Category, ColumnCategories,
+    Contingency, CorrelationMatrix, Discretization, DiscretizationReport, Measure, Missing,
+    DEFAULT_BINS,
 };

@@ -1,0 +1,149 @@
+//! `anonlab correlate` as a user runs it: the readable matrix, the JSON
+//! fields, and clear messages for bad flags.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+mod common;
+use common::{have_adult, ADULT};
+
+fn anonlab() -> Command {
+    Command::cargo_bin("anonlab").unwrap()
+}
+
+fn small_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let p = dir.path().join("t.csv");
+    // sex determines smoker exactly; age has 12 distinct values (> 10 bins).
+    let mut s = String::from("sex,smoker,age\n");
+    for i in 0..12 {
+        let (sex, smoker) = if i % 2 == 0 {
+            ("F", "no")
+        } else {
+            ("M", "yes")
+        };
+        s.push_str(&format!("{sex},{smoker},{}\n", 20 + i));
+    }
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+#[test]
+fn readable_matrix_names_columns_and_bins() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = small_file(&dir);
+    anonlab()
+        .args(["correlate", f.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("measure: phi2"))
+        .stdout(predicate::str::contains(
+            "age: numeric, cut into 10 quantile bins",
+        ))
+        .stdout(predicate::str::contains(" 1 sex"))
+        .stdout(predicate::str::contains(" 2 smoker"))
+        .stdout(predicate::str::contains("strongest pairs"))
+        // sex × smoker is a perfect association.
+        .stdout(predicate::str::is_match(r"sex\s+smoker\s+1\.0000").unwrap());
+}
+
+#[test]
+fn json_has_measure_columns_discretization_and_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = small_file(&dir);
+    let out = anonlab()
+        .args([
+            "correlate",
+            f.to_str().unwrap(),
+            "--columns",
+            "age,sex",
+            "--measure",
+            "cramer",
+            "--bins",
+            "3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["measure"], "cramer");
+    assert_eq!(v["columns"], serde_json::json!(["age", "sex"]));
+    assert_eq!(v["discretization"]["bins"], 3);
+    assert_eq!(v["discretization"]["missing"], "category");
+    let age = &v["discretization"]["columns"][0];
+    assert_eq!(age["method"], "quantile-bins");
+    // 12 values in 3 bins of 4: 20–23, 24–27, 28–31.
+    assert_eq!(age["bins"][1]["from"], 24.0);
+    assert_eq!(age["bins"][1]["to"], 27.0);
+    assert_eq!(age["bins"][1]["records"], 4);
+    assert_eq!(v["matrix"][0][0], 1.0);
+    assert_eq!(v["matrix"][0][1], v["matrix"][1][0]);
+}
+
+#[test]
+fn pearson_leaves_non_numeric_pairs_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = small_file(&dir);
+    let out = anonlab()
+        .args([
+            "correlate",
+            f.to_str().unwrap(),
+            "--measure",
+            "pearson",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["matrix"][0][2].is_null());
+    assert_eq!(v["matrix"][2][2], 1.0);
+}
+
+#[test]
+fn bad_flags_get_clear_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = small_file(&dir);
+    let f = f.to_str().unwrap();
+    anonlab()
+        .args(["correlate", f, "--measure", "tau"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "unknown correlation measure 'tau'",
+        ));
+    anonlab()
+        .args(["correlate", f, "--columns", "sex,height"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("unknown column 'height'"));
+    anonlab()
+        .args(["correlate", f, "--bins", "1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("at least 2"));
+    anonlab()
+        .args(["correlate", f, "--missing-policy", "guess"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("category or drop"));
+}
+
+#[test]
+fn adult_default_matrix_reads_as_documented() {
+    if !have_adult() {
+        return;
+    }
+    // Figures from tests/golden/adult_correlation.json (φ², rounded).
+    anonlab()
+        .args(["correlate", ADULT])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(30,162 records)"))
+        .stdout(predicate::str::contains("[17, 22] [23, 26]"))
+        .stdout(predicate::str::is_match(r"sex\s+marital-status\s+0\.2173").unwrap());
+}
