@@ -16,6 +16,7 @@ use anonlab::progress::Progress;
 use anonlab::release::{write_csv, write_json};
 use anonlab::session::Session;
 
+use super::hierarchy_args::{self, HierarchyArgs};
 use super::{thousands, CsvArgs};
 
 /// The columns and how to read the file: shared by both commands.
@@ -40,6 +41,8 @@ pub struct Columns {
     pub queries: usize,
     #[command(flatten)]
     pub csv: CsvArgs,
+    #[command(flatten)]
+    pub hierarchy: HierarchyArgs,
 }
 
 #[derive(Debug, Args)]
@@ -141,12 +144,20 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
             algo.id()
         );
     }
-    let req = p.request(a.k, a.l, a.columns.seed);
+    let loaded = a.columns.hierarchy.load(&[algo.id()])?;
+    let mut req = p.request(a.k, a.l, a.columns.seed);
+    loaded.apply(&mut req.options, a.l);
     let measure = Measure {
         queries: a.columns.queries,
         query_seed: a.columns.seed,
     };
-    let (release, eval) = run_verified(algo.id(), &req, &measure, &Progress::new())?;
+    let (release, eval, search) = if algo.id() == "full-domain" {
+        let (r, e, s) = hierarchy_args::run_full_domain(&req, &measure)?;
+        (r, e, Some(s))
+    } else {
+        let (r, e) = run_verified(algo.id(), &req, &measure, &Progress::new())?;
+        (r, e, None)
+    };
     let ds = &p.session.dataset;
     let roles = published_roles(&p, ds);
     let mut written = Vec::new();
@@ -158,9 +169,12 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         written.push(out.clone());
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&eval)?);
+        println!("{}", hierarchy_args::json(&eval, search.as_ref())?);
     } else {
         print!("{}", human(&eval, ds.n_rows()));
+        if let Some(s) = &search {
+            print!("{}", hierarchy_args::human(s));
+        }
         for f in &written {
             println!("wrote {}", f.display());
         }
@@ -270,6 +284,8 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         .iter()
         .map(|id| algorithms::by_id(id))
         .collect::<Result<Vec<_>, _>>()?;
+    let ids: Vec<&str> = algos.iter().map(|a| a.id()).collect();
+    let loaded = a.columns.hierarchy.load(&ids)?;
     let measure = Measure {
         queries: a.columns.queries,
         query_seed: a.columns.seed,
@@ -289,7 +305,8 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 vec![None]
             };
             for l in ls {
-                let req = p.request(k, l.unwrap_or(1), a.columns.seed);
+                let mut req = p.request(k, l.unwrap_or(1), a.columns.seed);
+                loaded.apply(&mut req.options, l.unwrap_or(1));
                 let progress = Progress::new();
                 let row = match run(algo.id(), &req, &progress) {
                     Ok((release, ms)) => {

@@ -5,6 +5,7 @@ pub mod anonymize;
 pub mod assess;
 pub mod correlate;
 pub mod hierarchy;
+pub mod hierarchy_args;
 pub mod synth;
 
 use std::path::PathBuf;

@@ -1,0 +1,237 @@
+//! The hierarchy flags of `anonymize` and `compare`: the hierarchies and
+//! search parameters of full-domain generalization, and the conditions file
+//! of Construction(D, G). Parsed raw by clap, loaded and validated once
+//! ([`HierarchyArgs::load`]), then copied into each request's
+//! `algorithms::Options` ([`Loaded::apply`]).
+//!
+//! Construction(D, G) runs as its own algorithm, `--algorithm construction
+//! --conditions G.json`, rather than as a pre-step of another algorithm: its
+//! output is already the release the risk tool measures (the paper runs the
+//! attack simulation on Construction's result), and a pre-step would need
+//! every algorithm to accept already-generalized cells.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::bail;
+use clap::Args;
+use serde::Serialize;
+
+use anonlab::algorithms::full_domain::{search, Metric, PrivacyModel, SearchReport};
+use anonlab::algorithms::{Options, Request};
+use anonlab::anonymize::{evaluate, Evaluation, Measure};
+use anonlab::construction::Conditions;
+use anonlab::hierarchy::HierarchySet;
+use anonlab::progress::Progress;
+use anonlab::release::Release;
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct HierarchyArgs {
+    /// Generalization hierarchies (full-domain, construction levels): a
+    /// directory of '*hierarchy_<column>.csv' ARX files, or 'col=FILE,...'.
+    #[arg(long, value_name = "DIR|COL=FILE,...")]
+    pub hierarchies: Option<String>,
+    /// full-domain: the largest share of rows that may be suppressed, e.g. 0.02.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    pub suppression: f64,
+    /// full-domain: the metric the optimum minimizes: loss (Iyengar's, ARX's
+    /// default), dm (discernibility) or height (sum of levels).
+    #[arg(long, value_name = "METRIC", default_value = "loss")]
+    pub metric: String,
+    /// full-domain: the privacy model besides k: k, l-distinct, l-entropy,
+    /// l-recursive, t-closeness or p-sensitive (l from -l, c from --c, t from
+    /// --t, p from --p; on --sensitive).
+    #[arg(long, value_name = "MODEL", default_value = "k")]
+    pub model: String,
+    /// c of recursive (c,l)-diversity.
+    #[arg(long = "c", value_name = "C", default_value_t = 3.0)]
+    pub c: f64,
+    /// t of t-closeness.
+    #[arg(long = "t", value_name = "T", default_value_t = 0.2)]
+    pub t: f64,
+    /// p of p-sensitive k-anonymity.
+    #[arg(long = "p", value_name = "P", default_value_t = 2)]
+    pub p: u32,
+    /// full-domain: also list every minimal anonymous node.
+    #[arg(long)]
+    pub list_minimal: bool,
+    /// Construction(D, G): the conditions file G.json (with --algorithm construction).
+    #[arg(long, value_name = "G.json")]
+    pub conditions: Option<PathBuf>,
+}
+
+/// The flags with their files read and names checked.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    hierarchies: HierarchySet,
+    conditions: Option<Conditions>,
+    suppression: f64,
+    metric: Metric,
+    model: String,
+    c: f64,
+    t: f64,
+    p: u32,
+    list_minimal: bool,
+}
+
+const MODELS: &str = "k, l-distinct, l-entropy, l-recursive, t-closeness, p-sensitive";
+
+impl HierarchyArgs {
+    /// Read the hierarchy and conditions files and check the names, once
+    /// per command. `algorithms` are the ids that will run: flags that none
+    /// of them reads are refused rather than silently ignored.
+    pub fn load(&self, algorithms: &[&str]) -> anyhow::Result<Loaded> {
+        let full_domain = algorithms.contains(&"full-domain");
+        let construction = algorithms.contains(&"construction");
+        if self.conditions.is_some() && !construction {
+            bail!("--conditions is read by Construction(D, G) only: add --algorithm construction");
+        }
+        if construction && self.conditions.is_none() {
+            bail!("construction needs conditions of generalization: add --conditions G.json");
+        }
+        if full_domain && self.hierarchies.is_none() {
+            bail!("full-domain needs a hierarchy for every quasi-identifier: add --hierarchies DIR (or col=FILE,...)");
+        }
+        if !full_domain && (self.suppression != 0.0 || self.list_minimal || self.model != "k") {
+            bail!("--suppression, --model and --list-minimal are read by --algorithm full-domain only");
+        }
+        if !(0.0..=1.0).contains(&self.suppression) {
+            bail!(
+                "--suppression is a share of the rows between 0 and 1 (e.g. 0.02 for 2 %), not {}",
+                self.suppression
+            );
+        }
+        if !MODELS.split(", ").any(|m| m == self.model) {
+            bail!("unknown --model '{}' (available: {MODELS})", self.model);
+        }
+        let hierarchies = match &self.hierarchies {
+            Some(spec) => HierarchySet::load_spec(spec)?,
+            None => HierarchySet::new(),
+        };
+        let conditions = match &self.conditions {
+            Some(f) => Some(Conditions::load(f)?),
+            None => None,
+        };
+        Ok(Loaded {
+            hierarchies,
+            conditions,
+            suppression: self.suppression,
+            metric: self.metric.parse()?,
+            model: self.model.clone(),
+            c: self.c,
+            t: self.t,
+            p: self.p,
+            list_minimal: self.list_minimal,
+        })
+    }
+}
+
+impl Loaded {
+    /// Copy into a request's options; `l` is the request's l.
+    pub fn apply(&self, o: &mut Options, l: u32) {
+        o.hierarchies = self.hierarchies.clone();
+        o.conditions = self.conditions.clone();
+        let fd = &mut o.full_domain;
+        fd.suppression = self.suppression;
+        fd.metric = self.metric;
+        fd.list_minimal = self.list_minimal;
+        fd.model = match self.model.as_str() {
+            "l-distinct" => PrivacyModel::DistinctL { l },
+            "l-entropy" => PrivacyModel::EntropyL { l: l as f64 },
+            "l-recursive" => PrivacyModel::RecursiveCL { c: self.c, l },
+            "t-closeness" => PrivacyModel::TCloseness { t: self.t },
+            "p-sensitive" => PrivacyModel::PSensitive { p: self.p },
+            _ => PrivacyModel::K,
+        };
+    }
+}
+
+/// Full-domain with its search report: run, measure, and refuse a release
+/// that fails the independent verifier (as `anonymize::run_verified`).
+pub fn run_full_domain(
+    req: &Request<'_>,
+    measure: &Measure,
+) -> anyhow::Result<(Release, Evaluation, SearchReport)> {
+    let progress = Progress::new();
+    let start = Instant::now();
+    let (release, report) = search(req, &progress)?;
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let eval = evaluate(&release, req.ds, ms, measure, &progress)?;
+    if !eval.verification.all_hold() {
+        bail!(
+            "the full-domain release failed independent verification, nothing was written:\n{}",
+            eval.verification
+        );
+    }
+    Ok((release, eval, report))
+}
+
+/// The search report for people.
+pub fn human(r: &SearchReport) -> String {
+    let mut o = String::new();
+    let node = |levels: &[usize]| -> String {
+        let v: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
+        format!("[{}]", v.join(", "))
+    };
+    let _ = writeln!(
+        o,
+        "full-domain: optimal node {} over ({}), heights {}",
+        node(&r.optimum.levels),
+        r.attributes.join(", "),
+        node(&r.heights)
+    );
+    let _ = writeln!(
+        o,
+        "  {} = {}, {} classes, {} rows suppressed (limit {}); {} of {} nodes checked{}",
+        r.metric,
+        fmt_metric(r.metric, r.optimum.metric),
+        r.optimum.classes,
+        r.optimum.suppressed_rows,
+        r.suppression_limit_rows,
+        r.checked,
+        r.lattice_size,
+        if r.monotone {
+            ", monotone: pruned by tagging"
+        } else {
+            ", not monotone with suppression: no pruning by tagging"
+        }
+    );
+    if !r.minimal.is_empty() {
+        let _ = writeln!(o, "  minimal anonymous nodes ({}):", r.minimal.len());
+        for m in &r.minimal {
+            let _ = writeln!(
+                o,
+                "    {}  {} = {}, {} classes, {} suppressed",
+                node(&m.levels),
+                r.metric,
+                fmt_metric(r.metric, m.metric),
+                m.classes,
+                m.suppressed_rows
+            );
+        }
+    }
+    o
+}
+
+fn fmt_metric(m: Metric, v: f64) -> String {
+    match m {
+        Metric::Loss => format!("{v:.6}"),
+        Metric::Discernibility | Metric::Height => format!("{v:.0}"),
+    }
+}
+
+/// The measurements as JSON, with the search report under `full_domain`.
+pub fn json(eval: &Evaluation, report: Option<&SearchReport>) -> anyhow::Result<String> {
+    #[derive(Serialize)]
+    struct WithSearch<'a> {
+        #[serde(flatten)]
+        eval: &'a Evaluation,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        full_domain: Option<&'a SearchReport>,
+    }
+    Ok(serde_json::to_string_pretty(&WithSearch {
+        eval,
+        full_domain: report,
+    })?)
+}
