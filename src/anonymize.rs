@@ -74,6 +74,24 @@ pub struct Evaluation {
     pub utility: Utility,
     /// Relative error of the seeded query workload (needs a sensitive attribute).
     pub queries: Option<QueryReport>,
+    /// The same workload answered by the LGB paper's probabilistic counting
+    /// (Section 4.2, `metrics::prob_queries`), for every release so that
+    /// LGB compares with the others on one measure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probabilistic_queries: Option<QueryReport>,
+    /// Releases with local buckets (LGB): Lemma 2 breach probability of the
+    /// sensitive cells of each bucketized attribute.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_breach: Vec<AttributeBreach>,
+}
+
+/// Breach probability of one attribute's sensitive cells (LGB).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AttributeBreach {
+    pub attribute: String,
+    /// Sensitive cells published in the attribute's local buckets.
+    pub cells: usize,
+    pub distribution: Distribution,
 }
 
 /// Options for the measurements.
@@ -112,21 +130,37 @@ pub fn evaluate(
 ) -> Result<Evaluation> {
     let verification = verify(release, ds);
     progress.check()?;
-    let matching = Matching::new(release, ds, progress)?;
-    let link = risk::linkage_from(&matching, release);
-    let reidentification = Distribution::new(link.summary, link.histogram, link.cdf);
     let sensitive = release.sensitive.first().copied();
-    let breach = match sensitive {
-        Some(s) => {
-            let b = risk::breach_from(&matching, release, ds, s, progress)?;
-            Some(Distribution::new(b.summary, b.histogram, b.cdf))
-        }
-        None => None,
+    let (reidentification, breach, local_breach) = if release.local_buckets.is_empty() {
+        let matching = Matching::new(release, ds, progress)?;
+        let link = risk::linkage_from(&matching, release);
+        let breach = match sensitive {
+            Some(s) => {
+                let b = risk::breach_from(&matching, release, ds, s, progress)?;
+                Some(Distribution::new(b.summary, b.histogram, b.cdf))
+            }
+            None => None,
+        };
+        let reid = Distribution::new(link.summary, link.histogram, link.cdf);
+        (reid, breach, Vec::new())
+    } else {
+        local_measures(release, ds, sensitive, progress)?
     };
     progress.check()?;
     let utility = metrics::utility(release, ds)?;
     let queries = match sensitive {
         Some(s) if measure.queries > 0 => Some(metrics::query_error(
+            release,
+            ds,
+            s,
+            measure.queries,
+            measure.query_seed,
+            progress,
+        )?),
+        _ => None,
+    };
+    let probabilistic_queries = match sensitive {
+        Some(s) if measure.queries > 0 => Some(metrics::probabilistic_query_error(
             release,
             ds,
             s,
@@ -150,7 +184,42 @@ pub fn evaluate(
         reidentification,
         utility,
         queries,
+        probabilistic_queries,
+        local_breach,
     })
+}
+
+/// Risk of a release with local buckets, by the LGB paper's attacker (who
+/// knows which of a person's attributes carry QI values, `risk::local_risk`):
+/// re-identification, the breach of the first sensitive attribute's cells
+/// (shown where other releases show their breach) and of every bucketized
+/// attribute's.
+fn local_measures(
+    release: &Release,
+    ds: &Dataset,
+    sensitive: Option<usize>,
+    progress: &Progress,
+) -> Result<(Distribution, Option<Distribution>, Vec<AttributeBreach>)> {
+    let risk = risk::local_risk(release, ds, progress)?;
+    let reid = Distribution::new(
+        risk.reidentification_summary.clone(),
+        risk.reidentification_histogram.clone(),
+        risk.reidentification_cdf.clone(),
+    );
+    let local: Vec<AttributeBreach> = risk
+        .breaches
+        .iter()
+        .map(|b| AttributeBreach {
+            attribute: b.attribute.clone(),
+            cells: b.rows.len(),
+            distribution: Distribution::new(b.summary.clone(), b.histogram.clone(), b.cdf.clone()),
+        })
+        .collect();
+    let breach = sensitive
+        .and_then(|s| risk.breach_of(s))
+        .and_then(|b| local.iter().find(|a| a.attribute == b.attribute))
+        .map(|a| a.distribution.clone());
+    Ok((reid, breach, local))
 }
 
 /// Run, then refuse a release that fails its own verification: nothing

@@ -5,9 +5,11 @@
 //! cross-bucket paper and its relative error. Both read only the Release and
 //! the dataset it was made from, so every algorithm is measured the same way.
 
+pub mod prob_queries;
 pub mod queries;
 pub mod utility;
 
+pub use prob_queries::{probabilistic_query_error, ProbabilisticEngine};
 pub use queries::{
     generate_queries, query_error, Aggregate, Answer, Condition, Predicate, Query, QueryEngine,
     QueryReport, DEFAULT_QUERIES, PREDICATES_PER_QUERY,

@@ -788,13 +788,18 @@ pub fn query_error(
         )
         .collect();
     let answers = answers.ok_or(crate::error::Error::Cancelled)?;
+    Ok(report_of(&answers, ds.col(target), seed))
+}
+
+/// The workload's mean relative error (upper − lower) / |actual| over the
+/// answers whose actual value is not 0.
+pub(crate) fn report_of(answers: &[Answer], tcol: &Column, seed: u64) -> QueryReport {
     let used: Vec<f64> = answers
         .iter()
         .filter(|a| a.actual != 0.0)
         .map(|a| (a.upper - a.lower) / a.actual.abs())
         .collect();
-    let tcol = ds.col(target);
-    Ok(QueryReport {
+    QueryReport {
         aggregate: if tcol.is_numeric() {
             format!("SUM({})", tcol.name())
         } else {
@@ -808,7 +813,7 @@ pub fn query_error(
         queries_used: used.len(),
         skipped: answers.len() - used.len(),
         seed,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,11 @@
 //! - **GCP** (Ghinita et al., "Fast data anonymization with low information
 //!   loss", VLDB 2007): the NCP of every row and QI summed, divided by rows ×
 //!   QIs, so it lies in [0, 1]; suppressed rows count 1 per QI.
+//! - **LGB releases** (the LGB paper, Section 4.1): a row's cell on a
+//!   semi-sensitive column where it holds a sensitive value is published as
+//!   a local-bucket reference, not generalized, so it is left out of NCP and
+//!   of the cells GCP and the per-attribute means divide by; C_DM is Σ
+//!   |LEG|² over the local equivalence groups.
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -35,7 +40,8 @@ use crate::risk::check_release_fits;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AttributeLoss {
     pub attribute: String,
-    /// Mean NCP over all rows (suppressed rows count 1).
+    /// Mean NCP over the rows with a QI cell on the attribute (all rows
+    /// outside LGB; suppressed rows count 1).
     pub ncp: f64,
 }
 
@@ -52,7 +58,7 @@ pub struct Utility {
     pub average_class_size: Option<f64>,
     /// Σ over rows and QIs of the cell NCP (Xu et al.'s table NCP).
     pub ncp: f64,
-    /// `ncp` / (rows × QIs).
+    /// `ncp` / QI cells (rows × QIs outside LGB).
     pub gcp: f64,
     pub per_attribute: Vec<AttributeLoss>,
 }
@@ -199,12 +205,20 @@ pub fn utility(release: &Release, ds: &Dataset) -> Result<Utility> {
     let published = release.published_rows();
     let scales: Vec<Scale> = qi.iter().map(|&c| Scale::new(ds.col(c))).collect();
     let mut per_attr = vec![suppressed as f64; d];
-    for g in &release.groups {
+    // QI cells per attribute: in an LGB release a group's cell on a column
+    // its rows hold sensitive values of is a bucket reference, neither
+    // generalized nor counted (the LGB paper's NCP sums over QI values).
+    let mut cells = vec![suppressed; d];
+    for (g, carried) in release.groups.iter().zip(release.carries_qi()) {
         for (a, cell) in g.cells.iter().enumerate() {
-            per_attr[a] += scales[a].ncp(cell) * g.rows.len() as f64;
+            if carried.get(a).copied().unwrap_or(true) {
+                per_attr[a] += scales[a].ncp(cell) * g.rows.len() as f64;
+                cells[a] += g.rows.len();
+            }
         }
     }
     let ncp: f64 = per_attr.iter().sum();
+    let qi_cells: usize = cells.iter().sum();
     let sizes = class_sizes(release, ds);
     let classes = sizes.len();
     let discernibility =
@@ -218,17 +232,18 @@ pub fn utility(release: &Release, ds: &Dataset) -> Result<Utility> {
         average_class_size: promised_k(release)
             .and_then(|k| average_class_size(published, classes, k)),
         ncp,
-        gcp: if n == 0 || d == 0 {
+        gcp: if qi_cells == 0 {
             0.0
         } else {
-            ncp / (n * d) as f64
+            ncp / qi_cells as f64
         },
         per_attribute: qi
             .iter()
             .zip(&per_attr)
-            .map(|(&c, &loss)| AttributeLoss {
+            .zip(&cells)
+            .map(|((&c, &loss), &cells)| AttributeLoss {
                 attribute: ds.col(c).name().to_string(),
-                ncp: if n == 0 { 0.0 } else { loss / n as f64 },
+                ncp: if cells == 0 { 0.0 } else { loss / cells as f64 },
             })
             .collect(),
     })

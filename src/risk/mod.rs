@@ -3,6 +3,7 @@
 
 mod breach;
 mod linkage;
+mod local_breach;
 mod simulator;
 
 pub use breach::{
@@ -10,6 +11,9 @@ pub use breach::{
     Breach, ProbabilitySummary, ValueBuckets,
 };
 pub use linkage::{check_release_fits, linkage_attack, linkage_from, Linkage, Matching};
+pub use local_breach::{local_risk, LocalBreach, LocalRisk};
+#[cfg(test)]
+pub(crate) use local_breach::fixture as lgb_fixture;
 pub use simulator::{
     cdf, histogram, simulate, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
     Simulation, HISTOGRAM_BINS,
