@@ -146,6 +146,12 @@ fn lgb_mdp_on_the_patients_table_by_hand() {
         vec![vec![0, 1], vec![2, 4], vec![6, 7], vec![3, 5]]
     );
     assert!(r.suppressed_rows.is_empty());
+    // The one copy of this release the verifier, breach and screen tests use.
+    let mut hand = anonlab::release::examples::lgb_patients_fig2(&ds);
+    hand.algorithm = r.algorithm.clone();
+    hand.params = r.params.clone();
+    hand.claims = r.claims.clone();
+    assert_eq!(r, hand);
     assert_eq!(
         r.claims,
         vec![

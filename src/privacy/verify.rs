@@ -948,7 +948,7 @@ fn t_closeness(release: &Release, ds: &Dataset, column: usize, t: f64) -> Result
 mod tests {
     use super::*;
     use crate::data::examples::cross_bucket_fig1b as fig1b;
-    use crate::release::{Cell, LocalBuckets};
+    use crate::release::{Cell, EquivalenceGroup, LocalBuckets};
 
     fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
         ds.col(col).code_of(v).unwrap()
@@ -1203,6 +1203,162 @@ mod tests {
         r.buckets.clear();
         r.sensitive.clear();
         assert!(verify(&r, &ds).all_hold());
+    }
+
+    /// The LGB patients' release (hand-built) with Corollary 3 claimed for
+    /// its three attributes, k = 2, l = 2.
+    fn lgb() -> (Dataset, Release) {
+        let ds = crate::data::examples::lgb_patients();
+        let mut r = crate::release::examples::lgb_patients_fig2(&ds);
+        r.claims = ["Age", "Zip", "Disease"]
+            .iter()
+            .map(|a| Guarantee::LocalLDiversity {
+                k: 2,
+                attribute: a.to_string(),
+                l: 2,
+            })
+            .collect();
+        (ds, r)
+    }
+
+    #[test]
+    fn lgb_release_passes_corollary_3() {
+        let (ds, r) = lgb();
+        let v = verify(&r, &ds);
+        assert!(v.all_hold(), "{v}");
+        assert!(v
+            .checks
+            .iter()
+            .any(|c| c.claim == "local groups and local buckets are consistent (LGB)"));
+        let disease = v.checks.last().unwrap();
+        assert_eq!(
+            disease.detail,
+            "smallest group 2 rows; 4 local buckets of 8 sensitive cells, smallest 2"
+        );
+    }
+
+    #[test]
+    fn lgb_corollary_3_violations_are_rejected() {
+        // (1) a local group of one row: 1008 moved out of G2 into a group of
+        // its own (same cells, same subset).
+        let (ds, mut r) = lgb();
+        r.groups[1].rows = vec![4];
+        r.groups.push(EquivalenceGroup {
+            rows: vec![7],
+            cells: r.groups[1].cells.clone(),
+        });
+        r.qi_partition[0].groups.push(4);
+        let f = failed(&verify(&r, &ds));
+        assert_eq!(f.len(), 3, "{f:?}");
+        assert!(
+            f[0].ends_with("(Corollary 3): (1) local group 1 has 1 rows, fewer than k = 2"),
+            "{f:?}"
+        );
+        // (2) a value twice in a local bucket: Disease buckets {Flu 1001,
+        // Flu 1007} and {Dyspepsia 1002, Dyspepsia 1008}.
+        let (ds, mut r) = lgb();
+        r.local_buckets[2].buckets[0].rows = vec![0, 6];
+        r.local_buckets[2].buckets[2].rows = vec![1, 7];
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["(2, 2) local generalization and bucketization of 'Disease' (Corollary 3): (2) local bucket 0 holds 'Flu' 2 times"]
+        );
+        // (3) a local bucket smaller than l: {Pneumonia 1003, Bronchitis
+        // 1005} split in two.
+        let (ds, mut r) = lgb();
+        r.local_buckets[2].buckets[1].rows = vec![2];
+        r.local_buckets[2].buckets.push(Bucket { rows: vec![4] });
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["(2, 2) local generalization and bucketization of 'Disease' (Corollary 3): (3) local bucket 1 has 1 rows, fewer than l = 2"]
+        );
+    }
+
+    #[test]
+    fn lgb_structure_violations_are_rejected() {
+        let structure = |r: &Release, ds: &Dataset| -> String {
+            let v = verify(r, ds);
+            let c = v
+                .checks
+                .iter()
+                .find(|c| c.claim.starts_with("local groups and local buckets"))
+                .unwrap();
+            assert!(!c.holds, "{v}");
+            c.detail.clone()
+        };
+        // A sensitive Zip cell published: G3 shows [43306-43312].
+        let (ds, mut r) = lgb();
+        r.groups[2].cells[2] = interval(&ds, 4, "43306", "43312");
+        assert_eq!(
+            structure(&r, &ds),
+            "group 2 publishes [43306-43312] on 'Zip', where its cells are sensitive"
+        );
+        // Age's local bucket lost: 1003's hidden age is nowhere.
+        let (ds, mut r) = lgb();
+        r.local_buckets.remove(0);
+        assert_eq!(
+            structure(&r, &ds),
+            "row 2's sensitive cell on 'Age' (group 3) is in no local bucket"
+        );
+        // 1001's age, a QI value, bucketed with the hidden ones.
+        let (ds, mut r) = lgb();
+        r.local_buckets[0].buckets[0].rows = vec![0, 2, 6];
+        assert_eq!(
+            structure(&r, &ds),
+            "row 0 carries a QI value on 'Age' in group 0 but is in one of its local buckets"
+        );
+        // A sensitive Disease value outside every local bucket.
+        let (ds, mut r) = lgb();
+        r.local_buckets[2].buckets[3].rows = vec![3];
+        assert_eq!(
+            structure(&r, &ds),
+            "row 5's value of sensitive 'Disease' is in no local bucket"
+        );
+        // A group outside the QI partition; a plain QI hidden.
+        let (ds, mut r) = lgb();
+        r.qi_partition[0].groups = vec![0];
+        assert_eq!(
+            structure(&r, &ds),
+            "group 1 is in no subset of the QI partition"
+        );
+        let (ds, mut r) = lgb();
+        r.qi_partition[0].qi = vec![2, 4];
+        r.groups[0].cells[0] = Cell::Suppressed;
+        assert_eq!(
+            structure(&r, &ds),
+            "group 0 hides 'Gender', which is a plain quasi-identifier"
+        );
+    }
+
+    #[test]
+    fn lgb_t_closeness_of_local_buckets() {
+        let (ds, mut r) = lgb();
+        // Disease's 8 cells: Dyspepsia, Flu, Pneumonia 2/8 each,
+        // Bronchitis, Gastritis 1/8. Bucket {Dyspepsia, Flu} is at equal
+        // distance ½(2·|½ − ¼| + ¼ + ⅛ + ⅛) = ½, buckets {Pneumonia,
+        // Bronchitis} and {Gastritis, Pneumonia} at ½(|½ − ¼| + |½ − ⅛| + ¼
+        // + ¼ + ⅛) = 5/8, the largest (the last of them is named).
+        r.claims = vec![Guarantee::LocalTCloseness {
+            attribute: disease(),
+            t: 0.625,
+        }];
+        let v = verify(&r, &ds);
+        assert!(v.all_hold(), "{v}");
+        r.claims = vec![Guarantee::LocalTCloseness {
+            attribute: disease(),
+            t: 0.6,
+        }];
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["0.6-closeness of the local buckets of 'Disease': local bucket 3 of 'Disease' is at EMD 0.625000 from the distribution of its sensitive cells, more than t = 0.6"]
+        );
+        // Not an attribute LGB protects.
+        r.claims = vec![Guarantee::LocalTCloseness {
+            attribute: "Gender".into(),
+            t: 0.6,
+        }];
+        assert!(failed(&verify(&r, &ds))[0]
+            .ends_with("'Gender' is neither semi-sensitive nor sensitive in this release"));
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! (generalization), Fig. 2b (bucketization) and Fig. 4 (cross-bucket
 //! generalization). Tests of the verifier, breach probability and the
 //! algorithms compare against them. They claim nothing; callers add the
-//! claims they test.
+//! claims they test. And the LGB release of `data::examples::lgb_patients`
+//! (the LGB paper's Figure 2 in spirit), [`lgb_patients_fig2`].
 
-use super::{Bucket, Cell, EquivalenceGroup, Release};
+use super::{Bucket, Cell, EquivalenceGroup, LocalBuckets, QiSubset, Release};
 use crate::data::Dataset;
 
 fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
@@ -116,5 +117,92 @@ pub fn cross_bucket_fig4(ds: &Dataset) -> Release {
             rows: vec![2 * b, 2 * b + 1],
         })
         .collect();
+    r
+}
+
+/// The LGB release of `data::examples::lgb_patients` with k = 2, l = 2
+/// (derived by hand in `tests/lgb_fixture.rs`, which checks LGB_MDP makes
+/// exactly this): quasi-identifiers Gender, Age, Zip (Age and Zip
+/// semi-sensitive), Disease sensitive; ID and the flag columns dropped.
+/// Groups {1001, 1004} `*` × [16-24] × [43302-43307], {1005, 1008} M ×
+/// [29-35] × 43309, {1002, 1006} F × [24-31] × (Zip hidden), {1003, 1007}
+/// `*` × (Age hidden) × [43302-43312]; local buckets Age {1003, 1007}, Zip
+/// {1002, 1006}, Disease {1001, 1002}, {1003, 1005}, {1007, 1008}, {1004,
+/// 1006}.
+pub fn lgb_patients_fig2(ds: &Dataset) -> Release {
+    let c = |name: &str| {
+        ds.column_index(name)
+            .unwrap_or_else(|_| panic!("'{name}' is not a column of the LGB patients table"))
+    };
+    let (gender, age, zip) = (c("Gender"), c("Age"), c("Zip"));
+    let mut r = Release::new("hand", ds, vec![gender, age, zip], vec![c("Disease")]);
+    r.identifiers = vec![c("ID"), c("Age hidden"), c("Zip hidden")];
+    r.semi_sensitive = vec![age, zip];
+    let group = |rows: Vec<u32>, cells: Vec<Cell>| EquivalenceGroup { rows, cells };
+    r.groups = vec![
+        group(
+            vec![0, 3],
+            vec![
+                Cell::Suppressed,
+                interval(ds, age, "16", "24"),
+                interval(ds, zip, "43302", "43307"),
+            ],
+        ),
+        group(
+            vec![4, 7],
+            vec![
+                value(ds, gender, "M"),
+                interval(ds, age, "29", "35"),
+                value(ds, zip, "43309"),
+            ],
+        ),
+        group(
+            vec![1, 5],
+            vec![
+                value(ds, gender, "F"),
+                interval(ds, age, "24", "31"),
+                Cell::Suppressed,
+            ],
+        ),
+        group(
+            vec![2, 6],
+            vec![
+                Cell::Suppressed,
+                Cell::Suppressed,
+                interval(ds, zip, "43302", "43312"),
+            ],
+        ),
+    ];
+    r.qi_partition = vec![
+        QiSubset {
+            qi: vec![gender, age, zip],
+            groups: vec![0, 1],
+        },
+        QiSubset {
+            qi: vec![gender, age],
+            groups: vec![2],
+        },
+        QiSubset {
+            qi: vec![gender, zip],
+            groups: vec![3],
+        },
+    ];
+    let buckets = |sets: &[&[u32]]| -> Vec<Bucket> {
+        sets.iter().map(|s| Bucket { rows: s.to_vec() }).collect()
+    };
+    r.local_buckets = vec![
+        LocalBuckets {
+            column: age,
+            buckets: buckets(&[&[2, 6]]),
+        },
+        LocalBuckets {
+            column: zip,
+            buckets: buckets(&[&[1, 5]]),
+        },
+        LocalBuckets {
+            column: c("Disease"),
+            buckets: buckets(&[&[0, 1], &[2, 4], &[6, 7], &[3, 5]]),
+        },
+    ];
     r
 }
