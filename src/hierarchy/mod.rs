@@ -24,6 +24,7 @@
 
 pub mod arx;
 pub mod builders;
+pub mod correlated;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
