@@ -31,6 +31,23 @@ pub struct Project {
     pub attacker: AttackerModel,
     #[serde(default)]
     pub params: Params,
+    /// Generalization hierarchies by column name. Left out of the file when
+    /// there are none, so projects written before hierarchies existed load
+    /// and save unchanged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hierarchies: BTreeMap<String, HierarchySource>,
+}
+
+/// Where one of the project's hierarchies comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HierarchySource {
+    /// An ARX-format CSV file; a relative path is relative to the project
+    /// file, like the data path.
+    File(PathBuf),
+    /// The ARX rows (`leaf, level 1, ..., root`) kept in the project: a
+    /// hierarchy built in the TUI has no file until it is exported.
+    Inline(Vec<Vec<String>>),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,6 +115,7 @@ impl Project {
             sensitivity: BTreeMap::new(),
             attacker: AttackerModel::default(),
             params: Params::default(),
+            hierarchies: BTreeMap::new(),
         }
     }
 
@@ -125,9 +143,16 @@ impl Project {
         let mut p = Self::from_json(&text, file)?;
         // A relative data path is relative to the project file, so a project
         // and its data can move together.
-        if let (Some(path), Some(dir)) = (&p.data.path, file.parent()) {
-            if path.is_relative() && !dir.as_os_str().is_empty() {
-                p.data.path = Some(dir.join(path));
+        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Some(path) = p.data.path.as_mut().filter(|p| p.is_relative()) {
+                *path = dir.join(&*path);
+            }
+            for source in p.hierarchies.values_mut() {
+                if let HierarchySource::File(path) = source {
+                    if path.is_relative() {
+                        *path = dir.join(&*path);
+                    }
+                }
             }
         }
         Ok(p)
@@ -204,6 +229,17 @@ mod tests {
         p.attacker.known = vec!["occupation".into(), "age".into()];
         p.attacker.threshold = 1.0 / 3.0;
         p.params.t = 0.15;
+        p.hierarchies.insert(
+            "age".into(),
+            HierarchySource::File(dir.path().join("hierarchy_age.csv")),
+        );
+        p.hierarchies.insert(
+            "occupation".into(),
+            HierarchySource::Inline(vec![
+                vec!["Sales".into(), "White".into(), "*".into()],
+                vec!["Craft".into(), "Blue".into(), "*".into()],
+            ]),
+        );
         let file = dir.path().join("p.json");
         p.save(&file).unwrap();
         assert_eq!(Project::load(&file).unwrap(), p);
@@ -213,6 +249,29 @@ mod tests {
         assert_eq!(
             std::fs::read(&file).unwrap(),
             std::fs::read(&again).unwrap()
+        );
+    }
+
+    #[test]
+    fn projects_without_hierarchies_keep_their_bytes() {
+        let p = Project::new(None, CsvOptions::default());
+        let json = p.to_json();
+        assert!(!json.contains("hierarchies"), "{json}");
+        assert_eq!(Project::from_json(&json, Path::new("p.json")).unwrap(), p);
+    }
+
+    #[test]
+    fn relative_hierarchy_files_are_read_beside_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = Project::new(None, CsvOptions::default());
+        p.hierarchies
+            .insert("zip".into(), HierarchySource::File("h/zip.csv".into()));
+        let file = dir.path().join("p.json");
+        p.save(&file).unwrap();
+        let back = Project::load(&file).unwrap();
+        assert_eq!(
+            back.hierarchies["zip"],
+            HierarchySource::File(dir.path().join("h/zip.csv"))
         );
     }
 

@@ -295,6 +295,8 @@ impl App {
             sensitivity,
             attacker,
             params,
+            // Kept by the Hierarchies screen (added next).
+            hierarchies: _,
         } = session;
         let threshold = attacker.threshold;
         if !(0.0..=1.0).contains(&threshold) {
