@@ -150,6 +150,16 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Whether `lower_bound` is the metric itself: always for `height`, and
+    /// for `loss` when nothing may be suppressed.
+    pub(super) fn bound_is_exact(&self) -> bool {
+        match self.metric {
+            Metric::Height => true,
+            Metric::Loss => self.max_suppressed == 0,
+            Metric::Discernibility => false,
+        }
+    }
+
     pub(super) fn generalization_loss(&self, levels: &[usize]) -> f64 {
         let d = levels.len();
         if self.n == 0 || d == 0 {
@@ -183,25 +193,39 @@ impl<'a> Evaluator<'a> {
             }
             span *= width;
         }
-        let mut ids: FxHashMap<u64, u32> = FxHashMap::default();
-        let mut of_bottom = Vec::with_capacity(nb);
-        let mut sizes = Vec::new();
-        let mut representative = Vec::new();
-        for (b, &key) in keys.iter().enumerate() {
-            let next = ids.len() as u32;
-            let id = *ids.entry(key).or_insert(next);
-            if id == next {
-                sizes.push(0);
-                representative.push(b as u32);
+        let mut classes = Classes {
+            of_bottom: Vec::with_capacity(nb),
+            sizes: Vec::new(),
+            representative: Vec::new(),
+        };
+        // Generalized nodes have few possible keys: index an array by the
+        // key (slot = class id + 1) instead of hashing.
+        if span <= (4 * nb as u128).max(1 << 16) {
+            let mut slot = vec![0u32; span as usize];
+            for (b, &key) in keys.iter().enumerate() {
+                let s = &mut slot[key as usize];
+                if *s == 0 {
+                    *s = classes.sizes.len() as u32 + 1;
+                    classes.sizes.push(0);
+                    classes.representative.push(b as u32);
+                }
+                classes.sizes[*s as usize - 1] += self.bottom_sizes[b];
+                classes.of_bottom.push(*s - 1);
             }
-            sizes[id as usize] += self.bottom_sizes[b];
-            of_bottom.push(id);
+        } else {
+            let mut ids: FxHashMap<u64, u32> = FxHashMap::default();
+            for (b, &key) in keys.iter().enumerate() {
+                let next = ids.len() as u32;
+                let id = *ids.entry(key).or_insert(next);
+                if id == next {
+                    classes.sizes.push(0);
+                    classes.representative.push(b as u32);
+                }
+                classes.sizes[id as usize] += self.bottom_sizes[b];
+                classes.of_bottom.push(id);
+            }
         }
-        Classes {
-            of_bottom,
-            sizes,
-            representative,
-        }
+        classes
     }
 
     /// Class id of every row.

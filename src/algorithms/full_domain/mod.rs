@@ -461,11 +461,14 @@ impl State<'_> {
             })
             .collect();
         keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let exact = self.ev.bound_is_exact();
         let mut best: Option<(f64, usize, usize)> = None;
         for batch in keyed.chunks(BATCH * rayon::current_num_threads().max(1)) {
+            // With an exact bound a tie in the bound is a tie in the metric,
+            // which the earlier node (lower, then smaller) wins already.
             let live: Vec<usize> = batch
                 .iter()
-                .filter(|(lb, _, _)| best.is_none_or(|b| *lb <= b.0))
+                .filter(|(lb, _, _)| best.is_none_or(|b| *lb < b.0 || (!exact && *lb == b.0)))
                 .map(|&(_, _, v)| v)
                 .collect();
             if live.is_empty() {
