@@ -301,17 +301,17 @@ impl Hierarchy {
         let missing_leaf = self.leaf_index("?");
         let mut labels: Vec<Vec<Box<str>>> = self.labels.clone();
         let mut ids = Vec::with_capacity(self.levels());
-        for level in 0..self.levels() {
+        for (level, (names, nodes)) in labels.iter_mut().zip(&self.nodes).enumerate() {
             let mut t: Vec<u32> = leaf_of_code[..col.missing_code() as usize]
                 .iter()
-                .map(|&leaf| self.nodes[level][leaf as usize])
+                .map(|&leaf| nodes[leaf as usize])
                 .collect();
             t.push(match missing_leaf {
-                Some(leaf) => self.nodes[level][leaf],
+                Some(leaf) => nodes[leaf],
                 None if level == top => 0,
                 None => {
-                    labels[level].push("?".into());
-                    (labels[level].len() - 1) as u32
+                    names.push("?".into());
+                    (names.len() - 1) as u32
                 }
             });
             ids.push(t);
@@ -508,8 +508,8 @@ impl HierarchySet {
         Ok(set)
     }
 
-    /// The CLI's `--hierarchies` value: a directory, or comma-separated
-    /// `column=FILE` pairs.
+    /// The CLI's `--hierarchies` value: a directory, comma-separated
+    /// `column=FILE` pairs, or one file named like `*hierarchy_<column>.csv`.
     pub fn load_spec(spec: &str) -> Result<Self> {
         if spec.contains('=') {
             let pairs = spec
@@ -527,11 +527,17 @@ impl HierarchySet {
             Self::load_pairs(&pairs)
         } else {
             let path = Path::new(spec);
+            let named = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(arx::attribute_from_file_name);
             if path.is_dir() {
                 Self::load_dir(path)
+            } else if let (true, Some(attr)) = (path.is_file(), named) {
+                Self::load_pairs(&[(attr.to_string(), path.to_path_buf())])
             } else {
                 Err(Error::Parameter(format!(
-                    "hierarchies: '{spec}' is not a directory; give a directory of '*hierarchy_<column>.csv' files or 'column=FILE,...' pairs"
+                    "hierarchies: '{spec}' is neither a directory nor a '*hierarchy_<column>.csv' file; give a directory of '*hierarchy_<column>.csv' files or 'column=FILE,...' pairs"
                 )))
             }
         }
@@ -688,7 +694,7 @@ mod tests {
         assert!(HierarchySet::load_spec("a")
             .unwrap_err()
             .to_string()
-            .contains("not a directory"));
+            .contains("neither a directory nor"));
         assert!(HierarchySet::load_spec("a=")
             .unwrap_err()
             .to_string()
