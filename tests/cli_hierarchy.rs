@@ -13,6 +13,14 @@ fn anonlab() -> Command {
     Command::cargo_bin("anonlab").unwrap()
 }
 
+fn build(data: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    anonlab()
+        .args(["hierarchy", "build"])
+        .arg(data)
+        .args(args)
+        .assert()
+}
+
 /// 10 people: age 21..=30 one each, zip 47677 ×4, 47602 ×3, 47905 ×3.
 fn people(dir: &Path) -> std::path::PathBuf {
     let mut text = String::from("age,zip\n");
@@ -69,20 +77,15 @@ fn build_intervals_previews_levels_and_writes_arx_csv() {
 fn build_mask_and_frequency_on_zip_codes() {
     let dir = tempfile::tempdir().unwrap();
     let data = people(dir.path());
-    anonlab()
-        .args(["hierarchy", "build"])
-        .arg(&data)
-        .args(["--column", "zip", "--categorical", "zip", "--mask"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("4767*"))
-        .stdout(predicate::str::is_match(r"\n +2 +2 +3 +3 +7  476\*\*, 479\*\*\n").unwrap());
+    build(
+        &data,
+        &["--column", "zip", "--categorical", "zip", "--mask"],
+    )
+    .success()
+    .stdout(predicate::str::contains("4767*"))
+    .stdout(predicate::str::is_match(r"\n +2 +2 +3 +3 +7  476\*\*, 479\*\*\n").unwrap());
     // 47602 (3) and 47905 (3) are rarer than 4 and merge first; 47677 (4) stays.
-    anonlab()
-        .args(["hierarchy", "build"])
-        .arg(&data)
-        .args(["--column", "zip", "--group-by-frequency", "4"])
-        .assert()
+    build(&data, &["--column", "zip", "--group-by-frequency", "4"])
         .success()
         .stdout(predicate::str::contains("{47602,47905}, 47677"));
 }
@@ -91,15 +94,14 @@ fn build_mask_and_frequency_on_zip_codes() {
 fn build_mapping_inline_names_unmapped_values() {
     let dir = tempfile::tempdir().unwrap();
     let data = people(dir.path());
-    anonlab()
-        .args(["hierarchy", "build"])
-        .arg(&data)
-        .args(["--column", "zip", "--mapping", "North=47677,47602"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "lacks 1 value(s) of column 'zip': '47905' (3 rows)",
-        ));
+    build(
+        &data,
+        &["--column", "zip", "--mapping", "North=47677,47602"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains(
+        "lacks 1 value(s) of column 'zip': '47905' (3 rows)",
+    ));
 }
 
 #[test]
@@ -126,29 +128,24 @@ fn show_names_file_row_value_and_level_of_a_conflict() {
 fn build_takes_exactly_one_method() {
     let dir = tempfile::tempdir().unwrap();
     let data = people(dir.path());
-    anonlab()
-        .args(["hierarchy", "build"])
-        .arg(&data)
-        .args(["--column", "age", "--mask", "--intervals", "5"])
-        .assert()
+    build(&data, &["--column", "age", "--mask", "--intervals", "5"])
         .failure()
         .stderr(predicate::str::contains("cannot be used with"));
-    anonlab()
-        .args(["hierarchy", "build"])
-        .arg(&data)
-        .args([
+    build(
+        &data,
+        &[
             "--column",
             "zip",
             "--categorical",
             "zip",
             "--intervals",
             "5",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "intervals need a numeric column; 'zip' is categorical",
-        ));
+        ],
+    )
+    .code(2)
+    .stderr(predicate::str::contains(
+        "intervals need a numeric column; 'zip' is categorical",
+    ));
 }
 
 #[test]
