@@ -20,6 +20,7 @@ use super::anonymize::{
     QueryOutcome,
 };
 use super::keymap::{Action, KeyMap};
+use super::mark::MarkDialog;
 use super::ui;
 use super::worker::{JobFn, JobId, Worker, WorkerMsg};
 use crate::data::{
@@ -87,6 +88,19 @@ const MAX_COLUMN_WIDTH: usize = 24;
 struct SemiCells {
     spec: CellSensitivity,
     bits: Arc<FixedBitSet>,
+    /// Set bits of `bits`, kept so drawing never counts.
+    count: usize,
+}
+
+impl SemiCells {
+    fn new(spec: CellSensitivity, bits: FixedBitSet) -> Self {
+        let count = bits.count_ones(..);
+        SemiCells {
+            spec,
+            bits: Arc::new(bits),
+            count,
+        }
+    }
 }
 
 /// A failure shown over the screen until `Esc`.
@@ -257,6 +271,8 @@ pub struct App {
     screen: Screen,
     help: bool,
     popup: Option<Popup>,
+    /// The open "mark sensitive cells" dialog (modal).
+    mark: Option<MarkDialog>,
     notice: Option<String>,
     quit: bool,
     size: (u16, u16),
@@ -271,6 +287,8 @@ pub struct App {
     query_worker: Worker<QueryOutcome>,
     /// Bumped on every role change: anonymization inputs include it.
     roles_generation: u64,
+    /// Bumped on every change of cell sensitivity, for the same reason.
+    cells_generation: u64,
     /// The original table's risk for the roles it was measured with.
     before: Option<(BeforeKey, Arc<Before>)>,
     /// Where `SaveProject` writes; [`DEFAULT_PROJECT_FILE`] when unset.
@@ -312,10 +330,7 @@ impl App {
         let mut cells = vec![None; ds.n_cols()];
         for (&c, spec) in &sensitivity {
             let bits = spec.resolve(&ds, ds.col(c).name())?;
-            cells[c] = Some(SemiCells {
-                spec: spec.clone(),
-                bits: Arc::new(bits),
-            });
+            cells[c] = Some(SemiCells::new(spec.clone(), bits));
         }
         let label = match &source {
             Some(p) => p.file_name().map_or_else(
@@ -338,6 +353,7 @@ impl App {
             screen: Screen::Data,
             help: false,
             popup: None,
+            mark: None,
             notice: None,
             quit: false,
             size: (80, 24),
@@ -368,6 +384,7 @@ impl App {
             anon_worker: Worker::inline(),
             query_worker: Worker::inline(),
             roles_generation: 0,
+            cells_generation: 0,
             before: None,
             project_path: None,
         };
@@ -466,6 +483,19 @@ impl App {
     }
     pub fn popup(&self) -> Option<&Popup> {
         self.popup.as_ref()
+    }
+    /// The open "mark sensitive cells" dialog; while it is open, input is
+    /// translated with [`KeyMap::translate_dialog`].
+    pub fn mark_dialog(&self) -> Option<&MarkDialog> {
+        self.mark.as_ref()
+    }
+    /// Sensitive cells per semi-sensitive column, in column order.
+    pub fn sensitive_counts(&self) -> Vec<(usize, usize)> {
+        self.roles
+            .with(Role::SemiSensitive)
+            .into_iter()
+            .map(|c| (c, self.cells[c].as_ref().map_or(0, |s| s.count)))
+            .collect()
     }
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
@@ -580,6 +610,7 @@ impl App {
                     self.popup = None;
                 }
             }
+            _ if self.mark.is_some() => self.step_mark(action),
             _ if self.help => {
                 if matches!(action, Action::Cancel | Action::ToggleHelp) {
                     self.help = false;
@@ -799,6 +830,10 @@ impl App {
                 self.toggle_sensitivity();
                 return;
             }
+            Action::MarkCells => {
+                self.open_mark_dialog();
+                return;
+            }
             _ => return,
         }
         self.follow_cursor();
@@ -964,25 +999,97 @@ impl App {
             return;
         }
         if self.roles.get(col) != Role::SemiSensitive {
-            let key = self
-                .keymap
-                .help(Screen::Data)
-                .into_iter()
-                .find(|l| l.help == "role: semi-sensitive")
-                .map_or_else(String::new, |l| format!(" (key {})", l.keys));
-            self.notice = Some(format!(
-                "only cells of semi-sensitive columns can be marked sensitive{key}"
-            ));
+            self.explain_not_semi_sensitive();
             return;
         }
         let Some(cells) = self.cells[col].as_mut() else {
             return;
         };
         cells.spec.toggle(row as u32);
-        Arc::make_mut(&mut cells.bits).toggle(row);
+        let bits = Arc::make_mut(&mut cells.bits);
+        bits.toggle(row);
+        cells.count = bits.count_ones(..);
+        self.cells_generation += 1;
         self.refresh_stats();
         if self.risk.known[col] {
             self.request_risk();
+        }
+    }
+
+    fn explain_not_semi_sensitive(&mut self) {
+        let key = self
+            .keymap
+            .help(Screen::Data)
+            .into_iter()
+            .find(|l| l.help == "role: semi-sensitive")
+            .map_or_else(String::new, |l| format!(" (key {})", l.keys));
+        self.notice = Some(format!(
+            "only cells of semi-sensitive columns can be marked sensitive{key}"
+        ));
+    }
+
+    fn open_mark_dialog(&mut self) {
+        let col = self.data.col;
+        if self.ds.n_cols() == 0 {
+            return;
+        }
+        if self.roles.get(col) != Role::SemiSensitive {
+            self.explain_not_semi_sensitive();
+            return;
+        }
+        let Some(cells) = &self.cells[col] else {
+            return;
+        };
+        self.mark = Some(MarkDialog::open(
+            &self.ds,
+            col,
+            &cells.spec,
+            cells.count,
+            self.params.seed,
+        ));
+    }
+
+    /// The dialog is modal: it takes every action but quitting and resizing
+    /// (handled before), and Enter applies it — or, when the fields do not
+    /// make a source the data accepts, shows why and stays open.
+    fn step_mark(&mut self, action: &Action) {
+        let Some(d) = self.mark.as_mut() else {
+            return;
+        };
+        match *action {
+            Action::Cancel => self.mark = None,
+            Action::Up => d.move_focus(-1),
+            Action::Down => d.move_focus(1),
+            Action::Left => d.choose(-1),
+            Action::Right => d.choose(1),
+            Action::TypeChar(c) => d.type_char(c),
+            Action::DeleteChar => d.delete_char(),
+            Action::Confirm => {
+                let col = d.column;
+                let name = self.ds.col(col).name();
+                let resolved = d.source(&self.ds).and_then(|source| {
+                    let spec = CellSensitivity::new(source);
+                    let bits = spec.resolve(&self.ds, name).map_err(|e| e.to_string())?;
+                    Ok(SemiCells::new(spec, bits))
+                });
+                match resolved {
+                    Ok(cells) => {
+                        self.notice = Some(format!(
+                            "{name}: {} sensitive cells",
+                            crate::format::thousands(cells.count as u64)
+                        ));
+                        self.cells[col] = Some(cells);
+                        self.mark = None;
+                        self.cells_generation += 1;
+                        self.refresh_stats();
+                        if self.risk.known[col] {
+                            self.request_risk();
+                        }
+                    }
+                    Err(e) => d.error = Some(e),
+                }
+            }
+            _ => {}
         }
     }
 
@@ -990,10 +1097,10 @@ impl App {
     fn ensure_semi_cells(&mut self) {
         for c in self.roles.with(Role::SemiSensitive) {
             if self.cells[c].is_none() {
-                self.cells[c] = Some(SemiCells {
-                    spec: CellSensitivity::default(),
-                    bits: Arc::new(FixedBitSet::with_capacity(self.ds.n_rows())),
-                });
+                self.cells[c] = Some(SemiCells::new(
+                    CellSensitivity::default(),
+                    FixedBitSet::with_capacity(self.ds.n_rows()),
+                ));
             }
         }
     }
@@ -1069,7 +1176,7 @@ impl App {
         let c = self.data.col;
         let role = self.roles.get(c);
         let sensitive = (role == Role::SemiSensitive)
-            .then(|| self.cells[c].as_ref().map_or(0, |s| s.bits.count_ones(..)));
+            .then(|| self.cells[c].as_ref().map_or(0, |s| s.count));
         if self.stats.column == c && !self.stats.name.is_empty() {
             self.stats.role = role;
             self.stats.sensitive = sensitive;

@@ -70,6 +70,15 @@ pub enum Action {
     NextSeed,
     /// Write the session to the project file.
     SaveProject,
+    /// Open the dialog that marks the focused semi-sensitive column's
+    /// sensitive cells by rule, density or flag column.
+    MarkCells,
+    /// Apply the open dialog.
+    Confirm,
+    /// A character typed into the open dialog's text field.
+    TypeChar(char),
+    /// Delete the last character of the open dialog's text field.
+    DeleteChar,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
 }
@@ -79,6 +88,9 @@ pub enum Action {
 pub enum Scope {
     Global,
     Screen(Screen),
+    /// An open dialog: its bindings, and every other plain character is
+    /// typed into it.
+    Dialog,
 }
 
 /// One physical input: a key with its modifiers, or a wheel notch.
@@ -140,6 +152,7 @@ impl Input {
             KeyCode::BackTab => "Shift-Tab".into(),
             KeyCode::Enter => "Enter".into(),
             KeyCode::Esc => "Esc".into(),
+            KeyCode::Backspace => "Backspace".into(),
             KeyCode::F(n) => format!("F{n}"),
             other => format!("{other:?}"),
         };
@@ -188,6 +201,7 @@ impl Default for KeyMap {
         let data = Scope::Screen(Screen::Data);
         let risk = Scope::Screen(Screen::Risk);
         let anon = Scope::Screen(Screen::Anonymize);
+        let dialog = Scope::Dialog;
         let b = |scope, inputs: &[Input], action, help| Binding {
             scope,
             inputs: inputs.to_vec(),
@@ -259,6 +273,12 @@ impl Default for KeyMap {
                 &[I::ch(' ')],
                 A::ToggleSensitivity,
                 "mark/unmark the cell sensitive (semi-sensitive columns)",
+            ),
+            b(
+                data,
+                &[I::ch('m')],
+                A::MarkCells,
+                "mark the column's sensitive cells by rule, density or flag",
             ),
             // Risk screen.
             b(
@@ -363,6 +383,30 @@ impl Default for KeyMap {
                 A::Recompute,
                 "run again",
             ),
+            // An open dialog.
+            b(dialog, &[I::key(K::Enter)], A::Confirm, "apply"),
+            b(
+                dialog,
+                &[I::key(K::Tab), I::key(K::Down)],
+                A::Down,
+                "next field",
+            ),
+            b(
+                dialog,
+                &[I::key(K::BackTab), I::key(K::Up)],
+                A::Up,
+                "previous field",
+            ),
+            b(dialog, &[I::key(K::Left)], A::Left, "previous choice"),
+            b(dialog, &[I::key(K::Right)], A::Right, "next choice"),
+            b(
+                dialog,
+                &[I::key(K::Backspace)],
+                A::DeleteChar,
+                "delete a character",
+            ),
+            b(dialog, &[I::key(K::Esc)], A::Cancel, "close"),
+            b(dialog, &[I::ctrl('c')], A::Quit, "quit"),
             // Everywhere.
             b(
                 Scope::Global,
@@ -445,6 +489,45 @@ impl KeyMap {
             Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
             _ => None,
         }
+    }
+
+    /// The action for a terminal event while a dialog is open: the
+    /// dialog's bindings, and any other character (with or without Shift)
+    /// typed into its text field. Screen and global keys do not apply, so
+    /// typing `q` into a rule does not quit.
+    pub fn translate_dialog(&self, event: &Event) -> Option<Action> {
+        match event {
+            Event::Key(k) if k.kind != KeyEventKind::Release => {
+                let input = Input::from_key(k);
+                let bound = self
+                    .bindings
+                    .iter()
+                    .find(|b| b.scope == Scope::Dialog && b.inputs.contains(&input))
+                    .map(|b| b.action);
+                match (bound, input) {
+                    (Some(a), _) => Some(a),
+                    (None, Input::Key(KeyCode::Char(c), mods))
+                        if !mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                    {
+                        Some(Action::TypeChar(c))
+                    }
+                    _ => None,
+                }
+            }
+            Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
+            _ => None,
+        }
+    }
+
+    /// The keys bound to an action in a scope, as the help overlay writes
+    /// them (`"Tab ↓"`), for the hints a dialog draws.
+    pub fn keys_for(&self, scope: Scope, action: Action) -> String {
+        self.bindings
+            .iter()
+            .filter(|b| b.scope == scope && b.action == action)
+            .flat_map(|b| b.inputs.iter().map(Input::label))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The help overlay's lines for a screen: its own bindings, then the
@@ -582,5 +665,31 @@ mod tests {
             .iter()
             .any(|l| l.keys == "q Ctrl-c" && l.help == "quit"));
         assert!(!help.iter().any(|l| l.help == "recompute"));
+    }
+
+    #[test]
+    fn a_dialog_takes_typed_characters_but_keeps_its_own_keys() {
+        let km = KeyMap::default();
+        let on = |code, mods| km.translate_dialog(&key(code, mods));
+        let none = KeyModifiers::NONE;
+        assert_eq!(on(KeyCode::Char('q'), none), Some(Action::TypeChar('q')));
+        assert_eq!(
+            on(KeyCode::Char('>'), KeyModifiers::SHIFT),
+            Some(Action::TypeChar('>'))
+        );
+        assert_eq!(on(KeyCode::Enter, none), Some(Action::Confirm));
+        assert_eq!(on(KeyCode::Backspace, none), Some(Action::DeleteChar));
+        assert_eq!(on(KeyCode::Esc, none), Some(Action::Cancel));
+        assert_eq!(on(KeyCode::Tab, none), Some(Action::Down));
+        assert_eq!(
+            on(KeyCode::Char('c'), KeyModifiers::CONTROL),
+            Some(Action::Quit)
+        );
+        assert_eq!(on(KeyCode::Char('x'), KeyModifiers::ALT), None);
+        assert_eq!(km.keys_for(Scope::Dialog, Action::Down), "Tab ↓");
+        assert_eq!(
+            km.translate(Screen::Data, &key(KeyCode::Char('m'), none)),
+            Some(Action::MarkCells)
+        );
     }
 }

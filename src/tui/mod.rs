@@ -5,12 +5,14 @@
 //! waits for one event — a key or mouse input, a worker message, or a tick —
 //! applies it to the [`App`], then draws once. Everything else lives in the
 //! submodules: `keymap` (input → [`Action`]), `app` (state and
-//! `App::step`), `anonymize` (the Anonymize screen's model and jobs),
-//! `worker` (a background job slot; one per kind of job), `ui` (drawing).
+//! `App::step`), `mark` (the dialog marking sensitive cells), `anonymize`
+//! (the Anonymize screen's model and jobs), `worker` (a background job
+//! slot; one per kind of job), `ui` (drawing).
 
 mod anonymize;
 mod app;
 mod keymap;
+mod mark;
 mod ui;
 mod worker;
 
@@ -40,6 +42,7 @@ pub use app::{
     Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
 };
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
+pub use mark::{MarkDialog, MarkField, MarkMode};
 pub use ui::draw;
 pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
 pub use worker::{JobId, Worker, WorkerMsg};
@@ -90,7 +93,12 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
         }
         match rx.recv_timeout(TICK) {
             Ok(Event::Input(ev)) => {
-                if let Some(action) = keymap.translate(app.screen(), &ev) {
+                let action = if app.mark_dialog().is_some() {
+                    keymap.translate_dialog(&ev)
+                } else {
+                    keymap.translate(app.screen(), &ev)
+                };
+                if let Some(action) = action {
                     app.step(&action);
                 }
             }

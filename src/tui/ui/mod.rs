@@ -5,6 +5,7 @@
 
 mod anonymize;
 mod data;
+mod mark;
 mod risk;
 pub mod widgets;
 
@@ -60,6 +61,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     draw_status(frame, b.status, app);
     if app.help_visible() {
         draw_help(frame, b.body, app);
+    }
+    if let Some(d) = app.mark_dialog() {
+        mark::draw(frame, b.body, app, d);
     }
     if let Some(p) = app.popup() {
         draw_popup(frame, b.body, &p.title, &p.message);
