@@ -14,7 +14,6 @@ mod common;
 use anonlab::algorithms::lgb::{lgb_mdp, lgb_ncp};
 use anonlab::algorithms::{Options, Request};
 use anonlab::data::{CellSensitivity, Dataset, SensitivitySource};
-use anonlab::privacy::verify;
 use anonlab::progress::Progress;
 use anonlab::release::Release;
 use fixedbitset::FixedBitSet;
@@ -56,52 +55,13 @@ fn request<'a>(ds: &'a Dataset, t_closeness: &[&str]) -> Request<'a> {
     }
 }
 
-/// What must hold of either release, checked against the request's masks
-/// (not the algorithm's bookkeeping): every published sensitive cell is
-/// bucketed and no other; suppressed rows are exactly those of QI subsets
-/// smaller than k; the verifier accepts every claim.
-fn check(r: &Release, ds: &Dataset, req: &Request<'_>) {
-    let v = verify(r, ds);
-    assert!(v.all_hold(), "{v}");
-    let n = ds.n_rows();
-    // Rows per sensitivity pattern, counted from the masks.
-    let key = |row: usize| -> Vec<bool> {
-        req.options
-            .semi_sensitive
-            .iter()
-            .map(|(_, b)| b.contains(row))
-            .collect()
-    };
-    let mut sizes = std::collections::HashMap::new();
-    for row in 0..n {
-        *sizes.entry(key(row)).or_insert(0usize) += 1;
-    }
-    let expected: Vec<u32> = (0..n as u32)
-        .filter(|&r| sizes[&key(r as usize)] < req.k as usize)
-        .collect();
-    assert_eq!(r.suppressed_rows, expected);
-    let mut published = FixedBitSet::with_capacity(n);
-    for g in &r.groups {
-        for &row in &g.rows {
-            published.insert(row as usize);
-        }
-    }
-    for (c, bits) in &req.options.semi_sensitive {
-        let mut want = bits.clone();
-        want.intersect_with(&published);
-        let mut got = FixedBitSet::with_capacity(n);
-        for b in &r.local_buckets_of(*c).unwrap().buckets {
-            for &row in &b.rows {
-                got.insert(row as usize);
-            }
-        }
-        assert_eq!(got, want, "{}", ds.col(*c).name());
-        // round(0.2 · 30162) = 6032 cells drawn per attribute.
+/// The shared LGB checks (verifier, suppression, bucketed cells against
+/// the masks), and the density's cell count: round(0.2 · 30162) = 6032.
+fn check(r: &Release, req: &Request<'_>) {
+    common::lgb::check_release(r, req).unwrap();
+    for (_, bits) in &req.options.semi_sensitive {
         assert_eq!(bits.count_ones(..), 6032);
     }
-    let salary = r.local_buckets_of(req.sensitive[0]).unwrap();
-    assert_eq!(salary.cells(), published.count_ones(..));
-    assert!(r.groups.iter().all(|g| g.rows.len() >= 5));
 }
 
 #[test]
@@ -121,7 +81,7 @@ fn lgb_mdp_on_adult_passes_the_verifier() {
     let Some(ds) = common::adult() else { return };
     let req = request(&ds, &["sex", "salary-class"]);
     let r = lgb_mdp(&req, &Progress::new()).unwrap();
-    check(&r, &ds, &req);
+    check(&r, &req);
 }
 
 #[test]
@@ -129,6 +89,6 @@ fn lgb_ncp_on_adult_passes_the_verifier() {
     let Some(ds) = common::adult() else { return };
     let req = request(&ds, &["sex", "salary-class"]);
     let r = lgb_ncp(&req, &Progress::new()).unwrap();
-    check(&r, &ds, &req);
+    check(&r, &req);
     assert_eq!(r.params.seed, Some(SEED));
 }

@@ -7,6 +7,8 @@
 #[cfg(feature = "tui")]
 pub mod screen;
 
+pub mod lgb;
+
 use std::path::PathBuf;
 
 use anonlab::algorithms::Request;
