@@ -7,6 +7,7 @@
 //! parameters up front with a message that says what to change.
 
 mod anatomy;
+pub mod arp;
 mod cbg;
 pub mod lgb;
 pub mod full_domain;
@@ -76,6 +77,10 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(lgb::Lgb::ncp()),
         Box::new(full_domain::FullDomain),
         Box::new(crate::construction::Construction),
+        Box::new(arp::Arp::anatomy()),
+        Box::new(arp::Arp::generalization()),
+        Box::new(arp::Aip),
+        Box::new(arp::At),
     ]
 }
 
