@@ -1,0 +1,251 @@
+//! Screen tests of the LGB workflow in the TUI (issue 4, item 7): the Data
+//! screen's dialog marking the sensitive cells of a semi-sensitive column
+//! by rule, density or flag column, and the count of sensitive cells per
+//! attribute. The app runs on the embedded demo (occupation semi-sensitive,
+//! its sensitive cells flagged by `hide_occupation`), is driven with
+//! actions, drawn into ratatui's `TestBackend` and checked against figures
+//! counted here from the data, and with insta snapshots.
+#![cfg(feature = "tui")]
+
+mod common;
+
+use anonlab::data::{Role, SensitivitySource};
+use anonlab::session::Session;
+use anonlab::tui::{Action, App, MarkMode};
+use common::screen::{render, text};
+
+fn demo(width: u16, height: u16) -> App {
+    let mut app = App::new(Session::demo().unwrap()).unwrap();
+    app.step(&Action::Resize(width, height));
+    app
+}
+
+fn steps(app: &mut App, actions: &[Action]) {
+    for a in actions {
+        app.step(a);
+    }
+}
+
+fn type_text(app: &mut App, s: &str) {
+    for c in s.chars() {
+        app.step(&Action::TypeChar(c));
+    }
+}
+
+/// The cursor moved onto a column of the demo.
+fn focus(app: &mut App, column: &str) {
+    let c = app.dataset().column_index(column).unwrap();
+    app.step(&Action::RowStart);
+    for _ in 0..c {
+        app.step(&Action::Right);
+    }
+    assert_eq!(app.data_view().col, c);
+}
+
+/// Rows of the demo whose `column` is a number satisfying `keep`, counted
+/// from the raw values (not through the rule engine under test).
+fn count_rows(app: &App, column: &str, keep: impl Fn(f64) -> bool) -> usize {
+    let col = app.dataset().column(column).unwrap();
+    (0..app.dataset().n_rows())
+        .filter(|&r| {
+            col.display(col.code(r))
+                .parse::<f64>()
+                .is_ok_and(&keep)
+        })
+        .count()
+}
+
+fn occupation(app: &App) -> usize {
+    app.dataset().column_index("occupation").unwrap()
+}
+
+#[test]
+fn the_dialog_marks_cells_by_rule() {
+    let mut app = demo(120, 30);
+    focus(&mut app, "occupation");
+    app.step(&Action::MarkCells);
+    let d = app.mark_dialog().expect("the dialog opens");
+    // The demo flags occupation cells by hide_occupation: the dialog
+    // starts there and offers that column.
+    assert_eq!(d.mode, MarkMode::Flag);
+    // To the rule mode, then type the rule.
+    steps(&mut app, &[Action::Left, Action::Left]);
+    assert_eq!(app.mark_dialog().unwrap().mode, MarkMode::Rule);
+    type_text(&mut app, "age>=60");
+    insta::assert_snapshot!("rule_dialog", text(&render(&app)));
+
+    app.step(&Action::Confirm);
+    assert!(app.mark_dialog().is_none(), "Enter applies and closes");
+    let expected = count_rows(&app, "age", |a| a >= 60.0);
+    assert!(expected > 0 && expected < app.dataset().n_rows());
+    let occ = occupation(&app);
+    assert_eq!(app.sensitive_counts(), vec![(occ, expected)]);
+    assert_eq!(app.column_stats().sensitive, Some(expected));
+    // Every marked cell is on a row aged 60 or more, and vice versa.
+    let age = app.dataset().column("age").unwrap();
+    for r in 0..app.dataset().n_rows() {
+        let old = age.display(age.code(r)).parse::<f64>().unwrap() >= 60.0;
+        assert_eq!(app.is_sensitive(r, occ), old, "row {r}");
+    }
+    // Saved in the project as the rule, not as the cells.
+    let p = app.to_project();
+    assert_eq!(
+        p.sensitivity["occupation"].source,
+        SensitivitySource::Rule {
+            rule: "age>=60".into()
+        }
+    );
+    assert!(p.sensitivity["occupation"].toggled.is_empty());
+    let t = text(&render(&app));
+    assert!(
+        t.contains(&format!("occupation {expected} (")),
+        "count on the table's border: {t}"
+    );
+    insta::assert_snapshot!("rule_applied", t);
+}
+
+#[test]
+fn the_dialog_marks_cells_by_density_and_shows_the_seed() {
+    let mut app = demo(110, 30);
+    focus(&mut app, "occupation");
+    app.step(&Action::MarkCells);
+    // Flag → density is one step left.
+    app.step(&Action::Left);
+    assert_eq!(app.mark_dialog().unwrap().mode, MarkMode::Density);
+    // Typing on the mode line goes to the density field: clear it first.
+    app.step(&Action::Down);
+    for _ in 0..3 {
+        app.step(&Action::DeleteChar);
+    }
+    type_text(&mut app, "30%");
+    app.step(&Action::Down);
+    for _ in 0..2 {
+        app.step(&Action::DeleteChar);
+    }
+    type_text(&mut app, "7");
+    let t = text(&render(&app));
+    assert!(t.contains("30%") && t.contains("seed"), "{t}");
+    insta::assert_snapshot!("density_dialog", t);
+    app.step(&Action::Confirm);
+    let n = app.dataset().n_rows();
+    let expected = (0.3 * n as f64).round() as usize;
+    assert_eq!(app.sensitive_counts(), vec![(occupation(&app), expected)]);
+    assert_eq!(app.seed(), Some(7));
+    let t = text(&render(&app));
+    assert!(t.contains("seed 7"), "the seed is on the status bar: {t}");
+    assert_eq!(
+        app.to_project().sensitivity["occupation"].source,
+        SensitivitySource::Density {
+            density: 0.3,
+            seed: 7
+        }
+    );
+}
+
+#[test]
+fn a_bad_rule_is_shown_in_the_dialog_which_stays_open() {
+    let mut app = demo(110, 30);
+    focus(&mut app, "occupation");
+    let before = app.sensitive_counts();
+    app.step(&Action::MarkCells);
+    steps(&mut app, &[Action::Right]);
+    assert_eq!(app.mark_dialog().unwrap().mode, MarkMode::Clear);
+    app.step(&Action::Right);
+    assert_eq!(app.mark_dialog().unwrap().mode, MarkMode::Rule);
+    type_text(&mut app, "agee>=60");
+    app.step(&Action::Confirm);
+    let d = app.mark_dialog().expect("still open");
+    let e = d.error.as_deref().expect("an error");
+    assert!(e.contains("agee"), "{e}");
+    assert_eq!(app.sensitive_counts(), before, "nothing changed");
+    insta::assert_snapshot!("rule_error", text(&render(&app)));
+    // Fixing the text clears the error; Esc closes without applying.
+    app.step(&Action::DeleteChar);
+    assert!(app.mark_dialog().unwrap().error.is_none());
+    app.step(&Action::Cancel);
+    assert!(app.mark_dialog().is_none());
+    assert_eq!(app.sensitive_counts(), before);
+}
+
+#[test]
+fn a_bad_density_is_refused_with_its_value() {
+    let mut app = demo(110, 30);
+    focus(&mut app, "occupation");
+    app.step(&Action::MarkCells);
+    steps(&mut app, &[Action::Left, Action::Down]);
+    type_text(&mut app, "x");
+    app.step(&Action::Confirm);
+    let e = app.mark_dialog().unwrap().error.clone().unwrap();
+    assert!(e.contains("'0.2x'") && e.contains("between 0 and 1"), "{e}");
+    app.step(&Action::DeleteChar);
+    app.step(&Action::DeleteChar);
+    app.step(&Action::DeleteChar);
+    app.step(&Action::DeleteChar);
+    type_text(&mut app, "150%");
+    app.step(&Action::Confirm);
+    let e = app.mark_dialog().unwrap().error.clone().unwrap();
+    assert!(e.contains("'150%'"), "{e}");
+}
+
+#[test]
+fn keys_typed_in_the_dialog_do_not_reach_the_screen() {
+    let mut app = demo(110, 30);
+    focus(&mut app, "occupation");
+    app.step(&Action::MarkCells);
+    // `S` would be a role key and `1` a screen switch outside the dialog.
+    steps(
+        &mut app,
+        &[
+            Action::TypeChar('S'),
+            Action::SetRole(Role::Sensitive),
+            Action::ShowScreen(anonlab::tui::Screen::Risk),
+        ],
+    );
+    assert_eq!(app.screen(), anonlab::tui::Screen::Data);
+    assert_eq!(app.roles().get(occupation(&app)), Role::SemiSensitive);
+}
+
+#[test]
+fn the_dialog_is_for_semi_sensitive_columns_only() {
+    let mut app = demo(110, 30);
+    focus(&mut app, "age");
+    app.step(&Action::MarkCells);
+    assert!(app.mark_dialog().is_none());
+    assert!(app.notice().unwrap().contains("semi-sensitive"));
+}
+
+#[test]
+fn counts_per_semi_sensitive_attribute_follow_every_change() {
+    let mut app = demo(120, 30);
+    let occ = occupation(&app);
+    let flagged = {
+        let col = app.dataset().column("hide_occupation").unwrap();
+        (0..app.dataset().n_rows())
+            .filter(|&r| col.display(col.code(r)) == "1")
+            .count()
+    };
+    assert_eq!(app.sensitive_counts(), vec![(occ, flagged)]);
+    // age becomes semi-sensitive: no cell yet, then a rule.
+    focus(&mut app, "age");
+    app.step(&Action::SetRole(Role::SemiSensitive));
+    let age = app.dataset().column_index("age").unwrap();
+    assert_eq!(app.sensitive_counts(), vec![(age, 0), (occ, flagged)]);
+    app.step(&Action::MarkCells);
+    type_text(&mut app, "age<30");
+    app.step(&Action::Confirm);
+    let young = count_rows(&app, "age", |a| a < 30.0);
+    assert_eq!(app.sensitive_counts(), vec![(age, young), (occ, flagged)]);
+    // A hand toggle moves the count by one.
+    app.step(&Action::ToggleSensitivity);
+    let first_young = app.is_sensitive(0, age);
+    let after = if first_young { young + 1 } else { young - 1 };
+    assert_eq!(app.sensitive_counts()[0], (age, after));
+    let t = text(&render(&app));
+    let line = t.lines().find(|l| l.contains("sensitive cells:")).unwrap();
+    assert!(
+        line.contains(&format!("age {after} ("))
+            && line.contains(&format!("occupation {flagged} (")),
+        "{line}"
+    );
+    insta::assert_snapshot!("counts", t);
+}
