@@ -17,6 +17,7 @@ use anonlab::release::{write_csv, write_json};
 use anonlab::session::Session;
 
 use super::hierarchy_args::{self, HierarchyArgs};
+use super::lgb_args::LgbArgs;
 use super::{thousands, CsvArgs};
 
 /// The columns and how to read the file: shared by both commands.
@@ -43,13 +44,15 @@ pub struct Columns {
     pub csv: CsvArgs,
     #[command(flatten)]
     pub hierarchy: HierarchyArgs,
+    #[command(flatten)]
+    pub lgb: LgbArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub columns: Columns,
-    /// mondrian, mondrian-l, anatomy or cbg.
+    /// mondrian, mondrian-l, anatomy, cbg, lgb-mdp, lgb-ncp, full-domain or construction.
     #[arg(long, short = 'a')]
     pub algorithm: String,
     #[arg(short = 'k', default_value_t = 5)]
@@ -89,6 +92,9 @@ struct Prepared {
     qi: Vec<usize>,
     sensitive: Vec<usize>,
     identifiers: Vec<usize>,
+    /// Semi-sensitive columns and the LGB options built from them.
+    semi_sensitive: Vec<usize>,
+    options: algorithms::Options,
 }
 
 fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
@@ -112,25 +118,40 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
             );
         }
     }
+    let options = c.lgb.options(ds, c.seed, &qi, &sensitive)?;
+    let semi_sensitive = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
     Ok(Prepared {
         session,
         qi,
         sensitive,
         identifiers,
+        semi_sensitive,
+        options,
     })
 }
 
 impl Prepared {
-    fn request(&self, k: u32, l: u32, seed: u64) -> Request<'_> {
+    /// The request for one algorithm: LGB gets the semi-sensitive cells,
+    /// the others the semi-sensitive columns as QIs (`LgbArgs`' doc).
+    fn request(&self, algorithm: &str, k: u32, l: u32, seed: u64) -> Request<'_> {
+        let lgb = LgbArgs::reads_semi_sensitive(algorithm);
+        let mut qi = self.qi.clone();
+        if !lgb {
+            qi.extend(&self.semi_sensitive);
+        }
         Request {
             ds: &self.session.dataset,
-            qi: self.qi.clone(),
+            qi,
             sensitive: self.sensitive.clone(),
             identifiers: self.identifiers.clone(),
             k,
             l,
             seed,
-            options: Default::default(),
+            options: if lgb {
+                self.options.clone()
+            } else {
+                Default::default()
+            },
         }
     }
 }
@@ -145,7 +166,7 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         );
     }
     let loaded = a.columns.hierarchy.load(&[algo.id()])?;
-    let mut req = p.request(a.k, a.l, a.columns.seed);
+    let mut req = p.request(algo.id(), a.k, a.l, a.columns.seed);
     loaded.apply(&mut req.options, a.l);
     let measure = Measure {
         queries: a.columns.queries,
@@ -192,6 +213,8 @@ fn published_roles(p: &Prepared, ds: &Dataset) -> Vec<anonlab::data::Role> {
                 Role::Identifier
             } else if p.qi.contains(&c) {
                 Role::QuasiIdentifier
+            } else if p.semi_sensitive.contains(&c) {
+                Role::SemiSensitive
             } else if p.sensitive.contains(&c) {
                 Role::Sensitive
             } else {
@@ -263,6 +286,26 @@ fn human(e: &Evaluation, rows: usize) -> String {
             q.seed
         );
     }
+    if let Some(q) = &e.probabilistic_queries {
+        let _ = writeln!(
+            o,
+            "  answered by probabilistic counting per bucket (LGB paper, 4.2): mean relative error {:.4}",
+            q.mean_relative_error
+        );
+    }
+    for b in &e.local_breach {
+        let s = &b.distribution.summary;
+        let _ = writeln!(
+            o,
+            "breach of the {} sensitive cells of {}: mean {:.4}, max {:.4}, {} above {:.3}",
+            thousands(b.cells),
+            b.attribute,
+            s.mean,
+            s.max,
+            thousands(s.records_above_threshold),
+            s.threshold
+        );
+    }
     o
 }
 
@@ -305,7 +348,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 vec![None]
             };
             for l in ls {
-                let mut req = p.request(k, l.unwrap_or(1), a.columns.seed);
+                let mut req = p.request(algo.id(), k, l.unwrap_or(1), a.columns.seed);
                 loaded.apply(&mut req.options, l.unwrap_or(1));
                 let progress = Progress::new();
                 let row = match run(algo.id(), &req, &progress) {
@@ -351,8 +394,8 @@ fn compare_table(rows: &[CompareRow]) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6} {:>8} {:>7} {:>7} {:>9}",
-        "algorithm", "k", "l", "breach", "max", "≤0.1", "≤0.2", "≤0.3", "C_DM", "C_AVG", "GCP", "query err", "groups", "buckets", "time ms"
+        "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6} {:>8} {:>8} {:>7} {:>7} {:>9}",
+        "algorithm", "k", "l", "breach", "max", "≤0.1", "≤0.2", "≤0.3", "C_DM", "C_AVG", "GCP", "query err", "prob err", "groups", "buckets", "time ms"
     );
     for r in rows {
         let l = r.l.map_or("–".to_string(), |l| l.to_string());
@@ -379,7 +422,7 @@ fn compare_table(rows: &[CompareRow]) -> String {
         };
         let _ = writeln!(
             o,
-            "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6.4} {:>8} {:>7} {:>7} {:>9.1}",
+            "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6.4} {:>8} {:>8} {:>7} {:>7} {:>9.1}",
             r.algorithm,
             r.k,
             l,
@@ -396,6 +439,9 @@ fn compare_table(rows: &[CompareRow]) -> String {
             e.queries
                 .as_ref()
                 .map_or("–".into(), |q| format!("{:.4}", q.mean_relative_error)),
+            e.probabilistic_queries
+                .as_ref()
+                .map_or("–".into(), |q| format!("{:.4}", q.mean_relative_error)),
             thousands(e.groups),
             thousands(e.buckets),
             e.time_ms
@@ -403,7 +449,7 @@ fn compare_table(rows: &[CompareRow]) -> String {
     }
     let _ = writeln!(
         o,
-        "breach = mean breach probability of the sensitive attribute; ≤p = share of records with breach probability at most p;\nGCP = mean normalized certainty penalty of the QI cells (0 = exact, 1 = suppressed)"
+        "breach = mean breach probability of the sensitive attribute (of its sensitive cells for LGB, Lemma 2); ≤p = share of records with breach probability at most p;\nGCP = mean normalized certainty penalty of the QI cells (0 = exact, 1 = suppressed); prob err = the query workload answered by probabilistic counting (LGB paper, 4.2)"
     );
     o
 }
