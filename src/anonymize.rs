@@ -83,6 +83,10 @@ pub struct Evaluation {
     /// sensitive cells of each bucketized attribute.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub local_breach: Vec<AttributeBreach>,
+    /// Bucketized releases: GLP and reconstruction error (refining-partition
+    /// paper, Definition 3 and Property 8, `metrics::glp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correspondence: Option<metrics::CorrespondenceLoss>,
 }
 
 /// Breach probability of one attribute's sensitive cells (LGB).
@@ -170,6 +174,11 @@ pub fn evaluate(
         )?),
         _ => None,
     };
+    let correspondence = if release.is_bucketized() && release.local_buckets.is_empty() {
+        metrics::correspondence_loss(release, ds)?
+    } else {
+        None
+    };
     Ok(Evaluation {
         algorithm: release.algorithm.clone(),
         k: release.params.k.unwrap_or(1),
@@ -186,6 +195,7 @@ pub fn evaluate(
         queries,
         probabilistic_queries,
         local_breach,
+        correspondence,
     })
 }
 

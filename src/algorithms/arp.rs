@@ -79,6 +79,7 @@ use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::privacy::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
 use crate::release::{Bucket, Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 use crate::stats::{categorize, Contingency, Discretization};
@@ -285,51 +286,35 @@ pub struct InitialPartition {
 }
 
 /// SA value counts of a block, sorted by code.
-type Counts = Vec<(u32, u32)>;
+type Counts = Vec<ValueCount>;
 
 /// Definition 1's demands on a block of `size` records.
 fn meets_demands(counts: &Counts, size: usize, l: usize) -> bool {
-    counts.len() >= l && counts.iter().all(|&(_, c)| c as usize * l <= size)
-}
-
-fn counts_of(rows: &[u32], sa: &[u32]) -> Counts {
-    let mut codes: Vec<u32> = rows.iter().map(|&r| sa[r as usize]).collect();
-    codes.sort_unstable();
-    let mut out: Counts = Vec::new();
-    for c in codes {
-        match out.last_mut() {
-            Some((v, n)) if *v == c => *n += 1,
-            _ => out.push((c, 1)),
-        }
-    }
-    out
+    counts.len() >= l && counts.iter().all(|c| c.count as usize * l <= size)
 }
 
 fn merge_counts(a: &Counts, b: &Counts) -> Counts {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        match (a.get(i), b.get(j)) {
-            (Some(&(x, n)), Some(&(y, m))) if x == y => {
-                out.push((x, n + m));
-                i += 1;
-                j += 1;
-            }
-            (Some(&(x, n)), Some(&(y, _))) if x < y => {
-                out.push((x, n));
-                i += 1;
-            }
-            (Some(&p), None) => {
-                out.push(p);
-                i += 1;
-            }
-            (_, Some(&q)) => {
-                out.push(q);
-                j += 1;
-            }
-            (None, None) => break,
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        if x.code == y.code {
+            out.push(ValueCount {
+                code: x.code,
+                count: x.count + y.count,
+            });
+            i += 1;
+            j += 1;
+        } else if x.code < y.code {
+            out.push(x);
+            i += 1;
+        } else {
+            out.push(y);
+            j += 1;
         }
     }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
     out
 }
 
@@ -376,7 +361,7 @@ pub fn initial_partition(
     let mut blocks = Vec::new();
     let ctx = Partitioning {
         cols: &cols,
-        sa: ds.col(sa).codes(),
+        sa: ds.col(sa),
         rows: &rows,
         l: req.l as usize,
         progress,
@@ -393,7 +378,7 @@ pub fn initial_partition(
 
 struct Partitioning<'a> {
     cols: &'a [&'a [u32]],
-    sa: &'a [u32],
+    sa: &'a crate::data::Column,
     rows: &'a [u32],
     l: usize,
     progress: &'a Progress,
@@ -420,7 +405,7 @@ impl Partitioning<'_> {
             if i == block.end || value(i) != value(start) {
                 runs.push_back(Run {
                     range: start..i,
-                    counts: counts_of(&self.rows[start..i], self.sa),
+                    counts: counts_of_rows(&self.rows[start..i], self.sa),
                     merged: false,
                 });
                 start = i;
@@ -748,7 +733,7 @@ mod tests {
             assert_eq!(n, 6);
             assert_eq!(rf.pooled + rf.inserted.len() / 2, 1, "seed {seed}: {rf:?}");
             for s in &rf.sub_blocks {
-                let c = counts_of(s, ds.col(2).codes());
+                let c = counts_of_rows(s, ds.col(2));
                 assert!(c.len() == s.len() && s.len() >= 2);
             }
         }

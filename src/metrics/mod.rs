@@ -5,10 +5,12 @@
 //! cross-bucket paper and its relative error. Both read only the Release and
 //! the dataset it was made from, so every algorithm is measured the same way.
 
+pub mod glp;
 pub mod prob_queries;
 pub mod queries;
 pub mod utility;
 
+pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use prob_queries::{probabilistic_query_error, ProbabilisticEngine};
 pub use queries::{
     generate_queries, query_error, Aggregate, Answer, Condition, Predicate, Query, QueryEngine,
