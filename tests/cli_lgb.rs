@@ -1,0 +1,315 @@
+//! CLI tests of LGB in `anonymize` and `compare` (issue 4): the flags that
+//! mark semi-sensitive cells, the measurements printed for LGB releases,
+//! and a clear refusal for each kind of bad input, with nothing written.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+mod common;
+use common::{have_adult, ADULT};
+
+/// The demo data: sex, age, zip, occupation (with its flag column
+/// hide_occupation) and disease.
+const DEMO: &str = "assets/demo.csv";
+
+fn anonlab() -> Command {
+    Command::cargo_bin("anonlab").unwrap()
+}
+
+/// `anonymize DEMO` with zip and sex as QIs, disease sensitive.
+fn demo(algorithm: &str, extra: &[&str]) -> Command {
+    let mut c = anonlab();
+    c.args([
+        "anonymize",
+        DEMO,
+        "--qi",
+        "sex,zip",
+        "--sensitive",
+        "disease",
+    ])
+    .args(["--identifier", "name", "--queries", "100", "-a", algorithm])
+    .args(extra);
+    c
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn both_lgb_algorithms_run_on_the_demo_and_write_their_release() {
+    let dir = tempfile::tempdir().unwrap();
+    for algo in ["lgb-mdp", "lgb-ncp"] {
+        let out = dir.path().join(format!("{algo}.csv"));
+        let json = dir.path().join(format!("{algo}.json"));
+        demo(
+            algo,
+            &[
+                "--semi-sensitive",
+                "age,occupation",
+                "--sensitive-flag",
+                "hide_occupation",
+                "-k",
+                "3",
+                "-l",
+                "2",
+            ],
+        )
+        .arg("-o")
+        .arg(&out)
+        .arg("--release")
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Corollary 3"))
+        .stdout(predicate::str::contains("FAIL").not())
+        .stdout(predicate::str::contains(
+            "sensitive cells of occupation: mean",
+        ))
+        .stdout(predicate::str::contains("probabilistic counting"));
+        assert!(out.exists());
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["algorithm"], algo);
+        // age and occupation semi-sensitive, disease sensitive: three
+        // attributes with local buckets.
+        let mut attributes: Vec<&str> = v["local_buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["attribute"].as_str().unwrap())
+            .collect();
+        attributes.dedup();
+        assert_eq!(attributes, ["age", "occupation", "disease"]);
+    }
+}
+
+#[test]
+fn lemma_2_bounds_every_l_diverse_cell_by_one_over_l() {
+    // A rule marks the cells of the over-60s; l = 3 on age, occupation and
+    // disease, so no sensitive cell may be breached with p > 1/3.
+    let v = json_of(
+        &demo(
+            "lgb-mdp",
+            &[
+                "--semi-sensitive",
+                "age,occupation",
+                "--sensitive-when",
+                "age>=60",
+                "-k",
+                "4",
+                "-l",
+                "3",
+                "--json",
+            ],
+        )
+        .output()
+        .unwrap(),
+    );
+    let local = v["local_breach"].as_array().unwrap();
+    let names: Vec<&str> = local
+        .iter()
+        .map(|b| b["attribute"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["age", "occupation", "disease"]);
+    for b in local {
+        let s = &b["distribution"]["summary"];
+        assert!(s["max"].as_f64().unwrap() <= 1.0 / 3.0 + 1e-9, "{b}");
+        assert!(s["mean"].as_f64().unwrap() > 0.0, "{b}");
+        assert_eq!(s["records"], b["cells"]);
+    }
+    // The over-60s' cells only: fewer than all 1,500 rows, as many age as
+    // occupation cells.
+    let cells: Vec<u64> = local.iter().map(|b| b["cells"].as_u64().unwrap()).collect();
+    assert!(
+        cells[0] > 0 && cells[0] < 1500 && cells[0] == cells[1],
+        "{cells:?}"
+    );
+    assert_eq!(cells[2], 1500);
+    // The breach shown for the release is the sensitive attribute's.
+    assert_eq!(v["breach"], local[2]["distribution"]);
+    assert!(v["reidentification"]["summary"]["max"].as_f64().unwrap() <= 0.25 + 1e-9);
+    assert!(v["probabilistic_queries"]["queries_used"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn compare_runs_lgb_beside_the_baselines_on_one_workload() {
+    let out = anonlab()
+        .args(["compare", DEMO, "--qi", "sex,zip", "--sensitive", "disease"])
+        .args(["--identifier", "name", "--queries", "100"])
+        .args(["--semi-sensitive", "age,occupation"])
+        .args(["--sensitive-density", "0.2", "--seed", "3"])
+        .args(["--algorithms", "mondrian,cbg,lgb-mdp,lgb-ncp"])
+        .args(["-k", "3", "-l", "2", "--json"])
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in rows {
+        let e = &r["evaluation"];
+        assert!(e["verification"]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["holds"] == true));
+        assert!(e["probabilistic_queries"]["mean_relative_error"].is_number());
+        let lgb = r["algorithm"].as_str().unwrap().starts_with("lgb");
+        // The baselines take the semi-sensitive attributes as QIs; only LGB
+        // has local buckets.
+        assert_eq!(e.get("local_breach").is_some(), lgb, "{r}");
+    }
+    anonlab()
+        .args(["compare", DEMO, "--qi", "sex,zip", "--sensitive", "disease"])
+        .args(["--semi-sensitive", "age", "--sensitive-density", "0.2"])
+        .args(["--algorithms", "cbg,lgb-mdp", "--queries", "50"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("prob err"))
+        .stdout(predicate::str::contains("lgb-mdp"));
+}
+
+#[test]
+fn bad_lgb_input_gets_a_clear_message_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never.csv");
+    let refuse = |extra: &[&str], needle: &str| {
+        demo("lgb-mdp", extra)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(needle));
+        assert!(!out.exists(), "{extra:?} wrote {}", out.display());
+    };
+    let density = ["--sensitive-density", "0.2"];
+    refuse(
+        &["--semi-sensitive", "nope", "--sensitive-density", "0.2"],
+        "unknown column 'nope'",
+    );
+    refuse(
+        &["--semi-sensitive", "age", "--sensitive-density", "0"],
+        "must be in (0, 1]",
+    );
+    refuse(
+        &["--semi-sensitive", "age", "--sensitive-density", "1.5"],
+        "must be in (0, 1]",
+    );
+    refuse(
+        &[
+            &[
+                "--semi-sensitive",
+                "age,occupation",
+                "--t-closeness",
+                "age=0.2",
+            ][..],
+            &density,
+        ]
+        .concat(),
+        "'age' is numeric",
+    );
+    refuse(
+        &["--semi-sensitive", "age", "--sensitive-when", "age>200"],
+        "no cell of 'age' is sensitive",
+    );
+    refuse(
+        &[
+            &["--semi-sensitive", "age,occupation", "-l", "40"][..],
+            &density,
+        ]
+        .concat(),
+        "not 40-eligible",
+    );
+    refuse(
+        &["--semi-sensitive", "age"],
+        "say which cells of age are sensitive",
+    );
+    refuse(
+        &[&["--semi-sensitive", "sex"][..], &density].concat(),
+        "both a quasi-identifier and semi-sensitive",
+    );
+    refuse(
+        &[
+            &["--semi-sensitive", "age", "--t-closeness", "sex"][..],
+            &density,
+        ]
+        .concat(),
+        "takes ATTR=T",
+    );
+    refuse(
+        &[
+            &[
+                "--semi-sensitive",
+                "occupation",
+                "--t-closeness",
+                "occupation=2",
+            ][..],
+            &density,
+        ]
+        .concat(),
+        "t must be a number in (0, 1]",
+    );
+    refuse(
+        &[
+            &["--semi-sensitive", "age", "--t-closeness", "zip=0.2"][..],
+            &density,
+        ]
+        .concat(),
+        "neither semi-sensitive nor the sensitive attribute",
+    );
+    refuse(&density, "name them with --semi-sensitive");
+    refuse(
+        &["--semi-sensitive", "occupation", "--sensitive-flag", "name"],
+        "expected 0/1, true/false or yes/no",
+    );
+}
+
+#[test]
+fn adult_with_the_papers_settings() {
+    if !have_adult() {
+        return;
+    }
+    // Section 4's setting: t-closeness for the two-valued sex (and
+    // salary-class, whose '<=50K' is on 75 % of the rows: no l ≥ 2 is
+    // eligible), l-diversity for age and occupation.
+    let out = anonlab()
+        .args(["anonymize", ADULT, "-a", "lgb-mdp", "-k", "5", "-l", "4"])
+        .args([
+            "--qi",
+            "race,marital-status,education,workclass,native-country",
+        ])
+        .args(["--semi-sensitive", "sex,age,occupation"])
+        .args(["--sensitive-density", "0.2", "--seed", "1"])
+        .args(["--t-closeness", "sex=0.2,salary-class=0.2"])
+        .args(["--sensitive", "salary-class", "--queries", "200", "--json"])
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    assert!(v["verification"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["holds"] == true));
+    let local = v["local_breach"].as_array().unwrap();
+    assert_eq!(local.len(), 4);
+    for b in local {
+        let cells = b["cells"].as_u64().unwrap();
+        let max = b["distribution"]["summary"]["max"].as_f64().unwrap();
+        match b["attribute"].as_str().unwrap() {
+            // round(0.2 × 30,162) cells each.
+            "age" | "occupation" => {
+                assert_eq!(cells, 6032);
+                assert!(max <= 0.25 + 1e-9, "{b}");
+            }
+            "sex" => assert_eq!(cells, 6032),
+            "salary-class" => assert_eq!(cells, 30162),
+            other => panic!("unexpected attribute {other}"),
+        }
+    }
+    assert!(v["reidentification"]["summary"]["max"].as_f64().unwrap() <= 0.2 + 1e-9);
+}
