@@ -40,9 +40,10 @@
 //! - `loss` — Iyengar's loss metric (LM, "Transforming data to satisfy
 //!   privacy constraints", KDD 2002), ARX's default "Loss": a cell
 //!   generalized to a node with M_v hierarchy leaves below it, in a
-//!   hierarchy of M leaves, loses (M_v − 1)/(M − 1); a suppressed row loses
-//!   1 in every attribute; a missing cell (the `?` node binding adds) loses
-//!   1. The table's loss is the mean over the n·|QI| cells, in [0, 1].
+//!   hierarchy of M leaves, loses (M_v − 1)/(M − 1); a suppressed row
+//!   loses 1 in every attribute, and so does a missing cell (the `?` node
+//!   binding adds). The table's loss is the mean over the n·|QI| cells, in
+//!   [0, 1].
 //!   Leaves are counted in the hierarchy file as Iyengar defines them
 //!   (`Hierarchy::leaf_counts`), not among the values the data holds. ARX
 //!   additionally offers weights and a generalization/suppression factor;
@@ -185,7 +186,7 @@ impl PrivacyModel {
             PrivacyModel::TCloseness { t } if !(0.0..=1.0).contains(&t) => {
                 bad(format!("t must lie in [0, 1] (got {t})"))
             }
-            PrivacyModel::PSensitive { p } if p == 0 => bad("p must be at least 1".into()),
+            PrivacyModel::PSensitive { p: 0 } => bad("p must be at least 1".into()),
             _ => Ok(()),
         }
     }
