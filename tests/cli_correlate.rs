@@ -147,3 +147,91 @@ fn adult_default_matrix_reads_as_documented() {
         .stdout(predicate::str::contains("[17, 22] [23, 26]"))
         .stdout(predicate::str::is_match(r"sex\s+marital-status\s+0\.2173").unwrap());
 }
+
+fn heights_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    // The module test's example: women short, men tall.
+    let p = dir.path().join("h.csv");
+    let mut s = String::from("sex,height\n");
+    for (sex, h, k) in [
+        ("F", 150, 6),
+        ("F", 160, 6),
+        ("F", 170, 2),
+        ("M", 160, 2),
+        ("M", 170, 6),
+        ("M", 180, 6),
+    ] {
+        for _ in 0..k {
+            s.push_str(&format!("{sex},{h}\n"));
+        }
+    }
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+#[test]
+fn build_hierarchy_writes_arx_and_conditions_construction_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = heights_file(&dir);
+    let h = dir.path().join("height.csv");
+    let g = dir.path().join("G.json");
+    anonlab()
+        .args([
+            "correlate",
+            f.to_str().unwrap(),
+            "--build-hierarchy",
+            "height",
+        ])
+        .args(["--min-records", "5", "-o", h.to_str().unwrap()])
+        .args(["--conditions-out", g.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("conditioned on: sex"))
+        .stdout(predicate::str::contains("sex=M — 14 records"))
+        .stdout(predicate::str::contains("[160-170] (8) 180 (6)"));
+    let arx = std::fs::read_to_string(&h).unwrap();
+    assert_eq!(
+        arx.lines().collect::<Vec<_>>(),
+        [
+            "150;150;150;*",
+            "160;[160-170];[160-180];*",
+            "170;[160-170];[160-180];*",
+            "180;180;[160-180];*"
+        ]
+    );
+    // The conditions run through Construction(D, G): 4 groups of at least 6.
+    anonlab()
+        .args(["anonymize", f.to_str().unwrap(), "--qi", "sex,height"])
+        .args([
+            "--algorithm",
+            "construction",
+            "--conditions",
+            g.to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("k = 6"));
+}
+
+#[test]
+fn build_hierarchy_needs_min_records_and_a_numeric_focus() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = heights_file(&dir);
+    let f = f.to_str().unwrap();
+    anonlab()
+        .args(["correlate", f, "--build-hierarchy", "height"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("needs --min-records"));
+    anonlab()
+        .args([
+            "correlate",
+            f,
+            "--build-hierarchy",
+            "sex",
+            "--min-records",
+            "3",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("'sex' is not numeric"));
+}

@@ -1,13 +1,19 @@
 //! `anonlab correlate`: the correlation matrix of a CSV file's attributes
-//! (issue 5, "Correlation"), as a readable matrix or as JSON.
+//! (issue 5, "Correlation"), as a readable matrix or as JSON; with
+//! `--build-hierarchy COL --min-records N`, the correlation-based hierarchy
+//! of Algorithm 4 and its conditions G (it lives here rather than under
+//! `hierarchy build` because it is driven by the correlations this command
+//! computes and shares its measure, bins and column flags).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::Args;
 
 use anonlab::data::{load_csv, Dataset};
+use anonlab::hierarchy::arx;
+use anonlab::hierarchy::correlated::{construct, CorrelatedHierarchy, CorrelatedSpec};
 use anonlab::stats::{correlation_matrix, CorrelationMatrix, Discretization, Measure, Missing};
 
 use super::{thousands, CsvArgs};
@@ -34,9 +40,28 @@ pub struct CorrelateArgs {
         value_parser = parse_missing
     )]
     pub missing_policy: Missing,
-    /// Print one JSON object: measure, columns, discretization, matrix.
+    /// Print one JSON object: measure, columns, discretization, matrix
+    /// (with --build-hierarchy: ranking, contexts, conditions, hierarchy).
     #[arg(long)]
     pub json: bool,
+    /// Build a hierarchy of this numeric column from its correlations
+    /// (Algorithm 4) instead of printing the matrix; --columns then names
+    /// the attributes that may condition the cuts.
+    #[arg(long, value_name = "COL")]
+    pub build_hierarchy: Option<String>,
+    /// Least records per cell (a value group × an interval), with --build-hierarchy.
+    #[arg(long, value_name = "N", requires = "build_hierarchy")]
+    pub min_records: Option<u64>,
+    /// How many of the most correlated attributes condition the cuts.
+    #[arg(long, default_value_t = 2, requires = "build_hierarchy")]
+    pub depth: usize,
+    /// Write the hierarchy here in ARX's format.
+    #[arg(short, long, requires = "build_hierarchy")]
+    pub output: Option<PathBuf>,
+    /// Write the conditions of generalization G here (JSON, for
+    /// `anonymize --algorithm construction --conditions`).
+    #[arg(long, value_name = "FILE", requires = "build_hierarchy")]
+    pub conditions_out: Option<PathBuf>,
     #[command(flatten)]
     pub csv: CsvArgs,
 }
@@ -51,6 +76,9 @@ fn parse_missing(s: &str) -> Result<Missing, String> {
 
 pub fn run(a: &CorrelateArgs) -> anyhow::Result<()> {
     let ds = load_csv(&a.file, &a.csv.options()?)?;
+    if let Some(focus) = &a.build_hierarchy {
+        return build(a, &ds, focus);
+    }
     let columns = if a.columns.is_empty() {
         (0..ds.n_cols()).collect()
     } else {
@@ -71,6 +99,124 @@ pub fn run(a: &CorrelateArgs) -> anyhow::Result<()> {
         print!("{}", human(&m, &ds, &a.file));
     }
     Ok(())
+}
+
+fn build(a: &CorrelateArgs, ds: &Dataset, focus: &str) -> anyhow::Result<()> {
+    let Some(n) = a.min_records else {
+        bail!("--build-hierarchy needs --min-records N: the least records per cell");
+    };
+    let at = || a.file.display().to_string();
+    let f = ds.column_index(focus).with_context(at)?;
+    let mut spec = CorrelatedSpec::new(ds, f, n);
+    if !a.columns.is_empty() {
+        spec.attributes = a
+            .columns
+            .iter()
+            .map(|c| ds.column_index(c))
+            .collect::<anonlab::Result<Vec<_>>>()
+            .with_context(at)?;
+    }
+    spec.depth = a.depth;
+    spec.measure = a.measure;
+    spec.discretization = Discretization {
+        bins: a.bins,
+        missing: a.missing_policy,
+    };
+    let r = construct(ds, &spec)?;
+    if let Some(o) = &a.output {
+        arx::save(&r.hierarchy, o).with_context(|| format!("writing {}", o.display()))?;
+    }
+    if let Some(g) = &a.conditions_out {
+        r.conditions
+            .save(g)
+            .with_context(|| format!("writing {}", g.display()))?;
+    }
+    if a.json {
+        let v = serde_json::json!({
+            "focus": r.focus,
+            "min_records": n,
+            "measure": a.measure,
+            "ranking": r.ranking,
+            "used": r.used,
+            "contexts": r.contexts,
+            "conditions": r.conditions,
+            "hierarchy": r.hierarchy.rows().collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", human_build(&r, a, n));
+    }
+    Ok(())
+}
+
+fn human_build(r: &CorrelatedHierarchy, a: &CorrelateArgs, n: u64) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "correlation-based hierarchy of '{}' — {} (Algorithm 4), at least {} records per cell",
+        r.focus,
+        a.file.display(),
+        thousands(n as usize)
+    );
+    let ranking: Vec<String> = r
+        .ranking
+        .iter()
+        .map(|(c, v)| format!("{c} {}", cell(*v)))
+        .collect();
+    let _ = writeln!(
+        o,
+        "{} with '{}': {}",
+        a.measure,
+        r.focus,
+        ranking.join(", ")
+    );
+    let _ = writeln!(
+        o,
+        "conditioned on: {}",
+        if r.used.is_empty() {
+            "nothing (no split gave a different cut)".to_string()
+        } else {
+            r.used.join(", then ")
+        }
+    );
+    let _ = writeln!(
+        o,
+        "\n{} context(s), each with its own cut (records):",
+        r.contexts.len()
+    );
+    for c in &r.contexts {
+        let cut: Vec<String> = c
+            .cut
+            .iter()
+            .filter(|i| i.records > 0)
+            .map(|i| format!("{} ({})", i.label, thousands(i.records as usize)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  {} — {} records\n    {}",
+            c.when.as_deref().unwrap_or("all records"),
+            thousands(c.records as usize),
+            cut.join(" ")
+        );
+    }
+    let h = &r.hierarchy;
+    let levels: Vec<String> = (1..h.levels())
+        .map(|l| format!("{} nodes at level {l}", h.n_nodes(l)))
+        .collect();
+    let _ = writeln!(
+        o,
+        "\nhierarchy: {} leaves, {}; {} conditions in G",
+        h.leaves().len(),
+        levels.join(", "),
+        r.conditions.conditions.len()
+    );
+    if let Some(p) = &a.output {
+        let _ = writeln!(o, "wrote the hierarchy to {}", p.display());
+    }
+    if let Some(p) = &a.conditions_out {
+        let _ = writeln!(o, "wrote G to {}", p.display());
+    }
+    o
 }
 
 fn cell(v: Option<f64>) -> String {

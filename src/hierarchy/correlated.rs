@@ -242,7 +242,7 @@ impl Tree {
 }
 
 /// Greedy runs of consecutive items, each closed once it reaches `n`
-/// records; a last run short of `n` joins the one before. With
+/// records; a last run short of `n` joins the ones before it. With
 /// `zero_alone`, an item without records that would open a run is a run of
 /// its own: a child node the context has no records in needs no merging
 /// (merging it would only coarsen the context's cut for nothing). Returns
@@ -253,25 +253,34 @@ fn gather<T>(
     n: u64,
     zero_alone: bool,
 ) -> Vec<(usize, usize)> {
-    let mut runs = Vec::new();
+    let mut runs: Vec<(usize, usize, u64)> = Vec::new();
     let (mut start, mut acc, mut len) = (0usize, 0u64, 0usize);
     for (i, item) in items.enumerate() {
         let r = records(item);
         acc += r;
         len = i + 1;
         if acc >= n.max(1) || (zero_alone && start == i && r == 0) {
-            runs.push((start, i));
+            runs.push((start, i, acc));
             start = i + 1;
             acc = 0;
         }
     }
     if start < len {
-        match runs.last_mut() {
-            Some(last) => last.1 = len - 1,
-            None => runs.push((start, len - 1)),
+        // The short tail joins the runs before it until the union reaches
+        // n (a run without records, kept alone above, does not count).
+        let (mut from, mut total) = (start, acc);
+        while total < n.max(1) {
+            match runs.pop() {
+                Some((a, _, r)) => {
+                    from = a;
+                    total += r;
+                }
+                None => break,
+            }
         }
+        runs.push((from, len - 1, total));
     }
-    runs
+    runs.into_iter().map(|(a, b, _)| (a, b)).collect()
 }
 
 /// A rule word: bare when the rule grammar reads it back unchanged,
@@ -631,11 +640,12 @@ mod tests {
         assert_eq!(gather(0..3, |i| r[i], 100, false), vec![(0, 2)]);
         // A leading child without records stays alone with zero_alone.
         let z = [0u64, 6, 0, 2];
-        assert_eq!(
-            gather(0..4, |i| z[i], 5, true),
-            vec![(0, 0), (1, 1), (2, 3)]
-        );
+        assert_eq!(gather(0..4, |i| z[i], 5, true), vec![(0, 0), (1, 3)]);
         assert_eq!(gather(0..4, |i| z[i], 5, false), vec![(0, 3)]);
+        // Regression (proptest): a short tail after an empty run kept alone
+        // must reach back to a run with records: 5 | 0 | 1 with n = 2.
+        let t = [5u64, 0, 1];
+        assert_eq!(gather(0..3, |i| t[i], 2, true), vec![(0, 2)]);
     }
 
     /// Women are short, men tall: F 150×6, 160×6, 170×2; M 160×2, 170×6, 180×6.
