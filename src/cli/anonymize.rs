@@ -306,7 +306,29 @@ fn human(e: &Evaluation, rows: usize) -> String {
             s.threshold
         );
     }
+    if let Some(c) = &e.correspondence {
+        let _ = writeln!(o, "{}", correspondence_line(c));
+    }
     o
+}
+
+/// GLP and reconstruction error (refining-partition paper) in one line.
+fn correspondence_line(c: &anonlab::metrics::CorrespondenceLoss) -> String {
+    let bound = match (c.re_lower_bound, c.re_ratio()) {
+        (Some(b), Some(r)) => {
+            format!(" = {r:.4} × the lower bound n(1 − 1/ℓ) = {b:.1} (Property 8)")
+        }
+        _ => String::new(),
+    };
+    format!(
+        "correspondence loss of {}: GLP {:.4} (Definition 3; {} of {} records lose some, max NLP {:.4}); reconstruction error {:.1}{bound}",
+        c.attribute,
+        c.glp,
+        thousands(c.records_with_loss),
+        thousands(c.records),
+        c.nlp_max,
+        c.reconstruction_error
+    )
 }
 
 /// One line of `compare`.
@@ -445,6 +467,36 @@ fn compare_table(rows: &[CompareRow]) -> String {
             thousands(e.groups),
             thousands(e.buckets),
             e.time_ms
+        );
+    }
+    let measured: Vec<(&CompareRow, &anonlab::metrics::CorrespondenceLoss)> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.evaluation.as_ref()?.correspondence.as_ref()?)))
+        .collect();
+    if !measured.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{:<11} {:>3} {:>3}  {:>7} {:>8} {:>12} {:>12} {:>8} {:>9}",
+            "algorithm", "k", "l", "GLP", "max NLP", "RE", "RE bound", "RE/bound", "time ms"
+        );
+        for (r, c) in measured {
+            let _ = writeln!(
+                o,
+                "{:<11} {:>3} {:>3}  {:>7.4} {:>8.4} {:>12.1} {:>12} {:>8} {:>9.1}",
+                r.algorithm,
+                r.k,
+                r.l.map_or("–".to_string(), |l| l.to_string()),
+                c.glp,
+                c.nlp_max,
+                c.reconstruction_error,
+                c.re_lower_bound.map_or("–".into(), |b| format!("{b:.1}")),
+                c.re_ratio().map_or("–".into(), |x| format!("{x:.4}")),
+                r.evaluation.as_ref().map_or(0.0, |e| e.time_ms)
+            );
+        }
+        let _ = writeln!(
+            o,
+            "GLP = mean mass a record's bucket puts on sensitive values never seen with its QI values (refining-partition paper, Definition 3); RE = reconstruction error, bound n(1 − 1/ℓ) (Property 8)"
         );
     }
     let _ = writeln!(
