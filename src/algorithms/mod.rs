@@ -12,6 +12,7 @@ mod cbg;
 pub mod lgb;
 pub mod full_domain;
 mod mondrian;
+pub mod pk;
 
 use fixedbitset::FixedBitSet;
 
@@ -54,6 +55,9 @@ pub struct Options {
     pub full_domain: full_domain::FullDomainOptions,
     /// Conditions of generalization G (construction).
     pub conditions: Option<crate::construction::Conditions>,
+    /// p, sensitive-attribute hierarchies and protected values
+    /// (pk-enhanced, pk-greedy).
+    pub pk: pk::PkOptions,
 }
 
 pub trait Algorithm: Send + Sync {
@@ -81,6 +85,8 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(arp::Arp::generalization()),
         Box::new(arp::Aip),
         Box::new(arp::At),
+        Box::new(pk::EnhancedPk),
+        Box::new(pk::GreedyPk),
     ]
 }
 

@@ -6,6 +6,7 @@
 //! the dataset it was made from, so every algorithm is measured the same way.
 
 pub mod glp;
+pub mod pk_measures;
 pub mod prob_queries;
 pub mod queries;
 pub mod utility;

@@ -40,7 +40,12 @@
 //!   Num(t, MB)·l ≤ Num_tuples(t)·|MB|;
 //! - `TCloseness`: every group's EMD to the published table's distribution
 //!   is at most t (`privacy::emd`: ordered distance for numeric attributes,
-//!   equal distance otherwise), with a relative slack of 1e-12 for rounding.
+//!   equal distance otherwise), with a relative slack of 1e-12 for rounding;
+//! - `PSensitiveKAnonymity`: every group has k rows and at least p distinct
+//!   values of each listed attribute, on a release that keeps sensitive
+//!   values on their rows (Definition 3 of the p-sensitive paper);
+//! - `ExtendedPSensitivity`: every group's values of the attribute fall in at
+//!   least p protected subtrees, as the claim lists them (Definition 6).
 //!
 //! A claim cannot be checked on a release that does not fit the dataset or
 //! lacks cells; it is then reported as not holding, saying why.
@@ -175,7 +180,21 @@ fn claim_name(claim: &Guarantee) -> String {
         Guarantee::LocalTCloseness { attribute, t } => {
             format!("{t}-closeness of the local buckets of '{attribute}'")
         }
+        Guarantee::PSensitiveKAnonymity { k, p, attributes } => {
+            format!(
+                "{p}-sensitive {k}-anonymity of {} (Definition 3)",
+                quoted(attributes)
+            )
+        }
+        Guarantee::ExtendedPSensitivity { attribute, p, .. } => {
+            format!("extended {p}-sensitivity of '{attribute}' over its protected subtrees (Definition 6)")
+        }
     }
+}
+
+fn quoted(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    q.join(", ")
 }
 
 fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<String, String> {
@@ -201,6 +220,107 @@ fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<St
         Guarantee::LocalTCloseness { attribute, t } => {
             local_t_closeness(release, ds, column(attribute)?, *t)
         }
+        Guarantee::PSensitiveKAnonymity { k, p, attributes } => {
+            p_sensitive_k_anonymity(release, ds, *k, *p, attributes)
+        }
+        Guarantee::ExtendedPSensitivity {
+            attribute,
+            p,
+            subtrees,
+        } => extended_p_sensitivity(release, ds, column(attribute)?, *p, subtrees),
+    }
+}
+
+/// Definition 3 of the p-sensitive paper: every group has k rows and p
+/// distinct values of each attribute, on the rows themselves (a release
+/// that detaches sensitive values into buckets is not what it speaks of).
+fn p_sensitive_k_anonymity(
+    release: &Release,
+    ds: &Dataset,
+    k: u32,
+    p: u32,
+    attributes: &[String],
+) -> Result<String, String> {
+    if release.is_bucketized() || !release.local_buckets.is_empty() {
+        return Err("the release detaches sensitive values into buckets; p-sensitivity is a property of groups that keep them".into());
+    }
+    if let Some((g, group)) = release
+        .groups
+        .iter()
+        .enumerate()
+        .find(|(_, g)| g.rows.len() < k as usize)
+    {
+        return Err(format!(
+            "group {g} has {} rows, fewer than k = {k}",
+            group.rows.len()
+        ));
+    }
+    let mut fewest = Vec::new();
+    for name in attributes {
+        let column = ds.column_index(name).map_err(|e| e.to_string())?;
+        if !release.sensitive.contains(&column) {
+            return Err(format!(
+                "'{name}' is not a sensitive attribute of the release"
+            ));
+        }
+        fewest.push(format!(
+            "'{name}' {}",
+            group_l_diversity(release, ds, column, p)?
+        ));
+    }
+    Ok(fewest.join("; "))
+}
+
+/// Definition 6: map each value to its protected subtree (its own when no
+/// listed subtree holds it) and count distinct subtrees per group.
+fn extended_p_sensitivity(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    p: u32,
+    subtrees: &[crate::release::ProtectedSubtree],
+) -> Result<String, String> {
+    let col = ds.col(column);
+    let own = subtrees.len() as u32;
+    let mut subtree_of = vec![u32::MAX; col.code_space()];
+    for (i, s) in subtrees.iter().enumerate() {
+        for v in &s.values {
+            let Some(code) = col.code_of(v) else { continue };
+            if subtree_of[code as usize] != u32::MAX {
+                return Err(format!(
+                    "the value '{v}' is in two protected subtrees ('{}' and '{}')",
+                    subtrees[subtree_of[code as usize] as usize].root, s.root
+                ));
+            }
+            subtree_of[code as usize] = i as u32;
+        }
+    }
+    let mut fewest: Option<(usize, usize)> = None;
+    for (g, group) in release.groups.iter().enumerate() {
+        let mut seen: Vec<u64> = group
+            .rows
+            .iter()
+            .map(|&r| {
+                let code = col.code(r as usize);
+                match subtree_of[code as usize] {
+                    u32::MAX => ((own as u64) << 32) | code as u64,
+                    s => s as u64,
+                }
+            })
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        if fewest.is_none_or(|(_, d)| seen.len() < d) {
+            fewest = Some((g, seen.len()));
+        }
+    }
+    match fewest {
+        None => Ok("nothing published".into()),
+        Some((g, d)) if d < p as usize => Err(format!(
+            "group {g} holds values of '{}' from {d} protected subtrees, fewer than p = {p}",
+            col.name()
+        )),
+        Some((_, d)) => Ok(format!("fewest protected subtrees in a group: {d}")),
     }
 }
 

@@ -222,6 +222,33 @@ pub enum Guarantee {
     /// sensitive cells (the values the buckets partition; ordered distance
     /// for numeric columns, equal distance otherwise).
     LocalTCloseness { attribute: String, t: f64 },
+    /// p-sensitive k-anonymity (the p-sensitive paper, Definition 3): every
+    /// group has at least k rows and at least p distinct values of each
+    /// listed sensitive attribute.
+    PSensitiveKAnonymity {
+        k: u32,
+        p: u32,
+        attributes: Vec<String>,
+    },
+    /// Extended p-sensitivity of one attribute (the p-sensitive paper,
+    /// Definition 6, with k-anonymity claimed apart): the values of every
+    /// group belong to at least p protected subtrees. `subtrees` lists the
+    /// strong values with the values below them; a value in no listed
+    /// subtree has no protected ancestor and is a subtree of its own.
+    ExtendedPSensitivity {
+        attribute: String,
+        p: u32,
+        subtrees: Vec<ProtectedSubtree>,
+    },
+}
+
+/// A protected subtree of a sensitive attribute's hierarchy (the
+/// p-sensitive paper, Definitions 4–5): its strong value and the attribute's
+/// values below it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtectedSubtree {
+    pub root: String,
+    pub values: Vec<String>,
 }
 
 /// Parameters the release was made with, shown next to its figures.
