@@ -262,10 +262,13 @@ fn lgb_ncp_groups_each_subset_and_passes_the_verifier() {
         // S0 = {1001 (F, 16, 43302), 1004 (M, 24, 43307), 1005 (M, 29,
         // 43309), 1008 (M, 35, 43309)} has 2k rows. From any start the
         // farthest-row rounds end on the seeds 1001 and 1008 (pair NCP
-        // 1 + 19/19 + 7/10 = 2.7, the largest). 1004 costs 1 + 8/19 + 5/10
-        // to join 1001 against 11/19 + 2/10 to join 1008; 1005 likewise joins
-        // 1008 (in either order). One row against three: Algorithm 4 keeps
-        // S0 whole. S1 and S2 have 2 rows: whole.
+        // 1 + 19/19 + 7/10 = 2.7, the largest). 1004 raises the penalty
+        // |G| · NCP(G) by 2 · (1 + 8/19 + 5/10) joining 1001, by
+        // 2 · (11/19 + 2/10) joining 1008; then 1005 by 3 · (11/19 + 2/10) −
+        // 2 · (11/19 + 2/10) joining {1004, 1008} (inside its box) against
+        // 2 · (1 + 13/19 + 7/10) joining 1001 (in the other order, likewise).
+        // One row against three: Algorithm 4 keeps S0 whole. S1 and S2 have
+        // 2 rows: whole.
         assert_eq!(r.group_sizes(), vec![4, 2, 2], "seed {seed}");
         // The buckets do not depend on the local generalization.
         let mdp = lgb_mdp(&req, &Progress::new()).unwrap();
