@@ -87,6 +87,10 @@ pub struct Evaluation {
     /// paper, Definition 3 and Property 8, `metrics::glp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correspondence: Option<metrics::CorrespondenceLoss>,
+    /// p-sensitive measures (IL, Div, Hom of the p-sensitive paper,
+    /// `metrics::pk_measures`), filled by [`measure_pk`] when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pk: Option<metrics::pk_measures::PkMeasures>,
 }
 
 /// Breach probability of one attribute's sensitive cells (LGB).
@@ -196,7 +200,26 @@ pub fn evaluate(
         probabilistic_queries,
         local_breach,
         correspondence,
+        pk: None,
     })
+}
+
+/// Add the p-sensitive paper's measures to an evaluation: IL with the
+/// request's QI hierarchies, Div and Hom for `req.options.pk`'s p over the
+/// request's sensitive attributes (protected subtrees where it gives a
+/// sensitive attribute a hierarchy). Any release can be measured so, so
+/// that pk-enhanced, pk-greedy and full-domain compare on one figure.
+pub fn measure_pk(eval: &mut Evaluation, release: &Release, req: &Request<'_>) -> Result<()> {
+    let views = algorithms::pk::views(req.ds, &release.sensitive, &req.options.pk)?;
+    let ids: Vec<Vec<u32>> = views.into_iter().map(|v| v.ids).collect();
+    eval.pk = Some(metrics::pk_measures::pk_measures(
+        release,
+        req.ds,
+        &req.options.hierarchies,
+        &ids,
+        req.options.pk.p,
+    )?);
+    Ok(())
 }
 
 /// Risk of a release with local buckets, by the LGB paper's attacker (who

@@ -10,7 +10,7 @@ use clap::Args;
 use serde::Serialize;
 
 use anonlab::algorithms::{self, Request};
-use anonlab::anonymize::{evaluate, run, run_verified, Evaluation, Measure};
+use anonlab::anonymize::{evaluate, measure_pk, run, run_verified, Evaluation, Measure};
 use anonlab::data::Dataset;
 use anonlab::progress::Progress;
 use anonlab::release::{write_csv, write_json};
@@ -18,6 +18,7 @@ use anonlab::session::Session;
 
 use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
+use super::pk_args::PkArgs;
 use super::{thousands, CsvArgs};
 
 /// The columns and how to read the file: shared by both commands.
@@ -28,9 +29,11 @@ pub struct Columns {
     /// Quasi-identifiers.
     #[arg(long, value_delimiter = ',', value_name = "COLS", required = true)]
     pub qi: Vec<String>,
-    /// The sensitive attribute.
-    #[arg(long, value_name = "COL")]
-    pub sensitive: Option<String>,
+    /// The sensitive attribute (several, repeated or comma-separated, for
+    /// pk-enhanced, pk-greedy and full-domain's p-sensitive model; the other
+    /// algorithms read the first).
+    #[arg(long, value_delimiter = ',', value_name = "COL")]
+    pub sensitive: Vec<String>,
     /// Identifiers: dropped from the published table.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     pub identifier: Vec<String>,
@@ -46,13 +49,16 @@ pub struct Columns {
     pub hierarchy: HierarchyArgs,
     #[command(flatten)]
     pub lgb: LgbArgs,
+    #[command(flatten)]
+    pub pk: PkArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub columns: Columns,
-    /// mondrian, mondrian-l, anatomy, cbg, lgb-mdp, lgb-ncp, full-domain or construction.
+    /// mondrian, mondrian-l, anatomy, cbg, lgb-mdp, lgb-ncp, full-domain,
+    /// construction, arp, arp-gen, aip, at, pk-enhanced or pk-greedy.
     #[arg(long, short = 'a')]
     pub algorithm: String,
     #[arg(short = 'k', default_value_t = 5)]
@@ -98,7 +104,8 @@ struct Prepared {
 }
 
 fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
-    let session = Session::open(&c.file, c.csv.options()?)?;
+    let mut session = Session::open(&c.file, c.csv.options()?)?;
+    session.dataset = c.pk.sample(session.dataset, c.seed)?;
     let label = session.label();
     let ds = &session.dataset;
     let idx = |names: &[String]| -> anyhow::Result<Vec<usize>> {
@@ -108,9 +115,9 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
             .collect()
     };
     let qi = idx(&c.qi)?;
-    let sensitive = idx(c.sensitive.as_slice())?;
+    let sensitive = idx(&c.sensitive)?;
     let identifiers = idx(&c.identifier)?;
-    if let Some(s) = sensitive.first() {
+    for s in &sensitive {
         if qi.contains(s) {
             bail!(
                 "'{}' is both a quasi-identifier and the sensitive attribute",
@@ -166,19 +173,24 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         );
     }
     let loaded = a.columns.hierarchy.load(&[algo.id()])?;
+    let pk = a.columns.pk.load(&[algo.id()])?;
     let mut req = p.request(algo.id(), a.k, a.l, a.columns.seed);
     loaded.apply(&mut req.options, a.l);
+    pk.apply(&mut req.options, a.columns.hierarchy.p);
     let measure = Measure {
         queries: a.columns.queries,
         query_seed: a.columns.seed,
     };
-    let (release, eval, search) = if algo.id() == "full-domain" {
+    let (release, mut eval, search) = if algo.id() == "full-domain" {
         let (r, e, s) = hierarchy_args::run_full_domain(&req, &measure)?;
         (r, e, Some(s))
     } else {
         let (r, e) = run_verified(algo.id(), &req, &measure, &Progress::new())?;
         (r, e, None)
     };
+    if pk.active {
+        measure_pk(&mut eval, &release, &req)?;
+    }
     let ds = &p.session.dataset;
     let roles = published_roles(&p, ds);
     let mut written = Vec::new();
@@ -193,6 +205,9 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         println!("{}", hierarchy_args::json(&eval, search.as_ref())?);
     } else {
         print!("{}", human(&eval, ds.n_rows()));
+        if let Some(b) = pk.describe_bound(ds, &p.sensitive, &req.options) {
+            println!("{b}");
+        }
         if let Some(s) = &search {
             print!("{}", hierarchy_args::human(s));
         }
@@ -293,6 +308,18 @@ fn human(e: &Evaluation, rows: usize) -> String {
             q.mean_relative_error
         );
     }
+    if let Some(m) = &e.pk {
+        let _ = writeln!(
+            o,
+            "p-sensitive measures (p = {}): IL {:.1} ({:.4} per tuple), mean Hom {:.4} ({} groups not p-sensitive), mean Div {:.4}",
+            m.p,
+            m.information_loss,
+            m.information_loss_per_tuple,
+            m.mean_homogeneity,
+            m.groups_not_p_sensitive,
+            m.mean_diversity
+        );
+    }
     for b in &e.local_breach {
         let s = &b.distribution.summary;
         let _ = writeln!(
@@ -351,6 +378,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         .collect::<Result<Vec<_>, _>>()?;
     let ids: Vec<&str> = algos.iter().map(|a| a.id()).collect();
     let loaded = a.columns.hierarchy.load(&ids)?;
+    let pk = a.columns.pk.load(&ids)?;
     let measure = Measure {
         queries: a.columns.queries,
         query_seed: a.columns.seed,
@@ -372,10 +400,15 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
             for l in ls {
                 let mut req = p.request(algo.id(), k, l.unwrap_or(1), a.columns.seed);
                 loaded.apply(&mut req.options, l.unwrap_or(1));
+                pk.apply(&mut req.options, a.columns.hierarchy.p);
                 let progress = Progress::new();
                 let row = match run(algo.id(), &req, &progress) {
                     Ok((release, ms)) => {
-                        let eval = evaluate(&release, &p.session.dataset, ms, &measure, &progress)?;
+                        let mut eval =
+                            evaluate(&release, &p.session.dataset, ms, &measure, &progress)?;
+                        if pk.active {
+                            measure_pk(&mut eval, &release, &req)?;
+                        }
                         if !eval.verification.all_hold() {
                             bail!(
                                 "{} (k={k}, l={l:?}) failed independent verification:\n{}",
@@ -497,6 +530,54 @@ fn compare_table(rows: &[CompareRow]) -> String {
         let _ = writeln!(
             o,
             "GLP = mean mass a record's bucket puts on sensitive values never seen with its QI values (refining-partition paper, Definition 3); RE = reconstruction error, bound n(1 − 1/ℓ) (Property 8)"
+        );
+    }
+    if rows
+        .iter()
+        .any(|r| r.evaluation.as_ref().is_some_and(|e| e.pk.is_some()))
+    {
+        let _ = writeln!(
+            o,
+            "\n{:<11} {:>3} {:>3}  {:>12} {:>9} {:>12} {:>7} {:>8} {:>8} {:>9}",
+            "algorithm",
+            "k",
+            "p",
+            "IL",
+            "IL/tuple",
+            "C_DM",
+            "C_AVG",
+            "mean Hom",
+            "mean Div",
+            "time ms"
+        );
+        for r in rows {
+            let Some((e, m)) = r
+                .evaluation
+                .as_ref()
+                .and_then(|e| e.pk.as_ref().map(|m| (e, m)))
+            else {
+                continue;
+            };
+            let _ = writeln!(
+                o,
+                "{:<11} {:>3} {:>3}  {:>12.1} {:>9.4} {:>12} {:>7} {:>8.4} {:>8.4} {:>9.1}",
+                r.algorithm,
+                r.k,
+                m.p,
+                m.information_loss,
+                m.information_loss_per_tuple,
+                thousands(e.utility.discernibility as usize),
+                e.utility
+                    .average_class_size
+                    .map_or("–".into(), |v| format!("{v:.3}")),
+                m.mean_homogeneity,
+                m.mean_diversity,
+                e.time_ms
+            );
+        }
+        let _ = writeln!(
+            o,
+            "IL = total information loss (p-sensitive paper, Definitions 9-10); Hom, Div = Definitions 11-12 (0 Hom: every group p-sensitive)"
         );
     }
     let _ = writeln!(

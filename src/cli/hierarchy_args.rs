@@ -50,8 +50,9 @@ pub struct HierarchyArgs {
     /// t of t-closeness.
     #[arg(long = "t", value_name = "T", default_value_t = 0.2)]
     pub t: f64,
-    /// p of p-sensitive k-anonymity.
-    #[arg(long = "p", value_name = "P", default_value_t = 2)]
+    /// p of p-sensitive k-anonymity (full-domain's p-sensitive model,
+    /// pk-enhanced, pk-greedy).
+    #[arg(short = 'p', long = "p", value_name = "P", default_value_t = 2)]
     pub p: u32,
     /// full-domain: also list every minimal anonymous node.
     #[arg(long)]

@@ -7,6 +7,7 @@ pub mod correlate;
 pub mod hierarchy;
 pub mod hierarchy_args;
 pub mod lgb_args;
+pub mod pk_args;
 pub mod synth;
 
 use std::path::PathBuf;
