@@ -57,6 +57,10 @@ pub struct AssessArgs {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     pub json: bool,
+    /// Also print records by class size k in bins of this width (the
+    /// correlation paper's Figures 6–7: max k, share with k > 100).
+    #[arg(long = "k-histogram", value_name = "WIDTH", conflicts_with = "json")]
+    pub k_histogram: Option<u32>,
     /// Write the session as a project file (to replay it or open it in the TUI).
     #[arg(long = "save-project", value_name = "FILE")]
     pub save_project: Option<PathBuf>,
@@ -226,6 +230,10 @@ pub fn run(a: &AssessArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&result.report)?);
     } else {
         print!("{}", human(&result.report, &s));
+    }
+    if let Some(w) = a.k_histogram {
+        let h = anonlab::stats::ClassSizeHistogram::new(&result.simulation.matches, w);
+        print!("\n{h}");
     }
     Ok(())
 }

@@ -46,7 +46,10 @@
 //!   therefore holds at least `N` of its records (unless the whole context
 //!   has fewer, when it gets the root: `f` fully generalized).
 //! - **Order**: contexts are cut largest first, so the first cuts follow the
-//!   bulk of the data and smaller contexts refine or merge them.
+//!   bulk of the data and smaller contexts refine or merge them. Whether a
+//!   split by the next attribute is kept is decided on trial cuts; the final
+//!   contexts are then all cut again, together and largest first, on a
+//!   fresh tree.
 //! - **Value groups of a conditioning attribute**: each value (each quantile
 //!   bin of a numeric attribute) with at least `N` records in the context is
 //!   its own group; rarer values and missing cells are pooled into one
@@ -512,6 +515,13 @@ pub fn construct(ds: &Dataset, spec: &CorrelatedSpec) -> Result<CorrelatedHierar
         }
     }
 
+    // The final contexts are cut again on a fresh tree, all together and
+    // largest first: the trial cuts above only decide which splits to keep,
+    // and cutting afresh keeps coarser contexts that were split away (and a
+    // small context cut early in the order of its parent) from shaping the
+    // tree the final ones must nest in.
+    let mut tree = Tree::new(focus.cardinality());
+    let cuts = cut_all(&mut tree, &contexts);
     let hierarchy = build_hierarchy(focus, &tree, &cuts)?;
     let fname = word(focus.name())?;
     let mut conditions = Conditions::default();

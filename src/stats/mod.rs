@@ -1,9 +1,13 @@
 //! Statistics over a dataset's columns that other parts of anonlab build on:
 //! the correlation measures behind `anonlab correlate`, the Hierarchies
 //! screen's heat map and the correlation-based hierarchy construction
-//! (`hierarchy::correlated`).
+//! (`hierarchy::correlated`), and the distribution of class sizes the
+//! paper's experiment reads (Figures 6–7).
 
+pub mod class_size;
 pub mod correlation;
+
+pub use class_size::{ClassSizeHistogram, KBin};
 
 pub use correlation::{
     categorize, correlation_matrix, pearson, Bin, Categories, Category, ColumnCategories,

@@ -1,0 +1,137 @@
+//! Records by their class size k — "the safety level k of each record" of
+//! the correlation-hierarchy paper's Figures 6 and 7: after publishing, each
+//! record's k is the number of records sharing its quasi-identifier values
+//! (the attack simulator's match count), and the figures plot how many
+//! records have each k. A release whose k are low and even is the paper's
+//! aim; a long tail of huge classes is information lost for nothing.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// One bin `(from − 1, to]` of class sizes, i.e. `from ≤ k ≤ to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct KBin {
+    pub from: u32,
+    pub to: u32,
+    pub records: usize,
+}
+
+/// Records by class size, in bins of equal width.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassSizeHistogram {
+    pub width: u32,
+    pub records: usize,
+    pub min_k: u32,
+    pub max_k: u32,
+    /// Mean k over records (a record in a class of k counts k).
+    pub mean_k: f64,
+    /// Records whose k exceeds 100 (the paper's reading of Figure 6).
+    pub records_above_100: usize,
+    /// Bins from k = 1 up to the one holding the largest k; empty bins kept
+    /// so the shape reads as a histogram.
+    pub bins: Vec<KBin>,
+}
+
+impl ClassSizeHistogram {
+    /// From each record's class size (`Simulation::matches`); `width` ≥ 1.
+    pub fn new(matches: &[u32], width: u32) -> Self {
+        let width = width.max(1);
+        let max_k = matches.iter().copied().max().unwrap_or(0);
+        let min_k = matches.iter().copied().min().unwrap_or(0);
+        let n_bins = max_k.div_ceil(width) as usize;
+        let mut bins: Vec<KBin> = (0..n_bins as u32)
+            .map(|i| KBin {
+                from: i * width + 1,
+                to: (i + 1) * width,
+                records: 0,
+            })
+            .collect();
+        for &k in matches.iter().filter(|&&k| k > 0) {
+            bins[((k - 1) / width) as usize].records += 1;
+        }
+        let mean_k = if matches.is_empty() {
+            0.0
+        } else {
+            matches.iter().map(|&k| f64::from(k)).sum::<f64>() / matches.len() as f64
+        };
+        Self {
+            width,
+            records: matches.len(),
+            min_k,
+            max_k,
+            mean_k,
+            records_above_100: matches.iter().filter(|&&k| k > 100).count(),
+            bins,
+        }
+    }
+}
+
+impl fmt::Display for ClassSizeHistogram {
+    /// A text histogram with bars (non-empty bins), then max k and the
+    /// share above 100.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let share = |n: usize| {
+            if self.records == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / self.records as f64
+            }
+        };
+        writeln!(f, "records by class size k (bins of {})", self.width)?;
+        let most = self
+            .bins
+            .iter()
+            .map(|b| b.records)
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        // Empty bins are left out of the text (a long tail would otherwise
+        // print hundreds of blank lines); they stay in `bins`.
+        for b in self.bins.iter().filter(|b| b.records > 0) {
+            let bar = "█".repeat((b.records * 40).div_ceil(most));
+            writeln!(
+                f,
+                "  k {:>5}–{:<5} {:>8}  {bar}",
+                b.from,
+                b.to,
+                crate::format::thousands(b.records as u64)
+            )?;
+        }
+        writeln!(
+            f,
+            "min k {}, max k {}, mean k {:.1}; k > 100: {} records ({:.1}%)",
+            self.min_k,
+            self.max_k,
+            self.mean_k,
+            crate::format::thousands(self.records_above_100 as u64),
+            share(self.records_above_100)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_by_hand() {
+        // Classes of 2, 3 and 120 records: k per record 2,2,3,3,3 and 120×120.
+        let mut m = vec![2, 2, 3, 3, 3];
+        m.extend(std::iter::repeat_n(120, 120));
+        let h = ClassSizeHistogram::new(&m, 50);
+        assert_eq!(h.bins.len(), 3);
+        assert_eq!(
+            h.bins
+                .iter()
+                .map(|b| (b.from, b.to, b.records))
+                .collect::<Vec<_>>(),
+            vec![(1, 50, 5), (51, 100, 0), (101, 150, 120)]
+        );
+        assert_eq!((h.min_k, h.max_k, h.records_above_100), (2, 120, 120));
+        // mean = (2+2+3+3+3 + 120·120) / 125 = 14413 / 125.
+        assert!((h.mean_k - 14413.0 / 125.0).abs() < 1e-12);
+        let text = h.to_string();
+        assert!(text.contains("k > 100: 120 records (96.0%)"), "{text}");
+    }
+}
