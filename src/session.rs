@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use fixedbitset::FixedBitSet;
 
 use crate::data::{
-    load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CsvOptions, Dataset,
-    HierarchySource, Params, Project, Role, Roles, SensitivitySource,
+    load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CsvOptions, Dataset, HierarchySource,
+    Params, Project, Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -44,6 +44,15 @@ pub struct Session {
 pub struct HeldHierarchy {
     pub source: HierarchySource,
     pub hierarchy: Hierarchy,
+}
+
+/// Held hierarchies as the algorithms take them.
+pub fn hierarchy_set(held: &BTreeMap<String, HeldHierarchy>) -> HierarchySet {
+    let mut set = HierarchySet::new();
+    for h in held.values() {
+        set.insert(h.hierarchy.clone());
+    }
+    set
 }
 
 impl HeldHierarchy {
@@ -130,7 +139,10 @@ impl Session {
         let mut hierarchies = BTreeMap::new();
         for (name, source) in &project.hierarchies {
             let c = dataset.column_index(name)?;
-            hierarchies.insert(name.clone(), HeldHierarchy::load(&dataset, c, source.clone())?);
+            hierarchies.insert(
+                name.clone(),
+                HeldHierarchy::load(&dataset, c, source.clone())?,
+            );
         }
         let s = Session {
             dataset,
@@ -165,11 +177,7 @@ impl Session {
 
     /// The session's hierarchies, as the algorithms take them.
     pub fn hierarchy_set(&self) -> HierarchySet {
-        let mut set = HierarchySet::new();
-        for h in self.hierarchies.values() {
-            set.insert(h.hierarchy.clone());
-        }
-        set
+        hierarchy_set(&self.hierarchies)
     }
 
     /// What the file is called in messages and reports.

@@ -197,7 +197,11 @@ fn tabs_switch_screens() {
     app.step(&Action::NextScreen);
     assert_eq!(app.screen(), Screen::Anonymize);
     app.step(&Action::NextScreen);
+    assert_eq!(app.screen(), Screen::Hierarchies);
+    app.step(&Action::NextScreen);
     assert_eq!(app.screen(), Screen::Data);
+    app.step(&Action::PrevScreen);
+    assert_eq!(app.screen(), Screen::Hierarchies);
     app.step(&Action::PrevScreen);
     assert_eq!(app.screen(), Screen::Anonymize);
     app.step(&Action::PrevScreen);

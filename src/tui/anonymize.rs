@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use super::app::JobState;
 use super::worker::{JobFn, JobId};
-use crate::algorithms::{self, Request};
+use crate::algorithms::full_domain::{self, Metric, SearchReport};
+use crate::algorithms::{self, Options, Request};
 use crate::anonymize::{self, Evaluation, Measure};
 use crate::data::{Dataset, Role, Roles};
 use crate::metrics::{self, QueryReport};
@@ -66,6 +67,18 @@ pub struct AnonymizeInputs {
     pub l: Option<u32>,
     pub seed: u64,
     pub roles_generation: u64,
+    /// Full-domain only: its settings and the hierarchies it reads.
+    pub full_domain: Option<FullDomainInputs>,
+}
+
+/// The full-domain part of [`AnonymizeInputs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullDomainInputs {
+    /// Record-suppression limit in percent of the rows.
+    pub suppression_pct: u32,
+    pub metric: Metric,
+    /// Generation of the session's hierarchies.
+    pub hierarchies_generation: u64,
 }
 
 /// A probability distribution as drawn: mean, max and the CDF as a step
@@ -127,6 +140,8 @@ pub struct AnonymizeView {
     pub breach: Option<(String, Curve)>,
     /// Milliseconds of the whole job: algorithm and measurements.
     pub total_ms: f64,
+    /// Full-domain only: the optimal node and the search's figures.
+    pub full_domain: Option<SearchReport>,
     /// The verifier's findings as shown: see [`verification_lines`].
     pub checks: Vec<CheckLine>,
     /// Published table: header and drawn width of each column.
@@ -334,6 +349,7 @@ pub fn job(
     roles: Roles,
     inputs: AnonymizeInputs,
     before: Option<(BeforeKey, Arc<Before>)>,
+    options: Options,
 ) -> JobFn<Box<AnonymizeView>> {
     Box::new(move |progress| {
         let start = std::time::Instant::now();
@@ -347,9 +363,18 @@ pub fn job(
             k: inputs.k,
             l: inputs.l.unwrap_or(1),
             seed: inputs.seed,
-            options: Default::default(),
+            options,
         };
-        let (release, ms) = anonymize::run(inputs.algorithm, &req, progress)?;
+        // Full-domain's search report (the optimal levels) is not part of
+        // the release: run its search directly to keep it.
+        let (release, ms, report) = if inputs.full_domain.is_some() {
+            let t = std::time::Instant::now();
+            let (release, report) = full_domain::search(&req, progress)?;
+            (release, t.elapsed().as_secs_f64() * 1000.0, Some(report))
+        } else {
+            let (release, ms) = anonymize::run(inputs.algorithm, &req, progress)?;
+            (release, ms, None)
+        };
         let skip_queries = Measure {
             queries: 0,
             query_seed: inputs.seed,
@@ -389,6 +414,7 @@ pub fn job(
             reidentification,
             breach,
             total_ms: 0.0,
+            full_domain: report,
             checks,
             widths: headers.iter().map(|h| text_width(h)).collect(),
             headers,

@@ -19,6 +19,7 @@ use super::anonymize::{
     self as anon, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, BeforeKey, QueriesState,
     QueryOutcome,
 };
+use super::hierarchies::{self as hier, HierarchiesState};
 use super::keymap::{Action, KeyMap};
 use super::mark::MarkDialog;
 use super::ui;
@@ -29,6 +30,7 @@ use crate::data::{
 };
 use crate::risk::{self, Knowledge, PrefixRow, RiskSummary};
 use crate::session::{Session, DEMO_LABEL};
+use crate::stats::CorrelationMatrix;
 
 /// The screens, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,16 +38,23 @@ pub enum Screen {
     Data,
     Risk,
     Anonymize,
+    Hierarchies,
 }
 
 impl Screen {
-    pub const ALL: [Screen; 3] = [Screen::Data, Screen::Risk, Screen::Anonymize];
+    pub const ALL: [Screen; 4] = [
+        Screen::Data,
+        Screen::Risk,
+        Screen::Anonymize,
+        Screen::Hierarchies,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
             Screen::Data => "Data",
             Screen::Risk => "Risk",
             Screen::Anonymize => "Anonymize",
+            Screen::Hierarchies => "Hierarchies",
         }
     }
     pub fn index(self) -> usize {
@@ -74,6 +83,7 @@ pub enum JobMsg {
     /// Boxed: a finished anonymization is much larger than the other messages.
     Anonymize(WorkerMsg<Box<AnonymizeView>>),
     Queries(WorkerMsg<QueryOutcome>),
+    Correlation(WorkerMsg<CorrelationMatrix>),
 }
 
 /// Most frequent values kept for the side panel's bar chart.
@@ -293,6 +303,9 @@ pub struct App {
     before: Option<(BeforeKey, Arc<Before>)>,
     /// Where `SaveProject` writes; [`DEFAULT_PROJECT_FILE`] when unset.
     project_path: Option<PathBuf>,
+    /// The Hierarchies screen and the session's hierarchies.
+    hier: HierarchiesState,
+    corr_worker: Worker<CorrelationMatrix>,
 }
 
 impl App {
@@ -313,8 +326,7 @@ impl App {
             sensitivity,
             attacker,
             params,
-            // Kept by the Hierarchies screen (added next).
-            hierarchies: _,
+            hierarchies,
         } = session;
         let threshold = attacker.threshold;
         if !(0.0..=1.0).contains(&threshold) {
@@ -341,6 +353,7 @@ impl App {
         };
         let n_cols = ds.n_cols();
         let anon = AnonymizeState::starting_with(params.algorithm.as_deref());
+        let hier = HierarchiesState::new(&ds, &roles, hierarchies);
         let mut app = App {
             ds: Arc::new(ds),
             label,
@@ -387,6 +400,8 @@ impl App {
             cells_generation: 0,
             before: None,
             project_path: None,
+            hier,
+            corr_worker: Worker::inline(),
         };
         app.data.widths = column_widths(&app.ds);
         app.data.gutter = digits(app.ds.n_rows()) as u16;
@@ -417,7 +432,12 @@ impl App {
         self.worker = Worker::threaded(move |m| n(JobMsg::Risk(m)))?;
         let n = Arc::clone(&notify);
         self.anon_worker = Worker::threaded(move |m| n(JobMsg::Anonymize(m)))?;
-        self.query_worker = Worker::threaded(move |m| notify(JobMsg::Queries(m)))?;
+        let n = Arc::clone(&notify);
+        self.query_worker = Worker::threaded(move |m| n(JobMsg::Queries(m)))?;
+        self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
+        if matches!(self.hier.matrix.job, JobState::Running { .. }) {
+            self.request_matrix();
+        }
         self.request_risk();
         if matches!(self.anon.job, JobState::Running { .. }) {
             self.request_anonymize();
@@ -451,6 +471,12 @@ impl App {
                     .run_queued_inline()
                     .into_iter()
                     .map(JobMsg::Queries),
+            );
+            msgs.extend(
+                self.corr_worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::Correlation),
             );
             if msgs.is_empty() {
                 break;
@@ -522,6 +548,16 @@ impl App {
     pub fn anonymize(&self) -> &AnonymizeState {
         &self.anon
     }
+    /// The Hierarchies screen, the session's hierarchies and the
+    /// full-domain settings.
+    pub fn hierarchies(&self) -> &HierarchiesState {
+        &self.hier
+    }
+    /// Whether a modal dialog is open; its input is translated with
+    /// [`KeyMap::translate_dialog`].
+    pub fn dialog_open(&self) -> bool {
+        self.mark.is_some() || self.hier.dialog.is_some()
+    }
     /// k, l and the seed of the algorithms (saved with the project).
     pub fn params(&self) -> &Params {
         &self.params
@@ -535,6 +571,11 @@ impl App {
             l: choice.uses_l.then_some(self.params.l),
             seed: self.params.seed,
             roles_generation: self.roles_generation,
+            full_domain: (choice.id == hier::FULL_DOMAIN).then_some(anon::FullDomainInputs {
+                suppression_pct: self.hier.full_domain.suppression_pct,
+                metric: self.hier.full_domain.metric,
+                hierarchies_generation: self.hier.generation,
+            }),
         }
     }
     /// Where `SaveProject` writes.
@@ -589,6 +630,7 @@ impl App {
         p.attacker.threshold = self.risk.threshold;
         p.params = self.params.clone();
         p.params.algorithm = Some(self.anon.choice().id.to_string());
+        p.hierarchies = self.hier.sources();
         p
     }
 
@@ -611,6 +653,10 @@ impl App {
                 }
             }
             _ if self.mark.is_some() => self.step_mark(action),
+            _ if self.hier.dialog.is_some() => {
+                let effect = self.hier.step_dialog(action, &self.ds, self.params.k);
+                self.apply_hier_effect(effect);
+            }
             _ if self.help => {
                 if matches!(action, Action::Cancel | Action::ToggleHelp) {
                     self.help = false;
@@ -626,6 +672,10 @@ impl App {
                 Screen::Data => self.step_data(action),
                 Screen::Risk => self.step_risk(action),
                 Screen::Anonymize => self.step_anonymize(action),
+                Screen::Hierarchies => {
+                    let effect = self.hier.step(action, &self.ds, self.params.k);
+                    self.apply_hier_effect(effect);
+                }
             },
         }
     }
@@ -636,6 +686,7 @@ impl App {
             JobMsg::Risk(m) => self.on_risk(m),
             JobMsg::Anonymize(m) => self.on_anonymize(m),
             JobMsg::Queries(m) => self.on_queries(m),
+            JobMsg::Correlation(m) => self.hier.on_matrix(m),
         }
     }
 
@@ -724,6 +775,7 @@ impl App {
         if running(&self.job)
             || running(&self.anon.job)
             || matches!(self.anon.queries, QueriesState::Running { .. })
+            || running(&self.hier.matrix.job)
         {
             self.spinner = self.spinner.wrapping_add(1);
         }
@@ -738,6 +790,13 @@ impl App {
             Screen::Anonymize => true,
             Screen::Risk => false,
             Screen::Data => anon_running && !risk_running,
+            Screen::Hierarchies => {
+                if matches!(self.hier.matrix.job, JobState::Running { .. }) {
+                    self.corr_worker.cancel();
+                    self.hier.matrix.job = JobState::Cancelled;
+                }
+                return;
+            }
         };
         if anonymize {
             if anon_running {
@@ -756,6 +815,28 @@ impl App {
             self.refresh_blocked();
             if self.anon.requested.as_ref() != Some(&self.anonymize_inputs()) {
                 self.request_anonymize();
+            }
+        }
+        if screen == Screen::Hierarchies && self.hier.matrix_stale() {
+            self.request_matrix();
+        }
+    }
+
+    /// Queue the correlation matrix for the current measure and columns.
+    fn request_matrix(&mut self) {
+        let job = self.hier.matrix_job(Arc::clone(&self.ds));
+        let id = self.corr_worker.submit(job);
+        self.hier.matrix.job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    fn apply_hier_effect(&mut self, effect: hier::Effect) {
+        match effect {
+            hier::Effect::None => {}
+            hier::Effect::RequestMatrix => self.request_matrix(),
+            hier::Effect::Notice(n) => self.notice = Some(n),
+            hier::Effect::HierarchiesChanged(n) => {
+                self.notice = Some(n);
+                self.refresh_blocked();
             }
         }
     }
@@ -923,6 +1004,17 @@ impl App {
                 self.refresh_blocked();
                 self.request_anonymize();
             }
+            Action::AdjustSuppression(by) => {
+                if self.hier.adjust_suppression(by) && self.anon.choice().id == hier::FULL_DOMAIN {
+                    self.request_anonymize();
+                }
+            }
+            Action::CycleMetric => {
+                self.hier.cycle_metric();
+                if self.anon.choice().id == hier::FULL_DOMAIN {
+                    self.request_anonymize();
+                }
+            }
             Action::Scroll(by) => t.top = t.top.saturating_add_signed(by as isize),
             Action::PageUp => t.top = t.top.saturating_sub(page),
             Action::PageDown => t.top = t.top.saturating_add(page),
@@ -934,7 +1026,11 @@ impl App {
     }
 
     fn refresh_blocked(&mut self) {
-        self.anon.blocked = anon::blocked(&self.roles, self.anon.choice());
+        self.anon.blocked = anon::blocked(&self.roles, self.anon.choice()).or_else(|| {
+            (self.anon.choice().id == hier::FULL_DOMAIN)
+                .then(|| hier::full_domain_blocked(&self.ds, &self.roles, &self.hier.held))
+                .flatten()
+        });
     }
 
     /// Queue an anonymization for the current inputs (replacing a queued
@@ -953,12 +1049,25 @@ impl App {
             self.roles.clone(),
             inputs.clone(),
             self.before.clone(),
+            self.algorithm_options(),
         );
         self.anon.requested = Some(inputs);
         self.query_worker.cancel();
         self.anon.queries = QueriesState::Idle;
         let id = self.anon_worker.submit(job);
         self.anon.job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    /// Algorithm-specific options of a request: the session's hierarchies
+    /// and the full-domain settings (when full-domain is chosen).
+    fn algorithm_options(&self) -> crate::algorithms::Options {
+        let mut o = crate::algorithms::Options::default();
+        if self.anon.choice().id == hier::FULL_DOMAIN {
+            o.hierarchies = self.hier.set();
+            o.full_domain.suppression = f64::from(self.hier.full_domain.suppression_pct) / 100.0;
+            o.full_domain.metric = self.hier.full_domain.metric;
+        }
+        o
     }
 
     /// Queue the query workload of the shown release.
@@ -983,6 +1092,7 @@ impl App {
         let was = self.roles.get(c);
         self.roles.set(c, role);
         self.roles_generation += 1;
+        self.hier.sync_roles(&self.roles);
         self.ensure_semi_cells();
         self.sync_attacker(&[]);
         self.refresh_stats();
@@ -1175,8 +1285,8 @@ impl App {
         }
         let c = self.data.col;
         let role = self.roles.get(c);
-        let sensitive = (role == Role::SemiSensitive)
-            .then(|| self.cells[c].as_ref().map_or(0, |s| s.count));
+        let sensitive =
+            (role == Role::SemiSensitive).then(|| self.cells[c].as_ref().map_or(0, |s| s.count));
         if self.stats.column == c && !self.stats.name.is_empty() {
             self.stats.role = role;
             self.stats.sensitive = sensitive;

@@ -79,6 +79,24 @@ pub enum Action {
     TypeChar(char),
     /// Delete the last character of the open dialog's text field.
     DeleteChar,
+    /// Open or close the hierarchy node under the cursor.
+    ToggleNode,
+    /// Open every node of the hierarchy tree (`true`), or close all.
+    OpenAllNodes(bool),
+    /// Show the correlation matrix in the measure this many places on.
+    CycleMeasure(i32),
+    /// Open the dialog building a hierarchy for the focused attribute.
+    BuildHierarchy,
+    /// Open the dialog reading an ARX hierarchy file.
+    ImportHierarchy,
+    /// Open the dialog writing the focused hierarchy as an ARX file.
+    ExportHierarchy,
+    /// Drop the focused attribute's hierarchy.
+    RemoveHierarchy,
+    /// Change full-domain's record-suppression limit by this many percent.
+    AdjustSuppression(i32),
+    /// Next information-loss metric for full-domain.
+    CycleMetric,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
 }
@@ -201,6 +219,7 @@ impl Default for KeyMap {
         let data = Scope::Screen(Screen::Data);
         let risk = Scope::Screen(Screen::Risk);
         let anon = Scope::Screen(Screen::Anonymize);
+        let hier = Scope::Screen(Screen::Hierarchies);
         let dialog = Scope::Dialog;
         let b = |scope, inputs: &[Input], action, help| Binding {
             scope,
@@ -383,6 +402,106 @@ impl Default for KeyMap {
                 A::Recompute,
                 "run again",
             ),
+            b(
+                anon,
+                &[I::ch('>')],
+                A::AdjustSuppression(1),
+                "full-domain: suppression limit + 1 %",
+            ),
+            b(
+                anon,
+                &[I::ch('<')],
+                A::AdjustSuppression(-1),
+                "full-domain: suppression limit - 1 %",
+            ),
+            b(
+                anon,
+                &[I::ch('M')],
+                A::CycleMetric,
+                "full-domain: next metric",
+            ),
+            // Hierarchies screen.
+            b(
+                hier,
+                &[I::ch('k'), I::key(K::Up)],
+                A::Up,
+                "previous attribute / node",
+            ),
+            b(
+                hier,
+                &[I::ch('j'), I::key(K::Down)],
+                A::Down,
+                "next attribute / node",
+            ),
+            b(hier, &[I::ch('g')], A::First, "first attribute / node"),
+            b(hier, &[I::ch('G')], A::Last, "last attribute / node"),
+            b(
+                hier,
+                &[I::ch('h'), I::key(K::Left)],
+                A::Left,
+                "focus the attribute list",
+            ),
+            b(
+                hier,
+                &[I::ch('l'), I::key(K::Right)],
+                A::Right,
+                "focus the hierarchy tree",
+            ),
+            b(
+                hier,
+                &[I::ch(' '), I::key(K::Enter)],
+                A::ToggleNode,
+                "open/close the node",
+            ),
+            b(
+                hier,
+                &[I::ch('o')],
+                A::OpenAllNodes(true),
+                "open every node",
+            ),
+            b(
+                hier,
+                &[I::ch('c')],
+                A::OpenAllNodes(false),
+                "close every node",
+            ),
+            b(hier, &[I::ch('b')], A::BuildHierarchy, "build a hierarchy"),
+            b(
+                hier,
+                &[I::ch('i')],
+                A::ImportHierarchy,
+                "import an ARX file",
+            ),
+            b(
+                hier,
+                &[I::ch('e')],
+                A::ExportHierarchy,
+                "export as an ARX file",
+            ),
+            b(
+                hier,
+                &[I::ch('x')],
+                A::RemoveHierarchy,
+                "remove the hierarchy",
+            ),
+            b(
+                hier,
+                &[I::ch('m')],
+                A::CycleMeasure(1),
+                "next correlation measure",
+            ),
+            b(
+                hier,
+                &[I::ch('M')],
+                A::CycleMeasure(-1),
+                "previous correlation measure",
+            ),
+            b(
+                hier,
+                &[I::ch('R'), I::key(K::F(5))],
+                A::Recompute,
+                "recompute the correlations",
+            ),
             // An open dialog.
             b(dialog, &[I::key(K::Enter)], A::Confirm, "apply"),
             b(
@@ -425,6 +544,12 @@ impl Default for KeyMap {
                 &[I::ch('3')],
                 A::ShowScreen(Screen::Anonymize),
                 "Anonymize screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('4')],
+                A::ShowScreen(Screen::Hierarchies),
+                "Hierarchies screen",
             ),
             b(
                 Scope::Global,

@@ -1,4 +1,5 @@
-//! The terminal UI: three screens (Data, Risk, Anonymize) over one dataset.
+//! The terminal UI: four screens (Data, Risk, Anonymize, Hierarchies) over
+//! one dataset.
 //!
 //! This module owns the terminal: it sets it up, restores it on every exit
 //! path (a guard's `Drop` and a panic hook), and runs the event loop, which
@@ -6,11 +7,13 @@
 //! applies it to the [`App`], then draws once. Everything else lives in the
 //! submodules: `keymap` (input → [`Action`]), `app` (state and
 //! `App::step`), `mark` (the dialog marking sensitive cells), `anonymize`
-//! (the Anonymize screen's model and jobs), `worker` (a background job
+//! (the Anonymize screen's model and jobs), `hierarchies` (the Hierarchies
+//! screen's model and the full-domain settings), `worker` (a background job
 //! slot; one per kind of job), `ui` (drawing).
 
 mod anonymize;
 mod app;
+mod hierarchies;
 mod keymap;
 mod mark;
 mod ui;
@@ -35,11 +38,15 @@ use crate::session::Session;
 
 pub use anonymize::{
     step_series, AlgorithmChoice, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, Curve,
-    PublishedTable, QueriesState, QueryOutcome,
+    FullDomainInputs, PublishedTable, QueriesState, QueryOutcome,
 };
 pub use app::{
     visible_window, App, ColumnStats, DataView, JobMsg, JobState, Popup, RiskState, RiskView,
     Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
+};
+pub use hierarchies::{
+    Builder, DialogKind, Effect, FullDomainSettings, HierarchiesState, HierarchyDialog,
+    MatrixState, TreeLine, TreeView, FULL_DOMAIN,
 };
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use mark::{MarkDialog, MarkField, MarkMode};
@@ -93,7 +100,7 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
         }
         match rx.recv_timeout(TICK) {
             Ok(Event::Input(ev)) => {
-                let action = if app.mark_dialog().is_some() {
+                let action = if app.dialog_open() {
                     keymap.translate_dialog(&ev)
                 } else {
                     keymap.translate(app.screen(), &ev)

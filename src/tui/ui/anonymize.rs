@@ -12,6 +12,7 @@ use ratatui::Frame;
 use super::widgets::{dim, line_series, thousands, title_style, unit_axis};
 use crate::tui::anonymize::{AnonymizeView, Curve, QueriesState};
 use crate::tui::app::{App, JobState};
+use crate::tui::hierarchies::FULL_DOMAIN;
 
 const PARAMS_WIDTH: u16 = 34;
 const TOP_HEIGHT: u16 = 8;
@@ -135,7 +136,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
             key_hint("- +"),
         ])
     };
-    let lines = vec![
+    let mut lines = vec![
         Line::from(vec![
             label("algorithm"),
             value(choice.id.to_string()),
@@ -151,8 +152,67 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
         ]),
         Line::from(Span::styled("R run again   w save project", dim())),
     ];
+    if choice.id == FULL_DOMAIN {
+        // Full-domain reads neither l nor a seed: their lines (and the
+        // algorithm's long name) give way to its own settings and the
+        // optimum found.
+        lines.truncate(3);
+        lines.remove(1);
+        lines.extend(full_domain_lines(app));
+    }
     let block = Block::bordered().title(Span::styled(" Anonymize ", title_style()));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Full-domain's suppression limit and metric, and the optimal level per
+/// quasi-identifier with the release's suppressed rows and metric value.
+fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
+    let fd = app.hierarchies().full_domain;
+    let mut lines = vec![Line::from(vec![
+        Span::styled("suppress  ", dim()),
+        Span::styled(format!("≤{}%", fd.suppression_pct), title_style()),
+        key_hint("< >"),
+        Span::styled("  metric ", dim()),
+        Span::styled(fd.metric.to_string(), title_style()),
+        key_hint("M"),
+    ])];
+    let report = app
+        .anonymize()
+        .view
+        .as_ref()
+        .and_then(|v| v.full_domain.as_ref());
+    if let Some(r) = report {
+        // "age 3/5": the level chosen of the hierarchy's height, packed
+        // into the panel's lines under the "levels" label.
+        let room = usize::from(PARAMS_WIDTH - 2) - 10;
+        let mut rows: Vec<String> = vec![String::new()];
+        for ((a, l), h) in r.attributes.iter().zip(&r.optimum.levels).zip(&r.heights) {
+            let item = format!("{a} {l}/{h}");
+            let last = rows.last_mut().expect("one row");
+            if last.is_empty() {
+                *last = item;
+            } else if last.chars().count() + 2 + item.chars().count() <= room {
+                last.push_str(", ");
+                last.push_str(&item);
+            } else {
+                rows.push(item);
+            }
+        }
+        for (i, row) in rows.into_iter().enumerate() {
+            let label = if i == 0 { "levels    " } else { "          " };
+            lines.push(Line::from(vec![
+                Span::styled(label, dim()),
+                Span::styled(row, title_style()),
+            ]));
+        }
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", r.metric), dim()),
+            Span::styled(format!("{:.4}", r.optimum.metric), title_style()),
+            Span::styled("  suppressed ", dim()),
+            Span::styled(thousands(r.optimum.suppressed_rows), title_style()),
+        ]));
+    }
+    lines
 }
 
 /// "(out of date)" when the shown release was made from other inputs.

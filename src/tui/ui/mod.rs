@@ -5,6 +5,7 @@
 
 mod anonymize;
 mod data;
+mod hierarchies;
 mod mark;
 mod risk;
 pub mod widgets;
@@ -57,6 +58,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Data => data::draw(frame, b.body, app),
         Screen::Risk => risk::draw(frame, b.body, app),
         Screen::Anonymize => anonymize::draw(frame, b.body, app),
+        Screen::Hierarchies => hierarchies::draw(frame, b.body, app),
     }
     draw_status(frame, b.status, app);
     if app.help_visible() {

@@ -1,0 +1,878 @@
+//! The Hierarchies screen's model: the generalization hierarchies the
+//! session holds, the focused attribute's hierarchy as a collapsible tree
+//! with the class counts each level gives on the data, the correlation
+//! matrix drawn as a heat map, and the dialogs that build, import and
+//! export hierarchies. The full-domain settings of the Anonymize screen
+//! (suppression limit, metric) live here too, beside the hierarchies they
+//! are used with.
+//!
+//! Everything drawn is derived when it changes: the tree's nodes and
+//! per-level figures when a hierarchy or the focused attribute changes, the
+//! visible tree lines when a node is opened or closed, the builder's
+//! preview on every edit of its fields. The builders work on the column's
+//! distinct values, so a preview costs O(distinct values + levels) and is
+//! computed in place; the correlation matrix reads every row and runs in
+//! its own job slot (`App` owns the worker).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+
+use super::app::JobState;
+use super::keymap::Action;
+use super::worker::{JobFn, WorkerMsg};
+use crate::algorithms::full_domain::Metric;
+use crate::data::{Dataset, HierarchySource, Role, Roles};
+use crate::hierarchy::builders::{self, BuildSpec};
+use crate::hierarchy::correlated::{self, CorrelatedSpec};
+use crate::hierarchy::{arx, Hierarchy, HierarchySet, LevelStats};
+use crate::session::HeldHierarchy;
+use crate::stats::{correlation_matrix, CorrelationMatrix, Discretization, Measure};
+
+/// The algorithm id this screen's hierarchies are for.
+pub const FULL_DOMAIN: &str = "full-domain";
+/// Largest record-suppression limit offered, in percent (the range).
+pub const MAX_SUPPRESSION_PCT: u32 = 10;
+
+/// Which panel of the screen the cursor keys move in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Attributes,
+    Tree,
+}
+
+/// One node of a hierarchy, as the tree shows it.
+#[derive(Debug, Clone, PartialEq)]
+struct Node {
+    label: String,
+    /// Records of the data under the node.
+    records: u64,
+    /// Hierarchy leaves under the node.
+    leaves: usize,
+    /// Node ids one level down, in file order.
+    children: Vec<u32>,
+}
+
+/// One line of the visible tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeLine {
+    /// Steps below the root.
+    pub depth: usize,
+    pub level: usize,
+    pub label: String,
+    pub records: u64,
+    pub leaves: usize,
+    /// `None` for a leaf, else whether the node is open.
+    pub open: Option<bool>,
+    node: u32,
+}
+
+/// The focused attribute's hierarchy, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeView {
+    pub attribute: String,
+    /// What each level gives on the data (missing cells count as one more
+    /// value below the root).
+    pub levels: Vec<LevelStats>,
+    /// `nodes[level][id]`.
+    nodes: Vec<Vec<Node>>,
+    open: HashSet<(usize, u32)>,
+    pub lines: Vec<TreeLine>,
+    pub cursor: usize,
+}
+
+impl TreeView {
+    fn new(ds: &Dataset, column: usize, h: &Hierarchy) -> crate::Result<Self> {
+        let col = ds.col(column);
+        let levels = h.bind(col)?.level_stats(&col.frequencies());
+        let freq = col.frequencies();
+        let leaf_records: Vec<u64> = h
+            .leaves()
+            .iter()
+            .map(|l| col.code_of(l).map_or(0, |c| freq[c as usize]))
+            .collect();
+        let mut nodes: Vec<Vec<Node>> = (0..h.levels())
+            .map(|level| {
+                h.labels(level)
+                    .iter()
+                    .map(|l| Node {
+                        label: l.to_string(),
+                        records: 0,
+                        leaves: 0,
+                        children: Vec::new(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut linked: HashSet<(usize, u32)> = HashSet::new();
+        for (leaf, &records) in leaf_records.iter().enumerate() {
+            for (level, row) in nodes.iter_mut().enumerate() {
+                let n = &mut row[h.node(leaf, level) as usize];
+                n.records += records;
+                n.leaves += 1;
+            }
+            for level in 1..h.levels() {
+                let child = h.node(leaf, level - 1);
+                if linked.insert((level - 1, child)) {
+                    nodes[level][h.node(leaf, level) as usize]
+                        .children
+                        .push(child);
+                }
+            }
+        }
+        let top = h.levels() - 1;
+        let mut t = TreeView {
+            attribute: h.attribute().to_string(),
+            levels,
+            nodes,
+            open: [(top, 0)].into_iter().collect(),
+            lines: Vec::new(),
+            cursor: 0,
+        };
+        t.relist();
+        Ok(t)
+    }
+
+    /// Recompute the visible lines: every node under an open path.
+    fn relist(&mut self) {
+        let top = self.nodes.len() - 1;
+        let mut lines = Vec::new();
+        let mut stack: Vec<(usize, u32)> = (0..self.nodes[top].len() as u32)
+            .rev()
+            .map(|id| (top, id))
+            .collect();
+        while let Some((level, id)) = stack.pop() {
+            let n = &self.nodes[level][id as usize];
+            let open = self.open.contains(&(level, id));
+            lines.push(TreeLine {
+                depth: top - level,
+                level,
+                label: n.label.clone(),
+                records: n.records,
+                leaves: n.leaves,
+                open: (level > 0).then_some(open),
+                node: id,
+            });
+            if level > 0 && open {
+                stack.extend(n.children.iter().rev().map(|&c| (level - 1, c)));
+            }
+        }
+        self.lines = lines;
+        self.cursor = self.cursor.min(self.lines.len().saturating_sub(1));
+    }
+
+    /// Open or close the node under the cursor.
+    fn toggle(&mut self) {
+        let Some(l) = self.lines.get(self.cursor) else {
+            return;
+        };
+        if l.level == 0 {
+            return;
+        }
+        let key = (l.level, l.node);
+        if !self.open.remove(&key) {
+            self.open.insert(key);
+        }
+        self.relist();
+    }
+
+    /// Open every node (`true`) or close all but the root.
+    fn open_all(&mut self, open: bool) {
+        let top = self.nodes.len() - 1;
+        self.open.clear();
+        if open {
+            for (level, row) in self.nodes.iter().enumerate().skip(1) {
+                self.open
+                    .extend((0..row.len() as u32).map(|id| (level, id)));
+            }
+        } else {
+            self.open.insert((top, 0));
+        }
+        self.relist();
+    }
+}
+
+/// The builders the dialog offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builder {
+    Intervals,
+    Quantiles,
+    Mask,
+    Frequency,
+    /// The correlation-based construction (the correlation-hierarchy
+    /// paper's Algorithm 4) with the dialog's attribute as the focus.
+    Correlated,
+}
+
+impl Builder {
+    pub const ALL: [Builder; 5] = [
+        Builder::Intervals,
+        Builder::Quantiles,
+        Builder::Mask,
+        Builder::Frequency,
+        Builder::Correlated,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Builder::Intervals => "intervals (fixed width)",
+            Builder::Quantiles => "intervals (quantiles)",
+            Builder::Mask => "mask right to left",
+            Builder::Frequency => "group rare values",
+            Builder::Correlated => "by correlation (Algorithm 4)",
+        }
+    }
+}
+
+/// What the dialog does on Enter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogKind {
+    Build,
+    Import,
+    Export,
+}
+
+/// A text field of the dialog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub label: &'static str,
+    pub value: String,
+}
+
+/// The modal dialog of the screen: build (builder, its parameters and a
+/// live preview), import (a file path) or export (a file path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HierarchyDialog {
+    pub kind: DialogKind,
+    pub column: usize,
+    pub attribute: String,
+    /// Build only.
+    pub builder: Builder,
+    pub fields: Vec<Field>,
+    /// Focused row: for Build, 0 is the builder choice and fields follow.
+    pub focus: usize,
+    /// Build only: what each level of the built hierarchy gives on the
+    /// data, or why the fields do not build one.
+    pub preview: Result<Vec<LevelStats>, String>,
+    /// Why the last Enter did not apply.
+    pub error: Option<String>,
+    /// Build only: what else the preview has to say (for the correlation
+    /// construction, the attributes that conditioned the cuts).
+    pub note: Option<String>,
+    built: Option<Hierarchy>,
+    /// Columns a correlation-based construction may condition on: every
+    /// column but identifiers.
+    candidates: Vec<usize>,
+}
+
+impl HierarchyDialog {
+    /// Index into `fields` of the focused field, if a text field has focus.
+    pub fn focused_field(&self) -> Option<usize> {
+        match self.kind {
+            DialogKind::Build => self.focus.checked_sub(1),
+            _ => Some(self.focus),
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.fields.len() + usize::from(self.kind == DialogKind::Build)
+    }
+
+    fn field(&self, label: &str) -> Result<f64, String> {
+        let f = self
+            .fields
+            .iter()
+            .find(|f| f.label == label)
+            .ok_or_else(|| format!("no field '{label}'"))?;
+        f.value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("{}: '{}' is not a number", f.label, f.value))
+    }
+
+    fn count(&self, label: &str) -> Result<u64, String> {
+        let x = self.field(label)?;
+        if x < 0.0 || x.fract() != 0.0 {
+            return Err(format!("{label}: '{x}' is not a whole number"));
+        }
+        Ok(x as u64)
+    }
+
+    /// The builder spec of the fields (`None` for the correlation-based
+    /// construction, which is not a [`BuildSpec`]).
+    fn spec(&self) -> Result<Option<BuildSpec>, String> {
+        Ok(Some(match self.builder {
+            Builder::Correlated => return Ok(None),
+            Builder::Intervals => BuildSpec::Intervals {
+                width: self.field("width")?,
+                anchor: self.field("anchor")?,
+                fanout: self.count("merge per level")? as usize,
+            },
+            Builder::Quantiles => BuildSpec::Quantiles {
+                n: self.count("intervals")? as usize,
+                min_records: self.count("min records")?,
+            },
+            Builder::Mask => BuildSpec::Mask,
+            Builder::Frequency => BuildSpec::Frequency {
+                min_records: self.count("min records")?,
+            },
+        }))
+    }
+
+    /// The correlation-based construction: the hierarchy and which
+    /// attributes conditioned the cuts.
+    fn construct_correlated(&self, ds: &Dataset) -> Result<(Hierarchy, String), String> {
+        let mut spec = CorrelatedSpec::new(ds, self.column, self.count("min records")?);
+        spec.depth = self.count("attributes used")? as usize;
+        spec.attributes = self
+            .candidates
+            .iter()
+            .copied()
+            .filter(|&c| c != self.column)
+            .collect();
+        let c = correlated::construct(ds, &spec).map_err(|e| e.to_string())?;
+        let used = if c.used.is_empty() {
+            "no attribute conditioned the cuts".to_string()
+        } else {
+            format!(
+                "cuts conditioned on {} ({} contexts)",
+                c.used.join(", "),
+                c.contexts.len()
+            )
+        };
+        Ok((c.hierarchy, used))
+    }
+
+    /// Build from the fields and preview the levels on the data.
+    fn refresh_preview(&mut self, ds: &Dataset) {
+        let built = self.spec().and_then(|spec| {
+            let (h, note) = match spec {
+                Some(spec) => (
+                    builders::build(ds, self.column, &spec).map_err(|e| e.to_string())?,
+                    None,
+                ),
+                None => {
+                    let (h, note) = self.construct_correlated(ds)?;
+                    (h, Some(note))
+                }
+            };
+            let col = ds.col(self.column);
+            let stats = h
+                .bind(col)
+                .map_err(|e| e.to_string())?
+                .level_stats(&col.frequencies());
+            Ok((h, stats, note))
+        });
+        match built {
+            Ok((h, stats, note)) => {
+                self.built = Some(h);
+                self.preview = Ok(stats);
+                self.note = note;
+            }
+            Err(e) => {
+                self.built = None;
+                self.preview = Err(e);
+                self.note = None;
+            }
+        }
+    }
+}
+
+/// Default fields of a builder for a column, read off the data: an
+/// interval width of a round number giving about ten intervals, anchored
+/// at a multiple of it below the smallest value; ten quantile intervals;
+/// at least k records per interval or group.
+fn builder_fields(ds: &Dataset, column: usize, builder: Builder, k: u32) -> Vec<Field> {
+    let f = |label, value: String| Field { label, value };
+    match builder {
+        Builder::Intervals => {
+            let col = ds.col(column);
+            let xs = if col.is_numeric() { col.numbers() } else { &[] };
+            let (lo, hi) = match (xs.first(), xs.last()) {
+                (Some(&lo), Some(&hi)) => (lo, hi),
+                _ => (0.0, 10.0),
+            };
+            let width = round_width((hi - lo) / 10.0);
+            let anchor = (lo / width).floor() * width;
+            vec![
+                f("width", format!("{width}")),
+                f("anchor", format!("{anchor}")),
+                f("merge per level", "2".into()),
+            ]
+        }
+        Builder::Quantiles => vec![f("intervals", "10".into()), f("min records", k.to_string())],
+        Builder::Mask => Vec::new(),
+        Builder::Frequency => vec![f("min records", k.to_string())],
+        Builder::Correlated => vec![
+            f("min records", k.to_string()),
+            f("attributes used", "2".into()),
+        ],
+    }
+}
+
+/// The round number (1, 2 or 5 times a power of ten) nearest above `x`.
+fn round_width(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 || !x.is_finite() {
+        return 1.0;
+    }
+    let p = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&w| w >= x)
+        .unwrap_or(10.0 * p)
+}
+
+/// Suppression limit and metric of full-domain runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullDomainSettings {
+    /// Largest share of suppressed rows, in percent.
+    pub suppression_pct: u32,
+    pub metric: Metric,
+}
+
+/// The correlation job's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixState {
+    pub measure: Measure,
+    /// Dataset columns of the matrix: every column but identifiers.
+    pub columns: Vec<usize>,
+    pub view: Option<CorrelationMatrix>,
+    pub job: JobState,
+    /// Measure and columns of the latest request.
+    requested: Option<(Measure, Vec<usize>)>,
+    pub error: Option<String>,
+}
+
+/// Everything the Hierarchies screen shows, and the hierarchies the
+/// session holds.
+#[derive(Debug, Clone)]
+pub struct HierarchiesState {
+    /// Hierarchies by column name.
+    pub held: BTreeMap<String, HeldHierarchy>,
+    /// Bumped on every change of `held`: full-domain inputs include it.
+    pub generation: u64,
+    /// Index of the focused column of the dataset.
+    pub cursor: usize,
+    pub focus: Focus,
+    /// The focused column's hierarchy, or why it cannot be shown.
+    pub tree: Option<Result<TreeView, String>>,
+    pub matrix: MatrixState,
+    pub dialog: Option<HierarchyDialog>,
+    pub full_domain: FullDomainSettings,
+}
+
+/// What the app must do after the screen handled an action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    None,
+    /// Compute the correlation matrix for the current measure and columns.
+    RequestMatrix,
+    /// The hierarchies changed (full-domain inputs with them), with what to
+    /// tell the user.
+    HierarchiesChanged(String),
+    Notice(String),
+}
+
+impl HierarchiesState {
+    pub fn new(ds: &Dataset, roles: &Roles, held: BTreeMap<String, HeldHierarchy>) -> Self {
+        let mut s = HierarchiesState {
+            held,
+            generation: 0,
+            cursor: 0,
+            focus: Focus::Attributes,
+            tree: None,
+            matrix: MatrixState {
+                measure: Measure::Phi2,
+                columns: Vec::new(),
+                view: None,
+                job: JobState::Idle,
+                requested: None,
+                error: None,
+            },
+            dialog: None,
+            full_domain: FullDomainSettings {
+                suppression_pct: 0,
+                metric: Metric::Loss,
+            },
+        };
+        s.sync_roles(roles);
+        s.refresh_tree(ds);
+        s
+    }
+
+    /// The hierarchies as the algorithms take them.
+    pub fn set(&self) -> HierarchySet {
+        crate::session::hierarchy_set(&self.held)
+    }
+
+    /// Project entries: where each hierarchy comes from.
+    pub fn sources(&self) -> BTreeMap<String, HierarchySource> {
+        self.held
+            .iter()
+            .map(|(n, h)| (n.clone(), h.source.clone()))
+            .collect()
+    }
+
+    /// Follow a role change: identifiers leave the matrix.
+    pub fn sync_roles(&mut self, roles: &Roles) {
+        self.matrix.columns = (0..roles.as_slice().len())
+            .filter(|&c| roles.get(c) != Role::Identifier)
+            .collect();
+    }
+
+    /// Whether the matrix shown or requested is not the one asked for now.
+    pub fn matrix_stale(&self) -> bool {
+        self.matrix.requested.as_ref() != Some(&(self.matrix.measure, self.matrix.columns.clone()))
+    }
+
+    /// The job computing the matrix for the current measure and columns,
+    /// recorded as requested.
+    pub fn matrix_job(&mut self, ds: std::sync::Arc<Dataset>) -> JobFn<CorrelationMatrix> {
+        let measure = self.matrix.measure;
+        let columns = self.matrix.columns.clone();
+        self.matrix.requested = Some((measure, columns.clone()));
+        Box::new(move |progress| {
+            progress.check()?;
+            correlation_matrix(&ds, &columns, measure, &Discretization::default())
+        })
+    }
+
+    /// Apply the correlation worker's message; a failure is kept for the
+    /// matrix panel to show.
+    pub fn on_matrix(&mut self, msg: WorkerMsg<CorrelationMatrix>) {
+        let JobState::Running { id: current, .. } = self.matrix.job else {
+            return;
+        };
+        if msg.id() != current {
+            return;
+        }
+        match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                self.matrix.job = JobState::Running { id, fraction }
+            }
+            WorkerMsg::Done { output, .. } => {
+                self.matrix.view = Some(output);
+                self.matrix.error = None;
+                self.matrix.job = JobState::Done;
+            }
+            WorkerMsg::Cancelled { .. } => self.matrix.job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                self.matrix.error = Some(error);
+                self.matrix.job = JobState::Failed;
+            }
+        }
+    }
+
+    /// Rebuild the focused column's tree.
+    fn refresh_tree(&mut self, ds: &Dataset) {
+        if ds.n_cols() == 0 {
+            self.tree = None;
+            return;
+        }
+        let name = ds.col(self.cursor).name();
+        self.tree = self
+            .held
+            .get(name)
+            .map(|h| TreeView::new(ds, self.cursor, &h.hierarchy).map_err(|e| e.to_string()));
+    }
+
+    fn tree_mut(&mut self) -> Option<&mut TreeView> {
+        self.tree.as_mut().and_then(|t| t.as_mut().ok())
+    }
+
+    /// Apply an action of the screen (no dialog open).
+    pub fn step(&mut self, action: &Action, ds: &Dataset, k: u32) -> Effect {
+        let last_col = ds.n_cols().saturating_sub(1);
+        match (*action, self.focus) {
+            (Action::Left, _) => self.focus = Focus::Attributes,
+            (Action::Right, _) if self.tree_mut().is_some() => self.focus = Focus::Tree,
+            (Action::Up | Action::Down | Action::First | Action::Last, Focus::Attributes) => {
+                let old = self.cursor;
+                self.cursor = match *action {
+                    Action::Up => self.cursor.saturating_sub(1),
+                    Action::Down => (self.cursor + 1).min(last_col),
+                    Action::First => 0,
+                    _ => last_col,
+                };
+                if self.cursor != old {
+                    self.refresh_tree(ds);
+                }
+            }
+            (Action::Up | Action::Down | Action::First | Action::Last, Focus::Tree) => {
+                if let Some(t) = self.tree_mut() {
+                    let last = t.lines.len().saturating_sub(1);
+                    t.cursor = match *action {
+                        Action::Up => t.cursor.saturating_sub(1),
+                        Action::Down => (t.cursor + 1).min(last),
+                        Action::First => 0,
+                        _ => last,
+                    };
+                }
+            }
+            (Action::ToggleNode, _) => {
+                self.focus = Focus::Tree;
+                if let Some(t) = self.tree_mut() {
+                    t.toggle();
+                }
+            }
+            (Action::OpenAllNodes(open), _) => {
+                if let Some(t) = self.tree_mut() {
+                    t.open_all(open);
+                }
+            }
+            (Action::CycleMeasure(by), _) => {
+                let all = Measure::ALL;
+                let i = all
+                    .iter()
+                    .position(|&m| m == self.matrix.measure)
+                    .unwrap_or(0) as i64;
+                let n = all.len() as i64;
+                self.matrix.measure = all[(i + i64::from(by)).rem_euclid(n) as usize];
+                return Effect::RequestMatrix;
+            }
+            (Action::Recompute, _) => return Effect::RequestMatrix,
+            (Action::BuildHierarchy, _) if ds.n_cols() > 0 => self.open_build(ds, k),
+            (Action::ImportHierarchy, _) if ds.n_cols() > 0 => {
+                self.open_path(ds, DialogKind::Import, String::new())
+            }
+            (Action::ExportHierarchy, _) if ds.n_cols() > 0 => {
+                let name = ds.col(self.cursor).name().to_string();
+                if !self.held.contains_key(&name) {
+                    return Effect::Notice(format!(
+                        "'{name}' has no hierarchy to export: build (b) or import (i) one first"
+                    ));
+                }
+                self.open_path(ds, DialogKind::Export, format!("hierarchy_{name}.csv"));
+            }
+            (Action::RemoveHierarchy, _) if ds.n_cols() > 0 => {
+                let name = ds.col(self.cursor).name().to_string();
+                if self.held.remove(&name).is_some() {
+                    self.focus = Focus::Attributes;
+                    self.refresh_tree(ds);
+                    self.generation += 1;
+                    return Effect::HierarchiesChanged(format!("{name}: hierarchy removed"));
+                }
+            }
+            _ => {}
+        }
+        Effect::None
+    }
+
+    fn open_build(&mut self, ds: &Dataset, k: u32) {
+        let column = self.cursor;
+        let builder = if ds.col(column).is_numeric() {
+            Builder::Intervals
+        } else {
+            Builder::Frequency
+        };
+        let mut d = HierarchyDialog {
+            kind: DialogKind::Build,
+            column,
+            attribute: ds.col(column).name().to_string(),
+            builder,
+            fields: builder_fields(ds, column, builder, k),
+            focus: 0,
+            preview: Ok(Vec::new()),
+            error: None,
+            note: None,
+            built: None,
+            candidates: self.matrix.columns.clone(),
+        };
+        d.refresh_preview(ds);
+        self.dialog = Some(d);
+    }
+
+    fn open_path(&mut self, ds: &Dataset, kind: DialogKind, path: String) {
+        self.dialog = Some(HierarchyDialog {
+            kind,
+            column: self.cursor,
+            attribute: ds.col(self.cursor).name().to_string(),
+            builder: Builder::Mask,
+            fields: vec![Field {
+                label: "ARX CSV file",
+                value: path,
+            }],
+            focus: 0,
+            preview: Ok(Vec::new()),
+            error: None,
+            note: None,
+            built: None,
+            candidates: Vec::new(),
+        });
+    }
+
+    /// Apply an action to the open dialog (it is modal).
+    pub fn step_dialog(&mut self, action: &Action, ds: &Dataset, k: u32) -> Effect {
+        let Some(d) = self.dialog.as_mut() else {
+            return Effect::None;
+        };
+        let rows = d.rows();
+        let mut edited = false;
+        match *action {
+            Action::Cancel => {
+                self.dialog = None;
+                return Effect::None;
+            }
+            Action::Up => d.focus = (d.focus + rows - 1) % rows.max(1),
+            Action::Down => d.focus = (d.focus + 1) % rows.max(1),
+            Action::Left | Action::Right if d.kind == DialogKind::Build && d.focus == 0 => {
+                let by: i64 = if *action == Action::Left { -1 } else { 1 };
+                let all = Builder::ALL;
+                let i = all.iter().position(|&b| b == d.builder).unwrap_or(0) as i64;
+                d.builder = all[(i + by).rem_euclid(all.len() as i64) as usize];
+                d.fields = builder_fields(ds, d.column, d.builder, k);
+                edited = true;
+            }
+            Action::TypeChar(c) => {
+                if let Some(f) = d.focused_field().and_then(|i| d.fields.get_mut(i)) {
+                    f.value.push(c);
+                    edited = true;
+                }
+            }
+            Action::DeleteChar => {
+                if let Some(f) = d.focused_field().and_then(|i| d.fields.get_mut(i)) {
+                    f.value.pop();
+                    edited = true;
+                }
+            }
+            Action::Confirm => return self.confirm(ds),
+            _ => {}
+        }
+        if edited {
+            d.error = None;
+            if d.kind == DialogKind::Build {
+                d.refresh_preview(ds);
+            }
+        }
+        Effect::None
+    }
+
+    /// Enter in the dialog: keep the built or imported hierarchy, or write
+    /// the export; on failure the dialog stays open and says why.
+    fn confirm(&mut self, ds: &Dataset) -> Effect {
+        let Some(d) = self.dialog.as_mut() else {
+            return Effect::None;
+        };
+        let path = || {
+            let p = PathBuf::from(d.fields[0].value.trim());
+            if p.is_relative() {
+                std::env::current_dir().unwrap_or_default().join(p)
+            } else {
+                p
+            }
+        };
+        let outcome: Result<(Option<HeldHierarchy>, String), String> = match d.kind {
+            DialogKind::Build => match (&d.built, &d.preview) {
+                (Some(h), Ok(stats)) => {
+                    let rows = h
+                        .rows()
+                        .map(|r| r.into_iter().map(str::to_string).collect())
+                        .collect();
+                    Ok((
+                        Some(HeldHierarchy {
+                            source: HierarchySource::Inline(rows),
+                            hierarchy: h.clone(),
+                        }),
+                        format!(
+                            "{}: {} hierarchy with {} levels",
+                            d.attribute,
+                            d.builder.name(),
+                            stats.len()
+                        ),
+                    ))
+                }
+                (_, Err(e)) => Err(e.clone()),
+                _ => Err("nothing built yet".into()),
+            },
+            DialogKind::Import if d.fields[0].value.trim().is_empty() => {
+                Err("type the path of an ARX hierarchy file (leaf;level 1;...;*)".into())
+            }
+            DialogKind::Import => {
+                let p = path();
+                HeldHierarchy::load(ds, d.column, HierarchySource::File(p.clone()))
+                    .map(|h| {
+                        let levels = h.hierarchy.levels();
+                        let msg =
+                            format!("{}: {levels} levels read from {}", d.attribute, p.display());
+                        (Some(h), msg)
+                    })
+                    .map_err(|e| e.to_string())
+            }
+            DialogKind::Export => {
+                let p = path();
+                match self.held.get(&d.attribute) {
+                    Some(h) => arx::save(&h.hierarchy, &p)
+                        .map(|()| {
+                            let msg =
+                                format!("{}: hierarchy written to {}", d.attribute, p.display());
+                            (None, msg)
+                        })
+                        .map_err(|e| e.to_string()),
+                    None => Err(format!("'{}' has no hierarchy", d.attribute)),
+                }
+            }
+        };
+        match outcome {
+            Err(e) => {
+                d.error = Some(e);
+                Effect::None
+            }
+            Ok((held, msg)) => {
+                let name = d.attribute.clone();
+                self.dialog = None;
+                match held {
+                    Some(h) => {
+                        self.held.insert(name, h);
+                        self.generation += 1;
+                        self.refresh_tree(ds);
+                        Effect::HierarchiesChanged(msg)
+                    }
+                    None => Effect::Notice(msg),
+                }
+            }
+        }
+    }
+
+    /// Change the full-domain suppression limit by `by` percent (0 to
+    /// [`MAX_SUPPRESSION_PCT`]); whether it changed.
+    pub fn adjust_suppression(&mut self, by: i32) -> bool {
+        let old = self.full_domain.suppression_pct;
+        let new = (i64::from(old) + i64::from(by)).clamp(0, i64::from(MAX_SUPPRESSION_PCT)) as u32;
+        self.full_domain.suppression_pct = new;
+        new != old
+    }
+
+    /// Next metric for full-domain: loss → dm → height.
+    pub fn cycle_metric(&mut self) {
+        self.full_domain.metric = match self.full_domain.metric {
+            Metric::Loss => Metric::Discernibility,
+            Metric::Discernibility => Metric::Height,
+            Metric::Height => Metric::Loss,
+        };
+    }
+}
+
+/// Why full-domain cannot run: the quasi-identifiers without a hierarchy,
+/// named, or `None` when every one has one.
+pub fn full_domain_blocked(
+    ds: &Dataset,
+    roles: &Roles,
+    held: &BTreeMap<String, HeldHierarchy>,
+) -> Option<String> {
+    let missing: Vec<&str> = roles
+        .with(Role::QuasiIdentifier)
+        .into_iter()
+        .map(|c| ds.col(c).name())
+        .filter(|n| !held.contains_key(*n))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "full-domain generalization needs a hierarchy for every quasi-identifier; {} {} none: build (b) or import (i) {} on the Hierarchies screen (key 4).",
+            missing.join(", "),
+            if missing.len() == 1 { "has" } else { "have" },
+            if missing.len() == 1 { "it" } else { "them" },
+        )
+    })
+}
