@@ -217,3 +217,48 @@ fn adult_paper_setting() {
         }
     }
 }
+
+/// GLP, records with loss, reconstruction error and bucket count of ARP,
+/// AIP and AT on Adult (occupation, 7 NSAs, seed 42, ℓ = 2 and 5) against
+/// `tests/golden/adult_arp_glp.json`, which `tests/golden/adult_arp_glp.py`
+/// computes in plain Python from the published and bucket tables the CLI
+/// writes (the figures there are not produced by `metrics::glp`).
+#[test]
+fn adult_glp_golden() {
+    let Some(ds) = adult() else { return };
+    let golden: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/golden/adult_arp_glp.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(golden.len(), 6);
+    for g in golden {
+        let id = g["algorithm"].as_str().unwrap();
+        let l = g["l"].as_u64().unwrap() as u32;
+        let req = occupation_request(&ds, &ADULT_QI7, 1, l, g["seed"].as_u64().unwrap());
+        let r = by_id(id).unwrap().run(&req, &Progress::new()).unwrap();
+        assert_eq!(
+            r.buckets.len() as u64,
+            g["buckets"].as_u64().unwrap(),
+            "{id} l={l}"
+        );
+        let c = correspondence_loss(&r, &ds).unwrap().unwrap();
+        assert_eq!(c.records as u64, g["records"].as_u64().unwrap());
+        assert!(
+            (c.glp - g["glp"].as_f64().unwrap()).abs() < 1e-9,
+            "{id} l={l}: {c:?}"
+        );
+        assert_eq!(
+            c.records_with_loss as u64,
+            g["records_with_loss"].as_u64().unwrap()
+        );
+        let re = g["reconstruction_error"].as_f64().unwrap();
+        assert!(
+            (c.reconstruction_error - re).abs() < 1e-6,
+            "{id} l={l}: {c:?}"
+        );
+    }
+}
