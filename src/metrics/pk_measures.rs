@@ -351,3 +351,71 @@ pub fn pk_measures(
         mean_diversity: if tuples > 0 { div / tuples as f64 } else { 0.0 },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hierarchy::Hierarchy;
+    use crate::release::{Cell, EquivalenceGroup};
+
+    /// Worked by hand. age 20, 30, 40, 60 (range 40); job x, y, z with the
+    /// hierarchy x, y → XY, z → Z, root * (height 2); s the sensitive
+    /// attribute. Groups {20 x a, 30 y b} and {40 z a, 60 z a}.
+    /// IL: group 1: 2 · (10/40 + 1/2) = 1.5; group 2: 2 · (20/40 + 0) = 1;
+    /// IL(S) = 2.5, per tuple 0.625. p = 2: Hom 0 and 1 → mean 0.5, one
+    /// group not 2-sensitive. Div(t, cl \ {t}): group 1's tuples each bring
+    /// their value to a cluster of 1 value: (2 − 1) = 1 each; group 2's
+    /// tuples bring nothing ('a' stays): mean (1 + 1 + 0 + 0) / 4 = 0.5.
+    #[test]
+    fn il_hom_and_div_by_hand() {
+        let ds = Dataset::from_rows(
+            &["age", "job", "s"],
+            &[
+                vec!["20", "x", "a"],
+                vec!["30", "y", "b"],
+                vec!["40", "z", "a"],
+                vec!["60", "z", "a"],
+            ],
+        )
+        .unwrap();
+        let mut hs = HierarchySet::new();
+        hs.insert(
+            Hierarchy::from_rows(
+                "job",
+                &[
+                    vec!["x", "XY", "*"],
+                    vec!["y", "XY", "*"],
+                    vec!["z", "Z", "*"],
+                ],
+            )
+            .unwrap(),
+        );
+        let mut r = Release::new("t", &ds, vec![0, 1], vec![2]);
+        for rows in [vec![0, 1], vec![2, 3]] {
+            r.groups.push(EquivalenceGroup {
+                rows,
+                cells: vec![Cell::Suppressed, Cell::Suppressed],
+            });
+        }
+        let ids = vec![ds.col(2).codes().to_vec()];
+        let m = pk_measures(&r, &ds, &hs, &ids, 2).unwrap();
+        assert!((m.information_loss - 2.5).abs() < 1e-12, "{m:?}");
+        assert!((m.information_loss_per_tuple - 0.625).abs() < 1e-12);
+        assert!((m.mean_homogeneity - 0.5).abs() < 1e-12);
+        assert_eq!(m.groups_not_p_sensitive, 1);
+        assert!((m.mean_diversity - 0.5).abs() < 1e-12);
+        // Without the hierarchy, job is flat: group 1 loses 1 there.
+        let flat = pk_measures(&r, &ds, &HierarchySet::new(), &ids, 2).unwrap();
+        assert!((flat.information_loss - 3.5).abs() < 1e-12, "{flat:?}");
+    }
+
+    #[test]
+    fn div_and_hom_units_follow_definitions_11_and_12() {
+        // p = 3, two attributes with 1 and 3 distinct values in the cluster.
+        assert_eq!(hom_units(&[1, 3], 3), 2);
+        // A tuple new on both: (3 − 1) + 0 (y = p already).
+        assert_eq!(div_units([true, true], &[1, 3], 3), 2);
+        assert_eq!(div_units([false, true], &[1, 3], 3), 0);
+        assert_eq!(hom_units(&[5, 4], 3), 0);
+    }
+}
