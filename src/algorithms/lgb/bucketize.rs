@@ -55,7 +55,8 @@ pub fn l_diverse_buckets(mut cells: Vec<(u32, u32)>, l: usize) -> Vec<Bucket> {
     cells.sort_unstable();
     let l = l.max(1);
     let mut out = Vec::new();
-    let mut stack = vec![0..cells.len()];
+    let mut stack: Vec<std::ops::Range<usize>> = Vec::new();
+    stack.push(0..cells.len());
     while let Some(range) = stack.pop() {
         let part = &cells[range.clone()];
         if part.is_empty() {
