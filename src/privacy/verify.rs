@@ -12,7 +12,14 @@
 //! - bucket rows (release and local buckets) are published rows, each in at
 //!   most one bucket, and no bucket is empty;
 //! - generalizations are truthful: each group cell contains every member's
-//!   own value (`Cell::contains(own, own)`).
+//!   own value (`Cell::contains(own, own)`);
+//! - for LGB releases (a QI partition or semi-sensitive columns), the LGB
+//!   paper's Definitions 7–10: every group in exactly one QI subset; plain
+//!   QI columns carry QI values in every subset; on a column outside its
+//!   subset's QI columns a group publishes nothing (`Suppressed`) and each
+//!   of its rows is in one of that (semi-sensitive) column's local buckets;
+//!   on a column inside them none is; every published row is in a local
+//!   bucket of each sensitive column.
 //!
 //! Then each claim, by its definition:
 //!
@@ -45,7 +52,14 @@
 //!   values of each listed attribute, on a release that keeps sensitive
 //!   values on their rows (Definition 3 of the p-sensitive paper);
 //! - `ExtendedPSensitivity`: every group's values of the attribute fall in at
-//!   least p protected subtrees, as the claim lists them (Definition 6).
+//!   least p protected subtrees, as the claim lists them (Definition 6);
+//! - `LocalLDiversity` (LGB, Corollary 3): (1) every local equivalence
+//!   group has at least k rows, (2) no value twice in a local bucket of the
+//!   attribute, (3) each such bucket has at least l cells. An attribute
+//!   without sensitive cells holds vacuously (a sensitive one without local
+//!   buckets does not);
+//! - `LocalTCloseness` (LGB): every local bucket of the attribute within EMD
+//!   t of the distribution of all its bucketed cells, as `TCloseness`.
 //!
 //! A claim cannot be checked on a release that does not fit the dataset or
 //! lacks cells; it is then reported as not holding, saying why.
