@@ -349,6 +349,9 @@ impl Ctx {
     }
 }
 
+/// A context's sub-contexts and their cuts (frontiers of the tree).
+type Split = (Vec<Ctx>, Vec<Vec<usize>>);
+
 /// Split a context by the value groups of one attribute (module doc);
 /// `None` when it makes fewer than two groups.
 fn split(ctx: &Ctx, col: &Column, cats: &Categories, n: u64) -> Result<Option<Vec<Ctx>>> {
@@ -482,7 +485,7 @@ pub fn construct(ds: &Dataset, spec: &CorrelatedSpec) -> Result<CorrelatedHierar
         // Largest context first, as in the first cut.
         let mut order: Vec<usize> = (0..contexts.len()).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(contexts[i].rows.len()), i));
-        let mut placed: Vec<Option<(Vec<Ctx>, Vec<Vec<usize>>)>> = vec![None; contexts.len()];
+        let mut placed: Vec<Option<Split>> = vec![None; contexts.len()];
         for i in order {
             let ctx = &contexts[i];
             let Some(subs) = split(ctx, col, &cats, n)? else {
