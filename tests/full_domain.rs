@@ -42,7 +42,7 @@ fn brute_force(
     hier: &[Vec<Vec<String>>],
     sens: &[String],
     k: usize,
-    l: usize,
+    (l, entropy): (usize, bool),
     max_supp: usize,
     metric: Metric,
 ) -> Option<(f64, usize, Vec<usize>)> {
@@ -71,9 +71,24 @@ fn brute_force(
         let mut dm = 0.0;
         let mut loss_sum = 0.0;
         for (key, members) in &groups {
-            let distinct: std::collections::HashSet<&String> =
-                members.iter().map(|&r| &sens[r]).collect();
-            if members.len() < k || distinct.len() < l {
+            let mut counts: HashMap<&String, usize> = HashMap::new();
+            for &r in members {
+                *counts.entry(&sens[r]).or_default() += 1;
+            }
+            let diverse = if entropy {
+                // Entropy l-diversity, H ≥ ln l (with the library's 1e-12
+                // relative slack for classes exactly at the bound).
+                let m = members.len() as f64;
+                let h: f64 = counts
+                    .values()
+                    .map(|&c| -(c as f64 / m) * (c as f64 / m).ln())
+                    .sum();
+                let bound = (l as f64).ln();
+                h >= bound - 1e-12 * bound
+            } else {
+                counts.len() >= l
+            };
+            if members.len() < k || !diverse {
                 supp += members.len();
                 loss_sum += (members.len() * d) as f64;
             } else {
@@ -147,13 +162,14 @@ fn table() -> impl Strategy<Value = (Vec<Vec<u8>>, Vec<u8>, Vec<Vec<usize>>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn optimum_equals_brute_force(
         (cells, sens, merges) in table(),
         k in 1u32..5,
         l in 1u32..3,
+        entropy in any::<bool>(),
         supp in prop::sample::select(vec![0.0, 0.1, 0.25]),
         metric in prop::sample::select(vec![Metric::Loss, Metric::Discernibility, Metric::Height]),
     ) {
@@ -180,12 +196,18 @@ proptest! {
         let mut o = Options { hierarchies: set, ..Default::default() };
         o.full_domain.suppression = supp;
         o.full_domain.metric = metric;
-        o.full_domain.model = if l > 1 { PrivacyModel::DistinctL { l } } else { PrivacyModel::K };
+        // Entropy l-diversity is not monotone with suppression: the search
+        // must then find the optimum without tagging.
+        o.full_domain.model = match (l > 1, entropy) {
+            (false, _) => PrivacyModel::K,
+            (true, false) => PrivacyModel::DistinctL { l },
+            (true, true) => PrivacyModel::EntropyL { l: l as f64 },
+        };
         o.full_domain.list_minimal = true;
         let qi: Vec<usize> = (0..d).collect();
         let req = request(&ds, &qi, &[d], k, o);
         let max_supp = (supp * rows.len() as f64).floor() as usize;
-        let expected = brute_force(&rows, &hier, &sens, k as usize, l as usize, max_supp, metric);
+        let expected = brute_force(&rows, &hier, &sens, k as usize, (l as usize, entropy), max_supp, metric);
         match search(&req, &Progress::new()) {
             Ok((release, report)) => {
                 let (m, _, levels) = expected.expect("brute force finds a node too");
@@ -195,6 +217,7 @@ proptest! {
                 let v = verify(&release, &ds);
                 prop_assert!(v.all_hold(), "{}", v);
                 prop_assert!(report.minimal.iter().any(|n| n.levels == levels) || max_supp > 0);
+                prop_assert_eq!(report.monotone, max_supp == 0 || !(entropy && l > 1));
             }
             Err(e) => prop_assert!(expected.is_none(), "search failed: {e}"),
         }

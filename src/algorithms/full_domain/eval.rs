@@ -160,6 +160,15 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// How far apart two metric values may be and still tie: loss values
+    /// are rounded sums of fractions; dm and height are integers.
+    pub(super) fn tie_tolerance(&self, value: f64) -> f64 {
+        match self.metric {
+            Metric::Loss => 1e-9 * value.abs().max(1.0),
+            Metric::Discernibility | Metric::Height => 0.0,
+        }
+    }
+
     pub(super) fn generalization_loss(&self, levels: &[usize]) -> f64 {
         let d = levels.len();
         if self.n == 0 || d == 0 {

@@ -53,7 +53,10 @@
 //! - `height` — the sum of the levels.
 //!
 //! Ties go to the lower node, then to the smaller level vector in
-//! lexicographic order, so the answer is deterministic.
+//! lexicographic order, so the answer is deterministic. Loss values are
+//! sums of fractions rounded differently per node, so two loss values
+//! within a relative 1e-9 count as a tie (two nodes with the same loss
+//! in exact arithmetic must not be told apart by rounding).
 //!
 //! **Finding the optimum.** The metric of a node is never below a bound that
 //! needs no data pass: for `loss` the loss with nothing suppressed (a
@@ -463,13 +466,19 @@ impl State<'_> {
             .collect();
         keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         let exact = self.ev.bound_is_exact();
+        let tol = |best: f64| self.ev.tie_tolerance(best);
         let mut best: Option<(f64, usize, usize)> = None;
         for batch in keyed.chunks(BATCH * rayon::current_num_threads().max(1)) {
             // With an exact bound a tie in the bound is a tie in the metric,
             // which the earlier node (lower, then smaller) wins already.
             let live: Vec<usize> = batch
                 .iter()
-                .filter(|(lb, _, _)| best.is_none_or(|b| *lb < b.0 || (!exact && *lb == b.0)))
+                .filter(|(lb, _, _)| {
+                    best.is_none_or(|b| {
+                        let limit = b.0 + tol(b.0);
+                        *lb < limit || (!exact && *lb <= limit)
+                    })
+                })
                 .map(|&(_, _, v)| v)
                 .collect();
             if live.is_empty() {
@@ -484,11 +493,11 @@ impl State<'_> {
                 let key = (r.metric, self.lattice.height(v), v);
                 // Node indices order level vectors lexicographically.
                 let better = best.is_none_or(|b| {
-                    key.0
-                        .total_cmp(&b.0)
-                        .then(key.1.cmp(&b.1))
-                        .then(key.2.cmp(&b.2))
-                        .is_lt()
+                    if (key.0 - b.0).abs() <= tol(b.0) {
+                        (key.1, key.2) < (b.1, b.2)
+                    } else {
+                        key.0 < b.0
+                    }
                 });
                 if better {
                     best = Some(key);
