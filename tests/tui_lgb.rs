@@ -1,7 +1,9 @@
 //! Screen tests of the LGB workflow in the TUI (issue 4, item 7): the Data
 //! screen's dialog marking the sensitive cells of a semi-sensitive column
 //! by rule, density or flag column, and the count of sensitive cells per
-//! attribute. The app runs on the embedded demo (occupation semi-sensitive,
+//! attribute; LGB on the Anonymize screen with the session's cells, its
+//! published table (GIDs, bucket references) and the record detail
+//! (matching tuples and buckets, breach probability per sensitive cell). The app runs on the embedded demo (occupation semi-sensitive,
 //! its sensitive cells flagged by `hide_occupation`), is driven with
 //! actions, drawn into ratatui's `TestBackend` and checked against figures
 //! counted here from the data, and with insta snapshots.
@@ -10,8 +12,9 @@
 mod common;
 
 use anonlab::data::{Role, SensitivitySource};
+use anonlab::release::Guarantee;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, MarkMode};
+use anonlab::tui::{Action, App, JobState, MarkMode, Screen};
 use common::screen::{render, text};
 
 fn demo(width: u16, height: u16) -> App {
@@ -47,11 +50,7 @@ fn focus(app: &mut App, column: &str) {
 fn count_rows(app: &App, column: &str, keep: impl Fn(f64) -> bool) -> usize {
     let col = app.dataset().column(column).unwrap();
     (0..app.dataset().n_rows())
-        .filter(|&r| {
-            col.display(col.code(r))
-                .parse::<f64>()
-                .is_ok_and(&keep)
-        })
+        .filter(|&r| col.display(col.code(r)).parse::<f64>().is_ok_and(&keep))
         .count()
 }
 
@@ -198,10 +197,10 @@ fn keys_typed_in_the_dialog_do_not_reach_the_screen() {
         &[
             Action::TypeChar('S'),
             Action::SetRole(Role::Sensitive),
-            Action::ShowScreen(anonlab::tui::Screen::Risk),
+            Action::ShowScreen(Screen::Risk),
         ],
     );
-    assert_eq!(app.screen(), anonlab::tui::Screen::Data);
+    assert_eq!(app.screen(), Screen::Data);
     assert_eq!(app.roles().get(occupation(&app)), Role::SemiSensitive);
 }
 
@@ -248,4 +247,157 @@ fn counts_per_semi_sensitive_attribute_follow_every_change() {
         "{line}"
     );
     insta::assert_snapshot!("counts", t);
+}
+
+// ---- LGB on the Anonymize screen ----
+
+/// The demo on the Anonymize screen with `algorithm` chosen and every job
+/// finished.
+fn lgb_on_demo(algorithm: &str, width: u16, height: u16) -> App {
+    let mut app = demo(width, height);
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    for _ in 0..app.anonymize().algorithms.len() {
+        if app.anonymize().choice().id == algorithm {
+            break;
+        }
+        app.step(&Action::CycleAlgorithm(1));
+    }
+    assert_eq!(app.anonymize().choice().id, algorithm);
+    app.run_pending_jobs_blocking();
+    assert_eq!(
+        app.anonymize().job,
+        JobState::Done,
+        "{:?}",
+        app.anonymize().error
+    );
+    app
+}
+
+/// The screen from the gauge line down (the figures above hold times).
+fn lower_part(app: &App) -> String {
+    text(&render(app))
+        .lines()
+        .skip(10)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn lgb_runs_on_the_demo_with_the_sessions_sensitive_cells() {
+    let app = lgb_on_demo("lgb-mdp", 140, 44);
+    let ds = app.dataset();
+    let occ = occupation(&app);
+    let view = app.anonymize().view.as_ref().unwrap();
+    let r = &view.release;
+    assert!(view.evaluation.verification.all_hold());
+    // The request carried occupation's flagged cells.
+    assert_eq!(r.semi_sensitive, vec![occ]);
+    let flagged = app.sensitive_counts()[0].1;
+    let bucketed = r.local_buckets_of(occ).map_or(0, |b| b.cells());
+    let suppressed: usize = r
+        .suppressed_rows
+        .iter()
+        .filter(|&&row| app.is_sensitive(row as usize, occ))
+        .count();
+    assert_eq!(
+        bucketed + suppressed,
+        flagged,
+        "every flagged cell is bucketed or suppressed"
+    );
+    // The published table shows occupation (no longer left out) and GID,
+    // with bucket references where the cell is sensitive.
+    assert!(view.headers.iter().any(|h| h == "occupation"));
+    assert!(view.headers.iter().any(|h| h == "GID"));
+    let at = view.headers.iter().position(|h| h == "occupation").unwrap();
+    let index = anonlab::release::BucketIndex::new(r);
+    let mut references = 0;
+    for i in 0..view.published_rows() {
+        let row = view.row(ds, i).unwrap();
+        let d = view.detail(ds, i).unwrap();
+        match index.local(occ, d.row) {
+            Some(b) => {
+                assert_eq!(row[at], anonlab::release::bucket_reference(b));
+                references += 1;
+            }
+            None => assert_eq!(
+                row[at],
+                r.groups[d.group].cells
+                    [r.quasi_identifiers.iter().position(|&q| q == occ).unwrap()]
+                .render(ds.col(occ), ds.col(occ).code(d.row))
+            ),
+        }
+    }
+    assert_eq!(references, bucketed);
+    insta::assert_snapshot!("lgb_mdp_table", lower_part(&app));
+}
+
+#[test]
+fn the_record_detail_lists_matching_tuples_buckets_and_breach() {
+    let mut app = lgb_on_demo("lgb-mdp", 140, 44);
+    // Find a published record with a sensitive occupation cell.
+    let occ = occupation(&app);
+    let view = app.anonymize().view.as_ref().unwrap();
+    let target = (0..view.published_rows())
+        .find(|&i| {
+            view.detail(app.dataset(), i)
+                .is_some_and(|d| d.cells.iter().any(|c| c.column == occ))
+        })
+        .expect("a record with a sensitive occupation cell");
+    for _ in 0..target {
+        app.step(&Action::Down);
+    }
+    app.step(&Action::Confirm);
+    let d = app.anonymize().detail.clone().expect("the detail is shown");
+    assert_eq!(d.published, target);
+    // Lemma 1: Pr(re-id) is one over the matching tuples.
+    let reid = d.reidentification.unwrap();
+    assert!((reid - 1.0 / d.matching_tuples.len() as f64).abs() < 1e-12);
+    assert!(d.matching_tuples.contains(&(d.row as u32)));
+    // Lemma 2 from the listed matching buckets gives risk::local_risk's p.
+    for c in &d.cells {
+        let lemma2: f64 = c
+            .matching
+            .iter()
+            .map(|m| m.tuples as f64 / c.bucketed_tuples as f64 * m.own as f64 / m.size as f64)
+            .sum();
+        let p = c.breach.expect("a breach probability");
+        assert!((lemma2 - p).abs() < 1e-12, "{lemma2} vs {p}");
+        assert!(p <= 0.5 + 1e-12, "l = 2 bounds p(t, s) by 1/2");
+    }
+    let t = lower_part(&app);
+    assert!(t.contains("matching") && t.contains("p(t,s)"), "{t}");
+    insta::assert_snapshot!("record_detail", t);
+    // Enter again hides it.
+    app.step(&Action::Confirm);
+    assert!(app.anonymize().detail.is_none());
+}
+
+#[test]
+fn t_closeness_on_a_chosen_attribute_reaches_lgb() {
+    let mut app = lgb_on_demo("lgb-mdp", 140, 44);
+    app.step(&Action::CycleTCloseness);
+    assert_eq!(app.t_closeness(), Some((occupation(&app), app.params().t)));
+    assert!(matches!(app.anonymize().job, JobState::Running { .. }));
+    app.run_pending_jobs_blocking();
+    let view = app.anonymize().view.as_ref().unwrap();
+    assert!(view.evaluation.verification.all_hold());
+    assert!(
+        view.release.claims.iter().any(|c| matches!(
+            c,
+            Guarantee::LocalTCloseness { attribute, .. } if attribute == "occupation"
+        )),
+        "{:?}",
+        view.release.claims
+    );
+    assert!(text(&render(&app)).contains("occupation t=0.2"));
+}
+
+#[test]
+fn marking_cells_makes_the_lgb_release_out_of_date() {
+    let mut app = lgb_on_demo("lgb-mdp", 140, 44);
+    app.step(&Action::ShowScreen(Screen::Data));
+    focus(&mut app, "occupation");
+    app.step(&Action::ToggleSensitivity);
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    assert!(matches!(app.anonymize().job, JobState::Running { .. }));
 }

@@ -20,6 +20,7 @@
 use std::sync::Arc;
 
 use super::app::JobState;
+use super::record::{record_detail, RecordDetail};
 use super::worker::{JobFn, JobId};
 use crate::algorithms::full_domain::{self, Metric, SearchReport};
 use crate::algorithms::{self, Options, Request};
@@ -28,8 +29,10 @@ use crate::data::{Dataset, Role, Roles};
 use crate::metrics::{self, QueryReport};
 use crate::partition::Partition;
 use crate::progress::Progress;
-use crate::release::{published_headers, published_row, Cell, EquivalenceGroup, Release};
-use crate::risk::{self, CdfPoint, Matching};
+use crate::release::{
+    published_headers, published_row_indexed, BucketIndex, Cell, EquivalenceGroup, Release,
+};
+use crate::risk::{self, CdfPoint, LocalRisk, Matching};
 
 /// Widest a published column is drawn; longer cells (large sets) are cut.
 pub const MAX_PUBLISHED_WIDTH: usize = 28;
@@ -42,7 +45,16 @@ pub struct AlgorithmChoice {
     pub id: &'static str,
     pub name: &'static str,
     pub uses_l: bool,
+    /// Reads the semi-sensitive cells and per-attribute t-closeness
+    /// (`Options::semi_sensitive`, `Options::t_closeness`): LGB.
+    pub reads_cells: bool,
 }
+
+/// The algorithms that read `Options::semi_sensitive`. The others leave
+/// the semi-sensitive columns out of the release, as the screen did before
+/// LGB. (The CLI gives them to the others as quasi-identifiers instead;
+/// here that would need a hierarchy for each of them under full-domain.)
+const READS_CELLS: [&str; 2] = ["lgb-mdp", "lgb-ncp"];
 
 impl AlgorithmChoice {
     pub fn all() -> Vec<AlgorithmChoice> {
@@ -52,6 +64,7 @@ impl AlgorithmChoice {
                 id: a.id(),
                 name: a.name(),
                 uses_l: a.uses_l(),
+                reads_cells: READS_CELLS.contains(&a.id()),
             })
             .collect()
     }
@@ -67,6 +80,8 @@ pub struct AnonymizeInputs {
     pub l: Option<u32>,
     pub seed: u64,
     pub roles_generation: u64,
+    /// LGB only: what it reads beyond the roles.
+    pub lgb: Option<LgbInputs>,
     /// Full-domain only: its settings and the hierarchies it reads.
     pub full_domain: Option<FullDomainInputs>,
 }
@@ -79,6 +94,16 @@ pub struct FullDomainInputs {
     pub metric: Metric,
     /// Generation of the session's hierarchies.
     pub hierarchies_generation: u64,
+}
+
+/// The LGB part of [`AnonymizeInputs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LgbInputs {
+    /// Generation of the session's cell sensitivity (bumped on every mark).
+    pub cells_generation: u64,
+    /// The attribute protected by t-closeness instead of l-diversity, and
+    /// t in thousandths (so the inputs compare exactly).
+    pub t_closeness: Option<(usize, u32)>,
 }
 
 /// A probability distribution as drawn: mean, max and the CDF as a step
@@ -151,7 +176,10 @@ pub struct AnonymizeView {
     roles: Vec<Role>,
     /// Published rows before each group, and the total at the end.
     group_starts: Vec<usize>,
-    bucket_of_row: Vec<Option<u32>>,
+    /// Local and release-wide buckets per row, for rendering rows.
+    index: BucketIndex,
+    /// LGB releases: Lemma 2 breach probability of every sensitive cell.
+    pub local_risk: Option<Arc<LocalRisk>>,
 }
 
 impl AnonymizeView {
@@ -160,19 +188,37 @@ impl AnonymizeView {
         self.group_starts.last().copied().unwrap_or(0)
     }
 
-    /// The published table's row `i` (in published order: group by group).
-    pub fn row(&self, ds: &Dataset, i: usize) -> Option<Vec<String>> {
+    /// The group of published row `i` and its place in the group.
+    fn locate(&self, i: usize) -> Option<(usize, usize)> {
         if i >= self.published_rows() {
             return None;
         }
         let g = self.group_starts.partition_point(|&s| s <= i) - 1;
-        Some(published_row(
+        Some((g, i - self.group_starts[g]))
+    }
+
+    /// The published table's row `i` (in published order: group by group).
+    pub fn row(&self, ds: &Dataset, i: usize) -> Option<Vec<String>> {
+        let (g, member) = self.locate(i)?;
+        Some(published_row_indexed(
             &self.release,
             ds,
             Some(self.roles.as_slice()),
             g,
-            i - self.group_starts[g],
-            &self.bucket_of_row,
+            member,
+            &self.index,
+        ))
+    }
+
+    /// What the attacker learns about published row `i` (see `record`).
+    pub fn detail(&self, ds: &Dataset, i: usize) -> Option<RecordDetail> {
+        let (g, member) = self.locate(i)?;
+        Some(record_detail(
+            &self.release,
+            ds,
+            &self.index,
+            self.local_risk.as_deref(),
+            (g, member, i),
         ))
     }
 }
@@ -239,6 +285,8 @@ pub enum QueriesState {
 pub struct PublishedTable {
     /// First published row on screen.
     pub top: usize,
+    /// The selected published row.
+    pub cursor: usize,
     /// Rows that fit on screen.
     pub page: usize,
     /// The rows from `top`, at most `page` of them.
@@ -266,6 +314,13 @@ pub struct AnonymizeState {
     pub job: JobState,
     pub queries: QueriesState,
     pub table: PublishedTable,
+    /// Whether the record detail replaces the charts.
+    pub show_detail: bool,
+    /// The selected record's detail, kept while `show_detail`.
+    pub detail: Option<RecordDetail>,
+    /// The attribute LGB protects by t-closeness (t is the session's
+    /// `params.t`); the others use l-diversity.
+    pub t_closeness: Option<usize>,
 }
 
 impl AnonymizeState {
@@ -280,6 +335,9 @@ impl AnonymizeState {
             job: JobState::Idle,
             queries: QueriesState::Idle,
             table: PublishedTable::default(),
+            show_detail: false,
+            detail: None,
+            t_closeness: None,
         }
     }
 
@@ -296,16 +354,28 @@ impl AnonymizeState {
         &self.algorithms[self.algorithm]
     }
 
-    /// Refill the rows on screen from the shown release.
+    /// Refill the rows on screen from the shown release, keep the cursor
+    /// on a published row and on screen, and redo the record detail.
     pub fn refresh_table(&mut self, ds: &Dataset) {
         let t = &mut self.table;
         t.rows.clear();
+        self.detail = None;
         let Some(view) = &self.view else {
             t.widths.clear();
             return;
         };
         let n = view.published_rows();
-        t.top = t.top.min(n.saturating_sub(t.page.max(1)));
+        let page = t.page.max(1);
+        t.cursor = t.cursor.min(n.saturating_sub(1));
+        if t.cursor < t.top {
+            t.top = t.cursor;
+        } else if t.cursor >= t.top + page {
+            t.top = t.cursor + 1 - page;
+        }
+        t.top = t.top.min(n.saturating_sub(page));
+        if self.show_detail {
+            self.detail = view.detail(ds, t.cursor);
+        }
         t.widths = view.widths.clone();
         for i in super::app::visible_window(n, t.top, t.page) {
             if let Some(row) = view.row(ds, i) {
@@ -333,6 +403,16 @@ pub fn blocked(roles: &Roles, algorithm: &AlgorithmChoice) -> Option<String> {
                 .into(),
         );
     }
+    if algorithm.reads_cells {
+        if roles.with(Role::Sensitive).is_empty() && roles.with(Role::SemiSensitive).is_empty() {
+            return Some(format!(
+                "{} needs a sensitive or semi-sensitive attribute: on the Data screen (key 1), \
+                 mark one sensitive (key s) or semi-sensitive (key S) and mark its cells (key m).",
+                algorithm.name
+            ));
+        }
+        return None;
+    }
     if algorithm.uses_l && roles.with(Role::Sensitive).is_empty() {
         return Some(format!(
             "{} needs a sensitive attribute: on the Data screen (key 1), mark one \
@@ -355,9 +435,12 @@ pub fn job(
         let start = std::time::Instant::now();
         let qi = roles.with(Role::QuasiIdentifier);
         let sensitive = roles.with(Role::Sensitive);
+        // LGB reads the semi-sensitive columns from the options and
+        // publishes them; the other algorithms know no per-cell
+        // sensitivity and leave them out (see `READS_CELLS`).
         let req = Request {
             ds: &ds,
-            qi: qi.clone(),
+            qi,
             sensitive: sensitive.clone(),
             identifiers: roles.with(Role::Identifier),
             k: inputs.k,
@@ -380,7 +463,12 @@ pub fn job(
             query_seed: inputs.seed,
         };
         let evaluation = anonymize::evaluate(&release, &ds, ms, &skip_queries, progress)?;
-        let before_key: BeforeKey = (qi, sensitive.first().copied());
+        // The original table published as is shows every column the
+        // release generalizes (for LGB, the semi-sensitive ones too).
+        let before_key: BeforeKey = (
+            release.quasi_identifiers.clone(),
+            sensitive.first().copied(),
+        );
         let before = match before {
             Some((key, b)) if key == before_key => b,
             _ => Arc::new(measure_before(&ds, &before_key.0, before_key.1, progress)?),
@@ -403,7 +491,14 @@ pub fn job(
             at += g.rows.len();
         }
         group_starts.push(at);
-        let bucket_of_row = release.bucket_of_row();
+        let index = BucketIndex::new(&release);
+        // Per-cell breach probabilities for the record detail: the
+        // evaluation keeps only their distribution.
+        let local_risk = if release.local_buckets.is_empty() {
+            None
+        } else {
+            Some(Arc::new(risk::local_risk(&release, &ds, progress)?))
+        };
         let checks = verification_lines(&evaluation.verification.checks, release.claims.len());
         let mut view = AnonymizeView {
             inputs,
@@ -420,7 +515,8 @@ pub fn job(
             headers,
             roles,
             group_starts,
-            bucket_of_row,
+            index,
+            local_risk,
         };
         size_columns(&mut view, &ds);
         view.total_ms = start.elapsed().as_secs_f64() * 1000.0;

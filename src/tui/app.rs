@@ -571,6 +571,12 @@ impl App {
             l: choice.uses_l.then_some(self.params.l),
             seed: self.params.seed,
             roles_generation: self.roles_generation,
+            lgb: choice.reads_cells.then(|| anon::LgbInputs {
+                cells_generation: self.cells_generation,
+                t_closeness: self
+                    .t_closeness()
+                    .map(|(c, t)| (c, (t * 1000.0).round() as u32)),
+            }),
             full_domain: (choice.id == hier::FULL_DOMAIN).then_some(anon::FullDomainInputs {
                 suppression_pct: self.hier.full_domain.suppression_pct,
                 metric: self.hier.full_domain.metric,
@@ -1015,11 +1021,31 @@ impl App {
                     self.request_anonymize();
                 }
             }
-            Action::Scroll(by) => t.top = t.top.saturating_add_signed(by as isize),
-            Action::PageUp => t.top = t.top.saturating_sub(page),
-            Action::PageDown => t.top = t.top.saturating_add(page),
-            Action::First => t.top = 0,
-            Action::Last => t.top = usize::MAX,
+            // The wheel moves the view and the selected record with it;
+            // `refresh_table` keeps both within the table.
+            Action::Scroll(by) => {
+                t.top = t.top.saturating_add_signed(by as isize);
+                t.cursor = t.cursor.saturating_add_signed(by as isize);
+            }
+            Action::Up => t.cursor = t.cursor.saturating_sub(1),
+            Action::Down => t.cursor = t.cursor.saturating_add(1),
+            Action::PageUp => {
+                t.top = t.top.saturating_sub(page);
+                t.cursor = t.cursor.saturating_sub(page);
+            }
+            Action::PageDown => {
+                t.top = t.top.saturating_add(page);
+                t.cursor = t.cursor.saturating_add(page);
+            }
+            Action::First => t.cursor = 0,
+            Action::Last => t.cursor = usize::MAX,
+            Action::Confirm => self.anon.show_detail = !self.anon.show_detail,
+            Action::CycleTCloseness => {
+                self.anon.t_closeness = next_t_closeness(&self.roles, self.anon.t_closeness);
+                if self.anon.choice().reads_cells {
+                    self.request_anonymize();
+                }
+            }
             _ => return,
         }
         self.anon.refresh_table(&self.ds);
@@ -1067,7 +1093,25 @@ impl App {
             o.full_domain.suppression = f64::from(self.hier.full_domain.suppression_pct) / 100.0;
             o.full_domain.metric = self.hier.full_domain.metric;
         }
+        if self.anon.choice().reads_cells {
+            o.semi_sensitive = self
+                .roles
+                .with(Role::SemiSensitive)
+                .into_iter()
+                .filter_map(|c| self.cells[c].as_ref().map(|s| (c, (*s.bits).clone())))
+                .collect();
+            o.t_closeness = self.t_closeness().into_iter().collect();
+        }
         o
+    }
+
+    /// The attribute LGB protects by t-closeness, with t, while it is still
+    /// sensitive or semi-sensitive.
+    pub fn t_closeness(&self) -> Option<(usize, f64)> {
+        self.anon
+            .t_closeness
+            .filter(|&c| matches!(self.roles.get(c), Role::Sensitive | Role::SemiSensitive))
+            .map(|c| (c, self.params.t))
     }
 
     /// Queue the query workload of the shown release.
@@ -1366,6 +1410,18 @@ impl App {
             used += need;
             d.columns.push((c, w));
         }
+    }
+}
+
+/// The next attribute for t-closeness: none, then each sensitive and
+/// semi-sensitive column in column order, then none again.
+fn next_t_closeness(roles: &Roles, now: Option<usize>) -> Option<usize> {
+    let candidates: Vec<usize> = (0..roles.as_slice().len())
+        .filter(|&c| matches!(roles.get(c), Role::Sensitive | Role::SemiSensitive))
+        .collect();
+    match now.and_then(|c| candidates.iter().position(|&x| x == c)) {
+        None => candidates.first().copied(),
+        Some(i) => candidates.get(i + 1).copied(),
     }
 }
 

@@ -70,6 +70,9 @@ pub enum Action {
     NextSeed,
     /// Write the session to the project file.
     SaveProject,
+    /// Protect the next sensitive or semi-sensitive attribute by
+    /// t-closeness instead of l-diversity (LGB), or none.
+    CycleTCloseness,
     /// Open the dialog that marks the focused semi-sensitive column's
     /// sensitive cells by rule, density or flag column.
     MarkCells,
@@ -371,14 +374,26 @@ impl Default for KeyMap {
             b(
                 anon,
                 &[I::ch('k'), I::key(K::Up)],
-                A::Scroll(-1),
-                "table: row up",
+                A::Up,
+                "table: previous record",
             ),
             b(
                 anon,
                 &[I::ch('j'), I::key(K::Down)],
-                A::Scroll(1),
-                "table: row down",
+                A::Down,
+                "table: next record",
+            ),
+            b(
+                anon,
+                &[I::key(K::Enter)],
+                A::Confirm,
+                "show/hide the record's matching tuples and buckets",
+            ),
+            b(
+                anon,
+                &[I::ch('T')],
+                A::CycleTCloseness,
+                "LGB: t-closeness on the next attribute",
             ),
             b(
                 anon,

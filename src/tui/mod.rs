@@ -16,6 +16,7 @@ mod app;
 mod hierarchies;
 mod keymap;
 mod mark;
+mod record;
 mod ui;
 mod worker;
 
@@ -50,6 +51,7 @@ pub use hierarchies::{
 };
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use mark::{MarkDialog, MarkField, MarkMode};
+pub use record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
 pub use ui::draw;
 pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
 pub use worker::{JobId, Worker, WorkerMsg};

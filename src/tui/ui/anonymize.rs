@@ -72,6 +72,11 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
     draw_checks(frame, a.checks, app);
     draw_gauge(frame, a.gauge, app);
     let view = app.anonymize().view.as_ref();
+    if app.anonymize().show_detail {
+        super::record::draw(frame, a.breach.union(a.reid), app);
+        draw_table(frame, a.table, app);
+        return;
+    }
     let breach = view.and_then(|v| {
         let (name, after) = v.breach.as_ref()?;
         Some((name.as_str(), v.before.breach.as_ref()?, after))
@@ -152,6 +157,14 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
         ]),
         Line::from(Span::styled("R run again   w save project", dim())),
     ];
+    if choice.reads_cells {
+        // LGB: which attribute uses t-closeness instead of l-diversity.
+        let t = match app.t_closeness() {
+            Some((c, t)) => value(format!("{} t={t}", app.dataset().col(c).name())),
+            None => Span::styled("none (l-diversity)", dim()),
+        };
+        lines[5] = Line::from(vec![label("t-close"), t, key_hint("T")]);
+    }
     if choice.id == FULL_DOMAIN {
         // Full-domain reads neither l nor a seed: their lines (and the
         // algorithm's long name) give way to its own settings and the
@@ -459,10 +472,15 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
         };
         Cell::new(h.as_str()).style(style)
     }));
-    let rows = t
-        .rows
-        .iter()
-        .map(|r| Row::new(r.iter().map(|c| Cell::new(c.as_str()))));
+    let selected = t.cursor.checked_sub(t.top);
+    let rows = t.rows.iter().enumerate().map(|(i, r)| {
+        let row = Row::new(r.iter().map(|c| Cell::new(c.as_str())));
+        if Some(i) == selected {
+            row.style(Style::new().add_modifier(Modifier::REVERSED))
+        } else {
+            row
+        }
+    });
     let widths = t.widths.iter().map(|&w| Constraint::Length(w));
     let table = Table::new(rows, widths)
         .header(header)

@@ -7,6 +7,7 @@ mod anonymize;
 mod data;
 mod hierarchies;
 mod mark;
+mod record;
 mod risk;
 pub mod widgets;
 
