@@ -23,7 +23,9 @@ fn chart(title: String, x_label: &str, y_label: &str, plot: Plot) -> Chart {
 
 fn need_series<T>(what: &str, series: &[T]) -> Result<()> {
     if series.is_empty() {
-        return Err(Error::Parameter(format!("the {what} chart needs at least one series")));
+        return Err(Error::Parameter(format!(
+            "the {what} chart needs at least one series"
+        )));
     }
     Ok(())
 }

@@ -163,9 +163,11 @@ fn bars<DB: DrawingBackend>(
     for (s_i, s) in series.iter().enumerate() {
         let col = color(s_i);
         let left = -0.4 + s_i as f64 * width;
-        c.draw_series(s.points.iter().map(|&(x, y)| {
-            Rectangle::new([(x + left, 0.0), (x + left + width, y)], col.filled())
-        }))
+        c.draw_series(
+            s.points.iter().map(|&(x, y)| {
+                Rectangle::new([(x + left, 0.0), (x + left + width, y)], col.filled())
+            }),
+        )
         .map_err(failed)?
         .label(s.label.clone())
         .legend(move |(x, y)| Rectangle::new([(x, y - 8), (x + 24, y + 8)], col.filled()));
@@ -252,12 +254,8 @@ fn markers<DB: DrawingBackend>(
             .map_err(failed)?
             .label(s.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 30, y)], style));
-        c.draw_series(
-            s.points
-                .iter()
-                .map(|&p| Circle::new(p, 6, col.filled())),
-        )
-        .map_err(failed)?;
+        c.draw_series(s.points.iter().map(|&p| Circle::new(p, 6, col.filled())))
+            .map_err(failed)?;
     }
     legend(&mut c, series, SeriesLabelPosition::UpperLeft)
 }
@@ -364,7 +362,10 @@ fn heatmap<DB: DrawingBackend>(
     c.draw_series((0..nr).flat_map(|i| {
         (0..nc).map(move |j| {
             let (x, y) = (j as f64, i as f64);
-            Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], WHITE.stroke_width(2))
+            Rectangle::new(
+                [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
+                WHITE.stroke_width(2),
+            )
         })
     }))
     .map_err(failed)?;

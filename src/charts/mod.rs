@@ -226,10 +226,7 @@ fn register_font() {
     REGISTER.call_once(|| {
         // The bytes are a font file shipped with the source; a parse failure
         // would be a broken checkout and shows as missing text, not a panic.
-        let _ = plotters::style::register_font(
-            FONT,
-            plotters::style::FontStyle::Normal,
-            FONT_BYTES,
-        );
+        let _ =
+            plotters::style::register_font(FONT, plotters::style::FontStyle::Normal, FONT_BYTES);
     });
 }

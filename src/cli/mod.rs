@@ -3,6 +3,7 @@
 
 pub mod anonymize;
 pub mod assess;
+pub mod chart;
 pub mod correlate;
 pub mod hierarchy;
 pub mod hierarchy_args;
@@ -34,6 +35,8 @@ pub enum Command {
     Anonymize(Box<anonymize::AnonymizeArgs>),
     /// Run several algorithms and parameters side by side.
     Compare(Box<anonymize::CompareArgs>),
+    /// Draw a risk or utility chart as SVG or PNG (the extension chooses).
+    Chart(Box<chart::ChartArgs>),
     /// Open the terminal UI on a file, a project, or the demo.
     Tui(TuiArgs),
     /// Build generalization hierarchies from the data, or inspect one.

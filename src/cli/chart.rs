@@ -1,0 +1,310 @@
+//! `anonlab chart KIND`: one of the issue-7 figures as SVG or PNG (by the
+//! output's extension), for a file or a project. The data, roles, attacker
+//! model and seed come from `assess`'s flags (same struct, same
+//! validation); the releases drawn beside the original from `-a`, `-k`,
+//! `-l` as in `compare`. Every release is verified before it is drawn.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+
+use anonlab::algorithms::{self, Request};
+use anonlab::anonymize::{run_verified, Evaluation, Measure as Measurements};
+use anonlab::assess::assess;
+use anonlab::charts::{self, Chart};
+use anonlab::data::Role;
+use anonlab::progress::Progress;
+use anonlab::release::Release;
+use anonlab::session::Session;
+use anonlab::stats::{correlation_matrix, Discretization, Measure};
+
+use super::assess::{session_from_args, AssessArgs};
+use super::lgb_args::LgbArgs;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    /// Records by Pr(re-id), original and each release (-a).
+    ReidHistogram,
+    /// CDF of Pr(re-id), original and each release (-a).
+    ReidCdf,
+    /// Breach-probability CDF per algorithm (the cross-bucket paper's Fig. 5).
+    BreachCdf,
+    /// Records by the size of their equivalence class, original and releases.
+    ClassSizes,
+    /// Correlation heat map of the roles' attributes (all columns without roles).
+    Correlation,
+    /// Unique records as the attacker learns attributes, in order.
+    Prefix,
+    /// (k, l) grid of one algorithm coloured by --metric.
+    Sweep,
+}
+
+/// What colours the (k, l) sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Metric {
+    /// Mean breach probability of the sensitive attribute.
+    MeanBreach,
+    /// Largest breach probability.
+    MaxBreach,
+    /// Mean Pr(re-id) of the linkage attack.
+    MeanReid,
+    /// Discernibility C_DM.
+    Cdm,
+    /// Global certainty penalty (NCP per QI cell).
+    Gcp,
+}
+
+impl Metric {
+    fn name(self) -> &'static str {
+        match self {
+            Metric::MeanBreach => "mean breach probability",
+            Metric::MaxBreach => "max breach probability",
+            Metric::MeanReid => "mean Pr(re-id), linkage attack",
+            Metric::Cdm => "discernibility C_DM",
+            Metric::Gcp => "GCP (NCP per QI cell)",
+        }
+    }
+
+    fn of(self, e: &Evaluation) -> Option<f64> {
+        match self {
+            Metric::MeanBreach => e.breach.as_ref().map(|b| b.summary.mean),
+            Metric::MaxBreach => e.breach.as_ref().map(|b| b.summary.max),
+            Metric::MeanReid => Some(e.reidentification.summary.mean),
+            Metric::Cdm => Some(e.utility.discernibility as f64),
+            Metric::Gcp => Some(e.utility.gcp),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ChartArgs {
+    /// Which figure.
+    #[arg(value_enum)]
+    pub kind: Kind,
+    #[command(flatten)]
+    pub data: AssessArgs,
+    /// Releases to draw beside the original (breach-cdf: default
+    /// mondrian-l,anatomy,cbg; sweep: the first is swept).
+    #[arg(
+        short = 'a',
+        long = "algorithms",
+        value_delimiter = ',',
+        value_name = "IDS"
+    )]
+    pub algorithms: Vec<String>,
+    /// One or more k for the releases.
+    #[arg(short = 'k', value_delimiter = ',', default_value = "5")]
+    pub k: Vec<u32>,
+    /// One or more l (algorithms without l run once per k).
+    #[arg(short = 'l', value_delimiter = ',', default_value = "2")]
+    pub l: Vec<u32>,
+    /// Correlation measure: phi2, cramer, pearson, mi or nmi.
+    #[arg(long, default_value = "phi2", value_parser = parse_measure)]
+    pub measure: Measure,
+    /// What colours the sweep's cells.
+    #[arg(long, value_enum, default_value = "mean-breach")]
+    pub metric: Metric,
+    /// The chart: OUT.svg or OUT.png (the extension chooses).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    #[arg(long, default_value_t = charts::DEFAULT_WIDTH)]
+    pub width: u32,
+    #[arg(long, default_value_t = charts::DEFAULT_HEIGHT)]
+    pub height: u32,
+}
+
+fn parse_measure(s: &str) -> Result<Measure, String> {
+    s.parse().map_err(|e: anonlab::Error| e.to_string())
+}
+
+pub fn run(a: &ChartArgs) -> anyhow::Result<()> {
+    // Refuse a bad output name before any work.
+    charts::Format::from_path(&a.output)?;
+    if a.data.json || a.data.k_histogram.is_some() {
+        bail!("--json and --k-histogram are `assess` output options; `chart` writes a figure");
+    }
+    let session = session_from_args(&a.data)?;
+    let chart = build(a, &session)?.with_size(a.width, a.height)?;
+    chart.write(&a.output)?;
+    println!("wrote {} ({})", a.output.display(), chart.title);
+    Ok(())
+}
+
+/// A verified release with its measurements and its label in the legend.
+struct Run {
+    label: String,
+    release: Release,
+    eval: Evaluation,
+}
+
+fn build(a: &ChartArgs, s: &Session) -> anyhow::Result<Chart> {
+    let progress = Progress::new();
+    let original = "original";
+    Ok(match a.kind {
+        Kind::ReidHistogram | Kind::ReidCdf | Kind::ClassSizes | Kind::Prefix => {
+            let sim = assess(s, &progress)?.simulation;
+            if a.kind == Kind::Prefix {
+                if !a.algorithms.is_empty() {
+                    bail!("the prefix chart is of the original data (a release has no attacker order); drop -a");
+                }
+                return Ok(charts::prefix_chart(&[(original, &sim.prefix)])?);
+            }
+            let runs = releases(a, s, &a.algorithms)?;
+            match a.kind {
+                Kind::ReidHistogram => {
+                    let mut series = vec![(original, sim.histogram.as_slice())];
+                    series.extend(runs.iter().map(|r| {
+                        (
+                            r.label.as_str(),
+                            r.eval.reidentification.histogram.as_slice(),
+                        )
+                    }));
+                    charts::reid_histogram(&series)?
+                }
+                Kind::ReidCdf => {
+                    let mut series = vec![(original, sim.cdf.as_slice())];
+                    series.extend(
+                        runs.iter()
+                            .map(|r| (r.label.as_str(), r.eval.reidentification.cdf.as_slice())),
+                    );
+                    charts::reid_cdf(&series)?
+                }
+                _ => {
+                    let sizes: Vec<Vec<u32>> = runs
+                        .iter()
+                        .map(|r| charts::group_sizes(&r.release, &s.dataset))
+                        .collect();
+                    let mut series = vec![(original, sim.matches.as_slice())];
+                    series.extend(
+                        runs.iter()
+                            .zip(&sizes)
+                            .map(|(r, z)| (r.label.as_str(), z.as_slice())),
+                    );
+                    charts::class_sizes(&series)?
+                }
+            }
+        }
+        Kind::BreachCdf => {
+            let ids = if a.algorithms.is_empty() {
+                ["mondrian-l", "anatomy", "cbg"].map(String::from).to_vec()
+            } else {
+                a.algorithms.clone()
+            };
+            let runs = releases(a, s, &ids)?;
+            let series: Vec<(&str, &[anonlab::risk::CdfPoint])> = runs
+                .iter()
+                .filter_map(|r| Some((r.label.as_str(), r.eval.breach.as_ref()?.cdf.as_slice())))
+                .collect();
+            if series.is_empty() {
+                bail!("no release has a breach probability: name a sensitive attribute with --sensitive");
+            }
+            charts::breach_cdfs(&series)?
+        }
+        Kind::Correlation => {
+            let ds = &s.dataset;
+            let mut columns: Vec<usize> = (0..ds.n_cols())
+                .filter(|&c| !matches!(s.roles.get(c), Role::Insensitive | Role::Identifier))
+                .collect();
+            if columns.is_empty() {
+                columns = (0..ds.n_cols()).collect();
+            }
+            let d = Discretization {
+                bins: anonlab::stats::DEFAULT_BINS,
+                missing: Default::default(),
+            };
+            charts::correlation_heatmap(&correlation_matrix(ds, &columns, a.measure, &d)?)?
+        }
+        Kind::Sweep => {
+            let Some(id) = a.algorithms.first() else {
+                bail!("the sweep needs an algorithm: -a ID");
+            };
+            let algo = algorithms::by_id(id)?;
+            let ls: Vec<u32> = if algo.uses_l() { a.l.clone() } else { vec![1] };
+            let mut cells = Vec::with_capacity(ls.len());
+            for &l in &ls {
+                let mut row = Vec::with_capacity(a.k.len());
+                for &k in &a.k {
+                    // A refused or unverifiable point is an empty cell,
+                    // which is what the sweep is for: seeing where it fails.
+                    let value = measure_one(s, algo.id(), k, l)
+                        .ok()
+                        .and_then(|(_, e)| a.metric.of(&e));
+                    row.push(value);
+                }
+                cells.push(row);
+            }
+            let metric = format!(
+                "{} ({}, seed {})",
+                a.metric.name(),
+                algo.id(),
+                s.params.seed
+            );
+            charts::sweep_heatmap(&metric, &a.k, &ls, cells)?
+        }
+    })
+}
+
+/// The request the session describes: its QIs (plus semi-sensitive
+/// attributes for algorithms that do not read sensitive cells), sensitive
+/// attributes, identifiers, hierarchies and seed.
+fn measure_one(s: &Session, id: &str, k: u32, l: u32) -> anonlab::Result<(Release, Evaluation)> {
+    let mut qi = s.roles.with(Role::QuasiIdentifier);
+    let semi = s.roles.with(Role::SemiSensitive);
+    let mut options = algorithms::Options {
+        hierarchies: s.hierarchy_set(),
+        ..Default::default()
+    };
+    if LgbArgs::reads_semi_sensitive(id) {
+        for c in semi {
+            options.semi_sensitive.push((c, s.sensitive_cells(c)?));
+        }
+    } else {
+        qi.extend(semi);
+    }
+    let req = Request {
+        ds: &s.dataset,
+        qi,
+        sensitive: s.roles.with(Role::Sensitive),
+        identifiers: s.roles.with(Role::Identifier),
+        k,
+        l,
+        seed: s.params.seed,
+        options,
+    };
+    // The workload's query error is not drawn: skip it.
+    let measure = Measurements {
+        queries: 0,
+        query_seed: s.params.seed,
+    };
+    run_verified(id, &req, &measure, &Progress::new())
+}
+
+/// Every algorithm × k × l (l only for algorithms that read it).
+fn releases(a: &ChartArgs, s: &Session, ids: &[String]) -> anyhow::Result<Vec<Run>> {
+    let mut runs = Vec::new();
+    for id in ids {
+        let algo = algorithms::by_id(id)?;
+        let ls: Vec<Option<u32>> = if algo.uses_l() {
+            a.l.iter().copied().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for &k in &a.k {
+            for &l in &ls {
+                let label = match l {
+                    Some(l) => format!("{} k={k} l={l}", algo.id()),
+                    None => format!("{} k={k}", algo.id()),
+                };
+                let (release, eval) =
+                    measure_one(s, algo.id(), k, l.unwrap_or(1)).with_context(|| label.clone())?;
+                runs.push(Run {
+                    label,
+                    release,
+                    eval,
+                });
+            }
+        }
+    }
+    Ok(runs)
+}
