@@ -56,6 +56,50 @@ pub struct DataSource {
     pub path: Option<PathBuf>,
     #[serde(default)]
     pub csv: CsvOptions,
+    /// Size and hash of the data file when the project was saved, so that
+    /// opening the project can say the file changed since (the figures of
+    /// the saved session may then differ). Absent in projects saved before
+    /// fingerprints existed and for the embedded demo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<DataFingerprint>,
+}
+
+/// What identifies the content of a data file: its size and a 64-bit
+/// FNV-1a hash of its bytes. FNV detects accidental change (an edited,
+/// re-exported or replaced file), which is all this is for; it is not a
+/// cryptographic hash and guards nothing against a deliberate collision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataFingerprint {
+    pub size: u64,
+    /// `fnv1a64:` and 16 hex digits.
+    pub hash: String,
+}
+
+impl DataFingerprint {
+    /// Read `file` once, in blocks (a large CSV is never held whole).
+    pub fn of_file(file: &Path) -> Result<Self> {
+        use std::io::Read;
+        let io = |e| Error::Io(file.to_path_buf(), e);
+        let mut f = std::fs::File::open(file).map_err(io)?;
+        let mut buf = vec![0u8; 1 << 16];
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut size = 0u64;
+        loop {
+            let n = f.read(&mut buf).map_err(io)?;
+            if n == 0 {
+                break;
+            }
+            size += n as u64;
+            for &b in &buf[..n] {
+                hash ^= u64::from(b);
+                hash = hash.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        Ok(DataFingerprint {
+            size,
+            hash: format!("fnv1a64:{hash:016x}"),
+        })
+    }
 }
 
 /// What the attacker is assumed to know.
@@ -110,7 +154,11 @@ impl Project {
     pub fn new(path: Option<PathBuf>, csv: CsvOptions) -> Self {
         Self {
             version: PROJECT_VERSION,
-            data: DataSource { path, csv },
+            data: DataSource {
+                path,
+                csv,
+                fingerprint: None,
+            },
             roles: BTreeMap::new(),
             sensitivity: BTreeMap::new(),
             attacker: AttackerModel::default(),
@@ -159,8 +207,48 @@ impl Project {
     }
 
     /// Write atomically: a temporary file in the same directory, renamed.
+    /// The data file's current fingerprint is written with it (saving
+    /// describes the data as it is now); a data file that cannot be read
+    /// gets none rather than failing the save.
     pub fn save(&self, file: &Path) -> Result<()> {
-        write_atomic(file, self.to_json().as_bytes())
+        let mut p = self.clone();
+        p.data.fingerprint = self
+            .data_file(file)
+            .and_then(|d| DataFingerprint::of_file(&d).ok());
+        write_atomic(file, p.to_json().as_bytes())
+    }
+
+    /// The data path as a file name the process can open: a relative path
+    /// is relative to the project file `file`, as [`Project::load`] reads it.
+    fn data_file(&self, file: &Path) -> Option<PathBuf> {
+        let path = self.data.path.as_ref()?;
+        match file.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(dir) if path.is_relative() => Some(dir.join(path)),
+            _ => Some(path.clone()),
+        }
+    }
+
+    /// A warning when the data file is not the one the project was saved
+    /// with (size or hash differ), `None` when it is the same, when the
+    /// project has no fingerprint (older projects, the demo) or when the
+    /// file cannot be read (loading it will say why). Call after
+    /// [`Project::load`], which has made the data path openable.
+    pub fn data_changed(&self) -> Option<String> {
+        let saved = self.data.fingerprint.as_ref()?;
+        let path = self.data.path.as_ref()?;
+        let now = DataFingerprint::of_file(path).ok()?;
+        if &now == saved {
+            return None;
+        }
+        let size = if now.size == saved.size {
+            format!("same size, {} bytes, but different content", now.size)
+        } else {
+            format!("{} bytes then, {} bytes now", saved.size, now.size)
+        };
+        Some(format!(
+            "the data file {} changed since the project was saved ({size}); figures may differ from the saved session",
+            path.display()
+        ))
     }
 }
 
@@ -272,6 +360,42 @@ mod tests {
         assert_eq!(
             back.hierarchies["zip"],
             HierarchySource::File(dir.path().join("h/zip.csv"))
+        );
+    }
+
+    #[test]
+    fn a_changed_data_file_is_reported_and_old_projects_still_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("d.csv");
+        std::fs::write(&data, "a,b\n1,2\n").unwrap();
+        let file = dir.path().join("p.json");
+        Project::new(Some("d.csv".into()), CsvOptions::default())
+            .save(&file)
+            .unwrap();
+        let p = Project::load(&file).unwrap();
+        let f = p.data.fingerprint.clone().expect("stamped on save");
+        assert_eq!(f.size, 8);
+        assert_eq!(p.data_changed(), None);
+        // Same size, other bytes: the hash tells.
+        std::fs::write(&data, "a,b\n1,3\n").unwrap();
+        let w = p.data_changed().expect("changed");
+        assert!(w.contains("d.csv") && w.contains("same size"), "{w}");
+        std::fs::write(&data, "a,b\n1,2\n3,4\n").unwrap();
+        assert!(p
+            .data_changed()
+            .unwrap()
+            .contains("8 bytes then, 12 bytes now"));
+        // A project written before fingerprints existed loads and warns of nothing.
+        let old = r#"{"version":1,"data":{"path":"d.csv"}}"#;
+        std::fs::write(&file, old).unwrap();
+        let p = Project::load(&file).unwrap();
+        assert_eq!(p.data.fingerprint, None);
+        assert_eq!(p.data_changed(), None);
+        // FNV-1a 64 of "a": the published test vector.
+        std::fs::write(&data, "a").unwrap();
+        assert_eq!(
+            DataFingerprint::of_file(&data).unwrap().hash,
+            "fnv1a64:af63dc4c8601ec8c"
         );
     }
 
