@@ -111,7 +111,7 @@ fn split(
         let mut aux = sec.clone();
         while !aux.is_empty() {
             let cl = &clusters[i];
-            let best = best_in(&aux, |r| Score {
+            let best = best_in(&aux, Some(cl.floor(pr.p, true)), |r| Score {
                 div: cl.div(pr, r),
                 dil: cl.delta_il(pr, r),
             })
@@ -165,23 +165,17 @@ impl Ord for Entry {
 fn fill_one_each(pr: &Problem<'_>, clusters: &mut [Cluster], sec: &[u32]) -> Vec<u32> {
     let mut taken = vec![false; sec.len()];
     let best_for = |cl: &Cluster, taken: &[bool]| -> Option<Entry> {
-        let mut best: Option<(usize, Score)> = None;
-        for (i, &r) in sec.iter().enumerate() {
-            if taken[i] {
-                continue;
-            }
-            let s = Score {
-                div: cl.div(pr, r),
-                dil: cl.delta_il(pr, r),
-            };
-            if best.is_none_or(|(_, b)| better(s, b).is_lt()) {
-                best = Some((i, s));
-            }
-        }
-        best.map(|(tuple, score)| Entry {
-            score,
+        let free: Vec<u32> = (0..sec.len() as u32)
+            .filter(|&i| !taken[i as usize])
+            .collect();
+        let score = |i: u32| Score {
+            div: cl.div(pr, sec[i as usize]),
+            dil: cl.delta_il(pr, sec[i as usize]),
+        };
+        best_in(&free, Some(cl.floor(pr.p, true)), score).map(|j| Entry {
+            score: score(free[j]),
             cluster: 0,
-            tuple,
+            tuple: free[j] as usize,
         })
     };
     let mut heap: BinaryHeap<Entry> = clusters
@@ -237,7 +231,7 @@ fn add_diversity(
     while h < alive {
         while h < alive && !t.is_empty() {
             let cl = &clusters[h];
-            let best = best_in(t, |r| Score {
+            let best = best_in(t, Some(cl.floor(p, true)), |r| Score {
                 div: cl.div(pr, r),
                 dil: cl.delta_il(pr, r),
             })
@@ -292,7 +286,7 @@ fn grow_to_k(
     for i in 0..clusters.len() {
         while clusters[i].len() < k {
             let cl = &clusters[i];
-            let best = best_in(&t, |r| Score {
+            let best = best_in(&t, Some(cl.floor(pr.p, false)), |r| Score {
                 div: 0,
                 dil: cl.delta_il(pr, r),
             })

@@ -47,7 +47,7 @@ pub(crate) fn cluster(pr: &Problem<'_>, seed: u64, progress: &Progress) -> Resul
             let mut probe = Cluster::new(pr);
             probe.add(pr, last_seed);
             // Farthest: the largest IL of {last seed, t}.
-            best_in(&pool, |r| Score {
+            best_in(&pool, None, |r| Score {
                 div: 0,
                 dil: -probe.delta_il(pr, r),
             })
@@ -59,7 +59,7 @@ pub(crate) fn cluster(pr: &Problem<'_>, seed: u64, progress: &Progress) -> Resul
         while (cl.len() < pr.k || cl.hom(p) > 0) && !pool.is_empty() {
             let diverse = cl.hom(p) > 0;
             let c = &cl;
-            let best = best_in(&pool, |r| Score {
+            let best = best_in(&pool, Some(c.floor(p, diverse)), |r| Score {
                 div: if diverse { c.div(pr, r) } else { 0 },
                 dil: c.delta_il(pr, r),
             })

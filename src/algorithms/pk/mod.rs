@@ -160,6 +160,17 @@ impl Cluster {
         self.rows.len() as f64 * self.cost
     }
 
+    /// The best score any row can reach for this cluster: every deficient
+    /// sensitive attribute gains a value (Div = r · Hom), and gen(cl) does
+    /// not grow, so IL grows by IL(cl)/|cl| only (ΔIL ≥ that, since S' ≥ S).
+    /// `diverse`: whether the score counts Div.
+    pub fn floor(&self, p: u32, diverse: bool) -> Score {
+        Score {
+            div: if diverse { self.hom(p) } else { 0 },
+            dil: self.cost,
+        }
+    }
+
     /// IL(cl ∪ {row}) − IL(cl).
     pub fn delta_il(&self, pr: &Problem<'_>, row: u32) -> f64 {
         let cost: f64 = self
@@ -203,14 +214,37 @@ pub(crate) fn better(a: Score, b: Score) -> Ordering {
 }
 
 /// Index in `pool` of the best row for `score` (BestMatch over one
-/// cluster), ties to the lowest index. Scanned in parallel when large.
-pub(crate) fn best_in(pool: &[u32], score: impl Fn(u32) -> Score + Sync) -> Option<usize> {
+/// cluster), ties to the lowest index. With a `floor` — a score no row can
+/// beat (`Cluster::floor`) — the scan is in order and stops at the first
+/// row that reaches it, which is then the lowest-index best; otherwise
+/// large pools are scanned in parallel.
+pub(crate) fn best_in(
+    pool: &[u32],
+    floor: Option<Score>,
+    score: impl Fn(u32) -> Score + Sync,
+) -> Option<usize> {
     const PAR: usize = 2048;
     let pick = |a: (usize, Score), b: (usize, Score)| match better(b.1, a.1) {
         Ordering::Less => b,
         Ordering::Equal if b.0 < a.0 => b,
         _ => a,
     };
+    if let Some(f) = floor {
+        // ΔIL is computed as (|cl|+1)·S' − |cl|·S: allow its rounding.
+        let reached = |s: Score| s.div >= f.div && s.dil <= f.dil + 1e-9 * (1.0 + f.dil.abs());
+        let mut best: Option<(usize, Score)> = None;
+        for (i, &r) in pool.iter().enumerate() {
+            let s = score(r);
+            if reached(s) {
+                return Some(i);
+            }
+            best = Some(match best {
+                None => (i, s),
+                Some(b) => pick(b, (i, s)),
+            });
+        }
+        return best.map(|x| x.0);
+    }
     if pool.len() >= PAR {
         pool.par_iter()
             .enumerate()
