@@ -513,13 +513,11 @@ impl Algorithm for Construction {
         false
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
-        let Some(g) = &req.options.conditions else {
-            return Err(Error::Parameter(
-                "construction needs conditions of generalization: --conditions G.json".into(),
-            ));
-        };
+        // No conditions: Construction(D, ∅) publishes D as it is (grouped
+        // by its QI values), which is what the risk tool measures first.
+        let none = Conditions::default();
         progress.check()?;
-        construct(req, g)
+        construct(req, req.options.conditions.as_ref().unwrap_or(&none))
     }
 }
 
@@ -636,12 +634,11 @@ mod tests {
         assert_eq!(sizes, vec![2, 4]);
         assert_eq!(r.claims, vec![Guarantee::KAnonymity { k: 2 }]);
         assert!(crate::privacy::verify(&r, &d).all_hold());
+        // Without conditions D is published as it is: every row differs.
         rq.options.conditions = None;
-        assert!(Construction
-            .run(&rq, &Progress::new())
-            .unwrap_err()
-            .to_string()
-            .contains("--conditions"));
+        let plain = Construction.run(&rq, &Progress::new()).unwrap();
+        assert_eq!(plain.groups.len(), 6);
+        assert_eq!(plain.claims, vec![Guarantee::KAnonymity { k: 1 }]);
     }
 
     #[test]

@@ -91,9 +91,6 @@ impl HierarchyArgs {
         if construction && self.conditions.is_none() {
             bail!("construction needs conditions of generalization: add --conditions G.json");
         }
-        if full_domain && self.hierarchies.is_none() {
-            bail!("full-domain needs a hierarchy for every quasi-identifier: add --hierarchies DIR (or col=FILE,...)");
-        }
         if !full_domain && (self.suppression != 0.0 || self.list_minimal || self.model != "k") {
             bail!("--suppression, --model and --list-minimal are read by --algorithm full-domain only");
         }
@@ -198,6 +195,13 @@ pub fn human(r: &SearchReport) -> String {
             ", not monotone with suppression: no pruning by tagging"
         }
     );
+    if !r.flat.is_empty() {
+        let _ = writeln!(
+            o,
+            "  no hierarchy given for {}: each kept as is or generalized to * (level 0 or 1)",
+            r.flat.join(", ")
+        );
+    }
     if !r.minimal.is_empty() {
         let _ = writeln!(o, "  minimal anonymous nodes ({}):", r.minimal.len());
         for m in &r.minimal {

@@ -8,6 +8,10 @@
 //! same level for every row; a *node* is the vector of levels, and the nodes
 //! form a lattice ordered by "generalizes".
 //!
+//! **Hierarchies** come from `Options::hierarchies`; a quasi-identifier
+//! without one gets the flat hierarchy (its value, or `*`), so every QI is
+//! either kept or fully generalized; the report names those attributes.
+//!
 //! **What is searched.** A node is *anonymous* when the classes of its
 //! generalized table that violate the privacy model hold at most
 //! ⌊suppression · n⌋ rows; those classes are then suppressed (ARX's record
@@ -90,7 +94,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::hierarchy::BoundHierarchy;
+use crate::hierarchy::{BoundHierarchy, Hierarchy};
 use crate::partition::Partition;
 use crate::progress::Progress;
 use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
@@ -222,6 +226,9 @@ pub struct NodeSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchReport {
     pub attributes: Vec<String>,
+    /// Attributes that had no hierarchy and were given the flat one
+    /// (value or `*`).
+    pub flat: Vec<String>,
     /// Height of each attribute's hierarchy.
     pub heights: Vec<usize>,
     pub metric: Metric,
@@ -257,13 +264,16 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
             "the privacy model reads a sensitive attribute: name one with --sensitive".into(),
         ));
     }
-    let set = &req.options.hierarchies;
-    if set.is_empty() {
-        return Err(Error::Parameter(
-            "full-domain generalization needs a hierarchy for every quasi-identifier (--hierarchies DIR or col=FILE,...)".into(),
-        ));
-    }
     let ds = req.ds;
+    let mut set = req.options.hierarchies.clone();
+    let mut flat = Vec::new();
+    for &c in &req.qi {
+        let col = ds.col(c);
+        if set.get(col.name()).is_none() {
+            set.insert(flat_hierarchy(col)?);
+            flat.push(col.name().to_string());
+        }
+    }
     let bound = set.bind(ds, &req.qi)?;
     let leaf_counts = req
         .qi
@@ -332,6 +342,7 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
             .iter()
             .map(|&c| ds.col(c).name().to_string())
             .collect(),
+        flat,
         heights: bound.iter().map(|h| h.height()).collect(),
         metric: opts.metric,
         model,
@@ -603,6 +614,17 @@ fn build_release(
     }
     release.params = params;
     Ok(release)
+}
+
+/// The hierarchy of an attribute nobody gave one for: each value, or `*`
+/// (keep the attribute or suppress it entirely).
+fn flat_hierarchy(col: &crate::data::Column) -> Result<Hierarchy> {
+    let rows: Vec<Vec<&str>> = col.dictionary().iter().map(|v| vec![&**v, "*"]).collect();
+    if rows.is_empty() {
+        // A column of missing cells only: one placeholder leaf.
+        return Hierarchy::from_rows(col.name(), &[vec!["?", "*"]]);
+    }
+    Hierarchy::from_rows(col.name(), &rows)
 }
 
 /// The published cell of `code` generalized to `level`: the value itself at
