@@ -33,6 +33,7 @@ pub mod partition;
 pub mod privacy;
 pub mod progress;
 pub mod release;
+pub mod report;
 pub mod risk;
 pub mod session;
 pub mod stats;

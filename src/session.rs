@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use fixedbitset::FixedBitSet;
 
+use crate::algorithms::{Options, Request};
 use crate::data::{
     load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CsvOptions, Dataset, HierarchySource,
     Params, Project, Role, Roles, SensitivitySource,
@@ -173,6 +174,37 @@ impl Session {
             .map(|(name, h)| (name.clone(), h.source.clone()))
             .collect();
         p
+    }
+
+    /// The request the session describes for one algorithm: its QIs,
+    /// sensitive attributes, identifiers, hierarchies and seed. Algorithms
+    /// that read sensitive cells (LGB) get the semi-sensitive columns with
+    /// their cells; the others treat semi-sensitive columns as QIs, because
+    /// an attacker may know their non-sensitive cells.
+    pub fn request(&self, algorithm: &str, k: u32, l: u32) -> Result<Request<'_>> {
+        let mut qi = self.roles.with(Role::QuasiIdentifier);
+        let semi = self.roles.with(Role::SemiSensitive);
+        let mut options = Options {
+            hierarchies: self.hierarchy_set(),
+            ..Default::default()
+        };
+        if algorithm.starts_with("lgb") {
+            for c in semi {
+                options.semi_sensitive.push((c, self.sensitive_cells(c)?));
+            }
+        } else {
+            qi.extend(semi);
+        }
+        Ok(Request {
+            ds: &self.dataset,
+            qi,
+            sensitive: self.roles.with(Role::Sensitive),
+            identifiers: self.roles.with(Role::Identifier),
+            k,
+            l,
+            seed: self.params.seed,
+            options,
+        })
     }
 
     /// The session's hierarchies, as the algorithms take them.

@@ -1,0 +1,337 @@
+//! The report as a small document — sections of paragraphs, lists, tables,
+//! commands and charts — so the HTML and Markdown writers render the same
+//! content and differ only in markup.
+
+use super::plain::{chance, count, list, percent};
+use super::Report;
+use crate::data::Role;
+
+pub enum Block {
+    Para(String),
+    List(Vec<String>),
+    Table {
+        head: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
+    /// A command to copy.
+    Code(String),
+    /// `Report::charts[i]`.
+    Chart(usize),
+}
+
+pub struct Section {
+    pub title: &'static str,
+    pub blocks: Vec<Block>,
+}
+
+pub fn title(r: &Report) -> String {
+    format!("Disclosure risk report: {}", r.dataset.file)
+}
+
+fn role_meaning(role: Role) -> &'static str {
+    match role {
+        Role::Identifier => "names a person directly; never published",
+        Role::QuasiIdentifier => {
+            "something an outsider may know about a person (age, zip code); published, possibly blurred"
+        }
+        Role::Sensitive => "what must not be learned about a person",
+        Role::SemiSensitive => {
+            "some values are sensitive (marked per cell), the others may be known to an outsider"
+        }
+        Role::Insensitive => "neither; not used by the attack",
+    }
+}
+
+fn yes_no(b: bool) -> String {
+    if b { "yes" } else { "NO" }.to_string()
+}
+
+pub fn sections(r: &Report) -> Vec<Section> {
+    let mut out = Vec::new();
+
+    let mut summary = Vec::new();
+    if let Some(w) = &r.dataset.data_warning {
+        summary.push(Block::Para(format!("Note: {w}.")));
+    }
+    summary.push(Block::List(r.summary.clone()));
+    out.push(Section {
+        title: "Summary",
+        blocks: summary,
+    });
+
+    let mut roles: Vec<Role> = r.dataset.columns.iter().map(|c| c.role).collect();
+    roles.sort_by_key(|role| Role::ALL.iter().position(|x| x == role));
+    roles.dedup();
+    out.push(Section {
+        title: "The data",
+        blocks: vec![
+            Block::Para(format!(
+                "{} records from {}, {} attributes. Each attribute has a role:",
+                count(r.dataset.rows),
+                r.dataset.file,
+                r.dataset.columns.len()
+            )),
+            Block::List(
+                roles
+                    .iter()
+                    .map(|&role| format!("{role}: {}.", role_meaning(role)))
+                    .collect(),
+            ),
+            Block::Table {
+                head: [
+                    "attribute",
+                    "role",
+                    "distinct values",
+                    "missing",
+                    "sensitive cells",
+                ]
+                .map(String::from)
+                .to_vec(),
+                rows: r
+                    .dataset
+                    .columns
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            c.name.clone(),
+                            c.role.to_string(),
+                            count(c.distinct_values),
+                            count(c.missing as usize),
+                            c.sensitive_cells.map_or(String::new(), count),
+                        ]
+                    })
+                    .collect(),
+            },
+        ],
+    });
+
+    out.push(Section {
+        title: "The attacker",
+        blocks: vec![Block::Para(format!(
+            "We assume an attacker who knows, about the person they look for: {}. A person counts as at risk when the attacker's chance of picking out their record is above {} (the threshold of this project).{}",
+            list(&r.attacker.knows),
+            chance(r.attacker.threshold),
+            if r.attacker.hidden_cells > 0 {
+                format!(
+                    " {} cells are marked sensitive and are assumed unknown to the attacker.",
+                    count(r.attacker.hidden_cells)
+                )
+            } else {
+                String::new()
+            }
+        ))],
+    });
+
+    let s = &r.release;
+    let mut settings = vec![
+        vec![
+            "method".to_string(),
+            format!(
+                "{} ({}){}",
+                s.algorithm_name,
+                s.algorithm,
+                if s.algorithm_defaulted {
+                    " — the project names no method, so this default was used"
+                } else {
+                    ""
+                }
+            ),
+        ],
+        vec![
+            "k".into(),
+            format!(
+                "{}: every published group holds at least this many people",
+                s.k
+            ),
+        ],
+    ];
+    if let Some(l) = s.l {
+        settings.push(vec![
+            "l".into(),
+            format!("{l}: the sensitive value is hidden among at least this many different values"),
+        ]);
+    }
+    settings.extend([
+        vec![
+            "seed".into(),
+            format!(
+                "{}: fixes every random choice, so the same release comes out again",
+                s.seed
+            ),
+        ],
+        vec!["published groups".into(), count(s.groups)],
+        vec![
+            "buckets".into(),
+            format!(
+                "{} (groups of sensitive values published apart from the other attributes)",
+                count(s.buckets)
+            ),
+        ],
+        vec!["records withheld".into(), count(s.suppressed_rows)],
+        vec!["time".into(), format!("{:.0} ms", s.time_ms)],
+    ]);
+    out.push(Section {
+        title: "What was released",
+        blocks: vec![Block::Table {
+            head: vec!["setting".into(), "value".into()],
+            rows: settings,
+        }],
+    });
+
+    out.push(Section {
+        title: "Guarantees, checked independently",
+        blocks: vec![
+            Block::Para(if r.guarantees_hold {
+                "Each promise the method makes was re-checked on the published data by a separate verifier that does not trust the method. All hold.".to_string()
+            } else {
+                "Each promise the method makes was re-checked on the published data by a separate verifier. Some do NOT hold: this release must not be published.".to_string()
+            }),
+            Block::Table {
+                head: ["promise", "holds", "what the verifier found"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: r
+                    .guarantees
+                    .iter()
+                    .map(|g| vec![g.claim.clone(), yes_no(g.holds), g.detail.clone()])
+                    .collect(),
+            },
+        ],
+    });
+
+    let risk = &r.risk;
+    let (b, kc, ln) = (&risk.before, &risk.after_key_count, &risk.after_linkage);
+    let row = |name: &str, f: &dyn Fn(&super::Exposure) -> String| {
+        vec![name.to_string(), f(b), f(kc), f(ln)]
+    };
+    let mut risk_blocks = vec![
+        Block::Para(
+            "Before: the original data, attacked by counting the records that share a person's known values. After, two attackers: one who counts the records sharing a person's published values, and one who holds the person's true values and counts the published records that could be theirs (linkage)."
+                .into(),
+        ),
+        Block::Table {
+            head: ["", "before", "after (published values)", "after (linkage)"]
+                .map(String::from)
+                .to_vec(),
+            rows: vec![
+                row("people attacked", &|e| count(e.records)),
+                row("people singled out", &|e| count(e.singled_out)),
+                row("most exposed person", &|e| chance(e.max)),
+                row("average person", &|e| chance(e.mean)),
+                row(&format!("people above {}", chance(risk.threshold)), &|e| {
+                    count(e.above_threshold)
+                }),
+            ],
+        },
+    ];
+    if let Some(br) = &risk.breach {
+        risk_blocks.push(Block::Para(format!(
+            "Learning the sensitive value ({}): at most {}, on average {}; {} of {} people above {}.",
+            br.attribute,
+            chance(br.max),
+            chance(br.mean),
+            count(br.above_threshold),
+            count(br.records),
+            chance(risk.threshold)
+        )));
+    }
+    if !risk.prefix.is_empty() {
+        risk_blocks.push(Block::Para(
+            "The more the attacker knows, the more people stand out (original data):".into(),
+        ));
+        risk_blocks.push(Block::Table {
+            head: ["attacker knows", "groups", "people singled out"]
+                .map(String::from)
+                .to_vec(),
+            rows: risk
+                .prefix
+                .iter()
+                .map(|p| vec![list(&p.attributes), count(p.classes), count(p.uniques)])
+                .collect(),
+        });
+    }
+    out.push(Section {
+        title: "Risk before and after",
+        blocks: risk_blocks,
+    });
+
+    out.push(Section {
+        title: "Charts",
+        blocks: (0..r.charts.len()).map(Block::Chart).collect(),
+    });
+
+    let u = &r.utility;
+    let mut utility = vec![
+        vec![
+            "GCP".into(),
+            percent(u.gcp),
+            "how much each published value is blurred, 0% exact, 100% nothing left".into(),
+        ],
+        vec![
+            "NCP".into(),
+            format!("{:.1}", u.ncp),
+            "the same blur summed over all published cells".into(),
+        ],
+        vec![
+            "discernibility (C_DM)".into(),
+            count(u.discernibility as usize),
+            "sum over groups of size²: lower means smaller, more useful groups".into(),
+        ],
+    ];
+    if let Some(avg) = u.average_class_size {
+        utility.push(vec![
+            "C_AVG".into(),
+            format!("{avg:.2}"),
+            "average group size over k: 1 is as small as the promise allows".into(),
+        ]);
+    }
+    for (name, q) in [
+        ("query error", &u.queries),
+        (
+            "query error (probabilistic answers)",
+            &u.probabilistic_queries,
+        ),
+    ] {
+        if let Some(q) = q {
+            utility.push(vec![
+                name.into(),
+                percent(q.mean_relative_error),
+                format!(
+                    "average relative error of {} random {} queries (seed {})",
+                    count(q.queries_used),
+                    q.aggregate,
+                    q.seed
+                ),
+            ]);
+        }
+    }
+    out.push(Section {
+        title: "Usefulness kept",
+        blocks: vec![Block::Table {
+            head: ["measure", "value", "meaning"].map(String::from).to_vec(),
+            rows: utility,
+        }],
+    });
+
+    out.push(Section {
+        title: "How to reproduce",
+        blocks: vec![
+            Block::Para(format!(
+                "Made by anonlab {} from the project {} (k = {}, l = {}, t = {}, c = {}, seed {}, {} queries with seed {}). Run again with:",
+                r.anonlab_version,
+                r.project,
+                s.k,
+                s.l.map_or("not used".to_string(), |l| l.to_string()),
+                s.t,
+                s.c,
+                s.seed,
+                s.queries,
+                s.query_seed
+            )),
+            Block::Code(r.reproduce.report_command.clone()),
+            Block::Para("The release alone, as a CSV file:".into()),
+            Block::Code(r.reproduce.anonymize_command.clone()),
+        ],
+    });
+    out
+}

@@ -1,0 +1,567 @@
+//! Reports for stakeholders (issue 7, "Reports"): one project in, one
+//! directory out — a self-contained HTML page, a Markdown version with its
+//! charts as SVG files beside it, and a JSON file with the same figures.
+//!
+//! [`build`] computes everything from the project's data: the attack
+//! simulation on the original data ([`crate::assess`]), one release by the
+//! project's algorithm and parameters, verified by the independent
+//! verifier and measured like every release ([`crate::anonymize`]), and the
+//! charts of [`crate::charts`]. Nothing is typed in: every sentence is
+//! filled from those figures ([`plain`]). [`write`] renders the three
+//! files atomically; it never touches the project or its data.
+//!
+//! Choices:
+//! - **Which release.** The project's algorithm (`params.algorithm`) with
+//!   its k, l and seed. A project without one gets Mondrian's l-diverse
+//!   variant when a sensitive attribute is marked (groups a reader can
+//!   picture, protecting both identity and the sensitive value) and plain
+//!   Mondrian otherwise; the report says which was used and why.
+//! - **"Singled out" after release** is told by two attackers: the one of
+//!   the key-count simulator, who sees the published values and counts the
+//!   records sharing a record's published key (its published class size),
+//!   and the linkage attacker, who holds a person's original values and
+//!   counts the published records that could be theirs. The headline uses
+//!   the linkage attacker, the stronger of the two on a generalized
+//!   release (the correlation paper's attack on the original data is the
+//!   key count, so "before" uses that).
+//! - **A release that fails verification is still reported** — with the
+//!   failed checks first and in plain words — because a report is how the
+//!   failure reaches the people deciding; the CLI exits non-zero after
+//!   writing it, so scripts notice.
+
+mod doc;
+mod html;
+mod markdown;
+pub mod plain;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::algorithms;
+use crate::anonymize::{evaluate, run, Distribution, Evaluation, Measure};
+use crate::assess::assess;
+use crate::charts::{self, Chart};
+use crate::data::{write_atomic, Role};
+use crate::error::{Error, Result};
+use crate::metrics::QueryReport;
+use crate::progress::Progress;
+use crate::release::Release;
+use crate::risk::{self, CdfPoint, PrefixRow};
+use crate::session::Session;
+
+pub use html::{escape, to_html};
+pub use markdown::to_markdown;
+
+/// File names inside the report directory.
+pub const HTML_FILE: &str = "report.html";
+pub const MARKDOWN_FILE: &str = "report.md";
+pub const JSON_FILE: &str = "report.json";
+
+/// Every figure of a report; the JSON file is this, serialized.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The anonlab version that computed it.
+    pub anonlab_version: String,
+    /// The project file the report was made from.
+    pub project: String,
+    pub dataset: DatasetSummary,
+    pub attacker: AttackerSummary,
+    pub release: ReleaseSettings,
+    /// The independent verifier's checks of every guarantee the algorithm
+    /// claims.
+    pub guarantees: Vec<GuaranteeCheck>,
+    pub guarantees_hold: bool,
+    pub risk: RiskBeforeAfter,
+    pub utility: UtilityKept,
+    /// The headline in plain sentences (what the HTML and Markdown open with).
+    pub summary: Vec<String>,
+    pub reproduce: Reproduce,
+    pub charts: Vec<ChartEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasetSummary {
+    pub file: String,
+    pub rows: usize,
+    pub columns: Vec<ColumnSummary>,
+    /// The data file changed since the project was saved (the warning of
+    /// [`crate::data::Project::data_changed`]).
+    pub data_warning: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColumnSummary {
+    pub name: String,
+    pub role: Role,
+    pub distinct_values: usize,
+    pub missing: u64,
+    /// Semi-sensitive columns: the cells marked sensitive.
+    pub sensitive_cells: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttackerSummary {
+    /// What the attacker is assumed to know, in the order of the prefix table.
+    pub knows: Vec<String>,
+    /// A chance of identification above this counts as "at risk".
+    pub threshold: f64,
+    /// Sensitive cells of semi-sensitive attributes, which the attacker
+    /// cannot know.
+    pub hidden_cells: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReleaseSettings {
+    pub algorithm: String,
+    pub algorithm_name: String,
+    /// The project named no algorithm and this one was chosen (see the
+    /// module doc).
+    pub algorithm_defaulted: bool,
+    pub k: u32,
+    /// `None` for algorithms that do not read l.
+    pub l: Option<u32>,
+    pub t: f64,
+    pub c: f64,
+    pub seed: u64,
+    pub queries: usize,
+    pub query_seed: u64,
+    pub groups: usize,
+    pub buckets: usize,
+    pub suppressed_rows: usize,
+    pub time_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuaranteeCheck {
+    pub claim: String,
+    pub holds: bool,
+    pub detail: String,
+}
+
+/// How exposed people are to one attacker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exposure {
+    /// People the attack is run against.
+    pub records: usize,
+    /// People identified for certain (chance 1).
+    pub singled_out: usize,
+    /// The most exposed person's chance of being identified.
+    pub max: f64,
+    pub mean: f64,
+    /// People whose chance is above the threshold.
+    pub above_threshold: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreachFigures {
+    pub attribute: String,
+    pub records: usize,
+    pub mean: f64,
+    pub max: f64,
+    pub above_threshold: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RiskBeforeAfter {
+    pub threshold: f64,
+    /// Key-count simulator on the original data.
+    pub before: Exposure,
+    /// Key-count simulator on the published table (published class sizes).
+    pub after_key_count: Exposure,
+    /// Linkage attack on the release (attacker holds original values).
+    pub after_linkage: Exposure,
+    /// Chance of learning a person's sensitive value from the release.
+    pub breach: Option<BreachFigures>,
+    /// Uniques as the attacker learns one attribute after another
+    /// (original data).
+    pub prefix: Vec<PrefixRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UtilityKept {
+    /// Discernibility C_DM: Σ over published classes of size².
+    pub discernibility: u64,
+    /// C_AVG (1 is the best possible for the promised k).
+    pub average_class_size: Option<f64>,
+    /// Global certainty penalty: NCP per QI cell, 0 (exact) to 1 (nothing kept).
+    pub gcp: f64,
+    pub ncp: f64,
+    pub queries: Option<QueryReport>,
+    pub probabilistic_queries: Option<QueryReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reproduce {
+    /// This report, again.
+    pub report_command: String,
+    /// The release alone.
+    pub anonymize_command: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartEntry {
+    /// The SVG's file name beside the Markdown.
+    pub file: String,
+    pub title: String,
+    /// One line on how to read it.
+    pub caption: String,
+}
+
+/// A report with its charts, ready to write.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub report: Report,
+    /// Parallel to `report.charts`.
+    pub charts: Vec<Chart>,
+    /// The release the report describes (not written by [`write`]).
+    pub release: Release,
+    pub evaluation: Evaluation,
+}
+
+/// The algorithm a report uses for `session`: see the module doc.
+pub fn chosen_algorithm(session: &Session) -> (String, bool) {
+    match &session.params.algorithm {
+        Some(a) => (a.clone(), false),
+        None if session.roles.with(Role::Sensitive).is_empty() => ("mondrian".into(), true),
+        None => ("mondrian-l".into(), true),
+    }
+}
+
+/// Compute a report on `session`, which was opened from `project_file`
+/// (named in the reproduce commands). `data_warning` is what
+/// `Project::data_changed` said when it was opened.
+pub fn build(
+    session: &Session,
+    project_file: &Path,
+    data_warning: Option<String>,
+    progress: &Progress,
+) -> Result<Built> {
+    let ds = &session.dataset;
+    let (algorithm, defaulted) = chosen_algorithm(session);
+    let algo = algorithms::by_id(&algorithm)?;
+    let params = &session.params;
+    let assessment = assess(session, progress)?;
+    let before_report = &assessment.report;
+    let sim = &assessment.simulation;
+
+    let req = session.request(algo.id(), params.k, params.l)?;
+    let measure = Measure {
+        queries: crate::metrics::DEFAULT_QUERIES,
+        query_seed: params.seed,
+    };
+    let (release, ms) = run(algo.id(), &req, progress)?;
+    let evaluation = evaluate(&release, ds, ms, &measure, progress)?;
+
+    let threshold = session.attacker.threshold;
+    let before = Exposure {
+        records: before_report.rows,
+        singled_out: before_report.uniques,
+        max: before_report.risk.max,
+        mean: before_report.risk.mean,
+        above_threshold: before_report.risk.records_above_threshold,
+    };
+    let sizes = charts::group_sizes(&release, ds);
+    let after_key_count = key_count_exposure(&sizes, threshold);
+    let after_linkage = distribution_exposure(&evaluation.reidentification, threshold);
+    let breach = match (&evaluation.breach, release.sensitive.first()) {
+        (Some(d), Some(&s)) => Some(BreachFigures {
+            attribute: ds.col(s).name().to_string(),
+            records: d.summary.records,
+            mean: d.summary.mean,
+            max: d.summary.max,
+            above_threshold: count_above(&d.cdf, d.summary.records, threshold),
+        }),
+        _ => None,
+    };
+
+    let columns = (0..ds.n_cols())
+        .map(|c| {
+            let col = ds.col(c);
+            let role = session.roles.get(c);
+            let sensitive_cells = if role == Role::SemiSensitive {
+                Some(session.sensitive_cells(c)?.count_ones(..))
+            } else {
+                None
+            };
+            Ok(ColumnSummary {
+                name: col.name().to_string(),
+                role,
+                distinct_values: col.cardinality(),
+                missing: col.missing_count(),
+                sensitive_cells,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+
+    let verification = &evaluation.verification;
+    let guarantees: Vec<GuaranteeCheck> = verification
+        .checks
+        .iter()
+        .map(|c| GuaranteeCheck {
+            claim: c.claim.clone(),
+            holds: c.holds,
+            detail: c.detail.clone(),
+        })
+        .collect();
+
+    let project = project_file.display().to_string();
+    let uses_l = algo.uses_l();
+    let mut report = Report {
+        anonlab_version: env!("CARGO_PKG_VERSION").to_string(),
+        project: project.clone(),
+        dataset: DatasetSummary {
+            file: session.label(),
+            rows: ds.n_rows(),
+            columns,
+            data_warning,
+        },
+        attacker: AttackerSummary {
+            knows: before_report.attacker_knows.clone(),
+            threshold,
+            hidden_cells: before_report.hidden_cells,
+        },
+        release: ReleaseSettings {
+            algorithm: algo.id().to_string(),
+            algorithm_name: algo.name().to_string(),
+            algorithm_defaulted: defaulted,
+            k: params.k,
+            l: uses_l.then_some(params.l),
+            t: params.t,
+            c: params.c,
+            seed: params.seed,
+            queries: measure.queries,
+            query_seed: measure.query_seed,
+            groups: evaluation.groups,
+            buckets: evaluation.buckets,
+            suppressed_rows: evaluation.suppressed,
+            time_ms: evaluation.time_ms,
+        },
+        guarantees_hold: verification.all_hold(),
+        guarantees,
+        risk: RiskBeforeAfter {
+            threshold,
+            before,
+            after_key_count,
+            after_linkage,
+            breach,
+            prefix: before_report.prefix.clone(),
+        },
+        utility: UtilityKept {
+            discernibility: evaluation.utility.discernibility,
+            average_class_size: evaluation.utility.average_class_size,
+            gcp: evaluation.utility.gcp,
+            ncp: evaluation.utility.ncp,
+            queries: evaluation.queries.clone(),
+            probabilistic_queries: evaluation.probabilistic_queries.clone(),
+        },
+        summary: Vec::new(),
+        reproduce: Reproduce {
+            report_command: format!("anonlab report {} -o DIR", shell_quote(&project)),
+            anonymize_command: anonymize_command(
+                &project,
+                algo.id(),
+                params.k,
+                uses_l.then_some(params.l),
+                params.seed,
+            ),
+        },
+        charts: Vec::new(),
+    };
+    report.summary = plain::summary(&report);
+
+    let before_sizes = &sim.matches;
+    let mut built_charts = Vec::new();
+    let mut entries = Vec::new();
+    let mut add = |file: &str, caption: &str, chart: Chart| {
+        entries.push(ChartEntry {
+            file: file.to_string(),
+            title: chart.title.clone(),
+            caption: caption.to_string(),
+        });
+        built_charts.push(chart);
+    };
+    let before_hist = risk::histogram(before_sizes);
+    let after_hist = risk::histogram(&sizes);
+    add(
+        "reid-histogram.svg",
+        "How many people have each chance of being identified by someone who sees the published values; bars on the right are the most exposed.",
+        charts::reid_histogram(&[("original", &before_hist), ("published", &after_hist)])?,
+    );
+    let before_cdf = risk::cdf(before_sizes);
+    let after_cdf = risk::cdf(&sizes);
+    add(
+        "reid-cdf.svg",
+        "The share of people whose chance of being identified is at most a given value; a line that reaches the top early means low risk for almost everyone.",
+        charts::reid_cdf(&[
+            ("original", before_cdf.as_slice()),
+            ("published (key count)", after_cdf.as_slice()),
+            ("published (linkage)", evaluation.reidentification.cdf.as_slice()),
+        ])?,
+    );
+    if let Some(b) = &evaluation.breach {
+        add(
+            "breach-cdf.svg",
+            "The share of people whose sensitive value can be guessed with at most a given chance from the release.",
+            charts::breach_cdfs(&[(algo.id(), b.cdf.as_slice())])?,
+        );
+    }
+    add(
+        "class-sizes.svg",
+        "How many people share their published values with how many others; larger groups hide people better.",
+        charts::class_sizes(&[("original", before_sizes), ("published", &sizes)])?,
+    );
+    if !before_report.prefix.is_empty() {
+        add(
+            "prefix.svg",
+            "People who can be singled out as the attacker learns one attribute after another, in the order given.",
+            charts::prefix_chart(&[("original", &before_report.prefix)])?,
+        );
+    }
+    report.charts = entries;
+    Ok(Built {
+        report,
+        charts: built_charts,
+        release,
+        evaluation,
+    })
+}
+
+/// Exposure to the key-count attacker from each published record's class
+/// size: chance 1/size.
+fn key_count_exposure(sizes: &[u32], threshold: f64) -> Exposure {
+    let n = sizes.len();
+    let mean = if n == 0 {
+        0.0
+    } else {
+        sizes
+            .iter()
+            .map(|&s| 1.0 / f64::from(s.max(1)))
+            .sum::<f64>()
+            / n as f64
+    };
+    Exposure {
+        records: n,
+        singled_out: sizes.iter().filter(|&&s| s == 1).count(),
+        max: sizes
+            .iter()
+            .min()
+            .map_or(0.0, |&s| 1.0 / f64::from(s.max(1))),
+        mean,
+        above_threshold: sizes
+            .iter()
+            .filter(|&&s| 1.0 / f64::from(s.max(1)) > threshold + 1e-12)
+            .count(),
+    }
+}
+
+/// Records whose probability exceeds `p`, from a CDF (share of records with
+/// probability ≤ each value that occurs).
+fn count_above(cdf: &[CdfPoint], records: usize, p: f64) -> usize {
+    let at_most = cdf
+        .iter()
+        .take_while(|c| c.probability <= p + 1e-12)
+        .last()
+        .map_or(0.0, |c| c.share);
+    records - ((at_most * records as f64).round() as usize).min(records)
+}
+
+fn distribution_exposure(d: &Distribution, threshold: f64) -> Exposure {
+    let records = d.summary.records;
+    Exposure {
+        records,
+        // Chance 1 means no other published record could be theirs.
+        singled_out: count_above(&d.cdf, records, 1.0 - 1e-9),
+        max: d.summary.max,
+        mean: d.summary.mean,
+        above_threshold: count_above(&d.cdf, records, threshold),
+    }
+}
+
+/// A word as a POSIX shell reads it back: unquoted when it is plain,
+/// single-quoted otherwise.
+fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+fn anonymize_command(project: &str, algorithm: &str, k: u32, l: Option<u32>, seed: u64) -> String {
+    let mut cmd = format!(
+        "anonlab anonymize --project {} -a {algorithm} -k {k}",
+        shell_quote(project)
+    );
+    if let Some(l) = l {
+        cmd.push_str(&format!(" -l {l}"));
+    }
+    cmd.push_str(&format!(" --seed {seed} -o published.csv"));
+    cmd
+}
+
+/// Write the report into `dir` (created if missing): HTML, Markdown, JSON
+/// and the charts as SVG files. Each file is written atomically; returns
+/// the files written.
+pub fn write(built: &Built, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+    let svgs = built
+        .charts
+        .iter()
+        .map(Chart::to_svg)
+        .collect::<Result<Vec<_>>>()?;
+    let mut written = Vec::new();
+    for (entry, svg) in built.report.charts.iter().zip(&svgs) {
+        let path = dir.join(&entry.file);
+        write_atomic(&path, svg.as_bytes())?;
+        written.push(path);
+    }
+    let json = serde_json::to_string_pretty(&built.report)
+        .map_err(|e| Error::Parameter(format!("report as JSON: {e}")))?;
+    for (name, text) in [
+        (MARKDOWN_FILE, to_markdown(&built.report)),
+        (JSON_FILE, json),
+        (HTML_FILE, to_html(&built.report, &svgs)),
+    ] {
+        let path = dir.join(name);
+        write_atomic(&path, text.as_bytes())?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_survive_quoting() {
+        assert_eq!(shell_quote("p.json"), "p.json");
+        assert_eq!(shell_quote("my project.json"), "'my project.json'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn counts_above_come_from_the_cdf() {
+        let cdf = [
+            CdfPoint {
+                probability: 0.25,
+                share: 0.5,
+            },
+            CdfPoint {
+                probability: 1.0,
+                share: 1.0,
+            },
+        ];
+        assert_eq!(count_above(&cdf, 8, 0.2), 8);
+        assert_eq!(count_above(&cdf, 8, 0.25), 4);
+        assert_eq!(count_above(&cdf, 8, 1.0 - 1e-9), 4);
+        assert_eq!(count_above(&cdf, 8, 1.0), 0);
+        let e = key_count_exposure(&[1, 4, 4, 4, 4], 0.2);
+        assert_eq!((e.singled_out, e.above_threshold, e.max), (1, 5, 1.0));
+        assert!((e.mean - (1.0 + 4.0 * 0.25) / 5.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,140 @@
+//! The report's figures in plain words, for readers who are not privacy
+//! engineers: short sentences, chances as "1 in N", shares as percentages,
+//! counts with thousands separators. Every sentence is filled from a
+//! [`Report`]; none is written ahead of the figures.
+
+use super::Report;
+use crate::format::thousands;
+
+/// `n` with thousands separators.
+pub fn count(n: usize) -> String {
+    thousands(n as u64)
+}
+
+/// A chance as people say it: "1 in 5", "about 1 in 2.5", "certain", "none".
+pub fn chance(p: f64) -> String {
+    if p <= 0.0 {
+        return "no chance".into();
+    }
+    if p >= 1.0 - 1e-9 {
+        return "certainty (1 in 1)".into();
+    }
+    let n = 1.0 / p;
+    if (n - n.round()).abs() < 0.05 {
+        format!("a 1 in {} chance", thousands(n.round() as u64))
+    } else {
+        format!("about a 1 in {n:.1} chance")
+    }
+}
+
+/// A share as a percentage with at most one decimal: 12.5 %, 3 %.
+pub fn percent(share: f64) -> String {
+    let s = format!("{:.1}", share * 100.0);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}%")
+}
+
+/// "a, b and c".
+pub fn list(items: &[String]) -> String {
+    match items {
+        [] => "nothing".into(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// "none", "1 person", "12 people" — with "of N" when asked.
+fn people(n: usize) -> String {
+    match n {
+        0 => "none".into(),
+        1 => "1 person".into(),
+        n => format!("{} people", count(n)),
+    }
+}
+
+/// The headline sentences, in reading order.
+pub fn summary(r: &Report) -> Vec<String> {
+    let risk = &r.risk;
+    let mut out = Vec::new();
+    let failed = r.guarantees.iter().filter(|g| !g.holds).count();
+    if failed > 0 {
+        out.push(format!(
+            "Warning: {failed} of the {} promises the method makes did not hold when checked independently. Do not publish this release.",
+            r.guarantees.len()
+        ));
+    }
+    let before = &risk.before;
+    let after = &risk.after_linkage;
+    let knows = list(&r.attacker.knows);
+    out.push(format!(
+        "Before anonymization, {} of {} people could be singled out by someone who knows their {knows}.",
+        if before.singled_out == 0 {
+            "none".to_string()
+        } else {
+            count(before.singled_out)
+        },
+        count(before.records),
+    ));
+    out.push(format!(
+        "After, {} could be singled out; the most exposed person has {} of being identified.",
+        if after.singled_out == 0 {
+            "none".to_string()
+        } else {
+            format!("{} of {}", count(after.singled_out), count(after.records))
+        },
+        chance(after.max),
+    ));
+    out.push(format!(
+        "People with more than {} of being identified: {} before, {} after.",
+        chance(risk.threshold),
+        people(before.above_threshold),
+        people(after.above_threshold),
+    ));
+    if let Some(b) = &risk.breach {
+        out.push(format!(
+            "Someone who finds a person in the release can guess their {} with at most {} (on average {}).",
+            b.attribute,
+            chance(b.max),
+            chance(b.mean),
+        ));
+    }
+    if failed == 0 && !r.guarantees.is_empty() {
+        out.push(format!(
+            "All {} promises of the method ({}) were checked independently on the release and hold.",
+            r.guarantees.len(),
+            list(&r.guarantees.iter().map(|g| g.claim.clone()).collect::<Vec<_>>()),
+        ));
+    }
+    let u = &r.utility;
+    let mut kept = format!(
+        "On average a published value is blurred over {} of its attribute's range (0% would be the exact value)",
+        percent(u.gcp)
+    );
+    if let Some(q) = &u.queries {
+        kept.push_str(&format!(
+            "; a typical {} query answered from the release is off by {}",
+            q.aggregate,
+            percent(q.mean_relative_error)
+        ));
+    }
+    kept.push('.');
+    out.push(kept);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chances_read_naturally() {
+        assert_eq!(chance(0.2), "a 1 in 5 chance");
+        assert_eq!(chance(1.0), "certainty (1 in 1)");
+        assert_eq!(chance(0.4), "about a 1 in 2.5 chance");
+        assert_eq!(chance(1.0 / 30162.0), "a 1 in 30,162 chance");
+        assert_eq!(chance(0.0), "no chance");
+        assert_eq!(percent(0.125), "12.5%");
+        assert_eq!(percent(0.03), "3%");
+        assert_eq!(list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
+    }
+}
