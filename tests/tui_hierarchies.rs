@@ -359,6 +359,14 @@ fn full_domain_runs_from_the_anonymize_screen_with_the_built_hierarchies() {
     let report = view.full_domain.as_ref().unwrap();
     assert_eq!(report.metric.to_string(), "dm");
     assert!(text(&render(&app)).contains("metric dm"));
+
+    // Without zip's hierarchy full-domain is refused again, naming zip.
+    app.step(&Action::ShowScreen(Screen::Hierarchies));
+    focus(&mut app, "zip");
+    app.step(&Action::RemoveHierarchy);
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    let blocked = app.anonymize().blocked.clone().unwrap();
+    assert!(blocked.contains("zip has none"), "{blocked}");
 }
 
 #[test]

@@ -847,22 +847,32 @@ impl App {
         }
     }
 
-    /// Write the session to the project file. The data path is written
-    /// relative to the project file when the data lies beside or below it
-    /// (`Project::load` reads it relative to the project file), else
-    /// absolute, so the project opens from any working directory.
+    /// Write the session to the project file. The data path and hierarchy
+    /// file paths are written relative to the project file when the file
+    /// lies beside or below it (`Project::load` reads them relative to the
+    /// project file), else absolute, so the project opens from any working
+    /// directory.
     fn save_project(&mut self) {
         let path = self.project_path();
         let mut project = self.to_project();
         let cwd = std::env::current_dir().unwrap_or_default();
         let absolute = cwd.join(&path);
-        if let Some(data) = &project.data.path {
-            let data = cwd.join(data);
-            let dir = absolute.parent().unwrap_or(&cwd);
-            project.data.path = Some(match data.strip_prefix(dir) {
+        let dir = absolute.parent().unwrap_or(&cwd).to_path_buf();
+        let relative = |p: &std::path::Path| {
+            let p = cwd.join(p);
+            match p.strip_prefix(&dir) {
                 Ok(rel) => rel.to_path_buf(),
-                Err(_) => data,
-            });
+                Err(_) => p,
+            }
+        };
+        if let Some(data) = &project.data.path {
+            project.data.path = Some(relative(data));
+        }
+        // Hierarchy files move with the project the same way.
+        for source in project.hierarchies.values_mut() {
+            if let crate::data::HierarchySource::File(p) = source {
+                *p = relative(p);
+            }
         }
         match project.save(&path) {
             Ok(()) => self.notice = Some(format!("project saved to {}", absolute.display())),

@@ -383,8 +383,13 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
         DialogKind::Import => "read",
         DialogKind::Export => "write",
     };
+    let choose = if d.kind == DialogKind::Build {
+        "   ←→ builder"
+    } else {
+        ""
+    };
     lines.push(Line::from(Span::styled(
-        format!("Enter {enter}   Tab/↑↓ field   ←→ builder   Esc cancel"),
+        format!("Enter {enter}   Tab/↑↓ field{choose}   Esc cancel"),
         dim(),
     )));
     let width = 72.min(body.width.saturating_sub(2));

@@ -155,6 +155,9 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         ));
         spans.push(sep());
         spans.push(job_span("anonymize", &app.anonymize().job, app.spinner()));
+    } else if app.screen() == Screen::Hierarchies {
+        let job = &app.hierarchies().matrix.job;
+        spans.push(job_span("correlation", job, app.spinner()));
     } else {
         spans.push(job_span("risk", app.job(), app.spinner()));
     }
