@@ -9,6 +9,7 @@ pub mod hierarchy;
 pub mod hierarchy_args;
 pub mod lgb_args;
 pub mod pk_args;
+pub mod report;
 pub mod synth;
 
 use std::path::PathBuf;
@@ -37,6 +38,8 @@ pub enum Command {
     Compare(Box<anonymize::CompareArgs>),
     /// Draw a risk or utility chart as SVG or PNG (the extension chooses).
     Chart(Box<chart::ChartArgs>),
+    /// Write a report for stakeholders (HTML, Markdown, JSON, charts) from a project.
+    Report(Box<report::ReportArgs>),
     /// Open the terminal UI on a file, a project, or the demo.
     Tui(TuiArgs),
     /// Build generalization hierarchies from the data, or inspect one.
