@@ -2,7 +2,7 @@
 //! commands and charts — so the HTML and Markdown writers render the same
 //! content and differ only in markup.
 
-use super::plain::{chance, count, list, percent};
+use super::plain::{chance, count, list, odds, percent};
 use super::Report;
 use crate::data::Role;
 
@@ -110,7 +110,7 @@ pub fn sections(r: &Report) -> Vec<Section> {
         blocks: vec![Block::Para(format!(
             "We assume an attacker who knows, about the person they look for: {}. A person counts as at risk when the attacker's chance of picking out their record is above {} (the threshold of this project).{}",
             list(&r.attacker.knows),
-            chance(r.attacker.threshold),
+            odds(r.attacker.threshold),
             if r.attacker.hidden_cells > 0 {
                 format!(
                     " {} cells are marked sensitive and are assumed unknown to the attacker.",
@@ -216,9 +216,9 @@ pub fn sections(r: &Report) -> Vec<Section> {
             rows: vec![
                 row("people attacked", &|e| count(e.records)),
                 row("people singled out", &|e| count(e.singled_out)),
-                row("most exposed person", &|e| chance(e.max)),
-                row("average person", &|e| chance(e.mean)),
-                row(&format!("people above {}", chance(risk.threshold)), &|e| {
+                row("most exposed person's chance", &|e| odds(e.max)),
+                row("average chance", &|e| odds(e.mean)),
+                row(&format!("people above {}", odds(risk.threshold)), &|e| {
                     count(e.above_threshold)
                 }),
             ],
@@ -232,7 +232,7 @@ pub fn sections(r: &Report) -> Vec<Section> {
             chance(br.mean),
             count(br.above_threshold),
             count(br.records),
-            chance(risk.threshold)
+            odds(risk.threshold)
         )));
     }
     if !risk.prefix.is_empty() {

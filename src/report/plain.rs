@@ -11,20 +11,41 @@ pub fn count(n: usize) -> String {
     thousands(n as u64)
 }
 
-/// A chance as people say it: "1 in 5", "about 1 in 2.5", "certain", "none".
+/// A probability as odds people read at a glance: "1 in 5", "about 1 in
+/// 2.5"; above one half as a percentage ("80%"), where "1 in 1.2" says
+/// nothing; "1 in 1 (certain)" and "0".
+pub fn odds(p: f64) -> String {
+    if p <= 0.0 {
+        return "0".into();
+    }
+    if p >= 1.0 - 1e-9 {
+        return "1 in 1 (certain)".into();
+    }
+    if p > 0.5 {
+        return percent(p);
+    }
+    let n = 1.0 / p;
+    if (n - n.round()).abs() < 0.05 {
+        format!("1 in {}", thousands(n.round() as u64))
+    } else {
+        format!("about 1 in {n:.1}")
+    }
+}
+
+/// [`odds`] in a sentence: "a 1 in 5 chance", "an 80% chance", "certainty".
 pub fn chance(p: f64) -> String {
     if p <= 0.0 {
         return "no chance".into();
     }
     if p >= 1.0 - 1e-9 {
-        return "certainty (1 in 1)".into();
+        return "certainty".into();
     }
-    let n = 1.0 / p;
-    if (n - n.round()).abs() < 0.05 {
-        format!("a 1 in {} chance", thousands(n.round() as u64))
-    } else {
-        format!("about a 1 in {n:.1} chance")
+    let o = odds(p);
+    if let Some(rest) = o.strip_prefix("about ") {
+        return format!("about a {rest} chance");
     }
+    let article = if o.starts_with('8') { "an" } else { "a" };
+    format!("{article} {o} chance")
 }
 
 /// A share as a percentage with at most one decimal: 12.5 %, 3 %.
@@ -85,8 +106,8 @@ pub fn summary(r: &Report) -> Vec<String> {
         chance(after.max),
     ));
     out.push(format!(
-        "People with more than {} of being identified: {} before, {} after.",
-        chance(risk.threshold),
+        "People with more than a {} chance of being identified: {} before, {} after.",
+        odds(risk.threshold),
         people(before.above_threshold),
         people(after.above_threshold),
     ));
@@ -100,9 +121,8 @@ pub fn summary(r: &Report) -> Vec<String> {
     }
     if failed == 0 && !r.guarantees.is_empty() {
         out.push(format!(
-            "All {} promises of the method ({}) were checked independently on the release and hold.",
+            "All {} promises the method makes were checked independently on the release and hold.",
             r.guarantees.len(),
-            list(&r.guarantees.iter().map(|g| g.claim.clone()).collect::<Vec<_>>()),
         ));
     }
     let u = &r.utility;
@@ -129,8 +149,11 @@ mod tests {
     #[test]
     fn chances_read_naturally() {
         assert_eq!(chance(0.2), "a 1 in 5 chance");
-        assert_eq!(chance(1.0), "certainty (1 in 1)");
+        assert_eq!(chance(1.0), "certainty");
         assert_eq!(chance(0.4), "about a 1 in 2.5 chance");
+        assert_eq!(chance(0.8), "an 80% chance");
+        assert_eq!(odds(0.6), "60%");
+        assert_eq!(odds(1.0), "1 in 1 (certain)");
         assert_eq!(chance(1.0 / 30162.0), "a 1 in 30,162 chance");
         assert_eq!(chance(0.0), "no chance");
         assert_eq!(percent(0.125), "12.5%");
