@@ -96,7 +96,7 @@ proptest! {
         let matches = |w: &Option<(usize, u8)>, r: usize| w.is_none_or(|(c, v)| rows[r][c] == format!("v{v}"));
         let mut deleted = Vec::new();
         let mut expected: HashMap<u32, Vec<String>> = HashMap::new();
-        for r in 0..rows.len() {
+        for (r, row) in rows.iter().enumerate() {
             if conds.iter().any(|(w, a)| matches!(a, Act::DeleteRecord) && matches(w, r)) {
                 deleted.push(r as u32);
                 continue;
@@ -110,7 +110,7 @@ proptest! {
                         .iter()
                         .enumerate()
                         .find(|(_, (w, a))| matches!(a, Act::Label(c) if *c == col) && matches(w, r))
-                        .map_or(rows[r][col].clone(), |(i, _)| format!("L{i}"))
+                        .map_or(row[col].clone(), |(i, _)| format!("L{i}"))
                 })
                 .collect();
             expected.insert(r as u32, cells);
