@@ -245,7 +245,10 @@ pub fn correlation_heatmap(m: &CorrelationMatrix) -> Result<Chart> {
         _ => (0.0, 1.0),
     };
     Ok(chart(
-        format!("Correlation between attributes: {}", m.measure.describe()),
+        format!(
+            "Correlation between attributes: {}",
+            measure_title(m.measure)
+        ),
         "attribute",
         "attribute",
         Plot::HeatMap {
@@ -257,6 +260,17 @@ pub fn correlation_heatmap(m: &CorrelationMatrix) -> Result<Chart> {
             decimals: 2,
         },
     ))
+}
+
+/// The measure's name for a title (its `describe` is a sentence).
+fn measure_title(m: Measure) -> &'static str {
+    match m {
+        Measure::Phi2 => "φ² (mean-square contingency)",
+        Measure::Cramer => "Cramér's V",
+        Measure::Pearson => "Pearson's r",
+        Measure::Mi => "mutual information (bits)",
+        Measure::Nmi => "normalized mutual information",
+    }
 }
 
 /// Unique records as the attacker learns one more attribute, in the
@@ -348,4 +362,211 @@ pub fn sweep_heatmap(
             decimals,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Dataset;
+    use crate::progress::Progress;
+    use crate::risk::{simulate, Knowledge, Simulation};
+
+    fn simulation() -> Simulation {
+        // Classes by (sex, age): 3 × (M,30), 1 × (M,41), 2 × (F,30), 1 × (F,52).
+        let ds = Dataset::from_rows(
+            &["sex", "age"],
+            &[
+                vec!["M", "30"],
+                vec!["M", "30"],
+                vec!["M", "30"],
+                vec!["M", "41"],
+                vec!["F", "30"],
+                vec!["F", "30"],
+                vec!["F", "52"],
+            ],
+        )
+        .unwrap();
+        simulate(&ds, Knowledge::plain(&[0, 1]), 0.2, &Progress::new()).unwrap()
+    }
+
+    fn bars(c: &Chart) -> (&[String], &[Series]) {
+        match &c.plot {
+            Plot::Bars { categories, series } => (categories, series),
+            other => panic!("expected bars, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn histogram_bars_are_the_simulators_bins() {
+        let sim = simulation();
+        let c = reid_histogram(&[("original", &sim.histogram)]).unwrap();
+        let (categories, series) = bars(&c);
+        assert_eq!(categories.len(), sim.histogram.len());
+        assert_eq!(categories[0], "0–0.1");
+        let heights: Vec<usize> = series[0].points.iter().map(|p| p.1 as usize).collect();
+        let expected: Vec<usize> = sim.histogram.iter().map(|b| b.records).collect();
+        assert_eq!(heights, expected);
+        // By hand: two uniques in (0.9, 1], two at 1/2, three at 1/3.
+        assert_eq!(heights[9], 2);
+        assert_eq!(heights[4], 2);
+        assert_eq!(heights[3], 3);
+    }
+
+    #[test]
+    fn histograms_with_other_bins_are_refused() {
+        let sim = simulation();
+        let short = &sim.histogram[..5];
+        let e = reid_histogram(&[("a", &sim.histogram), ("b", short)]).unwrap_err();
+        assert!(e.to_string().contains("'b' has other bins"), "{e}");
+        assert!(reid_histogram(&[]).is_err());
+    }
+
+    #[test]
+    fn cdf_steps_run_from_zero_to_one_through_the_simulators_points() {
+        let sim = simulation();
+        let c = reid_cdf(&[("original", &sim.cdf)]).unwrap();
+        let Plot::Steps { series, .. } = &c.plot else {
+            panic!("expected steps")
+        };
+        let p = &series[0].points;
+        assert_eq!(p[0], (0.0, 0.0));
+        assert_eq!(*p.last().unwrap(), (1.0, 100.0));
+        // 1/3 → 3 of 7 records, 1/2 → 5 of 7, 1 → 7 of 7.
+        let inner: Vec<(f64, f64)> = sim
+            .cdf
+            .iter()
+            .map(|c| (c.probability, c.share * 100.0))
+            .collect();
+        assert_eq!(&p[1..], &inner[..]);
+        assert!((p[1].1 - 300.0 / 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn step_path_holds_each_value_until_the_next_point() {
+        let path = super::super::draw::step_path(&[(0.0, 0.0), (0.5, 40.0), (1.0, 100.0)]);
+        assert_eq!(
+            path,
+            vec![
+                (0.0, 0.0),
+                (0.5, 0.0),
+                (0.5, 40.0),
+                (1.0, 40.0),
+                (1.0, 100.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn class_sizes_count_records_per_size() {
+        let sim = simulation();
+        let c = class_sizes(&[("original", &sim.matches)]).unwrap();
+        let (categories, series) = bars(&c);
+        // Largest class 3: one bin per size 1..=3.
+        assert_eq!(categories, ["1", "2", "3"]);
+        let heights: Vec<f64> = series[0].points.iter().map(|p| p.1).collect();
+        assert_eq!(heights, [2.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn size_bins_double_above_sixteen_and_cover_the_largest() {
+        assert_eq!(size_bins(1), [SizeBin { from: 1, to: 1 }]);
+        assert_eq!(size_bins(16).len(), 16);
+        let b = size_bins(1000);
+        assert_eq!(b[0], SizeBin { from: 1, to: 1 });
+        assert_eq!(b[1], SizeBin { from: 2, to: 2 });
+        assert_eq!(b[2], SizeBin { from: 3, to: 4 });
+        assert_eq!(b.last().unwrap().to, 1024);
+        for w in b.windows(2) {
+            assert_eq!(w[1].from, w[0].to + 1);
+        }
+        // A size lands in exactly one bin.
+        let c = class_sizes(&[("x", &[1, 2, 3, 4, 5, 17, 1000][..])]).unwrap();
+        let (cats, series) = bars(&c);
+        assert_eq!(cats[2], "3–4");
+        let total: f64 = series[0].points.iter().map(|p| p.1).sum();
+        assert_eq!(total, 7.0);
+        assert_eq!(series[0].points[2].1, 2.0);
+    }
+
+    #[test]
+    fn prefix_points_are_the_simulators_uniques() {
+        let sim = simulation();
+        let c = prefix_chart(&[("original", &sim.prefix)]).unwrap();
+        let Plot::Markers { categories, series } = &c.plot else {
+            panic!("expected markers")
+        };
+        assert_eq!(categories, &["+sex", "+age"]);
+        let uniques: Vec<f64> = sim.prefix.iter().map(|r| r.uniques as f64).collect();
+        let drawn: Vec<f64> = series[0].points.iter().map(|p| p.1).collect();
+        assert_eq!(drawn, uniques);
+        // Sex alone singles nobody out; with age, (M,41) and (F,52).
+        assert_eq!(drawn, [0.0, 2.0]);
+    }
+
+    #[test]
+    fn sweep_grid_is_checked_and_kept() {
+        let cells = vec![vec![Some(0.2), None], vec![Some(0.1), Some(0.05)]];
+        let c = sweep_heatmap("mean breach", &[2, 5], &[2, 3], cells.clone()).unwrap();
+        let Plot::HeatMap {
+            rows,
+            columns,
+            cells: kept,
+            range,
+            decimals,
+            ..
+        } = &c.plot
+        else {
+            panic!("expected a heat map")
+        };
+        assert_eq!(rows, &["l = 2", "l = 3"]);
+        assert_eq!(columns, &["k = 2", "k = 5"]);
+        assert_eq!(kept, &cells);
+        assert_eq!(*range, (0.0, 0.2));
+        assert_eq!(*decimals, 3);
+        let e = sweep_heatmap("m", &[2, 5], &[2], cells).unwrap_err();
+        assert!(
+            e.to_string().contains("1 rows (one per l) of 2 cells"),
+            "{e}"
+        );
+        assert!(sweep_heatmap("m", &[2], &[2], vec![vec![Some(f64::NAN)]]).is_err());
+    }
+
+    #[test]
+    fn correlation_heat_map_keeps_the_matrix() {
+        let ds = Dataset::from_rows(
+            &["a", "b"],
+            &[
+                vec!["x", "1"],
+                vec!["x", "1"],
+                vec!["y", "2"],
+                vec!["y", "3"],
+            ],
+        )
+        .unwrap();
+        let m = crate::stats::correlation_matrix(
+            &ds,
+            &[0, 1],
+            Measure::Cramer,
+            &crate::stats::Discretization {
+                bins: 10,
+                missing: Default::default(),
+            },
+        )
+        .unwrap();
+        let c = correlation_heatmap(&m).unwrap();
+        let Plot::HeatMap { cells, range, .. } = &c.plot else {
+            panic!("expected a heat map")
+        };
+        assert_eq!(cells, &m.matrix);
+        assert_eq!(*range, (0.0, 1.0));
+        assert!(c.title.contains("Cramér"));
+    }
+
+    #[test]
+    fn a_too_small_size_is_refused() {
+        let sim = simulation();
+        let c = reid_cdf(&[("o", &sim.cdf)]).unwrap();
+        assert!(c.clone().with_size(300, 200).is_err());
+        assert_eq!(c.with_size(1000, 600).unwrap().width, 1000);
+    }
 }

@@ -128,6 +128,7 @@ fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
         .label_font((FONT, LEGEND))
+        .legend_area_size(45)
         .margin(12)
         .draw()
         .map_err(failed)
@@ -155,7 +156,7 @@ fn bars<DB: DrawingBackend>(
         .x_labels(n)
         .x_label_formatter(&|v| category_label(categories, *v))
         .y_label_formatter(&|v| tick(*v))
-        .light_line_style(WHITE)
+        .max_light_lines(0)
         .draw()
         .map_err(failed)?;
     // Bars of one category side by side in 80 % of its width.
@@ -196,7 +197,7 @@ fn steps<DB: DrawingBackend>(
         .x_label_formatter(&|v| tick(*v))
         .y_label_formatter(&|v| tick(*v))
         .bold_line_style(BLACK.mix(0.15))
-        .light_line_style(WHITE)
+        .max_light_lines(0)
         .draw()
         .map_err(failed)?;
     for (s_i, s) in series.iter().enumerate() {
@@ -244,7 +245,7 @@ fn markers<DB: DrawingBackend>(
         .x_label_formatter(&|v| category_label(categories, *v))
         .y_label_formatter(&|v| tick(*v))
         .bold_line_style(BLACK.mix(0.15))
-        .light_line_style(WHITE)
+        .max_light_lines(0)
         .draw()
         .map_err(failed)?;
     for (s_i, s) in series.iter().enumerate() {
@@ -321,10 +322,23 @@ fn heatmap<DB: DrawingBackend>(
     let (nr, nc) = (d.rows.len().max(1), d.columns.len().max(1));
     // Row labels are attribute names or l values: room for ~18 characters.
     let longest = d.rows.iter().map(|r| r.chars().count()).max().unwrap_or(1);
+    let y_area = (longest as u32 * 11 + 70).clamp(90, 260);
+    // Column names wider than their cell are turned upright (~11 px per
+    // character at 18 px) instead of running into each other.
+    let cell_width = grid_area.dim_in_pixel().0.saturating_sub(y_area + 40) / nc as u32;
+    let widest = d
+        .columns
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(1) as u32
+        * 11;
+    let upright = widest + 10 > cell_width;
+    let x_area = if upright { (widest + 70).min(260) } else { 70 };
     let mut c = ChartBuilder::on(&grid_area)
         .margin(20)
-        .x_label_area_size(70)
-        .y_label_area_size((longest as u32 * 11 + 70).clamp(90, 260))
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area)
         .build_cartesian_2d(category_axis(nc), category_axis(nr))
         .map_err(failed)?;
     c.configure_mesh()
@@ -335,14 +349,24 @@ fn heatmap<DB: DrawingBackend>(
         .label_style((FONT, TICKS))
         .x_labels(nc)
         .y_labels(nr)
-        .x_label_formatter(&|v| category_label(d.columns, *v))
-        .y_label_formatter(&|v| category_label(d.rows, *v))
+        // Upright names are drawn below, anchored at their top end:
+        // plotters centres a rotated tick label on its tick, which puts
+        // half of it inside the plot.
+        .x_label_formatter(&|v| {
+            if upright {
+                String::new()
+            } else {
+                category_label(d.columns, *v)
+            }
+        })
+        // The first row on top, as in a table.
+        .y_label_formatter(&|v| category_label(d.rows, (nr - 1) as f64 - *v))
         .draw()
         .map_err(failed)?;
     let grey = RGBColor(200, 200, 200);
     for (i, row) in d.cells.iter().enumerate() {
         for (j, cell) in row.iter().enumerate() {
-            let (x, y) = (j as f64, i as f64);
+            let (x, y) = (j as f64, (nr - 1 - i) as f64);
             let fill = cell.map_or(grey, |v| scale(v, d.range));
             c.draw_series(std::iter::once(Rectangle::new(
                 [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
@@ -355,6 +379,24 @@ fn heatmap<DB: DrawingBackend>(
                 .color(&text_on(fill))
                 .pos(Pos::new(HPos::Center, VPos::Center));
             c.draw_series(std::iter::once(Text::new(text, (x, y), style)))
+                .map_err(failed)?;
+        }
+    }
+    if upright {
+        let base = grid_area.get_base_pixel();
+        let style = (FONT, TICKS)
+            .into_font()
+            .transform(FontTransform::Rotate90)
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (j, name) in d.columns.iter().enumerate() {
+            let (px, py) = c.backend_coord(&(j as f64, -0.5));
+            grid_area
+                .draw(&Text::new(
+                    name.clone(),
+                    (px - base.0, py - base.1 + 8),
+                    style.clone(),
+                ))
                 .map_err(failed)?;
         }
     }

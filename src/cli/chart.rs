@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
-use anonlab::algorithms::{self, Request};
+use anonlab::algorithms;
 use anonlab::anonymize::{run_verified, Evaluation, Measure as Measurements};
 use anonlab::assess::assess;
 use anonlab::charts::{self, Chart};
@@ -20,7 +20,6 @@ use anonlab::session::Session;
 use anonlab::stats::{correlation_matrix, Discretization, Measure};
 
 use super::assess::{session_from_args, AssessArgs};
-use super::lgb_args::LgbArgs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Kind {
@@ -227,51 +226,34 @@ fn build(a: &ChartArgs, s: &Session) -> anyhow::Result<Chart> {
                 for &k in &a.k {
                     // A refused or unverifiable point is an empty cell,
                     // which is what the sweep is for: seeing where it fails.
-                    let value = measure_one(s, algo.id(), k, l)
-                        .ok()
-                        .and_then(|(_, e)| a.metric.of(&e));
+                    // Why it failed goes to stderr, so the cell is explained.
+                    let value = match measure_one(s, algo.id(), k, l) {
+                        Ok((_, e)) => a.metric.of(&e),
+                        Err(e) => {
+                            eprintln!("k = {k}, l = {l}: {e}");
+                            None
+                        }
+                    };
                     row.push(value);
                 }
                 cells.push(row);
             }
-            let metric = format!(
-                "{} ({}, seed {})",
+            let mut chart = charts::sweep_heatmap(a.metric.name(), &a.k, &ls, cells)?;
+            chart.title = format!(
+                "{} of {} by k and l (seed {})",
                 a.metric.name(),
                 algo.id(),
                 s.params.seed
             );
-            charts::sweep_heatmap(&metric, &a.k, &ls, cells)?
+            chart
         }
     })
 }
 
-/// The request the session describes: its QIs (plus semi-sensitive
-/// attributes for algorithms that do not read sensitive cells), sensitive
-/// attributes, identifiers, hierarchies and seed.
+/// Run one algorithm on the session's request (`Session::request`) and
+/// verify it.
 fn measure_one(s: &Session, id: &str, k: u32, l: u32) -> anonlab::Result<(Release, Evaluation)> {
-    let mut qi = s.roles.with(Role::QuasiIdentifier);
-    let semi = s.roles.with(Role::SemiSensitive);
-    let mut options = algorithms::Options {
-        hierarchies: s.hierarchy_set(),
-        ..Default::default()
-    };
-    if LgbArgs::reads_semi_sensitive(id) {
-        for c in semi {
-            options.semi_sensitive.push((c, s.sensitive_cells(c)?));
-        }
-    } else {
-        qi.extend(semi);
-    }
-    let req = Request {
-        ds: &s.dataset,
-        qi,
-        sensitive: s.roles.with(Role::Sensitive),
-        identifiers: s.roles.with(Role::Identifier),
-        k,
-        l,
-        seed: s.params.seed,
-        options,
-    };
+    let req = s.request(id, k, l)?;
     // The workload's query error is not drawn: skip it.
     let measure = Measurements {
         queries: 0,
