@@ -134,7 +134,12 @@ impl Session {
         for (name, s) in &project.sensitivity {
             sensitivity.insert(dataset.column_index(name)?, s.clone());
         }
-        for name in &project.attacker.known {
+        for name in project
+            .attacker
+            .known
+            .iter()
+            .chain(project.params.t_closeness.keys())
+        {
             dataset.column_index(name)?;
         }
         let mut hierarchies = BTreeMap::new();
@@ -179,8 +184,10 @@ impl Session {
     /// The request the session describes for one algorithm: its QIs,
     /// sensitive attributes, identifiers, hierarchies and seed. Algorithms
     /// that read sensitive cells (LGB) get the semi-sensitive columns with
-    /// their cells; the others treat semi-sensitive columns as QIs, because
-    /// an attacker may know their non-sensitive cells.
+    /// their cells and the project's t-closeness attributes; the others
+    /// treat semi-sensitive columns as QIs, because an attacker may know
+    /// their non-sensitive cells. An unknown algorithm id is refused with
+    /// the list of ids.
     pub fn request(&self, algorithm: &str, k: u32, l: u32) -> Result<Request<'_>> {
         let mut qi = self.roles.with(Role::QuasiIdentifier);
         let semi = self.roles.with(Role::SemiSensitive);
@@ -188,9 +195,16 @@ impl Session {
             hierarchies: self.hierarchy_set(),
             ..Default::default()
         };
-        if algorithm.starts_with("lgb") {
+        if crate::algorithms::by_id(algorithm)?.reads_semi_sensitive() {
             for c in semi {
                 options.semi_sensitive.push((c, self.sensitive_cells(c)?));
+            }
+            // LGB itself checks that each names an attribute with
+            // sensitive cells and a t in [0, 1].
+            for (name, &t) in &self.params.t_closeness {
+                options
+                    .t_closeness
+                    .push((self.dataset.column_index(name)?, t));
             }
         } else {
             qi.extend(semi);
@@ -298,6 +312,32 @@ mod tests {
         assert_eq!(back.known_columns().unwrap(), s.known_columns().unwrap());
         let sex = s.dataset.column_index("sex").unwrap();
         assert!(s.toggle_cell(sex, 0).is_err());
+    }
+
+    #[test]
+    fn t_closeness_of_the_project_reaches_lgb_only() {
+        let mut s = Session::demo().unwrap();
+        let occ = s.dataset.column_index("occupation").unwrap();
+        s.params.t_closeness.insert("occupation".into(), 0.3);
+        let p = s.to_project();
+        assert_eq!(p.params.t_closeness["occupation"], 0.3);
+        let back = Session::with_project(s.dataset.clone(), &p).unwrap();
+        let req = back.request("lgb-mdp", 2, 2).unwrap();
+        assert_eq!(req.options.t_closeness, vec![(occ, 0.3)]);
+        assert_eq!(req.options.semi_sensitive.len(), 1);
+        // The others read no cells: occupation is one of their QIs.
+        let req = back.request("mondrian-l", 2, 2).unwrap();
+        assert!(req.options.t_closeness.is_empty() && req.options.semi_sensitive.is_empty());
+        assert!(req.qi.contains(&occ));
+        let e = back.request("lgb", 2, 2).unwrap_err().to_string();
+        assert!(e.contains("lgb-mdp"), "{e}");
+        // A t-closeness attribute the data lack is refused on opening.
+        let mut bad = p.clone();
+        bad.params.t_closeness.insert("gender".into(), 0.2);
+        let e = Session::with_project(s.dataset.clone(), &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gender"), "{e}");
     }
 
     #[test]

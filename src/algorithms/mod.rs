@@ -67,6 +67,13 @@ pub trait Algorithm: Send + Sync {
     fn name(&self) -> &'static str;
     /// Which parameters it reads, for help texts and the TUI.
     fn uses_l(&self) -> bool;
+    /// Whether it reads the semi-sensitive cells and per-attribute
+    /// t-closeness (`Options::semi_sensitive`, `Options::t_closeness`).
+    /// Front ends give the others the semi-sensitive columns as
+    /// quasi-identifiers (CLI, `Session::request`) or leave them out (TUI).
+    fn reads_semi_sensitive(&self) -> bool {
+        false
+    }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release>;
 }
 
@@ -195,5 +202,16 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("2 distinct values"));
+    }
+
+    #[test]
+    fn only_lgb_reads_semi_sensitive_cells() {
+        // The lists the CLI and the TUI kept before the trait method.
+        let ids: Vec<&str> = registry()
+            .iter()
+            .filter(|a| a.reads_semi_sensitive())
+            .map(|a| a.id())
+            .collect();
+        assert_eq!(ids, ["lgb-mdp", "lgb-ncp"]);
     }
 }

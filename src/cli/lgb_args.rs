@@ -20,7 +20,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use fixedbitset::FixedBitSet;
 
-use anonlab::algorithms::Options;
+use anonlab::algorithms::{self, Options};
 use anonlab::data::{CellSensitivity, Dataset, SensitivitySource};
 
 #[derive(Debug, Args, Clone, Default)]
@@ -45,14 +45,13 @@ pub struct LgbArgs {
     pub t_closeness: Vec<String>,
 }
 
-/// Algorithms that read `Options::semi_sensitive`; the others get the
-/// semi-sensitive attributes as quasi-identifiers.
-const SEMI_SENSITIVE_AWARE: [&str; 2] = ["lgb-mdp", "lgb-ncp"];
-
 impl LgbArgs {
-    /// Whether the algorithm `id` handles semi-sensitive cells itself.
+    /// Whether the algorithm `id` handles semi-sensitive cells itself
+    /// ([`algorithms::Algorithm::reads_semi_sensitive`]); the others get the
+    /// semi-sensitive attributes as quasi-identifiers. An unknown id reads
+    /// none (running it fails with the list of ids).
     pub fn reads_semi_sensitive(id: &str) -> bool {
-        SEMI_SENSITIVE_AWARE.contains(&id)
+        algorithms::by_id(id).is_ok_and(|a| a.reads_semi_sensitive())
     }
 
     /// The semi-sensitive columns, checked against the other roles.

@@ -135,6 +135,12 @@ pub struct Params {
     pub t: f64,
     pub c: f64,
     pub seed: u64,
+    /// Attributes LGB protects by t-closeness instead of l-diversity, with
+    /// their t, by column name (the TUI's `T` choice; it offers one
+    /// attribute, at t = `t`). Left out of the file when empty, so
+    /// projects written before it existed load and save unchanged.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub t_closeness: BTreeMap<String, f64>,
 }
 
 impl Default for Params {
@@ -146,6 +152,7 @@ impl Default for Params {
             t: 0.2,
             c: 3.0,
             seed: 42,
+            t_closeness: BTreeMap::new(),
         }
     }
 }
@@ -317,6 +324,7 @@ mod tests {
         p.attacker.known = vec!["occupation".into(), "age".into()];
         p.attacker.threshold = 1.0 / 3.0;
         p.params.t = 0.15;
+        p.params.t_closeness.insert("occupation".into(), 0.15);
         p.hierarchies.insert(
             "age".into(),
             HierarchySource::File(dir.path().join("hierarchy_age.csv")),
@@ -346,6 +354,31 @@ mod tests {
         let json = p.to_json();
         assert!(!json.contains("hierarchies"), "{json}");
         assert_eq!(Project::from_json(&json, Path::new("p.json")).unwrap(), p);
+    }
+
+    #[test]
+    fn t_closeness_choices_round_trip_and_are_absent_when_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.json");
+        let mut p = Project::new(None, CsvOptions::default());
+        assert!(!p.to_json().contains("t_closeness"), "{}", p.to_json());
+        p.params.t_closeness.insert("sex".into(), 0.2);
+        p.params
+            .t_closeness
+            .insert("salary-class".into(), 1.0 / 3.0);
+        p.save(&file).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["params"]["t_closeness"]["sex"], 0.2);
+        let back = Project::load(&file).unwrap();
+        assert_eq!(back, p);
+        assert_eq!(back.params.t_closeness["salary-class"], 1.0 / 3.0);
+        // A project written before the field existed reads as none.
+        let old =
+            r#"{"version":1,"data":{"path":null},"params":{"k":3,"l":2,"t":0.2,"c":3.0,"seed":1}}"#;
+        let p = Project::from_json(old, &file).unwrap();
+        assert!(p.params.t_closeness.is_empty());
+        assert_eq!(Project::from_json(&p.to_json(), &file).unwrap(), p);
     }
 
     #[test]

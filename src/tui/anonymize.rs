@@ -46,15 +46,12 @@ pub struct AlgorithmChoice {
     pub name: &'static str,
     pub uses_l: bool,
     /// Reads the semi-sensitive cells and per-attribute t-closeness
-    /// (`Options::semi_sensitive`, `Options::t_closeness`): LGB.
+    /// ([`algorithms::Algorithm::reads_semi_sensitive`]: LGB). The others leave the
+    /// semi-sensitive columns out of the release, as the screen did before
+    /// LGB. (The CLI gives them to the others as quasi-identifiers instead;
+    /// here that would need a hierarchy for each of them under full-domain.)
     pub reads_cells: bool,
 }
-
-/// The algorithms that read `Options::semi_sensitive`. The others leave
-/// the semi-sensitive columns out of the release, as the screen did before
-/// LGB. (The CLI gives them to the others as quasi-identifiers instead;
-/// here that would need a hierarchy for each of them under full-domain.)
-const READS_CELLS: [&str; 2] = ["lgb-mdp", "lgb-ncp"];
 
 impl AlgorithmChoice {
     pub fn all() -> Vec<AlgorithmChoice> {
@@ -64,7 +61,7 @@ impl AlgorithmChoice {
                 id: a.id(),
                 name: a.name(),
                 uses_l: a.uses_l(),
-                reads_cells: READS_CELLS.contains(&a.id()),
+                reads_cells: a.reads_semi_sensitive(),
             })
             .collect()
     }
@@ -437,7 +434,7 @@ pub fn job(
         let sensitive = roles.with(Role::Sensitive);
         // LGB reads the semi-sensitive columns from the options and
         // publishes them; the other algorithms know no per-cell
-        // sensitivity and leave them out (see `READS_CELLS`).
+        // sensitivity and leave them out (see `AlgorithmChoice::reads_cells`).
         let req = Request {
             ds: &ds,
             qi,

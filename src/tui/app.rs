@@ -325,7 +325,7 @@ impl App {
             roles,
             sensitivity,
             attacker,
-            params,
+            mut params,
             hierarchies,
         } = session;
         let threshold = attacker.threshold;
@@ -352,7 +352,9 @@ impl App {
             None => DEMO_LABEL.to_string(),
         };
         let n_cols = ds.n_cols();
-        let anon = AnonymizeState::starting_with(params.algorithm.as_deref());
+        let mut anon = AnonymizeState::starting_with(params.algorithm.as_deref());
+        let (t_closeness, t_left_out) = restore_t_closeness(&ds, &roles, &mut params)?;
+        anon.t_closeness = t_closeness;
         let hier = HierarchiesState::new(&ds, &roles, hierarchies);
         let mut app = App {
             ds: Arc::new(ds),
@@ -403,6 +405,12 @@ impl App {
             hier,
             corr_worker: Worker::inline(),
         };
+        if let Some(message) = t_left_out {
+            app.popup = Some(Popup {
+                title: "t-closeness not applied".into(),
+                message,
+            });
+        }
         app.data.widths = column_widths(&app.ds);
         app.data.gutter = digits(app.ds.n_rows()) as u16;
         app.ensure_semi_cells();
@@ -636,6 +644,11 @@ impl App {
         p.attacker.threshold = self.risk.threshold;
         p.params = self.params.clone();
         p.params.algorithm = Some(self.anon.choice().id.to_string());
+        p.params.t_closeness = self
+            .t_closeness()
+            .map(|(c, t)| (self.ds.col(c).name().to_string(), t))
+            .into_iter()
+            .collect();
         p.hierarchies = self.hier.sources();
         p
     }
@@ -1421,6 +1434,43 @@ impl App {
             d.columns.push((c, w));
         }
     }
+}
+
+/// The t-closeness choice of an opened project, taken out of `params`:
+/// the screen protects one attribute by t-closeness at t = `params.t`, so
+/// the first sensitive or semi-sensitive attribute of
+/// `params.t_closeness` in column order is chosen and its t becomes
+/// `params.t` (equal already in projects the TUI saved). The other entries
+/// (a hand-edited project naming several, or a column of another role) are
+/// left out, and the message returned names them.
+fn restore_t_closeness(
+    ds: &Dataset,
+    roles: &Roles,
+    params: &mut Params,
+) -> crate::Result<(Option<usize>, Option<String>)> {
+    let mut saved = std::mem::take(&mut params.t_closeness)
+        .into_iter()
+        .map(|(name, t)| Ok((ds.column_index(&name)?, name, t)))
+        .collect::<crate::Result<Vec<_>>>()?;
+    saved.sort_by_key(|&(c, _, _)| c);
+    let mut chosen = None;
+    let mut left_out = Vec::new();
+    for (c, name, t) in saved {
+        if chosen.is_none() && matches!(roles.get(c), Role::Sensitive | Role::SemiSensitive) {
+            chosen = Some(c);
+            params.t = t;
+        } else {
+            left_out.push(format!("{name}={t}"));
+        }
+    }
+    let message = (!left_out.is_empty()).then(|| {
+        format!(
+            "The project asks t-closeness for {}. This screen protects one sensitive or semi-sensitive attribute by t-closeness{}; the others use l-diversity here (and lose the setting when the project is saved).",
+            left_out.join(", "),
+            chosen.map_or(String::new(), |c| format!(" ('{}')", ds.col(c).name()))
+        )
+    });
+    Ok((chosen, message))
 }
 
 /// The next attribute for t-closeness: none, then each sensitive and

@@ -121,6 +121,10 @@ impl Algorithm for Lgb {
         true
     }
 
+    fn reads_semi_sensitive(&self) -> bool {
+        true
+    }
+
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         lgb(req, self.how, progress)
     }
