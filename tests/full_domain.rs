@@ -14,6 +14,7 @@ use anonlab::data::Dataset;
 use anonlab::hierarchy::{Hierarchy, HierarchySet};
 use anonlab::privacy::verify;
 use anonlab::progress::Progress;
+use anonlab::release::Guarantee;
 use proptest::prelude::*;
 use serde::Deserialize;
 
@@ -300,6 +301,7 @@ fn adult_with_suppression_and_every_model_verifies() {
         PrivacyModel::K,
         PrivacyModel::DistinctL { l: 3 },
         PrivacyModel::PSensitive { p: 2 },
+        PrivacyModel::EntropyL { l: 2.5 },
         PrivacyModel::RecursiveCL { c: 4.0, l: 3 },
         PrivacyModel::TCloseness { t: 0.3 },
     ] {
@@ -316,6 +318,27 @@ fn adult_with_suppression_and_every_model_verifies() {
         );
         let v = verify(&release, &ds);
         assert!(v.all_hold(), "{model:?}: {v}");
-        assert!(release.claims.len() >= 2 || model == PrivacyModel::K);
+        // The model asked for is itself claimed, so the verifier re-checked
+        // it, not only a weaker guarantee it implies.
+        let attribute = "occupation".to_string();
+        let asked = match model {
+            PrivacyModel::K => Guarantee::KAnonymity { k: 5 },
+            PrivacyModel::DistinctL { l } => Guarantee::GroupLDiversity { attribute, l },
+            PrivacyModel::PSensitive { p } => Guarantee::PSensitiveKAnonymity {
+                k: 5,
+                p,
+                attributes: vec![attribute],
+            },
+            PrivacyModel::EntropyL { l } => Guarantee::EntropyLDiversity { attribute, l },
+            PrivacyModel::RecursiveCL { c, l } => {
+                Guarantee::RecursiveCLDiversity { attribute, c, l }
+            }
+            PrivacyModel::TCloseness { t } => Guarantee::TCloseness { attribute, t },
+        };
+        assert!(
+            release.claims.contains(&asked),
+            "{model:?}: {:?}",
+            release.claims
+        );
     }
 }

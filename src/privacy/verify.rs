@@ -45,6 +45,15 @@
 //!   for all of them. A published row outside every bucket counts as a
 //!   bucket of one (its value is on the row). Compared on integers:
 //!   Num(t, MB)·l ≤ Num_tuples(t)·|MB|;
+//! - `EntropyLDiversity`: every group's entropy of the attribute is at
+//!   least ln l (natural log), computed here as ln n − (1/n)·Σ r_s ln r_s
+//!   over the group's value counts r_s — a different arrangement from the
+//!   algorithms' −Σ p ln p, so a shared slip would not pass unseen — with
+//!   an absolute slack of 1e-12·max(1, ln l), because a group of l equally
+//!   frequent values has entropy ln l exactly and rounding must not fail it;
+//! - `RecursiveCLDiversity`: in every group, with its value counts sorted
+//!   descending, r_1 < c·(r_l + … + r_m); a group of fewer than l values
+//!   fails (its tail is empty);
 //! - `TCloseness`: every group's EMD to the published table's distribution
 //!   is at most t (`privacy::emd`: ordered distance for numeric attributes,
 //!   equal distance otherwise), with a relative slack of 1e-12 for rounding;
@@ -185,6 +194,12 @@ fn claim_name(claim: &Guarantee) -> String {
                 "breach probability of '{attribute}' at most 1/{l} for every tuple (Definition 10)"
             )
         }
+        Guarantee::EntropyLDiversity { attribute, l } => {
+            format!("entropy {l}-diversity of '{attribute}' in every group")
+        }
+        Guarantee::RecursiveCLDiversity { attribute, c, l } => {
+            format!("recursive ({c},{l})-diversity of '{attribute}' in every group")
+        }
         Guarantee::TCloseness { attribute, t } => format!("{t}-closeness of '{attribute}'"),
         Guarantee::LocalLDiversity { k, attribute, l } => {
             format!(
@@ -226,6 +241,12 @@ fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<St
         }
         Guarantee::BreachProbability { attribute, l } => {
             breach_bound(release, ds, column(attribute)?, *l)
+        }
+        Guarantee::EntropyLDiversity { attribute, l } => {
+            entropy_l_diversity(release, ds, column(attribute)?, *l)
+        }
+        Guarantee::RecursiveCLDiversity { attribute, c, l } => {
+            recursive_cl_diversity(release, ds, column(attribute)?, *c, *l)
         }
         Guarantee::TCloseness { attribute, t } => t_closeness(release, ds, column(attribute)?, *t),
         Guarantee::LocalLDiversity { k, attribute, l } => {
@@ -826,6 +847,113 @@ fn group_l_diversity(
             col.name()
         )),
         Some((_, &d)) => Ok(format!("fewest distinct values in a group: {d}")),
+    }
+}
+
+/// Entropy l-diversity of every group: H = ln n − (1/n)·Σ r ln r ≥ ln l.
+fn entropy_l_diversity(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    l: f64,
+) -> Result<String, String> {
+    if l.is_nan() || l < 1.0 {
+        return Err(format!("l must be at least 1, not {l}"));
+    }
+    let col = ds.col(column);
+    let entropies: Vec<f64> = release
+        .groups
+        .par_iter()
+        .map(|g| {
+            if g.rows.is_empty() {
+                // Already reported by the structure checks; 0 keeps the
+                // minimum a number instead of ln 0 − 0/0.
+                return 0.0;
+            }
+            let n = g.rows.len() as f64;
+            let weighted: f64 = counts_of_rows(&g.rows, col)
+                .iter()
+                .map(|v| {
+                    let r = f64::from(v.count);
+                    r * r.ln()
+                })
+                .sum();
+            n.ln() - weighted / n
+        })
+        .collect();
+    let bound = l.ln();
+    match entropies
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+    {
+        None => Ok("nothing published".to_string()),
+        Some((g, &h)) if h < bound - 1e-12 * bound.abs().max(1.0) => Err(format!(
+            "group {g} has entropy {h:.6} of '{}', less than ln {l} = {bound:.6}",
+            col.name()
+        )),
+        Some((_, &h)) => Ok(format!(
+            "smallest entropy in a group {h:.6} ≥ ln {l} = {bound:.6}"
+        )),
+    }
+}
+
+/// Recursive (c,l)-diversity of every group: r_1 < c·(r_l + … + r_m) with
+/// the group's value counts sorted descending.
+fn recursive_cl_diversity(
+    release: &Release,
+    ds: &Dataset,
+    column: usize,
+    c: f64,
+    l: u32,
+) -> Result<String, String> {
+    if l == 0 {
+        return Err("l must be at least 1".into());
+    }
+    if c.is_nan() || c <= 0.0 {
+        return Err(format!("c must be positive, not {c}"));
+    }
+    let col = ds.col(column);
+    // Per group: (r_1, r_l + … + r_m, distinct values).
+    let heads_and_tails: Vec<(u64, u64, usize)> = release
+        .groups
+        .par_iter()
+        .map(|g| {
+            let mut r: Vec<u64> = counts_of_rows(&g.rows, col)
+                .iter()
+                .map(|v| u64::from(v.count))
+                .collect();
+            r.sort_unstable_by(|a, b| b.cmp(a));
+            let tail = r[(l as usize - 1).min(r.len())..].iter().sum();
+            (r.first().copied().unwrap_or(0), tail, r.len())
+        })
+        .collect();
+    if let Some((g, &(head, tail, d))) = heads_and_tails
+        .iter()
+        .enumerate()
+        .find(|(_, &(head, tail, _))| head as f64 >= c * tail as f64)
+    {
+        return Err(if d < l as usize {
+            format!(
+                "group {g} holds {d} distinct values of '{}', fewer than l = {l}",
+                col.name()
+            )
+        } else {
+            format!(
+                "group {g} of '{}' has r_1 = {head} ≥ c·(r_{l} + … + r_m) = {c}·{tail}",
+                col.name()
+            )
+        });
+    }
+    let largest = heads_and_tails
+        .iter()
+        .map(|&(head, tail, _)| head as f64 / tail as f64)
+        .max_by(f64::total_cmp);
+    match largest {
+        None => Ok("nothing published".to_string()),
+        Some(ratio) => Ok(format!(
+            "largest r_1/(r_{l} + … + r_m) in a group {ratio:.4} < c = {c}"
+        )),
     }
 }
 
@@ -1530,5 +1658,175 @@ mod tests {
             l: 2,
         }];
         assert!(failed(&verify(&r, &ds))[0].contains("unknown column 'nope'"));
+    }
+
+    /// Fig. 1b with Age as the only QI and `groups` published as covering
+    /// groups, claiming `claims`.
+    fn grouped(ds: &Dataset, groups: &[&[u32]], claims: Vec<Guarantee>) -> Release {
+        let mut r = Release::new("hand", ds, vec![1], vec![4]);
+        for g in groups {
+            r.push_covering_group(ds, g.to_vec());
+        }
+        r.claims = claims;
+        r
+    }
+
+    fn entropy_l(l: f64) -> Guarantee {
+        Guarantee::EntropyLDiversity {
+            attribute: disease(),
+            l,
+        }
+    }
+
+    fn recursive(c: f64, l: u32) -> Guarantee {
+        Guarantee::RecursiveCLDiversity {
+            attribute: disease(),
+            c,
+            l,
+        }
+    }
+
+    #[test]
+    fn entropy_l_diversity_by_its_definition() {
+        let ds = fig1b();
+        // {101, 102, 103}: Flu, Dyspepsia, Hepatitis, H = ln 3 exactly (the
+        // boundary, which must pass); {104..108}: Bronchitis ×2, Pneumonia,
+        // Gastritis, Dyspepsia, H = ln 5 − (2 ln 2)/5 ≈ 1.3322 ≈ ln 3.79.
+        let r = grouped(&ds, &[&[0, 1, 2], &[3, 4, 5, 6, 7]], vec![entropy_l(3.0)]);
+        let v = verify(&r, &ds);
+        assert!(v.all_hold(), "{v}");
+        assert_eq!(
+            v.checks.last().unwrap().detail,
+            "smallest entropy in a group 1.098612 ≥ ln 3 = 1.098612"
+        );
+        // A fractional l between the two groups' entropies.
+        let r = grouped(&ds, &[&[0, 1, 2], &[3, 4, 5, 6, 7]], vec![entropy_l(3.5)]);
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["entropy 3.5-diversity of 'Disease' in every group: group 0 has entropy 1.098612 of 'Disease', less than ln 3.5 = 1.252763"]
+        );
+        // Hand-broken: {104, 105} is all Bronchitis, H = 0. It still holds
+        // two rows, so it is 2-anonymous; only the entropy claim fails.
+        let r = grouped(
+            &ds,
+            &[&[0, 1, 2], &[3, 4], &[5, 6, 7]],
+            vec![Guarantee::KAnonymity { k: 2 }, entropy_l(1.5)],
+        );
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["entropy 1.5-diversity of 'Disease' in every group: group 1 has entropy 0.000000 of 'Disease', less than ln 1.5 = 0.405465"]
+        );
+        // Meaningless parameters are refused, not passed vacuously.
+        for l in [0.5, f64::NAN] {
+            let r = grouped(&ds, &[&[0, 1, 2, 3, 4, 5, 6, 7]], vec![entropy_l(l)]);
+            assert!(failed(&verify(&r, &ds))[0].contains("l must be at least 1"));
+        }
+    }
+
+    #[test]
+    fn recursive_cl_diversity_by_its_definition() {
+        let ds = fig1b();
+        // Counts sorted: {101..103} 1, 1, 1; {104..108} 2, 1, 1, 1. With
+        // l = 3 the tails are 1 and 2, so r_1/tail = 1 in both groups.
+        let halves: &[&[u32]] = &[&[0, 1, 2], &[3, 4, 5, 6, 7]];
+        let r = grouped(&ds, halves, vec![recursive(1.5, 3)]);
+        let v = verify(&r, &ds);
+        assert!(v.all_hold(), "{v}");
+        assert_eq!(
+            v.checks.last().unwrap().detail,
+            "largest r_1/(r_3 + … + r_m) in a group 1.0000 < c = 1.5"
+        );
+        // The inequality is strict: r_1 = c·tail fails.
+        let r = grouped(&ds, halves, vec![recursive(1.0, 3)]);
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["recursive (1,3)-diversity of 'Disease' in every group: group 0 of 'Disease' has r_1 = 1 ≥ c·(r_3 + … + r_m) = 1·1"]
+        );
+        // Fewer than l values: no c can help.
+        let r = grouped(&ds, halves, vec![recursive(100.0, 4)]);
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["recursive (100,4)-diversity of 'Disease' in every group: group 0 holds 3 distinct values of 'Disease', fewer than l = 4"]
+        );
+        // Hand-broken: {102, 104, 105, 108} is Dyspepsia ×2, Bronchitis ×2,
+        // two distinct values (distinct 2-diverse) but r_1 = 2 is not below
+        // 1·r_2 = 2.
+        let r = grouped(
+            &ds,
+            &[&[0, 2, 5, 6], &[1, 3, 4, 7]],
+            vec![
+                Guarantee::GroupLDiversity {
+                    attribute: disease(),
+                    l: 2,
+                },
+                recursive(1.0, 2),
+            ],
+        );
+        assert_eq!(
+            failed(&verify(&r, &ds)),
+            vec!["recursive (1,2)-diversity of 'Disease' in every group: group 1 of 'Disease' has r_1 = 2 ≥ c·(r_2 + … + r_m) = 1·2"]
+        );
+        let r = grouped(&ds, halves, vec![recursive(0.0, 2), recursive(2.0, 0)]);
+        let f = failed(&verify(&r, &ds));
+        assert!(f[0].ends_with("c must be positive, not 0"), "{f:?}");
+        assert!(f[1].ends_with("l must be at least 1"), "{f:?}");
+    }
+
+    #[test]
+    fn entropy_and_recursive_claims_keep_their_json_names() {
+        for (g, name) in [
+            (entropy_l(2.5), "entropy-l-diversity"),
+            (recursive(3.0, 2), "recursive-c-l-diversity"),
+        ] {
+            let json = serde_json::to_string(&g).unwrap();
+            assert!(json.contains(&format!("\"model\":\"{name}\"")), "{json}");
+            assert_eq!(serde_json::from_str::<Guarantee>(&json).unwrap(), g);
+        }
+    }
+
+    proptest::proptest! {
+        /// The verifier's own entropy and recursive checks agree with the
+        /// per-class models the algorithms use, group by group.
+        #[test]
+        fn entropy_and_recursive_agree_with_the_models(
+            rows in proptest::collection::vec((0u32..4, 0u32..5), 1..40),
+            l_entropy in proptest::sample::select(vec![1.0, 1.5, 2.0, 2.5, 3.0, 4.0]),
+            c in proptest::sample::select(vec![0.5, 1.0, 1.5, 2.0, 3.0]),
+            l in 1u32..5,
+        ) {
+            use crate::privacy::models::{satisfies_entropy_l, satisfies_recursive_cl};
+            let text: Vec<Vec<String>> = rows
+                .iter()
+                .map(|&(g, v)| vec![format!("g{g}"), format!("s{v}")])
+                .collect();
+            let refs: Vec<Vec<&str>> = text
+                .iter()
+                .map(|r| r.iter().map(String::as_str).collect())
+                .collect();
+            let ds = Dataset::from_rows(&["G", "S"], &refs).unwrap();
+            let mut r = Release::new("hand", &ds, vec![0], vec![1]);
+            for g in 0..4 {
+                let members: Vec<u32> = (0..rows.len() as u32)
+                    .filter(|&i| rows[i as usize].0 == g)
+                    .collect();
+                if !members.is_empty() {
+                    r.push_covering_group(&ds, members);
+                }
+            }
+            let claims = [
+                Guarantee::EntropyLDiversity { attribute: "S".into(), l: l_entropy },
+                Guarantee::RecursiveCLDiversity { attribute: "S".into(), c, l },
+            ];
+            let col = ds.col(1);
+            let models = [
+                r.groups.iter().all(|g| satisfies_entropy_l(&counts_of_rows(&g.rows, col), l_entropy)),
+                r.groups.iter().all(|g| satisfies_recursive_cl(&counts_of_rows(&g.rows, col), c, l)),
+            ];
+            for (claim, expected) in claims.into_iter().zip(models) {
+                r.claims = vec![claim];
+                let v = verify(&r, &ds);
+                proptest::prop_assert_eq!(v.all_hold(), expected, "{}", v);
+            }
+        }
     }
 }

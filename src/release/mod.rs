@@ -206,6 +206,15 @@ pub enum Guarantee {
     /// Corollary 2's first condition fails across batches because two rows
     /// share their QI values and their sensitive value.
     BreachProbability { attribute: String, l: u32 },
+    /// Entropy l-diversity (Machanavajjhala et al., "ℓ-Diversity: Privacy
+    /// Beyond k-Anonymity"): in every equivalence group, the entropy of the
+    /// attribute's values, −Σ p(s) ln p(s) with natural log, is at least
+    /// ln l. `l` may be fractional: any l ≥ 1 bounds the entropy.
+    EntropyLDiversity { attribute: String, l: f64 },
+    /// Recursive (c,l)-diversity (the same paper): in every equivalence
+    /// group, with its value counts sorted descending r_1 ≥ r_2 ≥ … ≥ r_m,
+    /// r_1 < c·(r_l + r_{l+1} + … + r_m).
+    RecursiveCLDiversity { attribute: String, c: f64, l: u32 },
     /// Every group's distribution of the attribute is within EMD t of the
     /// table's.
     TCloseness { attribute: String, t: f64 },

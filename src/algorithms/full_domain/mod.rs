@@ -589,9 +589,9 @@ fn build_release(
         ..Default::default()
     };
     release.claims.push(Guarantee::KAnonymity { k: req.k });
-    // Entropy l and recursive (c,l) have no claim the verifier checks; they
-    // imply distinct ⌈l⌉-diversity (H ≥ ln l needs ⌈l⌉ values; r_l > 0
-    // needs l values), which it does.
+    // Entropy l and recursive (c,l) are claimed as themselves and also as
+    // the distinct ⌈l⌉-diversity they imply (H ≥ ln l needs ⌈l⌉ values;
+    // r_l > 0 needs l values), the l that breach and report figures read.
     let distinct = match model {
         PrivacyModel::DistinctL { l } | PrivacyModel::RecursiveCL { l, .. } => Some(l),
         PrivacyModel::PSensitive { p } => Some(p),
@@ -607,10 +607,34 @@ fn build_release(
             });
             params.l = Some(l);
         }
-        if let PrivacyModel::TCloseness { t } = model {
-            release.claims.push(Guarantee::TCloseness { attribute, t });
-            params.t = Some(t);
+        match model {
+            PrivacyModel::EntropyL { l } => {
+                release
+                    .claims
+                    .push(Guarantee::EntropyLDiversity { attribute, l });
+            }
+            PrivacyModel::RecursiveCL { c, l } => {
+                release
+                    .claims
+                    .push(Guarantee::RecursiveCLDiversity { attribute, c, l });
+            }
+            PrivacyModel::TCloseness { t } => {
+                release.claims.push(Guarantee::TCloseness { attribute, t });
+                params.t = Some(t);
+            }
+            PrivacyModel::K | PrivacyModel::DistinctL { .. } | PrivacyModel::PSensitive { .. } => {}
         }
+    }
+    if let PrivacyModel::PSensitive { p } = model {
+        release.claims.push(Guarantee::PSensitiveKAnonymity {
+            k: req.k,
+            p,
+            attributes: req
+                .sensitive
+                .iter()
+                .map(|&s| ds.col(s).name().to_string())
+                .collect(),
+        });
     }
     release.params = params;
     Ok(release)
