@@ -283,16 +283,16 @@ fn grow_to_k(
     for c in clusters.drain(v..) {
         t.extend(c.rows);
     }
-    for i in 0..clusters.len() {
-        while clusters[i].len() < k {
-            let cl = &clusters[i];
-            let best = best_in(&t, Some(cl.floor(pr.p, false)), |r| Score {
+    for cl in clusters.iter_mut() {
+        while cl.len() < k {
+            let c = &*cl;
+            let best = best_in(&t, Some(c.floor(pr.p, false)), |r| Score {
                 div: 0,
-                dil: cl.delta_il(pr, r),
+                dil: c.delta_il(pr, r),
             })
             .expect("v was chosen so that T can fill every kept cluster");
             let tuple = t.swap_remove(best);
-            clusters[i].add(pr, tuple);
+            cl.add(pr, tuple);
         }
         tick(progress, k as u64)?;
     }
