@@ -146,6 +146,10 @@ fn bad_input_gets_a_clear_message() {
     .assert()
     .failure()
     .stderr(predicate::str::contains("'tumour' is not a value"));
+    pk(&data, "pk-greedy", &["--sa-hierarchy", &h])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("is not 'COL=FILE'"));
     pk(&data, "mondrian", &["--sa-hierarchy", &spec])
         .assert()
         .failure()

@@ -7,8 +7,6 @@
 //! `--sensitive`. Parsed raw by clap, then validated into
 //! `algorithms::PkOptions` in one step ([`PkArgs::load`]).
 
-use std::path::PathBuf;
-
 use anyhow::{bail, Context};
 use clap::Args;
 
@@ -58,18 +56,16 @@ impl PkArgs {
         if !self.protected.is_empty() && self.sa_hierarchy.is_empty() {
             bail!("--protected names nodes of a sensitive attribute's hierarchy: add --sa-hierarchy COL=FILE");
         }
-        let pairs = self
-            .sa_hierarchy
-            .iter()
-            .map(|p| match p.split_once('=') {
-                Some((c, f)) if !c.trim().is_empty() && !f.trim().is_empty() => {
-                    Ok((c.trim().to_string(), PathBuf::from(f.trim())))
-                }
-                _ => bail!("--sa-hierarchy: '{p}' is not 'COL=FILE'"),
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
+        if let Some(bad) = self.sa_hierarchy.iter().find(|p| !p.contains('=')) {
+            bail!("--sa-hierarchy: '{bad}' is not 'COL=FILE'");
+        }
+        let sa_hierarchies = if self.sa_hierarchy.is_empty() {
+            HierarchySet::new()
+        } else {
+            HierarchySet::load_spec(&self.sa_hierarchy.join(","))?
+        };
         Ok(LoadedPk {
-            sa_hierarchies: HierarchySet::load_pairs(&pairs)?,
+            sa_hierarchies,
             protected: self
                 .protected
                 .iter()
