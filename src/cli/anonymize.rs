@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use anonlab::algorithms::{self, Request};
 use anonlab::anonymize::{evaluate, measure_pk, run, run_verified, Evaluation, Measure};
-use anonlab::data::Dataset;
+use anonlab::data::{Dataset, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::release::{write_csv, write_json};
 use anonlab::session::Session;
@@ -24,10 +24,21 @@ use super::{thousands, CsvArgs};
 /// The columns and how to read the file: shared by both commands.
 #[derive(Debug, Args)]
 pub struct Columns {
-    /// CSV file to anonymize.
-    pub file: PathBuf,
+    /// CSV file to anonymize (or use --project).
+    #[arg(required_unless_present = "project")]
+    pub file: Option<PathBuf>,
+    /// A saved project: its data file, roles (quasi-identifiers with the
+    /// semi-sensitive attributes, sensitive attributes, identifiers),
+    /// hierarchies and seed. --qi/--sensitive/--identifier/--seed override it.
+    #[arg(long, conflicts_with = "file")]
+    pub project: Option<PathBuf>,
     /// Quasi-identifiers.
-    #[arg(long, value_delimiter = ',', value_name = "COLS", required = true)]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "COLS",
+        required_unless_present = "project"
+    )]
     pub qi: Vec<String>,
     /// The sensitive attribute (several, repeated or comma-separated, for
     /// pk-enhanced, pk-greedy and full-domain's p-sensitive model; the other
@@ -37,9 +48,10 @@ pub struct Columns {
     /// Identifiers: dropped from the published table.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     pub identifier: Vec<String>,
-    /// Seed of randomized steps and of the query workload.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
+    /// Seed of randomized steps and of the query workload (default: the
+    /// project's, else 42).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Queries in the utility workload (0 skips it).
     #[arg(long, default_value_t = anonlab::metrics::DEFAULT_QUERIES)]
     pub queries: usize,
@@ -101,11 +113,30 @@ struct Prepared {
     /// Semi-sensitive columns and the LGB options built from them.
     semi_sensitive: Vec<usize>,
     options: algorithms::Options,
+    /// --seed, else the project's, else 42.
+    seed: u64,
 }
 
 fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
-    let mut session = Session::open(&c.file, c.csv.options()?)?;
-    session.dataset = c.pk.sample(session.dataset, c.seed)?;
+    let (mut session, from_project) = match (&c.project, &c.file) {
+        (Some(file), _) => {
+            let project = Project::load(file)?;
+            if let Some(w) = project.data_changed() {
+                eprintln!("anonlab: warning: {w}");
+            }
+            let s = Session::from_project(&project)
+                .with_context(|| format!("project {}", file.display()))?;
+            (s, true)
+        }
+        (None, Some(file)) => (Session::open(file, c.csv.options()?)?, false),
+        (None, None) => bail!("give a CSV file or --project"),
+    };
+    let seed = c.seed.unwrap_or(if from_project {
+        session.params.seed
+    } else {
+        42
+    });
+    session.dataset = c.pk.sample(session.dataset, seed)?;
     let label = session.label();
     let ds = &session.dataset;
     let idx = |names: &[String]| -> anyhow::Result<Vec<usize>> {
@@ -114,9 +145,27 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
             .map(|n| ds.column_index(n).with_context(|| label.clone()))
             .collect()
     };
-    let qi = idx(&c.qi)?;
-    let sensitive = idx(&c.sensitive)?;
-    let identifiers = idx(&c.identifier)?;
+    // A project's roles unless the flags name the columns: its
+    // semi-sensitive attributes count as QIs, since an attacker may know
+    // their non-sensitive cells (LGB reads their cells from --semi-sensitive).
+    let roles = &session.roles;
+    let qi = if from_project && c.qi.is_empty() {
+        let mut qi = roles.with(Role::QuasiIdentifier);
+        qi.extend(roles.with(Role::SemiSensitive));
+        qi
+    } else {
+        idx(&c.qi)?
+    };
+    let sensitive = if from_project && c.sensitive.is_empty() {
+        roles.with(Role::Sensitive)
+    } else {
+        idx(&c.sensitive)?
+    };
+    let identifiers = if from_project && c.identifier.is_empty() {
+        roles.with(Role::Identifier)
+    } else {
+        idx(&c.identifier)?
+    };
     for s in &sensitive {
         if qi.contains(s) {
             bail!(
@@ -125,7 +174,7 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
             );
         }
     }
-    let options = c.lgb.options(ds, c.seed, &qi, &sensitive)?;
+    let options = c.lgb.options(ds, seed, &qi, &sensitive)?;
     let semi_sensitive = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
     Ok(Prepared {
         session,
@@ -134,10 +183,18 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
         identifiers,
         semi_sensitive,
         options,
+        seed,
     })
 }
 
 impl Prepared {
+    /// Hierarchies given by flags win; without any, the project's.
+    fn project_hierarchies(&self, options: &mut algorithms::Options) {
+        if options.hierarchies.is_empty() {
+            options.hierarchies = self.session.hierarchy_set();
+        }
+    }
+
     /// The request for one algorithm: LGB gets the semi-sensitive cells,
     /// the others the semi-sensitive columns as QIs (`LgbArgs`' doc).
     fn request(&self, algorithm: &str, k: u32, l: u32, seed: u64) -> Request<'_> {
@@ -174,12 +231,13 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     }
     let loaded = a.columns.hierarchy.load(&[algo.id()])?;
     let pk = a.columns.pk.load(&[algo.id()])?;
-    let mut req = p.request(algo.id(), a.k, a.l, a.columns.seed);
+    let mut req = p.request(algo.id(), a.k, a.l, p.seed);
     loaded.apply(&mut req.options, a.l);
+    p.project_hierarchies(&mut req.options);
     pk.apply(&mut req.options, a.columns.hierarchy.p);
     let measure = Measure {
         queries: a.columns.queries,
-        query_seed: a.columns.seed,
+        query_seed: p.seed,
     };
     let (release, mut eval, search) = if algo.id() == "full-domain" {
         let (r, e, s) = hierarchy_args::run_full_domain(&req, &measure)?;
@@ -221,7 +279,6 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
 /// Roles for rendering: only columns named on the command line are
 /// published specially; every other column is passed through.
 fn published_roles(p: &Prepared, ds: &Dataset) -> Vec<anonlab::data::Role> {
-    use anonlab::data::Role;
     (0..ds.n_cols())
         .map(|c| {
             if p.identifiers.contains(&c) {
@@ -381,7 +438,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let pk = a.columns.pk.load(&ids)?;
     let measure = Measure {
         queries: a.columns.queries,
-        query_seed: a.columns.seed,
+        query_seed: p.seed,
     };
     let mut rows = Vec::new();
     for algo in &algos {
@@ -398,8 +455,9 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 vec![None]
             };
             for l in ls {
-                let mut req = p.request(algo.id(), k, l.unwrap_or(1), a.columns.seed);
+                let mut req = p.request(algo.id(), k, l.unwrap_or(1), p.seed);
                 loaded.apply(&mut req.options, l.unwrap_or(1));
+                p.project_hierarchies(&mut req.options);
                 pk.apply(&mut req.options, a.columns.hierarchy.p);
                 let progress = Progress::new();
                 let row = match run(algo.id(), &req, &progress) {

@@ -73,6 +73,9 @@ pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
     let s = match (&a.project, &a.file) {
         (Some(p), _) => {
             let project = Project::load(p)?;
+            if let Some(w) = project.data_changed() {
+                eprintln!("anonlab: warning: {w}");
+            }
             Session::from_project(&project)?
         }
         (None, Some(f)) => Session::open(f, a.csv.options()?)?,

@@ -1,0 +1,221 @@
+//! `anonlab report PROJECT -o DIR` run as a binary, `--project` on
+//! `anonymize` and `compare`, and the warning for a data file that changed
+//! since its project was saved.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use anonlab::data::{CsvOptions, Project, Role};
+use anonlab::report::Report;
+use anonlab::session::Session;
+
+fn anonlab() -> Command {
+    Command::cargo_bin("anonlab").unwrap()
+}
+
+/// A small CSV with a sensitive attribute and its project.
+fn project_on_csv(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let csv = dir.join("people.csv");
+    let mut text = String::from("name,sex,age,zip,disease\n");
+    for i in 0..80 {
+        text.push_str(&format!(
+            "p{i},{},{},{},d{}\n",
+            ["F", "M"][i % 2],
+            25 + i % 23,
+            1000 + i % 5,
+            i % 6
+        ));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let mut p = Project::new(Some("people.csv".into()), CsvOptions::default());
+    p.roles.insert("name".into(), Role::Identifier);
+    for qi in ["sex", "age", "zip"] {
+        p.roles.insert(qi.into(), Role::QuasiIdentifier);
+    }
+    p.roles.insert("disease".into(), Role::Sensitive);
+    p.params.algorithm = Some("anatomy".into());
+    p.params.k = 3;
+    p.params.l = 3;
+    p.params.seed = 7;
+    let file = dir.join("p.json");
+    p.save(&file).unwrap();
+    (file, csv)
+}
+
+#[test]
+fn report_writes_html_markdown_json_and_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("demo.json");
+    Session::demo()
+        .unwrap()
+        .to_project()
+        .save(&project)
+        .unwrap();
+    let out = dir.path().join("report");
+    anonlab()
+        .args([
+            "report",
+            project.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "of 1,500 people could be singled out",
+        ))
+        .stdout(predicate::str::contains("wrote"))
+        .stderr(predicate::str::is_empty());
+    let json = std::fs::read_to_string(out.join("report.json")).unwrap();
+    let r: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(r.dataset.rows, 1500);
+    assert!(out.join("report.html").exists() && out.join("report.md").exists());
+    for c in &r.charts {
+        assert!(out.join(&c.file).exists(), "{}", c.file);
+    }
+}
+
+#[test]
+fn report_reproduces_with_its_own_command_and_anonymize_accepts_the_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, csv) = project_on_csv(dir.path());
+    let before = (
+        std::fs::read(&project).unwrap(),
+        std::fs::read(&csv).unwrap(),
+    );
+    let out = dir.path().join("out");
+    anonlab()
+        .args([
+            "report",
+            project.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    // Inputs are only read.
+    assert_eq!(std::fs::read(&project).unwrap(), before.0);
+    assert_eq!(std::fs::read(&csv).unwrap(), before.1);
+    let r: Report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        (r.release.algorithm.as_str(), r.release.k, r.release.seed),
+        ("anatomy", 3, 7)
+    );
+    // The release alone, by the command the report prints: the same groups.
+    let cmd = r.reproduce.anonymize_command.replace("published.csv", "");
+    let mut args: Vec<String> = cmd.split_whitespace().skip(1).map(String::from).collect();
+    args.push(dir.path().join("pub.csv").display().to_string());
+    args.push("--json".into());
+    let output = anonlab().args(&args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let eval: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(eval["groups"], r.release.groups);
+    assert_eq!(eval["buckets"], r.release.buckets);
+    // compare reads the project's roles too.
+    anonlab()
+        .args([
+            "compare",
+            "--project",
+            project.to_str().unwrap(),
+            "-k",
+            "3",
+            "-l",
+            "3",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("anatomy"));
+}
+
+#[test]
+fn a_changed_data_file_is_a_warning_not_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, csv) = project_on_csv(dir.path());
+    let mut text = std::fs::read_to_string(&csv).unwrap();
+    text.push_str("p80,F,30,1001,d1\n");
+    std::fs::write(&csv, text).unwrap();
+    let out = dir.path().join("out");
+    anonlab()
+        .args([
+            "report",
+            project.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "changed since the project was saved",
+        ));
+    let r: Report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(r.dataset.rows, 81);
+    assert!(r
+        .dataset
+        .data_warning
+        .as_deref()
+        .unwrap()
+        .contains("people.csv"));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("changed since the project was saved"));
+    for cmd in [
+        vec!["assess", "--project"],
+        vec!["anonymize", "-a", "mondrian", "--project"],
+    ] {
+        let mut args: Vec<&str> = cmd.clone();
+        args.push(project.to_str().unwrap());
+        anonlab()
+            .args(&args)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(
+                "changed since the project was saved",
+            ));
+    }
+}
+
+#[test]
+fn bad_report_requests_are_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.json");
+    anonlab()
+        .args(["report", missing.to_str().unwrap(), "-o", "x"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("nope.json"));
+    // An output "directory" that is a file.
+    let (project, _) = project_on_csv(dir.path());
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    anonlab()
+        .args([
+            "report",
+            project.to_str().unwrap(),
+            "-o",
+            file.to_str().unwrap(),
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("file"));
+    // An unknown algorithm in the project names itself.
+    let mut p = Project::load(&project).unwrap();
+    p.params.algorithm = Some("nonesuch".into());
+    p.save(&project).unwrap();
+    anonlab()
+        .args([
+            "report",
+            project.to_str().unwrap(),
+            "-o",
+            dir.path().join("o").to_str().unwrap(),
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("nonesuch"));
+}
