@@ -117,7 +117,7 @@ fn sweep_marks_refused_points_and_says_why() {
     assert!(texts.iter().any(|t| t == "k = 5") && texts.iter().any(|t| t == "l = 9"));
     assert!(texts
         .iter()
-        .any(|t| t.starts_with("max breach probability of mondrian-l")));
+        .any(|t| t.starts_with("Max breach probability of mondrian-l")));
 }
 
 #[test]

@@ -334,12 +334,14 @@ pub fn sweep_heatmap(
     }
     let low = values.iter().copied().fold(f64::INFINITY, f64::min);
     let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // The scale spans the values found, not 0..max: the sweep is for telling
+    // neighbouring points apart, which a scale from 0 washes out.
     let range = if values.is_empty() {
         (0.0, 1.0)
-    } else if low >= 0.0 {
-        (0.0, high.max(low))
-    } else {
+    } else if low < high {
         (low, high)
+    } else {
+        (low.min(0.0), high.max(0.0))
     };
     // Probabilities and normalized losses need decimals; counts do not.
     let decimals = if high.abs() <= 1.0 && low.abs() <= 1.0 {
@@ -521,7 +523,7 @@ mod tests {
         assert_eq!(rows, &["l = 2", "l = 3"]);
         assert_eq!(columns, &["k = 2", "k = 5"]);
         assert_eq!(kept, &cells);
-        assert_eq!(*range, (0.0, 0.2));
+        assert_eq!(*range, (0.05, 0.2));
         assert_eq!(*decimals, 3);
         let e = sweep_heatmap("m", &[2, 5], &[2], cells).unwrap_err();
         assert!(

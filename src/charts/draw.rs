@@ -110,7 +110,7 @@ fn tick(v: f64) -> String {
     } else if v == 0.0 {
         "0".into()
     } else {
-        let s = format!("{v:.2}");
+        let s = format!("{v:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
@@ -279,7 +279,7 @@ fn position(v: f64, (low, high): (f64, f64)) -> f64 {
     }
 }
 
-/// Sequential scale from white to dark blue (printable, readable in grey);
+/// Sequential scale from pale to dark blue (printable, readable in grey);
 /// a diverging red–white–blue one when the range spans negative values.
 pub(crate) fn scale(v: f64, range: (f64, f64)) -> RGBColor {
     let t = position(v, range);
@@ -298,7 +298,9 @@ pub(crate) fn scale(v: f64, range: (f64, f64)) -> RGBColor {
             lerp(white, blue, (t - zero) / (1.0 - zero).max(1e-12))
         }
     } else {
-        lerp(white, blue, t)
+        // The lightest end is a pale blue, not white, so that the lowest
+        // cell still stands out from the page.
+        lerp(RGBColor(232, 240, 250), blue, t)
     }
 }
 
@@ -318,7 +320,15 @@ fn heatmap<DB: DrawingBackend>(
     d: HeatMapData<'_>,
 ) -> Result<()> {
     let (w, _) = root.dim_in_pixel();
-    let (grid_area, scale_area) = root.split_horizontally(w.saturating_sub(170));
+    // The colour bar's width follows its longest tick label (~11 px a
+    // character) plus the rotated measure name and the bar itself.
+    let widest_tick = [d.range.0, d.range.1]
+        .iter()
+        .map(|v| tick(*v).chars().count())
+        .max()
+        .unwrap_or(4) as u32;
+    let tick_area = widest_tick * 11 + 50;
+    let (grid_area, scale_area) = root.split_horizontally(w.saturating_sub(tick_area + 75));
     let (nr, nc) = (d.rows.len().max(1), d.columns.len().max(1));
     // Row labels are attribute names or l values: room for ~18 characters.
     let longest = d.rows.iter().map(|r| r.chars().count()).max().unwrap_or(1);
@@ -373,7 +383,7 @@ fn heatmap<DB: DrawingBackend>(
                 fill.filled(),
             )))
             .map_err(failed)?;
-            let text = cell.map_or_else(|| "n/a".to_string(), |v| format!("{v:.*}", d.decimals));
+            let text = cell.map_or_else(|| "n/a".to_string(), |v| cell_text(v, d.decimals));
             let style = (FONT, CELL)
                 .into_font()
                 .color(&text_on(fill))
@@ -411,13 +421,24 @@ fn heatmap<DB: DrawingBackend>(
         })
     }))
     .map_err(failed)?;
-    colour_bar(&scale_area, d.range, d.measure)
+    colour_bar(&scale_area, d.range, d.measure, tick_area)
+}
+
+/// A cell's value: large counts with thousands separators.
+fn cell_text(v: f64, decimals: usize) -> String {
+    if decimals == 0 && v.abs() >= 1000.0 {
+        let sign = if v < 0.0 { "-" } else { "" };
+        format!("{sign}{}", crate::format::thousands(v.abs().round() as u64))
+    } else {
+        format!("{v:.decimals$}")
+    }
 }
 
 fn colour_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     range: (f64, f64),
     measure: &str,
+    tick_area: u32,
 ) -> Result<()> {
     let (low, high) = if range.1 > range.0 {
         range
@@ -428,7 +449,7 @@ fn colour_bar<DB: DrawingBackend>(
         .margin_top(40)
         .margin_bottom(90)
         .margin_right(20)
-        .y_label_area_size(95)
+        .y_label_area_size(tick_area)
         .build_cartesian_2d(0.0..1.0, low..high)
         .map_err(failed)?;
     c.configure_mesh()
@@ -437,7 +458,7 @@ fn colour_bar<DB: DrawingBackend>(
         .y_desc(measure)
         .axis_desc_style((FONT, AXIS))
         .label_style((FONT, TICKS))
-        .y_label_formatter(&|v| format!("{v:.2}"))
+        .y_label_formatter(&|v| tick(*v))
         .draw()
         .map_err(failed)?;
     const STEPS: usize = 100;

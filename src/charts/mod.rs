@@ -224,8 +224,9 @@ static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 fn register_font() {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
-        // The bytes are a font file shipped with the source; a parse failure
-        // would be a broken checkout and shows as missing text, not a panic.
+        // The bytes are a font file shipped with the source, so a parse
+        // failure means a broken checkout; it is not a panic here but a
+        // "FontUnavailable" drawing error from every render, naming no font.
         let _ =
             plotters::style::register_font(FONT, plotters::style::FontStyle::Normal, FONT_BYTES);
     });

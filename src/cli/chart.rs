@@ -239,9 +239,11 @@ fn build(a: &ChartArgs, s: &Session) -> anyhow::Result<Chart> {
                 cells.push(row);
             }
             let mut chart = charts::sweep_heatmap(a.metric.name(), &a.k, &ls, cells)?;
+            let metric = a.metric.name();
             chart.title = format!(
-                "{} of {} by k and l (seed {})",
-                a.metric.name(),
+                "{}{} of {} by k and l (seed {})",
+                metric[..1].to_uppercase(),
+                &metric[1..],
                 algo.id(),
                 s.params.seed
             );
