@@ -68,7 +68,11 @@ fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
     let certain = link.probabilities.iter().filter(|&&p| p >= 1.0).count();
     assert_eq!(r.risk.after_linkage.singled_out, certain);
     let threshold = session.attacker.threshold;
-    let above = link.probabilities.iter().filter(|&&p| p > threshold).count();
+    let above = link
+        .probabilities
+        .iter()
+        .filter(|&&p| p > threshold)
+        .count();
     assert_eq!(r.risk.after_linkage.above_threshold, above);
     let sizes = anonlab::charts::group_sizes(&release, &session.dataset);
     assert_eq!(
