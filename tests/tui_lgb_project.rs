@@ -169,3 +169,43 @@ fn steps(app: &mut App, actions: &[Action]) {
         app.step(a);
     }
 }
+
+#[test]
+fn the_cli_falls_back_to_the_projects_t_closeness() {
+    use assert_cmd::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.json");
+    let mut p = Session::demo().unwrap().to_project();
+    // disease is sensitive in the project; occupation, semi-sensitive in
+    // the project, is a quasi-identifier for the CLI without --semi-sensitive.
+    p.params.t_closeness.insert("disease".into(), 0.3);
+    p.params.t_closeness.insert("occupation".into(), 0.3);
+    p.save(&path).unwrap();
+    let release = dir.path().join("release.json");
+    let out = Command::cargo_bin("anonlab")
+        .unwrap()
+        .args(["anonymize", "--project"])
+        .arg(&path)
+        .args(["-a", "lgb-mdp", "-k", "3", "--release"])
+        .arg(&release)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("t-closeness for 'occupation' is not applied"),
+        "{stderr}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&release).unwrap()).unwrap();
+    let claims = json["claims"].as_array().expect("claims").clone();
+    let t_close: Vec<_> = claims
+        .iter()
+        .filter(|c| c["model"] == "local-t-closeness")
+        .collect();
+    assert_eq!(t_close.len(), 1, "{claims:?}");
+    assert_eq!(
+        (&t_close[0]["attribute"], &t_close[0]["t"]),
+        (&"disease".into(), &0.3.into())
+    );
+}

@@ -174,7 +174,21 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
             );
         }
     }
-    let options = c.lgb.options(ds, seed, &qi, &sensitive)?;
+    // --t-closeness wins; without it, the project's choice (the TUI's `T`)
+    // for the attributes LGB protects here: the --semi-sensitive and the
+    // sensitive ones (the project's semi-sensitive attributes are QIs here).
+    let mut lgb = c.lgb.clone();
+    if from_project && lgb.t_closeness.is_empty() {
+        for (name, t) in &session.params.t_closeness {
+            let col = ds.column_index(name).with_context(|| label.clone())?;
+            if sensitive.contains(&col) || lgb.semi_sensitive.contains(name) {
+                lgb.t_closeness.push(format!("{name}={t}"));
+            } else {
+                eprintln!("anonlab: warning: the project's t-closeness for '{name}' is not applied: here '{name}' is neither --semi-sensitive nor --sensitive");
+            }
+        }
+    }
+    let options = lgb.options(ds, seed, &qi, &sensitive)?;
     let semi_sensitive = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
     Ok(Prepared {
         session,

@@ -40,7 +40,9 @@ pub struct LgbArgs {
     #[arg(long, value_name = "COL")]
     pub sensitive_flag: Option<String>,
     /// Protect these attributes by t-closeness instead of l-diversity, e.g.
-    /// 'sex=0.2' (semi-sensitive or sensitive attributes).
+    /// 'sex=0.2' (semi-sensitive or sensitive attributes). Default with
+    /// --project: the project's choice, for those of its attributes that
+    /// are semi-sensitive or sensitive here.
     #[arg(long, value_delimiter = ',', value_name = "ATTR=T")]
     pub t_closeness: Vec<String>,
 }
