@@ -141,6 +141,18 @@ pub struct Params {
     /// projects written before it existed load and save unchanged.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub t_closeness: BTreeMap<String, f64>,
+    /// p of p-sensitive k-anonymity (pk-enhanced, pk-greedy). Left out of
+    /// the file at its default, so projects written before it existed load
+    /// and save unchanged.
+    #[serde(skip_serializing_if = "is_default_p")]
+    pub p: u32,
+}
+
+/// p when a project does not say.
+pub const DEFAULT_P: u32 = 2;
+
+fn is_default_p(p: &u32) -> bool {
+    *p == DEFAULT_P
 }
 
 impl Default for Params {
@@ -153,6 +165,7 @@ impl Default for Params {
             c: 3.0,
             seed: 42,
             t_closeness: BTreeMap::new(),
+            p: DEFAULT_P,
         }
     }
 }

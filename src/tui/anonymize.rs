@@ -23,6 +23,7 @@ use super::app::JobState;
 use super::record::{record_detail, RecordDetail};
 use super::worker::{JobFn, JobId};
 use crate::algorithms::full_domain::{self, Metric, SearchReport};
+use crate::algorithms::pk::{self, PkBound, PkOptions};
 use crate::algorithms::{self, Options, Request};
 use crate::anonymize::{self, Evaluation, Measure};
 use crate::data::{Dataset, Role, Roles};
@@ -81,6 +82,34 @@ pub struct AnonymizeInputs {
     pub lgb: Option<LgbInputs>,
     /// Full-domain only: its settings and the hierarchies it reads.
     pub full_domain: Option<FullDomainInputs>,
+    /// pk-enhanced and pk-greedy only: what they read beyond k and the
+    /// roles.
+    pub pk: Option<PkInputs>,
+}
+
+/// The p-sensitive part of [`AnonymizeInputs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PkInputs {
+    pub p: u32,
+    /// Generation of the session's hierarchies (the QIs' information loss
+    /// is measured on them).
+    pub hierarchies_generation: u64,
+}
+
+/// Whether an algorithm reads p and the p-sensitive options
+/// (`Options::pk`): the p-sensitive k-anonymity paper's two clusterings.
+pub fn reads_p(algorithm: &str) -> bool {
+    matches!(algorithm, "pk-enhanced" | "pk-greedy")
+}
+
+/// Condition 2's bound for p over every sensitive attribute of the roles,
+/// or why it cannot be computed (no sensitive attribute).
+pub fn pk_bound(ds: &Dataset, roles: &Roles, p: u32) -> Result<PkBound, String> {
+    let options = PkOptions {
+        p,
+        ..PkOptions::default()
+    };
+    pk::max_clusters(ds, &roles.with(Role::Sensitive), &options).map_err(|e| e.to_string())
 }
 
 /// The full-domain part of [`AnonymizeInputs`].
@@ -318,6 +347,10 @@ pub struct AnonymizeState {
     /// The attribute LGB protects by t-closeness (t is the session's
     /// `params.t`); the others use l-diversity.
     pub t_closeness: Option<usize>,
+    /// pk algorithms: Condition 2's maxClusters for the session's p and
+    /// sensitive attributes, or why there is none; recomputed when p, the
+    /// roles or the algorithm change.
+    pub pk_bound: Option<Result<PkBound, String>>,
 }
 
 impl AnonymizeState {
@@ -335,6 +368,7 @@ impl AnonymizeState {
             show_detail: false,
             detail: None,
             t_closeness: None,
+            pk_bound: None,
         }
     }
 
@@ -410,7 +444,7 @@ pub fn blocked(roles: &Roles, algorithm: &AlgorithmChoice) -> Option<String> {
         }
         return None;
     }
-    if algorithm.uses_l && roles.with(Role::Sensitive).is_empty() {
+    if (algorithm.uses_l || reads_p(algorithm.id)) && roles.with(Role::Sensitive).is_empty() {
         return Some(format!(
             "{} needs a sensitive attribute: on the Data screen (key 1), mark one \
              sensitive (key s).",
@@ -459,7 +493,12 @@ pub fn job(
             queries: 0,
             query_seed: inputs.seed,
         };
-        let evaluation = anonymize::evaluate(&release, &ds, ms, &skip_queries, progress)?;
+        let mut evaluation = anonymize::evaluate(&release, &ds, ms, &skip_queries, progress)?;
+        // The p-sensitive paper's measures (IL, Div, Hom), as `compare`
+        // gives them for these algorithms.
+        if inputs.pk.is_some() {
+            anonymize::measure_pk(&mut evaluation, &release, &req)?;
+        }
         // The original table published as is shows every column the
         // release generalizes (for LGB, the semi-sensitive ones too).
         let before_key: BeforeKey = (

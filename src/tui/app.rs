@@ -590,6 +590,10 @@ impl App {
                 metric: self.hier.full_domain.metric,
                 hierarchies_generation: self.hier.generation,
             }),
+            pk: anon::reads_p(choice.id).then_some(anon::PkInputs {
+                p: self.params.p,
+                hierarchies_generation: self.hier.generation,
+            }),
         }
     }
     /// Where `SaveProject` writes.
@@ -1014,6 +1018,10 @@ impl App {
                 let k = (i64::from(self.params.k) + i64::from(by)).clamp(1, max) as u32;
                 if k != self.params.k {
                     self.params.k = k;
+                    if anon::reads_p(self.anon.choice().id) {
+                        // The pk refusal names k.
+                        self.refresh_blocked();
+                    }
                     self.request_anonymize();
                 }
             }
@@ -1028,6 +1036,16 @@ impl App {
             Action::NextSeed => {
                 self.params.seed = self.params.seed.wrapping_add(1);
                 self.request_anonymize();
+            }
+            Action::AdjustP(by) => {
+                let p = (i64::from(self.params.p) + i64::from(by)).clamp(1, i64::from(MAX_L));
+                if p as u32 != self.params.p {
+                    self.params.p = p as u32;
+                    if anon::reads_p(self.anon.choice().id) {
+                        self.refresh_blocked();
+                        self.request_anonymize();
+                    }
+                }
             }
             Action::Recompute => {
                 self.refresh_blocked();
@@ -1080,6 +1098,17 @@ impl App {
                 .then(|| hier::full_domain_blocked(&self.ds, &self.roles, &self.hier.held))
                 .flatten()
         });
+        // pk algorithms: the bound next to the p control, and no run when
+        // the conditions rule p out (the message says why and what p fits).
+        self.anon.pk_bound = anon::reads_p(self.anon.choice().id)
+            .then(|| anon::pk_bound(&self.ds, &self.roles, self.params.p));
+        if self.anon.blocked.is_none() {
+            if let Some(Ok(bound)) = &self.anon.pk_bound {
+                if let Err(e) = crate::algorithms::pk::check(bound, self.params.k) {
+                    self.anon.blocked = Some(e.to_string());
+                }
+            }
+        }
     }
 
     /// Queue an anonymization for the current inputs (replacing a queued
@@ -1115,6 +1144,13 @@ impl App {
             o.hierarchies = self.hier.set();
             o.full_domain.suppression = f64::from(self.hier.full_domain.suppression_pct) / 100.0;
             o.full_domain.metric = self.hier.full_domain.metric;
+        }
+        if anon::reads_p(self.anon.choice().id) {
+            // The QIs' information loss is measured on the session's
+            // hierarchies (lowest common ancestors); the extended model's
+            // protected values have no control here (CLI: --protected).
+            o.hierarchies = self.hier.set();
+            o.pk.p = self.params.p;
         }
         if self.anon.choice().reads_cells {
             o.semi_sensitive = self

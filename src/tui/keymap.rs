@@ -68,6 +68,8 @@ pub enum Action {
     AdjustL(i32),
     /// Use the next seed for randomized algorithms.
     NextSeed,
+    /// Change p of p-sensitive k-anonymity by this much (at least 1).
+    AdjustP(i32),
     /// Write the session to the project file.
     SaveProject,
     /// Protect the next sensitive or semi-sensitive attribute by
@@ -371,6 +373,8 @@ impl Default for KeyMap {
             b(anon, &[I::ch('+'), I::ch('=')], A::AdjustL(1), "l + 1"),
             b(anon, &[I::ch('-')], A::AdjustL(-1), "l - 1"),
             b(anon, &[I::ch('s')], A::NextSeed, "next seed"),
+            b(anon, &[I::ch('p')], A::AdjustP(1), "pk: p + 1"),
+            b(anon, &[I::ch('P')], A::AdjustP(-1), "pk: p - 1"),
             b(
                 anon,
                 &[I::ch('k'), I::key(K::Up)],
@@ -739,6 +743,8 @@ mod tests {
         assert_eq!(on(Screen::Anonymize, ch('-')), Some(Action::AdjustL(-1)));
         // `s` is a role on the Data screen and the seed here.
         assert_eq!(on(Screen::Anonymize, ch('s')), Some(Action::NextSeed));
+        assert_eq!(on(Screen::Anonymize, ch('p')), Some(Action::AdjustP(1)));
+        assert_eq!(on(Screen::Anonymize, ch('P')), Some(Action::AdjustP(-1)));
         assert_eq!(on(Screen::Risk, ch('w')), Some(Action::SaveProject));
         let ctrl_s = key(KeyCode::Char('s'), KeyModifiers::CONTROL);
         assert_eq!(

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Cell, Chart, Gauge, LegendPosition, Paragraph, Row
 use ratatui::Frame;
 
 use super::widgets::{dim, line_series, thousands, title_style, unit_axis};
-use crate::tui::anonymize::{AnonymizeView, Curve, QueriesState};
+use crate::tui::anonymize::{reads_p, AnonymizeView, Curve, QueriesState};
 use crate::tui::app::{App, JobState};
 use crate::tui::hierarchies::FULL_DOMAIN;
 
@@ -164,6 +164,29 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
             None => Span::styled("none (l-diversity)", dim()),
         };
         lines[5] = Line::from(vec![label("t-close"), t, key_hint("T")]);
+    }
+    if reads_p(choice.id) {
+        // pk algorithms read p instead of l; Condition 2's bound takes the
+        // line of the run/save hint.
+        lines[3] = Line::from(vec![label("p"), value(p.p.to_string()), key_hint("p P")]);
+        lines[5] = match &s.pk_bound {
+            Some(Ok(b)) if b.feasible() => {
+                let by = b
+                    .limiting
+                    .as_ref()
+                    .map_or_else(|| format!(" (n/{})", b.p), |a| format!(" ({a})"));
+                Line::from(vec![
+                    label("maxClust"),
+                    value(thousands(b.max_clusters as u64)),
+                    Span::styled(by, dim()),
+                ])
+            }
+            Some(Ok(_)) => Line::from(vec![
+                label("maxClust"),
+                Span::styled("0: p too large", Style::new().fg(Color::Red)),
+            ]),
+            Some(Err(_)) | None => Line::from(vec![label("maxClust"), Span::styled("-", dim())]),
+        };
     }
     if choice.id == FULL_DOMAIN {
         // Full-domain reads neither l nor a seed: their lines (and the
@@ -332,14 +355,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
             value(format!("{:.3}", u.gcp)),
         ]),
         Line::from(query_line),
-        Line::from(vec![
-            label("time"),
-            value(format!("{:.1} ms", e.time_ms)),
-            Span::styled(
-                format!(" ({:.1} ms with measurements)", view.total_ms),
-                dim(),
-            ),
-        ]),
+        time_line(view),
     ];
     if let Some((_, after)) = &view.breach {
         lines.push(arrow("breach", view.before.breach.as_ref(), after));
@@ -350,6 +366,45 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         &view.reidentification,
     ));
     frame.render_widget(Paragraph::new(lines).block(block_with(title)), area);
+}
+
+/// The algorithm's time, with the time of the whole job; for p-sensitive
+/// and bucketized releases their papers' measures take the second part
+/// (the panel has no line to spare): IL per tuple, mean Div and Hom
+/// (p-sensitive paper, Definitions 10–12), or GLP (refining-partition
+/// paper, Definition 3).
+fn time_line(view: &AnonymizeView) -> Line<'static> {
+    let e = &view.evaluation;
+    let mut line = vec![
+        Span::styled("time ", dim()),
+        Span::styled(format!("{:.1} ms", e.time_ms), title_style()),
+    ];
+    let figure = |name: &str, v: String| {
+        [
+            Span::styled(format!("  {name} "), dim()),
+            Span::styled(v, title_style()),
+        ]
+    };
+    if let Some(m) = &e.pk {
+        line.extend(figure(
+            "IL/n",
+            format!("{:.3}", m.information_loss_per_tuple),
+        ));
+        line.extend(figure("Div", format!("{:.2}", m.mean_diversity)));
+        line.extend(figure("Hom", format!("{:.2}", m.mean_homogeneity)));
+    } else if let Some(c) = &e.correspondence {
+        line.extend(figure("GLP", format!("{:.4}", c.glp)));
+        line.push(Span::styled(
+            format!(" ({} with loss)", thousands(c.records_with_loss as u64)),
+            dim(),
+        ));
+    } else {
+        line.push(Span::styled(
+            format!(" ({:.1} ms with measurements)", view.total_ms),
+            dim(),
+        ));
+    }
+    Line::from(line)
 }
 
 fn draw_checks(frame: &mut Frame, area: Rect, app: &App) {

@@ -148,9 +148,14 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     spans.push(sep());
     if app.screen() == Screen::Anonymize {
         let i = app.anonymize_inputs();
-        let l = i.l.map_or_else(|| "-".to_string(), |l| l.to_string());
+        // pk algorithms read p where the others read l.
+        let l = match (i.l, i.pk) {
+            (_, Some(pk)) => format!("p={}", pk.p),
+            (Some(l), None) => format!("l={l}"),
+            (None, None) => "l=-".to_string(),
+        };
         spans.push(Span::styled(
-            format!("{} k={} l={l} seed={}", i.algorithm, i.k, i.seed),
+            format!("{} k={} {l} seed={}", i.algorithm, i.k, i.seed),
             Style::new().add_modifier(Modifier::BOLD),
         ));
         spans.push(sep());
