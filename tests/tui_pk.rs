@@ -339,3 +339,54 @@ fn p_is_saved_in_the_project_and_left_out_at_its_default() {
     assert_eq!(view.inputs.pk.unwrap().p, 4);
     assert!(view.evaluation.verification.all_hold());
 }
+
+#[test]
+fn pk_runs_generalize_by_the_sessions_hierarchies() {
+    // sex under a middle level: a mixed cluster is published as 'Person',
+    // its lowest common ancestor, where the flat scale (no hierarchy) says
+    // '*'.
+    let rows: Vec<Vec<String>> = ["Female", "Male"]
+        .iter()
+        .map(|v| vec![v.to_string(), "Person".into(), "*".into()])
+        .collect();
+    let hierarchy = anonlab::hierarchy::Hierarchy::from_rows("sex", &rows).unwrap();
+    let mut session = Session::demo().unwrap();
+    session.hierarchies.insert(
+        "sex".into(),
+        anonlab::session::HeldHierarchy {
+            source: anonlab::data::HierarchySource::Inline(rows.clone()),
+            hierarchy,
+        },
+    );
+    let mut with = App::new(session).unwrap();
+    with.step(&Action::Resize(140, 44));
+    let with = on(with, "pk-enhanced");
+    let without = on(demo(), "pk-enhanced");
+    let sex = with.dataset().column_index("sex").unwrap();
+    // Per cluster: how many sexes it holds, and its published sex cell.
+    let published = |app: &App| -> Vec<String> {
+        let v = app.anonymize().view.as_ref().unwrap();
+        assert!(v.evaluation.verification.all_hold());
+        let at = v.headers.iter().position(|h| h == "sex").unwrap();
+        let col = app.dataset().col(sex);
+        let mut first = 0;
+        v.release
+            .groups
+            .iter()
+            .map(|g| {
+                let sexes: std::collections::BTreeSet<u32> =
+                    g.rows.iter().map(|&r| col.code(r as usize)).collect();
+                let row = v.row(app.dataset(), first).unwrap();
+                first += g.rows.len();
+                format!("{}:{}", sexes.len(), row[at])
+            })
+            .collect()
+    };
+    // Clusters mixing both sexes: 'Person' with the hierarchy, '*' without.
+    let a = published(&with);
+    let b = published(&without);
+    assert!(a.iter().any(|s| s == "2:Person"), "{a:?}");
+    assert!(a.iter().all(|s| s != "2:*"), "{a:?}");
+    assert!(b.iter().any(|s| s == "2:*"), "{b:?}");
+    assert!(b.iter().all(|s| s != "2:Person"), "{b:?}");
+}
