@@ -8,12 +8,30 @@ use clap::Parser;
 use cli::{Cli, Command};
 
 fn main() {
+    restore_sigpipe();
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         eprintln!("anonlab: error: {e:#}");
         std::process::exit(2);
     }
 }
+
+/// `anonlab assess … | head` must end quietly when `head` closes the pipe,
+/// as other Unix tools do. Rust ignores SIGPIPE at start-up, so every
+/// `println!` to a closed pipe would panic instead; restoring the default
+/// action lets the kernel end the process at the first such write. The TUI
+/// writes to the terminal only and is unaffected.
+#[cfg(unix)]
+fn restore_sigpipe() {
+    // SAFETY: called first thing in main, before any other thread exists;
+    // `signal` with SIG_DFL installs no Rust code as a handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_sigpipe() {}
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {

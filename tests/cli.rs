@@ -311,3 +311,30 @@ fn a_200_mb_field_is_refused_with_its_place() {
         "{err}"
     );
 }
+
+/// `anonlab assess … | head` : when the reader has gone, the program ends
+/// quietly (SIGPIPE's default action) instead of panicking in `println!`.
+/// The read end is closed before the binary writes anything, so every write
+/// meets a closed pipe.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("anonlab"))
+        .args(["assess", "assets/demo.csv", "--qi", "sex,age,zip"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+}
