@@ -195,6 +195,8 @@ impl Session {
             hierarchies: self.hierarchy_set(),
             ..Default::default()
         };
+        // The project's p, so reports and charts replay a pk run as saved.
+        options.pk.p = self.params.p;
         if crate::algorithms::by_id(algorithm)?.reads_semi_sensitive() {
             for c in semi {
                 options.semi_sensitive.push((c, self.sensitive_cells(c)?));
@@ -312,6 +314,14 @@ mod tests {
         assert_eq!(back.known_columns().unwrap(), s.known_columns().unwrap());
         let sex = s.dataset.column_index("sex").unwrap();
         assert!(s.toggle_cell(sex, 0).is_err());
+    }
+
+    #[test]
+    fn p_of_the_project_reaches_the_request() {
+        let mut s = Session::demo().unwrap();
+        s.params.p = 4;
+        let back = Session::with_project(s.dataset.clone(), &s.to_project()).unwrap();
+        assert_eq!(back.request("pk-enhanced", 3, 2).unwrap().options.pk.p, 4);
     }
 
     #[test]
