@@ -9,8 +9,8 @@
 mod anatomy;
 pub mod arp;
 mod cbg;
-pub mod lgb;
 pub mod full_domain;
+pub mod lgb;
 mod mondrian;
 pub mod pk;
 

@@ -11,9 +11,9 @@ pub use breach::{
     Breach, ProbabilitySummary, ValueBuckets,
 };
 pub use linkage::{check_release_fits, linkage_attack, linkage_from, Linkage, Matching};
-pub use local_breach::{local_risk, LocalBreach, LocalRisk};
 #[cfg(test)]
 pub(crate) use local_breach::fixture as lgb_fixture;
+pub use local_breach::{local_risk, LocalBreach, LocalRisk};
 pub use simulator::{
     cdf, histogram, simulate, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
     Simulation, HISTOGRAM_BINS,

@@ -64,7 +64,9 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
         MarkMode::Density => {
             lines.push(text(MarkField::Density, &d.density));
             lines.push(text(MarkField::Seed, &d.seed));
-            lines.push(hint("a share (0.2) or percentage (20%), drawn with the seed"));
+            lines.push(hint(
+                "a share (0.2) or percentage (20%), drawn with the seed",
+            ));
         }
         MarkMode::Flag => {
             let value = match d.flags.get(d.flag) {
