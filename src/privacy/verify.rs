@@ -279,16 +279,8 @@ fn p_sensitive_k_anonymity(
     if release.is_bucketized() || !release.local_buckets.is_empty() {
         return Err("the release detaches sensitive values into buckets; p-sensitivity is a property of groups that keep them".into());
     }
-    if let Some((g, group)) = release
-        .groups
-        .iter()
-        .enumerate()
-        .find(|(_, g)| g.rows.len() < k as usize)
-    {
-        return Err(format!(
-            "group {g} has {} rows, fewer than k = {k}",
-            group.rows.len()
-        ));
+    if let Some((g, size)) = group_below_k(release, k) {
+        return Err(format!("group {g} has {size} rows, fewer than k = {k}"));
     }
     let mut fewest = Vec::new();
     for name in attributes {
@@ -382,6 +374,17 @@ fn lgb_buckets<'r>(
     }
 }
 
+/// The first group with fewer than `k` rows, as (index, size): the
+/// group-size condition that p-sensitive k-anonymity and Corollary 3 share.
+fn group_below_k(release: &Release, k: u32) -> Option<(usize, usize)> {
+    release
+        .groups
+        .iter()
+        .enumerate()
+        .find(|(_, g)| g.rows.len() < k as usize)
+        .map(|(g, group)| (g, group.rows.len()))
+}
+
 /// Corollary 3 of the LGB paper: (1) every local equivalence group has at
 /// least k rows; (2) no value twice in a local bucket of the attribute;
 /// (3) every such bucket has at least l cells.
@@ -393,15 +396,9 @@ fn corollary_3(
     l: u32,
 ) -> Result<String, String> {
     let col = ds.col(column);
-    if let Some((g, group)) = release
-        .groups
-        .iter()
-        .enumerate()
-        .find(|(_, g)| g.rows.len() < k as usize)
-    {
+    if let Some((g, size)) = group_below_k(release, k) {
         return Err(format!(
-            "(1) local group {g} has {} rows, fewer than k = {k}",
-            group.rows.len()
+            "(1) local group {g} has {size} rows, fewer than k = {k}"
         ));
     }
     let Some(buckets) = lgb_buckets(release, col, column)? else {
