@@ -161,11 +161,7 @@ fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
         .title(Line::from(title))
         .title_bottom(Span::styled(" m measure ", dim()));
     if let Some(e) = &s.error {
-        let p = Paragraph::new(e.as_str())
-            .style(Style::new().fg(Color::Red))
-            .wrap(Wrap { trim: true })
-            .block(block);
-        frame.render_widget(p, area);
+        render_error(frame, area, block, e);
         return;
     }
     let Some(m) = s.view.as_ref().filter(|m| m.measure == s.measure) else {
@@ -272,11 +268,7 @@ fn draw_tree(frame: &mut Frame, area: Rect, app: &App) {
             return;
         }
         Some(Err(e)) => {
-            let p = Paragraph::new(e.as_str())
-                .style(Style::new().fg(Color::Red))
-                .wrap(Wrap { trim: true })
-                .block(block);
-            frame.render_widget(p, area);
+            render_error(frame, area, block, e);
             return;
         }
         Some(Ok(t)) => t,
@@ -408,4 +400,13 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
     );
     frame.render_widget(Clear, popup);
     frame.render_widget(p, popup);
+}
+
+/// A failed computation's message in red, wrapped inside the pane's block.
+fn render_error(frame: &mut Frame, area: Rect, block: Block<'_>, message: &str) {
+    let p = Paragraph::new(message)
+        .style(Style::new().fg(Color::Red))
+        .wrap(Wrap { trim: true })
+        .block(block);
+    frame.render_widget(p, area);
 }
