@@ -2,17 +2,13 @@
 //! its exit code, on Adult, on the bad-input fixtures in tests/data/, and
 //! on files made in a temporary directory.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::{anonlab, json_of};
 use common::{have_adult, ADULT};
 
 const QIS: &str = "sex,age,race,marital-status,education,native-country,workclass,occupation";
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 #[test]
 fn assess_adult_json_has_the_documented_fields() {
@@ -31,12 +27,7 @@ fn assess_adult_json_has_the_documented_fields() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     for f in [
         "rows",
         "quasi_identifiers",
@@ -99,12 +90,7 @@ fn semi_sensitive_cells_lower_the_risk() {
         let mut args = vec!["assess", ADULT, "--qi", "sex,age,race", "--json"];
         args.extend_from_slice(extra);
         let out = anonlab().args(&args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+        json_of(&out)
     };
     let plain = run(&["--semi-sensitive", "occupation"]);
     let hidden = run(&[
@@ -272,12 +258,7 @@ fn bom_semicolons_and_crlf_are_read() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     assert_eq!(v["rows"], 5);
     // (M,30,100)×2, (F,30,100), (F,41,200), (M,?,100): 4 classes, 3 uniques.
     assert_eq!(v["classes"], 4);

@@ -3,17 +3,13 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::{anonlab, json_of};
 use common::{have_adult, ADULT};
 
 const QI7: &str = "sex,age,race,marital-status,education,native-country,workclass";
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 fn demo_file(dir: &Path) -> std::path::PathBuf {
     let f = dir.join("demo.csv");
@@ -133,14 +129,10 @@ fn compare_on_adult_reports_each_algorithm_and_l() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_of(&out);
+    let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 9);
-    for r in &rows {
+    for r in rows {
         let l = r["l"].as_u64().unwrap();
         if l == 8 {
             // Prof-specialty is on 4,038 of 30,162 rows: more than 1/8.

@@ -2,19 +2,15 @@
 //! arp` and `compare` with arp/aip/at on the demo data and on Adult (skipped
 //! with a notice when absent), with GLP and the reconstruction error shown.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::anonlab;
 use common::{have_adult, ADULT};
 
 /// The demo data shipped with the crate.
 const DEMO: &str = "assets/demo.csv";
 const QI7: &str = "sex,age,race,marital-status,education,native-country,workclass";
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 /// The GLP figure of the `anonymize` line (`... GLP 0.1234 (Definition 3 ...`).
 fn glp_of(stdout: &str) -> f64 {

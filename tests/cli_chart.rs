@@ -5,12 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
+mod common;
+use common::cli::anonlab;
 
 fn demo() -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

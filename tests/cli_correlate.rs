@@ -1,15 +1,11 @@
 //! `anonlab correlate` as a user runs it: the readable matrix, the JSON
 //! fields, and clear messages for bad flags.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::{anonlab, json_of};
 use common::{have_adult, ADULT};
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 fn small_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
     let p = dir.path().join("t.csv");
@@ -64,12 +60,7 @@ fn json_has_measure_columns_discretization_and_matrix() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     assert_eq!(v["measure"], "cramer");
     assert_eq!(v["columns"], serde_json::json!(["age", "sex"]));
     assert_eq!(v["discretization"]["bins"], 3);

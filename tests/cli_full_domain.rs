@@ -5,17 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::{anonlab, json_of};
 use common::{adult_path, have_adult};
 
 const QI8: &str = "sex,age,race,marital-status,education,native-country,workclass,occupation";
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 fn adult_dir() -> PathBuf {
     adult_path().parent().unwrap().to_path_buf()
@@ -114,12 +110,7 @@ fn json_carries_the_search_and_minimal_nodes() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     let fd = &v["full_domain"];
     // [1, 0] (decades by sex) gives four classes of two: F 30-39 {flu, hiv},
     // M 30-39 {flu, cold}, F 40-49 {flu, hiv}, M 40-49 {cold, flu}, C_DM 16;

@@ -3,15 +3,11 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::anonlab;
 use common::{have_adult, ADULT};
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 fn build(data: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     anonlab()

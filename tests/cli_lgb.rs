@@ -6,15 +6,12 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::{anonlab, json_of};
 use common::{have_adult, ADULT};
 
 /// The demo data: sex, age, zip, occupation (with its flag column
 /// hide_occupation) and disease.
 const DEMO: &str = "assets/demo.csv";
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 /// `anonymize DEMO` with zip and sex as QIs, disease sensitive.
 fn demo(algorithm: &str, extra: &[&str]) -> Command {
@@ -30,15 +27,6 @@ fn demo(algorithm: &str, extra: &[&str]) -> Command {
     .args(["--identifier", "name", "--queries", "100", "-a", algorithm])
     .args(extra);
     c
-}
-
-fn json_of(out: &std::process::Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]

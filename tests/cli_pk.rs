@@ -7,14 +7,11 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 
 mod common;
+use common::cli::{anonlab, json_of};
 use common::{have_adult, ADULT};
 
 const HIERARCHIES: &str = "../shared/data/adult";
 const QI: &str = "age,workclass,marital-status,race,sex,native-country";
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 /// A small table: two QIs, two sensitive attributes (ill has a hierarchy).
 fn fixture(dir: &tempfile::TempDir) -> (String, String) {
@@ -91,12 +88,7 @@ fn extended_model_claims_protected_subtrees() {
     )
     .output()
     .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&out);
     let checks = v["verification"]["checks"].as_array().unwrap();
     assert!(checks.iter().any(|c| c["claim"]
         .as_str()

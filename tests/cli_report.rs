@@ -4,16 +4,14 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
+
+mod common;
+use common::cli::anonlab;
 
 use anonlab::data::{CsvOptions, Project, Role};
 use anonlab::report::Report;
 use anonlab::session::Session;
-
-fn anonlab() -> Command {
-    Command::cargo_bin("anonlab").unwrap()
-}
 
 /// A small CSV with a sensitive attribute and its project.
 fn project_on_csv(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {

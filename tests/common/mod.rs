@@ -7,6 +7,7 @@
 #[cfg(feature = "tui")]
 pub mod screen;
 
+pub mod cli;
 pub mod lgb;
 
 use std::path::PathBuf;

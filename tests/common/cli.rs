@@ -1,0 +1,19 @@
+//! Running the `anonlab` binary in CLI tests and reading its `--json` output.
+
+use assert_cmd::Command;
+
+/// The crate's binary, built by cargo for this test run.
+pub fn anonlab() -> Command {
+    Command::cargo_bin("anonlab").unwrap()
+}
+
+/// The JSON a successful run printed; fails the test with the run's stderr
+/// when it did not succeed.
+pub fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
