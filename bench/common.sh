@@ -2,6 +2,10 @@
 # machine description every BENCHMARKS.md figure is recorded with, and
 # installing the measuring tools when missing.
 
+# The Adult quasi-identifiers every script measures with, and the binary.
+QI=sex,age,race,marital-status,education,native-country,workclass,occupation
+BIN=target/release/anonlab
+
 section() { printf '\n## %s\n\n' "$*"; }
 
 machine() {
@@ -20,4 +24,14 @@ need_hyperfine() {
         section "Installing hyperfine"
         apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null
     fi
+}
+
+# How every script begins: a scratch directory $TMP removed on exit, the
+# machine section and the release build.
+start() {
+    TMP=$(mktemp -d)
+    trap 'rm -rf "$TMP"' EXIT
+    machine
+    section "Build"
+    cargo build --release 2>&1 | tail -1
 }

@@ -23,18 +23,11 @@ cd "$(dirname "$0")/.."
 ADULT=${ADULT:-../shared/data/adult/adult.csv}
 PYCANON_VERSION=${PYCANON_VERSION:-1.3.5}
 PYCANON_RUNS=${PYCANON_RUNS:-3}
-QI=sex,age,race,marital-status,education,native-country,workclass,occupation
-BIN=target/release/anonlab
 CENSUS=target/bench-data/census-1000000.csv
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 
 # shellcheck source=bench/common.sh
 . bench/common.sh
-machine
-
-section "Build"
-cargo build --release 2>&1 | tail -1
+start
 
 section "Stages in process: cargo bench --bench scale"
 cargo bench --bench scale 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'

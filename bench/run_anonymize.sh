@@ -24,18 +24,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ADULT=${ADULT:-../shared/data/adult/adult.csv}
 ANONYPY_RUNS=${ANONYPY_RUNS:-3}
-QI=sex,age,race,marital-status,education,native-country,workclass,occupation
-BIN=target/release/anonlab
 CENSUS=target/bench-data/census-1000000.csv
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 
 # shellcheck source=bench/common.sh
 . bench/common.sh
-machine
-
-section "Build"
-cargo build --release 2>&1 | tail -1
+start
 
 section "In process: cargo bench --bench anonymize"
 cargo bench --bench anonymize 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'

@@ -19,17 +19,10 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ADULT_DIR=${ADULT_DIR:-../shared/data/adult}
-QI=sex,age,race,marital-status,education,native-country,workclass,occupation
-BIN=target/release/anonlab
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 
 # shellcheck source=bench/common.sh
 . bench/common.sh
-machine
-
-section "Build"
-cargo build --release 2>&1 | tail -1
+start
 
 need_hyperfine
 
