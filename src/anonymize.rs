@@ -156,28 +156,23 @@ pub fn evaluate(
     };
     progress.check()?;
     let utility = metrics::utility(release, ds)?;
-    let queries = match sensitive {
-        Some(s) if measure.queries > 0 => Some(metrics::query_error(
+    // Both query figures answer the same seeded workload, one by the
+    // uniform reading, one by the probabilistic one.
+    type QueryFigure = fn(&Release, &Dataset, usize, usize, u64, &Progress) -> Result<QueryReport>;
+    let workload = |figure: QueryFigure| match sensitive {
+        Some(s) if measure.queries > 0 => figure(
             release,
             ds,
             s,
             measure.queries,
             measure.query_seed,
             progress,
-        )?),
-        _ => None,
+        )
+        .map(Some),
+        _ => Ok(None),
     };
-    let probabilistic_queries = match sensitive {
-        Some(s) if measure.queries > 0 => Some(metrics::probabilistic_query_error(
-            release,
-            ds,
-            s,
-            measure.queries,
-            measure.query_seed,
-            progress,
-        )?),
-        _ => None,
-    };
+    let queries = workload(metrics::query_error)?;
+    let probabilistic_queries = workload(metrics::probabilistic_query_error)?;
     let correspondence = if release.is_bucketized() && release.local_buckets.is_empty() {
         metrics::correspondence_loss(release, ds)?
     } else {
