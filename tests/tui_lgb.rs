@@ -15,7 +15,7 @@ use anonlab::data::{Role, SensitivitySource};
 use anonlab::release::Guarantee;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, MarkMode, Screen};
-use common::screen::{render, text};
+use common::screen::{choose_algorithm, render, run_to_done, text};
 
 fn demo(width: u16, height: u16) -> App {
     let mut app = App::new(Session::demo().unwrap()).unwrap();
@@ -255,21 +255,8 @@ fn counts_per_semi_sensitive_attribute_follow_every_change() {
 /// finished.
 fn lgb_on_demo(algorithm: &str, width: u16, height: u16) -> App {
     let mut app = demo(width, height);
-    app.step(&Action::ShowScreen(Screen::Anonymize));
-    for _ in 0..app.anonymize().algorithms.len() {
-        if app.anonymize().choice().id == algorithm {
-            break;
-        }
-        app.step(&Action::CycleAlgorithm(1));
-    }
-    assert_eq!(app.anonymize().choice().id, algorithm);
-    app.run_pending_jobs_blocking();
-    assert_eq!(
-        app.anonymize().job,
-        JobState::Done,
-        "{:?}",
-        app.anonymize().error
-    );
+    choose_algorithm(&mut app, algorithm);
+    run_to_done(&mut app);
     app
 }
 

@@ -9,27 +9,14 @@ mod common;
 use anonlab::data::{Project, Role};
 use anonlab::release::Guarantee;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, JobState, Screen};
-use common::screen::{render, text};
+use anonlab::tui::{Action, App};
+use common::screen::{choose_algorithm, render, run_to_done, text};
 
 /// `app` on the Anonymize screen with `algorithm` chosen and every job run.
 fn on_anonymize(mut app: App, algorithm: &str) -> App {
     app.step(&Action::Resize(140, 44));
-    app.step(&Action::ShowScreen(Screen::Anonymize));
-    for _ in 0..app.anonymize().algorithms.len() {
-        if app.anonymize().choice().id == algorithm {
-            break;
-        }
-        app.step(&Action::CycleAlgorithm(1));
-    }
-    assert_eq!(app.anonymize().choice().id, algorithm);
-    app.run_pending_jobs_blocking();
-    assert_eq!(
-        app.anonymize().job,
-        JobState::Done,
-        "{:?}",
-        app.anonymize().error
-    );
+    choose_algorithm(&mut app, algorithm);
+    run_to_done(&mut app);
     app
 }
 

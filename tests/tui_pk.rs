@@ -16,7 +16,7 @@ use anonlab::algorithms::pk::{self, PkBound, PkOptions};
 use anonlab::data::{Project, Role};
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, Screen};
-use common::screen::{render, text};
+use common::screen::{choose_algorithm, render, text, thousands};
 
 /// The demo at 140×44 on the Data screen.
 fn demo() -> App {
@@ -42,14 +42,7 @@ fn with_two_sensitive(mut app: App) -> App {
 
 /// On the Anonymize screen with `algorithm` chosen, every job finished.
 fn on(mut app: App, algorithm: &str) -> App {
-    app.step(&Action::ShowScreen(Screen::Anonymize));
-    for _ in 0..app.anonymize().algorithms.len() {
-        if app.anonymize().choice().id == algorithm {
-            break;
-        }
-        app.step(&Action::CycleAlgorithm(1));
-    }
-    assert_eq!(app.anonymize().choice().id, algorithm);
+    choose_algorithm(&mut app, algorithm);
     app.run_pending_jobs_blocking();
     app
 }
@@ -175,19 +168,6 @@ fn release_panel(t: &str) -> String {
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Digits grouped by commas, as the screen shows counts.
-fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 #[test]

@@ -8,7 +8,7 @@ mod common;
 use anonlab::data::{load_csv_bytes, ColumnBuilder, CsvOptions, Dataset, Role};
 use anonlab::session::Session;
 use anonlab::tui::{self, Action, App, JobState, Screen};
-use common::screen::{render, text};
+use common::screen::{render, text, thousands};
 use ratatui::buffer::Buffer;
 
 const CSV: &str = "\
@@ -414,7 +414,7 @@ fn a_million_rows_scroll_by_drawing_only_the_visible_rows() {
     assert!(t.contains("1000000") && t.contains("999999"), "{t}");
     assert!(t.contains(&format!(
         "rows {}–1,000,000 of 1,000,000",
-        tui_thousands(1_000_001 - page)
+        thousands(1_000_001 - page)
     )));
 
     steps(&mut app, &[Action::PageUp, Action::Scroll(-3)]);
@@ -431,18 +431,6 @@ fn a_million_rows_scroll_by_drawing_only_the_visible_rows() {
         render(&app);
     }
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
-}
-
-fn tui_thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 #[test]
