@@ -9,20 +9,14 @@
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{env_usize, manifest_path, time, QI8};
+use common::{adult, env_usize, time, QI8};
 
 use anonlab::algorithms::{by_id, Request};
-use anonlab::data::{load_csv, CsvOptions};
 use anonlab::progress::Progress;
 
 fn main() {
-    let csv = manifest_path("../shared/data/adult/adult.csv");
-    if !csv.exists() {
-        eprintln!("skipped: {} not found", csv.display());
-        return;
-    }
+    let Some(ds) = adult() else { return };
     let runs = env_usize("ANONLAB_BENCH_RUNS", 15);
-    let ds = load_csv(&csv, &CsvOptions::default()).expect("load adult");
     let qi: Vec<usize> = QI8[..7]
         .iter()
         .map(|c| ds.column_index(c).unwrap())

@@ -9,24 +9,16 @@
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{env_usize, manifest_path, time, QI8};
+use common::{adult, adult_hierarchies, env_usize, time, QI8};
 
 use anonlab::algorithms::full_domain::{search, Metric, PrivacyModel};
 use anonlab::algorithms::{Options, Request};
-use anonlab::data::{load_csv, CsvOptions};
-use anonlab::hierarchy::HierarchySet;
 use anonlab::progress::Progress;
 
 fn main() {
-    let dir = manifest_path("../shared/data/adult");
-    let csv = dir.join("adult.csv");
-    if !csv.exists() {
-        eprintln!("skipped: {} not found", csv.display());
-        return;
-    }
+    let Some(ds) = adult() else { return };
     let runs = env_usize("ANONLAB_BENCH_RUNS", 15);
-    let ds = load_csv(&csv, &CsvOptions::default()).expect("load adult");
-    let hierarchies = HierarchySet::load_dir(&dir).expect("load the hierarchies");
+    let hierarchies = adult_hierarchies();
     let qi: Vec<usize> = QI8.iter().map(|c| ds.column_index(c).unwrap()).collect();
     let qi7 = qi[..7].to_vec();
     let occupation = ds.column_index("occupation").unwrap();

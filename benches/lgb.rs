@@ -12,13 +12,13 @@
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{env_usize, manifest_path, time};
+use common::{adult, env_usize, time};
 
 use std::time::Duration;
 
 use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize;
-use anonlab::data::{load_csv, CellSensitivity, CsvOptions, SensitivitySource};
+use anonlab::data::{CellSensitivity, SensitivitySource};
 use anonlab::privacy::verify;
 use anonlab::progress::Progress;
 
@@ -36,13 +36,8 @@ fn ms(d: Duration) -> String {
 }
 
 fn main() {
-    let csv = manifest_path("../shared/data/adult/adult.csv");
-    if !csv.exists() {
-        eprintln!("skipped: {} not found", csv.display());
-        return;
-    }
+    let Some(ds) = adult() else { return };
     let runs = env_usize("ANONLAB_BENCH_RUNS", 15).max(1);
-    let ds = load_csv(&csv, &CsvOptions::default()).expect("load adult");
     let c = |n: &str| ds.column_index(n).expect("column");
     let density = CellSensitivity::new(SensitivitySource::Density {
         density: 0.2,

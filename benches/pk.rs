@@ -12,12 +12,10 @@
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{env_usize, manifest_path, time};
+use common::{adult, adult_hierarchies, env_usize, time};
 
 use anonlab::algorithms::pk::seeded_sample;
 use anonlab::algorithms::{by_id, Options, Request};
-use anonlab::data::{load_csv, CsvOptions};
-use anonlab::hierarchy::HierarchySet;
 use anonlab::progress::Progress;
 
 const QI: [&str; 6] = [
@@ -30,16 +28,10 @@ const QI: [&str; 6] = [
 ];
 
 fn main() {
-    let dir = manifest_path("../shared/data/adult");
-    let csv = dir.join("adult.csv");
-    if !csv.exists() {
-        eprintln!("skipped: {} not found", csv.display());
-        return;
-    }
+    let Some(full) = adult() else { return };
     let runs = env_usize("ANONLAB_BENCH_RUNS", 5);
-    let full = load_csv(&csv, &CsvOptions::default()).expect("load adult");
     let ds = seeded_sample(&full, 10_000, 1).expect("sample");
-    let hierarchies = HierarchySet::load_dir(&dir).expect("load the hierarchies");
+    let hierarchies = adult_hierarchies();
     let col = |n: &str| ds.column_index(n).unwrap();
     println!(
         "{:<40} {:>10} {:>10} {:>10}  clusters",

@@ -8,6 +8,9 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use anonlab::data::{load_csv, CsvOptions, Dataset};
+use anonlab::hierarchy::HierarchySet;
+
 /// The 8 Adult attributes other than salary-class (the census file has them too).
 pub const QI8: [&str; 8] = [
     "sex",
@@ -46,6 +49,25 @@ pub fn env_usize(name: &str, default: usize) -> usize {
 /// A path relative to the crate root.
 pub fn manifest_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The shared copy of Adult with its ARX hierarchies, relative to the crate root.
+pub const ADULT_DIR: &str = "../shared/data/adult";
+
+/// Adult loaded by anonlab's own importer, or `None` with a notice when the
+/// file is absent (the bench is then skipped).
+pub fn adult() -> Option<Dataset> {
+    let csv = manifest_path(ADULT_DIR).join("adult.csv");
+    if !csv.exists() {
+        eprintln!("skipped: {} not found", csv.display());
+        return None;
+    }
+    Some(load_csv(&csv, &CsvOptions::default()).expect("load adult"))
+}
+
+/// The ARX hierarchies shipped next to Adult.
+pub fn adult_hierarchies() -> HierarchySet {
+    HierarchySet::load_dir(&manifest_path(ADULT_DIR)).expect("load the hierarchies")
 }
 
 /// The synthetic census file, written once and reused by every bench.
