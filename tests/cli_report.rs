@@ -13,6 +13,18 @@ use anonlab::data::{CsvOptions, Project, Role};
 use anonlab::report::Report;
 use anonlab::session::Session;
 
+/// `anonlab report PROJECT -o OUT`, run.
+fn report(project: &Path, out: &Path) -> assert_cmd::assert::Assert {
+    anonlab()
+        .args([
+            "report",
+            project.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+}
+
 /// A small CSV with a sensitive attribute and its project.
 fn project_on_csv(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let csv = dir.join("people.csv");
@@ -52,14 +64,7 @@ fn report_writes_html_markdown_json_and_charts() {
         .save(&project)
         .unwrap();
     let out = dir.path().join("report");
-    anonlab()
-        .args([
-            "report",
-            project.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .assert()
+    report(&project, &out)
         .success()
         .stdout(predicate::str::contains(
             "of 1,500 people could be singled out",
@@ -84,15 +89,7 @@ fn report_reproduces_with_its_own_command_and_anonymize_accepts_the_project() {
         std::fs::read(&csv).unwrap(),
     );
     let out = dir.path().join("out");
-    anonlab()
-        .args([
-            "report",
-            project.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .assert()
-        .success();
+    report(&project, &out).success();
     // Inputs are only read.
     assert_eq!(std::fs::read(&project).unwrap(), before.0);
     assert_eq!(std::fs::read(&csv).unwrap(), before.1);
@@ -140,14 +137,7 @@ fn a_changed_data_file_is_a_warning_not_a_failure() {
     text.push_str("p80,F,30,1001,d1\n");
     std::fs::write(&csv, text).unwrap();
     let out = dir.path().join("out");
-    anonlab()
-        .args([
-            "report",
-            project.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .assert()
+    report(&project, &out)
         .success()
         .stderr(predicate::str::contains(
             "changed since the project was saved",
@@ -192,28 +182,14 @@ fn bad_report_requests_are_explained() {
     let (project, _) = project_on_csv(dir.path());
     let file = dir.path().join("file");
     std::fs::write(&file, "x").unwrap();
-    anonlab()
-        .args([
-            "report",
-            project.to_str().unwrap(),
-            "-o",
-            file.to_str().unwrap(),
-        ])
-        .assert()
+    report(&project, &file)
         .failure()
         .stderr(predicate::str::contains("file"));
     // An unknown algorithm in the project names itself.
     let mut p = Project::load(&project).unwrap();
     p.params.algorithm = Some("nonesuch".into());
     p.save(&project).unwrap();
-    anonlab()
-        .args([
-            "report",
-            project.to_str().unwrap(),
-            "-o",
-            dir.path().join("o").to_str().unwrap(),
-        ])
-        .assert()
+    report(&project, &dir.path().join("o"))
         .failure()
         .stderr(predicate::str::contains("nonesuch"));
 }
