@@ -23,6 +23,17 @@ fn small_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
     p
 }
 
+/// `anonlab correlate FILE EXTRA.. --json`, run successfully, its JSON.
+fn correlate_json(f: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let out = anonlab()
+        .args(["correlate", f.to_str().unwrap()])
+        .args(extra)
+        .arg("--json")
+        .output()
+        .unwrap();
+    json_of(&out)
+}
+
 #[test]
 fn readable_matrix_names_columns_and_bins() {
     let dir = tempfile::tempdir().unwrap();
@@ -46,21 +57,10 @@ fn readable_matrix_names_columns_and_bins() {
 fn json_has_measure_columns_discretization_and_matrix() {
     let dir = tempfile::tempdir().unwrap();
     let f = small_file(&dir);
-    let out = anonlab()
-        .args([
-            "correlate",
-            f.to_str().unwrap(),
-            "--columns",
-            "age,sex",
-            "--measure",
-            "cramer",
-            "--bins",
-            "3",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let v = json_of(&out);
+    let v = correlate_json(
+        &f,
+        &["--columns", "age,sex", "--measure", "cramer", "--bins", "3"],
+    );
     assert_eq!(v["measure"], "cramer");
     assert_eq!(v["columns"], serde_json::json!(["age", "sex"]));
     assert_eq!(v["discretization"]["bins"], 3);
@@ -79,18 +79,7 @@ fn json_has_measure_columns_discretization_and_matrix() {
 fn pearson_leaves_non_numeric_pairs_empty() {
     let dir = tempfile::tempdir().unwrap();
     let f = small_file(&dir);
-    let out = anonlab()
-        .args([
-            "correlate",
-            f.to_str().unwrap(),
-            "--measure",
-            "pearson",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = correlate_json(&f, &["--measure", "pearson"]);
     assert!(v["matrix"][0][2].is_null());
     assert_eq!(v["matrix"][2][2], 1.0);
 }
