@@ -227,6 +227,22 @@ struct Dim<'a> {
     domain: usize,
 }
 
+/// The numeric range of a column's values that occur (largest minus
+/// smallest present number; 0 when none occur): the NCP denominator that
+/// Mondrian and LGB's NCP share.
+pub(crate) fn present_span(col: &crate::data::Column) -> f64 {
+    let numbers = col.numbers();
+    let freq = col.frequencies();
+    let present = &freq[..col.cardinality()];
+    match (
+        present.iter().position(|&f| f > 0),
+        present.iter().rposition(|&f| f > 0),
+    ) {
+        (Some(a), Some(b)) => numbers[b] - numbers[a],
+        _ => 0.0,
+    }
+}
+
 impl<'a> Dim<'a> {
     fn new(col: &'a crate::data::Column) -> Self {
         let missing = col.missing_code();
@@ -234,15 +250,7 @@ impl<'a> Dim<'a> {
         let domain = col.cardinality() + usize::from(has_missing);
         if col.is_numeric() {
             let numbers = col.numbers();
-            let freq = col.frequencies();
-            let present = &freq[..col.cardinality()];
-            let scale = match (
-                present.iter().position(|&f| f > 0),
-                present.iter().rposition(|&f| f > 0),
-            ) {
-                (Some(a), Some(b)) => numbers[b] - numbers[a],
-                _ => 0.0,
-            };
+            let scale = present_span(col);
             Dim {
                 numbers,
                 missing,

@@ -43,6 +43,8 @@ use crate::data::{Column, Dataset};
 use crate::error::Result;
 use crate::progress::Progress;
 
+use crate::algorithms::mondrian::present_span;
+
 /// Rounds of the farthest-row heuristic in `find_seeds`.
 const SEED_ROUNDS: usize = 3;
 
@@ -59,16 +61,7 @@ impl<'a> Dim<'a> {
     fn new(col: &'a Column) -> Self {
         let missing = col.missing_code();
         if col.is_numeric() {
-            let freq = col.frequencies();
-            let present = &freq[..col.cardinality()];
-            let numbers = col.numbers();
-            let scale = match (
-                present.iter().position(|&f| f > 0),
-                present.iter().rposition(|&f| f > 0),
-            ) {
-                (Some(a), Some(b)) => numbers[b] - numbers[a],
-                _ => 0.0,
-            };
+            let scale = present_span(col);
             Dim {
                 col,
                 numeric: true,
