@@ -152,12 +152,8 @@ impl Extent {
                 present,
                 missing,
             } => {
-                if code == dim.missing {
-                    numeric_ncp(*lo, *hi, *present, true, dim.scale)
-                } else {
-                    let x = dim.number(code);
-                    numeric_ncp(lo.min(x), hi.max(x), true, *missing, dim.scale)
-                }
+                let (lo, hi, present, missing) = grown(dim, code, *lo, *hi, *present, *missing);
+                numeric_ncp(lo, hi, present, missing, dim.scale)
             }
             Extent::Categorical { seen, distinct } => {
                 let new = usize::from(!seen.contains(code as usize));
@@ -174,14 +170,7 @@ impl Extent {
                 present,
                 missing,
             } => {
-                if code == dim.missing {
-                    *missing = true;
-                } else {
-                    let x = dim.number(code);
-                    *lo = lo.min(x);
-                    *hi = hi.max(x);
-                    *present = true;
-                }
+                (*lo, *hi, *present, *missing) = grown(dim, code, *lo, *hi, *present, *missing);
             }
             Extent::Categorical { seen, distinct } => {
                 if !seen.put(code as usize) {
@@ -189,6 +178,24 @@ impl Extent {
                 }
             }
         }
+    }
+}
+
+/// A numeric extent (lo, hi, any number present, missing present) after
+/// adding `code`: what `ncp_with` measures and `add` stores.
+fn grown(
+    dim: &Dim<'_>,
+    code: u32,
+    lo: f64,
+    hi: f64,
+    present: bool,
+    missing: bool,
+) -> (f64, f64, bool, bool) {
+    if code == dim.missing {
+        (lo, hi, present, true)
+    } else {
+        let x = dim.number(code);
+        (lo.min(x), hi.max(x), true, missing)
     }
 }
 
