@@ -386,15 +386,7 @@ pub fn lgb(req: &Request<'_>, how: LocalGeneralization, progress: &Progress) -> 
         })
         .collect();
 
-    let mut release = Release::new(
-        match how {
-            LocalGeneralization::MedianPartition => "lgb-mdp",
-            LocalGeneralization::MinimalNcp => "lgb-ncp",
-        },
-        ds,
-        quasi.clone(),
-        req.sensitive.clone(),
-    );
+    let mut release = Release::new(Lgb { how }.id(), ds, quasi.clone(), req.sensitive.clone());
     release.identifiers = req.identifiers.clone();
     release.semi_sensitive = semi.iter().map(|a| a.column).collect();
     for (groups, qi) in per_subset.into_iter().zip(subset_qi) {
