@@ -1222,6 +1222,12 @@ impl App {
         let bits = Arc::make_mut(&mut cells.bits);
         bits.toggle(row);
         cells.count = bits.count_ones(..);
+        self.cells_changed(col);
+    }
+
+    /// After `col`'s sensitive cells changed: anonymization inputs, the
+    /// side panel and (when the attacker knows `col`) the risk follow.
+    fn cells_changed(&mut self, col: usize) {
         self.cells_generation += 1;
         self.refresh_stats();
         if self.risk.known[col] {
@@ -1293,11 +1299,7 @@ impl App {
                         ));
                         self.cells[col] = Some(cells);
                         self.mark = None;
-                        self.cells_generation += 1;
-                        self.refresh_stats();
-                        if self.risk.known[col] {
-                            self.request_risk();
-                        }
+                        self.cells_changed(col);
                     }
                     Err(e) => d.error = Some(e),
                 }
