@@ -46,15 +46,15 @@
 //! tighter, and no longer guaranteed (an estimate rounded, as the paper
 //! does).
 
-use rayon::prelude::*;
-
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::release::{Cell, Release};
 use crate::risk::{check_release_fits, ValueBuckets};
 
-use super::queries::{generate_queries, report_of, Aggregate, Answer, Query, QueryReport};
+use super::queries::{
+    answer_workload, generate_queries, report_of, Aggregate, Answer, Query, QueryReport,
+};
 
 const NONE: u32 = u32::MAX;
 const SLACK: f64 = 1e-9;
@@ -388,18 +388,7 @@ pub fn probabilistic_query_error(
 ) -> Result<QueryReport> {
     let workload = generate_queries(release, ds, target, queries, seed)?;
     let engine = ProbabilisticEngine::new(release, ds, target)?;
-    progress.set_total(workload.len() as u64);
-    let answers: Option<Vec<Answer>> = workload
-        .par_iter()
-        .map(|q| {
-            if progress.is_cancelled() {
-                return None;
-            }
-            progress.advance(1);
-            Some(engine.answer(q))
-        })
-        .collect();
-    let answers = answers.ok_or(Error::Cancelled)?;
+    let answers = answer_workload(&workload, progress, || (), |_, q| engine.answer(q))?;
     Ok(report_of(&answers, ds.col(target), seed))
 }
 

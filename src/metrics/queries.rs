@@ -771,24 +771,37 @@ pub fn query_error(
 ) -> Result<QueryReport> {
     let workload = generate_queries(release, ds, target, queries, seed)?;
     let engine = QueryEngine::new(release, ds, target)?;
+    let answers = answer_workload(
+        &workload,
+        progress,
+        || engine.scratch(),
+        |scratch, q| engine.answer_with(q, scratch),
+    )?;
+    Ok(report_of(&answers, ds.col(target), seed))
+}
+
+/// Answer the workload in parallel with per-thread state from `init`,
+/// reporting each query to `progress`. An outdated workload (the TUI asked
+/// for new parameters) stops at the next query instead of keeping a core
+/// busy.
+pub(crate) fn answer_workload<S>(
+    workload: &[Query],
+    progress: &Progress,
+    init: impl Fn() -> S + Sync + Send,
+    answer: impl Fn(&mut S, &Query) -> Answer + Sync + Send,
+) -> Result<Vec<Answer>> {
     progress.set_total(workload.len() as u64);
-    // An outdated workload (the TUI asked for new parameters) stops at the
-    // next query instead of keeping a core busy.
     let answers: Option<Vec<Answer>> = workload
         .par_iter()
-        .map_init(
-            || engine.scratch(),
-            |scratch, q| {
-                if progress.is_cancelled() {
-                    return None;
-                }
-                progress.advance(1);
-                Some(engine.answer_with(q, scratch))
-            },
-        )
+        .map_init(init, |state, q| {
+            if progress.is_cancelled() {
+                return None;
+            }
+            progress.advance(1);
+            Some(answer(state, q))
+        })
         .collect();
-    let answers = answers.ok_or(crate::error::Error::Cancelled)?;
-    Ok(report_of(&answers, ds.col(target), seed))
+    answers.ok_or(Error::Cancelled)
 }
 
 /// The workload's mean relative error (upper − lower) / |actual| over the
