@@ -134,6 +134,14 @@ fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
         .map_err(failed)
 }
 
+/// The frame shared by bar, step and marker charts: margin and room for
+/// the axis labels.
+fn axes<'a, 'b, DB: DrawingBackend>(root: &'a DrawingArea<DB, Shift>) -> ChartBuilder<'a, 'b, DB> {
+    let mut b = ChartBuilder::on(root);
+    b.margin(20).x_label_area_size(70).y_label_area_size(110);
+    b
+}
+
 fn bars<DB: DrawingBackend>(
     chart: &Chart,
     root: &DrawingArea<DB, Shift>,
@@ -141,10 +149,7 @@ fn bars<DB: DrawingBackend>(
     series: &[Series],
 ) -> Result<()> {
     let n = categories.len().max(1);
-    let mut c = ChartBuilder::on(root)
-        .margin(20)
-        .x_label_area_size(70)
-        .y_label_area_size(110)
+    let mut c = axes(root)
         .build_cartesian_2d(category_axis(n), 0.0..y_top(series))
         .map_err(failed)?;
     c.configure_mesh()
@@ -183,10 +188,7 @@ fn steps<DB: DrawingBackend>(
     x_range: (f64, f64),
     y_range: (f64, f64),
 ) -> Result<()> {
-    let mut c = ChartBuilder::on(root)
-        .margin(20)
-        .x_label_area_size(70)
-        .y_label_area_size(110)
+    let mut c = axes(root)
         .build_cartesian_2d(x_range.0..x_range.1, y_range.0..y_range.1)
         .map_err(failed)?;
     c.configure_mesh()
@@ -230,10 +232,7 @@ fn markers<DB: DrawingBackend>(
     series: &[Series],
 ) -> Result<()> {
     let n = categories.len().max(1);
-    let mut c = ChartBuilder::on(root)
-        .margin(20)
-        .x_label_area_size(70)
-        .y_label_area_size(110)
+    let mut c = axes(root)
         .build_cartesian_2d(category_axis(n), 0.0..y_top(series))
         .map_err(failed)?;
     c.configure_mesh()
