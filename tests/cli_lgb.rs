@@ -301,3 +301,30 @@ fn adult_with_the_papers_settings() {
     }
     assert!(v["reidentification"]["summary"]["max"].as_f64().unwrap() <= 0.2 + 1e-9);
 }
+
+/// Semi-sensitive attributes alone are enough for LGB: no `--sensitive`
+/// is needed, and every attribute's sensitive cells get their breach line.
+#[test]
+fn lgb_runs_with_semi_sensitive_attributes_only() {
+    anonlab()
+        .args([
+            "anonymize",
+            "assets/demo.csv",
+            "--qi",
+            "sex,zip",
+            "--semi-sensitive",
+            "age,occupation",
+            "--sensitive-density",
+            "0.2",
+            "-a",
+            "lgb-mdp",
+            "-k",
+            "3",
+            "-l",
+            "2",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sensitive cells of age"))
+        .stdout(predicate::str::contains("sensitive cells of occupation"));
+}

@@ -237,7 +237,10 @@ impl Prepared {
 pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let p = prepare(&a.columns)?;
     let algo = algorithms::by_id(&a.algorithm)?;
-    if algo.uses_l() && p.sensitive.is_empty() {
+    // LGB protects semi-sensitive cells on their own (the paper's setting
+    // has a sensitive attribute too, but does not need one).
+    let semi_only = algo.reads_semi_sensitive() && !p.options.semi_sensitive.is_empty();
+    if algo.uses_l() && p.sensitive.is_empty() && !semi_only {
         bail!(
             "{} needs a sensitive attribute: add --sensitive COL",
             algo.id()
