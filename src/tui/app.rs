@@ -130,6 +130,13 @@ pub enum JobState {
     Failed,
 }
 
+impl JobState {
+    /// Whether a job is queued or running (its messages are awaited).
+    pub fn is_running(&self) -> bool {
+        matches!(self, JobState::Running { .. })
+    }
+}
+
 /// Statistics of the focused column, for the Data screen's side panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnStats {
@@ -443,11 +450,11 @@ impl App {
         let n = Arc::clone(&notify);
         self.query_worker = Worker::threaded(move |m| n(JobMsg::Queries(m)))?;
         self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
-        if matches!(self.hier.matrix.job, JobState::Running { .. }) {
+        if self.hier.matrix.job.is_running() {
             self.request_matrix();
         }
         self.request_risk();
-        if matches!(self.anon.job, JobState::Running { .. }) {
+        if self.anon.job.is_running() {
             self.request_anonymize();
         } else if matches!(self.anon.queries, QueriesState::Running { .. }) {
             self.request_queries();
@@ -794,11 +801,10 @@ impl App {
 
     /// Advance the spinner shown while a job runs.
     pub fn on_tick(&mut self) {
-        let running = |j: &JobState| matches!(j, JobState::Running { .. });
-        if running(&self.job)
-            || running(&self.anon.job)
+        if self.job.is_running()
+            || self.anon.job.is_running()
             || matches!(self.anon.queries, QueriesState::Running { .. })
-            || running(&self.hier.matrix.job)
+            || self.hier.matrix.job.is_running()
         {
             self.spinner = self.spinner.wrapping_add(1);
         }
@@ -807,14 +813,14 @@ impl App {
     /// Stop the computation of the screen in view (on the Data screen, the
     /// one that is running).
     fn cancel_job(&mut self) {
-        let risk_running = matches!(self.job, JobState::Running { .. });
-        let anon_running = matches!(self.anon.job, JobState::Running { .. });
+        let risk_running = self.job.is_running();
+        let anon_running = self.anon.job.is_running();
         let anonymize = match self.screen {
             Screen::Anonymize => true,
             Screen::Risk => false,
             Screen::Data => anon_running && !risk_running,
             Screen::Hierarchies => {
-                if matches!(self.hier.matrix.job, JobState::Running { .. }) {
+                if self.hier.matrix.job.is_running() {
                     self.corr_worker.cancel();
                     self.hier.matrix.job = JobState::Cancelled;
                 }
