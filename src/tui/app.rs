@@ -1175,7 +1175,7 @@ impl App {
     pub fn t_closeness(&self) -> Option<(usize, f64)> {
         self.anon
             .t_closeness
-            .filter(|&c| matches!(self.roles.get(c), Role::Sensitive | Role::SemiSensitive))
+            .filter(|&c| t_closeness_candidate(self.roles.get(c)))
             .map(|c| (c, self.params.t))
     }
 
@@ -1500,7 +1500,7 @@ fn restore_t_closeness(
     let mut chosen = None;
     let mut left_out = Vec::new();
     for (c, name, t) in saved {
-        if chosen.is_none() && matches!(roles.get(c), Role::Sensitive | Role::SemiSensitive) {
+        if chosen.is_none() && t_closeness_candidate(roles.get(c)) {
             chosen = Some(c);
             params.t = t;
         } else {
@@ -1517,11 +1517,16 @@ fn restore_t_closeness(
     Ok((chosen, message))
 }
 
+/// Whether a column of this role can be protected by t-closeness.
+fn t_closeness_candidate(role: Role) -> bool {
+    matches!(role, Role::Sensitive | Role::SemiSensitive)
+}
+
 /// The next attribute for t-closeness: none, then each sensitive and
 /// semi-sensitive column in column order, then none again.
 fn next_t_closeness(roles: &Roles, now: Option<usize>) -> Option<usize> {
     let candidates: Vec<usize> = (0..roles.as_slice().len())
-        .filter(|&c| matches!(roles.get(c), Role::Sensitive | Role::SemiSensitive))
+        .filter(|&c| t_closeness_candidate(roles.get(c)))
         .collect();
     match now.and_then(|c| candidates.iter().position(|&x| x == c)) {
         None => candidates.first().copied(),
