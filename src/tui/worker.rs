@@ -12,6 +12,7 @@
 //! screen tests are deterministic.
 
 use std::cell::Cell;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -239,22 +240,36 @@ fn worker_loop<T: Send>(shared: &Shared<T>, notify: &(impl Fn(WorkerMsg<T>) + Se
         drop(slot);
 
         // The job runs on a scoped thread so that this one can report its
-        // progress counter while it works.
+        // progress counter while it works. Its result is awaited on a
+        // channel, not by polling between sleeps: a finished job is
+        // reported at once, which live tuning's latency budget needs.
         let msg = thread::scope(|s| {
-            let handle = s.spawn(|| run_job(id, job, &progress));
+            let (done_tx, done_rx) = mpsc::channel();
+            let job_progress = progress.clone();
+            s.spawn(move || {
+                let _ = done_tx.send(run_job(id, job, &job_progress));
+            });
             let mut last = -1.0;
-            while !handle.is_finished() {
-                let f = progress.fraction();
-                if f != last {
-                    last = f;
-                    notify(WorkerMsg::Progress { id, fraction: f });
+            loop {
+                match done_rx.recv_timeout(PROGRESS_EVERY) {
+                    Ok(msg) => break msg,
+                    Err(RecvTimeoutError::Timeout) => {
+                        let f = progress.fraction();
+                        if f != last {
+                            last = f;
+                            notify(WorkerMsg::Progress { id, fraction: f });
+                        }
+                    }
+                    // `run_job` catches panics, so the sender is dropped
+                    // without sending only if that catch itself failed.
+                    Err(RecvTimeoutError::Disconnected) => {
+                        break WorkerMsg::Failed {
+                            id,
+                            error: "internal error: the computation panicked".into(),
+                        }
+                    }
                 }
-                thread::sleep(PROGRESS_EVERY);
             }
-            handle.join().unwrap_or_else(|_| WorkerMsg::Failed {
-                id,
-                error: "internal error: the computation panicked".into(),
-            })
         });
         shared.lock().running = None;
         notify(msg);
