@@ -199,7 +199,11 @@ fn tabs_switch_screens() {
     app.step(&Action::NextScreen);
     assert_eq!(app.screen(), Screen::Hierarchies);
     app.step(&Action::NextScreen);
+    assert_eq!(app.screen(), Screen::Compare);
+    app.step(&Action::NextScreen);
     assert_eq!(app.screen(), Screen::Data);
+    app.step(&Action::PrevScreen);
+    assert_eq!(app.screen(), Screen::Compare);
     app.step(&Action::PrevScreen);
     assert_eq!(app.screen(), Screen::Hierarchies);
     app.step(&Action::PrevScreen);

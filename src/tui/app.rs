@@ -39,14 +39,16 @@ pub enum Screen {
     Risk,
     Anonymize,
     Hierarchies,
+    Compare,
 }
 
 impl Screen {
-    pub const ALL: [Screen; 4] = [
+    pub const ALL: [Screen; 5] = [
         Screen::Data,
         Screen::Risk,
         Screen::Anonymize,
         Screen::Hierarchies,
+        Screen::Compare,
     ];
 
     pub fn title(self) -> &'static str {
@@ -55,6 +57,7 @@ impl Screen {
             Screen::Risk => "Risk",
             Screen::Anonymize => "Anonymize",
             Screen::Hierarchies => "Hierarchies",
+            Screen::Compare => "Compare",
         }
     }
     pub fn index(self) -> usize {
@@ -706,6 +709,7 @@ impl App {
                     let effect = self.hier.step(action, &self.ds, self.params.k);
                     self.apply_hier_effect(effect);
                 }
+                Screen::Compare => {}
             },
         }
     }
@@ -826,6 +830,7 @@ impl App {
                 }
                 return;
             }
+            Screen::Compare => return,
         };
         if anonymize {
             if anon_running {

@@ -104,6 +104,11 @@ pub enum Action {
     CycleMetric,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
+    /// Add the Anonymize screen's current algorithm and parameters to the
+    /// compare set.
+    AddToCompare,
+    /// Remove the selected entry from the compare set.
+    RemoveFromCompare,
 }
 
 /// Where a binding applies.
@@ -225,6 +230,7 @@ impl Default for KeyMap {
         let risk = Scope::Screen(Screen::Risk);
         let anon = Scope::Screen(Screen::Anonymize);
         let hier = Scope::Screen(Screen::Hierarchies);
+        let compare = Scope::Screen(Screen::Compare);
         let dialog = Scope::Dialog;
         let b = |scope, inputs: &[Input], action, help| Binding {
             scope,
@@ -439,6 +445,57 @@ impl Default for KeyMap {
                 A::CycleMetric,
                 "full-domain: next metric",
             ),
+            b(
+                anon,
+                &[I::ch('c')],
+                A::AddToCompare,
+                "add the algorithm and parameters to the compare set",
+            ),
+            // Compare screen.
+            b(
+                compare,
+                &[I::ch('k'), I::key(K::Up)],
+                A::Up,
+                "previous entry",
+            ),
+            b(
+                compare,
+                &[I::ch('j'), I::key(K::Down)],
+                A::Down,
+                "next entry",
+            ),
+            b(compare, &[I::ch('g')], A::First, "first entry"),
+            b(compare, &[I::ch('G')], A::Last, "last entry"),
+            b(
+                compare,
+                &[I::ch('h'), I::key(K::Left)],
+                A::Left,
+                "table: scroll the metrics left",
+            ),
+            b(
+                compare,
+                &[I::ch('l'), I::key(K::Right)],
+                A::Right,
+                "table: scroll the metrics right",
+            ),
+            b(
+                compare,
+                &[I::ch('x'), I::key(K::Delete)],
+                A::RemoveFromCompare,
+                "remove the entry",
+            ),
+            b(
+                compare,
+                &[I::ch('R'), I::key(K::F(5))],
+                A::Recompute,
+                "run the entries whose inputs changed",
+            ),
+            b(
+                compare,
+                &[I::key(K::Enter)],
+                A::Confirm,
+                "load the entry into the Anonymize screen",
+            ),
             // Hierarchies screen.
             b(
                 hier,
@@ -569,6 +626,12 @@ impl Default for KeyMap {
                 &[I::ch('4')],
                 A::ShowScreen(Screen::Hierarchies),
                 "Hierarchies screen",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('5')],
+                A::ShowScreen(Screen::Compare),
+                "Compare screen",
             ),
             b(
                 Scope::Global,

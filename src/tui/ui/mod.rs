@@ -4,6 +4,7 @@
 //! table's size to scroll, so the two cannot disagree.
 
 mod anonymize;
+mod compare;
 mod data;
 mod hierarchies;
 mod mark;
@@ -60,6 +61,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Risk => risk::draw(frame, b.body, app),
         Screen::Anonymize => anonymize::draw(frame, b.body, app),
         Screen::Hierarchies => hierarchies::draw(frame, b.body, app),
+        Screen::Compare => compare::draw(frame, b.body, app),
     }
     draw_status(frame, b.status, app);
     if app.help_visible() {
