@@ -224,11 +224,8 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
         }
     }
 
-    // The published cell of every decided cell, one per distinct cell.
-    let mut cells: Vec<Cell> = Vec::new();
-    let mut cell_ids: FxHashMap<(usize, Vec<u32>, Option<String>), u32> = FxHashMap::default();
-    let mut label_codes: FxHashMap<(usize, String), Vec<u32>> = FxHashMap::default();
     // Labels cover the values of every row they are given to: collect first.
+    let mut label_codes: FxHashMap<(usize, &str), Vec<u32>> = FxHashMap::default();
     for r in 0..n {
         for q in 0..d {
             let i = decided[r * d + q];
@@ -241,7 +238,7 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
             } = &actions[i as usize]
             {
                 label_codes
-                    .entry((q, l.clone()))
+                    .entry((q, l.as_str()))
                     .or_default()
                     .push(ds.col(req.qi[q]).code(r));
             }
@@ -252,6 +249,15 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
         codes.dedup();
     }
     let bound = bound_levels(req, &actions)?;
+    // A published cell depends only on its QI position, the condition
+    // deciding it and the original code: build (and check) it once per
+    // distinct (position, condition, code), not once per row. Different
+    // keys may still publish the same cell (two conditions giving one
+    // label, codes inside one interval or hierarchy node), so the cells
+    // themselves are interned too, for the grouping below.
+    let mut cells: Vec<Cell> = Vec::new();
+    let mut cell_ids: FxHashMap<(usize, Vec<u32>, Option<String>), u32> = FxHashMap::default();
+    let mut by_key: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
     let mut published = vec![0u32; n * d];
     for r in 0..n {
         if deleted.contains(r) {
@@ -261,27 +267,40 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
             let col = ds.col(req.qi[q]);
             let code = col.code(r);
             let i = decided[r * d + q];
-            let cell = match i {
-                NONE => Cell::Value { code },
-                DELETED => Cell::Suppressed,
-                _ => match &actions[i as usize] {
-                    Action::Generalize { target, .. } => match target {
-                        Target::Label(l) => Cell::Set {
-                            codes: label_codes[&(q, l.clone())].clone(),
-                            label: Some(l.clone()),
+            let key = (q as u32, i, if i == DELETED { 0 } else { code });
+            let id = match by_key.get(&key) {
+                Some(&id) => id,
+                None => {
+                    // Rows are visited in order, so an interval that misses
+                    // a value fails at the first row holding it, as before.
+                    let cell = match i {
+                        NONE => Cell::Value { code },
+                        DELETED => Cell::Suppressed,
+                        _ => match &actions[i as usize] {
+                            Action::Generalize { target, .. } => match target {
+                                Target::Label(l) => Cell::Set {
+                                    codes: label_codes[&(q, l.as_str())].clone(),
+                                    label: Some(l.clone()),
+                                },
+                                Target::Interval(lo, hi) => {
+                                    interval_cell(ds, req.qi[q], r, i, *lo, *hi)?
+                                }
+                                Target::Level(level) => {
+                                    let (h, members) = bound[q]
+                                        .as_ref()
+                                        .expect("hierarchy bound for every level condition");
+                                    node_cell(h, *level, code, members)
+                                }
+                            },
+                            _ => unreachable!("only generalizations decide a cell by index"),
                         },
-                        Target::Interval(lo, hi) => interval_cell(ds, req.qi[q], r, i, *lo, *hi)?,
-                        Target::Level(level) => {
-                            let (h, members) = bound[q]
-                                .as_ref()
-                                .expect("hierarchy bound for every level condition");
-                            node_cell(h, *level, code, members)
-                        }
-                    },
-                    _ => unreachable!("only generalizations decide a cell by index"),
-                },
+                    };
+                    let id = cell_id(&mut cells, &mut cell_ids, q, cell);
+                    by_key.insert(key, id);
+                    id
+                }
             };
-            published[r * d + q] = cell_id(&mut cells, &mut cell_ids, q, cell);
+            published[r * d + q] = id;
         }
     }
 
