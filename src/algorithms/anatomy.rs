@@ -131,23 +131,11 @@ impl Algorithm for Anatomy {
             progress.advance(1);
         }
 
-        let mut release = Release::new(self.id(), ds, req.qi.clone(), req.sensitive.clone());
-        release.identifiers = req.identifiers.clone();
-        release.params = ReleaseParams {
-            k: None,
-            l: Some(req.l),
-            t: None,
-            seed: Some(req.seed),
-        };
+        let mut release = new_release(self.id(), req);
         release.groups.reserve(groups.len());
         release.buckets.reserve(groups.len());
-        for mut rows in groups {
-            rows.sort_unstable();
-            release.buckets.push(Bucket { rows: rows.clone() });
-            release.groups.push(EquivalenceGroup {
-                rows,
-                cells: vec![Cell::Original; req.qi.len()],
-            });
+        for rows in groups {
+            push_bucketized(&mut release, rows);
         }
         release.claims.push(Guarantee::BucketLDiversity {
             attribute: col.name().to_string(),
@@ -155,6 +143,29 @@ impl Algorithm for Anatomy {
         });
         Ok(release)
     }
+}
+
+/// An empty release of a bucketizing algorithm (Anatomy and the ARP
+/// family): the request's attributes, its l and its seed.
+pub(super) fn new_release(id: &str, req: &Request<'_>) -> Release {
+    let mut release = Release::new(id, req.ds, req.qi.clone(), req.sensitive.clone());
+    release.identifiers = req.identifiers.clone();
+    release.params = ReleaseParams {
+        k: None,
+        l: Some(req.l),
+        t: None,
+        seed: Some(req.seed),
+    };
+    release
+}
+
+/// One block published by bucketization: exact QI values (the QI table)
+/// and, with the same rows, one bucket (the sensitive table).
+pub(super) fn push_bucketized(release: &mut Release, mut rows: Vec<u32>) {
+    rows.sort_unstable();
+    release.buckets.push(Bucket { rows: rows.clone() });
+    let cells = vec![Cell::Original; release.quasi_identifiers.len()];
+    release.groups.push(EquivalenceGroup { rows, cells });
 }
 
 /// A group, drawn uniformly with `rng`, none of whose rows has sensitive

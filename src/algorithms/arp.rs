@@ -81,10 +81,10 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::privacy::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
-use crate::release::{Bucket, Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
+use crate::release::{Guarantee, Release};
 use crate::stats::{categorize, Contingency, Discretization};
 
-use super::anatomy::Anatomy;
+use super::anatomy::{new_release, push_bucketized, Anatomy};
 use super::{check_l, Algorithm, Request};
 
 /// How ARP publishes its sub-blocks (Algorithm 2, line 23).
@@ -232,26 +232,6 @@ impl Algorithm for At {
         release.algorithm = self.id().to_string();
         Ok(release)
     }
-}
-
-fn new_release(id: &str, req: &Request<'_>) -> Release {
-    let mut release = Release::new(id, req.ds, req.qi.clone(), req.sensitive.clone());
-    release.identifiers = req.identifiers.clone();
-    release.params = ReleaseParams {
-        k: None,
-        l: Some(req.l),
-        t: None,
-        seed: Some(req.seed),
-    };
-    release
-}
-
-/// One block published by bucketization: exact QI values, one bucket.
-fn push_bucketized(release: &mut Release, mut rows: Vec<u32>) {
-    rows.sort_unstable();
-    release.buckets.push(Bucket { rows: rows.clone() });
-    let cells = vec![Cell::Original; release.quasi_identifiers.len()];
-    release.groups.push(EquivalenceGroup { rows, cells });
 }
 
 /// The NSAs by decreasing φ² with the SA (undefined last, ties in the given
