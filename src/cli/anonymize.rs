@@ -12,7 +12,6 @@ use serde::Serialize;
 use anonlab::algorithms::{self, Request};
 use anonlab::anonymize::{evaluate, measure_pk, run, run_verified, Evaluation, Measure};
 use anonlab::data::{Dataset, Project, Role};
-use anonlab::progress::Progress;
 use anonlab::release::{write_csv, write_json};
 use anonlab::session::Session;
 
@@ -260,7 +259,9 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         let (r, e, s) = hierarchy_args::run_full_domain(&req, &measure)?;
         (r, e, Some(s))
     } else {
-        let (r, e) = run_verified(algo.id(), &req, &measure, &Progress::new())?;
+        let (r, e) = super::progress::with_bar("anonymizing", |p| {
+            run_verified(algo.id(), &req, &measure, p)
+        })?;
         (r, e, None)
     };
     if pk.active {
@@ -476,11 +477,19 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 loaded.apply(&mut req.options, l.unwrap_or(1));
                 p.project_hierarchies(&mut req.options);
                 pk.apply(&mut req.options, a.columns.hierarchy.p);
-                let progress = Progress::new();
-                let row = match run(algo.id(), &req, &progress) {
-                    Ok((release, ms)) => {
-                        let mut eval =
-                            evaluate(&release, &p.session.dataset, ms, &measure, &progress)?;
+                let label = match l {
+                    Some(l) => format!("{} k={k} l={l}", algo.id()),
+                    None => format!("{} k={k}", algo.id()),
+                };
+                // A refused run is a row of the table; a failed measurement is an error.
+                let outcome = super::progress::with_bar(&label, |progress| {
+                    let (release, ms) = run(algo.id(), &req, progress)?;
+                    let eval = evaluate(&release, &p.session.dataset, ms, &measure, progress);
+                    Ok::<_, anonlab::Error>((release, eval))
+                });
+                let row = match outcome {
+                    Ok((release, eval)) => {
+                        let mut eval = eval?;
                         if pk.active {
                             measure_pk(&mut eval, &release, &req)?;
                         }

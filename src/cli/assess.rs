@@ -8,7 +8,6 @@ use clap::Args;
 
 use anonlab::assess::{assess, AssessReport};
 use anonlab::data::{CellSensitivity, Project, Role, Roles, Rule, SensitivitySource};
-use anonlab::progress::Progress;
 use anonlab::session::Session;
 
 use super::{thousands, CsvArgs};
@@ -228,7 +227,7 @@ pub fn run(a: &AssessArgs) -> anyhow::Result<()> {
             .save(p)
             .with_context(|| format!("saving the project to {}", p.display()))?;
     }
-    let result = assess(&s, &Progress::new())?;
+    let result = super::progress::with_bar("assessing", |p| assess(&s, p))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&result.report)?);
     } else {

@@ -124,7 +124,8 @@ pub fn run(a: &ChartArgs) -> anyhow::Result<()> {
         bail!("--json and --k-histogram are `assess` output options; `chart` writes a figure");
     }
     let session = session_from_args(&a.data)?;
-    let chart = build(a, &session)?.with_size(a.width, a.height)?;
+    let chart = super::progress::with_bar("drawing", |p| build(a, &session, p))?
+        .with_size(a.width, a.height)?;
     chart.write(&a.output)?;
     println!("wrote {} ({})", a.output.display(), chart.title);
     Ok(())
@@ -137,19 +138,18 @@ struct Run {
     eval: Evaluation,
 }
 
-fn build(a: &ChartArgs, s: &Session) -> anyhow::Result<Chart> {
-    let progress = Progress::new();
+fn build(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart> {
     let original = "original";
     Ok(match a.kind {
         Kind::ReidHistogram | Kind::ReidCdf | Kind::ClassSizes | Kind::Prefix => {
-            let sim = assess(s, &progress)?.simulation;
+            let sim = assess(s, progress)?.simulation;
             if a.kind == Kind::Prefix {
                 if !a.algorithms.is_empty() {
                     bail!("the prefix chart is of the original data (a release has no attacker order); drop -a");
                 }
                 return Ok(charts::prefix_chart(&[(original, &sim.prefix)])?);
             }
-            let runs = releases(a, s, &a.algorithms)?;
+            let runs = releases(a, s, &a.algorithms, progress)?;
             match a.kind {
                 Kind::ReidHistogram => {
                     let mut series = vec![(original, sim.histogram.as_slice())];
@@ -190,7 +190,7 @@ fn build(a: &ChartArgs, s: &Session) -> anyhow::Result<Chart> {
             } else {
                 a.algorithms.clone()
             };
-            let runs = releases(a, s, &ids)?;
+            let runs = releases(a, s, &ids, progress)?;
             let series: Vec<(&str, &[anonlab::risk::CdfPoint])> = runs
                 .iter()
                 .filter_map(|r| Some((r.label.as_str(), r.eval.breach.as_ref()?.cdf.as_slice())))
@@ -227,7 +227,7 @@ fn build(a: &ChartArgs, s: &Session) -> anyhow::Result<Chart> {
                     // A refused or unverifiable point is an empty cell,
                     // which is what the sweep is for: seeing where it fails.
                     // Why it failed goes to stderr, so the cell is explained.
-                    let value = match measure_one(s, algo.id(), k, l) {
+                    let value = match measure_one(s, algo.id(), k, l, progress) {
                         Ok((_, e)) => a.metric.of(&e),
                         Err(e) => {
                             eprintln!("k = {k}, l = {l}: {e}");
@@ -254,18 +254,29 @@ fn build(a: &ChartArgs, s: &Session) -> anyhow::Result<Chart> {
 
 /// Run one algorithm on the session's request (`Session::request`) and
 /// verify it.
-fn measure_one(s: &Session, id: &str, k: u32, l: u32) -> anonlab::Result<(Release, Evaluation)> {
+fn measure_one(
+    s: &Session,
+    id: &str,
+    k: u32,
+    l: u32,
+    progress: &Progress,
+) -> anonlab::Result<(Release, Evaluation)> {
     let req = s.request(id, k, l)?;
     // The workload's query error is not drawn: skip it.
     let measure = Measurements {
         queries: 0,
         query_seed: s.params.seed,
     };
-    run_verified(id, &req, &measure, &Progress::new())
+    run_verified(id, &req, &measure, progress)
 }
 
 /// Every algorithm × k × l (l only for algorithms that read it).
-fn releases(a: &ChartArgs, s: &Session, ids: &[String]) -> anyhow::Result<Vec<Run>> {
+fn releases(
+    a: &ChartArgs,
+    s: &Session,
+    ids: &[String],
+    progress: &Progress,
+) -> anyhow::Result<Vec<Run>> {
     let mut runs = Vec::new();
     for id in ids {
         let algo = algorithms::by_id(id)?;
@@ -280,8 +291,8 @@ fn releases(a: &ChartArgs, s: &Session, ids: &[String]) -> anyhow::Result<Vec<Ru
                     Some(l) => format!("{} k={k} l={l}", algo.id()),
                     None => format!("{} k={k}", algo.id()),
                 };
-                let (release, eval) =
-                    measure_one(s, algo.id(), k, l.unwrap_or(1)).with_context(|| label.clone())?;
+                let (release, eval) = measure_one(s, algo.id(), k, l.unwrap_or(1), progress)
+                    .with_context(|| label.clone())?;
                 runs.push(Run {
                     label,
                     release,

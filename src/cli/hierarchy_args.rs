@@ -23,7 +23,6 @@ use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize::{evaluate, Evaluation, Measure};
 use anonlab::construction::Conditions;
 use anonlab::hierarchy::HierarchySet;
-use anonlab::progress::Progress;
 use anonlab::release::Release;
 
 #[derive(Debug, Args, Clone, Default)]
@@ -151,11 +150,13 @@ pub fn run_full_domain(
     req: &Request<'_>,
     measure: &Measure,
 ) -> anyhow::Result<(Release, Evaluation, SearchReport)> {
-    let progress = Progress::new();
-    let start = Instant::now();
-    let (release, report) = search(req, &progress)?;
-    let ms = start.elapsed().as_secs_f64() * 1000.0;
-    let eval = evaluate(&release, req.ds, ms, measure, &progress)?;
+    let (release, report, eval) = super::progress::with_bar("full-domain search", |progress| {
+        let start = Instant::now();
+        let (release, report) = search(req, progress)?;
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        let eval = evaluate(&release, req.ds, ms, measure, progress)?;
+        Ok::<_, anonlab::Error>((release, report, eval))
+    })?;
     if !eval.verification.all_hold() {
         bail!(
             "the full-domain release failed independent verification, nothing was written:\n{}",

@@ -8,7 +8,6 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use anonlab::data::Project;
-use anonlab::progress::Progress;
 use anonlab::report;
 use anonlab::session::Session;
 
@@ -29,7 +28,9 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
     }
     let session = Session::from_project(&project)
         .with_context(|| format!("project {}", a.project.display()))?;
-    let built = report::build(&session, &a.project, warning, &Progress::new())?;
+    let built = super::progress::with_bar("building the report", |p| {
+        report::build(&session, &a.project, warning, p)
+    })?;
     let written = report::write(&built, &a.output)?;
     for line in &built.report.summary {
         println!("{line}");
