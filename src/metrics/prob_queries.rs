@@ -396,11 +396,8 @@ pub fn probabilistic_query_error(
 mod tests {
     use super::*;
     use crate::metrics::queries::{Condition, Predicate, QueryEngine};
+    use crate::release::examples::code;
     use crate::risk::lgb_fixture::{self as fixture, AGE, DISEASE, GENDER, SALARY, ZIP};
-
-    fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
-        ds.col(col).code_of(v).unwrap()
-    }
 
     fn query(predicates: Vec<(usize, Condition)>, aggregate: Aggregate) -> Query {
         Query {

@@ -1207,24 +1207,8 @@ fn t_closeness(release: &Release, ds: &Dataset, column: usize, t: f64) -> Result
 mod tests {
     use super::*;
     use crate::data::examples::cross_bucket_fig1b as fig1b;
+    use crate::release::examples::{interval, value};
     use crate::release::{Cell, EquivalenceGroup, LocalBuckets};
-
-    fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
-        ds.col(col).code_of(v).unwrap()
-    }
-
-    fn interval(ds: &Dataset, col: usize, lo: &str, hi: &str) -> Cell {
-        Cell::Interval {
-            lo: code(ds, col, lo),
-            hi: code(ds, col, hi),
-        }
-    }
-
-    fn value(ds: &Dataset, col: usize, v: &str) -> Cell {
-        Cell::Value {
-            code: code(ds, col, v),
-        }
-    }
 
     fn disease() -> String {
         "Disease".to_string()

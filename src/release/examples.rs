@@ -9,20 +9,26 @@
 use super::{Bucket, Cell, EquivalenceGroup, LocalBuckets, QiSubset, Release};
 use crate::data::Dataset;
 
-fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
+// Fixture builders, shared with the crate's unit tests that write cells by
+// value: a value missing from the table is a bug in the fixture, so panic.
+
+/// The code of value `v` in column `col`.
+pub(crate) fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
     ds.col(col)
         .code_of(v)
-        .unwrap_or_else(|| panic!("'{v}' is not in column {col} of the Fig. 1b table"))
+        .unwrap_or_else(|| panic!("'{v}' is not a value of column {col} of the fixture"))
 }
 
-fn interval(ds: &Dataset, col: usize, lo: &str, hi: &str) -> Cell {
+/// The interval cell from value `lo` to value `hi` of column `col`.
+pub(crate) fn interval(ds: &Dataset, col: usize, lo: &str, hi: &str) -> Cell {
     Cell::Interval {
         lo: code(ds, col, lo),
         hi: code(ds, col, hi),
     }
 }
 
-fn value(ds: &Dataset, col: usize, v: &str) -> Cell {
+/// The exact cell of value `v` of column `col`.
+pub(crate) fn value(ds: &Dataset, col: usize, v: &str) -> Cell {
     Cell::Value {
         code: code(ds, col, v),
     }

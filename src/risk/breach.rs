@@ -414,19 +414,9 @@ mod tests {
     use crate::data::examples::cross_bucket_fig1b as fig1b;
     use crate::release::examples::{
         cross_bucket_fig2a as fig2a, cross_bucket_fig2b as fig2b, cross_bucket_fig4 as fig4,
+        interval,
     };
     use crate::release::Cell;
-
-    fn code(ds: &Dataset, col: usize, v: &str) -> u32 {
-        ds.col(col).code_of(v).unwrap()
-    }
-
-    fn interval(ds: &Dataset, col: usize, lo: &str, hi: &str) -> Cell {
-        Cell::Interval {
-            lo: code(ds, col, lo),
-            hi: code(ds, col, hi),
-        }
-    }
 
     fn breach(r: &Release, ds: &Dataset) -> Breach {
         breach_probability(r, ds, 4, &Progress::new()).unwrap()

@@ -223,6 +223,7 @@ pub fn local_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Resul
 #[cfg(test)]
 pub(crate) mod fixture {
     use crate::data::Dataset;
+    use crate::release::examples::interval;
     use crate::release::{Bucket, Cell, EquivalenceGroup, LocalBuckets, QiSubset, Release};
 
     pub const GENDER: usize = 0;
@@ -246,14 +247,6 @@ pub(crate) mod fixture {
             ],
         )
         .unwrap()
-    }
-
-    fn interval(ds: &Dataset, col: usize, lo: &str, hi: &str) -> Cell {
-        let c = ds.col(col);
-        Cell::Interval {
-            lo: c.code_of(lo).unwrap(),
-            hi: c.code_of(hi).unwrap(),
-        }
     }
 
     fn buckets(column: usize, sets: &[&[u32]]) -> LocalBuckets {
