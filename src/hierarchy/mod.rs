@@ -28,6 +28,7 @@ pub mod correlated;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -46,6 +47,14 @@ pub(crate) struct RowsError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hierarchy {
     attribute: String,
+    /// Shared by clones: a session hands its hierarchies to every request
+    /// (`Session::request`), which must not copy the trees each time.
+    tree: Arc<Tree>,
+}
+
+/// The levels of a hierarchy; never changed once built.
+#[derive(Debug, PartialEq)]
+struct Tree {
     /// Distinct labels per level, in order of first appearance; the index is
     /// the node id at that level. `labels[0]` are the leaves in file order.
     labels: Vec<Vec<Box<str>>>,
@@ -171,9 +180,11 @@ impl Hierarchy {
             .collect();
         Ok(Self {
             attribute: attribute.to_string(),
-            labels,
-            nodes,
-            leaf_index,
+            tree: Arc::new(Tree {
+                labels,
+                nodes,
+                leaf_index,
+            }),
         })
     }
 
@@ -191,53 +202,53 @@ impl Hierarchy {
     /// Number of levels including the leaves: ARX's "height", the number of
     /// fields per row. Levels are `0..levels()`; `levels() - 1` is the root.
     pub fn levels(&self) -> usize {
-        self.labels.len()
+        self.tree.labels.len()
     }
 
     /// Number of generalization steps from the leaves to the root
     /// (`levels() - 1`).
     pub fn height(&self) -> usize {
-        self.labels.len() - 1
+        self.tree.labels.len() - 1
     }
 
     /// The leaves in file order.
     pub fn leaves(&self) -> &[Box<str>] {
-        &self.labels[0]
+        &self.tree.labels[0]
     }
 
     /// Index of a leaf, if the hierarchy has it.
     pub fn leaf_index(&self, leaf: &str) -> Option<usize> {
-        self.leaf_index.get(leaf).map(|&i| i as usize)
+        self.tree.leaf_index.get(leaf).map(|&i| i as usize)
     }
 
     /// Number of distinct nodes at `level`.
     pub fn n_nodes(&self, level: usize) -> usize {
-        self.labels[level].len()
+        self.tree.labels[level].len()
     }
 
     /// Labels of the nodes at `level`, indexed by node id.
     pub fn labels(&self, level: usize) -> &[Box<str>] {
-        &self.labels[level]
+        &self.tree.labels[level]
     }
 
     /// Node id of leaf number `leaf`'s ancestor at `level`.
     pub fn node(&self, leaf: usize, level: usize) -> u32 {
-        self.nodes[level][leaf]
+        self.tree.nodes[level][leaf]
     }
 
     /// The label of `leaf`'s ancestor at `level`; `None` for an unknown leaf
     /// or a level beyond the root.
     pub fn ancestor(&self, leaf: &str, level: usize) -> Option<&str> {
         let i = self.leaf_index(leaf)?;
-        let ids = self.nodes.get(level)?;
-        Some(&self.labels[level][ids[i] as usize])
+        let ids = self.tree.nodes.get(level)?;
+        Some(&self.tree.labels[level][ids[i] as usize])
     }
 
     /// One row per leaf, `leaf, level1, ..., root`: the ARX layout.
     pub fn rows(&self) -> impl Iterator<Item = Vec<&str>> + '_ {
         (0..self.leaves().len()).map(move |leaf| {
             (0..self.levels())
-                .map(|level| &*self.labels[level][self.nodes[level][leaf] as usize])
+                .map(|level| &*self.tree.labels[level][self.tree.nodes[level][leaf] as usize])
                 .collect()
         })
     }
@@ -245,7 +256,7 @@ impl Hierarchy {
     /// Number of leaves under each node at `level`, indexed by node id.
     pub fn leaf_counts(&self, level: usize) -> Vec<usize> {
         let mut n = vec![0usize; self.n_nodes(level)];
-        for &id in &self.nodes[level] {
+        for &id in &self.tree.nodes[level] {
             n[id as usize] += 1;
         }
         n
@@ -299,9 +310,9 @@ impl Hierarchy {
         }
         let top = self.height();
         let missing_leaf = self.leaf_index("?");
-        let mut labels: Vec<Vec<Box<str>>> = self.labels.clone();
+        let mut labels: Vec<Vec<Box<str>>> = self.tree.labels.clone();
         let mut ids = Vec::with_capacity(self.levels());
-        for (level, (names, nodes)) in labels.iter_mut().zip(&self.nodes).enumerate() {
+        for (level, (names, nodes)) in labels.iter_mut().zip(&self.tree.nodes).enumerate() {
             let mut t: Vec<u32> = leaf_of_code[..col.missing_code() as usize]
                 .iter()
                 .map(|&leaf| nodes[leaf as usize])
@@ -591,6 +602,20 @@ mod tests {
         assert_eq!(h.leaf_counts(1), vec![2, 1]);
         let back: Vec<String> = h.rows().map(|r| r.join(";")).collect();
         assert_eq!(back.join("\n"), text);
+    }
+
+    #[test]
+    fn clones_share_the_levels_and_a_renamed_clone_keeps_them() {
+        // Session::request clones its hierarchies on every call.
+        let h = Hierarchy::from_rows("age", &rows("1;0-4;*\n7;5-9;*")).unwrap();
+        let copy = h.clone();
+        assert!(Arc::ptr_eq(&h.tree, &copy.tree));
+        let renamed = copy.with_attribute("years");
+        assert_eq!(renamed.attribute(), "years");
+        assert_eq!(h.attribute(), "age");
+        assert!(Arc::ptr_eq(&h.tree, &renamed.tree));
+        assert_ne!(h, renamed);
+        assert_eq!(renamed.with_attribute("age"), h);
     }
 
     #[test]
