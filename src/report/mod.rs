@@ -47,7 +47,7 @@ use crate::error::{Error, Result};
 use crate::metrics::QueryReport;
 use crate::progress::Progress;
 use crate::release::Release;
-use crate::risk::{self, CdfPoint, PrefixRow};
+use crate::risk::{self, CdfPoint, PrefixRow, RiskSummary};
 use crate::session::Session;
 
 pub use html::{escape, to_html};
@@ -254,15 +254,14 @@ pub fn build(
     let evaluation = evaluate(&release, ds, ms, &measure, progress)?;
 
     let threshold = session.attacker.threshold;
-    let before = Exposure {
-        records: before_report.rows,
-        singled_out: before_report.uniques,
-        max: before_report.risk.max,
-        mean: before_report.risk.mean,
-        above_threshold: before_report.risk.records_above_threshold,
-    };
-    let sizes = charts::group_sizes(&release, ds);
-    let after_key_count = key_count_exposure(&sizes, threshold);
+    let before = Exposure::from(&sim.summary);
+    // Each published record's class size, as the simulator's match counts.
+    let classes = crate::metrics::class_sizes(&release, ds);
+    let sizes: Vec<u32> = classes
+        .iter()
+        .flat_map(|&s| std::iter::repeat_n(s as u32, s))
+        .collect();
+    let after_key_count = Exposure::from(&risk::summarize(&sizes, classes.len(), threshold));
     let after_linkage = distribution_exposure(&evaluation.reidentification, threshold);
     let breach = match (&evaluation.breach, release.sensitive.first()) {
         (Some(d), Some(&s)) => Some(BreachFigures {
@@ -427,31 +426,17 @@ pub fn build(
     })
 }
 
-/// Exposure to the key-count attacker from each published record's class
-/// size: chance 1/size.
-fn key_count_exposure(sizes: &[u32], threshold: f64) -> Exposure {
-    let n = sizes.len();
-    let mean = if n == 0 {
-        0.0
-    } else {
-        sizes
-            .iter()
-            .map(|&s| 1.0 / f64::from(s.max(1)))
-            .sum::<f64>()
-            / n as f64
-    };
-    Exposure {
-        records: n,
-        singled_out: sizes.iter().filter(|&&s| s == 1).count(),
-        max: sizes
-            .iter()
-            .min()
-            .map_or(0.0, |&s| 1.0 / f64::from(s.max(1))),
-        mean,
-        above_threshold: sizes
-            .iter()
-            .filter(|&&s| 1.0 / f64::from(s.max(1)) > threshold + 1e-12)
-            .count(),
+/// The key-count attacker's figures, before (the simulator on the data) or
+/// after (the same summary of the published class sizes).
+impl From<&RiskSummary> for Exposure {
+    fn from(s: &RiskSummary) -> Self {
+        Exposure {
+            records: s.records,
+            singled_out: s.uniques,
+            max: s.max,
+            mean: s.mean,
+            above_threshold: s.records_above_threshold,
+        }
     }
 }
 
@@ -560,8 +545,12 @@ mod tests {
         assert_eq!(count_above(&cdf, 8, 0.25), 4);
         assert_eq!(count_above(&cdf, 8, 1.0 - 1e-9), 4);
         assert_eq!(count_above(&cdf, 8, 1.0), 0);
-        let e = key_count_exposure(&[1, 4, 4, 4, 4], 0.2);
+        let e = Exposure::from(&risk::summarize(&[1, 4, 4, 4, 4], 2, 0.2));
         assert_eq!((e.singled_out, e.above_threshold, e.max), (1, 5, 1.0));
         assert!((e.mean - (1.0 + 4.0 * 0.25) / 5.0).abs() < 1e-12);
+        // A chance equal to the threshold is not above it (1/5 and 0.2 are
+        // the same double); the simulator's "before" figure counts alike.
+        let e = Exposure::from(&risk::summarize(&[5; 5], 1, 0.2));
+        assert_eq!((e.above_threshold, e.max), (0, 0.2));
     }
 }

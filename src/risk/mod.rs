@@ -15,6 +15,6 @@ pub use linkage::{check_release_fits, linkage_attack, linkage_from, Linkage, Mat
 pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
 pub use simulator::{
-    cdf, histogram, simulate, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
+    cdf, histogram, simulate, summarize, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
     Simulation, HISTOGRAM_BINS,
 };

@@ -716,7 +716,10 @@ fn wildcard_matches(
     Ok(matches)
 }
 
-fn summarize(matches: &[u32], classes: usize, threshold: f64) -> RiskSummary {
+/// The summary of per-record match counts (Pr(re-id) = 1 / count) over
+/// `classes` keys. The report summarizes a release's published class sizes
+/// with it too, so its before and after columns are computed alike.
+pub fn summarize(matches: &[u32], classes: usize, threshold: f64) -> RiskSummary {
     let n = matches.len();
     let sum: f64 = matches.iter().map(|&m| 1.0 / f64::from(m)).sum();
     let k = matches.iter().copied().min().unwrap_or(0);
