@@ -13,8 +13,8 @@ use fixedbitset::FixedBitSet;
 
 use crate::algorithms::{Options, Request};
 use crate::data::{
-    load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CsvOptions, Dataset, HierarchySource,
-    Params, Project, Role, Roles, SensitivitySource,
+    load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
+    HierarchySource, Params, Project, Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -37,6 +37,8 @@ pub struct Session {
     /// Generalization hierarchies by column name, each checked to cover its
     /// column.
     pub hierarchies: BTreeMap<String, HeldHierarchy>,
+    /// The compare set (see [`CompareEntry`]).
+    pub compare: Vec<CompareEntry>,
 }
 
 /// A hierarchy the session holds and where it came from (what the project
@@ -83,6 +85,7 @@ impl Session {
             attacker: AttackerModel::default(),
             params: Params::default(),
             hierarchies: BTreeMap::new(),
+            compare: Vec::new(),
         }
     }
 
@@ -159,6 +162,7 @@ impl Session {
             attacker: project.attacker.clone(),
             params: project.params.clone(),
             hierarchies,
+            compare: project.compare.clone(),
         };
         Ok(s)
     }
@@ -178,6 +182,7 @@ impl Session {
             .iter()
             .map(|(name, h)| (name.clone(), h.source.clone()))
             .collect();
+        p.compare = self.compare.clone();
         p
     }
 

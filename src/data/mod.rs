@@ -11,8 +11,8 @@ mod sensitivity;
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use project::{
-    write_atomic, write_atomic_with, AttackerModel, DataFingerprint, DataSource, HierarchySource,
-    Params, Project, PROJECT_VERSION,
+    write_atomic, write_atomic_with, AttackerModel, CompareEntry, DataFingerprint, DataSource,
+    HierarchySource, Params, Project, PROJECT_VERSION,
 };
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};

@@ -36,6 +36,45 @@ pub struct Project {
     /// and save unchanged.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hierarchies: BTreeMap<String, HierarchySource>,
+    /// The compare set: algorithms and parameter sets to run side by side
+    /// (the TUI's Compare screen; `anonlab compare --project` without
+    /// `--algorithms`). Left out of the file when empty, so projects
+    /// written before it existed load and save unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<CompareEntry>,
+}
+
+/// One entry of the compare set: an algorithm and the parameters it is
+/// run with. Everything else a run reads (roles, sensitive cells,
+/// hierarchies, t-closeness, full-domain settings) is the session's at
+/// the time of the run, so changing the session re-runs every entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareEntry {
+    /// An id of `algorithms::registry`.
+    pub algorithm: String,
+    pub k: u32,
+    /// Only for algorithms that read l.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l: Option<u32>,
+    /// Only for algorithms that read p (p-sensitive k-anonymity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<u32>,
+    pub seed: u64,
+}
+
+impl std::fmt::Display for CompareEntry {
+    /// `cbg k=3 l=2 seed=42`, as the screens and messages name an entry.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} k={}", self.algorithm, self.k)?;
+        if let Some(l) = self.l {
+            write!(f, " l={l}")?;
+        }
+        if let Some(p) = self.p {
+            write!(f, " p={p}")?;
+        }
+        write!(f, " seed={}", self.seed)
+    }
 }
 
 /// Where one of the project's hierarchies comes from.
@@ -184,6 +223,7 @@ impl Project {
             attacker: AttackerModel::default(),
             params: Params::default(),
             hierarchies: BTreeMap::new(),
+            compare: Vec::new(),
         }
     }
 
@@ -392,6 +432,40 @@ mod tests {
         let p = Project::from_json(old, &file).unwrap();
         assert!(p.params.t_closeness.is_empty());
         assert_eq!(Project::from_json(&p.to_json(), &file).unwrap(), p);
+    }
+
+    #[test]
+    fn the_compare_set_round_trips_and_is_absent_when_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.json");
+        let mut p = Project::new(None, CsvOptions::default());
+        assert!(!p.to_json().contains("compare"), "{}", p.to_json());
+        p.compare = vec![
+            CompareEntry {
+                algorithm: "mondrian".into(),
+                k: 5,
+                l: None,
+                p: None,
+                seed: 42,
+            },
+            CompareEntry {
+                algorithm: "pk-enhanced".into(),
+                k: 3,
+                l: None,
+                p: Some(2),
+                seed: 7,
+            },
+        ];
+        p.save(&file).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["compare"][1]["p"], 2);
+        assert!(json["compare"][0].get("l").is_none(), "{text}");
+        assert_eq!(Project::load(&file).unwrap(), p);
+        assert_eq!(p.compare[1].to_string(), "pk-enhanced k=3 p=2 seed=7");
+        let bad = r#"{"version":1,"data":{"path":null},"compare":[{"algorithm":"cbg","k":3,"seed":1,"q":2}]}"#;
+        let err = Project::from_json(bad, &file).unwrap_err().to_string();
+        assert!(err.contains("unknown field"), "{err}");
     }
 
     #[test]

@@ -32,6 +32,12 @@ use crate::risk::{self, Knowledge, PrefixRow, RiskSummary};
 use crate::session::{Session, DEMO_LABEL};
 use crate::stats::CorrelationMatrix;
 
+// The Compare screen's glue reads the session's state, so it is a child
+// of this module; its file sits beside the other screens' models.
+#[path = "compare.rs"]
+pub mod compare;
+use compare::{CompareOutput, CompareState};
+
 /// The screens, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Screen {
@@ -87,6 +93,8 @@ pub enum JobMsg {
     Anonymize(WorkerMsg<Box<AnonymizeView>>),
     Queries(WorkerMsg<QueryOutcome>),
     Correlation(WorkerMsg<CorrelationMatrix>),
+    /// One task of the Compare screen's pass (boxed: an evaluation).
+    Compare(WorkerMsg<Box<CompareOutput>>),
 }
 
 /// Most frequent values kept for the side panel's bar chart.
@@ -316,6 +324,9 @@ pub struct App {
     /// The Hierarchies screen and the session's hierarchies.
     hier: HierarchiesState,
     corr_worker: Worker<CorrelationMatrix>,
+    /// The Compare screen and its job slot.
+    compare: CompareState,
+    compare_worker: Worker<Box<CompareOutput>>,
 }
 
 impl App {
@@ -337,6 +348,7 @@ impl App {
             attacker,
             mut params,
             hierarchies,
+            compare: compare_set,
         } = session;
         let threshold = attacker.threshold;
         if !(0.0..=1.0).contains(&threshold) {
@@ -414,6 +426,8 @@ impl App {
             project_path: None,
             hier,
             corr_worker: Worker::inline(),
+            compare: CompareState::new(compare_set, threshold),
+            compare_worker: Worker::inline(),
         };
         if let Some(message) = t_left_out {
             app.popup = Some(Popup {
@@ -452,6 +466,8 @@ impl App {
         self.anon_worker = Worker::threaded(move |m| n(JobMsg::Anonymize(m)))?;
         let n = Arc::clone(&notify);
         self.query_worker = Worker::threaded(move |m| n(JobMsg::Queries(m)))?;
+        let n = Arc::clone(&notify);
+        self.compare_worker = Worker::threaded(move |m| n(JobMsg::Compare(m)))?;
         self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
         if self.hier.matrix.job.is_running() {
             self.request_matrix();
@@ -496,6 +512,7 @@ impl App {
                     .into_iter()
                     .map(JobMsg::Correlation),
             );
+            msgs.extend(self.run_compare_inline());
             if msgs.is_empty() {
                 break;
             }
@@ -664,6 +681,7 @@ impl App {
             .into_iter()
             .collect();
         p.hierarchies = self.hier.sources();
+        p.compare = self.compare.entries();
         p
     }
 
@@ -709,7 +727,7 @@ impl App {
                     let effect = self.hier.step(action, &self.ds, self.params.k);
                     self.apply_hier_effect(effect);
                 }
-                Screen::Compare => {}
+                Screen::Compare => self.step_compare(action),
             },
         }
     }
@@ -721,6 +739,7 @@ impl App {
             JobMsg::Anonymize(m) => self.on_anonymize(m),
             JobMsg::Queries(m) => self.on_queries(m),
             JobMsg::Correlation(m) => self.hier.on_matrix(m),
+            JobMsg::Compare(m) => self.on_compare(m),
         }
     }
 
@@ -830,7 +849,10 @@ impl App {
                 }
                 return;
             }
-            Screen::Compare => return,
+            Screen::Compare => {
+                self.cancel_compare();
+                return;
+            }
         };
         if anonymize {
             if anon_running {
@@ -845,6 +867,9 @@ impl App {
 
     fn show(&mut self, screen: Screen) {
         self.screen = screen;
+        if screen == Screen::Compare {
+            self.show_compare();
+        }
         if screen == Screen::Anonymize {
             self.refresh_blocked();
             if self.anon.requested.as_ref() != Some(&self.anonymize_inputs()) {
@@ -1092,6 +1117,10 @@ impl App {
             Action::First => t.cursor = 0,
             Action::Last => t.cursor = usize::MAX,
             Action::Confirm => self.anon.show_detail = !self.anon.show_detail,
+            Action::AddToCompare => {
+                self.add_to_compare();
+                return;
+            }
             Action::CycleTCloseness => {
                 self.anon.t_closeness = next_t_closeness(&self.roles, self.anon.t_closeness);
                 if self.anon.choice().reads_cells {

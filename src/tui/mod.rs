@@ -45,6 +45,10 @@ pub use app::{
     visible_window, App, ColumnStats, DataView, JobMsg, JobState, Popup, RiskState, RiskView,
     Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
 };
+pub use app::compare::{
+    CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
+    METRIC_COLUMNS,
+};
 pub use hierarchies::{
     Builder, DialogKind, Effect, FullDomainSettings, HierarchiesState, HierarchyDialog,
     MatrixState, TreeLine, TreeView, FULL_DOMAIN,
