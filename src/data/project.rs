@@ -249,21 +249,55 @@ impl Project {
     pub fn load(file: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(file).map_err(|e| Error::Io(file.to_path_buf(), e))?;
         let mut p = Self::from_json(&text, file)?;
-        // A relative data path is relative to the project file, so a project
-        // and its data can move together.
-        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Some(path) = p.data.path.as_mut().filter(|p| p.is_relative()) {
-                *path = dir.join(&*path);
-            }
-            for source in p.hierarchies.values_mut() {
-                if let HierarchySource::File(path) = source {
-                    if path.is_relative() {
-                        *path = dir.join(&*path);
-                    }
+        p.resolve_paths(file);
+        Ok(p)
+    }
+
+    /// Read the relative data and hierarchy paths of a project written to
+    /// `file` as relative to `file`'s directory, so a project and its data
+    /// can move together ([`Project::load`] does this).
+    pub fn resolve_paths(&mut self, file: &Path) {
+        let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) else {
+            return;
+        };
+        if let Some(path) = self.data.path.as_mut().filter(|p| p.is_relative()) {
+            *path = dir.join(&*path);
+        }
+        for source in self.hierarchies.values_mut() {
+            if let HierarchySource::File(path) = source {
+                if path.is_relative() {
+                    *path = dir.join(&*path);
                 }
             }
         }
-        Ok(p)
+    }
+
+    /// This project (its paths as the process opens them, relative to the
+    /// working directory) as it is written to `file`: the data path and
+    /// hierarchy files relative to `file`'s directory when they lie beside
+    /// or below it, else absolute, so the written project opens from any
+    /// working directory ([`Project::resolve_paths`] undoes it).
+    pub fn relative_to(&self, file: &Path) -> Project {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let absolute = cwd.join(file);
+        let dir = absolute.parent().unwrap_or(&cwd).to_path_buf();
+        let relative = |p: &Path| {
+            let p = cwd.join(p);
+            match p.strip_prefix(&dir) {
+                Ok(rel) => rel.to_path_buf(),
+                Err(_) => p,
+            }
+        };
+        let mut project = self.clone();
+        if let Some(data) = &project.data.path {
+            project.data.path = Some(relative(data));
+        }
+        for source in project.hierarchies.values_mut() {
+            if let HierarchySource::File(p) = source {
+                *p = relative(p);
+            }
+        }
+        project
     }
 
     /// Write atomically: a temporary file in the same directory, renamed.

@@ -907,26 +907,8 @@ impl App {
     /// directory.
     fn save_project(&mut self) {
         let path = self.project_path();
-        let mut project = self.to_project();
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let absolute = cwd.join(&path);
-        let dir = absolute.parent().unwrap_or(&cwd).to_path_buf();
-        let relative = |p: &std::path::Path| {
-            let p = cwd.join(p);
-            match p.strip_prefix(&dir) {
-                Ok(rel) => rel.to_path_buf(),
-                Err(_) => p,
-            }
-        };
-        if let Some(data) = &project.data.path {
-            project.data.path = Some(relative(data));
-        }
-        // Hierarchy files move with the project the same way.
-        for source in project.hierarchies.values_mut() {
-            if let crate::data::HierarchySource::File(p) = source {
-                *p = relative(p);
-            }
-        }
+        let project = self.to_project().relative_to(&path);
+        let absolute = std::env::current_dir().unwrap_or_default().join(&path);
         match project.save(&path) {
             Ok(()) => self.notice = Some(format!("project saved to {}", absolute.display())),
             Err(e) => {

@@ -13,6 +13,7 @@
 
 mod anonymize;
 mod app;
+mod export;
 mod hierarchies;
 mod keymap;
 mod mark;
@@ -56,6 +57,10 @@ pub use hierarchies::{
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use mark::{MarkDialog, MarkField, MarkMode};
 pub use record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
+pub use export::{
+    beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,
+    ChartExport, Dist, Exported, Target, EXPORT_DIR, REPORT_DIR,
+};
 pub use ui::draw;
 pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
 pub use worker::{JobId, Worker, WorkerMsg};

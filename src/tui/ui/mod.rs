@@ -10,6 +10,7 @@ mod hierarchies;
 mod mark;
 mod record;
 mod risk;
+mod sweep;
 pub mod widgets;
 
 use ratatui::layout::{Constraint, Layout, Rect};
