@@ -310,3 +310,57 @@ fn on_adult_two_entries_match_evaluate() {
         assert_same(measured(&app, i), &evaluate(&s, &e.entry), &e.entry);
     }
 }
+
+#[test]
+fn anonlab_compare_runs_the_set_a_project_saved() {
+    let app = demo_with_three(120, 30);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.json");
+    app.to_project().save(&file).unwrap();
+    let out = common::cli::anonlab()
+        .args(["compare", "--project"])
+        .arg(&file)
+        .args(["--queries", "50", "--json"])
+        .output()
+        .unwrap();
+    let rows = common::cli::json_of(&out);
+    let got: Vec<(String, u64, Option<u64>, u64)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let e = &r["evaluation"];
+            (
+                r["algorithm"].as_str().unwrap().to_string(),
+                r["k"].as_u64().unwrap(),
+                r["l"].as_u64(),
+                e["seed"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, Option<u64>, u64)> = app
+        .compare()
+        .entries()
+        .iter()
+        .map(|e| (e.algorithm.clone(), e.k.into(), e.l.map(u64::from), 0))
+        .collect();
+    let strip = |v: &[(String, u64, Option<u64>, u64)]| {
+        v.iter()
+            .map(|(a, k, l, _)| (a.clone(), *k, *l))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&got), strip(&want));
+    // Every entry gives its own k and l: -k with the set is refused.
+    let out = common::cli::anonlab()
+        .args(["compare", "--project"])
+        .arg(&file)
+        .args(["-k", "4"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("compare set gives each entry its own k"),
+        "{err}"
+    );
+}

@@ -91,14 +91,16 @@ pub struct AnonymizeArgs {
 pub struct CompareArgs {
     #[command(flatten)]
     pub columns: Columns,
-    /// Algorithms to compare.
-    #[arg(long, value_delimiter = ',', default_value = "mondrian-l,anatomy,cbg")]
+    /// Algorithms to compare (default: with --project, the project's
+    /// compare set — each entry with its own k, l, p and seed — if it has
+    /// one, else mondrian-l,anatomy,cbg).
+    #[arg(long, value_delimiter = ',')]
     pub algorithms: Vec<String>,
-    /// One or more k.
-    #[arg(short = 'k', value_delimiter = ',', default_value = "3")]
+    /// One or more k (default 3).
+    #[arg(short = 'k', value_delimiter = ',')]
     pub k: Vec<u32>,
-    /// One or more l (algorithms without l run once per k).
-    #[arg(short = 'l', value_delimiter = ',', default_value = "2")]
+    /// One or more l (default 2; algorithms without l run once per k).
+    #[arg(short = 'l', value_delimiter = ',')]
     pub l: Vec<u32>,
     #[arg(long)]
     pub json: bool,
@@ -444,82 +446,138 @@ pub struct CompareRow {
     pub evaluation: Option<Evaluation>,
 }
 
+/// Algorithms `compare` runs when neither --algorithms nor a project's
+/// compare set names any.
+const DEFAULT_COMPARE: [&str; 3] = ["mondrian-l", "anatomy", "cbg"];
+
+/// One run of `compare`: an algorithm and its parameters.
+struct CompareRun {
+    algorithm: Box<dyn algorithms::Algorithm>,
+    k: u32,
+    /// `None` for algorithms without l.
+    l: Option<u32>,
+    p: u32,
+    seed: u64,
+}
+
+/// The runs asked for: the project's compare set when --algorithms is
+/// not given and the project has one (each entry with its own k, l, p and
+/// seed; --seed overrides the seeds, -k and -l are refused since every
+/// entry gives its own), else every algorithm × k × l of the flags.
+fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>> {
+    let set = &p.session.compare;
+    if a.algorithms.is_empty() && !set.is_empty() {
+        if !a.k.is_empty() || !a.l.is_empty() {
+            bail!("-k and -l go with --algorithms: the project's compare set gives each entry its own k and l (leave them out, or name --algorithms)");
+        }
+        return set
+            .iter()
+            .map(|e| {
+                Ok(CompareRun {
+                    algorithm: algorithms::by_id(&e.algorithm)
+                        .with_context(|| format!("the project's compare entry {e}"))?,
+                    k: e.k,
+                    l: e.l,
+                    p: e.p.unwrap_or(a.columns.hierarchy.p),
+                    seed: a.columns.seed.unwrap_or(e.seed),
+                })
+            })
+            .collect();
+    }
+    let ids: Vec<String> = if a.algorithms.is_empty() {
+        DEFAULT_COMPARE.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.algorithms.clone()
+    };
+    let ks = if a.k.is_empty() { vec![3] } else { a.k.clone() };
+    let ls = if a.l.is_empty() { vec![2] } else { a.l.clone() };
+    let mut runs = Vec::new();
+    for id in &ids {
+        let uses_l = algorithms::by_id(id)?.uses_l();
+        for &k in &ks {
+            let ls: Vec<Option<u32>> = if uses_l {
+                ls.iter().map(|&l| Some(l)).collect()
+            } else {
+                vec![None]
+            };
+            for l in ls {
+                runs.push(CompareRun {
+                    algorithm: algorithms::by_id(id)?,
+                    k,
+                    l,
+                    p: a.columns.hierarchy.p,
+                    seed: p.seed,
+                });
+            }
+        }
+    }
+    Ok(runs)
+}
+
 pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let p = prepare(&a.columns)?;
-    let algos = a
-        .algorithms
-        .iter()
-        .map(|id| algorithms::by_id(id))
-        .collect::<Result<Vec<_>, _>>()?;
-    let ids: Vec<&str> = algos.iter().map(|a| a.id()).collect();
+    let runs = compare_runs(a, &p)?;
+    let ids: Vec<&str> = runs.iter().map(|r| r.algorithm.id()).collect();
     let loaded = a.columns.hierarchy.load(&ids)?;
     let pk = a.columns.pk.load(&ids)?;
-    let measure = Measure {
-        queries: a.columns.queries,
-        query_seed: p.seed,
-    };
     let mut rows = Vec::new();
-    for algo in &algos {
+    for r in &runs {
+        let (algo, k, l) = (&r.algorithm, r.k, r.l);
         if algo.uses_l() && p.sensitive.is_empty() {
             bail!(
                 "{} needs a sensitive attribute: add --sensitive COL",
                 algo.id()
             );
         }
-        for &k in &a.k {
-            let ls: Vec<Option<u32>> = if algo.uses_l() {
-                a.l.iter().map(|&l| Some(l)).collect()
-            } else {
-                vec![None]
-            };
-            for l in ls {
-                let mut req = p.request(algo.id(), k, l.unwrap_or(1), p.seed);
-                loaded.apply(&mut req.options, l.unwrap_or(1));
-                p.project_hierarchies(&mut req.options);
-                pk.apply(&mut req.options, a.columns.hierarchy.p);
-                let label = match l {
-                    Some(l) => format!("{} k={k} l={l}", algo.id()),
-                    None => format!("{} k={k}", algo.id()),
-                };
-                // A refused run is a row of the table; a failed measurement is an error.
-                let outcome = super::progress::with_bar(&label, |progress| {
-                    let (release, ms) = run(algo.id(), &req, progress)?;
-                    let eval = evaluate(&release, &p.session.dataset, ms, &measure, progress);
-                    Ok::<_, anonlab::Error>((release, eval))
-                });
-                let row = match outcome {
-                    Ok((release, eval)) => {
-                        let mut eval = eval?;
-                        if pk.active {
-                            measure_pk(&mut eval, &release, &req)?;
-                        }
-                        if !eval.verification.all_hold() {
-                            bail!(
-                                "{} (k={k}, l={l:?}) failed independent verification:\n{}",
-                                algo.id(),
-                                eval.verification
-                            );
-                        }
-                        CompareRow {
-                            algorithm: algo.id().into(),
-                            k,
-                            l,
-                            infeasible: None,
-                            evaluation: Some(eval),
-                        }
-                    }
-                    Err(anonlab::Error::Parameter(why)) => CompareRow {
-                        algorithm: algo.id().into(),
-                        k,
-                        l,
-                        infeasible: Some(why),
-                        evaluation: None,
-                    },
-                    Err(e) => return Err(e.into()),
-                };
-                rows.push(row);
+        let measure = Measure {
+            queries: a.columns.queries,
+            query_seed: r.seed,
+        };
+        let mut req = p.request(algo.id(), k, l.unwrap_or(1), r.seed);
+        loaded.apply(&mut req.options, l.unwrap_or(1));
+        p.project_hierarchies(&mut req.options);
+        pk.apply(&mut req.options, r.p);
+        let label = match l {
+            Some(l) => format!("{} k={k} l={l}", algo.id()),
+            None => format!("{} k={k}", algo.id()),
+        };
+        // A refused run is a row of the table; a failed measurement is an error.
+        let outcome = super::progress::with_bar(&label, |progress| {
+            let (release, ms) = run(algo.id(), &req, progress)?;
+            let eval = evaluate(&release, &p.session.dataset, ms, &measure, progress);
+            Ok::<_, anonlab::Error>((release, eval))
+        });
+        let row = match outcome {
+            Ok((release, eval)) => {
+                let mut eval = eval?;
+                if pk.active {
+                    measure_pk(&mut eval, &release, &req)?;
+                }
+                if !eval.verification.all_hold() {
+                    bail!(
+                        "{} (k={k}, l={l:?}) failed independent verification:\n{}",
+                        algo.id(),
+                        eval.verification
+                    );
+                }
+                CompareRow {
+                    algorithm: algo.id().into(),
+                    k,
+                    l,
+                    infeasible: None,
+                    evaluation: Some(eval),
+                }
             }
-        }
+            Err(anonlab::Error::Parameter(why)) => CompareRow {
+                algorithm: algo.id().into(),
+                k,
+                l,
+                infeasible: Some(why),
+                evaluation: None,
+            },
+            Err(e) => return Err(e.into()),
+        };
+        rows.push(row);
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
