@@ -109,11 +109,6 @@ pub enum Action {
     AddToCompare,
     /// Remove the selected entry from the compare set.
     RemoveFromCompare,
-    /// Anonymize screen: the parameter ←/→ change becomes the next one
-    /// the algorithm reads (k, l, p).
-    FocusParam,
-    /// Anonymize screen: open or close the k/l sweep grid.
-    ToggleSweep,
 }
 
 /// Where a binding applies.
@@ -371,35 +366,15 @@ impl Default for KeyMap {
             ),
             b(
                 anon,
-                &[I::ch('l'), I::key(K::Right)],
-                A::Right,
-                "focused parameter + 1 (sweep: next l)",
+                &[I::key(K::Right), I::ch(']')],
+                A::AdjustK(1),
+                "k + 1",
             ),
             b(
                 anon,
-                &[I::ch('h'), I::key(K::Left)],
-                A::Left,
-                "focused parameter - 1 (sweep: previous l)",
-            ),
-            b(
-                anon,
-                &[I::ch('f')],
-                A::FocusParam,
-                "focus the next parameter",
-            ),
-            b(anon, &[I::ch(']')], A::AdjustK(1), "k + 1"),
-            b(anon, &[I::ch('[')], A::AdjustK(-1), "k - 1"),
-            b(
-                anon,
-                &[I::ch('v')],
-                A::ToggleSweep,
-                "open/close the k/l sweep",
-            ),
-            b(
-                anon,
-                &[I::ch('m')],
-                A::CycleMeasure(1),
-                "sweep: colour by the next measure",
+                &[I::key(K::Left), I::ch('[')],
+                A::AdjustK(-1),
+                "k - 1",
             ),
             b(anon, &[I::ch('+'), I::ch('=')], A::AdjustL(1), "l + 1"),
             b(anon, &[I::ch('-')], A::AdjustL(-1), "l - 1"),
@@ -410,19 +385,19 @@ impl Default for KeyMap {
                 anon,
                 &[I::ch('k'), I::key(K::Up)],
                 A::Up,
-                "table: previous record (sweep: smaller k)",
+                "table: previous record",
             ),
             b(
                 anon,
                 &[I::ch('j'), I::key(K::Down)],
                 A::Down,
-                "table: next record (sweep: larger k)",
+                "table: next record",
             ),
             b(
                 anon,
                 &[I::key(K::Enter)],
                 A::Confirm,
-                "show/hide the record's matching tuples (sweep: use the cell)",
+                "show/hide the record's matching tuples and buckets",
             ),
             b(
                 anon,
@@ -824,8 +799,10 @@ mod tests {
             on(Screen::Anonymize, ch('a')),
             Some(Action::CycleAlgorithm(1))
         );
-        assert_eq!(on(Screen::Anonymize, ch(']')), Some(Action::AdjustK(1)));
-        assert_eq!(on(Screen::Anonymize, KeyCode::Right), Some(Action::Right));
+        assert_eq!(
+            on(Screen::Anonymize, KeyCode::Right),
+            Some(Action::AdjustK(1))
+        );
         assert_eq!(on(Screen::Anonymize, ch('-')), Some(Action::AdjustL(-1)));
         // `s` is a role on the Data screen and the seed here.
         assert_eq!(on(Screen::Anonymize, ch('s')), Some(Action::NextSeed));

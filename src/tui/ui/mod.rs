@@ -10,7 +10,6 @@ mod hierarchies;
 mod mark;
 mod record;
 mod risk;
-mod sweep;
 pub mod widgets;
 
 use ratatui::layout::{Constraint, Layout, Rect};
