@@ -154,6 +154,15 @@ pub enum Outcome {
     Failed(String),
 }
 
+/// What an entry's figures depend on: the inputs the Anonymize screen
+/// would build for it, and the session's hierarchies (IL reads them for
+/// every algorithm, not only the ones whose inputs name them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryKey {
+    pub inputs: AnonymizeInputs,
+    pub hierarchies_generation: u64,
+}
+
 /// One entry of the compare set and its result.
 #[derive(Debug, Clone)]
 pub struct EntryState {
@@ -162,14 +171,14 @@ pub struct EntryState {
     /// Stable identity while entries are removed during a pass.
     id: u64,
     /// The inputs the outcome answers.
-    measured: Option<AnonymizeInputs>,
+    measured: Option<EntryKey>,
 }
 
 impl EntryState {
     /// Whether the outcome answers `inputs` and nothing of it is left to
     /// measure.
-    fn is_current(&self, inputs: &AnonymizeInputs) -> bool {
-        self.measured.as_ref() == Some(inputs)
+    fn is_current(&self, key: &EntryKey) -> bool {
+        self.measured.as_ref() == Some(key)
             && match &self.outcome {
                 Outcome::Measured(m) => m.queries != QueryError::Waiting,
                 Outcome::Infeasible(_) => true,
@@ -193,7 +202,7 @@ pub enum CompareOutput {
     Original(BeforeKey, Arc<Before>),
     Entry {
         id: u64,
-        inputs: AnonymizeInputs,
+        key: EntryKey,
         /// Measured or infeasible.
         outcome: Outcome,
     },
@@ -326,12 +335,13 @@ fn entry_job(
     ds: Arc<Dataset>,
     roles: Roles,
     id: u64,
-    inputs: AnonymizeInputs,
+    key: EntryKey,
     options: Options,
     hierarchies: HierarchySet,
     shown: Probability,
 ) -> JobFn<Box<CompareOutput>> {
     Box::new(move |progress| {
+        let inputs = &key.inputs;
         let mut pk = options.pk.clone();
         if let Some(p) = inputs.pk.map(|p| p.p) {
             pk.p = p;
@@ -371,11 +381,7 @@ fn entry_job(
                 Outcome::Measured(Box::new(Measured::new(evaluation, il, release, shown)))
             }
         };
-        Ok(Box::new(CompareOutput::Entry {
-            id,
-            inputs,
-            outcome,
-        }))
+        Ok(Box::new(CompareOutput::Entry { id, key, outcome }))
     })
 }
 
@@ -503,7 +509,7 @@ impl App {
     fn entry_inputs(
         &mut self,
         entry: &CompareEntry,
-    ) -> Result<(AnonymizeInputs, Options, Option<String>), String> {
+    ) -> Result<(EntryKey, Options, Option<String>), String> {
         let i = self
             .anon
             .algorithms
@@ -511,17 +517,16 @@ impl App {
             .position(|a| a.id == entry.algorithm)
             .ok_or_else(|| format!("unknown algorithm '{}'", entry.algorithm))?;
         let (algorithm, params) = self.lend_entry(i, entry);
-        let blocked_before = self.anon.blocked.clone();
         self.refresh_blocked();
-        let out = (
-            self.anonymize_inputs(),
-            self.algorithm_options(),
-            self.anon.blocked.clone(),
-        );
+        let key = EntryKey {
+            inputs: self.anonymize_inputs(),
+            hierarchies_generation: self.hier.generation,
+        };
+        let out = (key, self.algorithm_options(), self.anon.blocked.clone());
+        // Give the screen its own choice back, and its refusal for it.
         self.anon.algorithm = algorithm;
         self.params = params;
         self.refresh_blocked();
-        debug_assert_eq!(self.anon.blocked, blocked_before);
         Ok(out)
     }
 
@@ -720,16 +725,12 @@ impl App {
         let c = &mut self.compare;
         match output {
             CompareOutput::Original(key, before) => c.original = Some((key, before)),
-            CompareOutput::Entry {
-                id,
-                inputs,
-                outcome,
-            } => {
+            CompareOutput::Entry { id, key, outcome } => {
                 let Some(i) = c.index_of(id) else {
                     return;
                 };
                 let e = &mut c.entries[i];
-                e.measured = Some(inputs);
+                e.measured = Some(key);
                 e.outcome = outcome;
                 if let Outcome::Measured(m) = &mut e.outcome {
                     m.set_threshold(c.threshold);
