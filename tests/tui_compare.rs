@@ -364,3 +364,33 @@ fn anonlab_compare_runs_the_set_a_project_saved() {
         "{err}"
     );
 }
+
+#[test]
+fn a_narrow_terminal_scrolls_the_metric_columns() {
+    let mut app = demo_with_three(80, 30);
+    run_all(&mut app);
+    let header = |app: &App| {
+        text(&render(app))
+            .lines()
+            .find(|l| l.contains("algorithm"))
+            .unwrap()
+            .to_string()
+    };
+    let h = header(&app);
+    assert!(
+        h.contains("mean") && h.contains('▶') && !h.contains('◀'),
+        "{h}"
+    );
+    assert!(!h.contains(" ms"), "{h}");
+    for _ in 0..anonlab::tui::METRIC_COLUMNS {
+        app.step(&Action::Right);
+    }
+    let h = header(&app);
+    assert!(
+        h.contains('◀') && h.contains(" ms") && !h.contains('▶'),
+        "{h}"
+    );
+    assert!(!h.contains("mean"), "{h}");
+    app.step(&Action::Left);
+    assert!(header(&app).contains("groups"));
+}
