@@ -20,6 +20,7 @@
 use std::sync::Arc;
 
 use super::app::JobState;
+use super::keymap::Action;
 use super::record::{record_detail, RecordDetail};
 use super::worker::{JobFn, JobId};
 use crate::algorithms::full_domain::{self, Metric, SearchReport};
@@ -100,6 +101,25 @@ pub struct PkInputs {
 /// (`Options::pk`): the p-sensitive k-anonymity paper's two clusterings.
 pub fn reads_p(algorithm: &str) -> bool {
     matches!(algorithm, "pk-enhanced" | "pk-greedy")
+}
+
+/// A parameter of the Anonymize screen that ←/→ change when focused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Param {
+    #[default]
+    K,
+    L,
+    P,
+}
+
+impl Param {
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::K => "k",
+            Param::L => "l",
+            Param::P => "p",
+        }
+    }
 }
 
 /// Condition 2's bound for p over every sensitive attribute of the roles,
@@ -191,6 +211,11 @@ pub struct AnonymizeView {
     pub breach: Option<(String, Curve)>,
     /// Milliseconds of the whole job: algorithm and measurements.
     pub total_ms: f64,
+    /// Milliseconds of each part of the job, in order: the algorithm, the
+    /// evaluation (verification, risk, utility), the original table's
+    /// risk (0 when reused) and building the view. For the latency
+    /// benchmark (`benches/tui_live.rs`).
+    pub phases: Vec<(&'static str, f64)>,
     /// Full-domain only: the optimal node and the search's figures.
     pub full_domain: Option<SearchReport>,
     /// The verifier's findings as shown: see [`verification_lines`].
@@ -351,6 +376,14 @@ pub struct AnonymizeState {
     /// sensitive attributes, or why there is none; recomputed when p, the
     /// roles or the algorithm change.
     pub pk_bound: Option<Result<PkBound, String>>,
+    /// The last bound computed and its (roles generation, p): counting
+    /// the sensitive values of every row is O(rows), too much to repeat
+    /// on the UI thread at each refresh. The TUI's bound reads no
+    /// hierarchy (no protected subtrees), so the hierarchies are not part
+    /// of the key.
+    pk_cache: Option<((u64, u32), Result<PkBound, String>)>,
+    /// The parameter ←/→ change (see [`AnonymizeState::focused`]).
+    pub focus: Param,
 }
 
 impl AnonymizeState {
@@ -369,6 +402,8 @@ impl AnonymizeState {
             detail: None,
             t_closeness: None,
             pk_bound: None,
+            pk_cache: None,
+            focus: Param::K,
         }
     }
 
@@ -383,6 +418,68 @@ impl AnonymizeState {
 
     pub fn choice(&self) -> &AlgorithmChoice {
         &self.algorithms[self.algorithm]
+    }
+
+    /// The parameters the chosen algorithm reads, in the panel's order:
+    /// k, then l or p.
+    pub fn params(&self) -> Vec<Param> {
+        let choice = self.choice();
+        let mut out = vec![Param::K];
+        if reads_p(choice.id) {
+            out.push(Param::P);
+        } else if choice.uses_l {
+            out.push(Param::L);
+        }
+        out
+    }
+
+    /// The focused parameter; k when the chosen algorithm does not read
+    /// the one focused last (the focus comes back when it does again).
+    pub fn focused(&self) -> Param {
+        if self.params().contains(&self.focus) {
+            self.focus
+        } else {
+            Param::K
+        }
+    }
+
+    /// Focus the next parameter the chosen algorithm reads.
+    pub fn focus_next(&mut self) {
+        let params = self.params();
+        let i = params
+            .iter()
+            .position(|&p| p == self.focused())
+            .unwrap_or(0);
+        self.focus = params[(i + 1) % params.len()];
+    }
+
+    /// What ←/→ (`by` = ∓1) ask: a change of the focused parameter.
+    pub fn adjust_focused(&self, by: i32) -> Action {
+        match self.focused() {
+            Param::K => Action::AdjustK(by),
+            Param::L => Action::AdjustL(by),
+            Param::P => Action::AdjustP(by),
+        }
+    }
+
+    /// Set `pk_bound` for the session's p when the chosen algorithm reads
+    /// p (else clear it), reusing the last bound while the roles and p
+    /// are the same.
+    pub fn refresh_pk_bound(&mut self, ds: &Dataset, roles: &Roles, generation: u64, p: u32) {
+        if !reads_p(self.choice().id) {
+            self.pk_bound = None;
+            return;
+        }
+        let key = (generation, p);
+        let bound = match &self.pk_cache {
+            Some((k, b)) if *k == key => b.clone(),
+            _ => {
+                let b = pk_bound(ds, roles, p);
+                self.pk_cache = Some((key, b.clone()));
+                b
+            }
+        };
+        self.pk_bound = Some(bound);
     }
 
     /// Refill the rows on screen from the shown release, keep the cursor
@@ -464,31 +561,17 @@ pub fn job(
 ) -> JobFn<Box<AnonymizeView>> {
     Box::new(move |progress| {
         let start = std::time::Instant::now();
-        let qi = roles.with(Role::QuasiIdentifier);
-        let sensitive = roles.with(Role::Sensitive);
-        // LGB reads the semi-sensitive columns from the options and
-        // publishes them; the other algorithms know no per-cell
-        // sensitivity and leave them out (see `AlgorithmChoice::reads_cells`).
-        let req = Request {
-            ds: &ds,
-            qi,
-            sensitive: sensitive.clone(),
-            identifiers: roles.with(Role::Identifier),
-            k: inputs.k,
-            l: inputs.l.unwrap_or(1),
-            seed: inputs.seed,
-            options,
+        let mut phases = Vec::with_capacity(4);
+        let mut lap = start;
+        let mut phase = |name: &'static str| {
+            let now = std::time::Instant::now();
+            phases.push((name, (now - lap).as_secs_f64() * 1000.0));
+            lap = now;
         };
-        // Full-domain's search report (the optimal levels) is not part of
-        // the release: run its search directly to keep it.
-        let (release, ms, report) = if inputs.full_domain.is_some() {
-            let t = std::time::Instant::now();
-            let (release, report) = full_domain::search(&req, progress)?;
-            (release, t.elapsed().as_secs_f64() * 1000.0, Some(report))
-        } else {
-            let (release, ms) = anonymize::run(inputs.algorithm, &req, progress)?;
-            (release, ms, None)
-        };
+        let req = request(&ds, &roles, &inputs, options);
+        let sensitive = req.sensitive.clone();
+        let (release, ms, report) = run_release(&req, &inputs, progress)?;
+        phase("algorithm");
         let skip_queries = Measure {
             queries: 0,
             query_seed: inputs.seed,
@@ -499,6 +582,7 @@ pub fn job(
         if inputs.pk.is_some() {
             anonymize::measure_pk(&mut evaluation, &release, &req)?;
         }
+        phase("evaluation");
         // The original table published as is shows every column the
         // release generalizes (for LGB, the semi-sensitive ones too).
         let before_key: BeforeKey = (
@@ -509,6 +593,7 @@ pub fn job(
             Some((key, b)) if key == before_key => b,
             _ => Arc::new(measure_before(&ds, &before_key.0, before_key.1, progress)?),
         };
+        phase("before");
         let breach = match (&evaluation.breach, release.sensitive.first()) {
             (Some(d), Some(&s)) => Some((
                 ds.col(s).name().to_string(),
@@ -545,6 +630,7 @@ pub fn job(
             reidentification,
             breach,
             total_ms: 0.0,
+            phases: Vec::new(),
             full_domain: report,
             checks,
             widths: headers.iter().map(|h| text_width(h)).collect(),
@@ -555,9 +641,51 @@ pub fn job(
             local_risk,
         };
         size_columns(&mut view, &ds);
+        phase("view");
+        view.phases = phases;
         view.total_ms = start.elapsed().as_secs_f64() * 1000.0;
         Ok(Box::new(view))
     })
+}
+
+/// The request `inputs` make on a dataset with `roles`. LGB reads the
+/// semi-sensitive columns from the options and publishes them; the other
+/// algorithms know no per-cell sensitivity and leave them out (see
+/// `AlgorithmChoice::reads_cells`).
+pub fn request<'a>(
+    ds: &'a Dataset,
+    roles: &Roles,
+    inputs: &AnonymizeInputs,
+    options: Options,
+) -> Request<'a> {
+    Request {
+        ds,
+        qi: roles.with(Role::QuasiIdentifier),
+        sensitive: roles.with(Role::Sensitive),
+        identifiers: roles.with(Role::Identifier),
+        k: inputs.k,
+        l: inputs.l.unwrap_or(1),
+        seed: inputs.seed,
+        options,
+    }
+}
+
+/// Run the algorithm of `inputs`: the release, the algorithm's
+/// milliseconds and, for full-domain, its search report (the optimal
+/// levels are not part of the release, so its search is run directly).
+pub fn run_release(
+    req: &Request<'_>,
+    inputs: &AnonymizeInputs,
+    progress: &Progress,
+) -> crate::Result<(Release, f64, Option<SearchReport>)> {
+    if inputs.full_domain.is_some() {
+        let t = std::time::Instant::now();
+        let (release, report) = full_domain::search(req, progress)?;
+        Ok((release, t.elapsed().as_secs_f64() * 1000.0, Some(report)))
+    } else {
+        let (release, ms) = anonymize::run(inputs.algorithm, req, progress)?;
+        Ok((release, ms, None))
+    }
 }
 
 /// The job measuring the query error of a release, with the workload the
@@ -664,6 +792,29 @@ mod tests {
         assert!((breach.mean - (2.0 / 3.0 * 2.0 + 1.0 / 3.0 + 1.0) / 4.0).abs() < 1e-9);
         assert_eq!(breach.series.first(), Some(&(0.0, 0.0)));
         assert_eq!(breach.series.last(), Some(&(1.0, 1.0)));
+    }
+
+    #[test]
+    fn the_pk_bound_is_reused_while_the_roles_and_p_stay() {
+        let session = crate::session::Session::demo().unwrap();
+        let (ds, roles) = (&session.dataset, &session.roles);
+        let mut s = AnonymizeState::starting_with(Some("pk-enhanced"));
+        s.refresh_pk_bound(ds, roles, 0, 2);
+        assert_eq!(s.pk_bound, Some(pk_bound(ds, roles, 2)));
+        // A cached bound is returned as is: a planted one shows it.
+        let planted: Result<PkBound, String> = Err("planted".into());
+        s.pk_cache = Some(((0, 2), planted.clone()));
+        s.refresh_pk_bound(ds, roles, 0, 2);
+        assert_eq!(s.pk_bound, Some(planted));
+        // A new p or new roles compute it again.
+        s.refresh_pk_bound(ds, roles, 0, 3);
+        assert_eq!(s.pk_bound, Some(pk_bound(ds, roles, 3)));
+        s.refresh_pk_bound(ds, roles, 1, 3);
+        assert_eq!(s.pk_cache.as_ref().map(|c| c.0), Some((1, 3)));
+        // Algorithms without p show no bound.
+        let mut m = AnonymizeState::starting_with(Some("mondrian"));
+        m.refresh_pk_bound(ds, roles, 0, 2);
+        assert_eq!(m.pk_bound, None);
     }
 
     #[test]

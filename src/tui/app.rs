@@ -10,7 +10,6 @@
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 use fixedbitset::FixedBitSet;
 use ratatui::layout::Rect;
@@ -20,13 +19,10 @@ use super::anonymize::{
     self as anon, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, BeforeKey, QueriesState,
     QueryOutcome,
 };
-use super::cmdline::LineEditor;
 use super::hierarchies::{self as hier, HierarchiesState};
-use super::jobs::{self, JobClock};
-use super::search::SearchState;
-use super::theme::Theme;
 use super::keymap::{Action, KeyMap};
 use super::mark::MarkDialog;
+use super::sweep::{self, CellFigures, SweepEffect, SweepState};
 use super::ui;
 use super::worker::{JobFn, JobId, Worker, WorkerMsg};
 use crate::data::{
@@ -42,8 +38,6 @@ use crate::stats::CorrelationMatrix;
 #[path = "compare.rs"]
 pub mod compare;
 use compare::{CompareOutput, CompareState};
-
-mod infra;
 
 /// The screens, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,6 +94,8 @@ pub enum JobMsg {
     Anonymize(WorkerMsg<Box<AnonymizeView>>),
     Queries(WorkerMsg<QueryOutcome>),
     Correlation(WorkerMsg<CorrelationMatrix>),
+    /// One cell of the Anonymize screen's k/l sweep.
+    Sweep(WorkerMsg<CellFigures>),
     /// One task of the Compare screen's pass (boxed: an evaluation).
     Compare(WorkerMsg<Box<CompareOutput>>),
 }
@@ -331,20 +327,12 @@ pub struct App {
     /// The Hierarchies screen and the session's hierarchies.
     hier: HierarchiesState,
     corr_worker: Worker<CorrelationMatrix>,
+    /// The Anonymize screen's k/l sweep and its job slot.
+    sweep: SweepState,
+    sweep_worker: Worker<CellFigures>,
     /// The Compare screen and its job slot.
     compare: CompareState,
     compare_worker: Worker<Box<CompareOutput>>,
-    /// When each running job started, for the status bar's gauge.
-    clock: JobClock,
-    /// The query workload's progress (its state has no room for it).
-    queries_fraction: f64,
-    /// The `:` command line (open while editing) and its history.
-    cmdline: LineEditor,
-    /// The `/` search line and the last search.
-    search: SearchState,
-    theme: Theme,
-    /// Whether the terminal reports the mouse (clicks and wheel).
-    mouse: bool,
 }
 
 impl App {
@@ -444,14 +432,10 @@ impl App {
             project_path: None,
             hier,
             corr_worker: Worker::inline(),
+            sweep: SweepState::new(),
+            sweep_worker: Worker::inline(),
             compare: CompareState::new(compare_set, threshold),
             compare_worker: Worker::inline(),
-            clock: JobClock::default(),
-            queries_fraction: 0.0,
-            cmdline: LineEditor::default(),
-            search: SearchState::default(),
-            theme: Theme::default(),
-            mouse: true,
         };
         if let Some(message) = t_left_out {
             app.popup = Some(Popup {
@@ -492,7 +476,12 @@ impl App {
         self.query_worker = Worker::threaded(move |m| n(JobMsg::Queries(m)))?;
         let n = Arc::clone(&notify);
         self.compare_worker = Worker::threaded(move |m| n(JobMsg::Compare(m)))?;
+        let n = Arc::clone(&notify);
+        self.sweep_worker = Worker::threaded(move |m| n(JobMsg::Sweep(m)))?;
         self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
+        if self.sweep.requeue() {
+            self.request_sweep_cell();
+        }
         if self.hier.matrix.job.is_running() {
             self.request_matrix();
         }
@@ -535,6 +524,12 @@ impl App {
                     .run_queued_inline()
                     .into_iter()
                     .map(JobMsg::Correlation),
+            );
+            msgs.extend(
+                self.sweep_worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::Sweep),
             );
             msgs.extend(self.run_compare_inline());
             if msgs.is_empty() {
@@ -607,6 +602,11 @@ impl App {
     pub fn anonymize(&self) -> &AnonymizeState {
         &self.anon
     }
+    /// The Anonymize screen's k/l sweep; its grid as the sweep heat map
+    /// chart takes it: [`SweepState::heatmap`].
+    pub fn sweep(&self) -> &SweepState {
+        &self.sweep
+    }
     /// The Hierarchies screen, the session's hierarchies and the
     /// full-domain settings.
     pub fn hierarchies(&self) -> &HierarchiesState {
@@ -615,10 +615,7 @@ impl App {
     /// Whether a modal dialog is open; its input is translated with
     /// [`KeyMap::translate_dialog`].
     pub fn dialog_open(&self) -> bool {
-        self.mark.is_some()
-            || self.hier.dialog.is_some()
-            || self.cmdline.is_open()
-            || self.search.editor.is_open()
+        self.mark.is_some() || self.hier.dialog.is_some()
     }
     /// k, l and the seed of the algorithms (saved with the project).
     pub fn params(&self) -> &Params {
@@ -655,14 +652,6 @@ impl App {
         self.project_path
             .clone()
             .unwrap_or_else(|| PathBuf::from(DEFAULT_PROJECT_FILE))
-    }
-    /// When the running jobs started (see [`jobs::GAUGE_AFTER`]).
-    pub fn job_clock(&self) -> &JobClock {
-        &self.clock
-    }
-    /// The query workload's progress while it runs.
-    pub fn queries_fraction(&self) -> f64 {
-        self.queries_fraction
     }
     pub fn spinner(&self) -> usize {
         self.spinner
@@ -738,8 +727,6 @@ impl App {
                     self.popup = None;
                 }
             }
-            _ if self.cmdline.is_open() => self.step_cmdline(action),
-            _ if self.search.editor.is_open() => self.step_search_line(action),
             _ if self.mark.is_some() => self.step_mark(action),
             _ if self.hier.dialog.is_some() => {
                 let effect = self.hier.step_dialog(action, &self.ds, self.params.k);
@@ -751,11 +738,6 @@ impl App {
                 }
             }
             Action::ToggleHelp => self.help = true,
-            Action::OpenCommandLine => self.cmdline.open(),
-            Action::OpenSearch => self.search.editor.open(),
-            Action::SearchNext => self.search_next(true),
-            Action::SearchPrev => self.search_next(false),
-            Action::Click { column, row } => self.click(column, row),
             Action::ShowScreen(s) => self.show(s),
             Action::NextScreen => self.show(self.screen.offset(1)),
             Action::PrevScreen => self.show(self.screen.offset(-1)),
@@ -772,7 +754,6 @@ impl App {
                 Screen::Compare => self.step_compare(action),
             },
         }
-        self.sync_clock(Instant::now());
     }
 
     /// Apply a worker message. Messages of superseded requests are dropped.
@@ -782,9 +763,13 @@ impl App {
             JobMsg::Anonymize(m) => self.on_anonymize(m),
             JobMsg::Queries(m) => self.on_queries(m),
             JobMsg::Correlation(m) => self.hier.on_matrix(m),
+            JobMsg::Sweep(m) => {
+                if self.sweep.on_worker(m) {
+                    self.request_sweep_cell();
+                }
+            }
             JobMsg::Compare(m) => self.on_compare(m),
         }
-        self.sync_clock(Instant::now());
     }
 
     fn on_risk(&mut self, msg: WorkerMsg<RiskView>) {
@@ -859,7 +844,7 @@ impl App {
             return;
         }
         match msg {
-            WorkerMsg::Progress { fraction, .. } => self.queries_fraction = fraction,
+            WorkerMsg::Progress { .. } => {}
             WorkerMsg::Done { output, .. } => self.anon.queries = QueriesState::Done(output),
             WorkerMsg::Cancelled { .. } => self.anon.queries = QueriesState::Idle,
             WorkerMsg::Failed { error, .. } => self.anon.queries = QueriesState::Failed(error),
@@ -868,31 +853,23 @@ impl App {
 
     /// Advance the spinner shown while a job runs.
     pub fn on_tick(&mut self) {
-        self.on_tick_at(Instant::now());
-    }
-
-    /// [`on_tick`](Self::on_tick) at a given time: tests pass a later
-    /// instant to see a long job's gauge without sleeping.
-    pub fn on_tick_at(&mut self, now: Instant) {
-        self.sync_clock(now);
         if self.job.is_running()
             || self.anon.job.is_running()
             || matches!(self.anon.queries, QueriesState::Running { .. })
             || self.hier.matrix.job.is_running()
+            || self.sweep.job.is_running()
         {
             self.spinner = self.spinner.wrapping_add(1);
         }
     }
 
-    /// Note which jobs started or stopped since the last change.
-    fn sync_clock(&mut self, now: Instant) {
-        let list = jobs::list(self);
-        self.clock.sync(&list, now);
-    }
-
     /// Stop the computation of the screen in view (on the Data screen, the
     /// one that is running).
     fn cancel_job(&mut self) {
+        if self.screen == Screen::Anonymize && self.sweep.open {
+            self.cancel_sweep();
+            return;
+        }
         let risk_running = self.job.is_running();
         let anon_running = self.anon.job.is_running();
         let anonymize = match self.screen {
@@ -932,6 +909,7 @@ impl App {
             if self.anon.requested.as_ref() != Some(&self.anonymize_inputs()) {
                 self.request_anonymize();
             }
+            self.sync_sweep(false);
         }
         if screen == Screen::Hierarchies && self.hier.matrix_stale() {
             self.request_matrix();
@@ -1077,6 +1055,15 @@ impl App {
     }
 
     fn step_anonymize(&mut self, action: &Action) {
+        // The sweep view takes the cursor keys, Enter and `m` while open.
+        if self.sweep.open {
+            match self.sweep.step(action) {
+                SweepEffect::NotMine => {}
+                SweepEffect::Handled => return,
+                SweepEffect::Pick { k, l } => return self.pick_sweep_point(k, l),
+                SweepEffect::Resume => return self.sync_sweep(true),
+            }
+        }
         let n = self.ds.n_rows();
         let page = self.anon.table.page.max(1);
         let t = &mut self.anon.table;
@@ -1087,6 +1074,17 @@ impl App {
                     (self.anon.algorithm as i64 + i64::from(by)).rem_euclid(count.max(1)) as usize;
                 self.refresh_blocked();
                 self.request_anonymize();
+            }
+            // ←/→ change the focused parameter.
+            Action::Left | Action::Right => {
+                let by = if *action == Action::Right { 1 } else { -1 };
+                let adjust = self.anon.adjust_focused(by);
+                return self.step_anonymize(&adjust);
+            }
+            Action::FocusParam => self.anon.focus_next(),
+            Action::ToggleSweep => {
+                self.sweep.open = !self.sweep.open;
+                self.sync_sweep(true);
             }
             Action::AdjustK(by) => {
                 let max = n.clamp(1, u32::MAX as usize) as i64;
@@ -1169,18 +1167,25 @@ impl App {
             _ => return,
         }
         self.anon.refresh_table(&self.ds);
+        self.sync_sweep(false);
     }
 
-    fn refresh_blocked(&mut self) {
-        self.anon.blocked = anon::blocked(&self.roles, self.anon.choice()).or_else(|| {
+    /// Why the chosen algorithm cannot run with the current roles (and,
+    /// for full-domain, hierarchies), whatever k and l.
+    fn roles_blocked(&self) -> Option<String> {
+        anon::blocked(&self.roles, self.anon.choice()).or_else(|| {
             (self.anon.choice().id == hier::FULL_DOMAIN)
                 .then(|| hier::full_domain_blocked(&self.ds, &self.roles, &self.hier.held))
                 .flatten()
-        });
+        })
+    }
+
+    fn refresh_blocked(&mut self) {
+        self.anon.blocked = self.roles_blocked();
         // pk algorithms: the bound next to the p control, and no run when
         // the conditions rule p out (the message says why and what p fits).
-        self.anon.pk_bound = anon::reads_p(self.anon.choice().id)
-            .then(|| anon::pk_bound(&self.ds, &self.roles, self.params.p));
+        self.anon
+            .refresh_pk_bound(&self.ds, &self.roles, self.roles_generation, self.params.p);
         if self.anon.blocked.is_none() {
             if let Some(Ok(bound)) = &self.anon.pk_bound {
                 if let Err(e) = crate::algorithms::pk::check(bound, self.params.k) {
@@ -1213,6 +1218,89 @@ impl App {
         self.anon.queries = QueriesState::Idle;
         let id = self.anon_worker.submit(job);
         self.anon.job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    /// Keep the sweep's grid for the current inputs (k and l aside): a
+    /// change of algorithm, seed, roles or settings starts it afresh while
+    /// it is open, and stops its stale job while it is closed. `resume`
+    /// also restarts the cells left pending by a cancelled sweep.
+    fn sync_sweep(&mut self, resume: bool) {
+        let inputs = self.anonymize_inputs();
+        if !self.sweep.open {
+            if self.sweep.job.is_running() && !self.sweep.is_for(&inputs) {
+                self.sweep_worker.cancel();
+                self.sweep.cancelled();
+            }
+            return;
+        }
+        let blocked = self.roles_blocked();
+        if blocked != self.sweep.blocked {
+            // Roles that cannot be anonymized, or can again: a new grid.
+            self.sweep_worker.cancel();
+            self.sweep = SweepState {
+                open: true,
+                blocked,
+                metric: self.sweep.metric,
+                ..SweepState::new()
+            };
+        }
+        if self.sweep.blocked.is_some() {
+            return;
+        }
+        if !self.sweep.is_for(&inputs) {
+            self.sweep_worker.cancel();
+            let uses_l = self.anon.params().contains(&anon::Param::L);
+            self.sweep.reset(&self.ds, &self.roles, &inputs, uses_l);
+            self.request_sweep_cell();
+        } else if resume && !self.sweep.job.is_running() {
+            self.request_sweep_cell();
+        }
+    }
+
+    /// Queue the sweep's next pending cell, if any.
+    fn request_sweep_cell(&mut self) {
+        let Some(cell) = self.sweep.next_pending() else {
+            return;
+        };
+        let Some(inputs) = self.sweep.inputs_of(cell) else {
+            return;
+        };
+        let job = sweep::cell_job(
+            Arc::clone(&self.ds),
+            self.roles.clone(),
+            inputs,
+            self.algorithm_options(),
+        );
+        let id = self.sweep_worker.submit(job);
+        self.sweep.started(cell, id);
+    }
+
+    /// `Esc` with the sweep open: stop its job, or close it when idle.
+    fn cancel_sweep(&mut self) {
+        if self.sweep.job.is_running() {
+            self.sweep_worker.cancel();
+            self.sweep.cancelled();
+        } else {
+            self.sweep.open = false;
+        }
+    }
+
+    /// Enter on a sweep cell: use its k (and l), close the grid and run.
+    fn pick_sweep_point(&mut self, k: u32, l: Option<u32>) {
+        self.params.k = k;
+        if let Some(l) = l {
+            self.params.l = l;
+        }
+        self.sweep.open = false;
+        self.notice = Some(match l {
+            Some(l) => format!("k = {k}, l = {l} from the sweep"),
+            None => format!("k = {k} from the sweep"),
+        });
+        self.refresh_blocked();
+        if self.anon.requested.as_ref() != Some(&self.anonymize_inputs()) {
+            self.request_anonymize();
+        }
+        self.anon.refresh_table(&self.ds);
     }
 
     /// Algorithm-specific options of a request: the session's hierarchies

@@ -482,8 +482,8 @@ impl App {
             return;
         };
         self.lend_entry(i, &entry);
-        self.show(Screen::Anonymize);
         self.notice = Some(format!("{entry} loaded from the compare set"));
+        self.step(&Action::ShowScreen(Screen::Anonymize));
     }
 
     /// Make `entry` the Anonymize screen's choice (algorithm `i` of the

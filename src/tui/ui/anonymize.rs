@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Cell, Chart, Gauge, LegendPosition, Paragraph, Row
 use ratatui::Frame;
 
 use super::widgets::{dim, line_series, thousands, title_style, unit_axis};
-use crate::tui::anonymize::{reads_p, AnonymizeView, Curve, QueriesState};
+use crate::tui::anonymize::{reads_p, AnonymizeView, Curve, Param, QueriesState};
 use crate::tui::app::{App, JobState};
 use crate::tui::hierarchies::FULL_DOMAIN;
 
@@ -71,6 +71,10 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
     draw_figures(frame, a.figures, app);
     draw_checks(frame, a.checks, app);
     draw_gauge(frame, a.gauge, app);
+    if app.sweep().open {
+        super::sweep::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        return;
+    }
     let view = app.anonymize().view.as_ref();
     if app.anonymize().show_detail {
         super::record::draw(frame, a.breach.union(a.reid), app);
@@ -126,6 +130,24 @@ fn key_hint(keys: &str) -> Span<'static> {
     Span::styled(format!("  {keys}"), dim())
 }
 
+/// The line of parameter `param`: its name, value and keys. The focused
+/// one (the one ←/→ change) has its name reversed and names ← → as its
+/// keys; the others name their own keys.
+fn param_line(app: &App, param: Param, value: u32, keys: &str) -> Line<'static> {
+    let focused = app.anonymize().focused() == param;
+    let (label_style, keys) = if focused {
+        (title_style().add_modifier(Modifier::REVERSED), "← →")
+    } else {
+        (dim(), keys)
+    };
+    Line::from(vec![
+        Span::styled(param.name(), label_style),
+        Span::raw(" ".repeat(9)),
+        Span::styled(value.to_string(), title_style()),
+        key_hint(keys),
+    ])
+}
+
 fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
     let s = app.anonymize();
     let choice = s.choice();
@@ -133,7 +155,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
     let label = |t: &str| Span::styled(format!("{t:<10}"), dim());
     let value = |v: String| Span::styled(v, title_style());
     let l_line = if choice.uses_l {
-        Line::from(vec![label("l"), value(p.l.to_string()), key_hint("- +")])
+        param_line(app, Param::L, p.l, "- +")
     } else {
         Line::from(vec![
             label("l"),
@@ -148,14 +170,14 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
             key_hint("a A"),
         ]),
         Line::from(Span::styled(choice.name.to_string(), dim())),
-        Line::from(vec![label("k"), value(p.k.to_string()), key_hint("← →")]),
+        param_line(app, Param::K, p.k, "[ ]"),
         l_line,
         Line::from(vec![
             label("seed"),
             value(p.seed.to_string()),
             key_hint("s"),
         ]),
-        Line::from(Span::styled("R run again   w save project", dim())),
+        Line::from(Span::styled("f focus  v sweep  R run  w save", dim())),
     ];
     if choice.reads_cells {
         // LGB: which attribute uses t-closeness instead of l-diversity.
@@ -168,7 +190,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
     if reads_p(choice.id) {
         // pk algorithms read p instead of l; Condition 2's bound takes the
         // line of the run/save hint.
-        lines[3] = Line::from(vec![label("p"), value(p.p.to_string()), key_hint("p P")]);
+        lines[3] = param_line(app, Param::P, p.p, "p P");
         lines[5] = match &s.pk_bound {
             Some(Ok(b)) if b.feasible() => {
                 let by = b
