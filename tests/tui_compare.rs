@@ -256,6 +256,10 @@ fn enter_loads_the_entry_into_the_anonymize_screen() {
     assert_eq!(app.screen(), Screen::Anonymize);
     let i = app.anonymize_inputs();
     assert_eq!((i.algorithm, i.k, i.l), ("cbg", 3, Some(2)));
+    assert_eq!(
+        app.notice(),
+        Some("cbg k=3 l=2 seed=42 loaded from the compare set")
+    );
 }
 
 #[test]

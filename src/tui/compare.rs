@@ -446,7 +446,7 @@ impl App {
         self.compare.push(entry);
     }
 
-    fn remove_from_compare(&mut self) {
+    pub(super) fn remove_from_compare(&mut self) {
         let c = &mut self.compare;
         if c.cursor >= c.entries.len() {
             return;
@@ -482,8 +482,8 @@ impl App {
             return;
         };
         self.lend_entry(i, &entry);
+        self.show(Screen::Anonymize);
         self.notice = Some(format!("{entry} loaded from the compare set"));
-        self.step(&Action::ShowScreen(Screen::Anonymize));
     }
 
     /// Make `entry` the Anonymize screen's choice (algorithm `i` of the
@@ -532,7 +532,7 @@ impl App {
 
     /// `R`: run every entry whose inputs changed since it was measured
     /// (all of them the first time), then the query workloads.
-    fn run_compare(&mut self) {
+    pub(super) fn run_compare(&mut self) {
         if self.compare.entries.is_empty() {
             self.notice =
                 Some("the compare set is empty: add entries on the Anonymize screen".into());
