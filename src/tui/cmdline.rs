@@ -1,0 +1,312 @@
+//! The `:` command line: a parser from text to [`Command`] and the line
+//! editor shared with `/` search.
+//!
+//! Parsing checks what it can without the data (numbers, ranges, names);
+//! the app checks the rest (k against the rows) when it runs the command.
+//! Every error is a message naming the bad value, shown in the status bar.
+//!
+//! To add a command: add a variant to [`Command`], one arm to [`parse`]
+//! (marked below) and one line to [`COMMANDS`], and run it in
+//! `App::run_command`.
+
+use std::path::PathBuf;
+
+use super::anonymize::AlgorithmChoice;
+use super::app::MAX_L;
+use super::keymap::Action;
+use super::theme::Theme;
+
+/// A command of the `:` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    K(u32),
+    L(u32),
+    P(u32),
+    Seed(u64),
+    /// An algorithm id of [`AlgorithmChoice::all`].
+    Algo(&'static str),
+    /// Run the screen's computation again.
+    Run,
+    /// Save the project, to this path from now on when given.
+    Save(Option<PathBuf>),
+    Theme(Theme),
+    Mouse(bool),
+    Quit,
+    Help,
+    /// Write the chart in view, to this file (.svg or .png) when given.
+    ExportChart(Option<PathBuf>),
+    /// Write the report, into this directory when given.
+    ExportReport(Option<PathBuf>),
+}
+
+/// One line per command for `:help` and the help overlay.
+pub const COMMANDS: &[(&str, &str)] = &[
+    (":k N", "set k"),
+    (":l N", "set l"),
+    (":p N", "set p (p-sensitive algorithms)"),
+    (":seed N", "set the algorithms' seed"),
+    (":algo ID", "choose the algorithm"),
+    (":run", "run the screen's computation again"),
+    (":save [PATH]", "save the project (to PATH from now on)"),
+    (":theme dark|light|mono", "switch colours"),
+    (":mouse on|off", "mouse clicks and wheel"),
+    (":q", "quit"),
+    (":help", "show the keys"),
+    (
+        ":export chart [PATH]",
+        "write the chart in view (PATH: .svg or .png)",
+    ),
+    (
+        ":export report [DIR]",
+        "write the report (default anonlab-report/)",
+    ),
+];
+
+/// Parse one command line (without the leading `:`).
+pub fn parse(line: &str) -> Result<Command, String> {
+    let mut words = line.split_whitespace();
+    let Some(name) = words.next() else {
+        return Err("empty command; :help lists them".into());
+    };
+    let args: Vec<&str> = words.collect();
+    let one = |what: &str| -> Result<&str, String> {
+        match args.as_slice() {
+            [a] => Ok(*a),
+            [] => Err(format!(":{name} needs {what}")),
+            _ => Err(format!(
+                ":{name} takes one {what}, got '{}'",
+                args.join(" ")
+            )),
+        }
+    };
+    let none = || -> Result<(), String> {
+        if args.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                ":{name} takes no argument, got '{}'",
+                args.join(" ")
+            ))
+        }
+    };
+    let command = match name {
+        "k" => Command::K(number(name, one("a number")?, 1, u32::MAX)?),
+        "l" => Command::L(number(name, one("a number")?, 1, MAX_L)?),
+        "p" => Command::P(number(name, one("a number")?, 1, MAX_L)?),
+        "seed" => {
+            let v = one("a number")?;
+            Command::Seed(
+                v.parse()
+                    .map_err(|_| format!(":seed: '{v}' is not a whole number ≥ 0"))?,
+            )
+        }
+        "algo" | "algorithm" => {
+            let id = one("an algorithm id")?;
+            let all = AlgorithmChoice::all();
+            match all.iter().find(|a| a.id.eq_ignore_ascii_case(id)) {
+                Some(a) => Command::Algo(a.id),
+                None => {
+                    let ids: Vec<&str> = all.iter().map(|a| a.id).collect();
+                    return Err(format!(
+                        "unknown algorithm '{id}'; one of: {}",
+                        ids.join(", ")
+                    ));
+                }
+            }
+        }
+        "run" => none().map(|()| Command::Run)?,
+        "save" | "w" => match args.as_slice() {
+            [] => Command::Save(None),
+            _ => Command::Save(Some(PathBuf::from(args.join(" ")))),
+        },
+        "theme" => {
+            let t = one("dark, light or mono")?;
+            Command::Theme(
+                Theme::parse(t)
+                    .ok_or_else(|| format!("unknown theme '{t}'; one of: dark, light, mono"))?,
+            )
+        }
+        "mouse" => match one("on or off")? {
+            "on" => Command::Mouse(true),
+            "off" => Command::Mouse(false),
+            other => return Err(format!(":mouse: '{other}' is neither on nor off")),
+        },
+        "q" | "quit" => none().map(|()| Command::Quit)?,
+        "help" | "h" => Command::Help,
+        "export" => {
+            let path = (args.len() > 1).then(|| PathBuf::from(args[1..].join(" ")));
+            match args.first().copied() {
+                Some("chart") => Command::ExportChart(path),
+                Some("report") => Command::ExportReport(path),
+                _ => return Err(":export chart [PATH] or :export report [DIR]".into()),
+            }
+        }
+        // More commands: one arm above this line.
+        other => return Err(format!("unknown command ':{other}'; :help lists them")),
+    };
+    Ok(command)
+}
+
+/// `text` as a whole number in `min..=max`, or a message naming it.
+fn number(name: &str, text: &str, min: u32, max: u32) -> Result<u32, String> {
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!(":{name}: '{text}' is not a whole number"))?;
+    if n < u64::from(min) || n > u64::from(max) {
+        return Err(format!(
+            ":{name} {text} is out of range: {name} is at least {min} and at most {max}"
+        ));
+    }
+    Ok(n as u32)
+}
+
+/// What the line editor did with an action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Still editing.
+    Editing,
+    /// Enter: the line to run (kept in the history).
+    Submit(String),
+    /// Esc: closed without running.
+    Closed,
+}
+
+/// A one-line text editor with a history of the session's lines: typing
+/// goes through the dialog translation (characters, Backspace, Enter,
+/// Esc, ↑/↓ for history).
+#[derive(Debug, Clone, Default)]
+pub struct LineEditor {
+    text: Option<String>,
+    history: Vec<String>,
+    /// Position in `history` while browsing it with ↑/↓.
+    browsing: Option<usize>,
+}
+
+impl LineEditor {
+    pub fn open(&mut self) {
+        self.text = Some(String::new());
+        self.browsing = None;
+    }
+    pub fn is_open(&self) -> bool {
+        self.text.is_some()
+    }
+    /// The line being edited.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    pub fn step(&mut self, action: &Action) -> Edit {
+        let Some(text) = self.text.as_mut() else {
+            return Edit::Closed;
+        };
+        match *action {
+            Action::TypeChar(c) => text.push(c),
+            // Backspace on an empty line closes it, as in vim.
+            Action::DeleteChar if text.pop().is_none() => {
+                self.text = None;
+                return Edit::Closed;
+            }
+            Action::Cancel => {
+                self.text = None;
+                return Edit::Closed;
+            }
+            Action::Confirm => {
+                let line = self.text.take().unwrap_or_default();
+                if !line.trim().is_empty() && self.history.last() != Some(&line) {
+                    self.history.push(line.clone());
+                }
+                return Edit::Submit(line);
+            }
+            Action::Up | Action::Down => {
+                let n = self.history.len();
+                let next = match (*action == Action::Up, self.browsing) {
+                    (true, None) => n.checked_sub(1),
+                    (true, Some(i)) => Some(i.saturating_sub(1)),
+                    (false, Some(i)) if i + 1 < n => Some(i + 1),
+                    (false, _) => None,
+                };
+                self.browsing = next;
+                *text = next.map_or_else(String::new, |i| self.history[i].clone());
+            }
+            _ => {}
+        }
+        Edit::Editing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse() {
+        assert_eq!(parse("k 5"), Ok(Command::K(5)));
+        assert_eq!(parse("  l   3 "), Ok(Command::L(3)));
+        assert_eq!(parse("p 2"), Ok(Command::P(2)));
+        assert_eq!(parse("seed 42"), Ok(Command::Seed(42)));
+        assert_eq!(parse("algo mondrian"), Ok(Command::Algo("mondrian")));
+        assert_eq!(parse("run"), Ok(Command::Run));
+        assert_eq!(parse("save"), Ok(Command::Save(None)));
+        assert_eq!(
+            parse("save out/p.json"),
+            Ok(Command::Save(Some(PathBuf::from("out/p.json"))))
+        );
+        assert_eq!(parse("theme light"), Ok(Command::Theme(Theme::Light)));
+        assert_eq!(parse("mouse off"), Ok(Command::Mouse(false)));
+        assert_eq!(parse("q"), Ok(Command::Quit));
+        assert_eq!(parse("quit"), Ok(Command::Quit));
+        assert_eq!(parse("help"), Ok(Command::Help));
+    }
+
+    #[test]
+    fn bad_input_names_the_value() {
+        let err = |s: &str| parse(s).unwrap_err();
+        assert!(err("k 0").contains("k 0"), "{}", err("k 0"));
+        assert!(err("k five").contains("'five'"));
+        assert!(err("k -3").contains("'-3'"));
+        assert!(err(&format!("l {}", MAX_L + 1)).contains(&(MAX_L + 1).to_string()));
+        assert!(err("seed x").contains("'x'"));
+        assert!(err("k").contains("needs"));
+        assert!(err("k 1 2").contains("'1 2'"));
+        assert!(err("mouse maybe").contains("'maybe'"));
+        assert!(err("theme neon").contains("'neon'"));
+        assert!(err("frobnicate").contains(":frobnicate"));
+        assert!(err("").contains("empty"));
+        assert!(err("run now").contains("'now'"));
+    }
+
+    #[test]
+    fn an_unknown_algorithm_lists_the_valid_ids() {
+        let e = parse("algo nope").unwrap_err();
+        assert!(e.contains("'nope'"));
+        for a in AlgorithmChoice::all() {
+            assert!(e.contains(a.id), "{e} lacks {}", a.id);
+        }
+    }
+
+    #[test]
+    fn the_editor_types_runs_and_recalls() {
+        let mut ed = LineEditor::default();
+        ed.open();
+        for c in "k 5".chars() {
+            assert_eq!(ed.step(&Action::TypeChar(c)), Edit::Editing);
+        }
+        assert_eq!(ed.text(), Some("k 5"));
+        assert_eq!(ed.step(&Action::Confirm), Edit::Submit("k 5".into()));
+        assert!(!ed.is_open());
+        ed.open();
+        ed.step(&Action::TypeChar('x'));
+        ed.step(&Action::DeleteChar);
+        assert_eq!(ed.text(), Some(""));
+        ed.step(&Action::Up);
+        assert_eq!(ed.text(), Some("k 5"));
+        ed.step(&Action::Down);
+        assert_eq!(ed.text(), Some(""));
+        assert_eq!(ed.step(&Action::Cancel), Edit::Closed);
+        assert!(!ed.is_open());
+        assert_eq!(ed.history(), ["k 5".to_string()]);
+    }
+}

@@ -1,0 +1,461 @@
+//! What every screen shares: the `:` command line, `/` search, mouse
+//! clicks, the config file (key remapping, theme, mouse), the themes, the
+//! gauge of long jobs, the context help and the changed-data popup. The app
+//! is driven with actions (key events only where the key map itself is
+//! under test) and drawn into ratatui's `TestBackend`.
+#![cfg(feature = "tui")]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use anonlab::data::{load_csv_bytes, CsvOptions, Role};
+use anonlab::session::Session;
+use anonlab::tui::{self, Action, App, Config, JobState, Screen, Theme};
+use common::screen::{render, text};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+
+const CSV: &str = "\
+name,sex,age,zip,occupation,disease
+Ann,F,34,1001,nurse,flu
+Bob,M,34,1001,clerk,cold
+Cid,M,51,1002,Nurse,flu
+Dee,F,51,1002,driver,asthma
+Eve,F,29,1001,clerk,flu
+Fay,F,29,1003,nurse,cold
+Gus,M,62,1003,driver,flu
+Hal,M,62,1003,clerk,asthma
+";
+
+fn session() -> Session {
+    let mut s = Session::new(
+        load_csv_bytes(CSV.as_bytes(), "people.csv", &CsvOptions::default()).unwrap(),
+        Some("people.csv".into()),
+        CsvOptions::default(),
+    );
+    for (col, role) in [
+        ("name", Role::Identifier),
+        ("sex", Role::QuasiIdentifier),
+        ("age", Role::QuasiIdentifier),
+        ("zip", Role::QuasiIdentifier),
+        ("disease", Role::Sensitive),
+    ] {
+        let c = s.dataset.column_index(col).unwrap();
+        s.roles.set(c, role);
+    }
+    s
+}
+
+fn app(width: u16, height: u16) -> App {
+    let mut app = App::new(session()).unwrap();
+    app.step(&Action::Resize(width, height));
+    app
+}
+
+/// Type a line into the open command or search line and press Enter.
+fn type_line(app: &mut App, line: &str) {
+    for c in line.chars() {
+        app.step(&Action::TypeChar(c));
+    }
+    app.step(&Action::Confirm);
+}
+
+fn command(app: &mut App, line: &str) {
+    app.step(&Action::OpenCommandLine);
+    type_line(app, line);
+}
+
+fn search(app: &mut App, query: &str) {
+    app.step(&Action::OpenSearch);
+    type_line(app, query);
+}
+
+fn status_line(buf: &Buffer) -> String {
+    text(buf).lines().last().unwrap_or_default().to_string()
+}
+
+/// Position of the first occurrence of `needle` on screen.
+fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
+    text(buf).lines().enumerate().find_map(|(y, l)| {
+        l.find(needle)
+            .map(|byte| (l[..byte].chars().count() as u16, y as u16))
+    })
+}
+
+#[test]
+fn the_status_bar_shows_file_parameters_seed_and_job() {
+    let mut app = app(120, 20);
+    let line = status_line(&render(&app));
+    let i = app.anonymize_inputs();
+    assert!(line.contains("people.csv"), "{line}");
+    assert!(
+        line.contains(&format!("{} k={}", i.algorithm, i.k)),
+        "{line}"
+    );
+    assert!(line.contains(&format!("seed={}", i.seed)), "{line}");
+    assert!(line.contains("risk:"), "{line}");
+    assert!(line.contains(": cmd"), "{line}");
+    app.run_pending_jobs_blocking();
+    assert!(status_line(&render(&app)).contains("risk: ready"));
+    // On a narrow terminal the less important parts go, the file stays,
+    // and nothing is drawn past the edge.
+    app.step(&Action::Resize(30, 20));
+    let line = status_line(&render(&app));
+    assert!(line.contains("people.csv"), "{line}");
+    assert!(!line.contains("rows"), "{line}");
+    assert!(line.chars().count() <= 30);
+}
+
+#[test]
+fn the_command_line_sets_parameters_and_says_what_is_wrong() {
+    let mut app = app(120, 20);
+    app.step(&Action::OpenCommandLine);
+    assert!(app.dialog_open(), "typing goes to the line");
+    for c in "k 3".chars() {
+        app.step(&Action::TypeChar(c));
+    }
+    assert!(status_line(&render(&app)).starts_with(":k 3"));
+    app.step(&Action::Confirm);
+    assert_eq!(app.params().k, 3);
+    assert!(!app.dialog_open());
+
+    command(&mut app, "l 2");
+    assert_eq!(app.params().l, 2);
+    command(&mut app, "seed 7");
+    assert_eq!(app.params().seed, 7);
+    command(&mut app, "algo anatomy");
+    assert_eq!(app.anonymize().choice().id, "anatomy");
+
+    command(&mut app, "k 0");
+    assert!(app.notice().unwrap().contains("k 0"), "{:?}", app.notice());
+    assert_eq!(app.params().k, 3);
+    command(&mut app, "k 9");
+    let n = app.notice().unwrap();
+    assert!(n.contains("k 9") && n.contains("8 rows"), "{n}");
+    command(&mut app, "k lots");
+    assert!(app.notice().unwrap().contains("'lots'"));
+    command(&mut app, "algo nope");
+    let n = app.notice().unwrap().to_string();
+    assert!(n.contains("'nope'") && n.contains("mondrian"), "{n}");
+    assert!(status_line(&render(&app)).contains("'nope'"));
+
+    command(&mut app, "theme light");
+    assert_eq!(app.theme(), Theme::Light);
+    command(&mut app, "mouse off");
+    assert!(!app.mouse_enabled());
+
+    // ↑ recalls the session's commands.
+    app.step(&Action::OpenCommandLine);
+    app.step(&Action::Up);
+    assert_eq!(app.editing_line(), Some((":", "mouse off")));
+    app.step(&Action::Cancel);
+    assert_eq!(app.editing_line(), None);
+
+    command(&mut app, "q");
+    assert!(app.should_quit());
+}
+
+#[test]
+fn save_to_a_new_path_makes_it_the_project_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.json");
+    let mut app = app(120, 20);
+    command(&mut app, &format!("save {}", path.display()));
+    assert!(path.exists(), "{:?}", app.notice());
+    assert_eq!(app.project_path(), path);
+}
+
+#[test]
+fn search_finds_the_next_row_of_the_focused_column_and_wraps() {
+    let mut app = app(120, 20);
+    let occupation = app.dataset().column_index("occupation").unwrap();
+    for _ in 0..occupation {
+        app.step(&Action::Right);
+    }
+    search(&mut app, "NURSE");
+    // Case does not matter: Cid's "Nurse" (row 3) follows Ann's row 1.
+    assert_eq!(app.data_view().row, 2);
+    app.step(&Action::SearchNext);
+    assert_eq!(app.data_view().row, 5);
+    app.step(&Action::SearchNext);
+    assert_eq!(app.data_view().row, 0, "wraps to the top");
+    app.step(&Action::SearchPrev);
+    assert_eq!(app.data_view().row, 5, "and back");
+    // The matching cells on screen are highlighted.
+    let buf = render(&app);
+    let (x, y) = find(&buf, "Cid").unwrap();
+    let line = text(&buf).lines().nth(y as usize).unwrap().to_string();
+    let nurse = line.find("Nurse").unwrap();
+    let cx = line[..nurse].chars().count() as u16;
+    assert!(x < cx);
+    assert_eq!(buf[(cx, y)].bg, Color::Yellow);
+    let (cx, y) = find(&buf, "clerk").unwrap();
+    assert_ne!(buf[(cx, y)].bg, Color::Yellow);
+
+    search(&mut app, "pilot");
+    assert_eq!(app.data_view().row, 5);
+    assert!(app.notice().unwrap().contains("'pilot' not found"));
+}
+
+#[test]
+fn search_in_the_hierarchies_attribute_list() {
+    let mut app = app(120, 30);
+    app.step(&Action::ShowScreen(Screen::Hierarchies));
+    search(&mut app, "zi");
+    assert_eq!(
+        app.hierarchies().cursor,
+        app.dataset().column_index("zip").unwrap()
+    );
+}
+
+#[test]
+fn clicks_switch_tabs_and_select_rows() {
+    let mut app = app(120, 24);
+    let buf = render(&app);
+    let (x, y) = find(&buf, "3 Anonymize").unwrap();
+    app.step(&Action::Click {
+        column: x + 2,
+        row: y,
+    });
+    assert_eq!(app.screen(), Screen::Anonymize);
+    let (x, y) = find(&render(&app), "1 Data").unwrap();
+    app.step(&Action::Click { column: x, row: y });
+    assert_eq!(app.screen(), Screen::Data);
+
+    // A cell of the Data table: Fay's zip.
+    let buf = render(&app);
+    let (fx, fy) = find(&buf, "Fay").unwrap();
+    let line = text(&buf).lines().nth(fy as usize).unwrap().to_string();
+    let zx = line[..line.find("1003").unwrap()].chars().count() as u16;
+    assert!(zx > fx);
+    app.step(&Action::Click {
+        column: zx + 1,
+        row: fy,
+    });
+    assert_eq!(app.data_view().row, 5);
+    assert_eq!(
+        app.data_view().col,
+        app.dataset().column_index("zip").unwrap()
+    );
+
+    // The Hierarchies attribute list.
+    app.step(&Action::ShowScreen(Screen::Hierarchies));
+    let buf = render(&app);
+    let (x, y) = find(&buf, "occupation").unwrap();
+    app.step(&Action::Click { column: x, row: y });
+    assert_eq!(
+        app.hierarchies().cursor,
+        app.dataset().column_index("occupation").unwrap()
+    );
+
+    // The published table of the Anonymize screen.
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    app.run_pending_jobs_blocking();
+    assert_eq!(app.anonymize().job, JobState::Done);
+    let (w, h) = app.size();
+    let table = tui::anonymize_table_viewport(ratatui::layout::Rect::new(0, 0, w, h));
+    app.step(&Action::Click {
+        column: table.x + 1,
+        row: table.y + 2,
+    });
+    assert_eq!(app.anonymize().table.cursor, app.anonymize().table.top + 2);
+}
+
+#[test]
+fn a_left_click_becomes_a_click_action() {
+    let km = anonlab::tui::KeyMap::default();
+    let ev = Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 7,
+        row: 0,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(
+        km.translate(Screen::Data, &ev),
+        Some(Action::Click { column: 7, row: 0 })
+    );
+}
+
+#[test]
+fn a_remapped_key_works_and_shows_in_help() {
+    let cfg = Config::parse(
+        "mouse = false\n[keys.global]\nquit = [\"ctrl-q\"]\n[keys.data]\ndown = [\"ctrl-n\"]\n",
+        "test.toml",
+    );
+    assert!(cfg.problems.is_empty(), "{:?}", cfg.problems);
+    let mut app = app(120, 48).with_config(cfg);
+    assert!(!app.mouse_enabled());
+    let km = app.keymap().clone();
+    let key = |c, m| Event::Key(KeyEvent::new(KeyCode::Char(c), m));
+    assert_eq!(
+        km.translate(Screen::Data, &key('q', KeyModifiers::CONTROL)),
+        Some(Action::Quit)
+    );
+    assert_eq!(
+        km.translate(Screen::Data, &key('q', KeyModifiers::NONE)),
+        None
+    );
+    assert_eq!(
+        km.translate(Screen::Data, &key('n', KeyModifiers::CONTROL)),
+        Some(Action::Down)
+    );
+    app.step(&Action::ToggleHelp);
+    let t = text(&render(&app));
+    assert!(t.contains("Ctrl-q"), "{t}");
+    assert!(t.contains("Ctrl-n"), "{t}");
+    assert!(!t.contains("q Ctrl-c"), "{t}");
+}
+
+#[test]
+fn config_problems_show_in_a_popup_and_the_tui_still_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(
+        &file,
+        "theme = \"dark\"\n[keys.anonymize]\nk_upp = [\"x\"]\n",
+    )
+    .unwrap();
+    let cfg = Config::from_file(&file);
+    let app = app(120, 24).with_config(cfg);
+    let popup = app.popup().expect("a popup");
+    assert!(popup.message.contains(&format!("{}:3", file.display())));
+    assert!(popup.message.contains("'k_upp'"));
+    // A missing file is the defaults, quietly.
+    let none = Config::from_file(&dir.path().join("absent.toml"));
+    assert!(none.problems.is_empty());
+}
+
+#[test]
+fn themes_recolour_the_screen() {
+    let mut app = app(120, 20);
+    app.run_pending_jobs_blocking();
+    let dark = render(&app);
+    assert!(dark.content.iter().any(|c| c.fg == Color::DarkGray));
+
+    command(&mut app, "theme light");
+    let light = render(&app);
+    // The same text (but the status bar's notice), other colours.
+    let body = |b: &Buffer| {
+        let t = text(b);
+        t.lines()
+            .take(t.lines().count() - 1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&light), body(&dark));
+    for c in &light.content {
+        assert!(
+            !matches!(c.fg, Color::White | Color::Yellow | Color::DarkGray),
+            "{c:?}"
+        );
+    }
+
+    command(&mut app, "theme mono");
+    let mono = render(&app);
+    for c in &mono.content {
+        assert_eq!((c.fg, c.bg), (Color::Reset, Color::Reset), "{c:?}");
+    }
+    // The cursor cell is still reversed, the roles still tagged.
+    let (x, y) = find(&mono, "Ann").unwrap();
+    assert!(mono[(x, y)].modifier.contains(Modifier::REVERSED));
+    assert!(text(&mono).contains("QI"));
+    // The selected tab too.
+    let (x, y) = find(&mono, "1 Data").unwrap();
+    assert!(mono[(x, y)].modifier.contains(Modifier::REVERSED));
+}
+
+#[test]
+fn no_color_selects_mono() {
+    assert_eq!(
+        Theme::Dark.with_no_color(Some(std::ffi::OsStr::new("1"))),
+        Theme::Mono
+    );
+}
+
+#[test]
+fn a_job_shows_a_gauge_only_after_the_threshold() {
+    let mut app = app(120, 20);
+    // The risk simulation waits in the inline slot: it is running.
+    assert!(app.job().is_running());
+    app.on_tick_at(Instant::now());
+    let line = status_line(&render(&app));
+    assert!(line.contains("risk: "), "spinner: {line}");
+    app.on_tick_at(Instant::now() + tui::GAUGE_AFTER + Duration::from_millis(1));
+    let buf = render(&app);
+    let line = status_line(&buf);
+    assert!(line.contains("risk 0%"), "gauge: {line}");
+    let (x, y) = find(&buf, "risk 0%").unwrap();
+    // The gauge's empty part has its background.
+    assert_ne!(buf[(x.saturating_sub(1), y)].bg, Color::Reset);
+    app.run_pending_jobs_blocking();
+    assert!(status_line(&render(&app)).contains("risk: ready"));
+}
+
+#[test]
+fn help_overlay_on_each_screen() {
+    for screen in Screen::ALL {
+        let mut app = app(150, 50);
+        app.step(&Action::ShowScreen(screen));
+        app.run_pending_jobs_blocking();
+        app.step(&Action::ToggleHelp);
+        let t = text(&render(&app));
+        for line in app.keymap().help(screen) {
+            assert!(
+                t.contains(&line.keys),
+                "{screen:?}: {} missing\n{t}",
+                line.keys
+            );
+        }
+        insta::assert_snapshot!(format!("help_{}", screen.title().to_lowercase()), t);
+    }
+}
+
+#[test]
+fn help_lists_the_focused_panel_first() {
+    let mut app = app(150, 50);
+    app.step(&Action::ShowScreen(Screen::Hierarchies));
+    let sections = |app: &App| {
+        app.keymap()
+            .help_sections(app.screen(), app.focused_panel())
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sections(&app)[0], "attribute list");
+    app.step(&Action::ToggleNode);
+    assert_eq!(app.focused_panel(), Some("hierarchy tree"));
+    assert_eq!(sections(&app)[0], "hierarchy tree");
+    assert_eq!(sections(&app).last().unwrap(), "everywhere");
+}
+
+#[test]
+fn a_project_whose_data_changed_opens_with_a_popup() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("people.csv");
+    std::fs::write(&csv, CSV).unwrap();
+    let project = dir.path().join("p.json");
+    let mut app = App::new(Session::open(&csv, CsvOptions::default()).unwrap())
+        .unwrap()
+        .with_project_path(project.clone());
+    app.step(&Action::SaveProject);
+    assert!(project.exists(), "{:?}", app.popup());
+
+    let same = App::open_project(&project).unwrap();
+    assert!(same.popup().is_none(), "{:?}", same.popup());
+
+    std::fs::write(&csv, format!("{CSV}Ida,F,40,1004,pilot,flu\n")).unwrap();
+    let changed = App::open_project(&project).unwrap();
+    let popup = changed.popup().expect("the change is said");
+    assert_eq!(popup.title, "Data file changed");
+    assert!(popup
+        .message
+        .contains("changed since the project was saved"));
+    assert_eq!(changed.project_path(), project);
+    let mut changed = changed;
+    changed.step(&Action::Resize(120, 24));
+    assert!(text(&render(&changed)).contains("Data file changed"));
+}
