@@ -202,6 +202,27 @@ fn search_finds_the_next_row_of_the_focused_column_and_wraps() {
 }
 
 #[test]
+fn search_in_the_published_table() {
+    let mut app = app(120, 30);
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    app.run_pending_jobs_blocking();
+    let view = app.anonymize().view.as_ref().unwrap();
+    let rows: Vec<Vec<String>> = (0..view.published_rows())
+        .map(|i| view.row(app.dataset(), i).unwrap())
+        .collect();
+    let expected: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].iter().any(|v| v.to_lowercase().contains("asthma")))
+        .collect();
+    assert_eq!(expected.len(), 2, "{rows:?}");
+    search(&mut app, "ASTHMA");
+    assert_eq!(app.anonymize().table.cursor, expected[0]);
+    app.step(&Action::SearchNext);
+    assert_eq!(app.anonymize().table.cursor, expected[1]);
+    app.step(&Action::SearchNext);
+    assert_eq!(app.anonymize().table.cursor, expected[0]);
+}
+
+#[test]
 fn search_in_the_hierarchies_attribute_list() {
     let mut app = app(120, 30);
     app.step(&Action::ShowScreen(Screen::Hierarchies));

@@ -1,0 +1,333 @@
+//! The app's side of what every screen shares: the `:` command line, `/`
+//! search, mouse clicks, the theme and mouse settings, and the warnings
+//! shown on start (config file problems, a changed data file).
+//!
+//! A child module of `app` so it can reach the app's state while keeping
+//! `app.rs` to one field and one dispatch line per feature.
+
+use ratatui::layout::{Position, Rect};
+
+use super::{App, Popup, Screen};
+use crate::tui::cmdline::{self, Command, Edit};
+use crate::tui::config::Config;
+use crate::tui::hierarchies::Focus;
+use crate::tui::keymap::Action;
+use crate::tui::search::{self, Scan, SearchState};
+use crate::tui::theme::Theme;
+use crate::tui::ui;
+
+/// Published rows rendered per `/` or `n` on the Anonymize screen, so a
+/// table of a million rows is searched in slices instead of freezing the
+/// screen.
+const PUBLISHED_SEARCH_BUDGET: usize = 50_000;
+
+impl App {
+    /// Use a loaded config: its key map, theme and mouse setting. Problems
+    /// found in the file (the defaults were used for those entries) show
+    /// in a popup.
+    pub fn with_config(mut self, config: Config) -> Self {
+        self.keymap = config.keymap;
+        self.theme = config.theme;
+        self.mouse = config.mouse;
+        if !config.problems.is_empty() {
+            self = self.with_warning("Config file problems", &config.problems.join("\n"));
+        }
+        self
+    }
+
+    /// The app for a project file, saving back to it. A data file that
+    /// changed since the project was saved opens with a popup saying so
+    /// ([`Project::data_changed`](crate::data::Project::data_changed)), as
+    /// the CLI commands warn on stderr.
+    pub fn open_project(path: &std::path::Path) -> crate::Result<App> {
+        let project = crate::data::Project::load(path)?;
+        let session = crate::session::Session::from_project(&project)?;
+        let app = App::new(session)?.with_project_path(path.to_path_buf());
+        Ok(match project.data_changed() {
+            Some(w) => app.with_warning("Data file changed", &w),
+            None => app,
+        })
+    }
+
+    /// Open with a popup saying `message` (a changed data file, a config
+    /// problem). A popup already there (from the project) is kept first.
+    pub fn with_warning(mut self, title: &str, message: &str) -> Self {
+        self.popup = Some(match self.popup.take() {
+            None => Popup {
+                title: title.to_string(),
+                message: message.to_string(),
+            },
+            Some(p) => Popup {
+                title: p.title,
+                message: format!("{}\n\n{title}: {message}", p.message),
+            },
+        });
+        self
+    }
+
+    pub fn theme(&self) -> Theme {
+        self.theme
+    }
+    /// Whether the terminal should report the mouse.
+    pub fn mouse_enabled(&self) -> bool {
+        self.mouse
+    }
+    /// The command or search line being edited: its prompt and text.
+    pub fn editing_line(&self) -> Option<(&'static str, &str)> {
+        if let Some(t) = self.cmdline.text() {
+            return Some((":", t));
+        }
+        self.search.editor.text().map(|t| ("/", t))
+    }
+    pub fn search_state(&self) -> &SearchState {
+        &self.search
+    }
+    /// The session's command lines, oldest first.
+    pub fn command_history(&self) -> &[String] {
+        self.cmdline.history()
+    }
+    /// The focused panel of a screen with several (see the keymap's
+    /// panels): its keys come first in the help overlay.
+    pub fn focused_panel(&self) -> Option<&'static str> {
+        match self.screen {
+            Screen::Hierarchies => Some(match self.hier.focus {
+                Focus::Attributes => "attribute list",
+                Focus::Tree => "hierarchy tree",
+            }),
+            Screen::Anonymize => Some(if self.anon.show_detail {
+                "published table"
+            } else {
+                "parameters"
+            }),
+            _ => None,
+        }
+    }
+
+    pub(super) fn step_cmdline(&mut self, action: &Action) {
+        if let Edit::Submit(line) = self.cmdline.step(action) {
+            if let Err(e) = cmdline::parse(&line).and_then(|c| self.run_command(c)) {
+                self.notice = Some(e);
+            }
+        }
+    }
+
+    /// Run one command of the `:` line; an error is a message for the
+    /// status bar naming the bad value.
+    pub fn run_command(&mut self, command: Command) -> Result<(), String> {
+        let delta =
+            |new: u32, old: u32| (i64::from(new) - i64::from(old)).clamp(-1 << 30, 1 << 30) as i32;
+        match command {
+            Command::K(k) => {
+                let rows = self.ds.n_rows();
+                if k as usize > rows {
+                    return Err(format!(
+                        ":k {k} is more than the {} rows of the data",
+                        crate::format::thousands(rows as u64)
+                    ));
+                }
+                self.step_anonymize(&Action::AdjustK(delta(k, self.params.k)));
+            }
+            Command::L(l) => self.step_anonymize(&Action::AdjustL(delta(l, self.params.l))),
+            Command::P(p) => self.step_anonymize(&Action::AdjustP(delta(p, self.params.p))),
+            Command::Seed(seed) => {
+                if seed != self.params.seed {
+                    self.params.seed = seed;
+                    self.request_anonymize();
+                }
+            }
+            Command::Algo(id) => {
+                let Some(i) = self.anon.algorithms.iter().position(|a| a.id == id) else {
+                    return Err(format!("algorithm '{id}' is not offered here"));
+                };
+                let by = i as i64 - self.anon.algorithm as i64;
+                if by != 0 {
+                    self.step_anonymize(&Action::CycleAlgorithm(by as i32));
+                }
+            }
+            Command::Run => self.step(&Action::Recompute),
+            Command::Save(path) => {
+                if let Some(p) = path {
+                    self.project_path = Some(p);
+                }
+                self.save_project();
+            }
+            Command::Theme(t) => {
+                self.theme = t;
+                self.notice = Some(format!("theme {}", t.name()));
+            }
+            Command::Mouse(on) => {
+                self.mouse = on;
+                self.notice = Some(format!("mouse {}", if on { "on" } else { "off" }));
+            }
+            Command::Quit => self.quit = true,
+            Command::Help => self.help = true,
+            Command::ExportChart(path) => self.export_chart(path),
+            Command::ExportReport(dir) => self.export_report(dir),
+        }
+        Ok(())
+    }
+
+    pub(super) fn step_search_line(&mut self, action: &Action) {
+        if let Edit::Submit(q) = self.search.editor.step(action) {
+            if !q.is_empty() {
+                self.search.query = Some(q.to_lowercase());
+            }
+            self.search_next(true);
+        }
+    }
+
+    /// Move to the next (previous) match of the last search in the
+    /// screen's table, wrapping; a notice says where or that nothing
+    /// matches.
+    pub(super) fn search_next(&mut self, forward: bool) {
+        let Some(q) = self.search.query.clone() else {
+            self.notice = Some("nothing searched yet: / starts a search".into());
+            return;
+        };
+        let found = match self.screen {
+            Screen::Data => {
+                if self.ds.n_cols() == 0 {
+                    return;
+                }
+                let c = self.data.col;
+                let col = self.ds.col(c);
+                let hits = search::matching_codes(col.dictionary(), &q);
+                let found = search::next_row(col.codes(), &hits, self.data.row, forward);
+                let name = col.name().to_string();
+                self.search.hits = Some((c, hits));
+                match found {
+                    Some(r) => {
+                        self.data.row = r;
+                        self.follow_cursor();
+                        Ok(format!("/{q}: row {} ({name})", r + 1))
+                    }
+                    None => Err(format!("'{q}' not found in column {name}")),
+                }
+            }
+            Screen::Anonymize => {
+                // A published row is rendered to be searched (generalized
+                // cells have no dictionary), so a long table is searched
+                // in slices; `n` goes on from where a slice stopped.
+                let ds = &self.ds;
+                let scan = self.anon.view.as_ref().map(|view| {
+                    search::next_match_bounded(
+                        view.published_rows(),
+                        self.anon.table.cursor,
+                        forward,
+                        PUBLISHED_SEARCH_BUDGET,
+                        |i| {
+                            view.row(ds, i)
+                                .is_some_and(|row| row.iter().any(|v| search::contains(v, &q)))
+                        },
+                    )
+                });
+                match scan {
+                    Some(Scan::Found(i)) | Some(Scan::Stopped(i)) => {
+                        self.anon.table.cursor = i;
+                        self.anon.refresh_table(&self.ds);
+                        if scan == Some(Scan::Found(i)) {
+                            Ok(format!("/{q}: published row {}", i + 1))
+                        } else {
+                            Err(format!(
+                                "'{q}' not found in the {} rows up to row {}; n searches on",
+                                crate::format::thousands(PUBLISHED_SEARCH_BUDGET as u64),
+                                crate::format::thousands(i as u64 + 1)
+                            ))
+                        }
+                    }
+                    _ => Err(format!("'{q}' not found in the published table")),
+                }
+            }
+            Screen::Hierarchies => match self.hier.focus {
+                Focus::Attributes => {
+                    let ds = &self.ds;
+                    let found = search::next_match(ds.n_cols(), self.hier.cursor, forward, |c| {
+                        search::contains(ds.col(c).name(), &q)
+                    });
+                    match found {
+                        Some(c) => {
+                            self.hier.select_attribute(&self.ds, c);
+                            Ok(format!("/{q}: attribute {}", self.ds.col(c).name()))
+                        }
+                        None => Err(format!("'{q}' not found among the attributes")),
+                    }
+                }
+                Focus::Tree => {
+                    let tree = self.hier.tree.as_mut().and_then(|t| t.as_mut().ok());
+                    let found = tree.and_then(|t| {
+                        let hit = search::next_match(t.lines.len(), t.cursor, forward, |i| {
+                            search::contains(&t.lines[i].label, &q)
+                        });
+                        if let Some(i) = hit {
+                            t.cursor = i;
+                        }
+                        hit.map(|i| t.lines[i].label.clone())
+                    });
+                    match found {
+                        Some(label) => Ok(format!("/{q}: node {label}")),
+                        None => Err(format!("'{q}' not found in the open nodes of the tree")),
+                    }
+                }
+            },
+            _ => Err("/ searches the Data, Anonymize and Hierarchies tables".to_string()),
+        };
+        self.notice = Some(match found {
+            Ok(n) | Err(n) => n,
+        });
+    }
+
+    /// A left click: a tab switches screen; a row of the screen's table or
+    /// list selects it. The areas come from the same layout functions the
+    /// drawing uses, at the terminal's current size.
+    pub(super) fn click(&mut self, column: u16, row: u16) {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        let at = Position::new(column, row);
+        if let Some(s) = ui::tab_at(area, at) {
+            self.show(s);
+            return;
+        }
+        match self.screen {
+            Screen::Data => {
+                let vp = ui::data_table_viewport(area);
+                if !vp.contains(at) {
+                    return;
+                }
+                let r = self.data.top + usize::from(row - vp.y);
+                if r >= self.ds.n_rows() {
+                    return;
+                }
+                // The row-number gutter, then the columns one space apart.
+                let mut x = vp.x + self.data.gutter + 1;
+                let old_col = self.data.col;
+                for &(c, w) in &self.data.columns {
+                    if (x..x + w + 1).contains(&column) {
+                        self.data.col = c;
+                        break;
+                    }
+                    x += w + 1;
+                }
+                self.data.row = r;
+                self.follow_cursor();
+                if self.data.col != old_col {
+                    self.refresh_stats();
+                }
+            }
+            Screen::Anonymize => {
+                let vp = ui::anonymize_table_viewport(area);
+                let rows = self.anon.view.as_ref().map_or(0, |v| v.published_rows());
+                let i = self.anon.table.top + usize::from(row.saturating_sub(vp.y));
+                if vp.contains(at) && i < rows {
+                    self.anon.table.cursor = i;
+                    self.anon.refresh_table(&self.ds);
+                }
+            }
+            Screen::Hierarchies => {
+                if let Some(c) = ui::hierarchies_attribute_at(area, self, at) {
+                    self.hier.focus = Focus::Attributes;
+                    self.hier.select_attribute(&self.ds, c);
+                }
+            }
+            _ => {}
+        }
+    }
+}
