@@ -50,16 +50,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 #[cfg(feature = "tui")]
 fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
-    use anonlab::data::Project;
     use anonlab::session::Session;
     match args {
         // A project opened from a file is saved back to that file.
         Some(cli::TuiArgs {
             project: Some(p), ..
-        }) => {
-            let session = Session::from_project(&Project::load(&p)?)?;
-            anonlab::tui::run_with_project(session, p)
-        }
+        }) => anonlab::tui::run_project(&p),
         Some(cli::TuiArgs {
             file: Some(f), csv, ..
         }) => anonlab::tui::run(Session::open(&f, csv.options()?)?),

@@ -10,6 +10,7 @@
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use fixedbitset::FixedBitSet;
 use ratatui::layout::Rect;
@@ -19,7 +20,11 @@ use super::anonymize::{
     self as anon, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, BeforeKey, QueriesState,
     QueryOutcome,
 };
+use super::cmdline::LineEditor;
 use super::hierarchies::{self as hier, HierarchiesState};
+use super::jobs::{self, JobClock};
+use super::search::SearchState;
+use super::theme::Theme;
 use super::keymap::{Action, KeyMap};
 use super::mark::MarkDialog;
 use super::sweep::{self, CellFigures, SweepEffect, SweepState};
@@ -38,6 +43,8 @@ use crate::stats::CorrelationMatrix;
 #[path = "compare.rs"]
 pub mod compare;
 use compare::{CompareOutput, CompareState};
+
+mod infra;
 
 /// The screens, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -333,6 +340,17 @@ pub struct App {
     /// The Compare screen and its job slot.
     compare: CompareState,
     compare_worker: Worker<Box<CompareOutput>>,
+    /// When each running job started, for the status bar's gauge.
+    clock: JobClock,
+    /// The query workload's progress (its state has no room for it).
+    queries_fraction: f64,
+    /// The `:` command line (open while editing) and its history.
+    cmdline: LineEditor,
+    /// The `/` search line and the last search.
+    search: SearchState,
+    theme: Theme,
+    /// Whether the terminal reports the mouse (clicks and wheel).
+    mouse: bool,
 }
 
 impl App {
@@ -436,6 +454,12 @@ impl App {
             sweep_worker: Worker::inline(),
             compare: CompareState::new(compare_set, threshold),
             compare_worker: Worker::inline(),
+            clock: JobClock::default(),
+            queries_fraction: 0.0,
+            cmdline: LineEditor::default(),
+            search: SearchState::default(),
+            theme: Theme::default(),
+            mouse: true,
         };
         if let Some(message) = t_left_out {
             app.popup = Some(Popup {
@@ -615,7 +639,10 @@ impl App {
     /// Whether a modal dialog is open; its input is translated with
     /// [`KeyMap::translate_dialog`].
     pub fn dialog_open(&self) -> bool {
-        self.mark.is_some() || self.hier.dialog.is_some()
+        self.mark.is_some()
+            || self.hier.dialog.is_some()
+            || self.cmdline.is_open()
+            || self.search.editor.is_open()
     }
     /// k, l and the seed of the algorithms (saved with the project).
     pub fn params(&self) -> &Params {
@@ -652,6 +679,14 @@ impl App {
         self.project_path
             .clone()
             .unwrap_or_else(|| PathBuf::from(DEFAULT_PROJECT_FILE))
+    }
+    /// When the running jobs started (see [`jobs::GAUGE_AFTER`]).
+    pub fn job_clock(&self) -> &JobClock {
+        &self.clock
+    }
+    /// The query workload's progress while it runs.
+    pub fn queries_fraction(&self) -> f64 {
+        self.queries_fraction
     }
     pub fn spinner(&self) -> usize {
         self.spinner
@@ -727,6 +762,8 @@ impl App {
                     self.popup = None;
                 }
             }
+            _ if self.cmdline.is_open() => self.step_cmdline(action),
+            _ if self.search.editor.is_open() => self.step_search_line(action),
             _ if self.mark.is_some() => self.step_mark(action),
             _ if self.hier.dialog.is_some() => {
                 let effect = self.hier.step_dialog(action, &self.ds, self.params.k);
@@ -738,6 +775,11 @@ impl App {
                 }
             }
             Action::ToggleHelp => self.help = true,
+            Action::OpenCommandLine => self.cmdline.open(),
+            Action::OpenSearch => self.search.editor.open(),
+            Action::SearchNext => self.search_next(true),
+            Action::SearchPrev => self.search_next(false),
+            Action::Click { column, row } => self.click(column, row),
             Action::ShowScreen(s) => self.show(s),
             Action::NextScreen => self.show(self.screen.offset(1)),
             Action::PrevScreen => self.show(self.screen.offset(-1)),
@@ -754,6 +796,7 @@ impl App {
                 Screen::Compare => self.step_compare(action),
             },
         }
+        self.sync_clock(Instant::now());
     }
 
     /// Apply a worker message. Messages of superseded requests are dropped.
@@ -770,6 +813,7 @@ impl App {
             }
             JobMsg::Compare(m) => self.on_compare(m),
         }
+        self.sync_clock(Instant::now());
     }
 
     fn on_risk(&mut self, msg: WorkerMsg<RiskView>) {
@@ -844,7 +888,7 @@ impl App {
             return;
         }
         match msg {
-            WorkerMsg::Progress { .. } => {}
+            WorkerMsg::Progress { fraction, .. } => self.queries_fraction = fraction,
             WorkerMsg::Done { output, .. } => self.anon.queries = QueriesState::Done(output),
             WorkerMsg::Cancelled { .. } => self.anon.queries = QueriesState::Idle,
             WorkerMsg::Failed { error, .. } => self.anon.queries = QueriesState::Failed(error),
@@ -853,6 +897,13 @@ impl App {
 
     /// Advance the spinner shown while a job runs.
     pub fn on_tick(&mut self) {
+        self.on_tick_at(Instant::now());
+    }
+
+    /// [`on_tick`](Self::on_tick) at a given time: tests pass a later
+    /// instant to see a long job's gauge without sleeping.
+    pub fn on_tick_at(&mut self, now: Instant) {
+        self.sync_clock(now);
         if self.job.is_running()
             || self.anon.job.is_running()
             || matches!(self.anon.queries, QueriesState::Running { .. })
@@ -861,6 +912,12 @@ impl App {
         {
             self.spinner = self.spinner.wrapping_add(1);
         }
+    }
+
+    /// Note which jobs started or stopped since the last change.
+    fn sync_clock(&mut self, now: Instant) {
+        let list = jobs::list(self);
+        self.clock.sync(&list, now);
     }
 
     /// Stop the computation of the screen in view (on the Data screen, the

@@ -565,6 +565,15 @@ impl HierarchiesState {
         }
     }
 
+    /// Put the attribute list's cursor on column `c` (a click, a search
+    /// match) and show its tree.
+    pub fn select_attribute(&mut self, ds: &Dataset, c: usize) {
+        if c < ds.n_cols() && c != self.cursor {
+            self.cursor = c;
+            self.refresh_tree(ds);
+        }
+    }
+
     /// Rebuild the focused column's tree.
     fn refresh_tree(&mut self, ds: &Dataset) {
         if ds.n_cols() == 0 {

@@ -7,7 +7,8 @@
 //! value ([`KeyMap::bindings`]) so a user override can replace it later.
 
 use crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent,
+    MouseEventKind,
 };
 
 use super::app::Screen;
@@ -114,6 +115,16 @@ pub enum Action {
     FocusParam,
     /// Anonymize screen: open or close the k/l sweep grid.
     ToggleSweep,
+    /// Open the `:` command line.
+    OpenCommandLine,
+    /// Open the `/` search line of the screen's table.
+    OpenSearch,
+    /// Go to the next match of the last search.
+    SearchNext,
+    /// Go to the previous match of the last search.
+    SearchPrev,
+    /// A left click at this terminal cell.
+    Click { column: u16, row: u16 },
 }
 
 /// Where a binding applies.
@@ -211,6 +222,9 @@ pub struct Binding {
     pub inputs: Vec<Input>,
     pub action: Action,
     pub help: &'static str,
+    /// The panel of the screen the binding acts in, when the screen has
+    /// several (the help overlay lists the focused panel's keys first).
+    pub panel: Option<&'static str>,
 }
 
 /// One line of the help overlay.
@@ -242,6 +256,7 @@ impl Default for KeyMap {
             inputs: inputs.to_vec(),
             action,
             help,
+            panel: panel_of(scope, action),
         };
         let bindings = vec![
             // Data screen.
@@ -299,7 +314,7 @@ impl Default for KeyMap {
             ),
             b(
                 data,
-                &[I::ch('n')],
+                &[I::ch('u')],
                 A::SetRole(Role::Insensitive),
                 "role: insensitive",
             ),
@@ -678,6 +693,20 @@ impl Default for KeyMap {
             ),
             b(
                 Scope::Global,
+                &[I::ch(':')],
+                A::OpenCommandLine,
+                "command line (:k 5, :algo ID, :save, :help)",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('/')],
+                A::OpenSearch,
+                "search the table (Data: the focused column)",
+            ),
+            b(Scope::Global, &[I::ch('n')], A::SearchNext, "next match"),
+            b(Scope::Global, &[I::ch('N')], A::SearchPrev, "previous match"),
+            b(
+                Scope::Global,
                 &[I::ch('?')],
                 A::ToggleHelp,
                 "show/hide this help",
@@ -713,9 +742,15 @@ impl KeyMap {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
                 self.action_for(screen, Input::from_key(k))
             }
-            Event::Mouse(MouseEvent { kind, .. }) => match kind {
+            Event::Mouse(MouseEvent {
+                kind, column, row, ..
+            }) => match kind {
                 MouseEventKind::ScrollUp => self.action_for(screen, Input::WheelUp),
                 MouseEventKind::ScrollDown => self.action_for(screen, Input::WheelDown),
+                MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
+                    column: *column,
+                    row: *row,
+                }),
                 _ => None,
             },
             Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
@@ -765,6 +800,21 @@ impl KeyMap {
     /// The help overlay's lines for a screen: its own bindings, then the
     /// global ones.
     pub fn help(&self, screen: Screen) -> Vec<HelpLine> {
+        self.help_sections(screen, None)
+            .into_iter()
+            .flat_map(|(_, lines)| lines)
+            .collect()
+    }
+
+    /// The help overlay's sections for a screen whose focused panel is
+    /// `panel`: that panel's bindings first, then the screen's other
+    /// bindings (other panels after them), then the global ones. Titles
+    /// name the panel or say "screen" / "everywhere".
+    pub fn help_sections(
+        &self,
+        screen: Screen,
+        panel: Option<&str>,
+    ) -> Vec<(String, Vec<HelpLine>)> {
         let line = |b: &Binding| HelpLine {
             keys: b
                 .inputs
@@ -774,12 +824,86 @@ impl KeyMap {
                 .join(" "),
             help: b.help,
         };
-        let own = self
+        let own: Vec<&Binding> = self
             .bindings
             .iter()
-            .filter(|b| b.scope == Scope::Screen(screen));
-        let global = self.bindings.iter().filter(|b| b.scope == Scope::Global);
-        own.chain(global).map(line).collect()
+            .filter(|b| b.scope == Scope::Screen(screen))
+            .collect();
+        let mut panels: Vec<&'static str> = Vec::new();
+        for b in &own {
+            if let Some(p) = b.panel {
+                if !panels.contains(&p) {
+                    panels.push(p);
+                }
+            }
+        }
+        // The focused panel first, the others in table order.
+        panels.sort_by_key(|p| Some(*p) != panel);
+        let mut sections = Vec::new();
+        let mut push = |title: String, lines: Vec<HelpLine>| {
+            if !lines.is_empty() {
+                sections.push((title, lines));
+            }
+        };
+        let of_panel = |p: Option<&str>| {
+            own.iter()
+                .filter(|b| b.panel == p)
+                .map(|b| line(b))
+                .collect::<Vec<_>>()
+        };
+        if let Some(first) = panels.first().filter(|p| Some(**p) == panel) {
+            push(first.to_string(), of_panel(Some(first)));
+        }
+        push(format!("{} screen", screen.title()), of_panel(None));
+        for p in panels.iter().filter(|p| Some(**p) != panel) {
+            push(p.to_string(), of_panel(Some(p)));
+        }
+        let global = self
+            .bindings
+            .iter()
+            .filter(|b| b.scope == Scope::Global)
+            .map(line)
+            .collect();
+        push("everywhere".to_string(), global);
+        sections
+    }
+}
+
+/// The panel a binding acts in, on screens with several panels whose keys
+/// differ. Keys that act in whichever panel is focused have none.
+fn panel_of(scope: Scope, action: Action) -> Option<&'static str> {
+    use Action as A;
+    match (scope, action) {
+        (
+            Scope::Screen(Screen::Anonymize),
+            A::CycleAlgorithm(_)
+            | A::AdjustK(_)
+            | A::AdjustL(_)
+            | A::AdjustP(_)
+            | A::NextSeed
+            | A::CycleTCloseness
+            | A::AdjustSuppression(_)
+            | A::CycleMetric,
+        ) => Some("parameters"),
+        (
+            Scope::Screen(Screen::Anonymize),
+            A::Up
+            | A::Down
+            | A::PageUp
+            | A::PageDown
+            | A::First
+            | A::Last
+            | A::Scroll(_)
+            | A::Confirm,
+        ) => Some("published table"),
+        (
+            Scope::Screen(Screen::Hierarchies),
+            A::BuildHierarchy | A::ImportHierarchy | A::ExportHierarchy | A::RemoveHierarchy,
+        ) => Some("attribute list"),
+        (Scope::Screen(Screen::Hierarchies), A::ToggleNode | A::OpenAllNodes(_)) => {
+            Some("hierarchy tree")
+        }
+        _ => None,
     }
 }
 

@@ -13,12 +13,17 @@
 
 mod anonymize;
 mod app;
+mod cmdline;
+mod config;
 mod export;
 mod hierarchies;
+mod jobs;
 mod keymap;
 mod mark;
 mod record;
+mod search;
 mod sweep;
+mod theme;
 mod ui;
 mod worker;
 
@@ -56,6 +61,11 @@ pub use hierarchies::{
     Builder, DialogKind, Effect, FullDomainSettings, HierarchiesState, HierarchyDialog,
     MatrixState, TreeLine, TreeView, FULL_DOMAIN,
 };
+pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
+pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
+pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
+pub use search::SearchState;
+pub use theme::Theme;
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use mark::{MarkDialog, MarkField, MarkMode};
 pub use record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
@@ -67,6 +77,7 @@ pub use sweep::{
     CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
 };
 pub use ui::draw;
+pub use ui::{anonymize_table_viewport, data_table_viewport, tab_at};
 pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
 pub use worker::{JobId, Worker, WorkerMsg};
 
@@ -87,18 +98,30 @@ enum Event {
 /// (see [`App::new`]) is an error before the terminal is touched. The
 /// project is saved to [`DEFAULT_PROJECT_FILE`].
 pub fn run(session: Session) -> anyhow::Result<()> {
-    run_app(App::new(session)?)
+    run_app(App::new(session)?.with_config(Config::load()))
 }
 
 /// Like [`run`], saving the project to `project` (the file the session was
 /// opened from, or one named on the command line).
 pub fn run_with_project(session: Session, project: std::path::PathBuf) -> anyhow::Result<()> {
-    run_app(App::new(session)?.with_project_path(project))
+    run_app(
+        App::new(session)?
+            .with_project_path(project)
+            .with_config(Config::load()),
+    )
 }
+
+/// Run the TUI on a project file (see [`App::open_project`]), saving back
+/// to it.
+pub fn run_project(path: &std::path::Path) -> anyhow::Result<()> {
+    run_app(App::open_project(path)?.with_config(Config::load()))
+}
+
 
 /// Run the TUI on an app built by the caller.
 pub fn run_app(mut app: App) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::enter()?;
+    let mut mouse = true;
     let (tx, rx) = mpsc::channel();
     let worker_tx = tx.clone();
     app.start_worker(move |m| {
@@ -110,6 +133,16 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
     app.step(&Action::Resize(size.width, size.height));
     let keymap = app.keymap().clone();
     loop {
+        // `mouse = false` in the config, or `:mouse off`: the terminal
+        // handles the mouse itself (selecting text, its own scrolling).
+        if app.mouse_enabled() != mouse {
+            mouse = app.mouse_enabled();
+            if mouse {
+                execute!(io::stdout(), EnableMouseCapture)?;
+            } else {
+                execute!(io::stdout(), DisableMouseCapture)?;
+            }
+        }
         guard.terminal.draw(|f| draw(f, &app))?;
         if app.should_quit() {
             return Ok(());

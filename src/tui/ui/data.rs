@@ -9,6 +9,7 @@ use ratatui::widgets::{Bar, BarChart, Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::widgets::{
+    self,
     cursor_style, dim, percent, role_style, sensitive_cell_style, thousands, title_style,
     SENSITIVE_MARK,
 };
@@ -124,6 +125,11 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
                 } else {
                     Style::new()
                 };
+                // A search match: underlined too, so it shows without
+                // colour (the mono theme reverses it).
+                if app.search_state().highlights(c, col.code(r)) {
+                    style = style.patch(widgets::search_match_style());
+                }
                 if r == view.row && c == view.col {
                     style = style.patch(cursor_style());
                 }

@@ -4,7 +4,7 @@
 //! dialog. Lists and the tree scroll so the cursor stays on screen, which
 //! needs only the cursor and the height (no state written while drawing).
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
@@ -22,16 +22,33 @@ const ROW_LABEL: usize = 12;
 /// Characters of a heat-map cell (a value like `0.42` and a space).
 const CELL: usize = 6;
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let ds = app.dataset();
+/// The attribute list, the heat map and the tree's areas in a body.
+fn areas(body: Rect, app: &App) -> [Rect; 3] {
     let h = app.hierarchies();
     let matrix_width = (ROW_LABEL + 1 + CELL * h.matrix.columns.len() + 2) as u16;
     let left_width = matrix_width.clamp(36, body.width / 2 + body.width / 6);
     let [left, right] =
         Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)]).areas(body);
-    let list_height = (ds.n_cols() as u16 + 2).min(left.height / 2);
+    let list_height = (app.dataset().n_cols() as u16 + 2).min(left.height / 2);
     let [list, matrix] =
         Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(left);
+    [list, matrix, right]
+}
+
+/// The attribute (column) drawn at `at`, if any: for clicks.
+pub(super) fn attribute_at(body: Rect, app: &App, at: Position) -> Option<usize> {
+    let inner = Block::bordered().inner(areas(body, app)[0]);
+    if !inner.contains(at) {
+        return None;
+    }
+    let top = window_top(app.hierarchies().cursor, usize::from(inner.height));
+    let c = top + usize::from(at.y - inner.y);
+    (c < app.dataset().n_cols()).then_some(c)
+}
+
+pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+    let h = app.hierarchies();
+    let [list, matrix, right] = areas(body, app);
     draw_attributes(frame, list, app);
     draw_matrix(frame, matrix, app);
     draw_tree(frame, right, app);
@@ -70,7 +87,7 @@ fn draw_attributes(frame: &mut Frame, area: Rect, app: &App) {
         .border_style(focus_border(h.focus == Focus::Attributes))
         .title(Span::styled(" Attributes ", title_style()))
         .title_bottom(Span::styled(
-            " b build  i import  e export  x remove ",
+            " b build  i import  a export  x remove ",
             dim(),
         ));
     let inner = block.inner(area);

@@ -13,13 +13,16 @@ mod risk;
 mod sweep;
 pub mod widgets;
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Cell, Clear, Paragraph, Row, Table, Tabs, Wrap};
+use ratatui::widgets::{
+    Block, BorderType, Cell, Clear, Gauge, Paragraph, Row, Table, Tabs, Wrap,
+};
 use ratatui::Frame;
 
 use super::app::{App, JobState, Screen};
+use super::jobs;
 use super::keymap::HelpLine;
 use crate::data::Role;
 use widgets::{centered, dim, thousands};
@@ -53,8 +56,42 @@ pub fn anonymize_table_viewport(area: Rect) -> Rect {
     anonymize::table_viewport(bands(area).body)
 }
 
-/// Draw the whole app.
+/// The screen whose tab is drawn at `at`, for clicks: each title is
+/// padded by one cell on both sides and tabs are one cell apart, as
+/// [`Tabs`] draws them.
+pub fn tab_at(area: Rect, at: Position) -> Option<Screen> {
+    let tabs = bands(area).tabs;
+    if !tabs.contains(at) {
+        return None;
+    }
+    let mut x = tabs.x;
+    for (i, s) in Screen::ALL.iter().enumerate() {
+        let w = Span::raw(tab_title(i, *s)).width() as u16 + 2;
+        if (x..x + w).contains(&at.x) {
+            return Some(*s);
+        }
+        x += w + 1;
+    }
+    None
+}
+
+fn tab_title(i: usize, s: Screen) -> String {
+    format!("{} {}", i + 1, s.title())
+}
+
+/// The Hierarchies screen's attribute drawn at `at`, for a terminal of
+/// `area`.
+pub fn hierarchies_attribute_at(area: Rect, app: &App, at: Position) -> Option<usize> {
+    hierarchies::attribute_at(bands(area).body, app, at)
+}
+
+/// Draw the whole app, then recolour it for the app's theme.
 pub fn draw(frame: &mut Frame, app: &App) {
+    draw_screens(frame, app);
+    app.theme().apply(frame.buffer_mut());
+}
+
+fn draw_screens(frame: &mut Frame, app: &App) {
     let b = bands(frame.area());
     draw_tabs(frame, b.tabs, app);
     match app.screen() {
@@ -80,7 +117,7 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
     let titles = Screen::ALL
         .iter()
         .enumerate()
-        .map(|(i, s)| format!("{} {}", i + 1, s.title()));
+        .map(|(i, s)| tab_title(i, *s));
     let tabs = Tabs::new(titles)
         .select(app.screen().index())
         .style(dim())
@@ -117,105 +154,273 @@ fn job_span(name: &str, job: &JobState, spinner: usize) -> Span<'static> {
     }
 }
 
-/// The status bar: what is loaded, how many quasi-identifiers, what the
-/// worker is doing (on the Anonymize screen: the algorithm and its
-/// parameters, and the anonymization), the seed when one is in play, and a
-/// notice.
-fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
+/// One part of the status bar; parts with a larger `drop` go first when
+/// the terminal is too narrow.
+struct Part {
+    drop: u8,
+    spans: Vec<Span<'static>>,
+    /// A job drawn as a gauge over the part's cells: (ratio, label).
+    gauge: Option<(f64, String)>,
+}
+
+impl Part {
+    fn new(drop: u8, spans: Vec<Span<'static>>) -> Self {
+        Part {
+            drop,
+            spans,
+            gauge: None,
+        }
+    }
+    fn width(&self) -> usize {
+        self.spans.iter().map(Span::width).sum()
+    }
+}
+
+/// Cells a job's gauge takes in the status bar.
+const GAUGE_WIDTH: usize = 22;
+
+/// The parts of the status bar, most important first in `drop` order:
+/// the file, a notice, the screen's job, the parameters of the
+/// algorithms, other running jobs, the density seed, the table's size.
+fn status_parts(app: &App) -> Vec<Part> {
     let ds = app.dataset();
-    let sep = || Span::styled(" │ ", dim());
+    let mut parts = vec![Part::new(
+        0,
+        vec![Span::styled(
+            app.label().to_string(),
+            Style::new().add_modifier(Modifier::BOLD),
+        )],
+    )];
     let qis = app.roles().with(Role::QuasiIdentifier).len();
     let semi = app.roles().with(Role::SemiSensitive).len();
-    let mut spans = vec![
-        Span::styled(
-            format!(" {}", app.label()),
-            Style::new().add_modifier(Modifier::BOLD),
-        ),
-        sep(),
-        Span::raw(format!("{} rows", thousands(ds.n_rows() as u64))),
-        sep(),
-        Span::raw(format!("{} cols", ds.n_cols())),
-        sep(),
+    let mut size = vec![
+        Span::raw(format!(
+            "{} rows · {} cols · ",
+            thousands(ds.n_rows() as u64),
+            ds.n_cols()
+        )),
         Span::styled(
             format!("{qis} QI"),
             widgets::role_style(Role::QuasiIdentifier),
         ),
     ];
     if semi > 0 {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
+        size.push(Span::raw(" "));
+        size.push(Span::styled(
             format!("{semi} SS"),
             widgets::role_style(Role::SemiSensitive),
         ));
     }
-    spans.push(sep());
-    if app.screen() == Screen::Anonymize {
-        let i = app.anonymize_inputs();
-        // pk algorithms read p where the others read l.
-        let l = match (i.l, i.pk) {
-            (_, Some(pk)) => format!("p={}", pk.p),
-            (Some(l), None) => format!("l={l}"),
-            (None, None) => "l=-".to_string(),
-        };
-        spans.push(Span::styled(
-            format!("{} k={} {l} seed={}", i.algorithm, i.k, i.seed),
+    parts.push(Part::new(6, size));
+    let i = app.anonymize_inputs();
+    // pk algorithms read p where the others read l.
+    let l = match (i.l, i.pk) {
+        (_, Some(pk)) => format!(" p={}", pk.p),
+        (Some(l), None) => format!(" l={l}"),
+        (None, None) => String::new(),
+    };
+    parts.push(Part::new(
+        3,
+        vec![Span::styled(
+            format!("{} k={}{l} seed={}", i.algorithm, i.k, i.seed),
             Style::new().add_modifier(Modifier::BOLD),
-        ));
-        spans.push(sep());
-        spans.push(job_span("anonymize", &app.anonymize().job, app.spinner()));
-    } else if app.screen() == Screen::Hierarchies {
-        let job = &app.hierarchies().matrix.job;
-        spans.push(job_span("correlation", job, app.spinner()));
-    } else {
-        spans.push(job_span("risk", app.job(), app.spinner()));
+        )],
+    ));
+    // The screen's own job first; the Data screen's figures come from the
+    // risk simulation. Other slots show only while they run.
+    let jobs = jobs::list(app);
+    let own = match app.screen() {
+        Screen::Data => Screen::Risk,
+        s => s,
+    };
+    for j in &jobs {
+        let mine = j.screen == own;
+        if !mine && !j.state.is_running() {
+            continue;
+        }
+        let mut part = Part::new(
+            if mine { 2 } else { 4 },
+            vec![job_span(j.name, &j.state, app.spinner())],
+        );
+        if let JobState::Running { fraction, .. } = j.state {
+            if app.job_clock().long_running(j.name) {
+                let label = format!("{} {:.0}%", j.name, fraction * 100.0);
+                part.spans = vec![Span::raw(" ".repeat(GAUGE_WIDTH))];
+                part.gauge = Some((fraction.clamp(0.0, 1.0), label));
+            }
+        }
+        parts.push(part);
     }
     if let Some(seed) = app.seed() {
-        spans.push(sep());
-        spans.push(Span::raw(format!("seed {seed}")));
+        parts.push(Part::new(5, vec![Span::raw(format!("density seed {seed}"))]));
     }
     if let Some(n) = app.notice() {
-        spans.push(sep());
-        spans.push(Span::styled(n.to_string(), Style::new().fg(Color::Yellow)));
+        parts.push(Part::new(
+            1,
+            vec![Span::styled(n.to_string(), Style::new().fg(Color::Yellow))],
+        ));
     }
-    let help = Line::from(vec![Span::styled("? help  q quit ", dim())]).right_aligned();
-    let [left, right] =
-        Layout::horizontal([Constraint::Min(0), Constraint::Length(help.width() as u16)])
-            .areas(area);
+    parts
+}
+
+/// Drop the least important parts until the rest fit in `width` cells
+/// with their separators. The file and a notice are never dropped: the
+/// notice is cut to the room left, and the file by the terminal's edge if
+/// it alone is too wide.
+fn fit_parts(mut parts: Vec<Part>, width: usize) -> Vec<Part> {
+    let total = |ps: &[Part]| {
+        ps.iter().map(Part::width).sum::<usize>() + 3 * ps.len().saturating_sub(1) + 1
+    };
+    while total(&parts) > width {
+        let worst = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.drop > 1)
+            .max_by_key(|(i, p)| (p.drop, *i))
+            .map(|(i, _)| i);
+        match worst {
+            Some(i) => {
+                parts.remove(i);
+            }
+            None => break,
+        }
+    }
+    let over = total(&parts).saturating_sub(width);
+    if over > 0 {
+        if let Some(notice) = parts.iter_mut().find(|p| p.drop == 1) {
+            let keep = notice.width().saturating_sub(over + 1);
+            let style = notice.spans.first().map(|s| s.style).unwrap_or_default();
+            let text: String = notice
+                .spans
+                .iter()
+                .flat_map(|s| s.content.chars())
+                .take(keep)
+                .collect();
+            notice.spans = vec![Span::styled(format!("{text}…"), style)];
+        }
+    }
+    parts
+}
+
+/// The status bar: the file, the algorithms' parameters and seed, the
+/// density seed when cells were drawn at random, the screen's job and any
+/// other running job (a gauge once it has run for
+/// [`jobs::GAUGE_AFTER`]), a notice, and the keys to help and the command
+/// line. On a narrow terminal the least important parts are left out.
+/// While the command line or a search is edited, the row holds it.
+fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
+    if let Some((prompt, text)) = app.editing_line() {
+        let line = Line::from(vec![
+            Span::styled(prompt, Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(text.to_string()),
+            Span::styled(" ", widgets::cursor_style()),
+        ]);
+        frame.render_widget(line, area);
+        return;
+    }
+    let help = Line::from(vec![Span::styled("? help  : cmd ", dim())]).right_aligned();
+    let width = usize::from(area.width);
+    // The keys hint goes before the file does.
+    let hint = help.width();
+    let room = if width >= hint + 20 { width - hint } else { width };
+    let parts = fit_parts(status_parts(app), room);
+    let mut spans = vec![Span::raw(" ")];
+    let mut gauges = Vec::new();
+    let mut x = 1usize;
+    for (i, p) in parts.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" │ ", dim()));
+            x += 3;
+        }
+        if let Some(g) = p.gauge.clone() {
+            gauges.push((x, p.width(), g));
+        }
+        x += p.width();
+        spans.extend(p.spans);
+    }
+    let [left, right] = if room < width {
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(hint as u16)]).areas(area)
+    } else {
+        [area, Rect::new(area.right(), area.y, 0, 1)]
+    };
     frame.render_widget(Line::from(spans), left);
+    for (x, w, (ratio, label)) in gauges {
+        let r = Rect::new(left.x + x as u16, left.y, w as u16, 1).intersection(left);
+        frame.render_widget(
+            Gauge::default()
+                .ratio(ratio)
+                .label(label)
+                .gauge_style(Style::new().fg(Color::Yellow).bg(Color::DarkGray)),
+            r,
+        );
+    }
     frame.render_widget(help, right);
 }
 
-/// The help overlay: the focused screen's bindings, then the global ones,
-/// straight from the keymap.
+/// The help overlay: the focused panel's bindings, then the screen's, then
+/// the global ones, each under a title, straight from the keymap (so
+/// remapped keys show their new inputs).
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
-    let lines = app.keymap().help(app.screen());
-    let key_width = lines
+    let sections = app
+        .keymap()
+        .help_sections(app.screen(), app.focused_panel());
+    // A section title is a line with no help text; it is drawn in the
+    // help column, over the bindings it names.
+    let lines: Vec<HelpLine> = sections
         .iter()
-        .map(|l| Span::raw(&l.keys).width())
-        .max()
-        .unwrap_or(0) as u16;
-    let text_width = lines.iter().map(|l| l.help.len()).max().unwrap_or(0) as u16;
+        .flat_map(|(title, lines)| {
+            std::iter::once(HelpLine {
+                keys: title.clone(),
+                help: "",
+            })
+            .chain(lines.iter().cloned())
+        })
+        .collect();
     // Too many lines for the terminal's height: two columns of bindings.
     let fit = usize::from(area.height.saturating_sub(2)).max(1);
     let halves = if lines.len() > fit { 2 } else { 1 };
     let per_column = lines.len().div_ceil(halves);
+    let column_widths = |h: usize| {
+        let part = lines.iter().skip(h * per_column).take(per_column);
+        let keys = part
+            .clone()
+            .filter(|l| !l.help.is_empty())
+            .map(|l| Span::raw(&l.keys).width())
+            .max()
+            .unwrap_or(0);
+        let help = part
+            .map(|l| {
+                if l.help.is_empty() {
+                    Span::raw(&l.keys).width()
+                } else {
+                    Span::raw(l.help).width()
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        (keys as u16, help as u16)
+    };
+    let sizes: Vec<(u16, u16)> = (0..halves).map(column_widths).collect();
     fn cells(l: Option<&HelpLine>) -> [Cell<'_>; 2] {
-        let (keys, help) = l.map_or(("", ""), |l| (l.keys.as_str(), l.help));
-        [
-            Cell::new(keys).style(Style::new().fg(Color::Cyan)),
-            Cell::new(help),
-        ]
+        match l {
+            None => [Cell::new(""), Cell::new("")],
+            Some(l) if l.help.is_empty() => [
+                Cell::new(""),
+                Cell::new(l.keys.as_str()).style(Style::new().add_modifier(Modifier::BOLD)),
+            ],
+            Some(l) => [
+                Cell::new(l.keys.as_str()).style(Style::new().fg(Color::Cyan)),
+                Cell::new(l.help),
+            ],
+        }
     }
     let rows = (0..per_column)
         .map(|i| Row::new((0..halves).flat_map(|h| cells(lines.get(h * per_column + i)))));
-    let widths = (0..halves).flat_map(|_| {
-        [
-            Constraint::Length(key_width),
-            Constraint::Length(text_width),
-        ]
-    });
+    let widths = sizes
+        .iter()
+        .flat_map(|&(k, t)| [Constraint::Length(k), Constraint::Length(t)]);
+    let width = sizes.iter().map(|&(k, t)| k + t + 4).sum::<u16>() + 1;
     let title = format!(" Keys: {} screen (Esc closes) ", app.screen().title());
-    let width = halves as u16 * (key_width + text_width + 4) + 1;
     let popup = centered(area, width, per_column as u16 + 2);
     let table = Table::new(rows, widths).column_spacing(2).block(
         Block::bordered()

@@ -40,6 +40,14 @@ pub fn cursor_style() -> Style {
     Style::new().add_modifier(Modifier::REVERSED)
 }
 
+/// A cell matching the last `/` search.
+pub fn search_match_style() -> Style {
+    Style::new()
+        .fg(Color::Black)
+        .bg(Color::Yellow)
+        .add_modifier(Modifier::UNDERLINED)
+}
+
 pub fn dim() -> Style {
     Style::new().fg(Color::DarkGray)
 }
