@@ -33,10 +33,6 @@ pub enum Command {
     Mouse(bool),
     Quit,
     Help,
-    /// Write the chart in view, to this file (.svg or .png) when given.
-    ExportChart(Option<PathBuf>),
-    /// Write the report, into this directory when given.
-    ExportReport(Option<PathBuf>),
 }
 
 /// One line per command for `:help` and the help overlay.
@@ -52,14 +48,6 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":mouse on|off", "mouse clicks and wheel"),
     (":q", "quit"),
     (":help", "show the keys"),
-    (
-        ":export chart [PATH]",
-        "write the chart in view (PATH: .svg or .png)",
-    ),
-    (
-        ":export report [DIR]",
-        "write the report (default anonlab-report/)",
-    ),
 ];
 
 /// Parse one command line (without the leading `:`).
@@ -133,14 +121,6 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         "q" | "quit" => none().map(|()| Command::Quit)?,
         "help" | "h" => Command::Help,
-        "export" => {
-            let path = (args.len() > 1).then(|| PathBuf::from(args[1..].join(" ")));
-            match args.first().copied() {
-                Some("chart") => Command::ExportChart(path),
-                Some("report") => Command::ExportReport(path),
-                _ => return Err(":export chart [PATH] or :export report [DIR]".into()),
-            }
-        }
         // More commands: one arm above this line.
         other => return Err(format!("unknown command ':{other}'; :help lists them")),
     };

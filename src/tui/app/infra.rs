@@ -161,8 +161,6 @@ impl App {
             }
             Command::Quit => self.quit = true,
             Command::Help => self.help = true,
-            Command::ExportChart(path) => self.export_chart(path),
-            Command::ExportReport(dir) => self.export_report(dir),
         }
         Ok(())
     }
