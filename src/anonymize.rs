@@ -139,21 +139,7 @@ pub fn evaluate(
     let verification = verify(release, ds);
     progress.check()?;
     let sensitive = release.sensitive.first().copied();
-    let (reidentification, breach, local_breach) = if release.local_buckets.is_empty() {
-        let matching = Matching::new(release, ds, progress)?;
-        let link = risk::linkage_from(&matching, release);
-        let breach = match sensitive {
-            Some(s) => {
-                let b = risk::breach_from(&matching, release, ds, s, progress)?;
-                Some(Distribution::new(b.summary, b.histogram, b.cdf))
-            }
-            None => None,
-        };
-        let reid = Distribution::new(link.summary, link.histogram, link.cdf);
-        (reid, breach, Vec::new())
-    } else {
-        local_measures(release, ds, sensitive, progress)?
-    };
+    let (reidentification, breach, local_breach) = measure_risk(release, ds, progress)?;
     progress.check()?;
     let utility = metrics::utility(release, ds)?;
     // Both query figures answer the same seeded workload, one by the
@@ -197,6 +183,33 @@ pub fn evaluate(
         correspondence,
         pk: None,
     })
+}
+
+/// The risk part of [`evaluate`]: the linkage attack's Pr(re-id), the
+/// breach probability of the first sensitive attribute and, for releases
+/// with local buckets, of every bucketized attribute. Public so that a
+/// release projected on what one attacker knows (the TUI's Risk screen) is
+/// measured by exactly the code that measured the release.
+pub fn measure_risk(
+    release: &Release,
+    ds: &Dataset,
+    progress: &Progress,
+) -> Result<(Distribution, Option<Distribution>, Vec<AttributeBreach>)> {
+    let sensitive = release.sensitive.first().copied();
+    if !release.local_buckets.is_empty() {
+        return local_measures(release, ds, sensitive, progress);
+    }
+    let matching = Matching::new(release, ds, progress)?;
+    let link = risk::linkage_from(&matching, release);
+    let breach = match sensitive {
+        Some(s) => {
+            let b = risk::breach_from(&matching, release, ds, s, progress)?;
+            Some(Distribution::new(b.summary, b.histogram, b.cdf))
+        }
+        None => None,
+    };
+    let reid = Distribution::new(link.summary, link.histogram, link.cdf);
+    Ok((reid, breach, Vec::new()))
 }
 
 /// Add the p-sensitive paper's measures to an evaluation: IL with the

@@ -27,14 +27,15 @@ use super::search::SearchState;
 use super::theme::Theme;
 use super::keymap::{Action, KeyMap};
 use super::mark::MarkDialog;
+use super::risk::{self as riskscreen, AfterView, RiskEffect};
+pub use super::risk::{RiskState, RiskView};
 use super::sweep::{self, CellFigures, SweepEffect, SweepState};
 use super::ui;
-use super::worker::{JobFn, JobId, Worker, WorkerMsg};
+use super::worker::{JobId, Worker, WorkerMsg};
 use crate::data::{
     CellSensitivity, ColumnKind, CsvOptions, Dataset, Params, Project, Role, Roles,
     SensitivitySource,
 };
-use crate::risk::{self, Knowledge, PrefixRow, RiskSummary};
 use crate::session::{Session, DEMO_LABEL};
 use crate::stats::CorrelationMatrix;
 
@@ -96,7 +97,10 @@ pub const DEFAULT_PROJECT_FILE: &str = "anonlab-project.json";
 /// A message from one of the background job slots.
 #[derive(Debug)]
 pub enum JobMsg {
-    Risk(WorkerMsg<RiskView>),
+    /// Boxed, as the others: the figures of three attacks.
+    Risk(WorkerMsg<Box<RiskView>>),
+    /// The Risk screen's attacks on the shown release (boxed, as above).
+    RiskAfter(WorkerMsg<Box<AfterView>>),
     /// Boxed: a finished anonymization is much larger than the other messages.
     Anonymize(WorkerMsg<Box<AnonymizeView>>),
     Queries(WorkerMsg<QueryOutcome>),
@@ -212,89 +216,6 @@ pub fn visible_window(n_rows: usize, top: usize, page: usize) -> Range<usize> {
     start..(start + page).min(n_rows)
 }
 
-/// What the Risk screen draws, derived once per finished simulation (on the
-/// worker thread) and on threshold changes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RiskView {
-    /// Known attributes in the attacker's order.
-    pub attributes: Vec<String>,
-    pub summary: RiskSummary,
-    /// (upper bound, records) per histogram bin; bins are (lower, upper].
-    pub histogram: Vec<(String, u64)>,
-    /// The empirical CDF as a step line: (Pr(re-id), share of records).
-    pub cdf: Vec<(f64, f64)>,
-    /// The CDF's points, for counting records above any threshold.
-    cdf_points: Vec<(f64, f64)>,
-    pub prefix: Vec<PrefixRow>,
-    pub hidden_cells: usize,
-}
-
-impl RiskView {
-    fn from_simulation(sim: risk::Simulation) -> Self {
-        let histogram = sim
-            .histogram
-            .iter()
-            .map(|b| (format!("{}", b.upper), b.records as u64))
-            .collect();
-        let cdf_points: Vec<(f64, f64)> =
-            sim.cdf.iter().map(|p| (p.probability, p.share)).collect();
-        let cdf = anon::step_series(cdf_points.iter().copied());
-        RiskView {
-            attributes: sim.attributes,
-            summary: sim.summary,
-            histogram,
-            cdf,
-            cdf_points,
-            prefix: sim.prefix,
-            hidden_cells: sim.hidden_cells,
-        }
-    }
-
-    /// Re-count the records above a new threshold from the CDF, without
-    /// running the simulation again. A record is above when its Pr(re-id)
-    /// is strictly greater, as in the simulator.
-    fn set_threshold(&mut self, threshold: f64) {
-        let n = self.summary.records;
-        let at_most = self
-            .cdf_points
-            .iter()
-            .take_while(|(p, _)| *p <= threshold)
-            .last()
-            .map_or(0.0, |&(_, s)| s);
-        self.summary.threshold = threshold;
-        self.summary.records_above_threshold = n - (at_most * n as f64).round() as usize;
-    }
-}
-
-/// The Risk screen's inputs: which attributes the attacker knows, in which
-/// order, and the threshold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RiskState {
-    /// Attacker-visible columns (quasi-identifiers and semi-sensitive), in
-    /// the attacker's order.
-    pub order: Vec<usize>,
-    /// Per column of the dataset: whether the attacker knows it.
-    pub known: Vec<bool>,
-    /// Index into `order`.
-    pub cursor: usize,
-    pub threshold: f64,
-    /// The last finished simulation.
-    pub view: Option<RiskView>,
-    /// The inputs changed since `view` was computed.
-    pub stale: bool,
-}
-
-impl RiskState {
-    /// Known columns in the attacker's order.
-    pub fn known_columns(&self) -> Vec<usize> {
-        self.order
-            .iter()
-            .copied()
-            .filter(|&c| self.known[c])
-            .collect()
-    }
-}
-
 pub struct App {
     ds: Arc<Dataset>,
     label: String,
@@ -317,7 +238,8 @@ pub struct App {
     data: DataView,
     stats: ColumnStats,
     risk: RiskState,
-    worker: Worker<RiskView>,
+    worker: Worker<Box<RiskView>>,
+    after_worker: Worker<Box<AfterView>>,
     job: JobState,
     spinner: usize,
     anon: AnonymizeState,
@@ -430,15 +352,9 @@ impl App {
                 room: 0,
             },
             stats: empty_stats(),
-            risk: RiskState {
-                order: Vec::new(),
-                known: vec![false; n_cols],
-                cursor: 0,
-                threshold,
-                view: None,
-                stale: true,
-            },
+            risk: RiskState::new(n_cols, threshold),
             worker: Worker::inline(),
+            after_worker: Worker::inline(),
             job: JobState::Idle,
             spinner: 0,
             anon,
@@ -502,6 +418,8 @@ impl App {
         self.compare_worker = Worker::threaded(move |m| n(JobMsg::Compare(m)))?;
         let n = Arc::clone(&notify);
         self.sweep_worker = Worker::threaded(move |m| n(JobMsg::Sweep(m)))?;
+        let n = Arc::clone(&notify);
+        self.after_worker = Worker::threaded(move |m| n(JobMsg::RiskAfter(m)))?;
         self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
         if self.sweep.requeue() {
             self.request_sweep_cell();
@@ -530,6 +448,12 @@ impl App {
                     .run_queued_inline()
                     .into_iter()
                     .map(JobMsg::Risk),
+            );
+            msgs.extend(
+                self.after_worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::RiskAfter),
             );
             msgs.extend(
                 self.anon_worker
@@ -803,6 +727,14 @@ impl App {
     pub fn on_worker(&mut self, msg: JobMsg) {
         match msg {
             JobMsg::Risk(m) => self.on_risk(m),
+            JobMsg::RiskAfter(m) => {
+                if let Some(error) = self.risk.on_after(m) {
+                    self.popup = Some(Popup {
+                        title: "Risk of the release failed".into(),
+                        message: error,
+                    });
+                }
+            }
             JobMsg::Anonymize(m) => self.on_anonymize(m),
             JobMsg::Queries(m) => self.on_queries(m),
             JobMsg::Correlation(m) => self.hier.on_matrix(m),
@@ -816,32 +748,12 @@ impl App {
         self.sync_clock(Instant::now());
     }
 
-    fn on_risk(&mut self, msg: WorkerMsg<RiskView>) {
-        let current = match self.job {
-            JobState::Running { id, .. } => id,
-            _ => return,
-        };
-        if msg.id() != current {
-            return;
-        }
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.job = JobState::Running { id, fraction };
-            }
-            WorkerMsg::Done { mut output, .. } => {
-                output.set_threshold(self.risk.threshold);
-                self.risk.view = Some(output);
-                self.risk.stale = false;
-                self.job = JobState::Done;
-            }
-            WorkerMsg::Cancelled { .. } => self.job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
-                self.job = JobState::Failed;
-                self.popup = Some(Popup {
-                    title: "Risk computation failed".into(),
-                    message: error,
-                });
-            }
+    fn on_risk(&mut self, msg: WorkerMsg<Box<RiskView>>) {
+        if let Some(error) = self.risk.on_before(&mut self.job, msg) {
+            self.popup = Some(Popup {
+                title: "Risk computation failed".into(),
+                message: error,
+            });
         }
     }
 
@@ -864,6 +776,9 @@ impl App {
                 self.anon.job = JobState::Done;
                 self.anon.refresh_table(&self.ds);
                 self.request_queries();
+                if self.screen == Screen::Risk {
+                    self.request_after();
+                }
             }
             WorkerMsg::Cancelled { .. } => self.anon.job = JobState::Cancelled,
             WorkerMsg::Failed { error, .. } => {
@@ -950,9 +865,16 @@ impl App {
                 self.anon_worker.cancel();
                 self.anon.job = JobState::Cancelled;
             }
-        } else if risk_running {
-            self.worker.cancel();
-            self.job = JobState::Cancelled;
+        } else {
+            if risk_running {
+                self.worker.cancel();
+                self.job = JobState::Cancelled;
+            }
+            if self.risk.after_job.is_running() {
+                self.after_worker.cancel();
+                self.risk.after_job = JobState::Cancelled;
+                self.risk.after_requested = None;
+            }
         }
     }
 
@@ -967,6 +889,9 @@ impl App {
                 self.request_anonymize();
             }
             self.sync_sweep(false);
+        }
+        if screen == Screen::Risk {
+            self.request_after();
         }
         if screen == Screen::Hierarchies && self.hier.matrix_stale() {
             self.request_matrix();
@@ -1067,48 +992,21 @@ impl App {
     }
 
     fn step_risk(&mut self, action: &Action) {
-        let r = &mut self.risk;
-        let last = r.order.len().saturating_sub(1);
-        match *action {
-            Action::Up => r.cursor = r.cursor.saturating_sub(1),
-            Action::Down => r.cursor = (r.cursor + 1).min(last),
-            Action::First => r.cursor = 0,
-            Action::Last => r.cursor = last,
-            Action::ToggleKnown => {
-                if let Some(&c) = r.order.get(r.cursor) {
-                    r.known[c] = !r.known[c];
-                    self.request_risk();
-                }
-            }
-            Action::MoveKnownUp | Action::MoveKnownDown => {
-                let up = *action == Action::MoveKnownUp;
-                let i = r.cursor;
-                let j = if up { i.checked_sub(1) } else { Some(i + 1) };
-                if let Some(j) = j.filter(|&j| j < r.order.len() && i < r.order.len()) {
-                    r.order.swap(i, j);
-                    r.cursor = j;
-                    if r.known[r.order[i]] && r.known[r.order[j]] {
-                        self.request_risk();
-                    }
-                }
-            }
-            Action::ThresholdUp | Action::ThresholdDown => {
-                let t = r.threshold;
-                let next = if *action == Action::ThresholdUp {
-                    THRESHOLDS.iter().copied().find(|&x| x > t + 1e-12)
-                } else {
-                    THRESHOLDS.iter().rev().copied().find(|&x| x < t - 1e-12)
-                };
-                if let Some(x) = next {
-                    r.threshold = x;
-                    if let Some(v) = &mut r.view {
-                        v.set_threshold(x);
-                    }
-                }
-            }
-            Action::Recompute => self.request_risk(),
-            _ => {}
+        match self.risk.step(action) {
+            RiskEffect::None => {}
+            RiskEffect::Recompute => self.request_risk(),
+            RiskEffect::Jump(row) => self.jump_to_record(row),
         }
+    }
+
+    /// The Data screen with its cursor on a source row.
+    fn jump_to_record(&mut self, row: usize) {
+        if row >= self.ds.n_rows() {
+            return;
+        }
+        self.data.row = row;
+        self.show(Screen::Data);
+        self.follow_cursor();
     }
 
     fn step_anonymize(&mut self, action: &Action) {
@@ -1417,6 +1315,7 @@ impl App {
             return;
         }
         let was = self.roles.get(c);
+        let breached = self.roles.with(Role::Sensitive).first().copied();
         self.roles.set(c, role);
         self.roles_generation += 1;
         self.hier.sync_roles(&self.roles);
@@ -1424,8 +1323,12 @@ impl App {
         self.sync_attacker(&[]);
         self.refresh_stats();
         // Identifiers, sensitive and insensitive columns are all invisible
-        // to the attacker: moving between them changes no risk figure.
-        if was.attacker_visible() || role.attacker_visible() {
+        // to the attacker: moving between them changes no risk figure but
+        // the breach of the first sensitive attribute, when that changes.
+        if was.attacker_visible()
+            || role.attacker_visible()
+            || breached != self.roles.with(Role::Sensitive).first().copied()
+        {
             self.request_risk();
         }
     }
@@ -1578,10 +1481,10 @@ impl App {
         r.cursor = r.cursor.min(r.order.len().saturating_sub(1));
     }
 
-    /// Queue a simulation for the current inputs (replacing a queued one).
+    /// Queue the Risk screen's attacks for the current inputs (replacing
+    /// queued ones): on the original table, and on the shown release.
     fn request_risk(&mut self) {
         self.risk.stale = true;
-        let ds = Arc::clone(&self.ds);
         let columns = self.risk.known_columns();
         let hidden: Vec<Option<Arc<FixedBitSet>>> = columns
             .iter()
@@ -1590,18 +1493,51 @@ impl App {
                 _ => None,
             })
             .collect();
-        let threshold = self.risk.threshold;
-        let job: JobFn<RiskView> = Box::new(move |progress| {
-            let hidden: Vec<Option<&FixedBitSet>> = hidden.iter().map(|h| h.as_deref()).collect();
-            let knowledge = Knowledge {
-                columns: &columns,
-                hidden: &hidden,
-            };
-            let sim = risk::simulate(&ds, knowledge, threshold, progress)?;
-            Ok(RiskView::from_simulation(sim))
-        });
+        let sensitive = self.roles.with(Role::Sensitive).first().copied();
+        let job = riskscreen::before_job(
+            Arc::clone(&self.ds),
+            columns,
+            hidden,
+            sensitive,
+            self.risk.threshold,
+        );
         let id = self.worker.submit(job);
         self.job = JobState::Running { id, fraction: 0.0 };
+        self.risk.after_requested = None;
+        self.request_after();
+    }
+
+    /// Queue the attacks on the release shown on the Anonymize screen, for
+    /// the picker's attacker, unless they are computed or queued already.
+    fn request_after(&mut self) {
+        let Some(view) = &self.anon.view else {
+            self.risk.after = None;
+            return;
+        };
+        let known = self.risk.known_columns();
+        let release = Arc::clone(&view.release);
+        let done = self
+            .risk
+            .after
+            .as_ref()
+            .is_some_and(|a| a.is_for(&release, &known));
+        let queued = self
+            .risk
+            .after_requested
+            .as_ref()
+            .is_some_and(|(r, k)| Arc::ptr_eq(r, &release) && *k == known);
+        if done || queued {
+            return;
+        }
+        let job = riskscreen::after_job(
+            Arc::clone(&self.ds),
+            Arc::clone(&release),
+            known.clone(),
+            self.risk.threshold,
+        );
+        self.risk.after_requested = Some((release, known));
+        let id = self.after_worker.submit(job);
+        self.risk.after_job = JobState::Running { id, fraction: 0.0 };
     }
 
     /// Bring the side panel's statistics up to date. Counting values is
@@ -1659,6 +1595,7 @@ impl App {
         self.data.page = usize::from(table.height).max(1);
         self.data.room = table.width.saturating_sub(self.data.gutter + 1);
         self.follow_cursor();
+        self.risk.list_page = usize::from(ui::risk_list_viewport(area).height).max(1);
         let published = ui::anonymize_table_viewport(area);
         self.anon.table.page = usize::from(published.height).max(1);
         self.anon.refresh_table(&self.ds);
@@ -1805,29 +1742,5 @@ mod tests {
         assert_eq!(visible_window(1_000_000, 500, 20), 500..520);
         assert_eq!(visible_window(5, 0, 20), 0..5);
         assert_eq!(visible_window(0, 0, 20), 0..0);
-    }
-
-    #[test]
-    fn threshold_recount_matches_the_simulator() {
-        let ds = Dataset::from_rows(
-            &["a"],
-            &[
-                vec!["1"],
-                vec!["1"],
-                vec!["2"],
-                vec!["3"],
-                vec!["3"],
-                vec!["3"],
-            ],
-        )
-        .unwrap();
-        for t in THRESHOLDS {
-            let sim = risk::simulate(&ds, Knowledge::plain(&[0]), t, &Default::default()).unwrap();
-            let expected = sim.summary.records_above_threshold;
-            let mut view = RiskView::from_simulation(sim);
-            view.set_threshold(0.0);
-            view.set_threshold(t);
-            assert_eq!(view.summary.records_above_threshold, expected, "t = {t}");
-        }
     }
 }

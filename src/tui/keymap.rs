@@ -110,6 +110,15 @@ pub enum Action {
     AddToCompare,
     /// Remove the selected entry from the compare set.
     RemoveFromCompare,
+    /// Risk screen: show the record under the list's cursor on the Data
+    /// screen (on the attribute picker: toggle the attribute, as Space).
+    JumpToRecord,
+    /// Risk screen: the attacker knows every attribute of the picker, or
+    /// (when they already do) none.
+    ToggleAllKnown,
+    /// Risk screen: list the records above the threshold before or after
+    /// anonymization.
+    SwitchRecordList,
     /// Anonymize screen: the parameter ←/→ change becomes the next one
     /// the algorithm reads (k, l, p).
     FocusParam,
@@ -347,9 +356,59 @@ impl Default for KeyMap {
             b(risk, &[I::ch('G')], A::Last, "last attribute"),
             b(
                 risk,
-                &[I::ch(' '), I::key(K::Enter)],
+                &[I::ch(' ')],
                 A::ToggleKnown,
                 "attacker knows / does not know the attribute",
+            ),
+            b(
+                risk,
+                &[I::key(K::Enter)],
+                A::JumpToRecord,
+                "list: show the record on the Data screen (picker: toggle)",
+            ),
+            b(
+                risk,
+                &[I::ch('h'), I::key(K::Left)],
+                A::Left,
+                "focus the attribute picker",
+            ),
+            b(
+                risk,
+                &[I::ch('l'), I::key(K::Right)],
+                A::Right,
+                "focus the list of records above the threshold",
+            ),
+            b(risk, &[I::key(K::PageUp)], A::PageUp, "page up"),
+            b(risk, &[I::key(K::PageDown)], A::PageDown, "page down"),
+            b(
+                risk,
+                &[I::WheelUp],
+                A::Scroll(-WHEEL_ROWS),
+                "scroll the list up",
+            ),
+            b(
+                risk,
+                &[I::WheelDown],
+                A::Scroll(WHEEL_ROWS),
+                "scroll the list down",
+            ),
+            b(
+                risk,
+                &[I::ch('a')],
+                A::ToggleAllKnown,
+                "attacker knows every attribute / none",
+            ),
+            b(
+                risk,
+                &[I::ch('v')],
+                A::SwitchRecordList,
+                "list records above the threshold before / after",
+            ),
+            b(
+                risk,
+                &[I::ch('m')],
+                A::CycleMeasure(1),
+                "CDF chart: next attack (key count, linkage, breach)",
             ),
             b(
                 risk,

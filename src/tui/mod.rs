@@ -21,6 +21,7 @@ mod jobs;
 mod keymap;
 mod mark;
 mod record;
+mod risk;
 mod search;
 mod sweep;
 mod theme;
@@ -68,6 +69,10 @@ pub use search::SearchState;
 pub use theme::Theme;
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use mark::{MarkDialog, MarkField, MarkMode};
+pub use risk::{
+    AfterView, Figures, Listed, Measures, RecordList, RiskChart, RiskEffect, RiskFocus,
+    MAX_LISTED,
+};
 pub use record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
 pub use export::{
     beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,

@@ -56,6 +56,12 @@ pub fn anonymize_table_viewport(area: Rect) -> Rect {
     anonymize::table_viewport(bands(area).body)
 }
 
+/// Where the Risk screen draws the rows of its list of records, for a
+/// terminal of `area`.
+pub fn risk_list_viewport(area: Rect) -> Rect {
+    risk::list_viewport(bands(area).body)
+}
+
 /// The screen whose tab is drawn at `at`, for clicks: each title is
 /// padded by one cell on both sides and tabs are one cell apart, as
 /// [`Tabs`] draws them.

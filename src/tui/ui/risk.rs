@@ -1,54 +1,110 @@
-//! The Risk screen: which attributes the attacker knows (and in what order),
-//! the distribution of Pr(re-id) as a histogram and a CDF, the summary, and
-//! the prefix table (classes and uniques as the attacker learns the first j
+//! The Risk screen: which attributes the attacker knows (and in what
+//! order), the three attacks before and after anonymization side by side,
+//! the records above the threshold, an overlaid CDF of one attack, and the
+//! prefix table (classes and uniques as the attacker learns the first j
 //! attributes).
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, Block, Cell, Chart, Gauge, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::widgets::{
-    compact, cursor_style, dim, line_series, percent, role_style, thousands, title_style, unit_axis,
+    cursor_style, dim, line_series, percent, role_style, thousands, title_style, unit_axis,
+    SENSITIVE_MARK,
 };
 use crate::tui::app::{App, JobState};
+use crate::tui::risk::{Figures, Measures, RecordList, RiskFocus};
 
 const LEFT_WIDTH: u16 = 36;
+/// Border, header, two rows per attack, two lines about the attacker.
+const FIGURES_HEIGHT: u16 = 11;
+/// Colours and markers of the CDF's two series: told apart in monochrome
+/// too.
+const BEFORE_COLOR: Color = Color::Cyan;
+const AFTER_COLOR: Color = Color::Magenta;
+const AFTER_MARKER: Marker = Marker::Dot;
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+struct Areas {
+    picker: Rect,
+    prefix: Rect,
+    figures: Rect,
+    gauge: Rect,
+    list: Rect,
+    chart: Rect,
+}
+
+fn areas(body: Rect, prefix_rows: u16) -> Areas {
     let [left, right] =
         Layout::horizontal([Constraint::Length(LEFT_WIDTH), Constraint::Min(0)]).areas(body);
-    let prefix_rows = app.risk().view.as_ref().map_or(0, |v| v.prefix.len()) as u16;
     let [picker, prefix] = Layout::vertical([
         Constraint::Min(4),
         Constraint::Length((prefix_rows + 3).min(left.height / 2)),
     ])
     .areas(left);
-    draw_picker(frame, picker, app);
-    draw_prefix(frame, prefix, app);
-
-    let [summary, gauge, charts] = Layout::vertical([
-        Constraint::Length(6),
+    let [figures, gauge, bottom] = Layout::vertical([
+        Constraint::Length(FIGURES_HEIGHT),
         Constraint::Length(1),
         Constraint::Min(0),
     ])
     .areas(right);
-    draw_summary(frame, summary, app);
-    draw_gauge(frame, gauge, app);
-    let [histogram, cdf] = if charts.width >= 60 {
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts)
+    let [list, chart] = if bottom.width >= 80 {
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(bottom)
     } else {
-        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts)
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(bottom)
     };
-    draw_histogram(frame, histogram, app);
-    draw_cdf(frame, cdf, app);
+    Areas {
+        picker,
+        prefix,
+        figures,
+        gauge,
+        list,
+        chart,
+    }
+}
+
+/// Where the list of records draws its rows (inside the border, below the
+/// header), for a screen body of `body`: the app pages by its height.
+pub(super) fn list_viewport(body: Rect) -> Rect {
+    let inner = Block::bordered().inner(areas(body, 0).list);
+    Rect {
+        y: inner.y + 1,
+        height: inner.height.saturating_sub(1),
+        ..inner
+    }
+}
+
+pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+    let prefix_rows = app.risk().view.as_ref().map_or(0, |v| v.prefix.len()) as u16;
+    let a = areas(body, prefix_rows);
+    draw_picker(frame, a.picker, app);
+    draw_prefix(frame, a.prefix, app);
+    draw_figures(frame, a.figures, app);
+    draw_gauge(frame, a.gauge, app);
+    draw_list(frame, a.list, app);
+    draw_cdf(frame, a.chart, app);
+}
+
+/// A panel's border, highlighted when it has the focus.
+fn panel(title: String, focused: bool) -> Block<'static> {
+    let block = Block::bordered().title(Span::styled(title, title_style()));
+    if focused {
+        block.border_style(Style::new().fg(Color::Yellow))
+    } else {
+        block
+    }
 }
 
 fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
     let risk = app.risk();
     let ds = app.dataset();
-    let block = Block::bordered().title(Span::styled(" Attacker knows ", title_style()));
+    let known = risk.known_columns().len();
+    let block = panel(
+        format!(" Attacker knows {known} of {} ", risk.order.len()),
+        risk.focus == RiskFocus::Picker,
+    );
     if risk.order.is_empty() {
         let text = Paragraph::new(vec![
             Line::from("No quasi-identifier or semi-sensitive"),
@@ -85,7 +141,7 @@ fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
             if !known {
                 line = line.style(Style::new().add_modifier(Modifier::DIM));
             }
-            if i == risk.cursor {
+            if i == risk.cursor && risk.focus == RiskFocus::Picker {
                 line = line.patch_style(cursor_style());
             }
             line
@@ -126,9 +182,48 @@ fn draw_prefix(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(table, area);
 }
 
-fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
+/// The cells of one row of figures: mean, max, above, certain.
+fn figure_cells(f: &Figures) -> [Cell<'static>; 4] {
+    let n = f.records as u64;
+    let count = |c: usize| {
+        Cell::new(
+            Line::from(format!(
+                "{} ({})",
+                thousands(c as u64),
+                percent(c as u64, n)
+            ))
+            .right_aligned(),
+        )
+    };
+    [
+        Cell::new(Line::from(format!("{:.4}", f.mean)).right_aligned()),
+        Cell::new(Line::from(format!("{:.4}", f.max)).right_aligned()),
+        count(f.above),
+        count(f.certain),
+    ]
+}
+
+/// Why the after rows are empty, or `None` when they have figures.
+fn after_note(app: &App) -> Option<String> {
     let risk = app.risk();
-    let mut title = vec![Span::styled(" Pr(re-id) ", title_style())];
+    if app.anonymize().view.is_none() {
+        return Some("no release yet: 3 Anonymize, then run".into());
+    }
+    match (&risk.after, &risk.after_job) {
+        (_, JobState::Running { .. }) => Some("measuring the release…".into()),
+        (Some(_), _) => None,
+        (None, JobState::Failed) => Some("failed (see the popup); R retries".into()),
+        (None, JobState::Cancelled) => Some("cancelled; R measures again".into()),
+        (None, _) => Some("not measured yet".into()),
+    }
+}
+
+fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
+    let risk = app.risk();
+    let mut title = vec![Span::styled(
+        format!(" Before → after, threshold {:.3} ", risk.threshold),
+        title_style(),
+    )];
     if risk.stale && risk.view.is_some() {
         title.push(Span::styled(
             "(out of date) ",
@@ -143,125 +238,288 @@ fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
         );
         return;
     };
-    let s = &view.summary;
-    let n = s.records as u64;
-    let label = |k: &str| Span::styled(format!("{k} "), dim());
-    let value = |v: String| Span::styled(v, title_style());
-    let gap = || Span::raw("   ");
-    let above = s.records_above_threshold as u64;
-    let lines = vec![
-        Line::from(vec![
-            label("records"),
-            value(thousands(n)),
-            gap(),
-            label("classes"),
-            value(thousands(s.classes as u64)),
-            gap(),
-            label("k"),
-            value(s.k.to_string()),
-        ]),
-        Line::from(vec![
-            label("uniques"),
-            value(thousands(s.uniques as u64)),
-            Span::raw(format!(" ({})", percent(s.uniques as u64, n))),
-            gap(),
-            label("mean"),
-            value(format!("{:.4}", s.mean)),
-            gap(),
-            label("max"),
-            value(format!("{:.4}", s.max)),
-        ]),
-        Line::from(vec![
-            label(&format!("records above {:.3}:", s.threshold)),
-            value(thousands(above)),
-            Span::raw(format!(" ({})", percent(above, n))),
-        ]),
-        Line::from(vec![
-            label("attacker knows"),
-            Span::raw(if view.attributes.is_empty() {
-                "nothing".to_string()
-            } else {
-                view.attributes.join(", ")
-            }),
-            Span::styled(
-                if view.hidden_cells > 0 {
-                    format!(
-                        "  ({} sensitive cells hidden)",
-                        thousands(view.hidden_cells as u64)
-                    )
-                } else {
-                    String::new()
-                },
-                dim(),
-            ),
-        ]),
+    let after = risk.after.as_ref().map(|a| &a.measures);
+    let note = after_note(app);
+    let breach_name = view
+        .measures
+        .breach
+        .as_ref()
+        .map_or("breach".to_string(), |(n, _)| format!("breach {n}"));
+    type Pick = fn(&Measures) -> Option<&Figures>;
+    let attacks: [(String, Pick); 3] = [
+        ("key count".into(), |m| Some(&m.simulator)),
+        ("linkage".into(), |m| Some(&m.linkage)),
+        (breach_name, |m| m.breach.as_ref().map(|(_, f)| f)),
     ];
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let mut rows = Vec::new();
+    for (name, pick) in &attacks {
+        let mut before = vec![Cell::new(name.clone()), Cell::new("before").style(dim())];
+        match pick(&view.measures) {
+            Some(f) => before.extend(figure_cells(f)),
+            None => before.push(Cell::new("no sensitive attribute").style(dim())),
+        }
+        rows.push(Row::new(before));
+        let mut row = vec![Cell::new(""), Cell::new("after").style(dim())];
+        match after.map(pick) {
+            Some(Some(f)) => row.extend(figure_cells(f)),
+            Some(None) => row.push(Cell::new("no sensitive attribute").style(dim())),
+            // Why there are no figures is said below the table.
+            None => row.extend((0..4).map(|_| Cell::new(Line::from("–").right_aligned()))),
+        }
+        rows.push(Row::new(row).style(Style::new().fg(AFTER_COLOR)));
+    }
+    let header = Row::new(vec![
+        Cell::new("attack"),
+        Cell::new(""),
+        Cell::new(Line::from("mean").right_aligned()),
+        Cell::new(Line::from("max").right_aligned()),
+        Cell::new(Line::from("above").right_aligned()),
+        Cell::new(Line::from("Pr = 1").right_aligned()),
+    ])
+    .style(dim());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [table_area, info] =
+        Layout::vertical([Constraint::Length(7), Constraint::Min(0)]).areas(inner);
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(16),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(15),
+            Constraint::Length(15),
+        ],
+    )
+    .header(header)
+    .column_spacing(1);
+    frame.render_widget(table, table_area);
+
+    let mut knows = vec![
+        Span::styled("attacker knows ", dim()),
+        Span::raw(if view.attributes.is_empty() {
+            "nothing".to_string()
+        } else {
+            view.attributes.join(", ")
+        }),
+    ];
+    if view.hidden_cells > 0 {
+        knows.push(Span::styled(
+            format!(
+                "  ({} sensitive cells hidden)",
+                thousands(view.hidden_cells as u64)
+            ),
+            dim(),
+        ));
+    }
+    let mut lines = vec![Line::from(knows)];
+    if let Some(n) = note {
+        lines.push(Line::from(vec![
+            Span::styled("after: ", dim()),
+            Span::styled(n, dim()),
+        ]));
+    } else if let (Some(a), Some(v)) = (&risk.after, &app.anonymize().view) {
+        let mut release = vec![
+            Span::styled("after: ", dim()),
+            Span::raw(format!(
+                "{} k={}{}  seed {}",
+                v.evaluation.algorithm,
+                v.inputs.k,
+                v.inputs.l.map_or(String::new(), |l| format!(" l={l}")),
+                v.inputs.seed
+            )),
+        ];
+        if !a.unpublished.is_empty() {
+            release.push(Span::styled(
+                format!("  not published: {}", a.unpublished.join(", ")),
+                dim(),
+            ));
+        }
+        lines.push(Line::from(release));
+    }
+    frame.render_widget(Paragraph::new(lines), info);
 }
 
 fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
-    if let JobState::Running { fraction, .. } = app.job() {
-        let gauge = Gauge::default()
-            .ratio(fraction.clamp(0.0, 1.0))
-            .label(format!(
-                "simulating {:.0}%  (Esc cancels)",
-                fraction * 100.0
-            ))
-            .gauge_style(Style::new().fg(Color::Yellow).bg(Color::DarkGray));
-        frame.render_widget(gauge, area);
+    let (what, fraction) = match (app.job(), &app.risk().after_job) {
+        (JobState::Running { fraction, .. }, _) => ("simulating", *fraction),
+        (_, JobState::Running { fraction, .. }) => ("measuring the release", *fraction),
+        _ => return,
+    };
+    let gauge = Gauge::default()
+        .ratio(fraction.clamp(0.0, 1.0))
+        .label(format!("{what} {:.0}%  (Esc cancels)", fraction * 100.0))
+        .gauge_style(Style::new().fg(Color::Yellow).bg(Color::DarkGray));
+    frame.render_widget(gauge, area);
+}
+
+fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
+    let risk = app.risk();
+    let focused = risk.focus == RiskFocus::Records;
+    let (listed, above) = risk.shown_list();
+    let which = match risk.list {
+        RecordList::Before => "before",
+        RecordList::After => "after",
+    };
+    let mut title = format!(
+        " {which}: {} above {:.3} ",
+        thousands(above as u64),
+        risk.threshold
+    );
+    if listed.len() < above {
+        title.push_str(&format!("(first {}) ", thousands(listed.len() as u64)));
+    }
+    let block = panel(title, focused);
+    let after = risk.after.as_ref();
+    let unavailable = match risk.list {
+        RecordList::Before if risk.view.is_none() => Some("not computed yet".to_string()),
+        RecordList::After if after.is_none() => after_note(app),
+        _ => None,
+    };
+    if let Some(note) = unavailable {
+        frame.render_widget(Paragraph::new(note).style(dim()).block(block), area);
+        return;
+    }
+    let ds = app.dataset();
+    let page = usize::from(block.inner(area).height.saturating_sub(1)).max(1);
+    let first = (risk.list_cursor / page) * page;
+    let end = (first + page).min(listed.len());
+    let known = risk.view.as_ref().map(|_| risk.known_columns());
+    let rows = listed[first..end].iter().enumerate().map(|(i, l)| {
+        let r = l.row as usize;
+        let (gid, values) = match (risk.list, after) {
+            (RecordList::After, Some(a)) => {
+                let g = a.group_of_row[r];
+                let values = g.map_or_else(String::new, |g| {
+                    let group = &a.release.groups[g as usize];
+                    let carries = &a.carries;
+                    a.columns
+                        .iter()
+                        .filter_map(|c| a.release.quasi_identifiers.iter().position(|q| q == c))
+                        .map(|pos| {
+                            let c = a.release.quasi_identifiers[pos];
+                            let col = ds.col(c);
+                            if !carries[g as usize][pos] {
+                                SENSITIVE_MARK.to_string()
+                            } else {
+                                group.cells[pos].render(col, col.code(r))
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                });
+                (g, values)
+            }
+            _ => {
+                let values = known
+                    .iter()
+                    .flatten()
+                    .map(|&c| {
+                        if app.is_sensitive(r, c) {
+                            SENSITIVE_MARK.to_string()
+                        } else {
+                            let col = ds.col(c);
+                            col.display(col.code(r)).to_string()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (after.and_then(|a| a.group_of_row[r]), values)
+            }
+        };
+        let after_pr = match (risk.list, after) {
+            (RecordList::Before, Some(a)) => probability(a.matches[r]),
+            _ => String::new(),
+        };
+        let row = Row::new(vec![
+            Cell::new(Line::from(thousands(r as u64 + 1)).right_aligned()),
+            Cell::new(Line::from(probability(l.matches)).right_aligned()),
+            Cell::new(Line::from(thousands(u64::from(l.matches))).right_aligned()),
+            Cell::new(Line::from(after_pr).right_aligned()),
+            Cell::new(
+                Line::from(gid.map_or(String::new(), |g| (g + 1).to_string())).right_aligned(),
+            ),
+            Cell::new(values),
+        ]);
+        if focused && first + i == risk.list_cursor {
+            row.style(cursor_style())
+        } else {
+            row
+        }
+    });
+    let (pr_after, values) = match risk.list {
+        RecordList::Before => ("after", "known values"),
+        RecordList::After => ("", "published cells"),
+    };
+    let header = Row::new(vec![
+        Cell::new(Line::from("row").right_aligned()),
+        Cell::new(Line::from("Pr").right_aligned()),
+        Cell::new(Line::from("class").right_aligned()),
+        Cell::new(Line::from(pr_after).right_aligned()),
+        Cell::new(Line::from("GID").right_aligned()),
+        Cell::new(values),
+    ])
+    .style(dim());
+    // The row number as wide as the largest, with separators.
+    let row_width = thousands(ds.n_rows() as u64).len().max(3) as u16;
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(row_width),
+            Constraint::Length(5),
+            Constraint::Length(6),
+            Constraint::Length(5),
+            Constraint::Length(5),
+            Constraint::Min(8),
+        ],
+    )
+    .header(header)
+    .column_spacing(1)
+    .block(block);
+    frame.render_widget(table, area);
+}
+
+/// Pr(re-id) = 1 / matches, as the list shows it (`-`: not published).
+fn probability(matches: u32) -> String {
+    if matches == 0 {
+        "-".into()
+    } else {
+        format!("{:.3}", 1.0 / f64::from(matches))
     }
 }
 
-fn draw_histogram(frame: &mut Frame, area: Rect, app: &App) {
-    let block = Block::bordered().title(Span::styled(" Records by Pr(re-id) ", title_style()));
-    let Some(view) = &app.risk().view else {
-        frame.render_widget(block, area);
-        return;
-    };
-    let inner = block.inner(area);
-    let bins = view.histogram.len().max(1) as u16;
-    let bar_width = (inner.width.saturating_sub(bins - 1) / bins).max(1);
-    let threshold = view.summary.threshold;
-    let bars: Vec<Bar> = view
-        .histogram
-        .iter()
-        .enumerate()
-        .map(|(i, (label, records))| {
-            // A bin wholly above the threshold holds records at risk.
-            let lower = i as f64 / bins as f64;
-            let color = if lower >= threshold {
-                Color::Red
-            } else {
-                Color::Blue
-            };
-            Bar::with_label(label.as_str(), *records)
-                .text_value(compact(*records))
-                .style(Style::new().fg(color))
-        })
-        .collect();
-    let chart = BarChart::vertical(bars)
-        .bar_width(bar_width)
-        .bar_gap(1)
-        .value_style(Style::new().fg(Color::White).add_modifier(Modifier::BOLD))
-        .block(block);
-    frame.render_widget(chart, area);
-}
-
 fn draw_cdf(frame: &mut Frame, area: Rect, app: &App) {
-    let block = Block::bordered().title(Span::styled(" CDF, red: threshold ", title_style()));
-    let Some(view) = &app.risk().view else {
+    let risk = app.risk();
+    let block = Block::bordered().title(Span::styled(
+        format!(" CDF, {} (m) ", risk.chart.title()),
+        title_style(),
+    ));
+    let Some(view) = &risk.view else {
         frame.render_widget(block, area);
         return;
     };
-    let t = view.summary.threshold;
+    let t = risk.threshold;
     let threshold_line = [(t, 0.0), (t, 1.0)];
-    let datasets = vec![
-        line_series(Color::Red, &threshold_line),
-        line_series(Color::Cyan, &view.cdf),
-    ];
+    let mut datasets = vec![line_series(Color::Red, &threshold_line).name("threshold")];
+    if let Some(f) = risk.chart.of(&view.measures) {
+        datasets.push(line_series(BEFORE_COLOR, &f.series).name("before ⣿"));
+    }
+    if let Some(f) = risk.after.as_ref().and_then(|a| risk.chart.of(&a.measures)) {
+        datasets.push(
+            Dataset::default()
+                .marker(AFTER_MARKER)
+                .graph_type(GraphType::Line)
+                .style(Style::new().fg(AFTER_COLOR))
+                .data(&f.series)
+                .name("after •"),
+        );
+    }
     let chart = Chart::new(datasets)
         .x_axis(unit_axis("Pr"))
         .y_axis(unit_axis("share"))
+        .legend_position(Some(ratatui::widgets::LegendPosition::BottomRight))
+        .hidden_legend_constraints((Constraint::Percentage(60), Constraint::Percentage(60)))
         .block(block);
     frame.render_widget(chart, area);
 }
