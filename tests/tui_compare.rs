@@ -398,3 +398,36 @@ fn a_narrow_terminal_scrolls_the_metric_columns() {
     app.step(&Action::Left);
     assert!(header(&app).contains("groups"));
 }
+
+/// Type `line` into the `:` command line and run it.
+fn command(app: &mut App, line: &str) {
+    app.step(&Action::OpenCommandLine);
+    for c in line.chars() {
+        app.step(&Action::TypeChar(c));
+    }
+    app.step(&Action::Confirm);
+}
+
+#[test]
+fn the_command_line_adds_removes_and_runs_entries() {
+    let mut app = demo(150, 40);
+    choose_algorithm(&mut app, "mondrian");
+    command(&mut app, "compare add");
+    command(&mut app, "k 7");
+    command(&mut app, "compare add");
+    assert_eq!(app.compare().entries.len(), 2);
+    assert_eq!(app.compare().entries[1].entry.k, 7);
+    command(&mut app, "compare run");
+    assert_eq!(app.screen(), Screen::Compare);
+    assert!(app.compare().job.is_running());
+    app.run_pending_jobs_blocking();
+    measured(&app, 1);
+    command(&mut app, "compare remove");
+    assert_eq!(app.compare().entries.len(), 1);
+    command(&mut app, "compare remove");
+    command(&mut app, "compare remove");
+    assert_eq!(app.notice(), Some("the compare set is empty"));
+    command(&mut app, "compare swap");
+    let n = app.notice().unwrap();
+    assert!(n.contains("'swap' is not add, remove or run"), "{n}");
+}

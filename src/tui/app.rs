@@ -824,6 +824,7 @@ impl App {
             || matches!(self.anon.queries, QueriesState::Running { .. })
             || self.hier.matrix.job.is_running()
             || self.sweep.job.is_running()
+            || self.compare.job.is_running()
         {
             self.spinner = self.spinner.wrapping_add(1);
         }

@@ -33,6 +33,19 @@ pub enum Command {
     Mouse(bool),
     Quit,
     Help,
+    /// `:compare add|remove|run`: the Compare screen's set.
+    Compare(CompareCommand),
+}
+
+/// What `:compare` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareCommand {
+    /// Add the Anonymize screen's algorithm and parameters.
+    Add,
+    /// Remove the Compare screen's selected entry.
+    Remove,
+    /// Run the entries whose inputs changed.
+    Run,
 }
 
 /// One line per command for `:help` and the help overlay.
@@ -48,6 +61,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":mouse on|off", "mouse clicks and wheel"),
     (":q", "quit"),
     (":help", "show the keys"),
+    (
+        ":compare add|remove|run",
+        "compare set: add the algorithm and parameters, remove the selected entry, run",
+    ),
 ];
 
 /// Parse one command line (without the leading `:`).
@@ -121,6 +138,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         "q" | "quit" => none().map(|()| Command::Quit)?,
         "help" | "h" => Command::Help,
+        "compare" => Command::Compare(match one("add, remove or run")? {
+            "add" => CompareCommand::Add,
+            "remove" | "rm" => CompareCommand::Remove,
+            "run" => CompareCommand::Run,
+            other => return Err(format!(":compare: '{other}' is not add, remove or run")),
+        }),
         // More commands: one arm above this line.
         other => return Err(format!("unknown command ':{other}'; :help lists them")),
     };

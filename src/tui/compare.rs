@@ -34,8 +34,9 @@ use crate::release::Release;
 use crate::tui::anonymize::{
     self as anon, measure_before, step_series, AnonymizeInputs, Before, BeforeKey,
 };
+use crate::tui::cmdline::CompareCommand;
 use crate::tui::keymap::Action;
-use crate::tui::worker::{JobFn, WorkerMsg};
+use crate::tui::worker::{JobFn, JobId, WorkerMsg};
 
 /// Which probability the table's risk columns and the chart show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,6 +232,9 @@ pub struct CompareState {
     running: Option<Task>,
     /// Tasks finished in this pass, for the progress fraction.
     done: usize,
+    /// The first job of the running pass: the pass's identity for the
+    /// status bar's clock (each task is a job of its own).
+    pass: Option<JobId>,
     next_id: u64,
 }
 
@@ -248,6 +252,7 @@ impl CompareState {
             queue: VecDeque::new(),
             running: None,
             done: 0,
+            pass: None,
             next_id: 0,
         };
         for e in entries {
@@ -300,6 +305,18 @@ impl CompareState {
             return 0.0;
         }
         ((self.done as f64 + fraction) / total as f64).min(1.0)
+    }
+
+    /// The pass as one job, for the status bar: running with the pass's
+    /// fraction while any of its tasks runs.
+    pub fn pass_state(&self) -> JobState {
+        match (&self.job, self.pass) {
+            (JobState::Running { .. }, Some(id)) => JobState::Running {
+                id,
+                fraction: self.fraction(),
+            },
+            (state, _) => state.clone(),
+        }
     }
 
     fn set_threshold(&mut self, threshold: f64) {
@@ -449,6 +466,7 @@ impl App {
     pub(super) fn remove_from_compare(&mut self) {
         let c = &mut self.compare;
         if c.cursor >= c.entries.len() {
+            self.notice = Some("the compare set is empty".into());
             return;
         }
         let removed = c.entries.remove(c.cursor);
@@ -669,7 +687,11 @@ impl App {
                 })
             }
         };
+        let starting = !self.compare.job.is_running();
         let id = self.compare_worker.submit(job);
+        if starting {
+            self.compare.pass = Some(id);
+        }
         self.compare.running = Some(task);
         self.compare.job = JobState::Running { id, fraction: 0.0 };
     }
@@ -746,6 +768,22 @@ impl App {
                         m.release = None;
                     }
                 }
+            }
+        }
+    }
+
+    /// `:compare add|remove|run`. Removing and running show the Compare
+    /// screen, where their effect is seen.
+    pub(super) fn run_compare_command(&mut self, command: CompareCommand) {
+        match command {
+            CompareCommand::Add => self.add_to_compare(),
+            CompareCommand::Remove => {
+                self.show(Screen::Compare);
+                self.remove_from_compare();
+            }
+            CompareCommand::Run => {
+                self.show(Screen::Compare);
+                self.run_compare();
             }
         }
     }

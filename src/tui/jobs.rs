@@ -59,6 +59,7 @@ pub fn list(app: &App) -> Vec<JobLine> {
             Screen::Hierarchies,
             &app.hierarchies().matrix.job,
         ),
+        line("compare", Screen::Compare, &app.compare().pass_state()),
     ]
 }
 

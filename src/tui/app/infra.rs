@@ -161,6 +161,7 @@ impl App {
             }
             Command::Quit => self.quit = true,
             Command::Help => self.help = true,
+            Command::Compare(c) => self.run_compare_command(c),
         }
         Ok(())
     }
