@@ -20,16 +20,16 @@ use super::anonymize::{
     self as anon, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, BeforeKey, QueriesState,
     QueryOutcome,
 };
-use super::cmdline::LineEditor;
 use super::hierarchies::{self as hier, HierarchiesState};
+use super::cmdline::LineEditor;
 use super::jobs::{self, JobClock};
 use super::search::SearchState;
 use super::theme::Theme;
 use super::keymap::{Action, KeyMap};
 use super::mark::MarkDialog;
+use super::sweep::{self, CellFigures, SweepEffect, SweepState};
 use super::risk::{self as riskscreen, AfterView, RiskEffect};
 pub use super::risk::{RiskState, RiskView};
-use super::sweep::{self, CellFigures, SweepEffect, SweepState};
 use super::ui;
 use super::worker::{JobId, Worker, WorkerMsg};
 use crate::data::{
@@ -46,6 +46,8 @@ pub mod compare;
 use compare::{CompareOutput, CompareState};
 
 mod infra;
+// `e` and `E`: the chart in view and the report (see `tui::export`).
+mod exports;
 
 /// The screens, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -105,10 +107,12 @@ pub enum JobMsg {
     Anonymize(WorkerMsg<Box<AnonymizeView>>),
     Queries(WorkerMsg<QueryOutcome>),
     Correlation(WorkerMsg<CorrelationMatrix>),
-    /// One cell of the Anonymize screen's k/l sweep.
-    Sweep(WorkerMsg<CellFigures>),
     /// One task of the Compare screen's pass (boxed: an evaluation).
     Compare(WorkerMsg<Box<CompareOutput>>),
+    /// One cell of the Anonymize screen's k/l sweep.
+    Sweep(WorkerMsg<CellFigures>),
+    /// A chart or report written by the export slot.
+    Export(WorkerMsg<super::export::Exported>),
 }
 
 /// Most frequent values kept for the side panel's bar chart.
@@ -256,12 +260,12 @@ pub struct App {
     /// The Hierarchies screen and the session's hierarchies.
     hier: HierarchiesState,
     corr_worker: Worker<CorrelationMatrix>,
-    /// The Anonymize screen's k/l sweep and its job slot.
-    sweep: SweepState,
-    sweep_worker: Worker<CellFigures>,
     /// The Compare screen and its job slot.
     compare: CompareState,
     compare_worker: Worker<Box<CompareOutput>>,
+    /// The Anonymize screen's k/l sweep and its job slot.
+    sweep: SweepState,
+    sweep_worker: Worker<CellFigures>,
     /// When each running job started, for the status bar's gauge.
     clock: JobClock,
     /// The query workload's progress (its state has no room for it).
@@ -273,6 +277,9 @@ pub struct App {
     theme: Theme,
     /// Whether the terminal reports the mouse (clicks and wheel).
     mouse: bool,
+    /// Charts and reports being written (`e`, `E`).
+    export_worker: Worker<super::export::Exported>,
+    export_job: JobState,
 }
 
 impl App {
@@ -366,16 +373,18 @@ impl App {
             project_path: None,
             hier,
             corr_worker: Worker::inline(),
-            sweep: SweepState::new(),
-            sweep_worker: Worker::inline(),
             compare: CompareState::new(compare_set, threshold),
             compare_worker: Worker::inline(),
+            sweep: SweepState::new(),
+            sweep_worker: Worker::inline(),
             clock: JobClock::default(),
             queries_fraction: 0.0,
             cmdline: LineEditor::default(),
             search: SearchState::default(),
             theme: Theme::default(),
             mouse: true,
+            export_worker: Worker::inline(),
+            export_job: JobState::Idle,
         };
         if let Some(message) = t_left_out {
             app.popup = Some(Popup {
@@ -415,11 +424,13 @@ impl App {
         let n = Arc::clone(&notify);
         self.query_worker = Worker::threaded(move |m| n(JobMsg::Queries(m)))?;
         let n = Arc::clone(&notify);
-        self.compare_worker = Worker::threaded(move |m| n(JobMsg::Compare(m)))?;
+        self.after_worker = Worker::threaded(move |m| n(JobMsg::RiskAfter(m)))?;
         let n = Arc::clone(&notify);
         self.sweep_worker = Worker::threaded(move |m| n(JobMsg::Sweep(m)))?;
         let n = Arc::clone(&notify);
-        self.after_worker = Worker::threaded(move |m| n(JobMsg::RiskAfter(m)))?;
+        self.compare_worker = Worker::threaded(move |m| n(JobMsg::Compare(m)))?;
+        let n = Arc::clone(&notify);
+        self.export_worker = Worker::threaded(move |m| n(JobMsg::Export(m)))?;
         self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
         if self.sweep.requeue() {
             self.request_sweep_cell();
@@ -473,13 +484,19 @@ impl App {
                     .into_iter()
                     .map(JobMsg::Correlation),
             );
+            msgs.extend(self.run_compare_inline());
             msgs.extend(
                 self.sweep_worker
                     .run_queued_inline()
                     .into_iter()
                     .map(JobMsg::Sweep),
             );
-            msgs.extend(self.run_compare_inline());
+            msgs.extend(
+                self.export_worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::Export),
+            );
             if msgs.is_empty() {
                 break;
             }
@@ -709,6 +726,8 @@ impl App {
             Action::PrevScreen => self.show(self.screen.offset(-1)),
             Action::Cancel => self.cancel_job(),
             Action::SaveProject => self.save_project(),
+            Action::ExportChart => self.export_chart(None),
+            Action::ExportReport => self.export_report(None),
             _ => match self.screen {
                 Screen::Data => self.step_data(action),
                 Screen::Risk => self.step_risk(action),
@@ -738,12 +757,13 @@ impl App {
             JobMsg::Anonymize(m) => self.on_anonymize(m),
             JobMsg::Queries(m) => self.on_queries(m),
             JobMsg::Correlation(m) => self.hier.on_matrix(m),
+            JobMsg::Compare(m) => self.on_compare(m),
+            JobMsg::Export(m) => self.on_export(m),
             JobMsg::Sweep(m) => {
                 if self.sweep.on_worker(m) {
                     self.request_sweep_cell();
                 }
             }
-            JobMsg::Compare(m) => self.on_compare(m),
         }
         self.sync_clock(Instant::now());
     }
@@ -839,6 +859,9 @@ impl App {
     /// Stop the computation of the screen in view (on the Data screen, the
     /// one that is running).
     fn cancel_job(&mut self) {
+        if self.cancel_export() {
+            return;
+        }
         if self.screen == Screen::Anonymize && self.sweep.open {
             self.cancel_sweep();
             return;

@@ -35,6 +35,10 @@ pub enum Command {
     Help,
     /// `:compare add|remove|run`: the Compare screen's set.
     Compare(CompareCommand),
+    /// Write the chart in view, to this file (.svg or .png) when given.
+    ExportChart(Option<PathBuf>),
+    /// Write the report, into this directory when given.
+    ExportReport(Option<PathBuf>),
 }
 
 /// What `:compare` does.
@@ -64,6 +68,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         ":compare add|remove|run",
         "compare set: add the algorithm and parameters, remove the selected entry, run",
+    ),
+    (
+        ":export chart [PATH]",
+        "write the chart in view (PATH: .svg or .png)",
+    ),
+    (
+        ":export report [DIR]",
+        "write the report (default anonlab-report/)",
     ),
 ];
 
@@ -138,6 +150,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         "q" | "quit" => none().map(|()| Command::Quit)?,
         "help" | "h" => Command::Help,
+        "export" => {
+            let path = (args.len() > 1).then(|| PathBuf::from(args[1..].join(" ")));
+            match args.first().copied() {
+                Some("chart") => Command::ExportChart(path),
+                Some("report") => Command::ExportReport(path),
+                _ => return Err(":export chart [PATH] or :export report [DIR]".into()),
+            }
+        }
         "compare" => Command::Compare(match one("add, remove or run")? {
             "add" => CompareCommand::Add,
             "remove" | "rm" => CompareCommand::Remove,

@@ -20,7 +20,10 @@
 //!   attack writes two files, its CDF and its histogram (the issue's
 //!   "histogram and CDF before/after"), a breach attack its CDF only.
 //!   Anonymize: breach-probability CDFs of the original table and the
-//!   shown release (Pr(re-id) when there is no sensitive attribute).
+//!   shown release (Pr(re-id) when there is no sensitive attribute), or
+//!   the k/l sweep heat map while the sweep grid is open (cells not yet
+//!   computed or refused are drawn empty). Compare: one CDF per measured
+//!   entry beside the original table's.
 //!   Hierarchies: the correlation heat map on screen.
 //! - **Curves back to CDF points.** The screens keep each distribution as
 //!   the step line they draw ([`super::step_series`]); [`cdf_points`]
@@ -76,6 +79,15 @@ pub enum ChartData {
     /// Breach-probability distributions: their CDF.
     Breach(Vec<Dist>),
     Correlation(CorrelationMatrix),
+    /// The k/l sweep grid: `cells[i][j]` at `l = ls[i]`, `k = ks[j]`.
+    Sweep {
+        measure: String,
+        ks: Vec<u32>,
+        ls: Vec<u32>,
+        cells: Vec<Vec<Option<f64>>>,
+        /// Names the algorithm and seed the grid was run with.
+        title: String,
+    },
 }
 
 /// A chart export: what the screen shows and under which name.
@@ -205,6 +217,17 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
             vec![("breach-cdf", charts::breach_cdfs(&cdfs)?)]
         }
         ChartData::Correlation(m) => vec![("correlation", charts::correlation_heatmap(m)?)],
+        ChartData::Sweep {
+            measure,
+            ks,
+            ls,
+            cells,
+            title,
+        } => {
+            let mut chart = charts::sweep_heatmap(measure, ks, ls, cells.clone())?;
+            chart.title = title.clone();
+            vec![("sweep", chart)]
+        }
     })
 }
 

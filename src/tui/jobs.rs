@@ -50,7 +50,7 @@ pub fn list(app: &App) -> Vec<JobLine> {
         },
         _ => JobState::Idle,
     };
-    vec![
+    let mut lines = vec![
         line("risk", Screen::Risk, app.job()),
         line("anonymize", Screen::Anonymize, &app.anonymize().job),
         line("queries", Screen::Anonymize, &queries),
@@ -60,7 +60,13 @@ pub fn list(app: &App) -> Vec<JobLine> {
             &app.hierarchies().matrix.job,
         ),
         line("compare", Screen::Compare, &app.compare().pass_state()),
-    ]
+    ];
+    // Charts and reports are written from whichever screen is in view; the
+    // line shows once one was asked for.
+    if *app.export_job() != JobState::Idle {
+        lines.push(line("export", app.screen(), app.export_job()));
+    }
+    lines
 }
 
 /// Whether a job started at `started` has run long enough at `now` to show

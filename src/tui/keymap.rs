@@ -119,11 +119,6 @@ pub enum Action {
     /// Risk screen: list the records above the threshold before or after
     /// anonymization.
     SwitchRecordList,
-    /// Anonymize screen: the parameter ←/→ change becomes the next one
-    /// the algorithm reads (k, l, p).
-    FocusParam,
-    /// Anonymize screen: open or close the k/l sweep grid.
-    ToggleSweep,
     /// Open the `:` command line.
     OpenCommandLine,
     /// Open the `/` search line of the screen's table.
@@ -134,6 +129,17 @@ pub enum Action {
     SearchPrev,
     /// A left click at this terminal cell.
     Click { column: u16, row: u16 },
+    /// Anonymize screen: the parameter ←/→ change becomes the next one
+    /// the algorithm reads (k, l, p).
+    FocusParam,
+    /// Anonymize screen: open or close the k/l sweep grid.
+    ToggleSweep,
+    /// Write the chart of the screen in view as SVG into the export
+    /// directory beside the project file.
+    ExportChart,
+    /// Write the session's stakeholder report (HTML, Markdown, JSON) into
+    /// the report directory beside the project file.
+    ExportReport,
 }
 
 /// Where a binding applies.
@@ -647,11 +653,12 @@ impl Default for KeyMap {
                 A::ImportHierarchy,
                 "import an ARX file",
             ),
+            // `e` exports the chart on every screen, so the ARX export is `a`.
             b(
                 hier,
-                &[I::ch('e')],
+                &[I::ch('a')],
                 A::ExportHierarchy,
-                "export as an ARX file",
+                "export the hierarchy as an ARX file",
             ),
             b(
                 hier,
@@ -737,6 +744,18 @@ impl Default for KeyMap {
                 &[I::ch('w'), I::ctrl('s')],
                 A::SaveProject,
                 "save the project file",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('e')],
+                A::ExportChart,
+                "export the chart in view (SVG, anonlab-export/)",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('E')],
+                A::ExportReport,
+                "write the report (HTML, Markdown, JSON; anonlab-report/)",
             ),
             b(
                 Scope::Global,

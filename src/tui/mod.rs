@@ -21,8 +21,8 @@ mod jobs;
 mod keymap;
 mod mark;
 mod record;
-mod risk;
 mod search;
+mod risk;
 mod sweep;
 mod theme;
 mod ui;
@@ -64,9 +64,9 @@ pub use hierarchies::{
 };
 pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
 pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
-pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
 pub use search::SearchState;
 pub use theme::Theme;
+pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use mark::{MarkDialog, MarkField, MarkMode};
 pub use risk::{
@@ -74,12 +74,12 @@ pub use risk::{
     MAX_LISTED,
 };
 pub use record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
+pub use sweep::{
+    CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
+};
 pub use export::{
     beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,
     ChartExport, Dist, Exported, Target, EXPORT_DIR, REPORT_DIR,
-};
-pub use sweep::{
-    CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
 };
 pub use ui::draw;
 pub use ui::{anonymize_table_viewport, data_table_viewport, tab_at};
@@ -121,7 +121,6 @@ pub fn run_with_project(session: Session, project: std::path::PathBuf) -> anyhow
 pub fn run_project(path: &std::path::Path) -> anyhow::Result<()> {
     run_app(App::open_project(path)?.with_config(Config::load()))
 }
-
 
 /// Run the TUI on an app built by the caller.
 pub fn run_app(mut app: App) -> anyhow::Result<()> {

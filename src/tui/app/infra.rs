@@ -162,6 +162,8 @@ impl App {
             Command::Quit => self.quit = true,
             Command::Help => self.help = true,
             Command::Compare(c) => self.run_compare_command(c),
+            Command::ExportChart(path) => self.export_chart(path),
+            Command::ExportReport(dir) => self.export_report(dir),
         }
         Ok(())
     }
