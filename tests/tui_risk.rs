@@ -162,6 +162,7 @@ fn the_picker_knows_all_or_nothing_and_the_after_column_follows() {
 fn records_above_the_threshold_are_listed_most_exposed_first() {
     let mut app = demo_after_mondrian(130, 36);
     let (listed, above) = app.risk().shown_list();
+    let listed = listed.to_vec();
     assert_eq!(
         above,
         app.risk().view.as_ref().unwrap().measures.simulator.above
@@ -175,12 +176,21 @@ fn records_above_the_threshold_are_listed_most_exposed_first() {
     assert_eq!(app.risk().focus, RiskFocus::Records);
     assert_eq!(app.risk().list_cursor, 2);
     assert_eq!(app.risk().cursor, 0, "the picker's cursor stays");
+    // A page down: the list shows the page holding the cursor.
     app.step(&Action::PageDown);
-    assert_eq!(app.risk().list_cursor, 2 + app.risk().list_page);
-    app.step(&Action::First);
+    let page = app.risk().list_page;
+    assert_eq!(app.risk().list_cursor, 2 + page);
     let t = text(&render(&app));
     assert!(t.contains("known values"), "{t}");
+    let row = |i: usize| common::screen::thousands(listed[i].row as usize + 1);
+    let first_shown = t.lines().find(|l| l.contains(" 1.000 ")).unwrap();
+    assert!(
+        first_shown.contains(&format!("{:>5} 1.000", row(page))),
+        "{t}"
+    );
     insta::assert_snapshot!("list_before", t);
+    app.step(&Action::First);
+    assert_eq!(app.risk().list_cursor, 0);
 
     // The release's list: nobody is above 0.2 after k = 5; lowered to
     // 0.05, the smallest groups are.
