@@ -236,8 +236,11 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
 /// `(p, share)`, then `(1, last share)`; the second of each pair is the
 /// point.
 pub fn cdf_points(series: &[(f64, f64)]) -> Vec<CdfPoint> {
-    let inner = &series[1.min(series.len())..series.len().saturating_sub(1).max(1)];
-    inner
+    // Anything shorter than the two end points is no step line.
+    if series.len() < 2 {
+        return Vec::new();
+    }
+    series[1..series.len() - 1]
         .chunks_exact(2)
         .map(|pair| CdfPoint {
             probability: pair[1].0,
