@@ -186,8 +186,8 @@ impl Part {
 const GAUGE_WIDTH: usize = 22;
 
 /// The parts of the status bar, most important first in `drop` order:
-/// the file, a notice, the screen's job, the parameters of the
-/// algorithms, other running jobs, the density seed, the table's size.
+/// the file, a notice, the screen's job, the density seed, the
+/// parameters of the algorithms, other running jobs, the table's size.
 fn status_parts(app: &App) -> Vec<Part> {
     let ds = app.dataset();
     let mut parts = vec![Part::new(
@@ -223,10 +223,10 @@ fn status_parts(app: &App) -> Vec<Part> {
     let l = match (i.l, i.pk) {
         (_, Some(pk)) => format!(" p={}", pk.p),
         (Some(l), None) => format!(" l={l}"),
-        (None, None) => String::new(),
+        (None, None) => " l=-".to_string(),
     };
     parts.push(Part::new(
-        3,
+        4,
         vec![Span::styled(
             format!("{} k={}{l} seed={}", i.algorithm, i.k, i.seed),
             Style::new().add_modifier(Modifier::BOLD),
@@ -239,13 +239,18 @@ fn status_parts(app: &App) -> Vec<Part> {
         Screen::Data => Screen::Risk,
         s => s,
     };
+    // The screen's first job is always shown; its other jobs (queries
+    // after an anonymization) and other screens' jobs only while they run.
+    let mut own_shown = false;
     for j in &jobs {
-        let mine = j.screen == own;
-        if !mine && !j.state.is_running() {
+        let first_own = j.screen == own && !own_shown;
+        own_shown |= j.screen == own;
+        if !first_own && !j.state.is_running() {
             continue;
         }
+        let mine = j.screen == own;
         let mut part = Part::new(
-            if mine { 2 } else { 4 },
+            if mine { 2 } else { 5 },
             vec![job_span(j.name, &j.state, app.spinner())],
         );
         if let JobState::Running { fraction, .. } = j.state {
@@ -258,7 +263,7 @@ fn status_parts(app: &App) -> Vec<Part> {
         parts.push(part);
     }
     if let Some(seed) = app.seed() {
-        parts.push(Part::new(5, vec![Span::raw(format!("density seed {seed}"))]));
+        parts.push(Part::new(3, vec![Span::raw(format!("density seed {seed}"))]));
     }
     if let Some(n) = app.notice() {
         parts.push(Part::new(
@@ -324,7 +329,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(line, area);
         return;
     }
-    let help = Line::from(vec![Span::styled("? help  : cmd ", dim())]).right_aligned();
+    let help = Line::from(vec![Span::styled(" ? help  : cmd ", dim())]).right_aligned();
     let width = usize::from(area.width);
     // The keys hint goes before the file does.
     let hint = help.width();
