@@ -19,7 +19,8 @@ use anonlab::data::Role;
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 use anonlab::tui::{
-    Action, App, JobState, Param, Screen, SweepCell, SweepMetric, MAX_SWEEP_L, SWEEP_KS,
+    parse_command, Action, App, JobState, Param, Screen, SweepCell, SweepMetric, MAX_SWEEP_L,
+    SWEEP_KS,
 };
 use common::screen::{choose_algorithm, render, run_to_done, text};
 
@@ -316,6 +317,20 @@ fn two_quick_presses_show_only_the_last_inputs() {
     let t = text(&render(&app));
     assert!(t.contains("ok   7-anonymity"), "{t}");
     assert!(!t.contains("(out of date)"), "{t}");
+}
+
+#[test]
+fn the_sweep_command_opens_the_grid_from_any_screen() {
+    let mut app = demo(140, 44);
+    assert_eq!(app.screen(), Screen::Data);
+    let command = parse_command("sweep").unwrap();
+    assert_eq!(app.run_command(command.clone()), Ok(()));
+    assert_eq!(app.screen(), Screen::Anonymize);
+    assert!(app.sweep().open);
+    // Again: it stays open.
+    assert_eq!(app.run_command(command), Ok(()));
+    assert!(app.sweep().open);
+    assert!(parse_command("sweep now").is_err());
 }
 
 #[test]

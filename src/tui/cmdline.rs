@@ -39,6 +39,8 @@ pub enum Command {
     ExportChart(Option<PathBuf>),
     /// Write the report, into this directory when given.
     ExportReport(Option<PathBuf>),
+    /// `:sweep`: the Anonymize screen with its k/l sweep open.
+    Sweep,
 }
 
 /// What `:compare` does.
@@ -77,6 +79,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         ":export report [DIR]",
         "write the report (default anonlab-report/)",
     ),
+    (":sweep", "open the k/l sweep of the Anonymize screen"),
 ];
 
 /// Parse one command line (without the leading `:`).
@@ -164,6 +167,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "run" => CompareCommand::Run,
             other => return Err(format!(":compare: '{other}' is not add, remove or run")),
         }),
+        "sweep" => none().map(|()| Command::Sweep)?,
         // More commands: one arm above this line.
         other => return Err(format!("unknown command ':{other}'; :help lists them")),
     };

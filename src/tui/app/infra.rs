@@ -162,6 +162,12 @@ impl App {
             Command::Quit => self.quit = true,
             Command::Help => self.help = true,
             Command::Compare(c) => self.run_compare_command(c),
+            Command::Sweep => {
+                self.show(Screen::Anonymize);
+                if !self.sweep.open {
+                    self.step_anonymize(&Action::ToggleSweep);
+                }
+            }
             Command::ExportChart(path) => self.export_chart(path),
             Command::ExportReport(dir) => self.export_report(dir),
         }
