@@ -238,7 +238,10 @@ fn risk_screen_shows_the_uniques_after_the_worker_finished() {
     let t = text(&render(&app));
     // The key count's row: 8 of 8 above 0.2, 6 singled out.
     let row = t.lines().find(|l| l.contains("key count")).unwrap();
-    assert!(row.contains("8 (100.0%)") && row.contains("6 (75.0%)"), "{t}");
+    assert!(
+        row.contains("8 (100.0%)") && row.contains("6 (75.0%)"),
+        "{t}"
+    );
     insta::assert_snapshot!(t);
 }
 

@@ -20,16 +20,16 @@ use super::anonymize::{
     self as anon, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, BeforeKey, QueriesState,
     QueryOutcome,
 };
-use super::hierarchies::{self as hier, HierarchiesState};
 use super::cmdline::LineEditor;
+use super::hierarchies::{self as hier, HierarchiesState};
 use super::jobs::{self, JobClock};
-use super::search::SearchState;
-use super::theme::Theme;
 use super::keymap::{Action, KeyMap};
 use super::mark::MarkDialog;
-use super::sweep::{self, CellFigures, SweepEffect, SweepState};
 use super::risk::{self as riskscreen, AfterView, RiskEffect};
 pub use super::risk::{RiskState, RiskView};
+use super::search::SearchState;
+use super::sweep::{self, CellFigures, SweepEffect, SweepState};
+use super::theme::Theme;
 use super::ui;
 use super::worker::{JobId, Worker, WorkerMsg};
 use crate::data::{

@@ -7,8 +7,7 @@
 //! value ([`KeyMap::bindings`]) so a user override can replace it later.
 
 use crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent,
-    MouseEventKind,
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
 use super::app::Screen;
@@ -128,7 +127,10 @@ pub enum Action {
     /// Go to the previous match of the last search.
     SearchPrev,
     /// A left click at this terminal cell.
-    Click { column: u16, row: u16 },
+    Click {
+        column: u16,
+        row: u16,
+    },
     /// Anonymize screen: the parameter ←/→ change becomes the next one
     /// the algorithm reads (k, l, p).
     FocusParam,
@@ -782,7 +784,12 @@ impl Default for KeyMap {
                 "search the table (Data: the focused column)",
             ),
             b(Scope::Global, &[I::ch('n')], A::SearchNext, "next match"),
-            b(Scope::Global, &[I::ch('N')], A::SearchPrev, "previous match"),
+            b(
+                Scope::Global,
+                &[I::ch('N')],
+                A::SearchPrev,
+                "previous match",
+            ),
             b(
                 Scope::Global,
                 &[I::ch('?')],

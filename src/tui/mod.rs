@@ -21,8 +21,8 @@ mod jobs;
 mod keymap;
 mod mark;
 mod record;
-mod search;
 mod risk;
+mod search;
 mod sweep;
 mod theme;
 mod ui;
@@ -50,40 +50,39 @@ pub use anonymize::{
     step_series, AlgorithmChoice, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, Curve,
     FullDomainInputs, PublishedTable, QueriesState, QueryOutcome,
 };
+pub use app::compare::{
+    CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
+    METRIC_COLUMNS,
+};
 pub use app::{
     visible_window, App, ColumnStats, DataView, JobMsg, JobState, Popup, RiskState, RiskView,
     Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
 };
-pub use app::compare::{
-    CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
-    METRIC_COLUMNS,
+pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
+pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
+pub use export::{
+    beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,
+    ChartExport, Dist, Exported, Target, EXPORT_DIR, REPORT_DIR,
 };
 pub use hierarchies::{
     Builder, DialogKind, Effect, FullDomainSettings, HierarchiesState, HierarchyDialog,
     MatrixState, TreeLine, TreeView, FULL_DOMAIN,
 };
-pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
-pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
-pub use search::SearchState;
-pub use theme::Theme;
 pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use mark::{MarkDialog, MarkField, MarkMode};
-pub use risk::{
-    AfterView, Figures, Listed, Measures, RecordList, RiskChart, RiskEffect, RiskFocus,
-    MAX_LISTED,
-};
 pub use record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
+pub use risk::{
+    AfterView, Figures, Listed, Measures, RecordList, RiskChart, RiskEffect, RiskFocus, MAX_LISTED,
+};
+pub use search::SearchState;
 pub use sweep::{
     CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
 };
-pub use export::{
-    beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,
-    ChartExport, Dist, Exported, Target, EXPORT_DIR, REPORT_DIR,
-};
+pub use theme::Theme;
 pub use ui::draw;
-pub use ui::{anonymize_table_viewport, data_table_viewport, tab_at};
 pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
+pub use ui::{anonymize_table_viewport, data_table_viewport, tab_at};
 pub use worker::{JobId, Worker, WorkerMsg};
 
 /// Wake-up interval when nothing happens (animates the busy spinner).

@@ -9,8 +9,7 @@ use ratatui::widgets::{Bar, BarChart, Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::widgets::{
-    self,
-    cursor_style, dim, percent, role_style, sensitive_cell_style, thousands, title_style,
+    self, cursor_style, dim, percent, role_style, sensitive_cell_style, thousands, title_style,
     SENSITIVE_MARK,
 };
 use crate::data::Role;

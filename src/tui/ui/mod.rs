@@ -16,9 +16,7 @@ pub mod widgets;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, BorderType, Cell, Clear, Gauge, Paragraph, Row, Table, Tabs, Wrap,
-};
+use ratatui::widgets::{Block, BorderType, Cell, Clear, Gauge, Paragraph, Row, Table, Tabs, Wrap};
 use ratatui::Frame;
 
 use super::app::{App, JobState, Screen};
@@ -263,7 +261,10 @@ fn status_parts(app: &App) -> Vec<Part> {
         parts.push(part);
     }
     if let Some(seed) = app.seed() {
-        parts.push(Part::new(3, vec![Span::raw(format!("density seed {seed}"))]));
+        parts.push(Part::new(
+            3,
+            vec![Span::raw(format!("density seed {seed}"))],
+        ));
     }
     if let Some(n) = app.notice() {
         parts.push(Part::new(
@@ -333,7 +334,11 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let width = usize::from(area.width);
     // The keys hint goes before the file does.
     let hint = help.width();
-    let room = if width >= hint + 20 { width - hint } else { width };
+    let room = if width >= hint + 20 {
+        width - hint
+    } else {
+        width
+    };
     let parts = fit_parts(status_parts(app), room);
     let mut spans = vec![Span::raw(" ")];
     let mut gauges = Vec::new();
