@@ -17,13 +17,7 @@ use anonlab::session::Session;
 use anonlab::tui::{
     Action, App, JobState, QueriesState, Screen, Worker, WorkerMsg, DEFAULT_PROJECT_FILE,
 };
-use common::screen::{render, text};
-
-fn demo(width: u16, height: u16) -> App {
-    let mut app = App::new(Session::demo().unwrap()).unwrap();
-    app.step(&Action::Resize(width, height));
-    app
-}
+use common::screen::{demo, masked_text, render, text};
 
 /// The demo on the Anonymize screen, with every job finished.
 fn anonymized(width: u16, height: u16, actions: &[Action]) -> App {
@@ -34,30 +28,6 @@ fn anonymized(width: u16, height: u16, actions: &[Action]) -> App {
     }
     app.run_pending_jobs_blocking();
     app
-}
-
-/// Replace what follows `label` up to the panel's border with `#`, so a
-/// figure that varies between runs (a time) does not break a snapshot.
-fn mask(text: &str, label: &str) -> String {
-    text.lines()
-        .map(|l| match l.find(label) {
-            Some(at) => {
-                let start = at + label.len();
-                let end = l[start..].find('│').map_or(l.len(), |e| start + e);
-                let hashes = "#".repeat(l[start..end].chars().count());
-                format!("{}{hashes}{}", &l[..start], &l[end..])
-            }
-            None => l.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The screen with times masked, and the query error too: its workload
-/// is drawn by the metrics module, whose figures have golden tests of
-/// their own.
-fn snapshot_text(app: &App) -> String {
-    mask(&mask(&text(&render(app)), "time "), "query error ")
 }
 
 #[test]
@@ -111,7 +81,7 @@ fn mondrian_on_the_demo_shows_checks_figures_charts_and_the_table() {
         !header.contains("BID") && !header.contains("name"),
         "{header}"
     );
-    insta::assert_snapshot!(snapshot_text(&app));
+    insta::assert_snapshot!(masked_text(&app));
 }
 
 #[test]
@@ -130,7 +100,7 @@ fn a_bucketized_release_has_bucket_ids_and_no_sensitive_column() {
         t.contains(&format!("buckets {}", view.release.buckets.len())),
         "{t}"
     );
-    insta::assert_snapshot!(snapshot_text(&app));
+    insta::assert_snapshot!(masked_text(&app));
 }
 
 #[test]
@@ -195,7 +165,7 @@ fn an_infeasible_l_is_a_message_on_the_screen_not_a_crash() {
         "{t}"
     );
     assert!(t.contains("anonymize: failed"), "{t}");
-    insta::assert_snapshot!(snapshot_text(&app));
+    insta::assert_snapshot!(masked_text(&app));
 
     // Lowering l runs again and the message goes.
     app.step(&Action::AdjustL(-1));

@@ -13,13 +13,7 @@ use anonlab::data::{CompareEntry, CsvOptions, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, Measured, Outcome, QueryError, Screen};
-use common::screen::{choose_algorithm, render, text};
-
-fn demo(width: u16, height: u16) -> App {
-    let mut app = App::new(Session::demo().unwrap()).unwrap();
-    app.step(&Action::Resize(width, height));
-    app
-}
+use common::screen::{choose_algorithm, demo, render, text};
 
 /// Choose `algorithm`, k and l on the Anonymize screen and add them.
 fn add(app: &mut App, algorithm: &str, k: u32, l: u32) {

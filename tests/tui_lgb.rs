@@ -15,19 +15,7 @@ use anonlab::data::{Role, SensitivitySource};
 use anonlab::release::Guarantee;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, MarkMode, Screen};
-use common::screen::{choose_algorithm, render, run_to_done, text};
-
-fn demo(width: u16, height: u16) -> App {
-    let mut app = App::new(Session::demo().unwrap()).unwrap();
-    app.step(&Action::Resize(width, height));
-    app
-}
-
-fn steps(app: &mut App, actions: &[Action]) {
-    for a in actions {
-        app.step(a);
-    }
-}
+use common::screen::{choose_algorithm, demo, render, run_to_done, steps, text};
 
 fn type_text(app: &mut App, s: &str) {
     for c in s.chars() {

@@ -10,7 +10,7 @@ use anonlab::data::{Project, Role};
 use anonlab::release::Guarantee;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App};
-use common::screen::{choose_algorithm, render, run_to_done, text};
+use common::screen::{choose_algorithm, render, run_to_done, steps, text};
 
 /// `app` on the Anonymize screen with `algorithm` chosen and every job run.
 fn on_anonymize(mut app: App, algorithm: &str) -> App {
@@ -149,12 +149,6 @@ fn a_hand_edited_project_restores_what_the_screen_can_show() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("gender"), "{e}");
-}
-
-fn steps(app: &mut App, actions: &[Action]) {
-    for a in actions {
-        app.step(a);
-    }
 }
 
 #[test]

@@ -13,19 +13,7 @@ use anonlab::data::{CsvOptions, Role};
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, RecordList, RiskFocus, Screen};
-use common::screen::{choose_algorithm, render, run_to_done, text};
-
-fn demo(width: u16, height: u16) -> App {
-    let mut app = App::new(Session::demo().unwrap()).unwrap();
-    app.step(&Action::Resize(width, height));
-    app
-}
-
-fn steps(app: &mut App, actions: &[Action]) {
-    for a in actions {
-        app.step(a);
-    }
-}
+use common::screen::{choose_algorithm, demo, render, run_to_done, steps, text};
 
 /// The demo anonymized by Mondrian (k = 5, the default), then the Risk screen with
 /// every job finished.

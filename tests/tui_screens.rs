@@ -8,7 +8,7 @@ mod common;
 use anonlab::data::{load_csv_bytes, ColumnBuilder, CsvOptions, Dataset, Role};
 use anonlab::session::Session;
 use anonlab::tui::{self, Action, App, JobState, Screen};
-use common::screen::{render, text, thousands};
+use common::screen::{render, steps, text, thousands};
 use ratatui::buffer::Buffer;
 
 const CSV: &str = "\
@@ -57,12 +57,6 @@ fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
             (x as u16, y as u16)
         })
     })
-}
-
-fn steps(app: &mut App, actions: &[Action]) {
-    for a in actions {
-        app.step(a);
-    }
 }
 
 #[test]

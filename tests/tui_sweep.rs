@@ -22,13 +22,7 @@ use anonlab::tui::{
     parse_command, Action, App, JobState, Param, Screen, SweepCell, SweepMetric, MAX_SWEEP_L,
     SWEEP_KS,
 };
-use common::screen::{choose_algorithm, render, run_to_done, text};
-
-fn demo(width: u16, height: u16) -> App {
-    let mut app = App::new(Session::demo().unwrap()).unwrap();
-    app.step(&Action::Resize(width, height));
-    app
-}
+use common::screen::{choose_algorithm, demo, masked_text, render, run_to_done, text};
 
 /// The demo on the Anonymize screen with `algorithm`, its run finished,
 /// and the sweep opened and computed (inline jobs run to the end).
@@ -41,27 +35,6 @@ fn swept(algorithm: &str) -> App {
     app.run_pending_jobs_blocking();
     assert_eq!(app.sweep().job, JobState::Done);
     app
-}
-
-/// Replace what follows `label` up to the next border with `#`, so a time
-/// does not break a snapshot.
-fn mask(text: &str, label: &str) -> String {
-    text.lines()
-        .map(|l| match l.find(label) {
-            Some(at) => {
-                let start = at + label.len();
-                let end = l[start..].find('│').map_or(l.len(), |e| start + e);
-                let hashes = "#".repeat(l[start..end].chars().count());
-                format!("{}{hashes}{}", &l[..start], &l[end..])
-            }
-            None => l.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn snapshot_text(app: &App) -> String {
-    mask(&mask(&text(&render(app)), "time "), "query error ")
 }
 
 /// The request the demo's roles make at (k, l), as the TUI builds it for
@@ -105,7 +78,7 @@ fn the_sweep_grid_on_the_demo() {
     ] {
         assert!(t.contains(needle), "no {needle:?} in\n{t}");
     }
-    insta::assert_snapshot!(snapshot_text(&app));
+    insta::assert_snapshot!(masked_text(&app));
 }
 
 #[test]
@@ -263,7 +236,7 @@ fn the_focused_parameter_is_what_left_and_right_change() {
     let t = text(&render(&app));
     let l_line = t.lines().find(|l| l.contains("│l ")).unwrap();
     assert!(l_line.contains("3  ← →"), "{l_line}");
-    insta::assert_snapshot!(snapshot_text(&app));
+    insta::assert_snapshot!(masked_text(&app));
 
     // FocusParam cycles k, l, k; an algorithm without l keeps k focused.
     app.step(&Action::FocusParam);

@@ -64,3 +64,41 @@ pub fn run_to_done(app: &mut App) {
         app.anonymize().error
     );
 }
+
+/// The embedded demo at a terminal size.
+pub fn demo(width: u16, height: u16) -> App {
+    let mut app = App::new(anonlab::session::Session::demo().unwrap()).unwrap();
+    app.step(&Action::Resize(width, height));
+    app
+}
+
+/// Apply the actions in order.
+pub fn steps(app: &mut App, actions: &[Action]) {
+    for a in actions {
+        app.step(a);
+    }
+}
+
+/// Replace what follows `label` up to the panel's border with `#`, so a
+/// figure that varies between runs (a time) does not break a snapshot.
+pub fn mask(text: &str, label: &str) -> String {
+    text.lines()
+        .map(|l| match l.find(label) {
+            Some(at) => {
+                let start = at + label.len();
+                let end = l[start..].find('│').map_or(l.len(), |e| start + e);
+                let hashes = "#".repeat(l[start..end].chars().count());
+                format!("{}{hashes}{}", &l[..start], &l[end..])
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The screen with times masked, and the query error too: its workload is
+/// drawn by the metrics module, whose figures have golden tests of their
+/// own.
+pub fn masked_text(app: &App) -> String {
+    mask(&mask(&text(&render(app)), "time "), "query error ")
+}
