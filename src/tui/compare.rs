@@ -32,7 +32,7 @@ use crate::data::{CompareEntry, Dataset, Role, Roles};
 use crate::hierarchy::HierarchySet;
 use crate::release::Release;
 use crate::tui::anonymize::{
-    self as anon, measure_before, step_series, AnonymizeInputs, Before, BeforeKey,
+    self as anon, measure_before, request, step_series, AnonymizeInputs, Before, BeforeKey,
 };
 use crate::tui::cmdline::CompareCommand;
 use crate::tui::keymap::Action;
@@ -363,16 +363,7 @@ fn entry_job(
         if let Some(p) = inputs.pk.map(|p| p.p) {
             pk.p = p;
         }
-        let req = Request {
-            ds: &ds,
-            qi: roles.with(Role::QuasiIdentifier),
-            sensitive: roles.with(Role::Sensitive),
-            identifiers: roles.with(Role::Identifier),
-            k: inputs.k,
-            l: inputs.l.unwrap_or(1),
-            seed: inputs.seed,
-            options,
-        };
+        let req = request(&ds, &roles, inputs, options);
         let outcome = match pipeline::run(inputs.algorithm, &req, progress) {
             Err(crate::Error::Parameter(why)) => Outcome::Infeasible(why),
             Err(e) => return Err(e),
