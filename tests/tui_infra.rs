@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anonlab::data::{load_csv_bytes, CsvOptions, Role};
 use anonlab::session::Session;
-use anonlab::tui::{self, Action, App, Config, JobState, Screen, Theme};
+use anonlab::tui::{self, Action, App, Config, JobState, RiskFocus, Screen, Theme};
 use common::screen::{render, text};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -480,4 +480,221 @@ fn a_project_whose_data_changed_opens_with_a_popup() {
     let mut changed = changed;
     changed.step(&Action::Resize(120, 24));
     assert!(text(&render(&changed)).contains("Data file changed"));
+}
+
+/// The demo's Risk screen with the risk simulation done (before only).
+fn demo_risk() -> App {
+    let mut app = common::screen::demo(130, 36);
+    app.step(&Action::ShowScreen(Screen::Risk));
+    app.run_pending_jobs_blocking();
+    assert!(app.risk().view.is_some());
+    app
+}
+
+/// The screen line (y) of the attacker picker's row for attribute `name`:
+/// `[x]  2. name QI` or `[ ]     name SS`.
+fn picker_line(t: &str, name: &str) -> Option<u16> {
+    let after_mark = |l: &str| {
+        l.split_once("] ").map(|(_, rest)| {
+            rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+                .to_string()
+        })
+    };
+    t.lines()
+        .position(|l| after_mark(l).is_some_and(|r| r.starts_with(&format!("{name} "))))
+        .map(|y| y as u16)
+}
+
+#[test]
+fn clicks_on_the_risk_screen_focus_the_picker_or_select_a_record() {
+    let mut app = demo_risk();
+    // The picker: the last attribute of the order, with the list focused
+    // first so the click has to move the focus back.
+    app.step(&Action::Right);
+    assert_eq!(app.risk().focus, RiskFocus::Records);
+    let last = app.risk().order.len() - 1;
+    let name = app.dataset().col(app.risk().order[last]).name().to_string();
+    let t = text(&render(&app));
+    let y = picker_line(&t, &name).unwrap_or_else(|| panic!("{name} not drawn:\n{t}"));
+    app.step(&Action::Click { column: 3, row: y });
+    assert_eq!(app.risk().focus, RiskFocus::Picker);
+    assert_eq!(app.risk().cursor, last);
+
+    // A record of the list: the fourth listed, found by its row number
+    // and Pr as the list draws them.
+    let listed = app.risk().shown_list().0.to_vec();
+    assert!(listed.len() > 4, "{}", listed.len());
+    let pick = 3;
+    let l = listed[pick];
+    let width = common::screen::thousands(app.dataset().n_rows())
+        .len()
+        .max(3);
+    let needle = format!(
+        "│{:>width$} {:>5} ",
+        common::screen::thousands(l.row as usize + 1),
+        format!("{:.3}", 1.0 / f64::from(l.matches))
+    );
+    let buf = render(&app);
+    let (x, y) = find(&buf, &needle).unwrap_or_else(|| panic!("{needle}:\n{}", text(&buf)));
+    app.step(&Action::Click {
+        column: x + 2,
+        row: y,
+    });
+    assert_eq!(app.risk().focus, RiskFocus::Records);
+    assert_eq!(app.risk().list_cursor, pick);
+    assert_eq!(app.risk().cursor, last, "the picker keeps its cursor");
+    // A click only selects, even on the selected record; Enter jumps.
+    app.step(&Action::Click {
+        column: x + 2,
+        row: y,
+    });
+    assert_eq!(app.screen(), Screen::Risk);
+    app.step(&Action::JumpToRecord);
+    assert_eq!(app.screen(), Screen::Data);
+    assert_eq!(app.data_view().row, l.row as usize);
+
+    // Below the last record or on the header: nothing changes.
+    app.step(&Action::ShowScreen(Screen::Risk));
+    let header = find(&render(&app), "known values").unwrap();
+    app.step(&Action::Click {
+        column: header.0,
+        row: header.1,
+    });
+    assert_eq!(app.risk().list_cursor, pick);
+}
+
+#[test]
+fn search_on_the_risk_screen_finds_records_by_row_number_or_known_value() {
+    let mut app = demo_risk();
+    let listed = app.risk().shown_list().0.to_vec();
+    let ds = app.dataset();
+    let known = app.risk().known_columns();
+    // What the list shows of each record, recomputed from the data: its
+    // row number (plain and with separators) and its known values, hidden
+    // sensitive cells masked.
+    let shown: Vec<String> = listed
+        .iter()
+        .map(|l| {
+            let r = l.row as usize;
+            let mut parts = vec![(r + 1).to_string(), common::screen::thousands(r + 1)];
+            for &c in &known {
+                if app.is_sensitive(r, c) {
+                    parts.push(tui::SENSITIVE_MARK.to_string());
+                } else {
+                    let col = ds.col(c);
+                    parts.push(col.display(col.code(r)).to_string());
+                }
+            }
+            parts.join("|").to_lowercase()
+        })
+        .collect();
+    // A value of the tenth listed record, in upper case.
+    let c = known[0];
+    let value = ds.col(c).display(ds.col(c).code(listed[9].row as usize));
+    let query = value.to_uppercase();
+    let q = value.to_lowercase();
+    let expected: Vec<usize> = (0..listed.len())
+        .filter(|&i| shown[i].contains(&q))
+        .collect();
+    assert!(expected.len() >= 2, "{expected:?}");
+    search(&mut app, &query);
+    // From the first record (the cursor), the next match after it.
+    let first = expected.iter().copied().find(|&i| i > 0).unwrap();
+    assert_eq!(app.risk().list_cursor, first);
+    assert_eq!(app.risk().focus, RiskFocus::Records);
+    app.step(&Action::SearchPrev);
+    let before_first = expected
+        .iter()
+        .copied()
+        .rev()
+        .find(|&i| i < first)
+        .unwrap_or(*expected.last().unwrap());
+    assert_eq!(
+        app.risk().list_cursor,
+        before_first,
+        "N goes back, wrapping"
+    );
+    // A row number, with its separators as drawn.
+    let number = common::screen::thousands(listed[7].row as usize + 1);
+    let n = listed.len();
+    let hit = (1..=n)
+        .map(|step| (before_first + step) % n)
+        .find(|&i| shown[i].contains(&number))
+        .unwrap();
+    search(&mut app, &number);
+    assert_eq!(app.risk().list_cursor, hit);
+    search(&mut app, "no such value");
+    assert_eq!(app.risk().list_cursor, hit);
+    assert!(
+        app.notice().unwrap().contains("'no such value' not found"),
+        "{:?}",
+        app.notice()
+    );
+}
+
+/// The demo's compare set: mondrian, cbg, cbg with k one higher.
+fn demo_compare() -> App {
+    let mut app = common::screen::demo(130, 36);
+    common::screen::choose_algorithm(&mut app, "mondrian");
+    app.step(&Action::AddToCompare);
+    common::screen::choose_algorithm(&mut app, "cbg");
+    app.step(&Action::AddToCompare);
+    app.step(&Action::AdjustK(1));
+    app.step(&Action::AddToCompare);
+    app.step(&Action::ShowScreen(Screen::Compare));
+    assert_eq!(app.compare().entries.len(), 3);
+    app
+}
+
+#[test]
+fn a_click_on_a_compare_row_selects_the_entry() {
+    let mut app = demo_compare();
+    assert_eq!(app.compare().cursor, 0);
+    for n in [2, 1] {
+        let e = app.compare().entries[n].entry.clone();
+        // The row's identity cells: marker and number, algorithm, k.
+        let t = text(&render(&app));
+        let y = t
+            .lines()
+            .position(|l| {
+                let cells: Vec<&str> = l.trim_start_matches('│').split_whitespace().collect();
+                cells.len() > 2
+                    && cells[0].ends_with(&(n + 1).to_string())
+                    && cells[1] == e.algorithm
+                    && cells[2] == e.k.to_string()
+            })
+            .unwrap_or_else(|| panic!("entry {n}:\n{t}")) as u16;
+        app.step(&Action::Click { column: 10, row: y });
+        assert_eq!(app.compare().cursor, n);
+    }
+    // The header line selects nothing.
+    let (x, y) = find(&render(&app), "algorithm").unwrap();
+    app.step(&Action::Click { column: x, row: y });
+    assert_eq!(app.compare().cursor, 1);
+}
+
+#[test]
+fn search_on_the_compare_screen_matches_entry_labels() {
+    let mut app = demo_compare();
+    let labels: Vec<String> = app
+        .compare()
+        .entries
+        .iter()
+        .map(|e| e.entry.to_string())
+        .collect();
+    assert!(labels[1].starts_with("cbg k="), "{labels:?}");
+    search(&mut app, "CBG");
+    assert_eq!(app.compare().cursor, 1);
+    app.step(&Action::SearchNext);
+    assert_eq!(app.compare().cursor, 2);
+    app.step(&Action::SearchNext);
+    assert_eq!(app.compare().cursor, 1, "wraps past mondrian");
+    app.step(&Action::SearchPrev);
+    assert_eq!(app.compare().cursor, 2, "backwards, wrapping");
+    // The whole label of the second entry finds only it.
+    search(&mut app, &labels[1]);
+    assert_eq!(app.compare().cursor, 1);
+    search(&mut app, "anatomy");
+    assert_eq!(app.compare().cursor, 1);
+    assert!(app.notice().unwrap().contains("'anatomy' not found"));
 }

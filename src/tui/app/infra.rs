@@ -12,6 +12,7 @@ use crate::tui::cmdline::{self, Command, Edit};
 use crate::tui::config::Config;
 use crate::tui::hierarchies::Focus;
 use crate::tui::keymap::Action;
+use crate::tui::risk::RiskFocus;
 use crate::tui::search::{self, Scan, SearchState};
 use crate::tui::theme::Theme;
 use crate::tui::ui;
@@ -276,7 +277,46 @@ impl App {
                     }
                 }
             },
-            _ => Err("/ searches the Data, Anonymize and Hierarchies tables".to_string()),
+            Screen::Risk => {
+                // The records above the threshold (at most MAX_LISTED),
+                // matched on the row number as drawn or plain, and on the
+                // values the list shows for it.
+                let listed = self.risk.shown_list().0;
+                let found = search::next_match(listed.len(), self.risk.list_cursor, forward, |i| {
+                    let r = listed[i].row as u64 + 1;
+                    search::contains(&r.to_string(), &q)
+                        || search::contains(&crate::format::thousands(r), &q)
+                        || search::contains(&ui::risk_record_values(self, r as usize - 1), &q)
+                });
+                match found {
+                    Some(i) => {
+                        let row = listed[i].row as usize;
+                        self.risk.list_cursor = i;
+                        self.risk.focus = RiskFocus::Records;
+                        Ok(format!("/{q}: record of row {}", row + 1))
+                    }
+                    None => Err(format!(
+                        "'{q}' not found in the records above the threshold"
+                    )),
+                }
+            }
+            Screen::Compare => {
+                let entries = &self.compare.entries;
+                let found = search::next_match(entries.len(), self.compare.cursor, forward, |i| {
+                    search::contains(&entries[i].entry.to_string(), &q)
+                });
+                match found {
+                    Some(i) => {
+                        self.compare.cursor = i;
+                        Ok(format!(
+                            "/{q}: entry {} {}",
+                            i + 1,
+                            self.compare.entries[i].entry
+                        ))
+                    }
+                    None => Err(format!("'{q}' not found in the compare set")),
+                }
+            }
         };
         self.notice = Some(match found {
             Ok(n) | Err(n) => n,
@@ -284,7 +324,8 @@ impl App {
     }
 
     /// A left click: a tab switches screen; a row of the screen's table or
-    /// list selects it. The areas come from the same layout functions the
+    /// list selects it (on the Risk screen it also focuses the picker or
+    /// the record list it is in). The areas come from the same layout functions the
     /// drawing uses, at the terminal's current size.
     pub(super) fn click(&mut self, column: u16, row: u16) {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
@@ -334,7 +375,22 @@ impl App {
                     self.hier.select_attribute(&self.ds, c);
                 }
             }
-            _ => {}
+            Screen::Risk => {
+                // A click selects; Enter jumps to the record, as from the
+                // keys, so a click never leaves the screen.
+                if let Some(i) = ui::risk_picker_at(area, self, at) {
+                    self.risk.focus = RiskFocus::Picker;
+                    self.risk.cursor = i;
+                } else if let Some(i) = ui::risk_record_at(area, self, at) {
+                    self.risk.focus = RiskFocus::Records;
+                    self.risk.list_cursor = i;
+                }
+            }
+            Screen::Compare => {
+                if let Some(i) = ui::compare_entry_at(area, self, at) {
+                    self.compare.cursor = i;
+                }
+            }
         }
     }
 }

@@ -9,7 +9,7 @@
 //! marker as well as its own colour, and the legend shows the marker, so
 //! the chart reads in the monochrome theme too.
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
@@ -162,16 +162,36 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
         draw_empty(frame, body, app);
         return;
     }
+    let [table, chart] = split(body, c.entries.len());
+    draw_table(frame, table, app);
+    draw_chart(frame, chart, app);
+}
+
+/// The table's and the chart's areas for `entries` entries.
+fn split(body: Rect, entries: usize) -> [Rect; 2] {
     // Header, rows, a blank line and three lines of notes inside the border; at most
     // half the screen when the chart needs the rest.
-    let wanted = c.entries.len() as u16 + 7;
-    let [table, chart] = Layout::vertical([
+    let wanted = (entries as u16).saturating_add(7);
+    Layout::vertical([
         Constraint::Length(wanted.min(body.height.saturating_sub(8).max(body.height / 2))),
         Constraint::Min(0),
     ])
-    .areas(body);
-    draw_table(frame, table, app);
-    draw_chart(frame, chart, app);
+    .areas(body)
+}
+
+/// The entry whose table row is drawn at `at`, for clicks: the rows
+/// follow the header line inside the table's border.
+pub(super) fn entry_at(body: Rect, app: &App, at: Position) -> Option<usize> {
+    let n = app.compare().entries.len();
+    if n == 0 {
+        return None;
+    }
+    let inner = Block::bordered().inner(split(body, n)[0]);
+    if !inner.contains(at) || at.y == inner.y {
+        return None;
+    }
+    let i = usize::from(at.y - inner.y - 1);
+    (i < n).then_some(i)
 }
 
 /// No entry yet: how to add one.

@@ -60,6 +60,30 @@ pub fn risk_list_viewport(area: Rect) -> Rect {
     risk::list_viewport(bands(area).body)
 }
 
+/// The Risk screen's attacker-picker row (an index into the attribute
+/// order) drawn at `at`, for a terminal of `area`.
+pub fn risk_picker_at(area: Rect, app: &App, at: Position) -> Option<usize> {
+    risk::picker_at(bands(area).body, app, at)
+}
+
+/// The Risk screen's record (an index into the shown list) drawn at `at`,
+/// for a terminal of `area`.
+pub fn risk_record_at(area: Rect, app: &App, at: Position) -> Option<usize> {
+    risk::record_at(bands(area).body, app, at)
+}
+
+/// Source row `r`'s values as the Risk screen's record list shows them
+/// (known values before, published cells after), for `/`.
+pub fn risk_record_values(app: &App, r: usize) -> String {
+    risk::record_values(app, r).1
+}
+
+/// The Compare screen's entry whose row is drawn at `at`, for a terminal
+/// of `area`.
+pub fn compare_entry_at(area: Rect, app: &App, at: Position) -> Option<usize> {
+    compare::entry_at(bands(area).body, app, at)
+}
+
 /// The screen whose tab is drawn at `at`, for clicks: each title is
 /// padded by one cell on both sides and tabs are one cell apart, as
 /// [`Tabs`] draws them.

@@ -4,7 +4,7 @@
 //! prefix table (classes and uniques as the attacker learns the first j
 //! attributes).
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
@@ -76,9 +76,46 @@ pub(super) fn list_viewport(body: Rect) -> Rect {
     }
 }
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+/// The screen's areas for the app's state: the prefix table's height
+/// follows its rows.
+fn areas_of(body: Rect, app: &App) -> Areas {
     let prefix_rows = app.risk().view.as_ref().map_or(0, |v| v.prefix.len()) as u16;
-    let a = areas(body, prefix_rows);
+    areas(body, prefix_rows)
+}
+
+/// First item of a page of `height` items that shows `cursor`: lists here
+/// scroll by whole pages, so the position needs no state.
+fn page_top(cursor: usize, height: usize) -> usize {
+    let height = height.max(1);
+    (cursor / height) * height
+}
+
+/// The attacker-picker row (an index into the attribute order) drawn at
+/// `at`, for clicks.
+pub(super) fn picker_at(body: Rect, app: &App, at: Position) -> Option<usize> {
+    let inner = Block::bordered().inner(areas_of(body, app).picker);
+    if !inner.contains(at) {
+        return None;
+    }
+    let risk = app.risk();
+    let i = page_top(risk.cursor, usize::from(inner.height)) + usize::from(at.y - inner.y);
+    (i < risk.order.len()).then_some(i)
+}
+
+/// The record of the shown list (an index into it) drawn at `at`, for
+/// clicks.
+pub(super) fn record_at(body: Rect, app: &App, at: Position) -> Option<usize> {
+    let vp = list_viewport(body);
+    if !vp.contains(at) {
+        return None;
+    }
+    let risk = app.risk();
+    let i = page_top(risk.list_cursor, usize::from(vp.height)) + usize::from(at.y - vp.y);
+    (i < risk.shown_list().0.len()).then_some(i)
+}
+
+pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+    let a = areas_of(body, app);
     draw_picker(frame, a.picker, app);
     draw_prefix(frame, a.prefix, app);
     draw_figures(frame, a.figures, app);
@@ -117,8 +154,7 @@ fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let inner_height = usize::from(block.inner(area).height).max(1);
-    // Keep the cursor on screen without state: scroll by whole pages.
-    let first = (risk.cursor / inner_height) * inner_height;
+    let first = page_top(risk.cursor, inner_height);
     let mut position = 0;
     let lines: Vec<Line> = risk
         .order
@@ -383,51 +419,11 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     }
     let ds = app.dataset();
     let page = usize::from(block.inner(area).height.saturating_sub(1)).max(1);
-    let first = (risk.list_cursor / page) * page;
+    let first = page_top(risk.list_cursor, page);
     let end = (first + page).min(listed.len());
-    let known = risk.view.as_ref().map(|_| risk.known_columns());
     let rows = listed[first..end].iter().enumerate().map(|(i, l)| {
         let r = l.row as usize;
-        let (gid, values) = match (risk.list, after) {
-            (RecordList::After, Some(a)) => {
-                let g = a.group_of_row[r];
-                let values = g.map_or_else(String::new, |g| {
-                    let group = &a.release.groups[g as usize];
-                    let carries = &a.carries;
-                    a.columns
-                        .iter()
-                        .filter_map(|c| a.release.quasi_identifiers.iter().position(|q| q == c))
-                        .map(|pos| {
-                            let c = a.release.quasi_identifiers[pos];
-                            let col = ds.col(c);
-                            if !carries[g as usize][pos] {
-                                SENSITIVE_MARK.to_string()
-                            } else {
-                                group.cells[pos].render(col, col.code(r))
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                });
-                (g, values)
-            }
-            _ => {
-                let values = known
-                    .iter()
-                    .flatten()
-                    .map(|&c| {
-                        if app.is_sensitive(r, c) {
-                            SENSITIVE_MARK.to_string()
-                        } else {
-                            let col = ds.col(c);
-                            col.display(col.code(r)).to_string()
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                (after.and_then(|a| a.group_of_row[r]), values)
-            }
-        };
+        let (gid, values) = record_values(app, r);
         let after_pr = match (risk.list, after) {
             (RecordList::Before, Some(a)) => probability(a.matches[r]),
             _ => String::new(),
@@ -478,6 +474,59 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     .column_spacing(1)
     .block(block);
     frame.render_widget(table, area);
+}
+
+/// Row `r`'s class in the release (its GID, if published) and the values
+/// the list shows for it: the known attributes' values before (hidden
+/// sensitive cells masked), the published cells after. `/` searches
+/// these, so it finds what is drawn.
+pub(super) fn record_values(app: &App, r: usize) -> (Option<u32>, String) {
+    let risk = app.risk();
+    let ds = app.dataset();
+    let after = risk.after.as_ref();
+    match (risk.list, after) {
+        (RecordList::After, Some(a)) => {
+            let g = a.group_of_row[r];
+            let values = g.map_or_else(String::new, |g| {
+                let group = &a.release.groups[g as usize];
+                let carries = &a.carries;
+                a.columns
+                    .iter()
+                    .filter_map(|c| a.release.quasi_identifiers.iter().position(|q| q == c))
+                    .map(|pos| {
+                        let c = a.release.quasi_identifiers[pos];
+                        let col = ds.col(c);
+                        if !carries[g as usize][pos] {
+                            SENSITIVE_MARK.to_string()
+                        } else {
+                            group.cells[pos].render(col, col.code(r))
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
+            (g, values)
+        }
+        _ => {
+            let known = match risk.view {
+                Some(_) => risk.known_columns(),
+                None => Vec::new(),
+            };
+            let values = known
+                .iter()
+                .map(|&c| {
+                    if app.is_sensitive(r, c) {
+                        SENSITIVE_MARK.to_string()
+                    } else {
+                        let col = ds.col(c);
+                        col.display(col.code(r)).to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            (after.and_then(|a| a.group_of_row[r]), values)
+        }
+    }
 }
 
 /// Pr(re-id) = 1 / matches, as the list shows it (`-`: not published).
