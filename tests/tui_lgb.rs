@@ -13,7 +13,6 @@ mod common;
 
 use anonlab::data::{Role, SensitivitySource};
 use anonlab::release::Guarantee;
-use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, MarkMode, Screen};
 use common::screen::{choose_algorithm, demo, render, run_to_done, steps, text};
 

@@ -17,7 +17,6 @@ use anonlab::anonymize::{self, Measure};
 use anonlab::charts;
 use anonlab::data::Role;
 use anonlab::progress::Progress;
-use anonlab::session::Session;
 use anonlab::tui::{
     parse_command, Action, App, JobState, Param, Screen, SweepCell, SweepMetric, MAX_SWEEP_L,
     SWEEP_KS,
