@@ -120,8 +120,7 @@
 //! 1/l bound is still true and shown by the breach probabilities, but not
 //! claimed under that name.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
 use rand::seq::IndexedRandom;
@@ -154,6 +153,12 @@ impl Algorithm for CrossBucketGeneralization {
 }
 
 const NONE: u32 = u32::MAX;
+
+thread_local! {
+    /// The depth-first stack of `KdIndex::nearest`, kept between calls so
+    /// that the tens of thousands of searches of a run do not allocate.
+    static NEAREST_STACK: RefCell<Vec<(f64, u32)>> = const { RefCell::new(Vec::new()) };
+}
 /// Anchors `select_tuples` tries at most.
 const MAX_ANCHORS: usize = 16;
 /// Anchors the nearest-neighbour `select_tuples` of a large region tries.
@@ -163,6 +168,9 @@ const NEAR_ANCHORS: usize = 2;
 const SMALL_REGION: usize = 256;
 /// Node × value counters the kd-tree may hold; leaves grow to stay under it.
 const MAX_COUNTERS: usize = 1 << 24;
+/// Codes the kd-tree's per-value boxes may take (64 MiB); beyond it
+/// `nearest` bounds by the nodes' boxes alone.
+const MAX_VALUE_BOUNDS: usize = 1 << 24;
 /// Candidate (tuple, group) tests `corollary_2_holds` may spend per row
 /// (plus a fixed allowance) before giving up and not claiming.
 const CHECK_BUDGET_PER_ROW: usize = 256;
@@ -938,24 +946,6 @@ impl ValueScratch {
     }
 }
 
-/// A distance and a row or node, ordered by distance.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Near(f64, u32);
-
-impl Eq for Near {}
-
-impl PartialOrd for Near {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Near {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Node {
     start: u32,
@@ -990,6 +980,10 @@ struct KdIndex {
     /// attribute a, over the rows it was built with (still a bound once some
     /// are placed).
     bounds: Vec<u32>,
+    /// `value_bounds[2 * ((node * n_values + v) * d + a)..][..2]`: the box
+    /// of the node's rows of value v, as built; empty when the tree is too
+    /// large for it (`MAX_VALUE_BOUNDS`).
+    value_bounds: Vec<u32>,
     /// `Space`'s normalization, copied for the distance loops.
     numeric: Vec<bool>,
     unit: Vec<f64>,
@@ -1095,6 +1089,25 @@ impl KdIndex {
                 }
             }
         }
+        // Per value, the box of the rows of that value (when it fits): a
+        // far tighter bound for `nearest` than the node's box, whose
+        // categorical ranges span most codes.
+        let mut value_bounds = Vec::new();
+        if nodes.len() * n_values * d * 2 <= MAX_VALUE_BOUNDS {
+            value_bounds = vec![0u32; nodes.len() * n_values * d * 2];
+            for b in value_bounds.chunks_exact_mut(2) {
+                b[0] = u32::MAX;
+            }
+            for (pos, &leaf) in leaf_at.iter().enumerate() {
+                let base = (leaf as usize * n_values + pos_value[pos] as usize) * d;
+                for a in 0..d {
+                    let c = codes[pos * d + a];
+                    let b = &mut value_bounds[2 * (base + a)..][..2];
+                    b[0] = b[0].min(c);
+                    b[1] = b[1].max(c);
+                }
+            }
+        }
         // Children come after their parent, so a reverse pass sums upwards.
         for id in (1..nodes.len()).rev() {
             let p = nodes[id].parent as usize;
@@ -1106,6 +1119,14 @@ impl KdIndex {
                 let b = &mut bounds[2 * (p * d + a)..][..2];
                 b[0] = b[0].min(lo);
                 b[1] = b[1].max(hi);
+            }
+            if !value_bounds.is_empty() {
+                for i in 0..n_values * d {
+                    let (from, to) = (2 * (id * n_values * d + i), 2 * (p * n_values * d + i));
+                    let (lo, hi) = (value_bounds[from], value_bounds[from + 1]);
+                    value_bounds[to] = value_bounds[to].min(lo);
+                    value_bounds[to + 1] = value_bounds[to + 1].max(hi);
+                }
             }
         }
         KdIndex {
@@ -1119,6 +1140,7 @@ impl KdIndex {
             nodes,
             counts,
             bounds,
+            value_bounds,
             numeric: space.numeric.clone(),
             unit: space.unit.clone(),
             built_with: len,
@@ -1191,8 +1213,11 @@ impl KdIndex {
         &self.codes[pos * self.d..][..self.d]
     }
 
-    /// `Space::distance` between the codes `q` and the row at `pos`.
-    fn distance_at(&self, q: &[u32], pos: usize) -> f64 {
+    /// `Space::distance` between the codes `q` and the row at `pos`, or a
+    /// partial sum > `bound` as soon as it exceeds `bound`: the terms are
+    /// non-negative and added in the same order, so the full sum would be
+    /// > `bound` too. A result ≤ `bound` is exact.
+    fn distance_at(&self, q: &[u32], pos: usize, bound: f64) -> f64 {
         let p = &self.codes[pos * self.d..][..self.d];
         let mut sum = 0.0;
         for a in 0..self.d {
@@ -1201,14 +1226,33 @@ impl KdIndex {
             } else if q[a] != p[a] {
                 sum += self.unit[a];
             }
+            if sum > bound {
+                return sum;
+            }
         }
         sum
     }
 
     /// A lower bound of `Space::distance` from the codes `q` to any row
-    /// under `node`, from the node's box of codes.
-    fn box_distance(&self, node: u32, q: &[u32]) -> f64 {
-        let b = &self.bounds[2 * node as usize * self.d..][..2 * self.d];
+    /// under `node`, from the node's box of codes; cut short at `bound` as
+    /// `distance_at` is.
+    fn box_distance(&self, node: u32, q: &[u32], bound: f64) -> f64 {
+        self.gap_distance(&self.bounds[2 * node as usize * self.d..], q, bound)
+    }
+
+    /// A lower bound of the distance from `q` to the rows of value `v` under
+    /// `node`: their own box when the tree has them, else the node's.
+    fn value_box_distance(&self, node: u32, v: u32, q: &[u32], bound: f64) -> f64 {
+        if self.value_bounds.is_empty() {
+            return self.box_distance(node, q, bound);
+        }
+        let at = 2 * (node as usize * self.n_values + v as usize) * self.d;
+        self.gap_distance(&self.value_bounds[at..], q, bound)
+    }
+
+    /// `box_distance` on the box `b` (lo, hi per attribute).
+    fn gap_distance(&self, b: &[u32], q: &[u32], bound: f64) -> f64 {
+        let b = &b[..2 * self.d];
         let mut sum = 0.0;
         for a in 0..self.d {
             let (lo, hi) = (b[2 * a], b[2 * a + 1]);
@@ -1217,6 +1261,9 @@ impl KdIndex {
                 sum += gap as f64 * self.unit[a];
             } else if gap > 0 {
                 sum += self.unit[a];
+            }
+            if sum > bound {
+                return sum;
             }
         }
         sum
@@ -1348,39 +1395,90 @@ impl KdIndex {
         }
     }
 
-    /// The remaining row of value `v` under `node` nearest to the codes `q`
-    /// (best-first over the nodes' boxes), with its distance, if one is
-    /// nearer than `limit`.
+    /// The remaining row of value `v` under `node` nearest to the codes `q`,
+    /// with its distance, if one is nearer than `limit`.
+    ///
+    /// The row is the one a best-first search over the nodes' boxes finds
+    /// (`nearest_best_first`, which the tests keep as the reference): that
+    /// search pops nodes in order of (box distance, node id) — a child's box
+    /// distance is never below its parent's and its id is larger — and keeps
+    /// the first row strictly nearer than the best so far, so among the
+    /// nearest rows it returns the least by (its leaf's box distance, leaf
+    /// id, position). Here that order is the comparison itself, so the
+    /// search is free to prune by the tighter per-value boxes and to go
+    /// depth-first (nearer child first, no priority queue): a node is
+    /// skipped when its least possible key — (its value box distance, its
+    /// box distance, its id), leaves under it having larger ids — is not
+    /// below the best.
     fn nearest(&self, node: u32, q: &[u32], v: u32, limit: f64) -> Option<(f64, u32)> {
-        let mut heap = BinaryHeap::new();
-        heap.push(Reverse(Near(self.box_distance(node, q), node)));
-        let mut best = Near(limit, NONE);
-        while let Some(Reverse(Near(lower, id))) = heap.pop() {
-            if lower >= best.0 {
-                break;
+        NEAREST_STACK.with_borrow_mut(|stack| self.nearest_with(stack, node, q, v, limit))
+    }
+
+    /// `nearest` with a depth-first stack to reuse.
+    fn nearest_with(
+        &self,
+        stack: &mut Vec<(f64, u32)>,
+        node: u32,
+        q: &[u32],
+        v: u32,
+        limit: f64,
+    ) -> Option<(f64, u32)> {
+        // (distance, leaf's box distance, leaf id, position); the sentinel
+        // admits exactly the rows nearer than `limit`.
+        let mut best = (limit, -1.0, 0u32, NONE);
+        let may_beat = |lower: f64, id: u32, best: &(f64, f64, u32, u32)| {
+            lower < best.0
+                || (lower == best.0 && {
+                    let boxed = self.box_distance(id, q, f64::INFINITY);
+                    (boxed, id) < (best.1, best.2)
+                })
+        };
+        stack.clear();
+        let root = self.value_box_distance(node, v, q, limit);
+        if may_beat(root, node, &best) {
+            stack.push((root, node));
+        }
+        while let Some((lower, id)) = stack.pop() {
+            if !may_beat(lower, id, &best) {
+                continue;
             }
             let n = self.nodes[id as usize];
             if n.left == NONE {
+                let mut boxed = None;
                 for pos in n.start as usize..n.end as usize {
-                    if self.value[pos] == v {
-                        let d = self.distance_at(q, pos);
-                        if d < best.0 {
-                            best = Near(d, self.perm[pos]);
-                        }
+                    if self.value[pos] != v {
+                        continue;
+                    }
+                    let d = self.distance_at(q, pos, best.0);
+                    if d > best.0 {
+                        continue;
+                    }
+                    let b = *boxed.get_or_insert_with(|| self.box_distance(id, q, f64::INFINITY));
+                    if d < best.0 || (b, id) < (best.1, best.2) {
+                        best = (d, b, id, pos as u32);
                     }
                 }
                 continue;
             }
-            for child in [n.left, n.right] {
+            let mut near = [(f64::INFINITY, NONE); 2];
+            for (slot, child) in near.iter_mut().zip([n.left, n.right]) {
                 if self.count(child, v) > 0 {
-                    let lower = self.box_distance(child, q);
-                    if lower < best.0 {
-                        heap.push(Reverse(Near(lower, child)));
+                    let lower = self.value_box_distance(child, v, q, best.0);
+                    if may_beat(lower, child, &best) {
+                        *slot = (lower, child);
                     }
                 }
             }
+            if near[1].0 < near[0].0 {
+                near.swap(0, 1);
+            }
+            for &(lower, child) in near.iter().rev() {
+                if child != NONE {
+                    stack.push((lower, child));
+                }
+            }
         }
-        (best.1 != NONE).then_some((best.0, best.1))
+        (best.3 != NONE).then(|| (best.0, self.perm[best.3 as usize]))
     }
 
     /// Mark a placed row: gone from its leaf scan and from the counts on its
@@ -1408,6 +1506,68 @@ impl KdIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// A distance and a row or node, ordered by distance.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Near(f64, u32);
+
+    impl Eq for Near {}
+
+    impl PartialOrd for Near {
+        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    impl Ord for Near {
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+        }
+    }
+
+    /// The remaining row of value `v` under `node` nearest to the codes `q`
+    /// (best-first over the nodes' boxes), with its distance, if one is
+    /// nearer than `limit`: the reference `KdIndex::nearest` must match.
+    fn nearest_best_first(
+        ix: &KdIndex,
+        node: u32,
+        q: &[u32],
+        v: u32,
+        limit: f64,
+    ) -> Option<(f64, u32)> {
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse(Near(ix.box_distance(node, q, limit), node)));
+        let mut best = Near(limit, NONE);
+        while let Some(Reverse(Near(lower, id))) = heap.pop() {
+            if lower >= best.0 {
+                break;
+            }
+            let n = ix.nodes[id as usize];
+            if n.left == NONE {
+                for pos in n.start as usize..n.end as usize {
+                    if ix.value[pos] == v {
+                        let d = ix.distance_at(q, pos, best.0);
+                        if d < best.0 {
+                            best = Near(d, ix.perm[pos]);
+                        }
+                    }
+                }
+                continue;
+            }
+            for child in [n.left, n.right] {
+                if ix.count(child, v) > 0 {
+                    let lower = ix.box_distance(child, q, best.0);
+                    if lower < best.0 {
+                        heap.push(Reverse(Near(lower, child)));
+                    }
+                }
+            }
+        }
+        (best.1 != NONE).then_some((best.0, best.1))
+    }
+
     use rand::seq::SliceRandom;
 
     #[test]
@@ -1602,6 +1762,75 @@ mod tests {
             .map(|r| r.iter().map(String::as_str).collect())
             .collect();
         Dataset::from_rows(&["age", "g", "s"], &rows).unwrap()
+    }
+
+    /// The depth-first `nearest` returns exactly the row of the best-first
+    /// reference — ties included, which decide the release — with and
+    /// without the per-value boxes, on data full of equal distances, after
+    /// removals and under limits the searches meet exactly.
+    #[test]
+    fn nearest_matches_the_best_first_search() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let rows: Vec<Vec<String>> = (0..3000)
+            .map(|_| {
+                vec![
+                    rng.random_range(20..40u32).to_string(),
+                    ["a", "b", "c", "d", "e"][rng.random_range(0..5)].to_string(),
+                    rng.random_range(0..6u32).to_string(),
+                    ["x", "y", "z", "w", "v"][rng.random_range(0..5)].to_string(),
+                ]
+            })
+            .collect();
+        let rows: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|r| r.iter().map(String::as_str).collect())
+            .collect();
+        let ds = Dataset::from_rows(&["age", "g", "h", "s"], &rows).unwrap();
+        let mut space = Space::new(&ds, &[0, 1, 2]);
+        let value = ds.col(3).codes().to_vec();
+        let n_values = 5;
+        let mut index = KdIndex::build((0..3000).collect(), &mut space, &value, n_values, 16);
+        assert!(!index.value_bounds.is_empty());
+        for r in 0..3000u32 {
+            if rng.random_range(0..10) < 3 {
+                index.remove(r);
+            }
+        }
+        let (mut ties, mut limited) = (0, 0);
+        for with_value_boxes in [true, false] {
+            if !with_value_boxes {
+                index.value_bounds.clear();
+            }
+            for _ in 0..2000 {
+                let q = index.point(rng.random_range(0..3000)).to_vec();
+                let v = rng.random_range(0..n_values as u32);
+                let node = rng.random_range(0..index.nodes.len() as u32);
+                let node = if rng.random_bool(0.5) { 0 } else { node };
+                let free = nearest_best_first(&index, node, &q, v, f64::INFINITY);
+                assert_eq!(index.nearest(node, &q, v, f64::INFINITY), free);
+                let Some((d, _)) = free else { continue };
+                // Rows at the same distance as the one returned: the tie
+                // the order of the search settles.
+                let tied = (index.nodes[node as usize].start..index.nodes[node as usize].end)
+                    .filter(|&pos| {
+                        index.value[pos as usize] == v
+                            && index.distance_at(&q, pos as usize, f64::INFINITY) == d
+                    })
+                    .count();
+                ties += usize::from(tied > 1);
+                for limit in [d, d + 1e-9, d / 2.0] {
+                    limited += 1;
+                    assert_eq!(
+                        index.nearest(node, &q, v, limit),
+                        nearest_best_first(&index, node, &q, v, limit)
+                    );
+                }
+            }
+        }
+        assert!(
+            ties > 500 && limited > 1000,
+            "{ties} ties, {limited} limited"
+        );
     }
 
     #[test]
