@@ -84,9 +84,12 @@
 //!   on Adult instead of about 0.2 s. There `select_tuples` narrows by
 //!   nearest-neighbour search instead: 2 anchors drawn by the RNG among the
 //!   node's rows of its rarest S_set value, and for each other value the
-//!   nearest remaining row under the node, found best-first over the nodes'
-//!   bounding boxes. It finds close tuples whichever attribute separates
-//!   them. (More anchors gain nothing measurable: with 8 the mean NCP on
+//!   nearest remaining row under the node. Ties between equally near rows
+//!   go to the one a best-first search over the nodes' bounding boxes meets
+//!   first; the search itself goes depth-first, pruned by per-value boxes,
+//!   with that order as its comparison key (`KdIndex::nearest`): the same
+//!   rows, and CBG a third faster on Adult. It finds close tuples whichever
+//!   attribute separates them. (More anchors gain nothing measurable: with 8 the mean NCP on
 //!   Adult was the same, at twice the cost.)
 //! - **Distance** is the normalized one of `choose_attri`: |Δcode| over the
 //!   range for numeric attributes, 1/(distinct − 1) for a categorical
