@@ -89,8 +89,8 @@
 //!   first; the search itself goes depth-first, pruned by per-value boxes,
 //!   with that order as its comparison key (`KdIndex::nearest`): the same
 //!   rows, and CBG a third faster on Adult. It finds close tuples whichever
-//!   attribute separates them. (More anchors gain nothing measurable: with 8 the mean NCP on
-//!   Adult was the same, at twice the cost.)
+//!   attribute separates them. (More anchors gain nothing measurable: with
+//!   8 the mean NCP on Adult was the same, at twice the cost.)
 //! - **Distance** is the normalized one of `choose_attri`: |Δcode| over the
 //!   range for numeric attributes, 1/(distinct − 1) for a categorical
 //!   mismatch, so it approximates the NCP of generalizing two tuples
