@@ -13,7 +13,7 @@ use anonlab::data::{CompareEntry, CsvOptions, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, Measured, Outcome, QueryError, Screen};
-use common::screen::{choose_algorithm, demo, render, text};
+use common::screen::{choose_algorithm, command, demo, render, text};
 
 /// Choose `algorithm`, k and l on the Anonymize screen and add them.
 fn add(app: &mut App, algorithm: &str, k: u32, l: u32) {
@@ -391,15 +391,6 @@ fn a_narrow_terminal_scrolls_the_metric_columns() {
     assert!(!h.contains("mean"), "{h}");
     app.step(&Action::Left);
     assert!(header(&app).contains("groups"));
-}
-
-/// Type `line` into the `:` command line and run it.
-fn command(app: &mut App, line: &str) {
-    app.step(&Action::OpenCommandLine);
-    for c in line.chars() {
-        app.step(&Action::TypeChar(c));
-    }
-    app.step(&Action::Confirm);
 }
 
 #[test]

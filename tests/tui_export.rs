@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 use common::cli::anonlab;
-use common::screen::{choose_algorithm, run_to_done};
+use common::screen::{choose_algorithm, command, run_to_done};
 
 use anonlab::charts;
 use anonlab::risk::{self, Knowledge};
@@ -43,15 +43,6 @@ fn export_chart(app: &mut App) -> Vec<PathBuf> {
         assert!(f.exists(), "{notice}");
     }
     files
-}
-
-/// Type `line` into the `:` command line and press Enter.
-fn command(app: &mut App, line: &str) {
-    app.step(&Action::OpenCommandLine);
-    for c in line.chars() {
-        app.step(&Action::TypeChar(c));
-    }
-    app.step(&Action::Confirm);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anonlab::data::{load_csv_bytes, CsvOptions, Role};
 use anonlab::session::Session;
 use anonlab::tui::{self, Action, App, Config, JobState, RiskFocus, Screen, Theme};
-use common::screen::{render, text};
+use common::screen::{command, render, text, type_line};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -54,19 +54,6 @@ fn app(width: u16, height: u16) -> App {
     let mut app = App::new(session()).unwrap();
     app.step(&Action::Resize(width, height));
     app
-}
-
-/// Type a line into the open command or search line and press Enter.
-fn type_line(app: &mut App, line: &str) {
-    for c in line.chars() {
-        app.step(&Action::TypeChar(c));
-    }
-    app.step(&Action::Confirm);
-}
-
-fn command(app: &mut App, line: &str) {
-    app.step(&Action::OpenCommandLine);
-    type_line(app, line);
 }
 
 fn search(app: &mut App, query: &str) {

@@ -187,21 +187,13 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
         }
         ChartData::Reidentification(dists) => {
             let points: Vec<Vec<CdfPoint>> = dists.iter().map(|d| cdf_points(&d.series)).collect();
-            let cdfs: Vec<(&str, &[CdfPoint])> = dists
-                .iter()
-                .zip(&points)
-                .map(|(d, p)| (d.label.as_str(), p.as_slice()))
-                .collect();
+            let cdfs = labelled(dists, &points);
             let bins: Vec<Vec<risk::HistogramBin>> = dists
                 .iter()
                 .zip(&points)
                 .map(|(d, p)| risk::probability_histogram(&probabilities(p, d.records)))
                 .collect();
-            let hists: Vec<(&str, &[risk::HistogramBin])> = dists
-                .iter()
-                .zip(&bins)
-                .map(|(d, b)| (d.label.as_str(), b.as_slice()))
-                .collect();
+            let hists = labelled(dists, &bins);
             vec![
                 ("reid-cdf", charts::reid_cdf(&cdfs)?),
                 ("reid-histogram", charts::reid_histogram(&hists)?),
@@ -209,11 +201,7 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
         }
         ChartData::Breach(dists) => {
             let points: Vec<Vec<CdfPoint>> = dists.iter().map(|d| cdf_points(&d.series)).collect();
-            let cdfs: Vec<(&str, &[CdfPoint])> = dists
-                .iter()
-                .zip(&points)
-                .map(|(d, p)| (d.label.as_str(), p.as_slice()))
-                .collect();
+            let cdfs = labelled(dists, &points);
             vec![("breach-cdf", charts::breach_cdfs(&cdfs)?)]
         }
         ChartData::Correlation(m) => vec![("correlation", charts::correlation_heatmap(m)?)],
@@ -229,6 +217,16 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
             vec![("sweep", chart)]
         }
     })
+}
+
+/// Each distribution's label with its part of `data`, as the chart
+/// builders take their series.
+fn labelled<'a, T>(dists: &'a [Dist], data: &'a [Vec<T>]) -> Vec<(&'a str, &'a [T])> {
+    dists
+        .iter()
+        .zip(data)
+        .map(|(d, x)| (d.label.as_str(), x.as_slice()))
+        .collect()
 }
 
 /// The CDF points a step line was drawn from: [`super::step_series`]

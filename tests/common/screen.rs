@@ -102,3 +102,18 @@ pub fn mask(text: &str, label: &str) -> String {
 pub fn masked_text(app: &App) -> String {
     mask(&mask(&text(&render(app)), "time "), "query error ")
 }
+
+/// Type `line` into the open text field (command line, search) and press
+/// Enter.
+pub fn type_line(app: &mut App, line: &str) {
+    for c in line.chars() {
+        app.step(&Action::TypeChar(c));
+    }
+    app.step(&Action::Confirm);
+}
+
+/// Type `line` into the `:` command line and run it.
+pub fn command(app: &mut App, line: &str) {
+    app.step(&Action::OpenCommandLine);
+    type_line(app, line);
+}
