@@ -320,3 +320,137 @@ fn help_lists_the_live_tuning_and_sweep_keys() {
         assert!(t.contains(help), "help lacks {help:?}\n{t}");
     }
 }
+
+/// The demo on the Anonymize screen with `algorithm`, its run and the
+/// neighbour prefetch finished (inline jobs run the prefetch slot too).
+fn prefetched(algorithm: &str) -> App {
+    let mut app = demo(140, 44);
+    choose_algorithm(&mut app, algorithm);
+    run_to_done(&mut app);
+    assert!(!app.prefetch().is_busy());
+    app
+}
+
+/// The current inputs with k (or l) moved by `by`.
+fn moved(app: &App, by_k: i64, by_l: i64) -> anonlab::tui::AnonymizeInputs {
+    let mut i = app.anonymize_inputs();
+    i.k = (i64::from(i.k) + by_k) as u32;
+    i.l = i.l.map(|l| (i64::from(l) + by_l) as u32);
+    i
+}
+
+#[test]
+fn after_a_run_the_focused_parameters_neighbours_are_cached() {
+    let mut app = prefetched("mondrian-l");
+    assert_eq!(app.params().k, 5);
+    for by in [-1, 1] {
+        let n = moved(&app, by, 0);
+        let Some(Ok(view)) = app.prefetch().get(&n) else {
+            panic!("k{by:+}: {:?}", app.prefetch().get(&n).map(|o| o.is_ok()));
+        };
+        assert_eq!(view.inputs, n);
+    }
+    // l's neighbours are not computed while k is focused ...
+    assert!(app.prefetch().get(&moved(&app, 0, 1)).is_none());
+    // ... and are once it is.
+    app.step(&Action::FocusParam);
+    app.run_pending_jobs_blocking();
+    assert!(matches!(
+        app.prefetch().get(&moved(&app, 0, 1)),
+        Some(Ok(_))
+    ));
+    assert!(matches!(
+        app.prefetch().get(&moved(&app, 0, -1)),
+        Some(Ok(_))
+    ));
+}
+
+#[test]
+fn a_press_onto_a_prefetched_value_shows_what_a_fresh_run_gives_without_a_run() {
+    let mut app = prefetched("mondrian-l");
+    app.step(&Action::Right);
+    assert_eq!(app.params().k, 6);
+    // Shown at once: no anonymize job, the query workload follows.
+    assert_eq!(app.anonymize().job, JobState::Done);
+    assert!(matches!(
+        app.anonymize().queries,
+        anonlab::tui::QueriesState::Running { .. }
+    ));
+    let view = app.anonymize().view.as_ref().unwrap();
+    assert_eq!(view.inputs, app.anonymize_inputs());
+    let req = request(&app, 6, 2);
+    let (release, ms) = anonymize::run("mondrian-l", &req, &Progress::new()).unwrap();
+    assert_eq!(*view.release, release);
+    let skip_queries = Measure {
+        queries: 0,
+        query_seed: app.params().seed,
+    };
+    let e =
+        anonymize::evaluate(&release, app.dataset(), ms, &skip_queries, &Progress::new()).unwrap();
+    let shown = &view.evaluation;
+    assert_eq!(shown.groups, e.groups);
+    assert_eq!(shown.verification.all_hold(), e.verification.all_hold());
+    assert_eq!(
+        shown.breach.as_ref().unwrap().summary.mean,
+        e.breach.as_ref().unwrap().summary.mean
+    );
+    assert_eq!(
+        shown.reidentification.summary.mean,
+        e.reidentification.summary.mean
+    );
+    assert_eq!(shown.utility.discernibility, e.utility.discernibility);
+    assert_eq!(shown.utility.gcp, e.utility.gcp);
+    let t = text(&render(&app));
+    assert!(t.contains("mondrian-l k=6 l=2"), "{t}");
+    // The new neighbours follow; k = 5, left, is still cached.
+    app.run_pending_jobs_blocking();
+    assert!(matches!(
+        app.prefetch().get(&moved(&app, 1, 0)),
+        Some(Ok(_))
+    ));
+    app.step(&Action::Left);
+    assert_eq!(app.anonymize().job, JobState::Done);
+    assert_eq!(app.anonymize().view.as_ref().unwrap().inputs.k, 5);
+}
+
+#[test]
+fn a_refused_neighbour_is_cached_as_the_refusal() {
+    // Anatomy refuses l = 6 on the demo (Flu: 251 of 1,500 rows > 1/6).
+    let mut app = demo(140, 44);
+    choose_algorithm(&mut app, "anatomy");
+    app.step(&Action::FocusParam);
+    assert_eq!(app.anonymize().focused(), Param::L);
+    app.step(&Action::AdjustL(3));
+    run_to_done(&mut app);
+    assert_eq!(app.params().l, 5);
+    let six = moved(&app, 0, 1);
+    let Some(Err(why)) = app.prefetch().get(&six).cloned() else {
+        panic!("l = 6 not cached as refused");
+    };
+    app.step(&Action::Right);
+    assert_eq!(app.anonymize().job, JobState::Failed);
+    assert_eq!(app.anonymize().error, Some((six, why)));
+}
+
+#[test]
+fn a_role_change_empties_the_cache_and_the_next_run_misses_it() {
+    let mut app = prefetched("mondrian-l");
+    assert!(!app.prefetch().is_empty());
+    app.step(&Action::ShowScreen(Screen::Data));
+    app.step(&Action::SetRole(Role::Insensitive));
+    assert!(app.prefetch().is_empty());
+    assert!(!app.prefetch().is_busy());
+}
+
+#[test]
+fn with_the_prefetch_off_nothing_is_computed_ahead() {
+    let mut app = demo(140, 44);
+    app.set_prefetch(false);
+    choose_algorithm(&mut app, "mondrian-l");
+    run_to_done(&mut app);
+    assert!(app.prefetch().is_empty());
+    app.step(&Action::Right);
+    assert!(matches!(app.anonymize().job, JobState::Running { .. }));
+    run_to_done(&mut app);
+    assert!(app.prefetch().is_empty());
+}

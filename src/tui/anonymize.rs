@@ -767,6 +767,140 @@ pub fn text_width(s: &str) -> u16 {
     ratatui::text::Span::raw(s).width().min(u16::MAX as usize) as u16
 }
 
+/// Most views the neighbour prefetch keeps: the shown inputs' neighbours
+/// and the last few values the user left, so stepping back is instant too.
+pub const PREFETCH_ENTRIES: usize = 6;
+
+/// What a run for some inputs gave: the view, or the algorithm's refusal
+/// (a refusal is a result: infeasible parameters are refused every time).
+pub type Outcome = Result<Box<AnonymizeView>, String>;
+
+/// Speculative runs for the parameter values the user is most likely to
+/// pick next (the focused parameter ±1), made while the app is idle in a
+/// slot of their own, and a small cache of finished runs keyed by the full
+/// [`AnonymizeInputs`]. The runs use the anonymize slot's [`job`], so a
+/// cached view is exactly what a fresh run for those inputs would show.
+#[derive(Debug)]
+pub struct Prefetch {
+    /// Off: nothing is prefetched nor cached (benchmarks' cold presses).
+    pub enabled: bool,
+    /// Finished runs, oldest first.
+    entries: Vec<(AnonymizeInputs, Outcome)>,
+    /// The running speculative job and the inputs it answers.
+    pub running: Option<(JobId, AnonymizeInputs)>,
+    /// Inputs still to prefetch, next first.
+    pub pending: Vec<AnonymizeInputs>,
+}
+
+impl Default for Prefetch {
+    fn default() -> Self {
+        Prefetch {
+            enabled: true,
+            entries: Vec::new(),
+            running: None,
+            pending: Vec::new(),
+        }
+    }
+}
+
+/// The inputs' parts that change only with roles, cells and hierarchies:
+/// a cached run for other generations can never be asked for again.
+fn generations(i: &AnonymizeInputs) -> (u64, Option<u64>, Option<u64>, Option<u64>) {
+    (
+        i.roles_generation,
+        i.lgb.map(|g| g.cells_generation),
+        i.full_domain.map(|f| f.hierarchies_generation),
+        i.pk.map(|p| p.hierarchies_generation),
+    )
+}
+
+impl Prefetch {
+    /// The cached outcome for these inputs.
+    pub fn get(&self, inputs: &AnonymizeInputs) -> Option<&Outcome> {
+        self.entries
+            .iter()
+            .find(|(i, _)| i == inputs)
+            .map(|(_, o)| o)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether a speculative job is queued or running.
+    pub fn is_busy(&self) -> bool {
+        self.running.is_some() || !self.pending.is_empty()
+    }
+
+    /// Keep an outcome, dropping the oldest beyond [`PREFETCH_ENTRIES`].
+    pub fn insert(&mut self, inputs: AnonymizeInputs, outcome: Outcome) {
+        if !self.enabled {
+            return;
+        }
+        self.entries.retain(|(i, _)| *i != inputs);
+        self.entries.push((inputs, outcome));
+        let over = self.entries.len().saturating_sub(PREFETCH_ENTRIES);
+        self.entries.drain(..over);
+    }
+
+    /// Free the runs made for other roles, cells or hierarchies than
+    /// `current`'s.
+    pub fn forget_stale(&mut self, current: &AnonymizeInputs) {
+        let now = generations(current);
+        self.entries.retain(|(i, _)| generations(i) == now);
+    }
+
+    /// Forget every run and every planned one.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.pending.clear();
+        self.running = None;
+    }
+
+    /// Plan the neighbours of `shown` for the focused parameter: −1, then
+    /// +1, within the values the controls allow (k in 1..=`max_k`, l and p
+    /// in 1..=`max_lp`), leaving out those already cached.
+    pub fn plan(&mut self, shown: &AnonymizeInputs, focused: Param, max_k: u32, max_lp: u32) {
+        self.pending.clear();
+        if !self.enabled {
+            return;
+        }
+        for by in [-1i64, 1] {
+            let mut n = shown.clone();
+            let ok = match focused {
+                Param::K => {
+                    let k = i64::from(n.k) + by;
+                    n.k = k.clamp(1, i64::from(max_k)) as u32;
+                    k == i64::from(n.k)
+                }
+                Param::L => match n.l {
+                    Some(l) => {
+                        let v = i64::from(l) + by;
+                        n.l = Some(v.clamp(1, i64::from(max_lp)) as u32);
+                        n.l == Some(v as u32) && v >= 1
+                    }
+                    None => false,
+                },
+                Param::P => match n.pk.as_mut() {
+                    Some(pk) => {
+                        let v = i64::from(pk.p) + by;
+                        pk.p = v.clamp(1, i64::from(max_lp)) as u32;
+                        i64::from(pk.p) == v
+                    }
+                    None => false,
+                },
+            };
+            if ok && n != *shown && self.get(&n).is_none() {
+                self.pending.push(n);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

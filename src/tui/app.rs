@@ -113,6 +113,8 @@ pub enum JobMsg {
     Sweep(WorkerMsg<CellFigures>),
     /// A chart or report written by the export slot.
     Export(WorkerMsg<super::export::Exported>),
+    /// A speculative anonymization of a neighbouring parameter value.
+    Prefetch(WorkerMsg<Box<AnonymizeView>>),
 }
 
 /// Most frequent values kept for the side panel's bar chart.
@@ -280,6 +282,9 @@ pub struct App {
     /// Charts and reports being written (`e`, `E`).
     export_worker: Worker<super::export::Exported>,
     export_job: JobState,
+    /// Views of the neighbouring parameter values, computed while idle.
+    prefetch: anon::Prefetch,
+    prefetch_worker: Worker<Box<AnonymizeView>>,
 }
 
 impl App {
@@ -385,6 +390,8 @@ impl App {
             mouse: true,
             export_worker: Worker::inline(),
             export_job: JobState::Idle,
+            prefetch: anon::Prefetch::default(),
+            prefetch_worker: Worker::inline(),
         };
         if let Some(message) = t_left_out {
             app.popup = Some(Popup {
@@ -431,6 +438,9 @@ impl App {
         self.compare_worker = Worker::threaded(move |m| n(JobMsg::Compare(m)))?;
         let n = Arc::clone(&notify);
         self.export_worker = Worker::threaded(move |m| n(JobMsg::Export(m)))?;
+        let n = Arc::clone(&notify);
+        self.prefetch_worker = Worker::threaded(move |m| n(JobMsg::Prefetch(m)))?;
+        self.prefetch.running = None;
         self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
         if self.sweep.requeue() {
             self.request_sweep_cell();
@@ -496,6 +506,12 @@ impl App {
                     .run_queued_inline()
                     .into_iter()
                     .map(JobMsg::Export),
+            );
+            msgs.extend(
+                self.prefetch_worker
+                    .run_queued_inline()
+                    .into_iter()
+                    .map(JobMsg::Prefetch),
             );
             if msgs.is_empty() {
                 break;
@@ -759,6 +775,7 @@ impl App {
             JobMsg::Correlation(m) => self.hier.on_matrix(m),
             JobMsg::Compare(m) => self.on_compare(m),
             JobMsg::Export(m) => self.on_export(m),
+            JobMsg::Prefetch(m) => self.on_prefetch(m),
             JobMsg::Sweep(m) => {
                 if self.sweep.on_worker(m) {
                     self.request_sweep_cell();
@@ -790,6 +807,30 @@ impl App {
                 self.anon.job = JobState::Running { id, fraction };
             }
             WorkerMsg::Done { output, .. } => {
+                let inputs = output.inputs.clone();
+                if self.prefetch.enabled {
+                    self.prefetch.insert(inputs.clone(), Ok(output.clone()));
+                }
+                self.show_outcome(inputs, Ok(output));
+            }
+            WorkerMsg::Cancelled { .. } => self.anon.job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                let inputs = self
+                    .anon
+                    .requested
+                    .clone()
+                    .unwrap_or_else(|| self.anonymize_inputs());
+                self.prefetch.insert(inputs.clone(), Err(error.clone()));
+                self.show_outcome(inputs, Err(error));
+            }
+        }
+    }
+
+    /// Show a finished anonymization (run now or taken from the prefetch
+    /// cache), start its follow-ups and prefetch its neighbours.
+    fn show_outcome(&mut self, inputs: AnonymizeInputs, outcome: anon::Outcome) {
+        match outcome {
+            Ok(output) => {
                 self.before = Some((output.before_key.clone(), Arc::clone(&output.before)));
                 self.anon.view = Some(*output);
                 self.anon.error = None;
@@ -800,19 +841,91 @@ impl App {
                     self.request_after();
                 }
             }
-            WorkerMsg::Cancelled { .. } => self.anon.job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
+            Err(error) => {
                 // Infeasible parameters are the common failure: the screen
                 // shows the algorithm's message where the figures would be.
-                let inputs = self
-                    .anon
-                    .requested
-                    .clone()
-                    .unwrap_or_else(|| self.anonymize_inputs());
-                self.anon.error = Some((inputs, error));
+                self.anon.error = Some((inputs.clone(), error));
                 self.anon.job = JobState::Failed;
             }
         }
+        self.prefetch_neighbours(&inputs);
+    }
+
+    /// Plan and start the prefetch of `shown`'s neighbours for the focused
+    /// parameter.
+    fn prefetch_neighbours(&mut self, shown: &AnonymizeInputs) {
+        let max_k = self.ds.n_rows().clamp(1, u32::MAX as usize) as u32;
+        self.prefetch.plan(shown, self.anon.focused(), max_k, MAX_L);
+        if let Some((_, running)) = &self.prefetch.running {
+            let running = running.clone();
+            self.prefetch.pending.retain(|i| *i != running);
+        }
+        self.request_prefetch();
+    }
+
+    /// Start the next planned neighbour, unless one runs or the user's
+    /// anonymization does (the two would share the cores).
+    fn request_prefetch(&mut self) {
+        if self.prefetch.running.is_some() || self.anon.job.is_running() {
+            return;
+        }
+        if self.prefetch.pending.is_empty() {
+            return;
+        }
+        let inputs = self.prefetch.pending.remove(0);
+        let job = anon::job(
+            Arc::clone(&self.ds),
+            self.roles.clone(),
+            inputs.clone(),
+            self.before.clone(),
+            self.options_for(&inputs),
+        );
+        let id = self.prefetch_worker.submit(job);
+        self.prefetch.running = Some((id, inputs));
+    }
+
+    fn on_prefetch(&mut self, msg: WorkerMsg<Box<AnonymizeView>>) {
+        let Some((current, _)) = &self.prefetch.running else {
+            return;
+        };
+        if msg.id() != *current {
+            return;
+        }
+        let outcome = match msg {
+            WorkerMsg::Progress { .. } => return,
+            WorkerMsg::Done { output, .. } => Some(Ok(output)),
+            WorkerMsg::Failed { error, .. } => Some(Err(error)),
+            WorkerMsg::Cancelled { .. } => None,
+        };
+        if let Some((_, inputs)) = self.prefetch.running.take() {
+            if let Some(o) = outcome {
+                self.prefetch.insert(inputs, o);
+            }
+        }
+        self.request_prefetch();
+    }
+
+    /// Stop the speculative runs: the user's request needs the cores.
+    fn cancel_prefetch(&mut self) {
+        self.prefetch_worker.cancel();
+        self.prefetch.running = None;
+        self.prefetch.pending.clear();
+    }
+
+    /// Turn the neighbour prefetch on or off (off: every press runs the
+    /// algorithm, as benchmarks' cold presses do); off also empties the
+    /// cache.
+    pub fn set_prefetch(&mut self, on: bool) {
+        if !on {
+            self.cancel_prefetch();
+            self.prefetch.clear();
+        }
+        self.prefetch.enabled = on;
+    }
+
+    /// The neighbour prefetch's cache and plan.
+    pub fn prefetch(&self) -> &anon::Prefetch {
+        &self.prefetch
     }
 
     fn on_queries(&mut self, msg: WorkerMsg<QueryOutcome>) {
@@ -1060,7 +1173,16 @@ impl App {
                 let adjust = self.anon.adjust_focused(by);
                 return self.step_anonymize(&adjust);
             }
-            Action::FocusParam => self.anon.focus_next(),
+            Action::FocusParam => {
+                self.anon.focus_next();
+                // The neighbours worth computing follow the focus.
+                if !self.anon.job.is_running()
+                    && self.anon.requested == Some(self.anonymize_inputs())
+                {
+                    let shown = self.anonymize_inputs();
+                    self.prefetch_neighbours(&shown);
+                }
+            }
             Action::ToggleSweep => {
                 self.sweep.open = !self.sweep.open;
                 self.sync_sweep(true);
@@ -1185,16 +1307,25 @@ impl App {
             self.anon.job = JobState::Idle;
             return;
         }
+        self.prefetch.forget_stale(&inputs);
+        self.query_worker.cancel();
+        self.anon.queries = QueriesState::Idle;
+        if let Some(outcome) = self.prefetch.get(&inputs).cloned() {
+            // Computed ahead by the same job: shown at once, no run.
+            self.anon_worker.cancel();
+            self.anon.requested = Some(inputs.clone());
+            self.show_outcome(inputs, outcome);
+            return;
+        }
+        self.cancel_prefetch();
         let job = anon::job(
             Arc::clone(&self.ds),
             self.roles.clone(),
             inputs.clone(),
             self.before.clone(),
-            self.algorithm_options(),
+            self.options_for(&inputs),
         );
         self.anon.requested = Some(inputs);
-        self.query_worker.cancel();
-        self.anon.queries = QueriesState::Idle;
         let id = self.anon_worker.submit(job);
         self.anon.job = JobState::Running { id, fraction: 0.0 };
     }
@@ -1310,6 +1441,16 @@ impl App {
         o
     }
 
+    /// The algorithm options for `inputs`, which may differ from the
+    /// session's in p (a prefetched neighbour).
+    fn options_for(&self, inputs: &AnonymizeInputs) -> crate::algorithms::Options {
+        let mut o = self.algorithm_options();
+        if let Some(pk) = inputs.pk {
+            o.pk.p = pk.p;
+        }
+        o
+    }
+
     /// The attribute LGB protects by t-closeness, with t, while it is still
     /// sensitive or semi-sensitive.
     pub fn t_closeness(&self) -> Option<(usize, f64)> {
@@ -1342,6 +1483,9 @@ impl App {
         let breached = self.roles.with(Role::Sensitive).first().copied();
         self.roles.set(c, role);
         self.roles_generation += 1;
+        // No cached run can be asked for again: free them.
+        self.cancel_prefetch();
+        self.prefetch.clear();
         self.hier.sync_roles(&self.roles);
         self.ensure_semi_cells();
         self.sync_attacker(&[]);
@@ -1380,6 +1524,8 @@ impl App {
     /// side panel and (when the attacker knows `col`) the risk follow.
     fn cells_changed(&mut self, col: usize) {
         self.cells_generation += 1;
+        self.cancel_prefetch();
+        self.prefetch.clear();
         self.refresh_stats();
         if self.risk.known[col] {
             self.request_risk();

@@ -46,6 +46,7 @@ use ratatui::Terminal;
 use crate::session::Session;
 
 pub use anonymize::Param;
+pub use anonymize::{Prefetch, PREFETCH_ENTRIES};
 pub use anonymize::{
     step_series, AlgorithmChoice, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, Curve,
     FullDomainInputs, PublishedTable, QueriesState, QueryOutcome,
