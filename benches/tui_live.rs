@@ -31,8 +31,16 @@
 //! times the evaluation's parts one by one on one release, to show where
 //! its time goes.
 //!
+//! Each configuration is timed twice. Cold: the neighbour prefetch off
+//! (`App::set_prefetch(false)`), every press runs the algorithm. Warm: the
+//! prefetch on, and between presses the bench also waits until the
+//! prefetch slot is idle — a user pausing about one run of the algorithm
+//! between presses — so a press onto a neighbour finds its view computed
+//! (the "hits" column counts the presses that started no run; their job
+//! parts are the prefetch run's and are not shown).
+//!
 //! `cargo bench --bench tui_live`; `ANONLAB_BENCH_PRESSES` (default 40)
-//! presses per algorithm.
+//! presses per algorithm and mode.
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{self, Receiver};
@@ -100,6 +108,7 @@ impl Live {
         self.app.job().is_running()
             || a.job.is_running()
             || matches!(a.queries, QueriesState::Running { .. })
+            || self.app.prefetch().is_busy()
     }
 
     /// Apply worker messages until no job runs.
@@ -119,10 +128,12 @@ impl Live {
     }
 
     /// One key press: step, wait for the new release (or the algorithm's
-    /// refusal), apply it, draw. Returns the wall time.
-    fn press(&mut self, action: Action) -> Duration {
+    /// refusal), apply it, draw. Returns the wall time and whether the
+    /// press started a run (false: the prefetch cache had the view).
+    fn press(&mut self, action: Action) -> (Duration, bool) {
         let start = Instant::now();
         self.app.step(&action);
+        let ran = self.app.anonymize().job.is_running();
         while self.app.anonymize().job.is_running() {
             let msg = self
                 .rx
@@ -131,7 +142,7 @@ impl Live {
             self.app.on_worker(msg);
         }
         self.draw();
-        start.elapsed()
+        (start.elapsed(), ran)
     }
 }
 
@@ -159,14 +170,18 @@ struct Press {
     /// The worker job's parts (see `AnonymizeView::phases`); empty when
     /// the algorithm refused the point.
     phases: Vec<(&'static str, f64)>,
-    /// The whole job's milliseconds (0 when refused).
+    /// The whole job's milliseconds (0 when refused or cached).
     job_ms: f64,
+    /// Whether the press started a run (false: a prefetch cache hit).
+    ran: bool,
     outcome: String,
 }
 
 /// The presses of one configuration that went to the same k.
 struct Row {
     algorithm: &'static str,
+    /// "cold" (prefetch off) or "warm" (prefetch on, idle between presses).
+    mode: &'static str,
     params: String,
     presses: Vec<Press>,
 }
@@ -192,9 +207,17 @@ fn sorted(v: impl IntoIterator<Item = f64>) -> Vec<f64> {
 /// Choose `algorithm` on the Anonymize screen with k = `k` and l = `l`,
 /// settle, and time `presses` presses of k ± 1 (k alternates between `k`
 /// and `k` + 1). One row per k reached.
-fn measure(session: Session, algorithm: &'static str, k: u32, l: u32, presses: usize) -> Vec<Row> {
+fn measure(
+    session: Session,
+    algorithm: &'static str,
+    k: u32,
+    l: u32,
+    presses: usize,
+    prefetch: bool,
+) -> Vec<Row> {
     let mut live = Live::new(session);
     let app = &mut live.app;
+    app.set_prefetch(prefetch);
     app.step(&Action::ShowScreen(Screen::Anonymize));
     for _ in 0..app.anonymize().algorithms.len() {
         if app.anonymize().choice().id == algorithm {
@@ -215,19 +238,22 @@ fn measure(session: Session, algorithm: &'static str, k: u32, l: u32, presses: u
     let mut all = Vec::with_capacity(presses);
     for i in 0..presses {
         let by = if i % 2 == 0 { 1 } else { -1 };
-        let latency = ms(live.press(Action::AdjustK(by)));
+        let (latency, ran) = live.press(Action::AdjustK(by));
         let a = live.app.anonymize();
         let mut press = Press {
             k: live.app.params().k,
-            latency,
+            latency: ms(latency),
             phases: Vec::new(),
             job_ms: 0.0,
+            ran,
             outcome: String::new(),
         };
         match (&a.view, &a.error, &a.job) {
             (Some(v), None, JobState::Done) => {
-                press.phases = v.phases.clone();
-                press.job_ms = v.total_ms;
+                if ran {
+                    press.phases = v.phases.clone();
+                    press.job_ms = v.total_ms;
+                }
                 press.outcome = format!(
                     "{} groups, {} buckets; verification {}",
                     v.evaluation.groups,
@@ -253,6 +279,7 @@ fn measure(session: Session, algorithm: &'static str, k: u32, l: u32, presses: u
         .into_iter()
         .map(|to| Row {
             algorithm,
+            mode: if prefetch { "warm" } else { "cold" },
             params: match l {
                 Some(l) => format!("k → {to}, l = {l}, sensitive {sensitive}"),
                 None => format!("k → {to}, sensitive {sensitive}"),
@@ -342,20 +369,22 @@ fn main() {
     // CBG on salary-class: at the TUI's default k = 5 every l is refused,
     // and the refusal is what the screen shows, so it is timed too; k = 1/2
     // with l = 1 is the only point it accepts (see the module doc).
-    let rows: Vec<Row> = [
-        measure(session.clone(), "mondrian", 5, 2, presses),
-        measure(session.clone(), "cbg", 5, 2, presses),
-        measure(session.clone(), "cbg", 1, 1, presses),
-        measure(paper.clone(), "cbg", 5, 6, presses),
-        measure(paper.clone(), "cbg", 3, 6, presses),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    for prefetch in [false, true] {
+        for (s, algorithm, k, l) in [
+            (&session, "mondrian", 5, 2),
+            (&session, "cbg", 5, 2),
+            (&session, "cbg", 1, 1),
+            (&paper, "cbg", 5, 6),
+            (&paper, "cbg", 3, 6),
+        ] {
+            rows.extend(measure(s.clone(), algorithm, k, l, presses, prefetch));
+        }
+    }
     println!(
-        "| algorithm | parameters | median | p95 | max | presses | algorithm | evaluation | before | view | UI (messages, on_worker, draw) | target (p95) | | outcome |"
+        "| algorithm | parameters | mode | median | p95 | max | presses | hits | algorithm | evaluation | before | view | UI (messages, on_worker, draw) | target (p95) | | outcome |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|");
     let fmt = |v: f64| {
         if v.is_nan() {
             "–".to_string()
@@ -383,13 +412,15 @@ fn main() {
         let verdict = if p95 <= ms(TARGET) { "pass" } else { "FAIL" };
         let outcome = r.presses.last().map_or("", |p| p.outcome.as_str());
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | ≤ {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | ≤ {} | {} | {} |",
             r.algorithm,
             r.params,
+            r.mode,
             fmt(quantile(&lat, 0.5)),
             fmt(p95),
             fmt(lat.last().copied().unwrap_or(f64::NAN)),
             lat.len(),
+            r.presses.iter().filter(|p| !p.ran).count(),
             phase("algorithm"),
             phase("evaluation"),
             phase("before"),
