@@ -16,6 +16,14 @@
 //! Pr(re-id), and its breach probability is the share of a record's
 //! sensitive value in its QI class. It depends only on the roles, so it is
 //! computed once and reused while k, l, algorithm and seed change.
+//!
+//! While the app is idle, [`Prefetch`] runs the same [`job`] for the
+//! focused parameter's neighbours (k ± 1, or l ± 1 / p ± 1) in a slot of
+//! its own and caches a few outcomes keyed by the full inputs, so a press
+//! onto a neighbour is shown without waiting for the algorithm (CBG takes
+//! over 100 ms on Adult). A cached view is what a fresh run would give: the
+//! same function on the same inputs, which name every generation the run
+//! reads.
 
 use std::sync::Arc;
 

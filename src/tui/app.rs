@@ -1381,6 +1381,8 @@ impl App {
             inputs,
             self.algorithm_options(),
         );
+        // The sweep the user asked for takes the cores from the guesses.
+        self.cancel_prefetch();
         let id = self.sweep_worker.submit(job);
         self.sweep.started(cell, id);
     }
