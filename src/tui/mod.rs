@@ -46,11 +46,11 @@ use ratatui::Terminal;
 use crate::session::Session;
 
 pub use anonymize::Param;
-pub use anonymize::{Prefetch, PREFETCH_ENTRIES};
 pub use anonymize::{
     step_series, AlgorithmChoice, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, Curve,
     FullDomainInputs, PublishedTable, QueriesState, QueryOutcome,
 };
+pub use anonymize::{Prefetch, PREFETCH_ENTRIES};
 pub use app::compare::{
     CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
     METRIC_COLUMNS,
