@@ -117,6 +117,27 @@ pub enum JobMsg {
     Prefetch(WorkerMsg<Box<AnonymizeView>>),
 }
 
+/// Where the job slots' threads hand their messages.
+type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
+
+/// A job slot on a thread of its own, its messages wrapped by `wrap`.
+fn threaded<T: Send + 'static>(
+    notify: &Notify,
+    wrap: fn(WorkerMsg<T>) -> JobMsg,
+) -> std::io::Result<Worker<T>> {
+    let notify = Arc::clone(notify);
+    Worker::threaded(move |m| notify(wrap(m)))
+}
+
+/// Run an inline slot's queued job, if any, and collect its messages.
+fn drain<T: Send + 'static>(
+    worker: &mut Worker<T>,
+    wrap: fn(WorkerMsg<T>) -> JobMsg,
+    out: &mut Vec<JobMsg>,
+) {
+    out.extend(worker.run_queued_inline().into_iter().map(wrap));
+}
+
 /// Most frequent values kept for the side panel's bar chart.
 const TOP_VALUES: usize = 12;
 /// Widest a data column is drawn; longer values are cut.
@@ -423,25 +444,17 @@ impl App {
         &mut self,
         notify: impl Fn(JobMsg) + Send + Sync + 'static,
     ) -> std::io::Result<()> {
-        let notify = Arc::new(notify);
-        let n = Arc::clone(&notify);
-        self.worker = Worker::threaded(move |m| n(JobMsg::Risk(m)))?;
-        let n = Arc::clone(&notify);
-        self.anon_worker = Worker::threaded(move |m| n(JobMsg::Anonymize(m)))?;
-        let n = Arc::clone(&notify);
-        self.query_worker = Worker::threaded(move |m| n(JobMsg::Queries(m)))?;
-        let n = Arc::clone(&notify);
-        self.after_worker = Worker::threaded(move |m| n(JobMsg::RiskAfter(m)))?;
-        let n = Arc::clone(&notify);
-        self.sweep_worker = Worker::threaded(move |m| n(JobMsg::Sweep(m)))?;
-        let n = Arc::clone(&notify);
-        self.compare_worker = Worker::threaded(move |m| n(JobMsg::Compare(m)))?;
-        let n = Arc::clone(&notify);
-        self.export_worker = Worker::threaded(move |m| n(JobMsg::Export(m)))?;
-        let n = Arc::clone(&notify);
-        self.prefetch_worker = Worker::threaded(move |m| n(JobMsg::Prefetch(m)))?;
+        let notify: Notify = Arc::new(notify);
+        self.worker = threaded(&notify, JobMsg::Risk)?;
+        self.anon_worker = threaded(&notify, JobMsg::Anonymize)?;
+        self.query_worker = threaded(&notify, JobMsg::Queries)?;
+        self.after_worker = threaded(&notify, JobMsg::RiskAfter)?;
+        self.sweep_worker = threaded(&notify, JobMsg::Sweep)?;
+        self.compare_worker = threaded(&notify, JobMsg::Compare)?;
+        self.export_worker = threaded(&notify, JobMsg::Export)?;
+        self.prefetch_worker = threaded(&notify, JobMsg::Prefetch)?;
         self.prefetch.running = None;
-        self.corr_worker = Worker::threaded(move |m| notify(JobMsg::Correlation(m)))?;
+        self.corr_worker = threaded(&notify, JobMsg::Correlation)?;
         if self.sweep.requeue() {
             self.request_sweep_cell();
         }
@@ -464,55 +477,15 @@ impl App {
     pub fn run_pending_jobs_blocking(&mut self) {
         loop {
             let mut msgs: Vec<JobMsg> = Vec::new();
-            msgs.extend(
-                self.worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::Risk),
-            );
-            msgs.extend(
-                self.after_worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::RiskAfter),
-            );
-            msgs.extend(
-                self.anon_worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::Anonymize),
-            );
-            msgs.extend(
-                self.query_worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::Queries),
-            );
-            msgs.extend(
-                self.corr_worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::Correlation),
-            );
-            msgs.extend(self.run_compare_inline());
-            msgs.extend(
-                self.sweep_worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::Sweep),
-            );
-            msgs.extend(
-                self.export_worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::Export),
-            );
-            msgs.extend(
-                self.prefetch_worker
-                    .run_queued_inline()
-                    .into_iter()
-                    .map(JobMsg::Prefetch),
-            );
+            drain(&mut self.worker, JobMsg::Risk, &mut msgs);
+            drain(&mut self.after_worker, JobMsg::RiskAfter, &mut msgs);
+            drain(&mut self.anon_worker, JobMsg::Anonymize, &mut msgs);
+            drain(&mut self.query_worker, JobMsg::Queries, &mut msgs);
+            drain(&mut self.corr_worker, JobMsg::Correlation, &mut msgs);
+            drain(&mut self.compare_worker, JobMsg::Compare, &mut msgs);
+            drain(&mut self.sweep_worker, JobMsg::Sweep, &mut msgs);
+            drain(&mut self.export_worker, JobMsg::Export, &mut msgs);
+            drain(&mut self.prefetch_worker, JobMsg::Prefetch, &mut msgs);
             if msgs.is_empty() {
                 break;
             }

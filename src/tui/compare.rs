@@ -25,7 +25,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{App, JobMsg, JobState, Screen};
+use super::{App, JobState, Screen};
 use crate::algorithms::{Options, Request};
 use crate::anonymize::{self as pipeline, Distribution, Evaluation, Measure};
 use crate::data::{CompareEntry, Dataset, Role, Roles};
@@ -786,15 +786,6 @@ impl App {
             self.compare.stop();
             self.compare.job = JobState::Cancelled;
         }
-    }
-
-    /// The compare slot's pending job, run inline (tests).
-    pub(super) fn run_compare_inline(&mut self) -> Vec<JobMsg> {
-        self.compare_worker
-            .run_queued_inline()
-            .into_iter()
-            .map(JobMsg::Compare)
-            .collect()
     }
 }
 
