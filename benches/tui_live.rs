@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 
 #[path = "common/mod.rs"]
 mod common;
-use common::{adult, env_usize, manifest_path, time, ADULT_DIR};
+use common::{adult, env_usize, manifest_path, time, ADULT_DIR, QI8};
 
 use anonlab::algorithms::Request;
 use anonlab::anonymize;
@@ -62,16 +62,6 @@ use anonlab::tui::{self, Action, App, JobMsg, JobState, QueriesState, Screen};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-const QI: [&str; 8] = [
-    "age",
-    "sex",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-];
 const SENSITIVE: &str = "salary-class";
 /// The cross-bucket paper's sensitive attribute on Adult, for a CBG run
 /// at a k and l it accepts (see the module doc).
@@ -362,10 +352,10 @@ fn parts(session: &Session, algorithm: &str, k: u32, l: u32, runs: usize) -> Vec
 
 fn main() {
     let presses = env_usize("ANONLAB_BENCH_PRESSES", 40).max(2);
-    let Some(session) = adult_session(&QI, SENSITIVE) else {
+    let Some(session) = adult_session(&QI8, SENSITIVE) else {
         return;
     };
-    let paper = adult_session(&QI[..7], PAPER_SENSITIVE).expect("Adult is there");
+    let paper = adult_session(&QI8[..7], PAPER_SENSITIVE).expect("Adult is there");
     // CBG on salary-class: at the TUI's default k = 5 every l is refused,
     // and the refusal is what the screen shows, so it is timed too; k = 1/2
     // with l = 1 is the only point it accepts (see the module doc).

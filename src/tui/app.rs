@@ -31,7 +31,7 @@ use super::search::SearchState;
 use super::sweep::{self, CellFigures, SweepEffect, SweepState};
 use super::theme::Theme;
 use super::ui;
-use super::worker::{JobId, Worker, WorkerMsg};
+use super::worker::{JobFn, JobId, Worker, WorkerMsg};
 use crate::data::{
     CellSensitivity, ColumnKind, CsvOptions, Dataset, Params, Project, Role, Roles,
     SensitivitySource,
@@ -846,13 +846,7 @@ impl App {
             return;
         }
         let inputs = self.prefetch.pending.remove(0);
-        let job = anon::job(
-            Arc::clone(&self.ds),
-            self.roles.clone(),
-            inputs.clone(),
-            self.before.clone(),
-            self.options_for(&inputs),
-        );
+        let job = self.anonymize_job(&inputs);
         let id = self.prefetch_worker.submit(job);
         self.prefetch.running = Some((id, inputs));
     }
@@ -1291,13 +1285,7 @@ impl App {
             return;
         }
         self.cancel_prefetch();
-        let job = anon::job(
-            Arc::clone(&self.ds),
-            self.roles.clone(),
-            inputs.clone(),
-            self.before.clone(),
-            self.options_for(&inputs),
-        );
+        let job = self.anonymize_job(&inputs);
         self.anon.requested = Some(inputs);
         let id = self.anon_worker.submit(job);
         self.anon.job = JobState::Running { id, fraction: 0.0 };
@@ -1414,6 +1402,19 @@ impl App {
             o.t_closeness = self.t_closeness().into_iter().collect();
         }
         o
+    }
+
+    /// The anonymization job for `inputs`: one job function for the
+    /// user's runs and the prefetch, so a prefetched view is what a run
+    /// would show.
+    fn anonymize_job(&self, inputs: &AnonymizeInputs) -> JobFn<Box<AnonymizeView>> {
+        anon::job(
+            Arc::clone(&self.ds),
+            self.roles.clone(),
+            inputs.clone(),
+            self.before.clone(),
+            self.options_for(inputs),
+        )
     }
 
     /// The algorithm options for `inputs`, which may differ from the
