@@ -14,10 +14,10 @@ use crate::algorithms::{self, Request};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::{self, QueryReport, Utility};
-use crate::privacy::verify::{verify, Verification};
+use crate::privacy::verify::{verify, verify_with, Shared, Verification};
 use crate::progress::Progress;
 use crate::release::Release;
-use crate::risk::{self, CdfPoint, HistogramBin, Matching, ProbabilitySummary};
+use crate::risk::{self, Breach, CdfPoint, HistogramBin, Matching, ProbabilitySummary};
 
 /// Points at which compare reports the breach CDF: the share of records
 /// whose breach probability is at most each value.
@@ -129,6 +129,12 @@ pub fn run(algorithm: &str, req: &Request<'_>, progress: &Progress) -> Result<(R
 }
 
 /// Verify and measure a release.
+///
+/// The matching index and the breach probability of the first sensitive
+/// attribute are built once and shared by the verifier (Corollary 2 and
+/// Definition 10 need both) and the risk figures; the verifier then runs
+/// beside the linkage attack, utility and GLP, which do not depend on it
+/// (`rayon::join`, so it takes the second core of the live-tuning loop).
 pub fn evaluate(
     release: &Release,
     ds: &Dataset,
@@ -136,12 +142,41 @@ pub fn evaluate(
     measure: &Measure,
     progress: &Progress,
 ) -> Result<Evaluation> {
-    let verification = verify(release, ds);
-    progress.check()?;
     let sensitive = release.sensitive.first().copied();
-    let (reidentification, breach, local_breach) = measure_risk(release, ds, progress)?;
+    let (verification, (risk, utility, correspondence)) = if release.local_buckets.is_empty() {
+        let matching = Matching::new(release, ds, progress)?;
+        progress.check()?;
+        let breach = sensitive
+            .map(|s| risk::breach_from(&matching, release, ds, s, progress))
+            .transpose()?;
+        progress.check()?;
+        let shared = Shared {
+            matching: Some(&matching),
+            breach: sensitive.zip(breach.as_ref()),
+        };
+        rayon::join(
+            || verify_with(release, ds, shared),
+            || {
+                let risk = Ok(shared_risk(&matching, release, breach.as_ref()));
+                (risk, metrics::utility(release, ds), glp(release, ds))
+            },
+        )
+    } else {
+        rayon::join(
+            || verify(release, ds),
+            || {
+                (
+                    local_measures(release, ds, sensitive, progress),
+                    metrics::utility(release, ds),
+                    glp(release, ds),
+                )
+            },
+        )
+    };
     progress.check()?;
-    let utility = metrics::utility(release, ds)?;
+    let (reidentification, breach, local_breach) = risk?;
+    let utility = utility?;
+    let correspondence = correspondence?;
     // Both query figures answer the same seeded workload, one by the
     // uniform reading, one by the probabilistic one.
     type QueryFigure = fn(&Release, &Dataset, usize, usize, u64, &Progress) -> Result<QueryReport>;
@@ -159,11 +194,6 @@ pub fn evaluate(
     };
     let queries = workload(metrics::query_error)?;
     let probabilistic_queries = workload(metrics::probabilistic_query_error)?;
-    let correspondence = if release.is_bucketized() && release.local_buckets.is_empty() {
-        metrics::correspondence_loss(release, ds)?
-    } else {
-        None
-    };
     Ok(Evaluation {
         algorithm: release.algorithm.clone(),
         k: release.params.k.unwrap_or(1),
@@ -185,31 +215,45 @@ pub fn evaluate(
     })
 }
 
+/// GLP and reconstruction error of a bucketized release without local
+/// buckets; `None` for the others.
+fn glp(release: &Release, ds: &Dataset) -> Result<Option<metrics::CorrespondenceLoss>> {
+    if release.is_bucketized() && release.local_buckets.is_empty() {
+        metrics::correspondence_loss(release, ds)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Re-identification, breach of the first sensitive attribute, and (LGB) the
+/// breach of every bucketized attribute.
+pub type RiskFigures = (Distribution, Option<Distribution>, Vec<AttributeBreach>);
+
 /// The risk part of [`evaluate`]: the linkage attack's Pr(re-id), the
 /// breach probability of the first sensitive attribute and, for releases
 /// with local buckets, of every bucketized attribute. Public so that a
 /// release projected on what one attacker knows (the TUI's Risk screen) is
 /// measured by exactly the code that measured the release.
-pub fn measure_risk(
-    release: &Release,
-    ds: &Dataset,
-    progress: &Progress,
-) -> Result<(Distribution, Option<Distribution>, Vec<AttributeBreach>)> {
+pub fn measure_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Result<RiskFigures> {
     let sensitive = release.sensitive.first().copied();
     if !release.local_buckets.is_empty() {
         return local_measures(release, ds, sensitive, progress);
     }
     let matching = Matching::new(release, ds, progress)?;
-    let link = risk::linkage_from(&matching, release);
-    let breach = match sensitive {
-        Some(s) => {
-            let b = risk::breach_from(&matching, release, ds, s, progress)?;
-            Some(Distribution::new(b.summary, b.histogram, b.cdf))
-        }
-        None => None,
-    };
+    let breach = sensitive
+        .map(|s| risk::breach_from(&matching, release, ds, s, progress))
+        .transpose()?;
+    Ok(shared_risk(&matching, release, breach.as_ref()))
+}
+
+/// The figures of [`measure_risk`] from the matching index and the breach
+/// probabilities of the first sensitive attribute built on it.
+fn shared_risk(matching: &Matching, release: &Release, breach: Option<&Breach>) -> RiskFigures {
+    let link = risk::linkage_from(matching, release);
+    let breach =
+        breach.map(|b| Distribution::new(b.summary.clone(), b.histogram.clone(), b.cdf.clone()));
     let reid = Distribution::new(link.summary, link.histogram, link.cdf);
-    Ok((reid, breach, Vec::new()))
+    (reid, breach, Vec::new())
 }
 
 /// Add the p-sensitive paper's measures to an evaluation: IL with the
@@ -240,7 +284,7 @@ fn local_measures(
     ds: &Dataset,
     sensitive: Option<usize>,
     progress: &Progress,
-) -> Result<(Distribution, Option<Distribution>, Vec<AttributeBreach>)> {
+) -> Result<RiskFigures> {
     let risk = risk::local_risk(release, ds, progress)?;
     let reid = Distribution::new(
         risk.reidentification_summary.clone(),

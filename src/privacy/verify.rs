@@ -82,7 +82,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Column, Dataset};
 use crate::progress::Progress;
 use crate::release::{Bucket, Cell, Guarantee, Release};
-use crate::risk::{detaching_buckets, Matching, ValueBuckets};
+use crate::risk::{detaching_buckets, Breach, Matching, ValueBuckets};
 
 use super::counts::{counts_of_rows, TableDistribution};
 use super::models::emd;
@@ -133,8 +133,27 @@ fn check(claim: impl Into<String>, result: Result<String, String>) -> Check {
     }
 }
 
+/// What the verifier may take from the risk measurements of the same
+/// release instead of computing it again: the matching index and the
+/// breach probabilities of one attribute. Both come from the `risk`
+/// module, which the verifier calls for them anyway (Corollary 2 and
+/// Definition 10 are stated over matching tuples); handing them over only
+/// spares building them twice, every claim is still checked on all of them.
+/// They must have been computed on this release and dataset.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shared<'a> {
+    pub matching: Option<&'a Matching>,
+    /// (column, `risk::breach_from` of that column on `matching`).
+    pub breach: Option<(usize, &'a Breach)>,
+}
+
 /// Re-check the structure of `release` and every guarantee it claims.
 pub fn verify(release: &Release, ds: &Dataset) -> Verification {
+    verify_with(release, ds, Shared::default())
+}
+
+/// [`verify`], reusing what the risk measurements already computed.
+pub fn verify_with(release: &Release, ds: &Dataset, shared: Shared<'_>) -> Verification {
     let mut checks = Vec::new();
     let fits = fits(release, ds);
     let fits_ok = fits.is_ok();
@@ -168,7 +187,7 @@ pub fn verify(release: &Release, ds: &Dataset) -> Verification {
     for claim in &release.claims {
         let name = claim_name(claim);
         let result = if sound {
-            verify_claim(claim, release, ds)
+            verify_claim(claim, release, ds, shared)
         } else {
             Err("not checked: the release does not fit the dataset".to_string())
         };
@@ -226,7 +245,12 @@ fn quoted(names: &[String]) -> String {
     q.join(", ")
 }
 
-fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<String, String> {
+fn verify_claim(
+    claim: &Guarantee,
+    release: &Release,
+    ds: &Dataset,
+    shared: Shared<'_>,
+) -> Result<String, String> {
     let column = |name: &str| ds.column_index(name).map_err(|e| e.to_string());
     match claim {
         Guarantee::KAnonymity { k } => k_anonymity(release, ds, *k),
@@ -237,10 +261,10 @@ fn verify_claim(claim: &Guarantee, release: &Release, ds: &Dataset) -> Result<St
             bucket_l_diversity(release, ds, column(attribute)?, *l)
         }
         Guarantee::CrossBucketLDiversity { attribute, l } => {
-            cross_bucket_l_diversity(release, ds, column(attribute)?, *l)
+            cross_bucket_l_diversity(release, ds, column(attribute)?, *l, shared.matching)
         }
         Guarantee::BreachProbability { attribute, l } => {
-            breach_bound(release, ds, column(attribute)?, *l)
+            breach_bound(release, ds, column(attribute)?, *l, shared)
         }
         Guarantee::EntropyLDiversity { attribute, l } => {
             entropy_l_diversity(release, ds, column(attribute)?, *l)
@@ -596,13 +620,27 @@ fn breach_bound(
     ds: &Dataset,
     attribute: usize,
     l: u32,
+    shared: Shared<'_>,
 ) -> Result<String, String> {
     if l == 0 {
         return Err("l must be at least 1".into());
     }
-    let b =
-        crate::risk::breach_probability(release, ds, attribute, &crate::progress::Progress::new())
+    let computed;
+    let b = match shared {
+        Shared {
+            breach: Some((column, b)),
+            ..
+        } if column == attribute => b,
+        Shared { matching, .. } => {
+            let progress = Progress::new();
+            computed = match matching {
+                Some(m) => crate::risk::breach_from(m, release, ds, attribute, &progress),
+                None => crate::risk::breach_probability(release, ds, attribute, &progress),
+            }
             .map_err(|e| e.to_string())?;
+            &computed
+        }
+    };
     let bound = 1.0 / f64::from(l);
     match b
         .probabilities
@@ -640,27 +678,35 @@ fn fits(release: &Release, ds: &Dataset) -> Result<String, String> {
             ds.n_cols()
         ));
     }
-    let out_of_range = |what: String, rows: &[u32]| -> Result<(), String> {
+    // The name of the holder is formatted only on failure: a release of
+    // single-row groups has tens of thousands of them.
+    let out_of_range = |what: &dyn Fn() -> String, rows: &[u32]| -> Result<(), String> {
         match rows.iter().find(|&&r| r as usize >= n) {
-            Some(r) => Err(format!("{what} holds row {r}, the dataset has {n} rows")),
+            Some(r) => Err(format!(
+                "{} holds row {r}, the dataset has {n} rows",
+                what()
+            )),
             None => Ok(()),
         }
     };
     for (g, group) in release.groups.iter().enumerate() {
-        out_of_range(format!("group {g}"), &group.rows)?;
+        out_of_range(&|| format!("group {g}"), &group.rows)?;
     }
     for (b, bucket) in release.buckets.iter().enumerate() {
-        out_of_range(format!("bucket {b}"), &bucket.rows)?;
+        out_of_range(&|| format!("bucket {b}"), &bucket.rows)?;
     }
     for local in &release.local_buckets {
         for (b, bucket) in local.buckets.iter().enumerate() {
             out_of_range(
-                format!("local bucket {b} of column {}", local.column),
+                &|| format!("local bucket {b} of column {}", local.column),
                 &bucket.rows,
             )?;
         }
     }
-    out_of_range("the suppressed list".to_string(), &release.suppressed_rows)?;
+    out_of_range(
+        &|| "the suppressed list".to_string(),
+        &release.suppressed_rows,
+    )?;
     Ok(format!(
         "{n} rows, {} groups, {} buckets",
         release.groups.len(),
@@ -1034,12 +1080,20 @@ fn cross_bucket_l_diversity(
     ds: &Dataset,
     column: usize,
     l: u32,
+    shared: Option<&Matching>,
 ) -> Result<String, String> {
     let col = ds.col(column);
     if detaching_buckets(release, column).is_none() {
         return no_buckets(release, col);
     }
-    let matching = Matching::new(release, ds, &Progress::new()).map_err(|e| e.to_string())?;
+    let built;
+    let matching = match shared {
+        Some(m) => m,
+        None => {
+            built = Matching::new(release, ds, &Progress::new()).map_err(|e| e.to_string())?;
+            &built
+        }
+    };
     let buckets = ValueBuckets::new(release, ds, column);
     let unit_buckets = unit_bucket_counts(&matching, &buckets);
     let l = u64::from(l);

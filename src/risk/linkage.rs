@@ -65,8 +65,11 @@ enum GroupUnits {
     /// No `Original` cell: every row matches together.
     Whole(u32),
     /// Every cell `Original` (bucketization): matched through
-    /// `Exact`'s map on the full QI key, not through the bitsets.
+    /// `Units::exact`'s map on the full QI key, not through the bitsets.
     Exact,
+    /// No `Original` cell and each cell a single code: one unit, matched
+    /// through `Units::points`' map on the cells' codes.
+    Point,
     /// Units keyed by the rows' codes on the `Original` attributes.
     ByOriginal {
         positions: Vec<usize>,
@@ -108,99 +111,96 @@ impl Matching {
         let qi = &release.quasi_identifiers;
         let codes: Vec<&[u32]> = qi.iter().map(|&c| ds.col(c).codes()).collect();
 
-        let (unit_offsets, unit_rows, unit_group, group_units, exact) =
-            build_units(release, &codes);
+        let code_spaces: Vec<usize> = qi.iter().map(|&c| ds.col(c).code_space()).collect();
+        let keys = KeyMaker::new(&code_spaces);
+        let units = build_units(release, &codes, &keys);
         let mut unit_of_row = vec![NONE; ds.n_rows()];
-        for u in 0..unit_group.len() {
-            for &r in &unit_rows[unit_offsets[u]..unit_offsets[u + 1]] {
+        for u in 0..units.group.len() {
+            for &r in &units.rows[units.offsets[u]..units.offsets[u + 1]] {
                 let slot = &mut unit_of_row[r as usize];
                 if *slot == NONE {
                     *slot = u as u32;
                 }
             }
         }
-        let (target_offsets, target_rows) = build_targets(ds.n_rows(), &codes, &unit_of_row);
-
+        let (target_offsets, target_rows, target_keys) =
+            build_targets(ds.n_rows(), &codes, &unit_of_row, &keys);
         let n_targets = target_offsets.len() - 1;
+        let first_row = |t: usize| target_rows[target_offsets[t]] as usize;
+
+        // Groups matched through the bitsets, chunk by chunk: per chunk,
+        // every target's units in group order, flattened.
         let n_groups = release.groups.len();
         let total_words = n_groups.div_ceil(64);
-        let code_spaces: Vec<usize> = qi.iter().map(|&c| ds.col(c).code_space()).collect();
         let sum_cs: usize = code_spaces.iter().sum::<usize>().max(1);
         let chunk_words = (budget_words / sum_cs).clamp(1, total_words.max(1));
-        let chunks = total_words.div_ceil(chunk_words).max(1);
-        progress.set_total((n_targets * chunks) as u64);
-
-        let mut per_target: Vec<Vec<u32>> = vec![Vec::new(); n_targets];
+        let chunks = if units.needs_bits {
+            total_words.div_ceil(chunk_words).max(1)
+        } else {
+            0
+        };
+        progress.set_total((n_targets * (chunks + 1)) as u64);
+        let mut from_bits: Vec<Flat> = Vec::with_capacity(chunks);
         for chunk in 0..chunks {
             let w0 = chunk * chunk_words;
             let w1 = (w0 + chunk_words).min(total_words);
-            let bits = ChunkBits::build(release, &group_units, &codes, &code_spaces, w0, w1);
-            let found: Option<Vec<Vec<u32>>> = (0..n_targets)
-                .into_par_iter()
-                .map_init(
-                    || (vec![0u64; w1 - w0], Vec::<u32>::new()),
-                    |(acc, proj), t| {
-                        if progress.is_cancelled() {
-                            return None;
-                        }
-                        let row = target_rows[target_offsets[t]] as usize;
-                        let mut out = Vec::new();
-                        if chunk == 0 && !exact.is_empty() {
-                            proj.clear();
-                            proj.extend(codes.iter().map(|c| c[row]));
-                            if let Some(units) = exact.get(&proj[..]) {
-                                out.extend_from_slice(units);
-                            }
-                        }
-                        bits.candidates(&codes, row, acc);
-                        for (w, &word) in acc.iter().enumerate() {
-                            let mut word = word;
-                            while word != 0 {
-                                let g = (w0 + w) * 64 + word.trailing_zeros() as usize;
-                                word &= word - 1;
-                                match &group_units[g] {
-                                    GroupUnits::Whole(u) => out.push(*u),
-                                    GroupUnits::Exact => {}
-                                    GroupUnits::ByOriginal { positions, units } => {
-                                        proj.clear();
-                                        proj.extend(positions.iter().map(|&a| codes[a][row]));
-                                        if let Some(&u) = units.get(&proj[..]) {
-                                            out.push(u);
-                                        }
-                                    }
+            let bits = ChunkBits::build(release, &units.kind, &codes, &code_spaces, w0, w1);
+            let flat = per_target_blocks(n_targets, progress, |t, acc: &mut Scratch, out| {
+                let row = first_row(t);
+                acc.words.resize(w1 - w0, 0);
+                bits.candidates(&codes, row, &mut acc.words);
+                for (w, &word) in acc.words.iter().enumerate() {
+                    let mut word = word;
+                    while word != 0 {
+                        let g = (w0 + w) * 64 + word.trailing_zeros() as usize;
+                        word &= word - 1;
+                        match &units.kind[g] {
+                            GroupUnits::Whole(u) => out.push(*u),
+                            GroupUnits::Exact | GroupUnits::Point => {}
+                            GroupUnits::ByOriginal { positions, units } => {
+                                acc.key.clear();
+                                acc.key.extend(positions.iter().map(|&a| codes[a][row]));
+                                if let Some(&u) = units.get(&acc.key[..]) {
+                                    out.push(u);
                                 }
                             }
                         }
-                        progress.advance(1);
-                        Some(out)
-                    },
-                )
-                .collect();
-            let found = found.ok_or(Error::Cancelled)?;
-            if chunks == 1 {
-                per_target = found;
-            } else {
-                for (all, part) in per_target.iter_mut().zip(found) {
-                    all.extend(part);
+                    }
                 }
-            }
+            })?;
+            from_bits.push(flat);
         }
-        let mut match_offsets = Vec::with_capacity(n_targets + 1);
-        match_offsets.push(0);
-        let mut match_units = Vec::with_capacity(per_target.iter().map(Vec::len).sum());
-        for m in per_target {
-            match_units.extend(m);
-            match_offsets.push(match_units.len());
-        }
+
+        // Every target's units: those of all-`Original` groups first, then
+        // the others in group (so unit) order, as consumers sum over them in
+        // this order and floating-point sums must not depend on the index.
+        let by_key = !units.exact.is_empty() || !units.points.is_empty();
+        let matched = if !by_key && from_bits.len() == 1 {
+            from_bits.pop().expect("one chunk")
+        } else {
+            per_target_blocks(n_targets, progress, |t, _, out| {
+                let key = &target_keys[t];
+                out.extend(units.exact.units(key));
+                let start = out.len();
+                for flat in &from_bits {
+                    out.extend_from_slice(flat.of(t));
+                }
+                let bitset_end = out.len();
+                out.extend(units.points.units(key));
+                if bitset_end > start && out.len() > bitset_end {
+                    out[start..].sort_unstable();
+                }
+            })?
+        };
         Ok(Matching {
-            unit_offsets,
-            unit_rows,
-            unit_group,
+            unit_offsets: units.offsets,
+            unit_rows: units.rows,
+            unit_group: units.group,
             unit_of_row,
             target_offsets,
             target_rows,
-            match_offsets,
-            match_units,
+            match_offsets: matched.offsets,
+            match_units: matched.units,
         })
     }
 
@@ -301,20 +301,40 @@ pub fn check_release_fits(release: &Release, ds: &Dataset) -> Result<()> {
     Ok(())
 }
 
-type Units = (
-    Vec<usize>,
-    Vec<u32>,
-    Vec<u32>,
-    Vec<GroupUnits>,
-    FxHashMap<Box<[u32]>, Vec<u32>>,
-);
+/// How the published rows split into units, and how targets find them.
+struct Units {
+    offsets: Vec<usize>,
+    rows: Vec<u32>,
+    group: Vec<u32>,
+    kind: Vec<GroupUnits>,
+    /// Units of all-`Original` groups by their rows' full QI key.
+    exact: KeyedUnits,
+    /// Units of single-code groups by their cells' codes.
+    points: KeyedUnits,
+    /// Whether any group is matched through the bitsets.
+    needs_bits: bool,
+}
 
-fn build_units(release: &Release, codes: &[&[u32]]) -> Units {
+/// The code a cell holds when it holds exactly one (a `Value`, a
+/// one-code interval or set), so that only a target with that code
+/// matches it.
+fn single_code(cell: &Cell) -> Option<u32> {
+    match cell {
+        Cell::Value { code } => Some(*code),
+        Cell::Interval { lo, hi } if lo == hi => Some(*lo),
+        Cell::Set { codes, .. } if codes.len() == 1 => Some(codes[0]),
+        _ => None,
+    }
+}
+
+fn build_units(release: &Release, codes: &[&[u32]], keys: &KeyMaker) -> Units {
     let mut offsets = vec![0usize];
     let mut rows = Vec::with_capacity(release.published_rows());
     let mut unit_group = Vec::new();
     let mut group_units = Vec::with_capacity(release.groups.len());
-    let mut exact: FxHashMap<Box<[u32]>, Vec<u32>> = FxHashMap::default();
+    let mut exact = KeyedUnits::default();
+    let mut points = KeyedUnits::default();
+    let mut needs_bits = false;
     let d = codes.len();
     for (g, group) in release.groups.iter().enumerate() {
         let positions: Vec<usize> = group
@@ -325,56 +345,160 @@ fn build_units(release: &Release, codes: &[&[u32]]) -> Units {
             .map(|(a, _)| a)
             .collect();
         if positions.is_empty() {
-            group_units.push(GroupUnits::Whole(unit_group.len() as u32));
+            let u = unit_group.len() as u32;
+            // A group of single codes (k = 1 releases are all of them)
+            // is found by one hash lookup of the target's codes instead of
+            // a bit in every (attribute, code) bitset: the bitsets would
+            // cost every target groups/64 words per attribute.
+            let single: Option<Vec<u32>> = (d > 0)
+                .then(|| group.cells.iter().map(single_code).collect())
+                .flatten();
+            match single {
+                Some(single) => {
+                    // A code outside its attribute's code space matches no
+                    // target: the group is listed under no key.
+                    if let Some(key) = keys.make(single.into_iter()) {
+                        points.push(key, u);
+                    }
+                    group_units.push(GroupUnits::Point);
+                }
+                None => {
+                    needs_bits = true;
+                    group_units.push(GroupUnits::Whole(u));
+                }
+            }
             rows.extend_from_slice(&group.rows);
             offsets.push(rows.len());
             unit_group.push(g as u32);
+            continue;
+        }
+        let all_original = positions.len() == d;
+        if all_original {
+            // The rows' full QI keys: their codes, always in range.
+            let key = |r: u32| {
+                keys.make(codes.iter().map(|c| c[r as usize]))
+                    .expect("a row's codes lie in their code spaces")
+            };
+            let mut sorted: Vec<(Key, u32)> = group.rows.iter().map(|&r| (key(r), r)).collect();
+            sorted.sort_unstable();
+            for run in sorted.chunk_by(|a, b| a.0 == b.0) {
+                let u = unit_group.len() as u32;
+                exact.push(run[0].0.clone(), u);
+                rows.extend(run.iter().map(|(_, r)| *r));
+                offsets.push(rows.len());
+                unit_group.push(g as u32);
+            }
+            group_units.push(GroupUnits::Exact);
             continue;
         }
         let key =
             |r: u32| -> Box<[u32]> { positions.iter().map(|&a| codes[a][r as usize]).collect() };
         let mut sorted: Vec<(Box<[u32]>, u32)> = group.rows.iter().map(|&r| (key(r), r)).collect();
         sorted.sort_unstable();
-        let all_original = positions.len() == d;
         let mut units = FxHashMap::default();
         for run in sorted.chunk_by(|a, b| a.0 == b.0) {
             let u = unit_group.len() as u32;
-            if all_original {
-                exact.entry(run[0].0.clone()).or_default().push(u);
-            } else {
-                units.insert(run[0].0.clone(), u);
-            }
+            units.insert(run[0].0.clone(), u);
             rows.extend(run.iter().map(|(_, r)| *r));
             offsets.push(rows.len());
             unit_group.push(g as u32);
         }
-        group_units.push(if all_original {
-            GroupUnits::Exact
-        } else {
-            GroupUnits::ByOriginal { positions, units }
-        });
+        needs_bits = true;
+        group_units.push(GroupUnits::ByOriginal { positions, units });
     }
-    (offsets, rows, unit_group, group_units, exact)
+    Units {
+        offsets,
+        rows,
+        group: unit_group,
+        kind: group_units,
+        exact,
+        points,
+        needs_bits,
+    }
 }
 
-/// Published rows grouped by their QI codes (rows ascending in each).
-fn build_targets(n: usize, codes: &[&[u32]], unit_of_row: &[u32]) -> (Vec<usize>, Vec<u32>) {
-    let mut ids: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+/// Per target, a list of units, flattened.
+struct Flat {
+    offsets: Vec<usize>,
+    units: Vec<u32>,
+}
+
+impl Flat {
+    fn of(&self, t: usize) -> &[u32] {
+        &self.units[self.offsets[t]..self.offsets[t + 1]]
+    }
+}
+
+/// Per-thread scratch of the matching passes.
+#[derive(Default)]
+struct Scratch {
+    words: Vec<u64>,
+    /// A target's codes on a group's `Original` attributes.
+    key: Vec<u32>,
+}
+
+/// Targets handled this many at a time, so that each block writes one flat
+/// list instead of one vector per target.
+const TARGET_BLOCK: usize = 256;
+
+/// Run `fill(t, scratch, out)` for every target in parallel, each
+/// appending its units to `out`; the lists flattened in target order.
+fn per_target_blocks<F>(n_targets: usize, progress: &Progress, fill: F) -> Result<Flat>
+where
+    F: Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync,
+{
+    let blocks: Option<Vec<(Vec<u32>, Vec<u32>)>> = (0..n_targets.div_ceil(TARGET_BLOCK))
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, b| {
+            let ts = b * TARGET_BLOCK..((b + 1) * TARGET_BLOCK).min(n_targets);
+            let mut lens = Vec::with_capacity(ts.len());
+            let mut out = Vec::new();
+            for t in ts {
+                if progress.is_cancelled() {
+                    return None;
+                }
+                let before = out.len();
+                fill(t, scratch, &mut out);
+                lens.push((out.len() - before) as u32);
+                progress.advance(1);
+            }
+            Some((lens, out))
+        })
+        .collect();
+    let blocks = blocks.ok_or(Error::Cancelled)?;
+    let mut offsets = Vec::with_capacity(n_targets + 1);
+    offsets.push(0);
+    let mut units = Vec::with_capacity(blocks.iter().map(|b| b.1.len()).sum());
+    for (lens, out) in blocks {
+        for len in lens {
+            offsets.push(offsets[offsets.len() - 1] + len as usize);
+        }
+        units.extend(out);
+    }
+    Ok(Flat { offsets, units })
+}
+
+/// Published rows grouped by their QI codes (rows ascending in each), and
+/// each group's key.
+fn build_targets(
+    n: usize,
+    codes: &[&[u32]],
+    unit_of_row: &[u32],
+    keys: &KeyMaker,
+) -> (Vec<usize>, Vec<u32>, Vec<Key>) {
+    let mut ids: FxHashMap<Key, u32> = FxHashMap::default();
     let mut class_of = vec![NONE; n];
     let mut sizes: Vec<usize> = Vec::new();
-    let mut key = Vec::with_capacity(codes.len());
+    let mut target_keys = Vec::new();
     for r in (0..n).filter(|&r| unit_of_row[r] != NONE) {
-        key.clear();
-        key.extend(codes.iter().map(|c| c[r]));
-        let id = match ids.get(&key[..]) {
-            Some(&id) => id,
-            None => {
-                let id = sizes.len() as u32;
-                ids.insert(key.clone().into_boxed_slice(), id);
-                sizes.push(0);
-                id
-            }
-        };
+        let key = keys
+            .make(codes.iter().map(|c| c[r]))
+            .expect("a row's codes lie in their code spaces");
+        let id = *ids.entry(key).or_insert_with_key(|key| {
+            target_keys.push(key.clone());
+            sizes.push(0);
+            (sizes.len() - 1) as u32
+        });
         class_of[r] = id;
         sizes[id as usize] += 1;
     }
@@ -389,7 +513,95 @@ fn build_targets(n: usize, codes: &[&[u32]], unit_of_row: &[u32]) -> (Vec<usize>
         rows[fill[c as usize]] = r as u32;
         fill[c as usize] += 1;
     }
-    (offsets, rows)
+    (offsets, rows, target_keys)
+}
+
+/// A tuple of QI codes as one hashable key.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Key {
+    /// Mixed-radix over the attributes' code spaces: no allocation per
+    /// key (Adult's eight QIs take 33 bits).
+    Packed(u128),
+    /// When the code spaces' product does not fit in 128 bits.
+    Boxed(Box<[u32]>),
+}
+
+/// Makes [`Key`]s for one list of attributes.
+struct KeyMaker {
+    spaces: Vec<u128>,
+    packs: bool,
+}
+
+impl KeyMaker {
+    fn new(code_spaces: &[usize]) -> Self {
+        let spaces: Vec<u128> = code_spaces.iter().map(|&cs| cs.max(1) as u128).collect();
+        let packs = spaces
+            .iter()
+            .try_fold(1u128, |acc, &cs| acc.checked_mul(cs))
+            .is_some();
+        KeyMaker { spaces, packs }
+    }
+
+    /// The key of one code per attribute; `None` when a code lies outside
+    /// its attribute's code space (no row holds it, so no target has it).
+    fn make(&self, codes: impl Iterator<Item = u32>) -> Option<Key> {
+        if self.packs {
+            let mut key = 0u128;
+            for (c, &cs) in codes.zip(&self.spaces) {
+                if u128::from(c) >= cs {
+                    return None;
+                }
+                key = key * cs + u128::from(c);
+            }
+            Some(Key::Packed(key))
+        } else {
+            let key: Box<[u32]> = codes.collect();
+            let fits = key
+                .iter()
+                .zip(&self.spaces)
+                .all(|(&c, &cs)| u128::from(c) < cs);
+            fits.then_some(Key::Boxed(key))
+        }
+    }
+}
+
+/// Units listed by key, each key's in the order pushed (ascending unit
+/// ids), chained through one array instead of a vector per key.
+#[derive(Default)]
+struct KeyedUnits {
+    /// Key → (first unit, last unit).
+    ends: FxHashMap<Key, (u32, u32)>,
+    /// Unit → the next unit of its key, by unit id.
+    next: Vec<u32>,
+}
+
+impl KeyedUnits {
+    fn push(&mut self, key: Key, unit: u32) {
+        if self.next.len() <= unit as usize {
+            self.next.resize(unit as usize + 1, NONE);
+        }
+        match self.ends.get_mut(&key) {
+            Some((_, last)) => {
+                self.next[*last as usize] = unit;
+                *last = unit;
+            }
+            None => {
+                self.ends.insert(key, (unit, unit));
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn units<'a>(&'a self, key: &Key) -> impl Iterator<Item = u32> + 'a {
+        let first = self.ends.get(key).map_or(NONE, |&(first, _)| first);
+        std::iter::successors((first != NONE).then_some(first), move |&u| {
+            let n = self.next[u as usize];
+            (n != NONE).then_some(n)
+        })
+    }
 }
 
 /// Group bitsets for words `w0..w1` of the group index space: for QI `a`
@@ -433,7 +645,7 @@ impl ChunkBits {
             let cs = code_spaces[a];
             let chunk = release.groups[g0..g1].iter().zip(&group_units[g0..g1]);
             for (i, (group, units)) in chunk.enumerate() {
-                if matches!(units, GroupUnits::Exact) {
+                if matches!(units, GroupUnits::Exact | GroupUnits::Point) {
                     continue;
                 }
                 let (word, bit) = (i / 64, 1u64 << (i % 64));
