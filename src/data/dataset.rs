@@ -38,6 +38,9 @@ pub struct Column {
     /// The number behind each dictionary entry (numeric columns only).
     numbers: Vec<f64>,
     codes: Vec<u32>,
+    /// Rows whose cell is missing: counted once when the column is built,
+    /// since `Cell::covering` asks for it per generalized group.
+    missing: u64,
 }
 
 impl Column {
@@ -122,8 +125,7 @@ impl Column {
         f
     }
     pub fn missing_count(&self) -> u64 {
-        let m = self.missing_code();
-        self.codes.iter().filter(|&&c| c == m).count() as u64
+        self.missing
     }
 }
 
@@ -362,8 +364,10 @@ impl ColumnBuilder {
         let mut codes = self.codes;
         // A row estimate may have over-reserved.
         codes.shrink_to_fit();
+        let mut missing_rows = 0;
         for c in codes.iter_mut() {
             *c = if *c == PENDING_MISSING {
+                missing_rows += 1;
                 missing
             } else {
                 remap[*c as usize]
@@ -375,6 +379,7 @@ impl ColumnBuilder {
             values,
             numbers,
             codes,
+            missing: missing_rows,
         })
     }
 }

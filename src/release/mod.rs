@@ -78,8 +78,30 @@ impl Cell {
     /// The smallest cell of its kind covering `codes` (a group's values):
     /// an interval for numeric columns, a set for categorical ones, the
     /// value itself when all agree.
-    pub fn covering(col: &Column, codes: impl IntoIterator<Item = u32>) -> Cell {
-        let mut v: Vec<u32> = codes.into_iter().collect();
+    pub fn covering<I>(col: &Column, codes: I) -> Cell
+    where
+        I: IntoIterator<Item = u32>,
+        I::IntoIter: Clone,
+    {
+        let codes = codes.into_iter();
+        // One value, or a numeric range without missing cells: no list to
+        // build (CBG and pk call this for every group of a few rows).
+        let mut probe = codes.clone();
+        let Some(first) = probe.next() else {
+            return Cell::Suppressed;
+        };
+        let missing = col.missing_code();
+        let (lo, hi, has_missing) = probe
+            .fold((first, first, first == missing), |(lo, hi, m), c| {
+                (lo.min(c), hi.max(c), m || c == missing)
+            });
+        if lo == hi {
+            return Cell::Value { code: lo };
+        }
+        if col.is_numeric() && !has_missing {
+            return Cell::Interval { lo, hi };
+        }
+        let mut v: Vec<u32> = codes.collect();
         v.sort_unstable();
         v.dedup();
         match v.as_slice() {
