@@ -132,9 +132,10 @@ pub fn run(algorithm: &str, req: &Request<'_>, progress: &Progress) -> Result<(R
 ///
 /// The matching index and the breach probability of the first sensitive
 /// attribute are built once and shared by the verifier (Corollary 2 and
-/// Definition 10 need both) and the risk figures; the verifier then runs
-/// beside the linkage attack, utility and GLP, which do not depend on it
-/// (`rayon::join`, so it takes the second core of the live-tuning loop).
+/// Definition 10 need both) and the risk figures. Parts that do not depend
+/// on each other run side by side (`rayon::join`): utility and GLP beside
+/// the matching, the verifier beside the linkage attack. Every figure is
+/// computed as when they ran one after the other.
 pub fn evaluate(
     release: &Release,
     ds: &Dataset,
@@ -143,38 +144,13 @@ pub fn evaluate(
     progress: &Progress,
 ) -> Result<Evaluation> {
     let sensitive = release.sensitive.first().copied();
-    let (verification, (risk, utility, correspondence)) = if release.local_buckets.is_empty() {
-        let matching = Matching::new(release, ds, progress)?;
-        progress.check()?;
-        let breach = sensitive
-            .map(|s| risk::breach_from(&matching, release, ds, s, progress))
-            .transpose()?;
-        progress.check()?;
-        let shared = Shared {
-            matching: Some(&matching),
-            breach: sensitive.zip(breach.as_ref()),
-        };
-        rayon::join(
-            || verify_with(release, ds, shared),
-            || {
-                let risk = Ok(shared_risk(&matching, release, breach.as_ref()));
-                (risk, metrics::utility(release, ds), glp(release, ds))
-            },
-        )
-    } else {
-        rayon::join(
-            || verify(release, ds),
-            || {
-                (
-                    local_measures(release, ds, sensitive, progress),
-                    metrics::utility(release, ds),
-                    glp(release, ds),
-                )
-            },
-        )
-    };
-    progress.check()?;
+    // Utility and GLP do not look at the matching: they run beside it.
+    let ((verification, risk), (utility, correspondence)) = rayon::join(
+        || verify_and_measure_risk(release, ds, sensitive, progress),
+        || (metrics::utility(release, ds), glp(release, ds)),
+    );
     let (reidentification, breach, local_breach) = risk?;
+    progress.check()?;
     let utility = utility?;
     let correspondence = correspondence?;
     // Both query figures answer the same seeded workload, one by the
@@ -213,6 +189,45 @@ pub fn evaluate(
         correspondence,
         pk: None,
     })
+}
+
+/// The verification and the risk figures of [`evaluate`]: one matching
+/// index and one breach computation serve both; the verifier then runs
+/// beside the linkage attack.
+fn verify_and_measure_risk(
+    release: &Release,
+    ds: &Dataset,
+    sensitive: Option<usize>,
+    progress: &Progress,
+) -> (Verification, Result<RiskFigures>) {
+    if !release.local_buckets.is_empty() {
+        return rayon::join(
+            || verify(release, ds),
+            || local_measures(release, ds, sensitive, progress),
+        );
+    }
+    let shared = Matching::new(release, ds, progress).and_then(|matching| {
+        progress.check()?;
+        let breach = sensitive
+            .map(|s| risk::breach_from(&matching, release, ds, s, progress))
+            .transpose()?;
+        Ok((matching, breach))
+    });
+    match shared {
+        Ok((matching, breach)) => {
+            let shared = Shared {
+                matching: Some(&matching),
+                breach: sensitive.zip(breach.as_ref()),
+            };
+            rayon::join(
+                || verify_with(release, ds, shared),
+                || Ok(shared_risk(&matching, release, breach.as_ref())),
+            )
+        }
+        // The release does not fit the dataset, or the run was cancelled:
+        // the error ends the evaluation, no verification is shown.
+        Err(e) => (Verification { checks: Vec::new() }, Err(e)),
+    }
 }
 
 /// GLP and reconstruction error of a bucketized release without local

@@ -283,54 +283,51 @@ pub fn breach_from(
     }
     let col = ds.col(attribute);
     let buckets = ValueBuckets::new(release, ds, attribute);
-    let weights = UnitWeights::new(matching, &buckets);
+    let weights = UnitWeights::new(matching, &buckets, col.code_space());
     let codes = col.codes();
     let n_targets = matching.n_targets();
     progress.set_total(n_targets as u64);
 
-    let per_target: Option<Vec<Vec<f64>>> = (0..n_targets)
+    // p(t, s) only for the values s that t's rows hold: Σ over matched
+    // units of the unit's weight for s, added in the units' order — the
+    // same additions as accumulating every value, so the same figures.
+    let blocks: Option<Vec<Vec<f64>>> = (0..n_targets.div_ceil(TARGET_BLOCK))
         .into_par_iter()
-        .map_init(
-            || (vec![0.0f64; col.code_space()], Vec::<u32>::new()),
-            |(scratch, touched), t| {
+        .map_init(Vec::<(u32, f64)>::new, |sums, b| {
+            let mut out = Vec::new();
+            for t in b * TARGET_BLOCK..((b + 1) * TARGET_BLOCK).min(n_targets) {
                 if progress.is_cancelled() {
                     return None;
                 }
                 let total = matching.matched_tuples(t);
-                for &u in matching.matched_units(t) {
-                    for &(code, w) in weights.unit(u as usize) {
-                        if scratch[code as usize] == 0.0 {
-                            touched.push(code);
-                        }
-                        scratch[code as usize] += w;
+                let units = matching.matched_units(t);
+                sums.clear();
+                for &r in matching.target_rows(t) {
+                    if total == 0 {
+                        out.push(0.0);
+                        continue;
                     }
-                }
-                let out = matching
-                    .target_rows(t)
-                    .iter()
-                    .map(|&r| {
-                        if total == 0 {
-                            0.0
-                        } else {
-                            scratch[codes[r as usize] as usize] / total as f64
+                    let code = codes[r as usize];
+                    let sum = match sums.iter().find(|(c, _)| *c == code) {
+                        Some(&(_, sum)) => sum,
+                        None => {
+                            let sum = weights.sum(units, code);
+                            sums.push((code, sum));
+                            sum
                         }
-                    })
-                    .collect();
-                for &c in touched.iter() {
-                    scratch[c as usize] = 0.0;
+                    };
+                    out.push(sum / total as f64);
                 }
-                touched.clear();
                 progress.advance(1);
-                Some(out)
-            },
-        )
+            }
+            Some(out)
+        })
         .collect();
-    let per_target = per_target.ok_or(Error::Cancelled)?;
+    let blocks = blocks.ok_or(Error::Cancelled)?;
     let mut probabilities = vec![0.0f64; ds.n_rows()];
-    for (t, values) in per_target.into_iter().enumerate() {
-        for (&r, p) in matching.target_rows(t).iter().zip(values) {
-            probabilities[r as usize] = p;
-        }
+    let rows = (0..n_targets).flat_map(|t| matching.target_rows(t));
+    for (&r, p) in rows.zip(blocks.into_iter().flatten()) {
+        probabilities[r as usize] = p;
     }
     let threshold = promised_l(release, col.name()).map_or(0.5, |l| 1.0 / f64::from(l.max(1)));
     Ok(Breach {
@@ -357,40 +354,73 @@ fn promised_l(release: &Release, attribute: &str) -> Option<u32> {
     })
 }
 
+/// Targets handled this many at a time, each block writing one list.
+const TARGET_BLOCK: usize = 256;
+
+/// Dense unit × value weights up to this many entries (32 MiB), sparse
+/// lists beyond.
+const DENSE_WEIGHTS: usize = 1 << 22;
+
 /// Per unit, Σ over its tuples t' of Num(s, B(t')) / |B(t')| for each value
 /// s: what the unit adds to Σ_MB Num(t, MB) · Num(s, MB) / |MB| when it
 /// matches.
-struct UnitWeights {
-    offsets: Vec<usize>,
-    weights: Vec<(u32, f64)>,
+enum UnitWeights {
+    /// `weights[u × values + s]`, 0 where the unit has no s.
+    Dense { values: usize, weights: Vec<f64> },
+    /// Per unit, (s, weight) sorted by s.
+    Sparse {
+        offsets: Vec<usize>,
+        weights: Vec<(u32, f64)>,
+    },
 }
 
 impl UnitWeights {
-    fn new(matching: &Matching, buckets: &ValueBuckets) -> Self {
-        let per_unit: Vec<Vec<(u32, f64)>> = (0..matching.n_units())
-            .into_par_iter()
-            .map(|u| {
-                let mut pairs: Vec<(u32, f64)> = Vec::new();
-                for &r in matching.unit_rows(u) {
-                    let Some(b) = buckets.bucket_of_row(r as usize) else {
-                        continue;
-                    };
-                    let size = buckets.size(b) as f64;
-                    pairs.extend(
-                        buckets
-                            .values(b)
-                            .iter()
-                            .map(|v| (v.code, f64::from(v.count) / size)),
-                    );
+    fn new(matching: &Matching, buckets: &ValueBuckets, code_space: usize) -> Self {
+        // One unit's weights, merged by value. The pairs are summed in the
+        // order the sort leaves them, whichever layout stores the result.
+        let unit = |u: usize, pairs: &mut Vec<(u32, f64)>, merged: &mut Vec<(u32, f64)>| {
+            pairs.clear();
+            merged.clear();
+            for &r in matching.unit_rows(u) {
+                let Some(b) = buckets.bucket_of_row(r as usize) else {
+                    continue;
+                };
+                let size = buckets.size(b) as f64;
+                pairs.extend(
+                    buckets
+                        .values(b)
+                        .iter()
+                        .map(|v| (v.code, f64::from(v.count) / size)),
+                );
+            }
+            pairs.sort_unstable_by_key(|p| p.0);
+            for &(code, w) in pairs.iter() {
+                match merged.last_mut() {
+                    Some(last) if last.0 == code => last.1 += w,
+                    _ => merged.push((code, w)),
                 }
-                pairs.sort_unstable_by_key(|p| p.0);
-                let mut merged: Vec<(u32, f64)> = Vec::with_capacity(pairs.len());
-                for (code, w) in pairs {
-                    match merged.last_mut() {
-                        Some(last) if last.0 == code => last.1 += w,
-                        _ => merged.push((code, w)),
+            }
+        };
+        let n_units = matching.n_units();
+        let values = code_space.max(1);
+        if n_units.saturating_mul(values) <= DENSE_WEIGHTS {
+            let mut weights = vec![0.0f64; n_units * values];
+            weights.par_chunks_mut(values).enumerate().for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(pairs, merged), (u, row)| {
+                    unit(u, pairs, merged);
+                    for &(code, w) in merged.iter() {
+                        row[code as usize] = w;
                     }
-                }
+                },
+            );
+            return UnitWeights::Dense { values, weights };
+        }
+        let per_unit: Vec<Vec<(u32, f64)>> = (0..n_units)
+            .into_par_iter()
+            .map_init(Vec::new, |pairs, u| {
+                let mut merged = Vec::new();
+                unit(u, pairs, &mut merged);
                 merged
             })
             .collect();
@@ -400,11 +430,32 @@ impl UnitWeights {
             weights.extend(w);
             offsets.push(weights.len());
         }
-        UnitWeights { offsets, weights }
+        UnitWeights::Sparse { offsets, weights }
     }
 
-    fn unit(&self, u: usize) -> &[(u32, f64)] {
-        &self.weights[self.offsets[u]..self.offsets[u + 1]]
+    /// Σ over `units`, in their order, of each unit's weight for `code`.
+    fn sum(&self, units: &[u32], code: u32) -> f64 {
+        match self {
+            UnitWeights::Dense { values, weights } => {
+                // Adding the 0 of a unit without the value leaves a
+                // non-negative sum unchanged, bit for bit.
+                let code = code as usize;
+                units
+                    .iter()
+                    .map(|&u| weights[u as usize * values + code])
+                    .fold(0.0, |acc, w| acc + w)
+            }
+            UnitWeights::Sparse { offsets, weights } => units
+                .iter()
+                .filter_map(|&u| {
+                    let pairs = &weights[offsets[u as usize]..offsets[u as usize + 1]];
+                    pairs
+                        .binary_search_by_key(&code, |p| p.0)
+                        .ok()
+                        .map(|i| pairs[i].1)
+                })
+                .fold(0.0, |acc, w| acc + w),
+        }
     }
 }
 

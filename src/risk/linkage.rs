@@ -89,6 +89,8 @@ pub struct Matching {
     target_rows: Vec<u32>,
     match_offsets: Vec<usize>,
     match_units: Vec<u32>,
+    /// Per target, Num_tuples: the rows of its matched units.
+    match_tuples: Vec<u64>,
 }
 
 impl Matching {
@@ -154,6 +156,11 @@ impl Matching {
                     while word != 0 {
                         let g = (w0 + w) * 64 + word.trailing_zeros() as usize;
                         word &= word - 1;
+                        let whole = units.whole[g];
+                        if whole != NONE {
+                            out.push(whole);
+                            continue;
+                        }
                         match &units.kind[g] {
                             GroupUnits::Whole(u) => out.push(*u),
                             GroupUnits::Exact | GroupUnits::Point => {}
@@ -192,6 +199,16 @@ impl Matching {
                 }
             })?
         };
+        let match_tuples = (0..n_targets)
+            .into_par_iter()
+            .map(|t| {
+                matched
+                    .of(t)
+                    .iter()
+                    .map(|&u| (units.offsets[u as usize + 1] - units.offsets[u as usize]) as u64)
+                    .sum()
+            })
+            .collect();
         Ok(Matching {
             unit_offsets: units.offsets,
             unit_rows: units.rows,
@@ -201,6 +218,7 @@ impl Matching {
             target_rows,
             match_offsets: matched.offsets,
             match_units: matched.units,
+            match_tuples,
         })
     }
 
@@ -218,10 +236,7 @@ impl Matching {
     }
     /// Num_tuples(t): published tuples matching the target.
     pub fn matched_tuples(&self, target: usize) -> u64 {
-        self.matched_units(target)
-            .iter()
-            .map(|&u| self.unit_rows(u as usize).len() as u64)
-            .sum()
+        self.match_tuples[target]
     }
     pub fn n_units(&self) -> usize {
         self.unit_group.len()
@@ -307,6 +322,9 @@ struct Units {
     rows: Vec<u32>,
     group: Vec<u32>,
     kind: Vec<GroupUnits>,
+    /// Per group, its unit when it is `Whole`, else `NONE`: what the
+    /// matching loop reads, 4 bytes a group instead of a `GroupUnits`.
+    whole: Vec<u32>,
     /// Units of all-`Original` groups by their rows' full QI key.
     exact: KeyedUnits,
     /// Units of single-code groups by their cells' codes.
@@ -406,11 +424,19 @@ fn build_units(release: &Release, codes: &[&[u32]], keys: &KeyMaker) -> Units {
         needs_bits = true;
         group_units.push(GroupUnits::ByOriginal { positions, units });
     }
+    let whole = group_units
+        .iter()
+        .map(|g| match g {
+            GroupUnits::Whole(u) => *u,
+            _ => NONE,
+        })
+        .collect();
     Units {
         offsets,
         rows,
         group: unit_group,
         kind: group_units,
+        whole,
         exact,
         points,
         needs_bits,
