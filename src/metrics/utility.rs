@@ -209,9 +209,13 @@ pub fn utility(release: &Release, ds: &Dataset) -> Result<Utility> {
     // its rows hold sensitive values of is a bucket reference, neither
     // generalized nor counted (the LGB paper's NCP sums over QI values).
     let mut cells = vec![suppressed; d];
-    for (g, carried) in release.groups.iter().zip(release.carries_qi()) {
+    // Outside LGB every group carries every column: no per-group list to
+    // build (30,162 of them for a k = 1 release).
+    let carried = release.is_local().then(|| release.carries_qi());
+    for (i, g) in release.groups.iter().enumerate() {
+        let carried = carried.as_ref().map(|c| c[i].as_slice());
         for (a, cell) in g.cells.iter().enumerate() {
-            if carried.get(a).copied().unwrap_or(true) {
+            if carried.is_none_or(|c| c.get(a).copied().unwrap_or(true)) {
                 per_attr[a] += scales[a].ncp(cell) * g.rows.len() as f64;
                 cells[a] += g.rows.len();
             }

@@ -1336,6 +1336,47 @@ mod tests {
     }
 
     #[test]
+    fn shared_matching_and_breach_give_the_same_checks() {
+        let ds = fig1b();
+        let d = ds.column_index(&disease()).unwrap();
+        for mut r in [fig4(&ds), fig2b(&ds)] {
+            for l in [4, 5] {
+                r.claims = vec![
+                    Guarantee::BreachProbability {
+                        attribute: disease(),
+                        l,
+                    },
+                    Guarantee::CrossBucketLDiversity {
+                        attribute: disease(),
+                        l: 2,
+                    },
+                ];
+                let m = Matching::new(&r, &ds, &Progress::new()).unwrap();
+                let b = crate::risk::breach_from(&m, &r, &ds, d, &Progress::new()).unwrap();
+                let alone = verify(&r, &ds);
+                for shared in [
+                    Shared {
+                        matching: Some(&m),
+                        breach: Some((d, &b)),
+                    },
+                    Shared {
+                        matching: Some(&m),
+                        breach: None,
+                    },
+                ] {
+                    assert_eq!(verify_with(&r, &ds, shared), alone);
+                }
+                // A breach of another attribute is not taken for this one's.
+                let other = Shared {
+                    matching: None,
+                    breach: Some((0, &b)),
+                };
+                assert_eq!(verify_with(&r, &ds, other), alone);
+            }
+        }
+    }
+
+    #[test]
     fn wrong_k_is_rejected() {
         let ds = fig1b();
         let mut r = fig4(&ds);

@@ -376,6 +376,15 @@ enum UnitWeights {
 
 impl UnitWeights {
     fn new(matching: &Matching, buckets: &ValueBuckets, code_space: usize) -> Self {
+        Self::with_limit(matching, buckets, code_space, DENSE_WEIGHTS)
+    }
+
+    fn with_limit(
+        matching: &Matching,
+        buckets: &ValueBuckets,
+        code_space: usize,
+        dense_limit: usize,
+    ) -> Self {
         // One unit's weights, merged by value. The pairs are summed in the
         // order the sort leaves them, whichever layout stores the result.
         let unit = |u: usize, pairs: &mut Vec<(u32, f64)>, merged: &mut Vec<(u32, f64)>| {
@@ -403,7 +412,7 @@ impl UnitWeights {
         };
         let n_units = matching.n_units();
         let values = code_space.max(1);
-        if n_units.saturating_mul(values) <= DENSE_WEIGHTS {
+        if n_units.saturating_mul(values) <= dense_limit {
             let mut weights = vec![0.0f64; n_units * values];
             weights.par_chunks_mut(values).enumerate().for_each_init(
                 || (Vec::new(), Vec::new()),
@@ -468,6 +477,28 @@ mod tests {
         interval,
     };
     use crate::release::Cell;
+
+    #[test]
+    fn dense_and_sparse_weights_sum_to_the_same_bits() {
+        let ds = fig1b();
+        let disease = ds.column_index("Disease").unwrap();
+        for r in [fig2a(&ds), fig2b(&ds), fig4(&ds)] {
+            let m = Matching::new(&r, &ds, &Progress::new()).unwrap();
+            let buckets = ValueBuckets::new(&r, &ds, disease);
+            let cs = ds.col(disease).code_space();
+            let dense = UnitWeights::with_limit(&m, &buckets, cs, usize::MAX);
+            let sparse = UnitWeights::with_limit(&m, &buckets, cs, 0);
+            assert!(matches!(dense, UnitWeights::Dense { .. }));
+            assert!(matches!(sparse, UnitWeights::Sparse { .. }));
+            for t in 0..m.n_targets() {
+                for code in 0..cs as u32 {
+                    let units = m.matched_units(t);
+                    let (a, b) = (dense.sum(units, code), sparse.sum(units, code));
+                    assert_eq!(a.to_bits(), b.to_bits(), "target {t}, code {code}");
+                }
+            }
+        }
+    }
 
     fn breach(r: &Release, ds: &Dataset) -> Breach {
         breach_probability(r, ds, 4, &Progress::new()).unwrap()

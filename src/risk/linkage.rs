@@ -948,4 +948,109 @@ mod tests {
         assert_eq!(m.n_targets(), 1);
         assert_eq!(m.matched_tuples(0), 5);
     }
+
+    /// Random small releases mixing every kind of cell (single codes,
+    /// intervals, sets, suppressed and `Original` cells, some groups all
+    /// `Original`): the index matches exactly the published rows whose
+    /// cells contain the target's values, and lists its units with those of
+    /// all-`Original` groups first, then in unit order (the order consumers
+    /// sum in).
+    mod matches_brute_force {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn cell(kind: u8, a: u32, b: u32, codes: &[u32]) -> Cell {
+            let (lo, hi) = (a.min(b), a.max(b));
+            match kind {
+                0 => Cell::Value { code: a },
+                1 => Cell::Interval { lo, hi },
+                2 => Cell::Interval { lo: a, hi: a },
+                3 => {
+                    let mut c = vec![a, b];
+                    c.sort_unstable();
+                    c.dedup();
+                    Cell::Set {
+                        codes: c,
+                        label: None,
+                    }
+                }
+                4 => Cell::Suppressed,
+                _ => Cell::Value {
+                    code: codes.first().copied().unwrap_or(0),
+                },
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn matching_is_the_definition(
+                rows in proptest::collection::vec((0u32..3, 0u32..4, 0u32..2), 2..40),
+                sizes in proptest::collection::vec(1usize..4, 40),
+                kinds in proptest::collection::vec((0u8..6, 0u32..4, 0u32..4, 0u8..4), 160),
+            ) {
+                let text: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|&(a, b, c)| vec![a.to_string(), b.to_string(), c.to_string()])
+                    .collect();
+                let text: Vec<Vec<&str>> =
+                    text.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+                let d = Dataset::from_rows(&["a", "b", "c"], &text).unwrap();
+                let mut r = Release::new("test", &d, vec![0, 1, 2], vec![]);
+                let n = rows.len() as u32;
+                let (mut next, mut g) = (0u32, 0usize);
+                while next < n {
+                    let members: Vec<u32> = (next..(next + sizes[g] as u32).min(n)).collect();
+                    next += members.len() as u32;
+                    let all_original = kinds[4 * g].3 == 0;
+                    let cells = (0..3)
+                        .map(|a| {
+                            let (kind, x, y, original) = kinds[4 * g + a];
+                            let own: Vec<u32> =
+                                members.iter().map(|&m| d.col(a).code(m as usize)).collect();
+                            if all_original || original == 1 {
+                                Cell::Original
+                            } else {
+                                cell(kind, x, y, &own)
+                            }
+                        })
+                        .collect();
+                    r.groups.push(EquivalenceGroup { rows: members, cells });
+                    g += 1;
+                }
+                let m = Matching::new(&r, &d, &Progress::new()).unwrap();
+                let group_of = |row: u32| r.groups.iter().position(|g| g.rows.contains(&row)).unwrap();
+                for t in 0..m.n_targets() {
+                    let target = m.target_rows(t)[0] as usize;
+                    let mut expected: Vec<u32> = (0..n)
+                        .filter(|&p| {
+                            let cells = &r.groups[group_of(p)].cells;
+                            (0..3).all(|a| {
+                                let col = d.col(a);
+                                cells[a].contains(col.code(p as usize), col.code(target))
+                            })
+                        })
+                        .collect();
+                    let mut found: Vec<u32> = m
+                        .matched_units(t)
+                        .iter()
+                        .flat_map(|&u| m.unit_rows(u as usize).to_vec())
+                        .collect();
+                    expected.sort_unstable();
+                    found.sort_unstable();
+                    prop_assert_eq!(&found, &expected);
+                    prop_assert_eq!(m.matched_tuples(t), expected.len() as u64);
+                    let exact = |u: u32| {
+                        r.groups[m.unit_group(u as usize)]
+                            .cells
+                            .iter()
+                            .all(|c| matches!(c, Cell::Original))
+                    };
+                    let units = m.matched_units(t);
+                    let split = units.iter().take_while(|&&u| exact(u)).count();
+                    prop_assert!(units[split..].iter().all(|&u| !exact(u)));
+                    prop_assert!(units[split..].windows(2).all(|w| w[0] < w[1]));
+                }
+            }
+        }
+    }
 }
