@@ -35,10 +35,18 @@
 //! values. A group whose cells are all `Original` (plain bucketization) is
 //! left out of the bitsets: its units are found in one hash map on the full
 //! QI key, as the bitsets would only say that each of the target's values
-//! occurs somewhere in the group. A set of rows that always match together
-//! is a **unit**;
+//! occurs somewhere in the group. So is a group whose every cell holds a
+//! single code (a `Value`, a one-code interval or set — all of a k = 1
+//! release): it matches exactly the targets with those codes, found in a
+//! hash map on the cells' codes, where a bit in the bitsets would cost every
+//! target groups/64 words per attribute. Keys are packed into a `u128` when
+//! the code spaces allow (no allocation per key). A set of rows that always
+//! match together is a **unit**;
 //! consumers precompute what they need per unit (sensitive counts, bucket
-//! counts) and sum it over the matched units. Bitsets are built for chunks of
+//! counts) and sum it over the matched units. A target's units are listed
+//! with those of all-`Original` groups first, then in unit order, whichever
+//! way they were found, so floating-point sums over them do not depend on
+//! the index's shortcuts. Bitsets are built for chunks of
 //! groups small enough to stay within `BITSET_BUDGET_WORDS`, so memory stays
 //! bounded for high-cardinality QIs with many groups; Adult needs one chunk.
 
