@@ -543,8 +543,10 @@ fn pick_tuples(
     scratch: &mut ValueScratch,
     rng: &mut ChaCha8Rng,
 ) -> Vec<u32> {
+    let mut attri_qi_set: Vec<usize> = Vec::with_capacity(space.d());
     'narrow: loop {
-        let mut attri_qi_set: Vec<usize> = (0..space.d()).collect();
+        attri_qi_set.clear();
+        attri_qi_set.extend(0..space.d());
         while !attri_qi_set.is_empty() {
             let (pos, width) = attri_qi_set
                 .iter()
@@ -558,21 +560,29 @@ fn pick_tuples(
                 break;
             }
             let attribute = attri_qi_set[pos];
-            let (t_l, t_r) = space.median_cut(&t, attribute);
-            let (small, large) = if t_l.len() <= t_r.len() {
+            let split = space.median_cut(&mut t, attribute);
+            let left_is_small = split <= t.len() - split;
+            let (t_l, t_r) = t.split_at(split);
+            let (small, large) = if left_is_small {
                 (t_l, t_r)
             } else {
                 (t_r, t_l)
             };
-            if scratch.holds_all(&small, value) {
-                t = small;
-                continue 'narrow;
+            // Keep the half that holds S_set (the smaller one first).
+            let keep_left = if scratch.holds_all(small, value) {
+                left_is_small
+            } else if scratch.holds_all(large, value) {
+                !left_is_small
+            } else {
+                attri_qi_set.swap_remove(pos);
+                continue;
+            };
+            if keep_left {
+                t.truncate(split);
+            } else {
+                t.drain(..split);
             }
-            if scratch.holds_all(&large, value) {
-                t = large;
-                continue 'narrow;
-            }
-            attri_qi_set.swap_remove(pos);
+            continue 'narrow;
         }
         break;
     }
@@ -595,6 +605,11 @@ fn select_tuples(
         if slot != NONE {
             candidates[slot as usize].push(r);
         }
+    }
+    // Row order, so that the draw and the ties do not depend on the order
+    // the narrowing left `t` in.
+    for c in &mut candidates {
+        c.sort_unstable();
     }
     let rarest = (0..s_set.len())
         .min_by_key(|&i| candidates[i].len())
@@ -807,8 +822,11 @@ struct Space<'a> {
     /// 1 / the attribute's spread over the whole table (numeric: code range;
     /// categorical: distinct values − 1), 0 when it does not vary.
     unit: Vec<f64>,
-    /// Per-attribute marks for counting distinct categorical codes.
+    /// Per-attribute marks for counting distinct categorical codes (one
+    /// per code: their lengths are the attributes' code spaces).
     stamps: Vec<Vec<u32>>,
+    /// Code counts for `cut_value`.
+    histogram: Vec<u32>,
     generation: u32,
 }
 
@@ -825,6 +843,7 @@ impl<'a> Space<'a> {
             numeric,
             unit: vec![1.0; qi.len()],
             stamps,
+            histogram: Vec::new(),
             generation: 0,
         };
         let all: Vec<u32> = (0..ds.n_rows() as u32).collect();
@@ -897,24 +916,58 @@ impl<'a> Space<'a> {
 
     /// The cut value on `a`: the median code, or just below it when no code
     /// is above it, so both sides are non-empty (`rows` must vary on `a`).
-    fn cut_value(&self, rows: &mut [u32], a: usize) -> u32 {
+    ///
+    /// The median is the code at (len − 1)/2 in code order, found by
+    /// counting codes when they are few next to the rows, else by
+    /// selection (which reorders `rows`; nothing depends on their order).
+    fn cut_value(&mut self, rows: &mut [u32], a: usize) -> u32 {
         let codes = self.cols[a];
         let mid = (rows.len() - 1) / 2;
-        let (_, &mut m, _) = rows.select_nth_unstable_by_key(mid, |&r| codes[r as usize]);
-        let median = codes[m as usize];
-        if rows.iter().any(|&r| codes[r as usize] > median) {
+        let code_space = self.stamps[a].len();
+        let (median, top) = if code_space <= 4 * rows.len() {
+            let histogram = &mut self.histogram;
+            histogram.clear();
+            histogram.resize(code_space, 0);
+            for &r in rows.iter() {
+                histogram[codes[r as usize] as usize] += 1;
+            }
+            let (mut seen, mut median, mut top) = (0, 0, 0);
+            for (c, &h) in histogram.iter().enumerate() {
+                if h == 0 {
+                    continue;
+                }
+                if seen <= mid {
+                    median = c as u32;
+                }
+                seen += h as usize;
+                top = c as u32;
+            }
+            (median, top)
+        } else {
+            let (_, &mut m, _) = rows.select_nth_unstable_by_key(mid, |&r| codes[r as usize]);
+            let top = rows.iter().map(|&r| codes[r as usize]).max().unwrap_or(0);
+            (codes[m as usize], top)
+        };
+        if top > median {
             median
         } else {
             median - 1
         }
     }
 
-    /// Alg. 3 lines 4–6: T_l = {≤ cut}, T_r = {> cut}.
-    fn median_cut(&self, t: &[u32], a: usize) -> (Vec<u32>, Vec<u32>) {
-        let mut work = t.to_vec();
-        let cut = self.cut_value(&mut work, a);
+    /// Alg. 3 lines 4–6 in place: T_l = {≤ cut} to the front of `t`, T_r =
+    /// {> cut} after it; returns |T_l|.
+    fn median_cut(&mut self, t: &mut [u32], a: usize) -> usize {
+        let cut = self.cut_value(t, a);
         let codes = self.cols[a];
-        work.iter().partition(|&&r| codes[r as usize] <= cut)
+        let mut i = 0;
+        for j in 0..t.len() {
+            if codes[t[j] as usize] <= cut {
+                t.swap(i, j);
+                i += 1;
+            }
+        }
+        i
     }
 }
 
@@ -1032,8 +1085,6 @@ impl KdIndex {
         let mut perm = rows;
         let len = perm.len();
         let d = space.d();
-        let code_space: Vec<usize> = space.stamps.iter().map(Vec::len).collect();
-        let mut histogram: Vec<u32> = Vec::new();
         let mut nodes = vec![Node {
             start: 0,
             end: len as u32,
@@ -1060,49 +1111,7 @@ impl KdIndex {
             if width <= 0.0 {
                 continue;
             }
-            let col = space.cols[a];
-            // The median code of `a` (the element at (len − 1)/2 in code
-            // order), or just below it when no code is above it, as
-            // `Space::cut_value` picks it: by counting codes when they are
-            // few (the order of the rows does not matter: nothing depends on
-            // how a node keeps them).
-            let rows = &mut perm[s..e];
-            let cut = if code_space[a] <= 4 * rows.len() {
-                histogram.clear();
-                histogram.resize(code_space[a], 0);
-                for &r in rows.iter() {
-                    histogram[col[r as usize] as usize] += 1;
-                }
-                let mid = (rows.len() - 1) / 2;
-                let mut seen = 0;
-                let mut median = 0;
-                let mut top = 0;
-                for (c, &h) in histogram.iter().enumerate() {
-                    if h == 0 {
-                        continue;
-                    }
-                    if seen <= mid {
-                        median = c as u32;
-                    }
-                    seen += h as usize;
-                    top = c as u32;
-                }
-                if top > median {
-                    median
-                } else {
-                    median - 1
-                }
-            } else {
-                space.cut_value(rows, a)
-            };
-            // T_l = {≤ cut} to the front.
-            let mut i = 0;
-            for j in 0..rows.len() {
-                if col[rows[j] as usize] <= cut {
-                    rows.swap(i, j);
-                    i += 1;
-                }
-            }
+            let i = space.median_cut(&mut perm[s..e], a);
             let mid = (s + i) as u32;
             let left = nodes.len();
             nodes.push(Node {
