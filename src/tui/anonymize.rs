@@ -220,8 +220,9 @@ pub struct AnonymizeView {
     /// Milliseconds of the whole job: algorithm and measurements.
     pub total_ms: f64,
     /// Milliseconds of each part of the job, in order: the algorithm, the
-    /// evaluation (verification, risk, utility), the original table's
-    /// risk (0 when reused) and building the view. For the latency
+    /// evaluation (verification, risk, utility; the published table's
+    /// layout is built beside it), the original table's risk (0 when
+    /// reused) and building the rest of the view. For the latency
     /// benchmark (`benches/tui_live.rs`).
     pub phases: Vec<(&'static str, f64)>,
     /// Full-domain only: the optimal node and the search's figures.
@@ -249,11 +250,7 @@ impl AnonymizeView {
 
     /// The group of published row `i` and its place in the group.
     fn locate(&self, i: usize) -> Option<(usize, usize)> {
-        if i >= self.published_rows() {
-            return None;
-        }
-        let g = self.group_starts.partition_point(|&s| s <= i) - 1;
-        Some((g, i - self.group_starts[g]))
+        locate(&self.group_starts, i)
     }
 
     /// The published table's row `i` (in published order: group by group).
@@ -584,7 +581,14 @@ pub fn job(
             queries: 0,
             query_seed: inputs.seed,
         };
-        let mut evaluation = anonymize::evaluate(&release, &ds, ms, &skip_queries, progress)?;
+        let roles = roles.as_slice().to_vec();
+        // The published table's layout reads the release only: it is built
+        // beside the evaluation, on the core the evaluation leaves idle.
+        let (evaluation, layout) = rayon::join(
+            || anonymize::evaluate(&release, &ds, ms, &skip_queries, progress),
+            || TableLayout::new(&release, &ds, &roles),
+        );
+        let mut evaluation = evaluation?;
         // The p-sensitive paper's measures (IL, Div, Hom), as `compare`
         // gives them for these algorithms.
         if inputs.pk.is_some() {
@@ -611,16 +615,6 @@ pub fn job(
         };
         let r = &evaluation.reidentification;
         let reidentification = Curve::new(r.summary.mean, r.summary.max, &r.cdf);
-        let roles = roles.as_slice().to_vec();
-        let headers = published_headers(&release, &ds, Some(roles.as_slice()));
-        let mut group_starts = Vec::with_capacity(release.groups.len() + 1);
-        let mut at = 0;
-        for g in &release.groups {
-            group_starts.push(at);
-            at += g.rows.len();
-        }
-        group_starts.push(at);
-        let index = BucketIndex::new(&release);
         // Per-cell breach probabilities for the record detail: the
         // evaluation keeps only their distribution.
         let local_risk = if release.local_buckets.is_empty() {
@@ -641,14 +635,13 @@ pub fn job(
             phases: Vec::new(),
             full_domain: report,
             checks,
-            widths: headers.iter().map(|h| text_width(h)).collect(),
-            headers,
+            widths: layout.widths,
+            headers: layout.headers,
             roles,
-            group_starts,
-            index,
+            group_starts: layout.group_starts,
+            index: layout.index,
             local_risk,
         };
-        size_columns(&mut view, &ds);
         phase("view");
         view.phases = phases;
         view.total_ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -755,19 +748,58 @@ pub fn measure_before(
 /// Widen each column to its widest cell among the first rows of (a sample
 /// of) the groups: every generalized cell of a group is the same, so this
 /// sizes the QI columns exactly without rendering every row.
-fn size_columns(view: &mut AnonymizeView, ds: &Dataset) {
-    let groups = view.release.groups.len();
-    let step = groups.div_ceil(WIDTH_SAMPLE_GROUPS).max(1);
-    for g in (0..groups).step_by(step) {
-        let Some(row) = view.row(ds, view.group_starts[g]) else {
-            continue;
-        };
-        for (w, cell) in view.widths.iter_mut().zip(&row) {
-            *w = (*w).max(text_width(cell));
-        }
+/// The group of published row `i` and its place in the group, given the
+/// published rows before each group.
+fn locate(group_starts: &[usize], i: usize) -> Option<(usize, usize)> {
+    if i >= group_starts.last().copied().unwrap_or(0) {
+        return None;
     }
-    for w in &mut view.widths {
-        *w = (*w).min(MAX_PUBLISHED_WIDTH as u16);
+    let g = group_starts.partition_point(|&s| s <= i) - 1;
+    Some((g, i - group_starts[g]))
+}
+
+/// What the published table needs from the release alone.
+struct TableLayout {
+    headers: Vec<String>,
+    /// Drawn width per column: the widest of the header and a sample of
+    /// rows, capped.
+    widths: Vec<u16>,
+    group_starts: Vec<usize>,
+    index: BucketIndex,
+}
+
+impl TableLayout {
+    fn new(release: &Release, ds: &Dataset, roles: &[Role]) -> Self {
+        let headers = published_headers(release, ds, Some(roles));
+        let mut group_starts = Vec::with_capacity(release.groups.len() + 1);
+        let mut at = 0;
+        for g in &release.groups {
+            group_starts.push(at);
+            at += g.rows.len();
+        }
+        group_starts.push(at);
+        let index = BucketIndex::new(release);
+        let mut widths: Vec<u16> = headers.iter().map(|h| text_width(h)).collect();
+        let groups = release.groups.len();
+        let step = groups.div_ceil(WIDTH_SAMPLE_GROUPS).max(1);
+        for g in (0..groups).step_by(step) {
+            let Some((g, member)) = locate(&group_starts, group_starts[g]) else {
+                continue;
+            };
+            let row = published_row_indexed(release, ds, Some(roles), g, member, &index);
+            for (w, cell) in widths.iter_mut().zip(&row) {
+                *w = (*w).max(text_width(cell));
+            }
+        }
+        for w in &mut widths {
+            *w = (*w).min(MAX_PUBLISHED_WIDTH as u16);
+        }
+        TableLayout {
+            headers,
+            widths,
+            group_starts,
+            index,
+        }
     }
 }
 
