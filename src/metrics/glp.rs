@@ -26,6 +26,7 @@
 //! row of T, suppressed ones included (they are part of the original table
 //! the correspondences come from), NLP and RE over the published rows.
 
+use fixedbitset::FixedBitSet;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
@@ -79,9 +80,7 @@ pub fn correspondence_loss(release: &Release, ds: &Dataset) -> Result<Option<Cor
     let codes = col.codes();
     let nsa = Partition::by_columns(ds, &release.quasi_identifiers);
     // (class of NSA values, SA value) pairs that occur in T.
-    let seen: FxHashSet<(u32, u32)> = (0..ds.n_rows())
-        .map(|r| (nsa.class_of(r), codes[r]))
-        .collect();
+    let seen = SeenPairs::new(&nsa, codes, col.code_space());
     let blocks: Vec<&[u32]> = if release.is_bucketized() {
         release.buckets.iter().map(|b| b.rows.as_slice()).collect()
     } else {
@@ -105,7 +104,7 @@ pub fn correspondence_loss(release: &Release, ds: &Dataset) -> Result<Option<Cor
             let (t, class) = (t as usize, nsa.class_of(t as usize));
             let unseen: u64 = counts
                 .iter()
-                .filter(|c| !seen.contains(&(class, c.code)))
+                .filter(|c| !seen.contains(class, c.code))
                 .map(|c| u64::from(c.count))
                 .sum();
             let own = counts
@@ -139,6 +138,51 @@ pub fn correspondence_loss(release: &Release, ds: &Dataset) -> Result<Option<Cor
     }))
 }
 
+/// Which (original QI class, sensitive value) pairs occur in the table.
+enum SeenPairs {
+    /// Bit `class × values + value`, when that stays small (Adult: 20,000
+    /// classes × 15 values, 37 KiB).
+    Bits {
+        values: usize,
+        bits: FixedBitSet,
+    },
+    Hashed(FxHashSet<(u32, u32)>),
+}
+
+/// Most bits the dense form may take (8 MiB).
+const SEEN_BITS: usize = 1 << 26;
+
+impl SeenPairs {
+    fn new(nsa: &Partition, codes: &[u32], code_space: usize) -> Self {
+        let values = code_space.max(1);
+        match nsa.n_classes().checked_mul(values) {
+            Some(len) if len <= SEEN_BITS => {
+                let mut bits = FixedBitSet::with_capacity(len);
+                for (r, &c) in codes.iter().enumerate() {
+                    bits.insert(nsa.class_of(r) as usize * values + c as usize);
+                }
+                SeenPairs::Bits { values, bits }
+            }
+            _ => SeenPairs::Hashed(
+                codes
+                    .iter()
+                    .enumerate()
+                    .map(|(r, &c)| (nsa.class_of(r), c))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn contains(&self, class: u32, code: u32) -> bool {
+        match self {
+            SeenPairs::Bits { values, bits } => {
+                (code as usize) < *values && bits.contains(class as usize * values + code as usize)
+            }
+            SeenPairs::Hashed(set) => set.contains(&(class, code)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +213,31 @@ mod tests {
             });
         }
         r
+    }
+
+    #[test]
+    fn seen_pairs_bits_and_hash_agree() {
+        let ds = table();
+        let nsa = Partition::by_columns(&ds, &[0]);
+        let col = ds.col(1);
+        let bits = SeenPairs::new(&nsa, col.codes(), col.code_space());
+        assert!(matches!(bits, SeenPairs::Bits { .. }));
+        let hashed = SeenPairs::Hashed(
+            col.codes()
+                .iter()
+                .enumerate()
+                .map(|(r, &c)| (nsa.class_of(r), c))
+                .collect(),
+        );
+        let mut seen = 0;
+        for class in 0..nsa.n_classes() as u32 {
+            for code in 0..col.code_space() as u32 + 2 {
+                assert_eq!(bits.contains(class, code), hashed.contains(class, code));
+                seen += usize::from(bits.contains(class, code));
+            }
+        }
+        // a: flu, cold; b: flu, hiv.
+        assert_eq!(seen, 4);
     }
 
     #[test]
