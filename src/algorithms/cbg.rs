@@ -161,7 +161,7 @@ const NONE: u32 = u32::MAX;
 
 /// Whether (distance, row) is below `best`; the sentinel `(limit, NONE)`
 /// admits only distances below the limit.
-fn beats(d: f64, row: u32, best: &(f64, u32)) -> bool {
+fn beats(d: u64, row: u32, best: &(u64, u32)) -> bool {
     d < best.0 || (d == best.0 && best.1 != NONE && row < best.1)
 }
 
@@ -175,8 +175,15 @@ fn merge_range(x: u64, y: u64) -> u64 {
 thread_local! {
     /// The depth-first stack of `KdIndex::nearest`, kept between calls so
     /// that the tens of thousands of searches of a run do not allocate.
-    static NEAREST_STACK: RefCell<Vec<(f64, u32)>> = const { RefCell::new(Vec::new()) };
+    static NEAREST_STACK: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) };
 }
+/// Distances are fixed-point: an attribute's whole spread is 2^40. Sums of
+/// integers are exact and do not depend on their order, so equal distances
+/// are equal (the ties `nearest` settles by row are real ties) and a bound
+/// summed in any order is never above the distance it bounds.
+const FIXED_ONE: f64 = (1u64 << 40) as f64;
+/// 64-bit words of a row's bit set of categorical codes (`Metric`).
+const WORDS: usize = 2;
 /// Anchors `select_tuples` tries at most.
 const MAX_ANCHORS: usize = 16;
 /// Anchors the nearest-neighbour `select_tuples` of a large region tries.
@@ -622,9 +629,9 @@ fn select_tuples(
     } else {
         candidates[rarest].clone()
     };
-    let mut best: Option<(f64, Vec<u32>)> = None;
+    let mut best: Option<(u64, Vec<u32>)> = None;
     for &anchor in &anchors {
-        let mut total = 0.0;
+        let mut total = 0u64;
         let mut picked = Vec::with_capacity(s_set.len());
         for (i, cands) in candidates.iter().enumerate() {
             if i == rarest {
@@ -634,8 +641,8 @@ fn select_tuples(
             let (dist, r) = cands
                 .iter()
                 .map(|&c| (space.distance(anchor, c), c))
-                .fold((f64::INFINITY, NONE), |b, c| if c.0 < b.0 { c } else { b });
-            total += dist;
+                .fold((u64::MAX, NONE), |b, c| if c.0 < b.0 { c } else { b });
+            total = total.saturating_add(dist);
             picked.push(r);
         }
         if best.as_ref().is_none_or(|(b, _)| total < *b) {
@@ -822,6 +829,8 @@ struct Space<'a> {
     /// 1 / the attribute's spread over the whole table (numeric: code range;
     /// categorical: distinct values − 1), 0 when it does not vary.
     unit: Vec<f64>,
+    /// The distance (`Metric`), from `unit`.
+    metric: Metric,
     /// Per-attribute marks for counting distinct categorical codes (one
     /// per code: their lengths are the attributes' code spaces).
     stamps: Vec<Vec<u32>>,
@@ -842,6 +851,13 @@ impl<'a> Space<'a> {
             cols,
             numeric,
             unit: vec![1.0; qi.len()],
+            metric: Metric {
+                weight: Vec::new(),
+                numeric: Vec::new(),
+                offset: Vec::new(),
+                coded: Vec::new(),
+                bit_weight: Box::new([0; WORDS * 64]),
+            },
             stamps,
             histogram: Vec::new(),
             generation: 0,
@@ -851,6 +867,7 @@ impl<'a> Space<'a> {
             let spread = space.spread(&all, a);
             space.unit[a] = if spread > 0 { 1.0 / spread as f64 } else { 0.0 };
         }
+        space.metric = Metric::new(&space);
         space
     }
 
@@ -899,17 +916,12 @@ impl<'a> Space<'a> {
         self.spread(rows, a) as f64 * self.unit[a]
     }
 
-    fn distance(&self, x: u32, y: u32) -> f64 {
+    /// The distance between two rows (`Metric`).
+    fn distance(&self, x: u32, y: u32) -> u64 {
         (0..self.d())
             .map(|a| {
                 let (cx, cy) = (self.cols[a][x as usize], self.cols[a][y as usize]);
-                if self.numeric[a] {
-                    cx.abs_diff(cy) as f64 * self.unit[a]
-                } else if cx != cy {
-                    self.unit[a]
-                } else {
-                    0.0
-                }
+                self.metric.term(a, cx, cy)
             })
             .sum()
     }
@@ -1022,6 +1034,103 @@ impl ValueScratch {
     }
 }
 
+/// The distance of `choose_attri`, in fixed point: per attribute, |Δcode|
+/// times its weight on numeric attributes, its weight on a categorical
+/// mismatch; the weight is the attribute's `unit` × 2^40, rounded.
+///
+/// `KdIndex` keeps each row's categorical codes as one bit per attribute in
+/// a set of `WORDS` words (attribute a's codes from bit `offset[a]`), so a
+/// row's mismatches with a query are the query's bits the row lacks, and
+/// what a set of rows holds is the union of their bits: the bound of a node
+/// is the same few word operations as a row's distance. Numeric attributes,
+/// and categorical ones that do not fit in the words, are `coded`: compared
+/// by code, bounded by a range.
+#[derive(Debug, Clone)]
+struct Metric {
+    weight: Vec<u64>,
+    numeric: Vec<bool>,
+    /// Bit offset of each attribute's codes, or NONE for coded attributes.
+    offset: Vec<u32>,
+    coded: Vec<usize>,
+    /// The weight of the attribute that owns each bit.
+    bit_weight: Box<[u64; WORDS * 64]>,
+}
+
+impl Metric {
+    fn new(space: &Space<'_>) -> Self {
+        let d = space.d();
+        let weight: Vec<u64> = space
+            .unit
+            .iter()
+            .map(|&u| (u * FIXED_ONE).round() as u64)
+            .collect();
+        let mut offset = vec![NONE; d];
+        let mut coded = Vec::new();
+        let mut bit_weight = Box::new([0; WORDS * 64]);
+        let mut used = 0;
+        for a in 0..d {
+            let codes = space.stamps[a].len();
+            if !space.numeric[a] && used + codes <= WORDS * 64 {
+                offset[a] = used as u32;
+                bit_weight[used..used + codes].fill(weight[a]);
+                used += codes;
+            } else {
+                coded.push(a);
+            }
+        }
+        Metric {
+            weight,
+            numeric: space.numeric.clone(),
+            offset,
+            coded,
+            bit_weight,
+        }
+    }
+
+    /// Attribute a's part of the distance between codes x and y.
+    fn term(&self, a: usize, x: u32, y: u32) -> u64 {
+        if self.numeric[a] {
+            u64::from(x.abs_diff(y)) * self.weight[a]
+        } else if x != y {
+            self.weight[a]
+        } else {
+            0
+        }
+    }
+
+    /// The weights of the attributes owning the set bits of `missing`.
+    fn missing_weight(&self, missing: &[u64; WORDS]) -> u64 {
+        let mut sum = 0;
+        for (w, &word) in missing.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                sum += self.bit_weight[(w * 64 + m.trailing_zeros() as usize) % (WORDS * 64)];
+                m &= m - 1;
+            }
+        }
+        sum
+    }
+
+    /// Attribute a's part of the distance from code q to the nearest code
+    /// in the range `lo | hi << 32`.
+    fn gap_term(&self, a: usize, q: u32, range: u64) -> u64 {
+        let (lo, hi) = (range as u32, (range >> 32) as u32);
+        let gap = lo.saturating_sub(q) + q.saturating_sub(hi);
+        if self.numeric[a] {
+            u64::from(gap) * self.weight[a]
+        } else {
+            u64::from(gap > 0) * self.weight[a]
+        }
+    }
+}
+
+/// A row as a query of `KdIndex::nearest`: its categorical bits and coded
+/// codes.
+struct Query<'a> {
+    bits: [u64; WORDS],
+    coded: &'a [u32],
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Node {
     start: u32,
@@ -1037,12 +1146,13 @@ struct Node {
 /// tree order with their QI codes side by side, so that scanning a leaf
 /// reads memory in order.
 struct KdIndex {
-    d: usize,
     n_values: usize,
     /// Row id at each position (tree order).
     perm: Vec<u32>,
-    /// QI codes at each position: `codes[pos * d + a]`.
-    codes: Vec<u32>,
+    /// Categorical bits of the row at each position (`Metric`).
+    bits: Vec<[u64; WORDS]>,
+    /// Coded attributes' codes at each position: `coded[pos * n_coded + i]`.
+    coded: Vec<u32>,
     /// Sensitive value at each position; NONE once the row is placed.
     value: Vec<u32>,
     /// Leaf holding each position.
@@ -1055,23 +1165,39 @@ struct KdIndex {
     min_row: Vec<u32>,
     /// `counts[node * n_values + v]`: remaining rows of value v in node.
     counts: Vec<u32>,
-    /// `bounds[2 * (node * d + a)..][..2]`: the node's box of codes on
-    /// attribute a, over the rows it was built with (still a bound once some
-    /// are placed).
-    bounds: Vec<u32>,
-    /// `value_bounds[(node * n_values + v) * d + a]`: what the node's rows
-    /// of value v hold on attribute a, as built — the set of codes as a bit
-    /// mask on categorical attributes of at most 64 codes (`masked`), else
-    /// the range, `lo | hi << 32`; empty when the tree is too large for it
+    /// What the rows under each node hold, as built (still a bound once
+    /// some are placed): `stride` words per node — the union of their
+    /// categorical bits, then per coded attribute the range `lo | hi << 32`.
+    bounds: Vec<u64>,
+    /// The same per node and sensitive value, at `(node * n_values + v) *
+    /// stride`: far tighter for `nearest` than the node's, whose categorical
+    /// sets hold most codes. Empty when the tree is too large for it
     /// (`MAX_VALUE_BOUNDS`).
     value_bounds: Vec<u64>,
-    /// Attributes whose `value_bounds` are code masks.
-    masked: Vec<bool>,
-    /// `Space`'s normalization, copied for the distance loops.
-    numeric: Vec<bool>,
-    unit: Vec<f64>,
+    stride: usize,
+    metric: Metric,
     built_with: usize,
     live: usize,
+}
+
+/// Add one row (its bits and coded codes) to a bound of `stride` words.
+fn widen(bound: &mut [u64], bits: &[u64; WORDS], coded: &[u32]) {
+    for (b, &w) in bound.iter_mut().zip(bits) {
+        *b |= w;
+    }
+    for (b, &c) in bound[WORDS..].iter_mut().zip(coded) {
+        *b = merge_range(*b, u64::from(c) | u64::from(c) << 32);
+    }
+}
+
+/// Merge the bound `from` into `into`.
+fn merge_bound(into: &mut [u64], from: &[u64]) {
+    for (t, &f) in into[..WORDS].iter_mut().zip(from) {
+        *t |= f;
+    }
+    for (t, &f) in into[WORDS..].iter_mut().zip(&from[WORDS..]) {
+        *t = merge_range(*t, f);
+    }
 }
 
 impl KdIndex {
@@ -1134,76 +1260,52 @@ impl KdIndex {
             stack.push(left + 1);
         }
 
-        let mut codes = Vec::with_capacity(len * d);
-        for &r in &perm {
-            codes.extend(space.cols.iter().map(|col| col[r as usize]));
+        let metric = space.metric.clone();
+        let n_coded = metric.coded.len();
+        let stride = WORDS + n_coded;
+        let mut bits = vec![[0u64; WORDS]; len];
+        let mut coded = Vec::with_capacity(len * n_coded);
+        for (pos, &r) in perm.iter().enumerate() {
+            for a in 0..d {
+                if metric.offset[a] != NONE {
+                    let bit = metric.offset[a] + space.cols[a][r as usize];
+                    bits[pos][bit as usize / 64] |= 1 << (bit % 64);
+                }
+            }
+            coded.extend(metric.coded.iter().map(|&a| space.cols[a][r as usize]));
         }
         let pos_value: Vec<u32> = perm.iter().map(|&r| value[r as usize]).collect();
         let mut pos_of = vec![NONE; value.len()];
         for (pos, &r) in perm.iter().enumerate() {
             pos_of[r as usize] = pos as u32;
         }
+        // An empty bound: no bits, empty ranges (lo = u32::MAX, hi = 0).
+        let mut empty = vec![0u64; stride];
+        empty[WORDS..].fill(u64::from(u32::MAX));
         let mut leaf_at = vec![NONE; len];
         let mut counts = vec![0u32; nodes.len() * n_values];
-        let mut bounds = vec![0u32; nodes.len() * d * 2];
-        for b in bounds.chunks_exact_mut(2) {
-            b[0] = u32::MAX;
+        let mut bounds = empty.repeat(nodes.len());
+        // Per value, what the rows of that value hold, when it fits.
+        let mut value_bounds = Vec::new();
+        if nodes.len() * n_values * stride <= MAX_VALUE_BOUNDS {
+            value_bounds = empty.repeat(nodes.len() * n_values);
         }
+        let mut min_row = vec![NONE; nodes.len()];
         for (id, node) in nodes.iter().enumerate() {
             if node.left != NONE {
                 continue;
             }
             for pos in node.start as usize..node.end as usize {
                 leaf_at[pos] = id as u32;
-                counts[id * n_values + pos_value[pos] as usize] += 1;
-                for a in 0..d {
-                    let c = codes[pos * d + a];
-                    let b = &mut bounds[2 * (id * d + a)..][..2];
-                    b[0] = b[0].min(c);
-                    b[1] = b[1].max(c);
+                let v = pos_value[pos] as usize;
+                counts[id * n_values + v] += 1;
+                min_row[id] = min_row[id].min(perm[pos]);
+                let row_coded = &coded[pos * n_coded..][..n_coded];
+                widen(&mut bounds[id * stride..][..stride], &bits[pos], row_coded);
+                if !value_bounds.is_empty() {
+                    let at = (id * n_values + v) * stride;
+                    widen(&mut value_bounds[at..][..stride], &bits[pos], row_coded);
                 }
-            }
-        }
-        // Per value, the box of the rows of that value (when it fits): a
-        // far tighter bound for `nearest` than the node's box, whose
-        // categorical ranges span most codes.
-        // Per value, what the rows of that value hold (when it fits): a far
-        // tighter bound for `nearest` than the node's box, whose categorical
-        // ranges span most codes; a mask also sees the codes a range skips.
-        let masked: Vec<bool> = (0..d)
-            .map(|a| !space.numeric[a] && space.stamps[a].len() <= 64)
-            .collect();
-        let mut value_bounds = Vec::new();
-        if nodes.len() * n_values * d <= MAX_VALUE_BOUNDS {
-            let empty: Vec<u64> = masked
-                .iter()
-                .map(|&m| if m { 0 } else { u64::from(u32::MAX) })
-                .collect();
-            value_bounds = Vec::with_capacity(nodes.len() * n_values * d);
-            for _ in 0..nodes.len() * n_values {
-                value_bounds.extend_from_slice(&empty);
-            }
-            for (pos, &leaf) in leaf_at.iter().enumerate() {
-                let base = (leaf as usize * n_values + pos_value[pos] as usize) * d;
-                for a in 0..d {
-                    let c = codes[pos * d + a];
-                    let e = &mut value_bounds[base + a];
-                    *e = if masked[a] {
-                        *e | 1 << c
-                    } else {
-                        merge_range(*e, u64::from(c) | u64::from(c) << 32)
-                    };
-                }
-            }
-        }
-        let mut min_row = vec![NONE; nodes.len()];
-        for (id, node) in nodes.iter().enumerate() {
-            if node.left == NONE {
-                min_row[id] = perm[node.start as usize..node.end as usize]
-                    .iter()
-                    .copied()
-                    .min()
-                    .unwrap_or(NONE);
             }
         }
         // Children come after their parent, so a reverse pass sums upwards.
@@ -1213,30 +1315,22 @@ impl KdIndex {
             for v in 0..n_values {
                 counts[p * n_values + v] += counts[id * n_values + v];
             }
-            for a in 0..d {
-                let (lo, hi) = (bounds[2 * (id * d + a)], bounds[2 * (id * d + a) + 1]);
-                let b = &mut bounds[2 * (p * d + a)..][..2];
-                b[0] = b[0].min(lo);
-                b[1] = b[1].max(hi);
-            }
+            let (parent, child) = bounds.split_at_mut(id * stride);
+            merge_bound(&mut parent[p * stride..][..stride], &child[..stride]);
             if !value_bounds.is_empty() {
-                for i in 0..n_values * d {
-                    let (from, to) = (id * n_values * d + i, p * n_values * d + i);
-                    let e = value_bounds[from];
-                    let t = &mut value_bounds[to];
-                    *t = if masked[i % d] {
-                        *t | e
-                    } else {
-                        merge_range(*t, e)
-                    };
+                let block = n_values * stride;
+                let (parent, child) = value_bounds.split_at_mut(id * block);
+                let (into, from) = (&mut parent[p * block..][..block], &child[..block]);
+                for (t, f) in into.chunks_exact_mut(stride).zip(from.chunks_exact(stride)) {
+                    merge_bound(t, f);
                 }
             }
         }
         KdIndex {
-            d,
             n_values,
             perm,
-            codes,
+            bits,
+            coded,
             value: pos_value,
             leaf_at,
             pos_of,
@@ -1245,9 +1339,8 @@ impl KdIndex {
             counts,
             bounds,
             value_bounds,
-            masked,
-            numeric: space.numeric.clone(),
-            unit: space.unit.clone(),
+            stride,
+            metric,
             built_with: len,
             live: len,
         }
@@ -1322,93 +1415,58 @@ impl KdIndex {
         self.live_under(0)
     }
 
-    /// The QI codes of a row in the tree.
-    fn point(&self, row: u32) -> &[u32] {
+    /// A row in the tree as a query.
+    fn query(&self, row: u32) -> Query<'_> {
         let pos = self.pos_of[row as usize] as usize;
-        &self.codes[pos * self.d..][..self.d]
+        let n_coded = self.metric.coded.len();
+        Query {
+            bits: self.bits[pos],
+            coded: &self.coded[pos * n_coded..][..n_coded],
+        }
     }
 
-    /// `Space::distance` between the codes `q` and the row at `pos`, or a
-    /// partial sum > `bound` as soon as it exceeds `bound`: the terms are
-    /// non-negative and added in the same order, so the full sum would be
-    /// > `bound` too. A result ≤ `bound` is exact.
-    fn distance_at(&self, q: &[u32], pos: usize, bound: f64) -> f64 {
-        let p = &self.codes[pos * self.d..][..self.d];
-        let mut sum = 0.0;
-        for a in 0..self.d {
-            if self.numeric[a] {
-                sum += q[a].abs_diff(p[a]) as f64 * self.unit[a];
-            } else if q[a] != p[a] {
-                sum += self.unit[a];
-            }
-            if sum > bound {
-                return sum;
-            }
+    /// `Space::distance` between the query and the row at `pos`.
+    fn distance_at(&self, q: &Query<'_>, pos: usize) -> u64 {
+        let n_coded = self.metric.coded.len();
+        let row = &self.bits[pos];
+        let mut missing = [0u64; WORDS];
+        for ((m, &qw), &rw) in missing.iter_mut().zip(&q.bits).zip(row) {
+            *m = qw & !rw;
+        }
+        let codes = &self.coded[pos * n_coded..][..n_coded];
+        let mut sum = self.metric.missing_weight(&missing);
+        for ((&a, &qc), &rc) in self.metric.coded.iter().zip(q.coded).zip(codes) {
+            sum += self.metric.term(a, qc, rc);
         }
         sum
     }
 
-    /// A lower bound of `Space::distance` from the codes `q` to any row
-    /// under `node`, from the node's box of codes; cut short at `bound` as
-    /// `distance_at` is.
-    fn box_distance(&self, node: u32, q: &[u32], bound: f64) -> f64 {
-        self.gap_distance(&self.bounds[2 * node as usize * self.d..], q, bound)
-    }
-
-    /// A lower bound of the distance from `q` to the rows of value `v` under
-    /// `node`: their own box when the tree has them, else the node's.
-    fn value_box_distance(&self, node: u32, v: u32, q: &[u32], bound: f64) -> f64 {
-        if self.value_bounds.is_empty() {
-            return self.box_distance(node, q, bound);
+    /// A lower bound of the distance from the query to any row a bound
+    /// (`bounds`' layout) covers: the query's categorical codes the rows
+    /// never hold, and the gaps to the coded ranges.
+    fn bound_distance(&self, bound: &[u64], q: &Query<'_>) -> u64 {
+        let mut missing = [0u64; WORDS];
+        for ((m, &qw), &bw) in missing.iter_mut().zip(&q.bits).zip(bound) {
+            *m = qw & !bw;
         }
-        let at = (node as usize * self.n_values + v as usize) * self.d;
-        let b = &self.value_bounds[at..][..self.d];
-        // Every term, without stopping at `bound`: a sum above it is
-        // treated as any other, and the loop runs without unpredictable
-        // branches. Each term is 0, 1 or the gap times the unit, added in
-        // attribute order as `distance_at` adds them, so the bound is never
-        // above a row's distance.
-        let mut sum = 0.0;
-        for (((&e, &c), &masked), (&numeric, &unit)) in b
-            .iter()
-            .zip(q)
-            .zip(&self.masked)
-            .zip(self.numeric.iter().zip(&self.unit))
-        {
-            let t = if masked {
-                (!e >> c & 1) as u32
-            } else {
-                let (lo, hi) = (e as u32, (e >> 32) as u32);
-                let gap = lo.saturating_sub(c) + c.saturating_sub(hi);
-                if numeric {
-                    gap
-                } else {
-                    u32::from(gap > 0)
-                }
-            };
-            sum += f64::from(t) * unit;
+        let mut sum = self.metric.missing_weight(&missing);
+        for ((&a, &qc), &range) in self.metric.coded.iter().zip(q.coded).zip(&bound[WORDS..]) {
+            sum += self.metric.gap_term(a, qc, range);
         }
-        let _ = bound;
         sum
     }
 
-    /// `box_distance` on the box `b` (lo, hi per attribute).
-    fn gap_distance(&self, b: &[u32], q: &[u32], bound: f64) -> f64 {
-        let b = &b[..2 * self.d];
-        let mut sum = 0.0;
-        for a in 0..self.d {
-            let (lo, hi) = (b[2 * a], b[2 * a + 1]);
-            let gap = lo.saturating_sub(q[a]) + q[a].saturating_sub(hi);
-            if self.numeric[a] {
-                sum += gap as f64 * self.unit[a];
-            } else if gap > 0 {
-                sum += self.unit[a];
-            }
-            if sum > bound {
-                return sum;
-            }
-        }
-        sum
+    /// A lower bound of the distance from the query to the rows of value `v`
+    /// under `node`: by what they hold when the tree keeps that, else by the
+    /// node's rows.
+    fn value_bound(&self, node: u32, v: u32, q: &Query<'_>) -> u64 {
+        let stride = self.stride;
+        let bound = if self.value_bounds.is_empty() {
+            &self.bounds[node as usize * stride..][..stride]
+        } else {
+            &self.value_bounds[(node as usize * self.n_values + v as usize) * stride..][..stride]
+        };
+        self.bound_distance(bound, q)
     }
 
     /// Settle a tie of Alg. 2 (any choice keeps the plan dealable, by
@@ -1433,15 +1491,15 @@ impl KdIndex {
         let anchor_value = self.value[self.pos_of[anchor as usize] as usize];
         // The `take` nearest so far, by (distance, value); a value farther
         // than the last of them cannot enter, so its search stops there.
-        let mut kept: Vec<(f64, u32)> = Vec::with_capacity(sen.take + 1);
+        let mut kept: Vec<(u64, u32)> = Vec::with_capacity(sen.take + 1);
         for &v in &sen.tied {
             let limit = if kept.len() < sen.take {
-                f64::INFINITY
+                u64::MAX
             } else {
                 kept[sen.take - 1].0
             };
             let d = if anchor_value == v {
-                Some(0.0)
+                Some(0)
             } else {
                 self.nearest(0, anchor, v, limit).map(|(d, _)| d)
             };
@@ -1458,7 +1516,7 @@ impl KdIndex {
                 break;
             }
             if !kept.iter().any(|&(_, w)| w == v) {
-                kept.push((f64::INFINITY, v));
+                kept.push((u64::MAX, v));
             }
         }
         sen.with(kept.into_iter().map(|(_, v)| v))
@@ -1484,29 +1542,27 @@ impl KdIndex {
                 }
             }
         }
-        let mut best: Option<(f64, Vec<u32>)> = None;
+        let mut best: Option<(u64, Vec<u32>)> = None;
         for &anchor in &anchors {
-            let mut total = 0.0;
+            let mut total = Some(0u64);
             let mut picked = Vec::with_capacity(s_set.len());
             for (i, &v) in s_set.iter().enumerate() {
                 if i == rarest {
                     picked.push(anchor);
                     continue;
                 }
-                let bound = best.as_ref().map_or(f64::INFINITY, |b| b.0);
-                match self.nearest(node, anchor, v, bound - total) {
-                    Some((d, r)) => {
-                        total += d;
-                        picked.push(r);
-                    }
-                    None => {
-                        total = f64::INFINITY;
-                        break;
-                    }
-                }
+                let Some(sum) = total else { break };
+                // Only rows that can still bring the total below the best.
+                let limit = best.as_ref().map_or(u64::MAX, |b| b.0).saturating_sub(sum);
+                total = self.nearest(node, anchor, v, limit).map(|(d, r)| {
+                    picked.push(r);
+                    sum + d
+                });
             }
-            if total.is_finite() && best.as_ref().is_none_or(|(b, _)| total < *b) {
-                best = Some((total, picked));
+            if let Some(total) = total {
+                if best.as_ref().is_none_or(|(b, _)| total < *b) {
+                    best = Some((total, picked));
+                }
             }
         }
         best.map(|(_, p)| p).unwrap_or_default()
@@ -1549,9 +1605,9 @@ impl KdIndex {
     /// says no row there can beat the best so far. Started from `top`, a
     /// search computes both children's bounds at every level on its way
     /// down; climbing computes one per level.
-    fn nearest(&self, top: u32, anchor: u32, v: u32, limit: f64) -> Option<(f64, u32)> {
+    fn nearest(&self, top: u32, anchor: u32, v: u32, limit: u64) -> Option<(u64, u32)> {
         NEAREST_STACK.with_borrow_mut(|stack| {
-            let q = self.point(anchor);
+            let q = &self.query(anchor);
             // (distance, row); the sentinel admits exactly the rows nearer
             // than `limit`.
             let mut best = (limit, NONE);
@@ -1570,7 +1626,7 @@ impl KdIndex {
 
     /// Whether a row under `node`, at least `lower` away, may beat `best`
     /// by (distance, row).
-    fn may_beat(&self, lower: f64, node: u32, best: &(f64, u32)) -> bool {
+    fn may_beat(&self, lower: u64, node: u32, best: &(u64, u32)) -> bool {
         beats(lower, self.min_row[node as usize], best)
     }
 
@@ -1578,16 +1634,16 @@ impl KdIndex {
     /// (distance, row) of the value-`v` rows under `node`.
     fn search_subtree(
         &self,
-        stack: &mut Vec<(f64, u32)>,
+        stack: &mut Vec<(u64, u32)>,
         node: u32,
-        q: &[u32],
+        q: &Query<'_>,
         v: u32,
-        best: &mut (f64, u32),
+        best: &mut (u64, u32),
     ) {
         if self.count(node, v) == 0 {
             return;
         }
-        let lower = self.value_box_distance(node, v, q, best.0);
+        let lower = self.value_bound(node, v, q);
         if !self.may_beat(lower, node, best) {
             return;
         }
@@ -1603,7 +1659,7 @@ impl KdIndex {
                     if self.value[pos] != v {
                         continue;
                     }
-                    let d = self.distance_at(q, pos, best.0);
+                    let d = self.distance_at(q, pos);
                     let row = self.perm[pos];
                     if beats(d, row, best) {
                         *best = (d, row);
@@ -1611,10 +1667,10 @@ impl KdIndex {
                 }
                 continue;
             }
-            let mut near = [(f64::INFINITY, NONE); 2];
+            let mut near = [(u64::MAX, NONE); 2];
             for (slot, child) in near.iter_mut().zip([n.left, n.right]) {
                 if self.count(child, v) > 0 {
-                    let lower = self.value_box_distance(child, v, q, best.0);
+                    let lower = self.value_bound(child, v, q);
                     if self.may_beat(lower, child, best) {
                         *slot = (lower, child);
                     }
@@ -1663,16 +1719,17 @@ mod tests {
     fn nearest_by_scan(
         ix: &KdIndex,
         node: u32,
-        q: &[u32],
+        anchor: u32,
         v: u32,
-        limit: f64,
-    ) -> Option<(f64, u32)> {
+        limit: u64,
+    ) -> Option<(u64, u32)> {
         let n = ix.nodes[node as usize];
+        let q = ix.query(anchor);
         (n.start as usize..n.end as usize)
             .filter(|&pos| ix.value[pos] == v)
-            .map(|pos| (ix.distance_at(q, pos, f64::INFINITY), ix.perm[pos]))
+            .map(|pos| (ix.distance_at(&q, pos), ix.perm[pos]))
             .filter(|&(d, _)| d < limit)
-            .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
+            .min()
     }
 
     use rand::seq::SliceRandom;
@@ -1897,7 +1954,8 @@ mod tests {
         let value = ds.col(3).codes().to_vec();
         let n_values = 5;
         let mut index = KdIndex::build((0..3000).collect(), &mut space, &value, n_values, 16);
-        assert!(!index.value_bounds.is_empty() && index.masked.iter().any(|&m| m));
+        assert!(!index.value_bounds.is_empty());
+        assert!(index.metric.offset.iter().any(|&o| o != NONE) && !index.metric.coded.is_empty());
         for r in 0..3000u32 {
             if rng.random_range(0..10) < 3 {
                 index.remove(r);
@@ -1910,7 +1968,6 @@ mod tests {
             }
             for _ in 0..2000 {
                 let anchor = rng.random_range(0..3000);
-                let q = index.point(anchor).to_vec();
                 let v = rng.random_range(0..n_values as u32);
                 // A random ancestor of the anchor's leaf, the root half the
                 // time.
@@ -1926,24 +1983,28 @@ mod tests {
                         p => top = p,
                     }
                 }
-                let free = nearest_by_scan(&index, top, &q, v, f64::INFINITY);
-                assert_eq!(index.nearest(top, anchor, v, f64::INFINITY), free);
+                let free = nearest_by_scan(&index, top, anchor, v, u64::MAX);
+                assert_eq!(index.nearest(top, anchor, v, u64::MAX), free);
+                // The fixed-point distance is `Space::distance`.
+                if let Some((d, row)) = free {
+                    assert_eq!(d, space.distance(anchor, row));
+                }
                 let Some((d, _)) = free else { continue };
                 // Rows at the same distance as the one returned: the tie
                 // the row order settles.
                 let n = index.nodes[top as usize];
+                let q = index.query(anchor);
                 let tied = (n.start..n.end)
                     .filter(|&pos| {
-                        index.value[pos as usize] == v
-                            && index.distance_at(&q, pos as usize, f64::INFINITY) == d
+                        index.value[pos as usize] == v && index.distance_at(&q, pos as usize) == d
                     })
                     .count();
                 ties += usize::from(tied > 1);
-                for limit in [d, d + 1e-9, d / 2.0] {
+                for limit in [d, d + 1, d / 2] {
                     limited += 1;
                     assert_eq!(
                         index.nearest(top, anchor, v, limit),
-                        nearest_by_scan(&index, top, &q, v, limit)
+                        nearest_by_scan(&index, top, anchor, v, limit)
                     );
                 }
             }
@@ -1970,8 +2031,8 @@ mod tests {
         for anchor in 0..60 {
             for v in 0..6 {
                 assert_eq!(
-                    forward.nearest(0, anchor, v, f64::INFINITY),
-                    backward.nearest(0, anchor, v, f64::INFINITY)
+                    forward.nearest(0, anchor, v, u64::MAX),
+                    backward.nearest(0, anchor, v, u64::MAX)
                 );
             }
         }
