@@ -1095,7 +1095,7 @@ fn cross_bucket_l_diversity(
         }
     };
     let buckets = ValueBuckets::new(release, ds, column);
-    let unit_buckets = unit_bucket_counts(&matching, &buckets);
+    let unit_buckets = unit_bucket_counts(matching, &buckets);
     let l = u64::from(l);
 
     // Per target: the first violation, or the largest p(t, MB)/|MB| as a
