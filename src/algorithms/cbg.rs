@@ -931,8 +931,8 @@ impl<'a> Space<'a> {
     ///
     /// The median is the code at (len − 1)/2 in code order, found by
     /// counting codes when they are few next to the rows, else by
-    /// selection (which reorders `rows`; nothing depends on their order).
-    fn cut_value(&mut self, rows: &mut [u32], a: usize) -> u32 {
+    /// selection on a copy of their codes.
+    fn cut_value(&mut self, rows: &[u32], a: usize) -> u32 {
         let codes = self.cols[a];
         let mid = (rows.len() - 1) / 2;
         let code_space = self.stamps[a].len();
@@ -956,9 +956,9 @@ impl<'a> Space<'a> {
             }
             (median, top)
         } else {
-            let (_, &mut m, _) = rows.select_nth_unstable_by_key(mid, |&r| codes[r as usize]);
-            let top = rows.iter().map(|&r| codes[r as usize]).max().unwrap_or(0);
-            (codes[m as usize], top)
+            let mut row_codes: Vec<u32> = rows.iter().map(|&r| codes[r as usize]).collect();
+            let top = row_codes.iter().copied().max().unwrap_or(0);
+            (*row_codes.select_nth_unstable(mid).1, top)
         };
         if top > median {
             median
@@ -1180,6 +1180,13 @@ struct KdIndex {
     live: usize,
 }
 
+/// Set bits of `set` at positions [from, to).
+fn count_bits(set: &[u64; WORDS], from: usize, to: usize) -> u32 {
+    (from..to)
+        .filter(|&b| set[b / 64] >> (b % 64) & 1 == 1)
+        .count() as u32
+}
+
 /// Add one row (its bits and coded codes) to a bound of `stride` words.
 fn widen(bound: &mut [u64], bits: &[u64; WORDS], coded: &[u32]) {
     for (b, &w) in bound.iter_mut().zip(bits) {
@@ -1211,6 +1218,28 @@ impl KdIndex {
         let mut perm = rows;
         let len = perm.len();
         let d = space.d();
+        // Each row's categorical bits and coded codes (`Metric`), in tree
+        // order: built first and moved with the rows while they are split,
+        // so that a node's spreads are a pass over memory in order (an OR of
+        // bit sets for the categorical attributes).
+        let metric = space.metric.clone();
+        let n_coded = metric.coded.len();
+        let stride = WORDS + n_coded;
+        let mut bits = vec![[0u64; WORDS]; len];
+        let mut coded = Vec::with_capacity(len * n_coded);
+        for (pos, &r) in perm.iter().enumerate() {
+            for a in 0..d {
+                if metric.offset[a] != NONE {
+                    let bit = metric.offset[a] + space.cols[a][r as usize];
+                    bits[pos][bit as usize / 64] |= 1 << (bit % 64);
+                }
+            }
+            coded.extend(metric.coded.iter().map(|&a| space.cols[a][r as usize]));
+        }
+        let mut coded_at = vec![NONE; d];
+        for (i, &a) in metric.coded.iter().enumerate() {
+            coded_at[a] = i as u32;
+        }
         let mut nodes = vec![Node {
             start: 0,
             end: len as u32,
@@ -1219,26 +1248,69 @@ impl KdIndex {
             parent: NONE,
         }];
         let mut stack = vec![0usize];
+        let mut lo = vec![0u32; n_coded];
+        let mut hi = vec![0u32; n_coded];
         while let Some(id) = stack.pop() {
             let Node { start, end, .. } = nodes[id];
             let (s, e) = (start as usize, end as usize);
             if e - s <= leaf_cap {
                 continue;
             }
+            let mut union = [0u64; WORDS];
+            for row in &bits[s..e] {
+                for (u, &w) in union.iter_mut().zip(row) {
+                    *u |= w;
+                }
+            }
+            lo.fill(u32::MAX);
+            hi.fill(0);
+            if n_coded > 0 {
+                for row in coded[s * n_coded..e * n_coded].chunks_exact(n_coded) {
+                    for (i, &c) in row.iter().enumerate() {
+                        lo[i] = lo[i].min(c);
+                        hi[i] = hi[i].max(c);
+                    }
+                }
+            }
             // Alg. 3's choose_attri: the widest normalized spread (the
-            // first of equal ones).
-            let (a, width) =
-                (0..d)
-                    .map(|a| (a, space.width(&perm[s..e], a)))
-                    .fold(
-                        (0, -1.0),
-                        |best, cur| if cur.1 > best.1 { cur } else { best },
-                    );
+            // first of equal ones), as `Space::spread` counts it.
+            let (a, width) = (0..d)
+                .map(|a| {
+                    let spread = if metric.offset[a] != NONE {
+                        let from = metric.offset[a] as usize;
+                        count_bits(&union, from, from + space.stamps[a].len()) - 1
+                    } else if space.numeric[a] {
+                        let i = coded_at[a] as usize;
+                        hi[i] - lo[i]
+                    } else {
+                        space.spread(&perm[s..e], a)
+                    };
+                    (a, spread as f64 * space.unit[a])
+                })
+                .fold(
+                    (0, -1.0),
+                    |best, cur| if cur.1 > best.1 { cur } else { best },
+                );
             if width <= 0.0 {
                 continue;
             }
-            let i = space.median_cut(&mut perm[s..e], a);
-            let mid = (s + i) as u32;
+            // T_l = {≤ cut} to the front, the rows' bits and codes with them.
+            let cut = space.cut_value(&perm[s..e], a);
+            let col = space.cols[a];
+            let mut i = s;
+            for j in s..e {
+                if col[perm[j] as usize] <= cut {
+                    if i != j {
+                        perm.swap(i, j);
+                        bits.swap(i, j);
+                        for c in 0..n_coded {
+                            coded.swap(i * n_coded + c, j * n_coded + c);
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            let mid = i as u32;
             let left = nodes.len();
             nodes.push(Node {
                 start,
@@ -1260,20 +1332,6 @@ impl KdIndex {
             stack.push(left + 1);
         }
 
-        let metric = space.metric.clone();
-        let n_coded = metric.coded.len();
-        let stride = WORDS + n_coded;
-        let mut bits = vec![[0u64; WORDS]; len];
-        let mut coded = Vec::with_capacity(len * n_coded);
-        for (pos, &r) in perm.iter().enumerate() {
-            for a in 0..d {
-                if metric.offset[a] != NONE {
-                    let bit = metric.offset[a] + space.cols[a][r as usize];
-                    bits[pos][bit as usize / 64] |= 1 << (bit % 64);
-                }
-            }
-            coded.extend(metric.coded.iter().map(|&a| space.cols[a][r as usize]));
-        }
         let pos_value: Vec<u32> = perm.iter().map(|&r| value[r as usize]).collect();
         let mut pos_of = vec![NONE; value.len()];
         for (pos, &r) in perm.iter().enumerate() {
