@@ -1213,16 +1213,17 @@ struct KdIndex {
     /// The least row id under each node, as built (a lower bound once rows
     /// are placed): `nearest` breaks ties by row id.
     min_row: Vec<u32>,
-    /// `counts[node * n_values + v]`: remaining rows of value v in node.
+    /// `counts[v * nodes + node]`: remaining rows of value v in node (by
+    /// value, as `value_bounds`).
     counts: Vec<u32>,
     /// What the rows under each node hold, as built (still a bound once
     /// some are placed): `stride` words per node — the union of their
     /// categorical bits, then per coded attribute the range `lo | hi << 32`.
     bounds: Vec<u64>,
-    /// The same per node and sensitive value, at `(node * n_values + v) *
-    /// stride`: far tighter for `nearest` than the node's, whose categorical
-    /// sets hold most codes. Empty when the tree is too large for it
-    /// (`MAX_VALUE_BOUNDS`).
+    /// The same per sensitive value and node, at `(v * nodes + node) *
+    /// stride` (a search, for one value, reads one block): far tighter for
+    /// `nearest` than the node's, whose categorical sets hold most codes.
+    /// Empty when the tree is too large for it (`MAX_VALUE_BOUNDS`).
     value_bounds: Vec<u64>,
     stride: usize,
     metric: Metric,
@@ -1406,12 +1407,12 @@ impl KdIndex {
             for pos in node.start as usize..node.end as usize {
                 leaf_at[pos] = id as u32;
                 let v = pos_value[pos] as usize;
-                counts[id * n_values + v] += 1;
+                counts[v * nodes.len() + id] += 1;
                 min_row[id] = min_row[id].min(perm[pos]);
                 let row_coded = &coded[pos * n_coded..][..n_coded];
                 widen(&mut bounds[id * stride..][..stride], &bits[pos], row_coded);
                 if !value_bounds.is_empty() {
-                    let at = (id * n_values + v) * stride;
+                    let at = (v * nodes.len() + id) * stride;
                     widen(&mut value_bounds[at..][..stride], &bits[pos], row_coded);
                 }
             }
@@ -1421,16 +1422,16 @@ impl KdIndex {
             let p = nodes[id].parent as usize;
             min_row[p] = min_row[p].min(min_row[id]);
             for v in 0..n_values {
-                counts[p * n_values + v] += counts[id * n_values + v];
+                counts[v * nodes.len() + p] += counts[v * nodes.len() + id];
             }
             let (parent, child) = bounds.split_at_mut(id * stride);
             merge_bound(&mut parent[p * stride..][..stride], &child[..stride]);
             if !value_bounds.is_empty() {
-                let block = n_values * stride;
-                let (parent, child) = value_bounds.split_at_mut(id * block);
-                let (into, from) = (&mut parent[p * block..][..block], &child[..block]);
-                for (t, f) in into.chunks_exact_mut(stride).zip(from.chunks_exact(stride)) {
-                    merge_bound(t, f);
+                for v in 0..n_values {
+                    let (parent, child) =
+                        value_bounds.split_at_mut((v * nodes.len() + id) * stride);
+                    let at = (v * nodes.len() + p) * stride;
+                    merge_bound(&mut parent[at..][..stride], &child[..stride]);
                 }
             }
         }
@@ -1455,8 +1456,7 @@ impl KdIndex {
     }
 
     fn node_holds(&self, node: u32, s_set: &[u32]) -> bool {
-        let base = node as usize * self.n_values;
-        s_set.iter().all(|&v| self.counts[base + v as usize] > 0)
+        s_set.iter().all(|&v| self.count(node, v) > 0)
     }
 
     /// Alg. 3's recursion on the tree: descend while a child still holds
@@ -1489,7 +1489,7 @@ impl KdIndex {
     }
 
     fn count(&self, node: u32, v: u32) -> u32 {
-        self.counts[node as usize * self.n_values + v as usize]
+        self.counts[v as usize * self.nodes.len() + node as usize]
     }
 
     /// Remaining rows under `node`.
@@ -1572,7 +1572,8 @@ impl KdIndex {
         let bound = if self.value_bounds.is_empty() {
             &self.bounds[node as usize * stride..][..stride]
         } else {
-            &self.value_bounds[(node as usize * self.n_values + v as usize) * stride..][..stride]
+            let at = (v as usize * self.nodes.len() + node as usize) * stride;
+            &self.value_bounds[at..][..stride]
         };
         self.bound_distance(bound, q)
     }
@@ -1806,7 +1807,7 @@ impl KdIndex {
         self.value[pos as usize] = NONE;
         let mut id = self.leaf_at[pos as usize];
         while id != NONE {
-            self.counts[id as usize * self.n_values + v] -= 1;
+            self.counts[v * self.nodes.len() + id as usize] -= 1;
             id = self.nodes[id as usize].parent;
         }
         self.live -= 1;
