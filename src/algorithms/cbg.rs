@@ -44,8 +44,8 @@
 //!   instead of 0.108 (still below Anatomy's 0.131 and Mondrian-l's 0.171).
 //!   (Those figures are from when the rule was chosen; with today's search
 //!   the same setting, seed 42, gives mean NCP 0.0658 and mean breach
-//!   probability 0.118.) The seeded RNG draws the anchors (here and in `select_tuples`); the
-//!   seed is recorded in `release.params.seed`.
+//!   probability 0.118.) The seeded RNG draws the anchors (here and in
+//!   `select_tuples`); the seed is recorded in `release.params.seed`.
 //! - **`calculate_alpha`** (α in m-Invariance: how many batches may take the
 //!   same S_set while the rest stays eligible) is the number of rounds for
 //!   which S_set stays a set of β most frequent values: c_β − c_{β+1} + 1,
