@@ -10,7 +10,9 @@
 //! One press is `App::step(AdjustK(±1))` (k alternates between a start
 //! value and one more) → wait for the anonymization's message →
 //! `App::on_worker` → draw the whole screen into a 120 × 40 `TestBackend`;
-//! the clock runs from before the step to after the draw. Between presses
+//! the clock runs from before the step to after the draw. As in the
+//! terminal loop, the release's follow-up jobs (query workload, neighbour
+//! prefetch) start after that draw (`App::after_draw`). Between presses
 //! the app settles (the query workload that follows each release
 //! finishes), as it would between a person's key presses.
 //!
@@ -103,14 +105,22 @@ impl Live {
 
     /// Apply worker messages until no job runs.
     fn settle(&mut self) {
+        self.draw();
         while self.busy() {
             let msg = self.rx.recv_timeout(STUCK).expect("a job is stuck");
             self.app.on_worker(msg);
+            self.draw();
         }
-        self.draw();
     }
 
+    /// Draw, then start what waits for the frame, as the terminal loop
+    /// does (`App::after_draw`).
     fn draw(&mut self) {
+        self.draw_only();
+        self.app.after_draw();
+    }
+
+    fn draw_only(&mut self) {
         let app = &self.app;
         self.terminal
             .draw(|f| tui::draw(f, app))
@@ -131,8 +141,12 @@ impl Live {
                 .expect("the anonymization is stuck");
             self.app.on_worker(msg);
         }
-        self.draw();
-        (start.elapsed(), ran)
+        self.draw_only();
+        let elapsed = start.elapsed();
+        // The follow-ups start once the frame is drawn (not timed: the
+        // press is answered).
+        self.app.after_draw();
+        (elapsed, ran)
     }
 }
 

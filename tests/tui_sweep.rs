@@ -370,8 +370,14 @@ fn a_press_onto_a_prefetched_value_shows_what_a_fresh_run_gives_without_a_run() 
     let mut app = prefetched("mondrian-l");
     app.step(&Action::Right);
     assert_eq!(app.params().k, 6);
-    // Shown at once: no anonymize job, the query workload follows.
+    // Shown at once: no anonymize job; the query workload follows once
+    // the frame is drawn.
     assert_eq!(app.anonymize().job, JobState::Done);
+    assert!(!matches!(
+        app.anonymize().queries,
+        anonlab::tui::QueriesState::Running { .. }
+    ));
+    app.after_draw();
     assert!(matches!(
         app.anonymize().queries,
         anonlab::tui::QueriesState::Running { .. }

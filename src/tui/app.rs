@@ -244,6 +244,11 @@ pub fn visible_window(n_rows: usize, top: usize, page: usize) -> Range<usize> {
 }
 
 pub struct App {
+    /// The shown anonymization's follow-up jobs (query workload, Risk's
+    /// "after", neighbour prefetch), started by `after_draw` once the new
+    /// view is on screen, so that they do not take the cores from the draw
+    /// a key press waits for.
+    followups: Option<AnonymizeInputs>,
     ds: Arc<Dataset>,
     label: String,
     source: Option<PathBuf>,
@@ -412,6 +417,7 @@ impl App {
             export_worker: Worker::inline(),
             export_job: JobState::Idle,
             prefetch: anon::Prefetch::default(),
+            followups: None,
             prefetch_worker: Worker::inline(),
         };
         if let Some(message) = t_left_out {
@@ -476,6 +482,7 @@ impl App {
     /// progress.
     pub fn run_pending_jobs_blocking(&mut self) {
         loop {
+            self.after_draw();
             let mut msgs: Vec<JobMsg> = Vec::new();
             drain(&mut self.worker, JobMsg::Risk, &mut msgs);
             drain(&mut self.after_worker, JobMsg::RiskAfter, &mut msgs);
@@ -809,16 +816,30 @@ impl App {
                 self.anon.error = None;
                 self.anon.job = JobState::Done;
                 self.anon.refresh_table(&self.ds);
-                self.request_queries();
-                if self.screen == Screen::Risk {
-                    self.request_after();
-                }
             }
             Err(error) => {
                 // Infeasible parameters are the common failure: the screen
                 // shows the algorithm's message where the figures would be.
                 self.anon.error = Some((inputs.clone(), error));
                 self.anon.job = JobState::Failed;
+            }
+        }
+        self.followups = Some(inputs);
+    }
+
+    /// Start the follow-up jobs of an anonymization shown since the last
+    /// frame: its query workload, Risk's "after" when that screen is open,
+    /// and the prefetch of its neighbours. The terminal loop calls this
+    /// after each draw.
+    pub fn after_draw(&mut self) {
+        let Some(inputs) = self.followups.take() else {
+            return;
+        };
+        let shown = self.anon.view.as_ref().is_some_and(|v| v.inputs == inputs);
+        if shown {
+            self.request_queries();
+            if self.screen == Screen::Risk {
+                self.request_after();
             }
         }
         self.prefetch_neighbours(&inputs);

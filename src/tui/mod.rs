@@ -148,6 +148,7 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
             }
         }
         guard.terminal.draw(|f| draw(f, &app))?;
+        app.after_draw();
         if app.should_quit() {
             return Ok(());
         }
