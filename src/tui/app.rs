@@ -249,6 +249,9 @@ pub struct App {
     /// view is on screen, so that they do not take the cores from the draw
     /// a key press waits for.
     followups: Option<AnonymizeInputs>,
+    /// The view a new one replaced, freed after the frame (a release of
+    /// thirty thousand groups takes milliseconds to free).
+    retired: Option<AnonymizeView>,
     ds: Arc<Dataset>,
     label: String,
     source: Option<PathBuf>,
@@ -418,6 +421,7 @@ impl App {
             export_job: JobState::Idle,
             prefetch: anon::Prefetch::default(),
             followups: None,
+            retired: None,
             prefetch_worker: Worker::inline(),
         };
         if let Some(message) = t_left_out {
@@ -812,7 +816,7 @@ impl App {
         match outcome {
             Ok(output) => {
                 self.before = Some((output.before_key.clone(), Arc::clone(&output.before)));
-                self.anon.view = Some(*output);
+                self.retired = self.anon.view.replace(*output);
                 self.anon.error = None;
                 self.anon.job = JobState::Done;
                 self.anon.refresh_table(&self.ds);
@@ -832,6 +836,7 @@ impl App {
     /// and the prefetch of its neighbours. The terminal loop calls this
     /// after each draw.
     pub fn after_draw(&mut self) {
+        self.retired = None;
         let Some(inputs) = self.followups.take() else {
             return;
         };
