@@ -781,7 +781,7 @@ impl Default for KeyMap {
                 Scope::Global,
                 &[I::ch('/')],
                 A::OpenSearch,
-                "search the table (Data: the focused column)",
+                "search the table or list in view",
             ),
             b(Scope::Global, &[I::ch('n')], A::SearchNext, "next match"),
             b(
