@@ -2024,6 +2024,15 @@ mod tests {
         }
     }
 
+    /// A dataset of string cells (the tests' tables).
+    fn table(names: &[&str], rows: &[Vec<String>]) -> Dataset {
+        let rows: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|r| r.iter().map(String::as_str).collect())
+            .collect();
+        Dataset::from_rows(names, &rows).unwrap()
+    }
+
     fn small() -> Dataset {
         let rows: Vec<Vec<String>> = (0..60)
             .map(|i| {
@@ -2034,11 +2043,7 @@ mod tests {
                 ]
             })
             .collect();
-        let rows: Vec<Vec<&str>> = rows
-            .iter()
-            .map(|r| r.iter().map(String::as_str).collect())
-            .collect();
-        Dataset::from_rows(&["age", "g", "s"], &rows).unwrap()
+        table(&["age", "g", "s"], &rows)
     }
 
     /// `nearest` returns exactly the row a scan finds — ties included,
@@ -2058,11 +2063,7 @@ mod tests {
                 ]
             })
             .collect();
-        let rows: Vec<Vec<&str>> = rows
-            .iter()
-            .map(|r| r.iter().map(String::as_str).collect())
-            .collect();
-        let ds = Dataset::from_rows(&["age", "g", "h", "s"], &rows).unwrap();
+        let ds = table(&["age", "g", "h", "s"], &rows);
         let mut space = Space::new(&ds, &[0, 1, 2]);
         let value = ds.col(3).codes().to_vec();
         let n_values = 5;
@@ -2190,11 +2191,7 @@ mod tests {
                 ]
             })
             .collect();
-        let rows: Vec<Vec<&str>> = rows
-            .iter()
-            .map(|r| r.iter().map(String::as_str).collect())
-            .collect();
-        let other = Dataset::from_rows(&["age", "g", "s"], &rows).unwrap();
+        let other = table(&["age", "g", "s"], &rows);
         let fresh = {
             *FIRST_TREE.lock().unwrap() = None;
             cross_bucket_generalization(&request(&other, 2, 4), &p).unwrap()
@@ -2241,11 +2238,7 @@ mod tests {
                 vec![i.to_string(), "g".into(), s.to_string()]
             })
             .collect();
-        let rows: Vec<Vec<&str>> = rows
-            .iter()
-            .map(|r| r.iter().map(String::as_str).collect())
-            .collect();
-        let ds = Dataset::from_rows(&["age", "g", "s"], &rows).unwrap();
+        let ds = table(&["age", "g", "s"], &rows);
         let e = cross_bucket_generalization(&request(&ds, 3, 2), &p)
             .unwrap_err()
             .to_string();

@@ -407,13 +407,8 @@ fn build_units(release: &Release, codes: &[&[u32]], keys: &KeyMaker) -> Units {
             };
             let mut sorted: Vec<(Key, u32)> = group.rows.iter().map(|&r| (key(r), r)).collect();
             sorted.sort_unstable();
-            for run in sorted.chunk_by(|a, b| a.0 == b.0) {
-                let u = unit_group.len() as u32;
-                exact.push(run[0].0.clone(), u);
-                rows.extend(run.iter().map(|(_, r)| *r));
-                offsets.push(rows.len());
-                unit_group.push(g as u32);
-            }
+            let mut lists = (&mut rows, &mut offsets, &mut unit_group);
+            push_runs(&sorted, g, &mut lists, |k, u| exact.push(k.clone(), u));
             group_units.push(GroupUnits::Exact);
             continue;
         }
@@ -422,13 +417,10 @@ fn build_units(release: &Release, codes: &[&[u32]], keys: &KeyMaker) -> Units {
         let mut sorted: Vec<(Box<[u32]>, u32)> = group.rows.iter().map(|&r| (key(r), r)).collect();
         sorted.sort_unstable();
         let mut units = FxHashMap::default();
-        for run in sorted.chunk_by(|a, b| a.0 == b.0) {
-            let u = unit_group.len() as u32;
-            units.insert(run[0].0.clone(), u);
-            rows.extend(run.iter().map(|(_, r)| *r));
-            offsets.push(rows.len());
-            unit_group.push(g as u32);
-        }
+        let mut lists = (&mut rows, &mut offsets, &mut unit_group);
+        push_runs(&sorted, g, &mut lists, |k, u| {
+            units.insert(k.clone(), u);
+        });
         needs_bits = true;
         group_units.push(GroupUnits::ByOriginal { positions, units });
     }
@@ -791,6 +783,26 @@ fn promised_k(release: &Release) -> Option<u32> {
             _ => None,
         })
     })
+}
+
+/// The unit lists being built: rows by unit, each unit's end in it, and
+/// each unit's group.
+type UnitLists<'a> = (&'a mut Vec<u32>, &'a mut Vec<usize>, &'a mut Vec<u32>);
+
+/// One unit per run of equal keys in `sorted` (rows of group `g` sorted by
+/// key): `add` records the key's unit, the lists get its rows.
+fn push_runs<K: PartialEq>(
+    sorted: &[(K, u32)],
+    g: usize,
+    (rows, offsets, unit_group): &mut UnitLists<'_>,
+    mut add: impl FnMut(&K, u32),
+) {
+    for run in sorted.chunk_by(|a, b| a.0 == b.0) {
+        add(&run[0].0, unit_group.len() as u32);
+        rows.extend(run.iter().map(|(_, r)| *r));
+        offsets.push(rows.len());
+        unit_group.push(g as u32);
+    }
 }
 
 #[cfg(test)]
