@@ -249,6 +249,10 @@ pub struct App {
     /// view is on screen, so that they do not take the cores from the draw
     /// a key press waits for.
     followups: Option<AnonymizeInputs>,
+    /// Whether the shown view, a fresh run, goes into the prefetch cache
+    /// after the frame (copying it, and freeing what it evicts, would
+    /// otherwise lengthen the press).
+    cache_shown: bool,
     /// The view a new one replaced, freed after the frame (a release of
     /// thirty thousand groups takes milliseconds to free).
     retired: Option<AnonymizeView>,
@@ -421,6 +425,7 @@ impl App {
             export_job: JobState::Idle,
             prefetch: anon::Prefetch::default(),
             followups: None,
+            cache_shown: false,
             retired: None,
             prefetch_worker: Worker::inline(),
         };
@@ -792,9 +797,7 @@ impl App {
             }
             WorkerMsg::Done { output, .. } => {
                 let inputs = output.inputs.clone();
-                if self.prefetch.enabled {
-                    self.prefetch.insert(inputs.clone(), Ok(output.clone()));
-                }
+                self.cache_shown = self.prefetch.enabled;
                 self.show_outcome(inputs, Ok(output));
             }
             WorkerMsg::Cancelled { .. } => self.anon.job = JobState::Cancelled,
@@ -840,8 +843,12 @@ impl App {
         let Some(inputs) = self.followups.take() else {
             return;
         };
-        let shown = self.anon.view.as_ref().is_some_and(|v| v.inputs == inputs);
-        if shown {
+        let shown = self.anon.view.as_ref().filter(|v| v.inputs == inputs);
+        if let (true, Some(view)) = (std::mem::take(&mut self.cache_shown), shown) {
+            let copy = Box::new(view.clone());
+            self.prefetch.insert(inputs.clone(), Ok(copy));
+        }
+        if self.anon.view.as_ref().is_some_and(|v| v.inputs == inputs) {
             self.request_queries();
             if self.screen == Screen::Risk {
                 self.request_after();
