@@ -32,7 +32,9 @@ impl std::fmt::Display for Location {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{0}: cannot read file: {1}")]
-    Io(PathBuf, #[source] std::io::Error),
+    // The reason is in the message, not a `source`: the CLI prints the
+    // chain, which would repeat it.
+    Io(PathBuf, std::io::Error),
 
     #[error("{at}: {msg}")]
     Input { at: Location, msg: String },
