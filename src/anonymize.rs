@@ -206,14 +206,7 @@ fn verify_and_measure_risk(
             || local_measures(release, ds, sensitive, progress),
         );
     }
-    let shared = Matching::new(release, ds, progress).and_then(|matching| {
-        progress.check()?;
-        let breach = sensitive
-            .map(|s| risk::breach_from(&matching, release, ds, s, progress))
-            .transpose()?;
-        Ok((matching, breach))
-    });
-    match shared {
+    match matching_and_breach(release, ds, sensitive, progress) {
         Ok((matching, breach)) => {
             let shared = Shared {
                 matching: Some(&matching),
@@ -254,11 +247,24 @@ pub fn measure_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Res
     if !release.local_buckets.is_empty() {
         return local_measures(release, ds, sensitive, progress);
     }
+    let (matching, breach) = matching_and_breach(release, ds, sensitive, progress)?;
+    Ok(shared_risk(&matching, release, breach.as_ref()))
+}
+
+/// The matching index of `release` and the breach probabilities of
+/// `sensitive` on it: what the risk figures and the verifier share.
+fn matching_and_breach(
+    release: &Release,
+    ds: &Dataset,
+    sensitive: Option<usize>,
+    progress: &Progress,
+) -> Result<(Matching, Option<Breach>)> {
     let matching = Matching::new(release, ds, progress)?;
+    progress.check()?;
     let breach = sensitive
         .map(|s| risk::breach_from(&matching, release, ds, s, progress))
         .transpose()?;
-    Ok(shared_risk(&matching, release, breach.as_ref()))
+    Ok((matching, breach))
 }
 
 /// The figures of [`measure_risk`] from the matching index and the breach

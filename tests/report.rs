@@ -96,14 +96,7 @@ fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
 
     // HTML: well-formed XML, self-contained, with the headline in words.
     let html = std::fs::read_to_string(dir.join(report::HTML_FILE)).unwrap();
-    let doc = roxmltree::Document::parse_with_options(
-        &html,
-        roxmltree::ParsingOptions {
-            allow_dtd: true,
-            ..Default::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("report.html is not well-formed XML: {e}"));
+    let doc = common::parse_html(&html);
     assert_eq!(doc.root_element().tag_name().name(), "html");
     assert!(!html.contains("<script"), "no scripts");
     for attr in ["src=\"http", "href=\"http", "url(", "@import"] {

@@ -26,6 +26,14 @@ fn demo_app(dir: &Path) -> App {
     app
 }
 
+/// The demo with `algorithm`'s release on the Anonymize screen.
+fn anonymized(dir: &Path, algorithm: &str) -> App {
+    let mut app = demo_app(dir);
+    choose_algorithm(&mut app, algorithm);
+    run_to_done(&mut app);
+    app
+}
+
 /// Press `e` and finish the export; the files it names in the notice.
 fn export_chart(app: &mut App) -> Vec<PathBuf> {
     app.step(&Action::ExportChart);
@@ -107,9 +115,7 @@ fn the_data_screen_exports_the_class_sizes_of_the_quasi_identifiers() {
 #[test]
 fn the_risk_screen_exports_the_cdf_and_histogram_before_and_after() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = demo_app(dir.path());
-    choose_algorithm(&mut app, "mondrian");
-    run_to_done(&mut app);
+    let mut app = anonymized(dir.path(), "mondrian");
     app.step(&Action::ShowScreen(Screen::Risk));
     app.run_pending_jobs_blocking();
     let files = export_chart(&mut app);
@@ -132,9 +138,7 @@ fn the_risk_screen_exports_the_cdf_and_histogram_before_and_after() {
 #[test]
 fn the_anonymize_screen_exports_breach_cdfs_of_the_shown_release() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = demo_app(dir.path());
-    choose_algorithm(&mut app, "mondrian-l");
-    run_to_done(&mut app);
+    let mut app = anonymized(dir.path(), "mondrian-l");
     let k = app.params().k;
     let l = app.params().l;
     let files = export_chart(&mut app);
@@ -154,9 +158,7 @@ fn the_anonymize_screen_exports_breach_cdfs_of_the_shown_release() {
 #[test]
 fn the_open_sweep_exports_its_heat_map() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = demo_app(dir.path());
-    choose_algorithm(&mut app, "mondrian-l");
-    run_to_done(&mut app);
+    let mut app = anonymized(dir.path(), "mondrian-l");
     app.step(&Action::ToggleSweep);
     app.run_pending_jobs_blocking();
     assert_eq!(app.sweep().job, JobState::Done);
@@ -209,9 +211,7 @@ fn the_hierarchies_screen_exports_the_correlation_heat_map() {
 #[test]
 fn the_compare_screen_exports_one_curve_per_entry() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = demo_app(dir.path());
-    choose_algorithm(&mut app, "mondrian-l");
-    run_to_done(&mut app);
+    let mut app = anonymized(dir.path(), "mondrian-l");
     app.step(&Action::AddToCompare);
     choose_algorithm(&mut app, "anatomy");
     run_to_done(&mut app);

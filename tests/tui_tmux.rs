@@ -14,6 +14,8 @@
 
 #![cfg(feature = "tui")]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -169,14 +171,7 @@ fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
     assert!(screen.contains("shell$"), "{screen}");
 
     let html = std::fs::read_to_string(report.join("report.html")).unwrap();
-    let doc = roxmltree::Document::parse_with_options(
-        &html,
-        roxmltree::ParsingOptions {
-            allow_dtd: true,
-            ..Default::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("report.html is not well-formed: {e}"));
+    let doc = common::parse_html(&html);
     assert_eq!(doc.root_element().tag_name().name(), "html");
     assert!(report.join("report.md").exists());
     let json: serde_json::Value =

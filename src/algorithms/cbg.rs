@@ -202,8 +202,8 @@ const NEAR_ANCHORS: usize = 1;
 const SMALL_REGION: usize = 256;
 /// Node × value counters the kd-tree may hold; leaves grow to stay under it.
 const MAX_COUNTERS: usize = 1 << 24;
-/// Codes the kd-tree's per-value boxes may take (64 MiB); beyond it
-/// `nearest` bounds by the nodes' boxes alone.
+/// Words the kd-tree's per-value bounds may take (128 MiB); beyond it
+/// `nearest` bounds by the nodes' bounds alone.
 const MAX_VALUE_BOUNDS: usize = 1 << 24;
 /// Candidate (tuple, group) tests `corollary_2_holds` may spend per row
 /// (plus a fixed allowance) before giving up and not claiming.

@@ -783,10 +783,10 @@ impl TableLayout {
         let groups = release.groups.len();
         let step = groups.div_ceil(WIDTH_SAMPLE_GROUPS).max(1);
         for g in (0..groups).step_by(step) {
-            let Some((g, member)) = locate(&group_starts, group_starts[g]) else {
+            if release.groups[g].rows.is_empty() {
                 continue;
-            };
-            let row = published_row_indexed(release, ds, Some(roles), g, member, &index);
+            }
+            let row = published_row_indexed(release, ds, Some(roles), g, 0, &index);
             for (w, cell) in widths.iter_mut().zip(&row) {
                 *w = (*w).max(text_width(cell));
             }

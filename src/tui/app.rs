@@ -843,12 +843,13 @@ impl App {
         let Some(inputs) = self.followups.take() else {
             return;
         };
+        let fresh = std::mem::take(&mut self.cache_shown);
         let shown = self.anon.view.as_ref().filter(|v| v.inputs == inputs);
-        if let (true, Some(view)) = (std::mem::take(&mut self.cache_shown), shown) {
-            let copy = Box::new(view.clone());
-            self.prefetch.insert(inputs.clone(), Ok(copy));
+        if let (true, Some(view)) = (fresh, shown) {
+            self.prefetch
+                .insert(inputs.clone(), Ok(Box::new(view.clone())));
         }
-        if self.anon.view.as_ref().is_some_and(|v| v.inputs == inputs) {
+        if shown.is_some() {
             self.request_queries();
             if self.screen == Screen::Risk {
                 self.request_after();

@@ -78,3 +78,16 @@ pub fn occupation_request<'a>(
         options: Default::default(),
     }
 }
+
+/// A report page parsed as XML (its `<!DOCTYPE html>` allowed): the
+/// well-formedness check both report tests make.
+pub fn parse_html(html: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse_with_options(
+        html,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("report.html is not well-formed XML: {e}"))
+}
