@@ -33,6 +33,62 @@ pub struct Distribution {
 }
 
 impl Distribution {
+    /// Per-record probabilities over `published` published records.
+    pub fn from_probabilities(probabilities: &[f64], published: usize, threshold: f64) -> Self {
+        Self::new(
+            ProbabilitySummary::new(probabilities, published, threshold),
+            risk::probability_histogram(probabilities),
+            risk::probability_cdf(probabilities),
+        )
+    }
+
+    /// Pr(re-id) = 1 / matches per record, every record published, summed
+    /// and binned by the key-count simulator's own functions
+    /// (`risk::summarize`, `risk::histogram`, `risk::cdf`), so a
+    /// distribution of match counts reads the same whichever attack
+    /// counted them.
+    pub fn from_matches(matches: &[u32], threshold: f64) -> Self {
+        let s = risk::summarize(matches, 0, threshold);
+        let records = s.records;
+        let summary = ProbabilitySummary {
+            records,
+            published: records,
+            mean: s.mean,
+            max: s.max,
+            threshold,
+            records_above_threshold: s.records_above_threshold,
+            share_above_threshold: if records == 0 {
+                0.0
+            } else {
+                s.records_above_threshold as f64 / records as f64
+            },
+        };
+        Self::new(summary, risk::histogram(matches), risk::cdf(matches))
+    }
+
+    /// Records whose probability is at most `p`, read off the CDF (values
+    /// within 1e-9 of `p` count as `p`).
+    pub fn at_most(&self, p: f64) -> usize {
+        let share = self
+            .cdf
+            .iter()
+            .take_while(|c| c.probability <= p + 1e-9)
+            .last()
+            .map_or(0.0, |c| c.share);
+        ((share * self.summary.records as f64).round() as usize).min(self.summary.records)
+    }
+
+    /// Records whose probability is above `threshold`.
+    pub fn above(&self, threshold: f64) -> usize {
+        self.summary.records - self.at_most(threshold)
+    }
+
+    /// Records whose probability is 1: singled out (re-identification) or
+    /// whose sensitive value is certain (breach).
+    pub fn certain(&self) -> usize {
+        self.summary.records - self.at_most(1.0 - 2e-9)
+    }
+
     fn new(summary: ProbabilitySummary, histogram: Vec<HistogramBin>, cdf: Vec<CdfPoint>) -> Self {
         let cdf_at = CDF_POINTS
             .iter()

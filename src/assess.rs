@@ -1,6 +1,13 @@
-//! One assessment of a session: the attack simulation plus the privacy
-//! models of every sensitive attribute, in the shape the CLI prints as JSON
-//! and the TUI draws.
+//! One assessment of a session: the attack simulation, the session's
+//! **baseline** and the privacy models of every sensitive attribute, in the
+//! shape the CLI prints as JSON and the TUI draws.
+//!
+//! The baseline is the original table published as is, attacked by the
+//! session's attacker (known attributes, hidden cells): the key count, the
+//! linkage attack and the breach probability of the first sensitive
+//! attribute. It is what "before" means on every screen, chart and report
+//! and in `anonlab assess`; they all read it from here ([`assess_with`]),
+//! labelled with its attacker ([`AttackerSummary`]'s `Display`).
 //!
 //! The models are evaluated on the classes the attacker sees (records
 //! grouped by their published known attributes), so "k" here and in the
@@ -10,12 +17,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::Role;
+use crate::anonymize::{AttributeBreach, Distribution};
+use crate::data::{Dataset, Role, Roles};
 use crate::error::Result;
 use crate::privacy::{self, ModelReport};
 use crate::progress::Progress;
-use crate::risk::{self, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary, Simulation};
-use crate::session::Session;
+use crate::risk::{self, CdfPoint, HistogramBin, PrefixRow, RiskSummary, Simulation};
+use crate::session::{Attacker, AttackerSummary, Session};
 
 /// Risk figures as printed by `anonlab assess --json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -43,6 +51,26 @@ pub struct AssessReport {
     pub cdf: Vec<CdfPoint>,
     pub prefix: Vec<PrefixRow>,
     pub models: BTreeMap<String, ModelReport>,
+    /// The session's baseline: what "before" means everywhere.
+    pub baseline: Baseline,
+}
+
+/// The original table published as is, attacked by one attacker: the
+/// "before" of every surface (see the module doc).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Baseline {
+    /// Whose figures these are.
+    pub attacker: AttackerSummary,
+    /// The key-count simulator: Pr(re-id) = 1 / records sharing the known
+    /// values (hidden cells as wildcards).
+    pub key_count: Distribution,
+    /// The linkage attack on the original table, hidden cells honoured
+    /// (`risk::original_matches`); on the original table it agrees with
+    /// the key count record by record.
+    pub linkage: Distribution,
+    /// Breach probability of the first sensitive attribute over the
+    /// records matching each record.
+    pub breach: Option<AttributeBreach>,
 }
 
 /// The report plus what the TUI needs beyond it (per-record figures).
@@ -52,23 +80,53 @@ pub struct Assessment {
     pub simulation: Simulation,
 }
 
+/// Assess a session for its attacker ([`Session::attacker`]).
 pub fn assess(session: &Session, progress: &Progress) -> Result<Assessment> {
-    let ds = &session.dataset;
-    let known = session.known_columns()?;
-    let hidden = session.hidden_cells(&known)?;
-    let hidden_refs: Vec<_> = hidden.iter().map(Option::as_ref).collect();
-    let simulation = risk::simulate(
-        ds,
-        Knowledge {
-            columns: &known,
-            hidden: &hidden_refs,
-        },
-        session.attacker.threshold,
+    assess_with(
+        &session.dataset,
+        session.label(),
+        &session.roles,
+        &session.attacker()?,
         progress,
-    )?;
+    )
+}
+
+/// Assess `ds` with `roles` for `attacker`; `file` names the data in the
+/// report. The TUI calls this with its session state, the CLI and the
+/// report through [`assess`]: one function, so one figure.
+pub fn assess_with(
+    ds: &Dataset,
+    file: String,
+    roles: &Roles,
+    attacker: &Attacker,
+    progress: &Progress,
+) -> Result<Assessment> {
+    let hidden = attacker.hidden_refs();
+    let knowledge = attacker.knowledge(&hidden);
+    let sensitive_column = roles.with(Role::Sensitive).first().copied();
+    // The simulator and the linkage attack read the same table: side by
+    // side on two cores.
+    let (simulation, original) = rayon::join(
+        || risk::simulate(ds, knowledge, attacker.threshold, progress),
+        || risk::original_matches(ds, knowledge, sensitive_column, progress),
+    );
+    let (simulation, original) = (simulation?, original?);
     progress.check()?;
-    let sensitive: Vec<_> = session
-        .roles
+    let threshold = attacker.threshold;
+    let n = ds.n_rows();
+    let baseline = Baseline {
+        attacker: attacker.summary(ds),
+        key_count: Distribution::from_matches(&simulation.matches, threshold),
+        linkage: Distribution::from_matches(&original.matches, threshold),
+        breach: sensitive_column
+            .zip(original.breach())
+            .map(|(s, p)| AttributeBreach {
+                attribute: ds.col(s).name().to_string(),
+                cells: n,
+                distribution: Distribution::from_probabilities(&p, n, threshold),
+            }),
+    };
+    let sensitive: Vec<_> = roles
         .with(Role::Sensitive)
         .into_iter()
         .map(|c| ds.col(c))
@@ -93,10 +151,10 @@ pub fn assess(session: &Session, progress: &Progress) -> Result<Assessment> {
         ..
     } = simulation.summary.clone();
     let report = AssessReport {
-        file: session.label(),
+        file,
         rows: ds.n_rows(),
-        quasi_identifiers: names(session.roles.with(Role::QuasiIdentifier)),
-        semi_sensitive: names(session.roles.with(Role::SemiSensitive)),
+        quasi_identifiers: names(roles.with(Role::QuasiIdentifier)),
+        semi_sensitive: names(roles.with(Role::SemiSensitive)),
         attacker_knows: simulation.attributes.clone(),
         hidden_cells: simulation.hidden_cells,
         classes,
@@ -112,6 +170,7 @@ pub fn assess(session: &Session, progress: &Progress) -> Result<Assessment> {
         cdf: simulation.cdf.clone(),
         prefix: simulation.prefix.clone(),
         models,
+        baseline,
     };
     Ok(Assessment { report, simulation })
 }
@@ -142,8 +201,20 @@ mod tests {
             "histogram",
             "prefix",
             "models",
+            "baseline",
         ] {
             assert!(json.get(f).is_some(), "missing {f}");
         }
+        // On the original table the linkage attack and the key count are
+        // the same attack.
+        let b = &r.baseline;
+        assert_eq!(b.linkage, b.key_count);
+        assert_eq!(b.key_count.summary.mean, r.risk.mean);
+        assert_eq!(b.attacker.hidden_cells, r.hidden_cells);
+        assert_eq!(b.breach.as_ref().unwrap().attribute, "disease");
+        assert_eq!(
+            b.attacker.to_string(),
+            format!("attacker knows 4 of 4 QIs; {} cells hidden", r.hidden_cells)
+        );
     }
 }

@@ -80,7 +80,7 @@ fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
         sizes.iter().filter(|&&s| s == 1).count()
     );
     assert_eq!(r.utility.discernibility, eval.utility.discernibility);
-    assert_eq!(r.utility.gcp, eval.utility.gcp);
+    assert_eq!(r.utility.gcp_share, eval.utility.gcp);
     assert_eq!(
         r.utility.queries.as_ref().map(|q| q.mean_relative_error),
         eval.queries.as_ref().map(|q| q.mean_relative_error)

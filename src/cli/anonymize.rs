@@ -26,9 +26,11 @@ pub struct Columns {
     /// CSV file to anonymize (or use --project).
     #[arg(required_unless_present = "project")]
     pub file: Option<PathBuf>,
-    /// A saved project: its data file, roles (quasi-identifiers with the
-    /// semi-sensitive attributes, sensitive attributes, identifiers),
-    /// hierarchies and seed. --qi/--sensitive/--identifier/--seed override it.
+    /// A saved project: its data, roles, sensitive cells, hierarchies and
+    /// release settings, so the release is the one the TUI showed for it
+    /// (same fingerprint). Flags given with it override its settings; role
+    /// flags (--qi, --sensitive, --identifier, --semi-sensitive, ...)
+    /// replace its roles.
     #[arg(long, conflicts_with = "file")]
     pub project: Option<PathBuf>,
     /// Quasi-identifiers.
@@ -69,13 +71,16 @@ pub struct AnonymizeArgs {
     #[command(flatten)]
     pub columns: Columns,
     /// mondrian, mondrian-l, anatomy, cbg, lgb-mdp, lgb-ncp, full-domain,
-    /// construction, arp, arp-gen, aip, at, pk-enhanced or pk-greedy.
+    /// construction, arp, arp-gen, aip, at, pk-enhanced or pk-greedy
+    /// (default: the project's).
     #[arg(long, short = 'a')]
-    pub algorithm: String,
-    #[arg(short = 'k', default_value_t = 5)]
-    pub k: u32,
-    #[arg(short = 'l', default_value_t = 2)]
-    pub l: u32,
+    pub algorithm: Option<String>,
+    /// k (default: the project's, else 5).
+    #[arg(short = 'k')]
+    pub k: Option<u32>,
+    /// l (default: the project's, else 2).
+    #[arg(short = 'l')]
+    pub l: Option<u32>,
     /// The published table (CSV; a bucketized release also writes OUT.buckets.csv).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -108,6 +113,9 @@ pub struct CompareArgs {
 
 struct Prepared {
     session: Session,
+    /// A project without role flags: its session makes every request
+    /// (`Session::request`), as the TUI and the report do.
+    from_session: bool,
     qi: Vec<usize>,
     sensitive: Vec<usize>,
     identifiers: Vec<usize>,
@@ -138,6 +146,21 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
         42
     });
     session.dataset = c.pk.sample(session.dataset, seed)?;
+    let role_flags =
+        !c.qi.is_empty() || !c.sensitive.is_empty() || !c.identifier.is_empty() || c.lgb.any();
+    if from_project && !role_flags {
+        let roles = &session.roles;
+        return Ok(Prepared {
+            qi: roles.with(Role::QuasiIdentifier),
+            sensitive: roles.with(Role::Sensitive),
+            identifiers: roles.with(Role::Identifier),
+            semi_sensitive: roles.with(Role::SemiSensitive),
+            options: algorithms::Options::default(),
+            seed,
+            from_session: true,
+            session,
+        });
+    }
     let label = session.label();
     let ds = &session.dataset;
     let idx = |names: &[String]| -> anyhow::Result<Vec<usize>> {
@@ -193,6 +216,7 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
     let semi_sensitive = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
     Ok(Prepared {
         session,
+        from_session: false,
         qi,
         sensitive,
         identifiers,
@@ -210,15 +234,23 @@ impl Prepared {
         }
     }
 
-    /// The request for one algorithm: LGB gets the semi-sensitive cells,
-    /// the others the semi-sensitive columns as QIs (`LgbArgs`' doc).
-    fn request(&self, algorithm: &str, k: u32, l: u32, seed: u64) -> Request<'_> {
+    /// The request for one algorithm. From a project: the session's
+    /// (`Session::request`: LGB gets the semi-sensitive cells, the others
+    /// leave the semi-sensitive columns out). From flags: LGB gets the
+    /// semi-sensitive cells, the others the semi-sensitive columns as QIs
+    /// (`LgbArgs`' doc: the LGB paper's baselines).
+    fn request(&self, algorithm: &str, k: u32, l: u32, seed: u64) -> anyhow::Result<Request<'_>> {
+        if self.from_session {
+            let mut req = self.session.request(algorithm, k, l)?;
+            req.seed = seed;
+            return Ok(req);
+        }
         let lgb = LgbArgs::reads_semi_sensitive(algorithm);
         let mut qi = self.qi.clone();
         if !lgb {
             qi.extend(&self.semi_sensitive);
         }
-        Request {
+        Ok(Request {
             ds: &self.session.dataset,
             qi,
             sensitive: self.sensitive.clone(),
@@ -231,13 +263,37 @@ impl Prepared {
             } else {
                 Default::default()
             },
-        }
+        })
+    }
+
+    /// The command's loaded hierarchy and full-domain flags, the project's
+    /// settings where a flag is not given.
+    fn load_settings(&self, c: &Columns, ids: &[&str]) -> anyhow::Result<hierarchy_args::Loaded> {
+        let (params, conditions) = if self.from_session {
+            (
+                self.session.params.clone(),
+                self.session.conditions.as_ref(),
+            )
+        } else {
+            (anonlab::data::Params::default(), None)
+        };
+        c.hierarchy.load(ids, &params, conditions)
     }
 }
 
 pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let p = prepare(&a.columns)?;
-    let algo = algorithms::by_id(&a.algorithm)?;
+    let params = p.from_session.then_some(&p.session.params);
+    let Some(id) = a
+        .algorithm
+        .clone()
+        .or_else(|| params.and_then(|p| p.algorithm.clone()))
+    else {
+        bail!("name the algorithm: -a ID (the project names none)");
+    };
+    let k = a.k.or(params.map(|p| p.k)).unwrap_or(5);
+    let l = a.l.or(params.map(|p| p.l)).unwrap_or(2);
+    let algo = algorithms::by_id(&id)?;
     // LGB protects semi-sensitive cells on their own (the paper's setting
     // has a sensitive attribute too, but does not need one).
     let semi_only = algo.reads_semi_sensitive() && !p.options.semi_sensitive.is_empty();
@@ -247,12 +303,12 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
             algo.id()
         );
     }
-    let loaded = a.columns.hierarchy.load(&[algo.id()])?;
+    let loaded = p.load_settings(&a.columns, &[algo.id()])?;
     let pk = a.columns.pk.load(&[algo.id()])?;
-    let mut req = p.request(algo.id(), a.k, a.l, p.seed);
-    loaded.apply(&mut req.options, a.l);
+    let mut req = p.request(algo.id(), k, l, p.seed)?;
+    loaded.apply(&mut req.options, l)?;
     p.project_hierarchies(&mut req.options);
-    pk.apply(&mut req.options, a.columns.hierarchy.p);
+    pk.apply(&mut req.options, loaded.p);
     let measure = Measure {
         queries: a.columns.queries,
         query_seed: p.seed,
@@ -270,7 +326,8 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         measure_pk(&mut eval, &release, &req)?;
     }
     let ds = &p.session.dataset;
-    let roles = published_roles(&p, ds);
+    let roles = published_roles(&p, &a.columns, ds);
+    let fingerprint = anonlab::release::fingerprint(&release, ds, Some(&roles));
     let mut written = Vec::new();
     if let Some(out) = &a.output {
         written.extend(write_csv(&release, ds, Some(&roles), out)?);
@@ -280,9 +337,26 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         written.push(out.clone());
     }
     if a.json {
-        println!("{}", hierarchy_args::json(&eval, search.as_ref())?);
+        println!(
+            "{}",
+            hierarchy_args::json(&eval, &fingerprint, search.as_ref())?
+        );
     } else {
         print!("{}", human(&eval, ds.n_rows()));
+        println!("release fingerprint {fingerprint}");
+        let left_out: Vec<&str> = p
+            .semi_sensitive
+            .iter()
+            .filter(|c| !release.quasi_identifiers.contains(c))
+            .map(|&c| ds.col(c).name())
+            .collect();
+        if p.from_session && !left_out.is_empty() {
+            println!(
+                "not published: {} (semi-sensitive: {} cannot keep its sensitive cells apart)",
+                left_out.join(", "),
+                algo.id()
+            );
+        }
         if let Some(b) = pk.describe_bound(ds, &p.sensitive, &req.options) {
             println!("{b}");
         }
@@ -296,12 +370,24 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Roles for rendering: only columns named on the command line are
-/// published specially; every other column is passed through.
-fn published_roles(p: &Prepared, ds: &Dataset) -> Vec<anonlab::data::Role> {
+/// Roles for rendering. From a project, the session's (a flag column that
+/// marks sensitive cells is an identifier there unless the project
+/// publishes it on purpose). From flags, only columns named on the command
+/// line are published specially, and the flag column of
+/// `--sensitive-flag` is not published; every other column is passed
+/// through.
+fn published_roles(p: &Prepared, c: &Columns, ds: &Dataset) -> Vec<anonlab::data::Role> {
+    if p.from_session {
+        return p.session.roles.as_slice().to_vec();
+    }
+    let flag = c
+        .lgb
+        .sensitive_flag
+        .as_ref()
+        .and_then(|f| ds.column_index(f).ok());
     (0..ds.n_cols())
         .map(|c| {
-            if p.identifiers.contains(&c) {
+            if p.identifiers.contains(&c) || flag == Some(c) {
                 Role::Identifier
             } else if p.qi.contains(&c) {
                 Role::QuasiIdentifier
@@ -362,7 +448,7 @@ fn human(e: &Evaluation, rows: usize) -> String {
     let u = &e.utility;
     let _ = writeln!(
         o,
-        "utility: C_DM {}, C_AVG {}, NCP {:.1} (GCP {:.4}: 0 = nothing generalized, 1 = everything suppressed)",
+        "utility: C_DM {}, C_AVG {}, NCP sum {:.1} (GCP share {:.4}: 0 = nothing generalized, 1 = everything suppressed)",
         thousands(u.discernibility as usize),
         u.average_class_size.map_or("–".into(), |v| format!("{v:.3}")),
         u.ncp,
@@ -441,6 +527,8 @@ pub struct CompareRow {
     pub algorithm: String,
     pub k: u32,
     pub l: Option<u32>,
+    /// `release::fingerprint` of the published files.
+    pub fingerprint: Option<String>,
     /// Why the combination could not run, if it could not.
     pub infeasible: Option<String>,
     pub evaluation: Option<Evaluation>,
@@ -466,6 +554,11 @@ struct CompareRun {
 /// entry gives its own), else every algorithm × k × l of the flags.
 fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>> {
     let set = &p.session.compare;
+    let p_default = a.columns.hierarchy.p.unwrap_or(if p.from_session {
+        p.session.params.p
+    } else {
+        anonlab::data::DEFAULT_P
+    });
     if a.algorithms.is_empty() && !set.is_empty() {
         if !a.k.is_empty() || !a.l.is_empty() {
             bail!("-k and -l go with --algorithms: the project's compare set gives each entry its own k and l (leave them out, or name --algorithms)");
@@ -478,7 +571,7 @@ fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>
                         .with_context(|| format!("the project's compare entry {e}"))?,
                     k: e.k,
                     l: e.l,
-                    p: e.p.unwrap_or(a.columns.hierarchy.p),
+                    p: e.p.unwrap_or(p_default),
                     seed: a.columns.seed.unwrap_or(e.seed),
                 })
             })
@@ -505,7 +598,7 @@ fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>
                     algorithm: algorithms::by_id(id)?,
                     k,
                     l,
-                    p: a.columns.hierarchy.p,
+                    p: p_default,
                     seed: p.seed,
                 });
             }
@@ -518,7 +611,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let p = prepare(&a.columns)?;
     let runs = compare_runs(a, &p)?;
     let ids: Vec<&str> = runs.iter().map(|r| r.algorithm.id()).collect();
-    let loaded = a.columns.hierarchy.load(&ids)?;
+    let loaded = p.load_settings(&a.columns, &ids)?;
     let pk = a.columns.pk.load(&ids)?;
     let mut rows = Vec::new();
     for r in &runs {
@@ -533,8 +626,8 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
             queries: a.columns.queries,
             query_seed: r.seed,
         };
-        let mut req = p.request(algo.id(), k, l.unwrap_or(1), r.seed);
-        loaded.apply(&mut req.options, l.unwrap_or(1));
+        let mut req = p.request(algo.id(), k, l.unwrap_or(1), r.seed)?;
+        loaded.apply(&mut req.options, l.unwrap_or(1))?;
         p.project_hierarchies(&mut req.options);
         pk.apply(&mut req.options, r.p);
         let label = match l {
@@ -547,9 +640,12 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
             let eval = evaluate(&release, &p.session.dataset, ms, &measure, progress);
             Ok::<_, anonlab::Error>((release, eval))
         });
+        let roles = published_roles(&p, &a.columns, &p.session.dataset);
         let row = match outcome {
             Ok((release, eval)) => {
                 let mut eval = eval?;
+                let fingerprint =
+                    anonlab::release::fingerprint(&release, &p.session.dataset, Some(&roles));
                 if pk.active {
                     measure_pk(&mut eval, &release, &req)?;
                 }
@@ -564,6 +660,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     algorithm: algo.id().into(),
                     k,
                     l,
+                    fingerprint: Some(fingerprint),
                     infeasible: None,
                     evaluation: Some(eval),
                 }
@@ -572,6 +669,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 algorithm: algo.id().into(),
                 k,
                 l,
+                fingerprint: None,
                 infeasible: Some(why),
                 evaluation: None,
             },
@@ -591,8 +689,8 @@ fn compare_table(rows: &[CompareRow]) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6} {:>8} {:>8} {:>7} {:>7} {:>9}",
-        "algorithm", "k", "l", "breach", "max", "≤0.1", "≤0.2", "≤0.3", "C_DM", "C_AVG", "GCP", "query err", "prob err", "groups", "buckets", "time ms"
+        "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>9} {:>8} {:>8} {:>7} {:>7} {:>9}  {:<12}",
+        "algorithm", "k", "l", "breach", "max", "≤0.1", "≤0.2", "≤0.3", "C_DM", "C_AVG", "GCP share", "query err", "prob err", "groups", "buckets", "time ms", "release"
     );
     for r in rows {
         let l = r.l.map_or("–".to_string(), |l| l.to_string());
@@ -619,7 +717,7 @@ fn compare_table(rows: &[CompareRow]) -> String {
         };
         let _ = writeln!(
             o,
-            "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>6.4} {:>8} {:>8} {:>7} {:>7} {:>9.1}",
+            "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>9.4} {:>8} {:>8} {:>7} {:>7} {:>9.1}  {:<12}",
             r.algorithm,
             r.k,
             l,
@@ -641,7 +739,10 @@ fn compare_table(rows: &[CompareRow]) -> String {
                 .map_or("–".into(), |q| format!("{:.4}", q.mean_relative_error)),
             thousands(e.groups),
             thousands(e.buckets),
-            e.time_ms
+            e.time_ms,
+            r.fingerprint
+                .as_deref()
+                .map_or("", anonlab::release::short_fingerprint)
         );
     }
     let measured: Vec<(&CompareRow, &anonlab::metrics::CorrespondenceLoss)> = rows
@@ -724,7 +825,7 @@ fn compare_table(rows: &[CompareRow]) -> String {
     }
     let _ = writeln!(
         o,
-        "breach = mean breach probability of the sensitive attribute (of its sensitive cells for LGB, Lemma 2); ≤p = share of records with breach probability at most p;\nGCP = mean normalized certainty penalty of the QI cells (0 = exact, 1 = suppressed); prob err = the query workload answered by probabilistic counting (LGB paper, 4.2)"
+        "breach = mean breach probability of the sensitive attribute (of its sensitive cells for LGB, Lemma 2); ≤p = share of records with breach probability at most p;\nGCP share = mean normalized certainty penalty of the QI cells (0 = exact, 1 = suppressed; the NCP sum per cell); release = the first 12 hex digits of the release's SHA-256 fingerprint (`anonymize --json` has it whole); prob err = the query workload answered by probabilistic counting (LGB paper, 4.2)"
     );
     o
 }

@@ -303,6 +303,28 @@ pub fn human(r: &AssessReport, s: &Session) -> String {
         thousands(r.risk.records_above_threshold),
         pct(r.risk.records_above_threshold, r.rows)
     );
+    let b = &r.baseline;
+    let _ = writeln!(
+        o,
+        "\nbefore: the original table published as is; {}",
+        b.attacker
+    );
+    let mut attack = |name: &str, d: &anonlab::anonymize::Distribution| {
+        let _ = writeln!(
+            o,
+            "  {name:<22} mean {:.4}   max {:.4}   above {:.2}: {:>7}   certain: {:>7}",
+            d.summary.mean,
+            d.summary.max,
+            d.summary.threshold,
+            thousands(d.above(d.summary.threshold)),
+            thousands(d.certain())
+        );
+    };
+    attack("key count", &b.key_count);
+    attack("linkage", &b.linkage);
+    if let Some(br) = &b.breach {
+        attack(&format!("breach {}", br.attribute), &br.distribution);
+    }
     let _ = writeln!(o, "\nPr(re-id) distribution");
     let most = r
         .histogram

@@ -61,7 +61,7 @@ impl Metric {
             Metric::MaxBreach => "max breach probability",
             Metric::MeanReid => "mean Pr(re-id), linkage attack",
             Metric::Cdm => "discernibility C_DM",
-            Metric::Gcp => "GCP (NCP per QI cell)",
+            Metric::Gcp => "GCP share (NCP sum per QI cell)",
         }
     }
 
@@ -138,7 +138,19 @@ struct Run {
     eval: Evaluation,
 }
 
+/// The chart, its title followed by whose "original" it draws: the
+/// session's baseline attacker (`anonlab assess`, the TUI and the report
+/// draw the same one).
 fn build(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart> {
+    let mut chart = draw(a, s, progress)?;
+    if !matches!(a.kind, Kind::Correlation | Kind::Sweep) {
+        let attacker = s.attacker()?.summary(&s.dataset);
+        chart.title = format!("{} ({attacker})", chart.title);
+    }
+    Ok(chart)
+}
+
+fn draw(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart> {
     let original = "original";
     Ok(match a.kind {
         Kind::ReidHistogram | Kind::ReidCdf | Kind::ClassSizes | Kind::Prefix => {
@@ -191,11 +203,15 @@ fn build(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Char
                 a.algorithms.clone()
             };
             let runs = releases(a, s, &ids, progress)?;
-            let series: Vec<(&str, &[anonlab::risk::CdfPoint])> = runs
+            let before = assess(s, progress)?.report.baseline.breach;
+            let mut series: Vec<(&str, &[anonlab::risk::CdfPoint])> = runs
                 .iter()
                 .filter_map(|r| Some((r.label.as_str(), r.eval.breach.as_ref()?.cdf.as_slice())))
                 .collect();
-            if series.is_empty() {
+            if let Some(b) = &before {
+                series.insert(0, (original, b.distribution.cdf.as_slice()));
+            }
+            if series.len() == usize::from(before.is_some()) {
                 bail!("no release has a breach probability: name a sensitive attribute with --sensitive");
             }
             charts::breach_cdfs(&series)?

@@ -18,12 +18,14 @@ use anyhow::bail;
 use clap::Args;
 use serde::Serialize;
 
-use anonlab::algorithms::full_domain::{search, Metric, PrivacyModel, SearchReport};
+use anonlab::algorithms::full_domain::{search, Metric, SearchReport};
 use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize::{evaluate, Evaluation, Measure};
 use anonlab::construction::Conditions;
+use anonlab::data::Params;
 use anonlab::hierarchy::HierarchySet;
 use anonlab::release::Release;
+use anonlab::session::{full_domain_model, FULL_DOMAIN_MODELS};
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct HierarchyArgs {
@@ -31,28 +33,30 @@ pub struct HierarchyArgs {
     /// directory of '*hierarchy_<column>.csv' ARX files, or 'col=FILE,...'.
     #[arg(long, value_name = "DIR|COL=FILE,...")]
     pub hierarchies: Option<String>,
-    /// full-domain: the largest share of rows that may be suppressed, e.g. 0.02.
-    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
-    pub suppression: f64,
+    /// full-domain: the largest share of rows that may be suppressed, e.g.
+    /// 0.02 (default: the project's, else 0).
+    #[arg(long, value_name = "SHARE")]
+    pub suppression: Option<f64>,
     /// full-domain: the metric the optimum minimizes: loss (Iyengar's, ARX's
-    /// default), dm (discernibility) or height (sum of levels).
-    #[arg(long, value_name = "METRIC", default_value = "loss")]
-    pub metric: String,
+    /// default), dm (discernibility) or height (sum of levels) (default: the
+    /// project's, else loss).
+    #[arg(long, value_name = "METRIC")]
+    pub metric: Option<String>,
     /// full-domain: the privacy model besides k: k, l-distinct, l-entropy,
     /// l-recursive, t-closeness or p-sensitive (l from -l, c from --c, t from
-    /// --t, p from --p; on --sensitive).
-    #[arg(long, value_name = "MODEL", default_value = "k")]
-    pub model: String,
-    /// c of recursive (c,l)-diversity.
-    #[arg(long = "c", value_name = "C", default_value_t = 3.0)]
-    pub c: f64,
-    /// t of t-closeness.
-    #[arg(long = "t", value_name = "T", default_value_t = 0.2)]
-    pub t: f64,
+    /// --t, p from --p; on --sensitive) (default: the project's, else k).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// c of recursive (c,l)-diversity (default: the project's, else 3).
+    #[arg(long = "c", value_name = "C")]
+    pub c: Option<f64>,
+    /// t of t-closeness (default: the project's, else 0.2).
+    #[arg(long = "t", value_name = "T")]
+    pub t: Option<f64>,
     /// p of p-sensitive k-anonymity (full-domain's p-sensitive model,
-    /// pk-enhanced, pk-greedy).
-    #[arg(short = 'p', long = "p", value_name = "P", default_value_t = 2)]
-    pub p: u32,
+    /// pk-enhanced, pk-greedy) (default: the project's, else 2).
+    #[arg(short = 'p', long = "p", value_name = "P")]
+    pub p: Option<u32>,
     /// full-domain: also list every minimal anonymous node.
     #[arg(long)]
     pub list_minimal: bool,
@@ -61,7 +65,9 @@ pub struct HierarchyArgs {
     pub conditions: Option<PathBuf>,
 }
 
-/// The flags with their files read and names checked.
+/// The flags with their files read and names checked, each setting the
+/// flag's value or else the project's (`Params`; a command without a
+/// project passes the defaults, which are the flags' documented defaults).
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
     hierarchies: HierarchySet,
@@ -71,36 +77,48 @@ pub struct Loaded {
     model: String,
     c: f64,
     t: f64,
-    p: u32,
+    /// p of the p-sensitive model and algorithms.
+    pub p: u32,
     list_minimal: bool,
 }
-
-const MODELS: &str = "k, l-distinct, l-entropy, l-recursive, t-closeness, p-sensitive";
 
 impl HierarchyArgs {
     /// Read the hierarchy and conditions files and check the names, once
     /// per command. `algorithms` are the ids that will run: flags that none
-    /// of them reads are refused rather than silently ignored.
-    pub fn load(&self, algorithms: &[&str]) -> anyhow::Result<Loaded> {
+    /// of them reads are refused rather than silently ignored. Settings the
+    /// flags leave out are `params`' (the project's); `conditions` are the
+    /// project's conditions, used when `--conditions` is not given.
+    pub fn load(
+        &self,
+        algorithms: &[&str],
+        params: &Params,
+        conditions: Option<&Conditions>,
+    ) -> anyhow::Result<Loaded> {
         let full_domain = algorithms.contains(&"full-domain");
         let construction = algorithms.contains(&"construction");
         if self.conditions.is_some() && !construction {
             bail!("--conditions is read by Construction(D, G) only: add --algorithm construction");
         }
-        if construction && self.conditions.is_none() {
+        if construction && self.conditions.is_none() && conditions.is_none() {
             bail!("construction needs conditions of generalization: add --conditions G.json");
         }
-        if !full_domain && (self.suppression != 0.0 || self.list_minimal || self.model != "k") {
+        let fd_flags = self.suppression.is_some() || self.list_minimal || self.model.is_some();
+        if !full_domain && fd_flags {
             bail!("--suppression, --model and --list-minimal are read by --algorithm full-domain only");
         }
-        if !(0.0..=1.0).contains(&self.suppression) {
+        let fd = &params.full_domain;
+        let suppression = self.suppression.unwrap_or(fd.suppression);
+        if !(0.0..=1.0).contains(&suppression) {
             bail!(
-                "--suppression is a share of the rows between 0 and 1 (e.g. 0.02 for 2 %), not {}",
-                self.suppression
+                "--suppression is a share of the rows between 0 and 1 (e.g. 0.02 for 2 %), not {suppression}"
             );
         }
-        if !MODELS.split(", ").any(|m| m == self.model) {
-            bail!("unknown --model '{}' (available: {MODELS})", self.model);
+        let model = self.model.clone().unwrap_or_else(|| fd.model.clone());
+        if !FULL_DOMAIN_MODELS.contains(&model.as_str()) {
+            bail!(
+                "unknown --model '{model}' (available: {})",
+                FULL_DOMAIN_MODELS.join(", ")
+            );
         }
         let hierarchies = match &self.hierarchies {
             Some(spec) => HierarchySet::load_spec(spec)?,
@@ -108,17 +126,17 @@ impl HierarchyArgs {
         };
         let conditions = match &self.conditions {
             Some(f) => Some(Conditions::load(f)?),
-            None => None,
+            None => conditions.cloned(),
         };
         Ok(Loaded {
             hierarchies,
             conditions,
-            suppression: self.suppression,
-            metric: self.metric.parse()?,
-            model: self.model.clone(),
-            c: self.c,
-            t: self.t,
-            p: self.p,
+            suppression,
+            metric: self.metric.as_deref().unwrap_or(&fd.metric).parse()?,
+            model,
+            c: self.c.unwrap_or(params.c),
+            t: self.t.unwrap_or(params.t),
+            p: self.p.unwrap_or(params.p),
             list_minimal: self.list_minimal,
         })
     }
@@ -126,21 +144,15 @@ impl HierarchyArgs {
 
 impl Loaded {
     /// Copy into a request's options; `l` is the request's l.
-    pub fn apply(&self, o: &mut Options, l: u32) {
+    pub fn apply(&self, o: &mut Options, l: u32) -> anyhow::Result<()> {
         o.hierarchies = self.hierarchies.clone();
         o.conditions = self.conditions.clone();
         let fd = &mut o.full_domain;
         fd.suppression = self.suppression;
         fd.metric = self.metric;
         fd.list_minimal = self.list_minimal;
-        fd.model = match self.model.as_str() {
-            "l-distinct" => PrivacyModel::DistinctL { l },
-            "l-entropy" => PrivacyModel::EntropyL { l: l as f64 },
-            "l-recursive" => PrivacyModel::RecursiveCL { c: self.c, l },
-            "t-closeness" => PrivacyModel::TCloseness { t: self.t },
-            "p-sensitive" => PrivacyModel::PSensitive { p: self.p },
-            _ => PrivacyModel::K,
-        };
+        fd.model = full_domain_model(&self.model, l, self.c, self.t, self.p)?;
+        Ok(())
     }
 }
 
@@ -227,17 +239,25 @@ fn fmt_metric(m: Metric, v: f64) -> String {
     }
 }
 
-/// The measurements as JSON, with the search report under `full_domain`.
-pub fn json(eval: &Evaluation, report: Option<&SearchReport>) -> anyhow::Result<String> {
+/// The measurements as JSON, with the release's fingerprint and the
+/// search report under `full_domain`.
+pub fn json(
+    eval: &Evaluation,
+    fingerprint: &str,
+    report: Option<&SearchReport>,
+) -> anyhow::Result<String> {
     #[derive(Serialize)]
     struct WithSearch<'a> {
         #[serde(flatten)]
         eval: &'a Evaluation,
+        /// `release::fingerprint` of the published files.
+        fingerprint: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
         full_domain: Option<&'a SearchReport>,
     }
     Ok(serde_json::to_string_pretty(&WithSearch {
         eval,
+        fingerprint,
         full_domain: report,
     })?)
 }

@@ -48,6 +48,16 @@ pub struct LgbArgs {
 }
 
 impl LgbArgs {
+    /// Whether any LGB flag is given (with --project they replace the
+    /// project's roles and cells).
+    pub fn any(&self) -> bool {
+        !self.semi_sensitive.is_empty()
+            || self.sensitive_when.is_some()
+            || self.sensitive_density.is_some()
+            || self.sensitive_flag.is_some()
+            || !self.t_closeness.is_empty()
+    }
+
     /// Whether the algorithm `id` handles semi-sensitive cells itself
     /// ([`algorithms::Algorithm::reads_semi_sensitive`]); the others get the
     /// semi-sensitive attributes as quasi-identifiers. An unknown id reads

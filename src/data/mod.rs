@@ -12,7 +12,7 @@ pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use project::{
     write_atomic, write_atomic_with, AttackerModel, CompareEntry, DataFingerprint, DataSource,
-    HierarchySource, Params, Project, PROJECT_VERSION,
+    FullDomainParams, HierarchySource, Params, Project, DEFAULT_P, PROJECT_VERSION,
 };
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};

@@ -2,8 +2,13 @@
 //!
 //! The TUI saves it, the CLI reads it (`--project`), so an interactive
 //! session can be replayed in batch. It holds where the data is and how to
-//! read it, the roles, the cell-sensitivity sources, the attacker model and
-//! the algorithm parameters — never the data itself. Saving writes a
+//! read it, the roles, the cell-sensitivity sources (a random density with
+//! its seed), the attacker model, the hierarchies and everything that
+//! determines a release: the algorithm with k, l, p, c, t and its seed,
+//! the t-closeness choices, full-domain's suppression, metric and model,
+//! Construction's conditions file, and the compare set — never the data
+//! itself. `anonlab anonymize --project` on a saved project publishes the
+//! release the TUI showed, byte for byte (same fingerprint). Saving writes a
 //! temporary file beside the target and renames it, so a crash never leaves
 //! a half-written project.
 
@@ -185,6 +190,46 @@ pub struct Params {
     /// and save unchanged.
     #[serde(skip_serializing_if = "is_default_p")]
     pub p: u32,
+    /// Full-domain generalization's settings (record suppression, metric,
+    /// privacy model). Left out of the file at their defaults, so projects
+    /// written before they were saved load and save unchanged.
+    #[serde(skip_serializing_if = "FullDomainParams::is_default")]
+    pub full_domain: FullDomainParams,
+    /// Construction(D, G)'s conditions file (`construction::Conditions`);
+    /// a relative path is relative to the project file, like the data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<PathBuf>,
+}
+
+/// Full-domain generalization's settings, as names the algorithm layer
+/// parses (`algorithms::full_domain`); l, c, t and p of its privacy model
+/// are the project's own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FullDomainParams {
+    /// The largest share of rows that may be suppressed, in [0, 1].
+    pub suppression: f64,
+    /// What the optimum minimizes: `loss`, `dm` or `height`.
+    pub metric: String,
+    /// The privacy model besides k: `k`, `l-distinct`, `l-entropy`,
+    /// `l-recursive`, `t-closeness` or `p-sensitive`.
+    pub model: String,
+}
+
+impl Default for FullDomainParams {
+    fn default() -> Self {
+        FullDomainParams {
+            suppression: 0.0,
+            metric: "loss".into(),
+            model: "k".into(),
+        }
+    }
+}
+
+impl FullDomainParams {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// p when a project does not say.
@@ -205,6 +250,8 @@ impl Default for Params {
             seed: 42,
             t_closeness: BTreeMap::new(),
             p: DEFAULT_P,
+            full_domain: FullDomainParams::default(),
+            conditions: None,
         }
     }
 }
@@ -270,6 +317,9 @@ impl Project {
                 }
             }
         }
+        if let Some(path) = self.params.conditions.as_mut().filter(|p| p.is_relative()) {
+            *path = dir.join(&*path);
+        }
     }
 
     /// This project (its paths as the process opens them, relative to the
@@ -296,6 +346,9 @@ impl Project {
             if let HierarchySource::File(p) = source {
                 *p = relative(p);
             }
+        }
+        if let Some(c) = &project.params.conditions {
+            project.params.conditions = Some(relative(c));
         }
         project
     }

@@ -22,6 +22,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use super::{Guarantee, Release, ReleaseParams};
 use crate::data::{write_atomic_with, Dataset, Role};
@@ -245,6 +246,82 @@ pub fn write_csv(
     roles: Option<&[Role]>,
     path: &Path,
 ) -> Result<Vec<PathBuf>> {
+    write_atomic_with(path, |w| write_table(release, ds, roles, w))?;
+    let mut written = vec![path.to_path_buf()];
+    if release.is_bucketized() {
+        let bpath = buckets_path(path);
+        write_atomic_with(&bpath, |w| write_bucket_table(release, ds, w))?;
+        written.push(bpath);
+    }
+    for lb in &release.local_buckets {
+        let lpath = local_buckets_path(path, ds.col(lb.column).name());
+        write_atomic_with(&lpath, |w| write_local_buckets(lb, ds, w))?;
+        written.push(lpath);
+    }
+    Ok(written)
+}
+
+/// The release's fingerprint: SHA-256 over exactly the bytes
+/// [`write_csv`] publishes — the published table, then the bucket table
+/// and each attribute's local buckets when there are any, each file's
+/// digest hashed with its role (`table`, `buckets`, `buckets <attribute>`)
+/// — as `sha256:` and 64 hex digits. Two runs publish the same files if
+/// and only if (up to a SHA-256 collision) their fingerprints are equal,
+/// so a reader can check that a report, a CSV file and a screen describe
+/// one release. `roles` as for [`write_csv`] (the columns passed through).
+pub fn fingerprint(release: &Release, ds: &Dataset, roles: Option<&[Role]>) -> String {
+    let digest = |fill: &dyn Fn(&mut dyn Write) -> std::io::Result<()>| {
+        let mut h = Hasher(Sha256::new());
+        // Writing into a hasher cannot fail.
+        let _ = fill(&mut h);
+        h.0.finalize()
+    };
+    let mut all = Sha256::new();
+    let mut part = |name: &str, d: &[u8]| {
+        all.update(name.as_bytes());
+        all.update(b"\n");
+        all.update(d);
+    };
+    part("table", &digest(&|w| write_table(release, ds, roles, w)));
+    if release.is_bucketized() {
+        part("buckets", &digest(&|w| write_bucket_table(release, ds, w)));
+    }
+    for lb in &release.local_buckets {
+        let name = format!("buckets {}", ds.col(lb.column).name());
+        part(&name, &digest(&|w| write_local_buckets(lb, ds, w)));
+    }
+    let hex: String = all.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The first 12 hex digits of a fingerprint, as screens and tables show
+/// it (`sha256:` dropped); the full form is in the JSON and the report.
+pub fn short_fingerprint(fingerprint: &str) -> &str {
+    let hex = fingerprint.strip_prefix("sha256:").unwrap_or(fingerprint);
+    &hex[..hex.len().min(12)]
+}
+
+/// A SHA-256 hasher as an `io::Write` sink, so that the fingerprint hashes
+/// what the CSV writers write.
+struct Hasher(Sha256);
+
+impl Write for Hasher {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The published table as CSV into `w`.
+fn write_table(
+    release: &Release,
+    ds: &Dataset,
+    roles: Option<&[Role]>,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
     let bucket_of_row = release.bucket_of_row();
     let passthrough = passthrough(release, ds, roles);
     let bucketized = release.is_bucketized();
@@ -252,98 +329,97 @@ pub fn write_csv(
     let local = LocalRef(&local);
     let has_local = !release.local_buckets.is_empty();
     let mut reference = String::new();
-    write_atomic_with(path, |w| {
-        let mut out = csv::Writer::from_writer(w);
-        out.write_record(published_headers(release, ds, roles))?;
-        // A group's generalized cells are the same on all its rows: render
-        // them once per group, not once per row (a 1M-row release spends
-        // most of its export time here otherwise). Per-row fields borrow
-        // the dictionaries' strings.
-        let mut group_cells: Vec<Option<String>> = Vec::new();
-        let mut ids = (String::new(), String::new());
-        for (g, group) in release.groups.iter().enumerate() {
-            group_cells.clear();
-            group_cells.extend(release.quasi_identifiers.iter().zip(&group.cells).map(
-                |(&c, cell)| match cell {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(published_headers(release, ds, roles))?;
+    // A group's generalized cells are the same on all its rows: render
+    // them once per group, not once per row (a 1M-row release spends
+    // most of its export time here otherwise). Per-row fields borrow
+    // the dictionaries' strings.
+    let mut group_cells: Vec<Option<String>> = Vec::new();
+    let mut ids = (String::new(), String::new());
+    for (g, group) in release.groups.iter().enumerate() {
+        group_cells.clear();
+        group_cells.extend(
+            release
+                .quasi_identifiers
+                .iter()
+                .zip(&group.cells)
+                .map(|(&c, cell)| match cell {
                     super::Cell::Original => None,
                     _ => Some(cell.render(ds.col(c), 0)),
-                },
-            ));
-            ids.0 = (g + 1).to_string();
-            for &r in &group.rows {
-                let r = r as usize;
-                for (&c, cell) in release.quasi_identifiers.iter().zip(&group_cells) {
-                    if let Some(b) = has_local.then(|| local.local(c, r)).flatten() {
-                        reference.clear();
-                        reference.push_str(&bucket_reference(b));
-                        out.write_field(&reference)?;
-                        continue;
-                    }
-                    match cell {
-                        Some(text) => out.write_field(text)?,
+                }),
+        );
+        ids.0 = (g + 1).to_string();
+        for &r in &group.rows {
+            let r = r as usize;
+            for (&c, cell) in release.quasi_identifiers.iter().zip(&group_cells) {
+                if let Some(b) = has_local.then(|| local.local(c, r)).flatten() {
+                    reference.clear();
+                    reference.push_str(&bucket_reference(b));
+                    out.write_field(&reference)?;
+                    continue;
+                }
+                match cell {
+                    Some(text) => out.write_field(text)?,
+                    None => out.write_field(ds.col(c).display(ds.col(c).code(r)))?,
+                }
+            }
+            for &c in &passthrough {
+                out.write_field(ds.col(c).display(ds.col(c).code(r)))?;
+            }
+            if !bucketized {
+                for &c in &release.sensitive {
+                    match has_local.then(|| local.local(c, r)).flatten() {
+                        Some(b) => out.write_field(bucket_reference(b))?,
+                        None if local.has_local(c) => out.write_field("")?,
                         None => out.write_field(ds.col(c).display(ds.col(c).code(r)))?,
                     }
                 }
-                for &c in &passthrough {
-                    out.write_field(ds.col(c).display(ds.col(c).code(r)))?;
-                }
-                if !bucketized {
-                    for &c in &release.sensitive {
-                        match has_local.then(|| local.local(c, r)).flatten() {
-                            Some(b) => out.write_field(bucket_reference(b))?,
-                            None if local.has_local(c) => out.write_field("")?,
-                            None => out.write_field(ds.col(c).display(ds.col(c).code(r)))?,
-                        }
-                    }
-                }
-                out.write_field(&ids.0)?;
-                if bucketized {
-                    ids.1.clear();
-                    if let Some(b) = bucket_of_row.get(r).copied().flatten() {
-                        ids.1 = (b + 1).to_string();
-                    }
-                    out.write_field(&ids.1)?;
-                }
-                out.write_record(None::<&[u8]>)?;
             }
+            out.write_field(&ids.0)?;
+            if bucketized {
+                ids.1.clear();
+                if let Some(b) = bucket_of_row.get(r).copied().flatten() {
+                    ids.1 = (b + 1).to_string();
+                }
+                out.write_field(&ids.1)?;
+            }
+            out.write_record(None::<&[u8]>)?;
         }
-        out.flush()
-    })?;
-    let mut written = vec![path.to_path_buf()];
-    if release.is_bucketized() {
-        let bpath = buckets_path(path);
-        let table = bucket_table(release, ds);
-        write_atomic_with(&bpath, |w| {
-            let mut out = csv::Writer::from_writer(w);
-            out.write_record(["BID", "attribute", "value", "count"])?;
-            for (b, a, v, n) in &table {
-                out.write_record([b.to_string(), a.clone(), v.clone(), n.to_string()])?;
-            }
-            out.flush()
-        })?;
-        written.push(bpath);
     }
-    for lb in &release.local_buckets {
-        let col = ds.col(lb.column);
-        let lpath = local_buckets_path(path, col.name());
-        write_atomic_with(&lpath, |w| {
-            let mut out = csv::Writer::from_writer(w);
-            out.write_record(["BID", col.name(), "count"])?;
-            for (b, bucket) in lb.buckets.iter().enumerate() {
-                let reference = bucket_reference(b as u32);
-                for v in counts_of_rows(&bucket.rows, col) {
-                    out.write_record([
-                        reference.as_str(),
-                        col.display(v.code),
-                        &v.count.to_string(),
-                    ])?;
-                }
-            }
-            out.flush()
-        })?;
-        written.push(lpath);
+    out.flush()
+}
+
+/// The bucket table of a bucketized release as CSV into `w`.
+fn write_bucket_table(release: &Release, ds: &Dataset, w: &mut dyn Write) -> std::io::Result<()> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(["BID", "attribute", "value", "count"])?;
+    for (b, a, v, n) in &bucket_table(release, ds) {
+        out.write_record([b.to_string(), a.clone(), v.clone(), n.to_string()])?;
     }
-    Ok(written)
+    out.flush()
+}
+
+/// One attribute's local buckets (LGB) as CSV into `w`.
+fn write_local_buckets(
+    lb: &super::LocalBuckets,
+    ds: &Dataset,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let col = ds.col(lb.column);
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(["BID", col.name(), "count"])?;
+    for (b, bucket) in lb.buckets.iter().enumerate() {
+        let reference = bucket_reference(b as u32);
+        for v in counts_of_rows(&bucket.rows, col) {
+            out.write_record([
+                reference.as_str(),
+                col.display(v.code),
+                &v.count.to_string(),
+            ])?;
+        }
+    }
+    out.flush()
 }
 
 /// The file of one attribute's local buckets: `out.csv` →
@@ -582,5 +658,19 @@ mod tests {
         assert_eq!(j["buckets"][1]["sensitive"]["disease"]["Flu"], 1);
         // Only the two outputs and their bucket table: no temporary files left.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+        // The fingerprint hashes exactly the files written.
+        let f = fingerprint(&r, &ds, None);
+        let mut all = Sha256::new();
+        for (name, file) in [("table", &files[0]), ("buckets", &files[1])] {
+            all.update(name.as_bytes());
+            all.update(b"\n");
+            all.update(Sha256::digest(std::fs::read(file).unwrap()));
+        }
+        let hex: String = all.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(f, format!("sha256:{hex}"));
+        assert_eq!(short_fingerprint(&f), &hex[..12]);
+        // Another release, another fingerprint.
+        r.buckets.swap(0, 1);
+        assert_ne!(fingerprint(&r, &ds, None), f);
     }
 }

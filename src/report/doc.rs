@@ -108,17 +108,20 @@ pub fn sections(r: &Report) -> Vec<Section> {
     out.push(Section {
         title: "The attacker",
         blocks: vec![Block::Para(format!(
-            "We assume an attacker who knows, about the person they look for: {}. A person counts as at risk when the attacker's chance of picking out their record is above {} (the threshold of this project).{}",
+            "We assume an attacker who knows, about the person they look for: {} ({} of the {} attributes an outsider could know). A person counts as at risk when the attacker's chance of picking out their record is above {} (the threshold of this project).{} Every \"before\" figure of this report is for this attacker ({}), as on anonlab's screens and in `anonlab assess`.",
             list(&r.attacker.knows),
+            r.attacker.knows.len(),
+            r.attacker.of,
             odds(r.attacker.threshold),
             if r.attacker.hidden_cells > 0 {
                 format!(
-                    " {} cells are marked sensitive and are assumed unknown to the attacker.",
+                    " {} cells are marked sensitive: they are assumed unknown to the attacker and not published as such, so they match any value.",
                     count(r.attacker.hidden_cells)
                 )
             } else {
                 String::new()
-            }
+            },
+            r.risk.before_attacker
         ))],
     });
 
@@ -151,6 +154,35 @@ pub fn sections(r: &Report) -> Vec<Section> {
             format!("{l}: the sensitive value is hidden among at least this many different values"),
         ]);
     }
+    if matches!(s.algorithm.as_str(), "pk-enhanced" | "pk-greedy") {
+        settings.push(vec![
+            "p".into(),
+            format!("{}: every group holds at least this many different values of each sensitive attribute", s.p),
+        ]);
+    }
+    if let Some(fd) = &s.full_domain {
+        settings.push(vec![
+            "full-domain".into(),
+            format!(
+                "at most {} of the records withheld; optimum by the {} metric; privacy model {}",
+                percent(fd.suppression),
+                fd.metric,
+                fd.model
+            ),
+        ]);
+    }
+    if let Some(c) = &s.conditions {
+        settings.push(vec!["conditions".into(), c.clone()]);
+    }
+    if !s.not_published.is_empty() {
+        settings.push(vec![
+            "not published".into(),
+            format!(
+                "{}: the method cannot keep their sensitive cells apart, so it leaves them out",
+                list(&s.not_published)
+            ),
+        ]);
+    }
     settings.extend([
         vec![
             "seed".into(),
@@ -169,6 +201,13 @@ pub fn sections(r: &Report) -> Vec<Section> {
         ],
         vec!["records withheld".into(), count(s.suppressed_rows)],
         vec!["time".into(), format!("{:.0} ms", s.time_ms)],
+        vec![
+            "fingerprint".into(),
+            format!(
+                "{} (SHA-256 of the published files; anonlab shows the same on its Anonymize screen and in `anonlab anonymize --json` for this release)",
+                s.fingerprint
+            ),
+        ],
     ]);
     out.push(Section {
         title: "What was released",
@@ -205,10 +244,10 @@ pub fn sections(r: &Report) -> Vec<Section> {
         vec![name.to_string(), f(b), f(kc), f(ln)]
     };
     let mut risk_blocks = vec![
-        Block::Para(
-            "Before: the original data, attacked by counting the records that share a person's known values. After, two attackers: one who counts the records sharing a person's published values, and one who holds the person's true values and counts the published records that could be theirs (linkage)."
-                .into(),
-        ),
+        Block::Para(format!(
+            "Before: the original data published as is, attacked by the attacker above ({}); counting the records that share a person's known values and looking for the records that could be theirs give the same figures there. After, for the {}: one attacker counts the records sharing a person's published values, the other holds the person's true values and counts the published records that could be theirs (linkage).",
+            risk.before_attacker, risk.after_attacker
+        )),
         Block::Table {
             head: ["", "before", "after (published values)", "after (linkage)"]
                 .map(String::from)
@@ -224,16 +263,34 @@ pub fn sections(r: &Report) -> Vec<Section> {
             ],
         },
     ];
-    if let Some(br) = &risk.breach {
-        risk_blocks.push(Block::Para(format!(
-            "Learning the sensitive value ({}): at most {}, on average {}; {} of {} people above {}.",
-            br.attribute,
+    let breach_line = |br: &super::BreachFigures| {
+        format!(
+            "at most {}, on average {}; {} of {} people above {}",
             chance(br.max),
             chance(br.mean),
             count(br.above_threshold),
             count(br.records),
             odds(risk.threshold)
-        )));
+        )
+    };
+    match (&risk.breach_before, &risk.breach) {
+        (Some(before), Some(after)) => risk_blocks.push(Block::Para(format!(
+            "Learning the sensitive value ({}): before, {}; after, {}.",
+            after.attribute,
+            breach_line(before),
+            breach_line(after)
+        ))),
+        (None, Some(after)) => risk_blocks.push(Block::Para(format!(
+            "Learning the sensitive value ({}) from the release: {}.",
+            after.attribute,
+            breach_line(after)
+        ))),
+        (Some(before), None) => risk_blocks.push(Block::Para(format!(
+            "Learning the sensitive value ({}) from the original data: {}.",
+            before.attribute,
+            breach_line(before)
+        ))),
+        (None, None) => {}
     }
     if !risk.prefix.is_empty() {
         risk_blocks.push(Block::Para(
@@ -263,14 +320,14 @@ pub fn sections(r: &Report) -> Vec<Section> {
     let u = &r.utility;
     let mut utility = vec![
         vec![
-            "GCP".into(),
-            percent(u.gcp),
+            "GCP (share)".into(),
+            percent(u.gcp_share),
             "how much each published value is blurred, 0% exact, 100% nothing left".into(),
         ],
         vec![
-            "NCP".into(),
-            format!("{:.1}", u.ncp),
-            "the same blur summed over all published cells".into(),
+            "NCP (sum)".into(),
+            format!("{:.1}", u.ncp_sum),
+            "the same blur summed over all published cells (GCP × cells)".into(),
         ],
         vec![
             "discernibility (C_DM)".into(),

@@ -2,11 +2,14 @@
 //! directory out — a self-contained HTML page, a Markdown version with its
 //! charts as SVG files beside it, and a JSON file with the same figures.
 //!
-//! [`build`] computes everything from the project's data: the attack
-//! simulation on the original data ([`crate::assess`]), one release by the
-//! project's algorithm and parameters, verified by the independent
-//! verifier and measured like every release ([`crate::anonymize`]), and the
-//! charts of [`crate::charts`]. Nothing is typed in: every sentence is
+//! [`build`] computes everything from the project's data: the session's
+//! baseline ([`crate::assess`]: the original data attacked by the
+//! project's attacker, hidden cells honoured — the same "before" as every
+//! screen and `anonlab assess`), one release by the project's algorithm
+//! and parameters ([`Session::request`], as the TUI and `anonlab
+//! anonymize --project` make it, so the release fingerprint is theirs),
+//! verified by the independent verifier and measured like every release
+//! ([`crate::anonymize`]), and the charts of [`crate::charts`]. Nothing is typed in: every sentence is
 //! filled from those figures ([`plain`]). [`write`] renders the three
 //! files atomically; it never touches the project or its data.
 //!
@@ -22,8 +25,10 @@
 //!   and the linkage attacker, who holds a person's original values and
 //!   counts the published records that could be theirs. The headline uses
 //!   the linkage attacker, the stronger of the two on a generalized
-//!   release (the correlation paper's attack on the original data is the
-//!   key count, so "before" uses that).
+//!   release. "Before" is the baseline, where both attacks agree. The
+//!   after figures are for the attacker of the release (who knows every
+//!   quasi-identifier it publishes); the report names the attributes the
+//!   release leaves out and the hidden cells the baseline honours.
 //! - **A release that fails verification is still reported** — with the
 //!   failed checks first and in plain words — because a report is how the
 //!   failure reaches the people deciding; the CLI exits non-zero after
@@ -40,15 +45,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::algorithms;
 use crate::anonymize::{evaluate, run, Distribution, Evaluation, Measure};
-use crate::assess::assess;
+use crate::assess::{assess, Baseline};
 use crate::charts::{self, Chart};
 use crate::data::{write_atomic, Role};
 use crate::error::{Error, Result};
 use crate::metrics::QueryReport;
 use crate::progress::Progress;
-use crate::release::Release;
+use crate::release::{self as rel, Release};
 use crate::risk::{self, CdfPoint, PrefixRow, RiskSummary};
-use crate::session::Session;
+use crate::session::{AttackerSummary, Session};
 
 pub use html::{escape, to_html};
 pub use markdown::to_markdown;
@@ -101,17 +106,6 @@ pub struct ColumnSummary {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AttackerSummary {
-    /// What the attacker is assumed to know, in the order of the prefix table.
-    pub knows: Vec<String>,
-    /// A chance of identification above this counts as "at risk".
-    pub threshold: f64,
-    /// Sensitive cells of semi-sensitive attributes, which the attacker
-    /// cannot know.
-    pub hidden_cells: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReleaseSettings {
     pub algorithm: String,
     pub algorithm_name: String,
@@ -124,12 +118,27 @@ pub struct ReleaseSettings {
     pub t: f64,
     pub c: f64,
     pub seed: u64,
+    /// p of p-sensitive k-anonymity (pk-enhanced, pk-greedy and
+    /// full-domain's p-sensitive model read it).
+    pub p: u32,
+    /// Full-domain's settings, when it made the release.
+    pub full_domain: Option<crate::data::FullDomainParams>,
+    /// Construction(D, G)'s conditions file, when it made the release.
+    pub conditions: Option<String>,
     pub queries: usize,
     pub query_seed: u64,
     pub groups: usize,
     pub buckets: usize,
     pub suppressed_rows: usize,
     pub time_ms: f64,
+    /// SHA-256 of the published files (`release::fingerprint`): the one
+    /// the TUI's Anonymize screen and `anonlab anonymize --json` show for
+    /// this release.
+    pub fingerprint: String,
+    /// Attributes an attacker could know that the release does not publish
+    /// (semi-sensitive ones, for algorithms that cannot keep their
+    /// sensitive cells apart).
+    pub not_published: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -165,8 +174,21 @@ pub struct BreachFigures {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RiskBeforeAfter {
     pub threshold: f64,
-    /// Key-count simulator on the original data.
+    /// Whose "before" it is: "attacker knows 7 of 8 QIs; 2,082 cells hidden".
+    pub before_attacker: String,
+    /// Whose "after" it is: the attacker of the release.
+    pub after_attacker: String,
+    /// The session's baseline, as `anonlab assess --json` and every screen
+    /// have it.
+    pub baseline: Baseline,
+    /// Key-count simulator on the original data (the baseline's).
     pub before: Exposure,
+    /// Linkage attack on the original data (the baseline's; it agrees with
+    /// the key count).
+    pub before_linkage: Exposure,
+    /// Chance of learning a person's sensitive value from the original
+    /// data (the baseline's).
+    pub breach_before: Option<BreachFigures>,
     /// Key-count simulator on the published table (published class sizes).
     pub after_key_count: Exposure,
     /// Linkage attack on the release (attacker holds original values).
@@ -184,9 +206,11 @@ pub struct UtilityKept {
     pub discernibility: u64,
     /// C_AVG (1 is the best possible for the promised k).
     pub average_class_size: Option<f64>,
-    /// Global certainty penalty: NCP per QI cell, 0 (exact) to 1 (nothing kept).
-    pub gcp: f64,
-    pub ncp: f64,
+    /// GCP, a share: the NCP sum per published QI cell, 0 (exact) to 1
+    /// (nothing kept).
+    pub gcp_share: f64,
+    /// NCP, a sum over the published QI cells (Xu et al.'s table NCP).
+    pub ncp_sum: f64,
     pub queries: Option<QueryReport>,
     pub probabilistic_queries: Option<QueryReport>,
 }
@@ -244,6 +268,7 @@ pub fn build(
     let assessment = assess(session, progress)?;
     let before_report = &assessment.report;
     let sim = &assessment.simulation;
+    let baseline = &before_report.baseline;
 
     let req = session.request(algo.id(), params.k, params.l)?;
     let measure = Measure {
@@ -252,9 +277,11 @@ pub fn build(
     };
     let (release, ms) = run(algo.id(), &req, progress)?;
     let evaluation = evaluate(&release, ds, ms, &measure, progress)?;
+    let fingerprint = rel::fingerprint(&release, ds, Some(session.roles.as_slice()));
 
     let threshold = session.attacker.threshold;
-    let before = Exposure::from(&sim.summary);
+    let before = distribution_exposure(&baseline.key_count, threshold);
+    let before_linkage = distribution_exposure(&baseline.linkage, threshold);
     // Each published record's class size, as the simulator's match counts.
     let classes = crate::metrics::class_sizes(&release, ds);
     let sizes: Vec<u32> = classes
@@ -263,16 +290,32 @@ pub fn build(
         .collect();
     let after_key_count = Exposure::from(&risk::summarize(&sizes, classes.len(), threshold));
     let after_linkage = distribution_exposure(&evaluation.reidentification, threshold);
+    let breach_figures = |attribute: &str, d: &Distribution| BreachFigures {
+        attribute: attribute.to_string(),
+        records: d.summary.records,
+        mean: d.summary.mean,
+        max: d.summary.max,
+        above_threshold: d.above(threshold),
+    };
     let breach = match (&evaluation.breach, release.sensitive.first()) {
-        (Some(d), Some(&s)) => Some(BreachFigures {
-            attribute: ds.col(s).name().to_string(),
-            records: d.summary.records,
-            mean: d.summary.mean,
-            max: d.summary.max,
-            above_threshold: count_above(&d.cdf, d.summary.records, threshold),
-        }),
+        (Some(d), Some(&s)) => Some(breach_figures(ds.col(s).name(), d)),
         _ => None,
     };
+    let breach_before = baseline
+        .breach
+        .as_ref()
+        .map(|b| breach_figures(&b.attribute, &b.distribution));
+    let not_published: Vec<String> = baseline
+        .attacker
+        .knows
+        .iter()
+        .filter(|n| {
+            ds.column_index(n)
+                .is_ok_and(|c| !release.quasi_identifiers.contains(&c))
+        })
+        .cloned()
+        .collect();
+    let after_attacker = after_attacker_label(&release, &not_published);
 
     let columns = (0..ds.n_cols())
         .map(|c| {
@@ -315,11 +358,7 @@ pub fn build(
             columns,
             data_warning,
         },
-        attacker: AttackerSummary {
-            knows: before_report.attacker_knows.clone(),
-            threshold,
-            hidden_cells: before_report.hidden_cells,
-        },
+        attacker: baseline.attacker.clone(),
         release: ReleaseSettings {
             algorithm: algo.id().to_string(),
             algorithm_name: algo.name().to_string(),
@@ -329,18 +368,30 @@ pub fn build(
             t: params.t,
             c: params.c,
             seed: params.seed,
+            p: params.p,
+            full_domain: (algo.id() == "full-domain").then(|| params.full_domain.clone()),
+            conditions: (algo.id() == "construction")
+                .then(|| params.conditions.as_ref().map(|c| c.display().to_string()))
+                .flatten(),
             queries: measure.queries,
             query_seed: measure.query_seed,
             groups: evaluation.groups,
             buckets: evaluation.buckets,
             suppressed_rows: evaluation.suppressed,
             time_ms: evaluation.time_ms,
+            fingerprint,
+            not_published,
         },
         guarantees_hold: verification.all_hold(),
         guarantees,
         risk: RiskBeforeAfter {
             threshold,
+            before_attacker: baseline.attacker.to_string(),
+            after_attacker,
+            baseline: baseline.clone(),
             before,
+            before_linkage,
+            breach_before,
             after_key_count,
             after_linkage,
             breach,
@@ -349,8 +400,8 @@ pub fn build(
         utility: UtilityKept {
             discernibility: evaluation.utility.discernibility,
             average_class_size: evaluation.utility.average_class_size,
-            gcp: evaluation.utility.gcp,
-            ncp: evaluation.utility.ncp,
+            gcp_share: evaluation.utility.gcp,
+            ncp_sum: evaluation.utility.ncp,
             queries: evaluation.queries.clone(),
             probabilistic_queries: evaluation.probabilistic_queries.clone(),
         },
@@ -369,7 +420,10 @@ pub fn build(
     };
     report.summary = plain::summary(&report);
 
+    // The baseline's key count: records by how many records share their
+    // known values for the project's attacker (hidden cells honoured).
     let before_sizes = &sim.matches;
+    let for_attacker = format!(" ({})", baseline.attacker);
     let mut built_charts = Vec::new();
     let mut entries = Vec::new();
     let mut add = |file: &str, caption: &str, chart: Chart| {
@@ -385,36 +439,53 @@ pub fn build(
     add(
         "reid-histogram.svg",
         "How many people have each chance of being identified by someone who sees the published values; bars on the right are the most exposed.",
-        charts::reid_histogram(&[("original", &before_hist), ("published", &after_hist)])?,
+        titled(
+            charts::reid_histogram(&[("original", &before_hist), ("published", &after_hist)])?,
+            &for_attacker,
+        ),
     );
     let before_cdf = risk::cdf(before_sizes);
     let after_cdf = risk::cdf(&sizes);
     add(
         "reid-cdf.svg",
         "The share of people whose chance of being identified is at most a given value; a line that reaches the top early means low risk for almost everyone.",
-        charts::reid_cdf(&[
-            ("original", before_cdf.as_slice()),
-            ("published (key count)", after_cdf.as_slice()),
-            ("published (linkage)", evaluation.reidentification.cdf.as_slice()),
-        ])?,
+        titled(
+            charts::reid_cdf(&[
+                ("original", before_cdf.as_slice()),
+                ("published (key count)", after_cdf.as_slice()),
+                ("published (linkage)", evaluation.reidentification.cdf.as_slice()),
+            ])?,
+            &for_attacker,
+        ),
     );
     if let Some(b) = &evaluation.breach {
+        let mut series = Vec::new();
+        if let Some(before) = &baseline.breach {
+            series.push(("original", before.distribution.cdf.as_slice()));
+        }
+        series.push((algo.id(), b.cdf.as_slice()));
         add(
             "breach-cdf.svg",
-            "The share of people whose sensitive value can be guessed with at most a given chance from the release.",
-            charts::breach_cdfs(&[(algo.id(), b.cdf.as_slice())])?,
+            "The share of people whose sensitive value can be guessed with at most a given chance, from the original data and from the release.",
+            titled(charts::breach_cdfs(&series)?, &for_attacker),
         );
     }
     add(
         "class-sizes.svg",
         "How many people share their published values with how many others; larger groups hide people better.",
-        charts::class_sizes(&[("original", before_sizes), ("published", &sizes)])?,
+        titled(
+            charts::class_sizes(&[("original", before_sizes), ("published", &sizes)])?,
+            &for_attacker,
+        ),
     );
     if !before_report.prefix.is_empty() {
         add(
             "prefix.svg",
             "People who can be singled out as the attacker learns one attribute after another, in the order given.",
-            charts::prefix_chart(&[("original", &before_report.prefix)])?,
+            titled(
+                charts::prefix_chart(&[("original", &before_report.prefix)])?,
+                &for_attacker,
+            ),
         );
     }
     report.charts = entries;
@@ -426,8 +497,29 @@ pub fn build(
     })
 }
 
-/// The key-count attacker's figures, before (the simulator on the data) or
-/// after (the same summary of the published class sizes).
+/// `chart` with `suffix` (the attacker its "original" series is for) after
+/// its title.
+fn titled(mut chart: Chart, suffix: &str) -> Chart {
+    chart.title.push_str(suffix);
+    chart
+}
+
+/// Who the after figures are for: the attacker who knows every
+/// quasi-identifier the release publishes, and what it leaves out.
+fn after_attacker_label(release: &Release, not_published: &[String]) -> String {
+    let n = release.quasi_identifiers.len();
+    let mut label = format!(
+        "attacker of the release: knows the {n} quasi-identifier{} it publishes",
+        if n == 1 { "" } else { "s" }
+    );
+    if !not_published.is_empty() {
+        label.push_str(&format!("; not published: {}", not_published.join(", ")));
+    }
+    label
+}
+
+/// The key-count attacker's figures after (the simulator's summary of the
+/// published class sizes).
 impl From<&RiskSummary> for Exposure {
     fn from(s: &RiskSummary) -> Self {
         Exposure {

@@ -87,8 +87,15 @@ pub fn summary(r: &Report) -> Vec<String> {
     let before = &risk.before;
     let after = &risk.after_linkage;
     let knows = list(&r.attacker.knows);
+    let hidden = match r.attacker.hidden_cells {
+        0 => String::new(),
+        n => format!(
+            " (except {} cells marked sensitive, which they do not know)",
+            count(n)
+        ),
+    };
     out.push(format!(
-        "Before anonymization, {} of {} people could be singled out by someone who knows their {knows}.",
+        "Before anonymization, {} of {} people could be singled out by someone who knows their {knows}{hidden}.",
         if before.singled_out == 0 {
             "none".to_string()
         } else {
@@ -128,7 +135,7 @@ pub fn summary(r: &Report) -> Vec<String> {
     let u = &r.utility;
     let mut kept = format!(
         "On average a published value is blurred over {} of its attribute's range (0% would be the exact value)",
-        percent(u.gcp)
+        percent(u.gcp_share)
     );
     if let Some(q) = &u.queries {
         kept.push_str(&format!(

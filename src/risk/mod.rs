@@ -1,9 +1,11 @@
 //! Risk: the radix-tree attack simulator, the linkage attack on a Release
-//! and breach probability of sensitive values.
+//! and on the original table (hidden cells honoured), and breach
+//! probability of sensitive values.
 
 mod breach;
 mod linkage;
 mod local_breach;
+mod original;
 mod simulator;
 
 pub use breach::{
@@ -14,6 +16,7 @@ pub use linkage::{check_release_fits, linkage_attack, linkage_from, Linkage, Mat
 #[cfg(test)]
 pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
+pub use original::{original_matches, OriginalMatches};
 pub use simulator::{
     cdf, histogram, simulate, summarize, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
     Simulation, HISTOGRAM_BINS,

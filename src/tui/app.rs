@@ -340,6 +340,7 @@ impl App {
             mut params,
             hierarchies,
             compare: compare_set,
+            conditions: _,
         } = session;
         let threshold = attacker.threshold;
         if !(0.0..=1.0).contains(&threshold) {
