@@ -1,11 +1,14 @@
 //! Risk: the radix-tree attack simulator, the linkage attack on a Release
-//! and on the original table (hidden cells honoured), and breach
-//! probability of sensitive values.
+//! and on the original table (hidden cells honoured), breach probability of
+//! sensitive values, and the statistics offices' measures (population
+//! models, individual risk, special uniques, attribute risks).
 
 mod breach;
+pub mod individual;
 mod linkage;
 mod local_breach;
 mod original;
+pub mod population;
 mod simulator;
 
 pub use breach::{

@@ -9,6 +9,55 @@ use std::fmt;
 
 use serde::Serialize;
 
+/// The frequency table of class sizes: how many classes have each size,
+/// sizes ascending. What the population models read (ARX calls it the
+/// equivalence-class histogram): they see the sample only through it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SizeCounts {
+    /// `(size, classes of that size)`, sizes ascending, no zero counts.
+    pub counts: Vec<(u32, u64)>,
+    pub records: u64,
+    pub classes: u64,
+}
+
+impl SizeCounts {
+    /// From the size of each class (`Partition::sizes`); empty classes are
+    /// ignored.
+    pub fn from_sizes(sizes: &[u32]) -> Self {
+        let mut sorted: Vec<u32> = sizes.iter().copied().filter(|&s| s > 0).collect();
+        sorted.sort_unstable();
+        let mut counts: Vec<(u32, u64)> = Vec::new();
+        for s in sorted {
+            match counts.last_mut() {
+                Some((size, c)) if *size == s => *c += 1,
+                _ => counts.push((s, 1)),
+            }
+        }
+        let records = counts.iter().map(|&(s, c)| u64::from(s) * c).sum();
+        let classes = counts.iter().map(|&(_, c)| c).sum();
+        Self {
+            counts,
+            records,
+            classes,
+        }
+    }
+
+    /// Classes of exactly `size` records.
+    pub fn of_size(&self, size: u32) -> u64 {
+        self.counts
+            .binary_search_by_key(&size, |&(s, _)| s)
+            .map_or(0, |i| self.counts[i].1)
+    }
+
+    pub fn smallest(&self) -> Option<u32> {
+        self.counts.first().map(|&(s, _)| s)
+    }
+
+    pub fn largest(&self) -> Option<u32> {
+        self.counts.last().map(|&(s, _)| s)
+    }
+}
+
 /// One bin `(from − 1, to]` of class sizes, i.e. `from ≤ k ≤ to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct KBin {
@@ -113,6 +162,16 @@ impl fmt::Display for ClassSizeHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn size_counts_by_hand() {
+        let t = SizeCounts::from_sizes(&[3, 1, 1, 2, 3, 0]);
+        assert_eq!(t.counts, vec![(1, 2), (2, 1), (3, 2)]);
+        assert_eq!((t.records, t.classes), (10, 5));
+        assert_eq!((t.of_size(1), t.of_size(4)), (2, 0));
+        assert_eq!((t.smallest(), t.largest()), (Some(1), Some(3)));
+        assert_eq!(SizeCounts::from_sizes(&[]).smallest(), None);
+    }
 
     #[test]
     fn bins_by_hand() {

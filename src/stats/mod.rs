@@ -7,7 +7,7 @@
 pub mod class_size;
 pub mod correlation;
 
-pub use class_size::{ClassSizeHistogram, KBin};
+pub use class_size::{ClassSizeHistogram, KBin, SizeCounts};
 
 pub use correlation::{
     categorize, correlation_matrix, pearson, Bin, Categories, Category, ColumnCategories,
