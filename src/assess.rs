@@ -13,6 +13,8 @@
 //! grouped by their published known attributes), so "k" here and in the
 //! risk summary are the same number.
 
+mod sample;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -24,6 +26,8 @@ use crate::privacy::{self, ModelReport};
 use crate::progress::Progress;
 use crate::risk::{self, CdfPoint, HistogramBin, PrefixRow, RiskSummary, Simulation};
 use crate::session::{Attacker, AttackerSummary, Session};
+
+pub use sample::{DeltaPresence, IndividualRiskReport, PopulationReport, SampleRisks};
 
 /// Risk figures as printed by `anonlab assess --json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -53,6 +57,16 @@ pub struct AssessReport {
     pub models: BTreeMap<String, ModelReport>,
     /// The session's baseline: what "before" means everywhere.
     pub baseline: Baseline,
+    /// The statistics offices' measures (`sample`), each present when the
+    /// session's population settings ask for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub population: Option<PopulationReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub individual_risk: Option<IndividualRiskReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suda: Option<crate::risk::suda::SudaReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute_risks: Option<Vec<crate::risk::attributes::AttributeRisk>>,
 }
 
 /// The original table published as is, attacked by one attacker: the
@@ -78,6 +92,8 @@ pub struct Baseline {
 pub struct Assessment {
     pub report: AssessReport,
     pub simulation: Simulation,
+    /// Per-record figures of the statistics offices' measures.
+    pub sample: SampleRisks,
 }
 
 /// Assess a session for its attacker ([`Session::attacker`]).
@@ -150,6 +166,7 @@ pub fn assess_with(
         records_above_threshold,
         ..
     } = simulation.summary.clone();
+    let sample = sample::sample_risks(ds, &file, attacker, &simulation, progress)?;
     let report = AssessReport {
         file,
         rows: ds.n_rows(),
@@ -171,8 +188,16 @@ pub fn assess_with(
         prefix: simulation.prefix.clone(),
         models,
         baseline,
+        population: sample.population.clone(),
+        individual_risk: sample.individual.clone(),
+        suda: sample.suda_report.clone(),
+        attribute_risks: sample.attribute_risks.clone(),
     };
-    Ok(Assessment { report, simulation })
+    Ok(Assessment {
+        report,
+        simulation,
+        sample,
+    })
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::algorithms::{Options, Request};
 use crate::construction::Conditions;
 use crate::data::{
     load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
-    HierarchySource, Params, Project, Role, Roles, SensitivitySource,
+    HierarchySource, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -111,6 +111,12 @@ pub struct Attacker {
     pub visible: usize,
     /// Pr(re-id) above which a record counts as at risk.
     pub threshold: f64,
+    /// The file as a sample of a population, and which of the statistics
+    /// offices' measures to compute (issue 17): the journalist's and
+    /// marketer's attacker look the target up in that population.
+    pub population: PopulationSettings,
+    /// How a population table is read: as the session reads its data.
+    pub population_csv: CsvOptions,
 }
 
 impl Attacker {
@@ -463,6 +469,8 @@ impl Session {
             hidden,
             visible: self.roles.attacker_visible().len(),
             threshold: self.attacker.threshold,
+            population: self.attacker.population.clone(),
+            population_csv: self.csv.clone(),
         })
     }
 

@@ -64,6 +64,8 @@ pub struct AssessArgs {
     #[arg(long = "save-project", value_name = "FILE")]
     pub save_project: Option<PathBuf>,
     #[command(flatten)]
+    pub population: super::population_args::PopulationArgs,
+    #[command(flatten)]
     pub csv: CsvArgs,
 }
 
@@ -141,6 +143,7 @@ fn configure(mut s: Session, a: &AssessArgs) -> anyhow::Result<Session> {
     if let Some(seed) = a.seed {
         s.params.seed = seed;
     }
+    a.population.apply(&mut s.attacker.population);
     apply_sensitivity(&mut s, a)?;
     Ok(s)
 }
@@ -232,6 +235,7 @@ pub fn run(a: &AssessArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&result.report)?);
     } else {
         print!("{}", human(&result.report, &s));
+        print!("{}", super::population_args::human(&result.report));
     }
     if let Some(w) = a.k_histogram {
         let h = anonlab::stats::ClassSizeHistogram::new(&result.simulation.matches, w);

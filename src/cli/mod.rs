@@ -9,6 +9,7 @@ pub mod hierarchy;
 pub mod hierarchy_args;
 pub mod lgb_args;
 pub mod pk_args;
+pub mod population_args;
 pub mod progress;
 pub mod report;
 pub mod synth;

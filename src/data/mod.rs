@@ -3,6 +3,7 @@
 mod csv_import;
 mod dataset;
 pub mod examples;
+mod population;
 mod project;
 mod roles;
 mod rule;
@@ -10,6 +11,7 @@ mod sensitivity;
 
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
+pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{
     write_atomic, write_atomic_with, AttackerModel, CompareEntry, DataFingerprint, DataSource,
     FullDomainParams, HierarchySource, Params, Project, DEFAULT_P, PROJECT_VERSION,

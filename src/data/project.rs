@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{CellSensitivity, CsvOptions, Role};
+use super::{CellSensitivity, CsvOptions, PopulationSettings, Role};
 use crate::error::{Error, Result};
 
 pub const PROJECT_VERSION: u32 = 1;
@@ -156,6 +156,14 @@ pub struct AttackerModel {
     pub known: Vec<String>,
     /// Pr(re-id) above which a record counts as at risk.
     pub threshold: f64,
+    /// The file as a sample of a population, and the statistics offices'
+    /// measures to compute (`data::population`). Left out when unset.
+    #[serde(skip_serializing_if = "is_unset")]
+    pub population: PopulationSettings,
+}
+
+fn is_unset(p: &PopulationSettings) -> bool {
+    *p == PopulationSettings::default()
 }
 
 impl Default for AttackerModel {
@@ -163,6 +171,7 @@ impl Default for AttackerModel {
         Self {
             known: Vec::new(),
             threshold: 0.2,
+            population: PopulationSettings::default(),
         }
     }
 }
@@ -320,6 +329,11 @@ impl Project {
         if let Some(path) = self.params.conditions.as_mut().filter(|p| p.is_relative()) {
             *path = dir.join(&*path);
         }
+        if let Some(path) = self.attacker.population.table.as_mut() {
+            if path.is_relative() {
+                *path = dir.join(&*path);
+            }
+        }
     }
 
     /// This project (its paths as the process opens them, relative to the
@@ -349,6 +363,9 @@ impl Project {
         }
         if let Some(c) = &project.params.conditions {
             project.params.conditions = Some(relative(c));
+        }
+        if let Some(p) = project.attacker.population.table.as_mut() {
+            *p = relative(p);
         }
         project
     }

@@ -30,38 +30,7 @@
 //! number of population members a record stands for, itself included; a
 //! class with F̂ < f would make p > 1 and the risk negative).
 
-use serde::{Deserialize, Serialize};
-
-/// sdcMicro's two methods.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IndividualMethod {
-    #[default]
-    Approx,
-    Exact,
-}
-
-impl IndividualMethod {
-    pub fn name(self) -> &'static str {
-        match self {
-            IndividualMethod::Approx => "approx",
-            IndividualMethod::Exact => "exact",
-        }
-    }
-}
-
-impl std::str::FromStr for IndividualMethod {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "approx" => Ok(Self::Approx),
-            "exact" => Ok(Self::Exact),
-            _ => Err(format!(
-                "unknown individual-risk method '{s}' (approx or exact)"
-            )),
-        }
-    }
-}
+pub use crate::data::IndividualMethod;
 
 /// The risk of a record in a class of `f` records with weights summing to
 /// `weight_sum` (≥ f).

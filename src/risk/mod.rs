@@ -3,13 +3,16 @@
 //! sensitive values, and the statistics offices' measures (population
 //! models, individual risk, special uniques, attribute risks).
 
+pub mod attributes;
 mod breach;
 pub mod individual;
+pub mod lattice;
 mod linkage;
 mod local_breach;
 mod original;
 pub mod population;
 mod simulator;
+pub mod suda;
 
 pub use breach::{
     breach_from, breach_probability, detaching_buckets, probability_cdf, probability_histogram,

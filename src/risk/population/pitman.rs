@@ -29,7 +29,7 @@
 //!   that the model did not converge, where ARX stops after one second of
 //!   wall time. On data where ARX converges this never binds.
 
-use super::solver::{solve, Equations, SolverSettings};
+use super::solver::{solve, Equations, Evaluation, SolverSettings};
 use super::special::{digamma, ln_gamma, trigamma};
 use crate::stats::SizeCounts;
 
@@ -106,7 +106,7 @@ struct Closed<'a> {
 }
 
 impl Equations for Closed<'_> {
-    fn eval(&mut self, (t, a): (f64, f64)) -> Option<((f64, f64), [[f64; 2]; 2])> {
+    fn eval(&mut self, (t, a): (f64, f64)) -> Option<Evaluation> {
         let (u, n) = (self.u, self.n);
         // Σ_{i=1}^{u−1} 1/(t + ia) and friends through ψ(t/a + ·).
         let psi_hi = digamma(t / a + u);
@@ -207,7 +207,7 @@ impl Terms<'_> {
 }
 
 impl Equations for Terms<'_> {
-    fn eval(&mut self, x: (f64, f64)) -> Option<((f64, f64), [[f64; 2]; 2])> {
+    fn eval(&mut self, x: (f64, f64)) -> Option<Evaluation> {
         let [s1, n1, s_i, l1, s1_sq, n1_sq, s_i_sq, s_ii_sq, l1_sq] = self.sums(x)?;
         Some((
             (s1 - n1, s_i - l1),

@@ -27,7 +27,7 @@
 //! precedence slip). Its SNB figures therefore differ from these;
 //! BENCHMARKS.md (issue 17) shows that ARX with both corrected agrees.
 
-use super::solver::{solve, Equations, SolverSettings};
+use super::solver::{solve, Equations, Evaluation, SolverSettings};
 use crate::stats::SizeCounts;
 
 /// Expected population uniques under the SNB model.
@@ -82,7 +82,7 @@ struct Moments {
 }
 
 impl Equations for Moments {
-    fn eval(&mut self, (a, b): (f64, f64)) -> Option<((f64, f64), [[f64; 2]; 2])> {
+    fn eval(&mut self, (a, b): (f64, f64)) -> Option<Evaluation> {
         let Moments { k, f, c1, c2 } = *self;
         let q = 1.0 - f;
         let d = q * (1.0 - b);

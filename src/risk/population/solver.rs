@@ -50,11 +50,13 @@ impl Default for SolverSettings {
     }
 }
 
+/// F(x) and J(x) = [[∂F₁/∂x, ∂F₁/∂y], [∂F₂/∂x, ∂F₂/∂y]] at a point.
+pub type Evaluation = ((f64, f64), [[f64; 2]; 2]);
+
 /// The equations F(x) = 0 and their Jacobian at a point; `None` when they
 /// cannot be evaluated there (the caller's work budget ran out).
 pub trait Equations {
-    /// F(x) and J(x) = [[∂F₁/∂x, ∂F₁/∂y], [∂F₂/∂x, ∂F₂/∂y]].
-    fn eval(&mut self, x: (f64, f64)) -> Option<((f64, f64), [[f64; 2]; 2])>;
+    fn eval(&mut self, x: (f64, f64)) -> Option<Evaluation>;
 }
 
 /// A root of `eq` from `start`, or `None` when the search gave up.
@@ -113,7 +115,7 @@ mod tests {
     struct Circle;
     impl Equations for Circle {
         // x² + y² = 4, x = y: root (√2, √2) from a positive start.
-        fn eval(&mut self, (x, y): (f64, f64)) -> Option<((f64, f64), [[f64; 2]; 2])> {
+        fn eval(&mut self, (x, y): (f64, f64)) -> Option<Evaluation> {
             Some((
                 (x * x + y * y - 4.0, x - y),
                 [[2.0 * x, 2.0 * y], [1.0, -1.0]],
@@ -136,7 +138,7 @@ mod tests {
 
     struct NoRoot;
     impl Equations for NoRoot {
-        fn eval(&mut self, (x, y): (f64, f64)) -> Option<((f64, f64), [[f64; 2]; 2])> {
+        fn eval(&mut self, (x, y): (f64, f64)) -> Option<Evaluation> {
             Some(((x * x + 1.0, y), [[2.0 * x, 0.0], [0.0, 1.0]]))
         }
     }
