@@ -413,7 +413,12 @@ fn weights(ds: &Dataset, file: &str, known: &[usize], name: &str) -> Result<Vec<
             if col.is_missing(code) {
                 return Err(at(r, "no sampling weight: every record needs one".into()));
             }
-            let Some(w) = col.number(code) else {
+            // A column with any text in it is read as categorical: parse
+            // its cells, so the message names the cell that is not a number.
+            let Some(w) = col
+                .number(code)
+                .or_else(|| col.display(code).trim().parse::<f64>().ok())
+            else {
                 return Err(at(
                     r,
                     format!("'{}' is not a number: sampling weights must be numbers", col.display(code)),

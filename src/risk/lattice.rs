@@ -134,6 +134,11 @@ impl Ctx<'_> {
         } else {
             parent.refine(col.codes, col.code_space, scratch, &mut alone)
         };
+        // A one-row table: its row is alone before any attribute, but the
+        // empty set identifies nobody, so it becomes unique here.
+        if parent_mask == 0 && parent.singles() > 0 {
+            alone.push(0);
+        }
         out.combinations.push(Combination {
             mask,
             classes: runs.classes() as u64,

@@ -26,9 +26,32 @@
 //! subtracting 1 per distinct class size instead of (1 − π)^i c_i (a
 //! precedence slip). Its SNB figures therefore differ from these;
 //! BENCHMARKS.md (issue 17) shows that ARX with both corrected agrees.
+//! (3) When ARX's search (Newton from (1, 1), then its 16 start values)
+//! finds no root, anonlab tries twelve more starts spread over the
+//! parameter space (α ∈ {0.1, 0.5, 1, 3}, β ∈ {0.001, 0.01, 0.1}), one try
+//! each, keeping α > 0 and 0 < β ≤ 1: on Adult the equations have roots at
+//! β ≈ 0.005–0.06 that ARX's starts never reach, where ARX reports no
+//! estimate. Only when these fail too is the model "did not converge".
 
-use super::solver::{solve, Equations, Evaluation, SolverSettings};
+use super::solver::{solve, solve_once, Equations, Evaluation, SolverSettings};
 use crate::stats::SizeCounts;
+
+/// Starts (α, β) tried, each once, when ARX's search finds no root: the
+/// roots on real data often have β of 0.001–0.1, far from ARX's starts.
+const WIDER_STARTS: [(f64, f64); 12] = [
+    (0.1, 0.001),
+    (0.1, 0.01),
+    (0.1, 0.1),
+    (0.5, 0.001),
+    (0.5, 0.01),
+    (0.5, 0.1),
+    (1.0, 0.001),
+    (1.0, 0.01),
+    (1.0, 0.1),
+    (3.0, 0.001),
+    (3.0, 0.01),
+    (3.0, 0.1),
+];
 
 /// Expected population uniques under the SNB model.
 pub fn snb(table: &SizeCounts, population: u64, settings: &SolverSettings) -> Result<f64, String> {
@@ -37,7 +60,19 @@ pub fn snb(table: &SizeCounts, population: u64, settings: &SolverSettings) -> Re
     let f = table.records as f64 / population as f64;
     let k = population_classes(table, f);
     let mut eq = Moments { k, f, c1, c2 };
-    let Some((alpha, beta)) = solve(&mut eq, |_| true, (1.0, 1.0), settings) else {
+    let root = solve(&mut eq, |_| true, (1.0, 1.0), settings).or_else(|| {
+        // ARX's starts miss roots with a small β; try the model's
+        // parameter space more widely (module doc).
+        WIDER_STARTS.iter().find_map(|&s| {
+            solve_once(
+                &mut eq,
+                |(a, b)| a > 0.0 && b > 0.0 && b <= 1.0,
+                s,
+                settings,
+            )
+        })
+    });
+    let Some((alpha, beta)) = root else {
         return Err(
             "the SNB model did not converge (no root of its moment equations was found)".into(),
         );

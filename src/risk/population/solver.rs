@@ -87,12 +87,7 @@ pub fn solve(
             if f.0.abs() <= settings.accuracy && f.1.abs() <= settings.accuracy {
                 return Some(x);
             }
-            let inv = 1.0 / (j[0][0] * j[1][1] - j[0][1] * j[1][0]);
-            let dx = (
-                inv * (j[1][1] * f.0 - j[0][1] * f.1),
-                inv * (-j[1][0] * f.0 + j[0][0] * f.1),
-            );
-            x = (x.0 - dx.0, x.1 - dx.1);
+            x = newton_step(x, f, j);
             if next_start == settings.start_values.len() {
                 return None;
             }
@@ -103,6 +98,38 @@ pub fn solve(
                 break;
             }
             steps += 1;
+        }
+    }
+    None
+}
+
+/// x − J⁻¹ F.
+fn newton_step(x: (f64, f64), f: (f64, f64), j: [[f64; 2]; 2]) -> (f64, f64) {
+    let inv = 1.0 / (j[0][0] * j[1][1] - j[0][1] * j[1][0]);
+    let dx = (
+        inv * (j[1][1] * f.0 - j[0][1] * f.1),
+        inv * (-j[1][0] * f.0 + j[0][0] * f.1),
+    );
+    (x.0 - dx.0, x.1 - dx.1)
+}
+
+/// One try from `start`: at most `iterations_per_try` Newton steps, ending
+/// early when `allowed` fails or x becomes NaN.
+pub fn solve_once(
+    eq: &mut impl Equations,
+    allowed: impl Fn((f64, f64)) -> bool,
+    start: (f64, f64),
+    settings: &SolverSettings,
+) -> Option<(f64, f64)> {
+    let mut x = start;
+    for _ in 0..=settings.iterations_per_try {
+        let (f, j) = eq.eval(x)?;
+        if f.0.abs() <= settings.accuracy && f.1.abs() <= settings.accuracy {
+            return Some(x);
+        }
+        x = newton_step(x, f, j);
+        if !allowed(x) || x.0.is_nan() || x.1.is_nan() {
+            return None;
         }
     }
     None
