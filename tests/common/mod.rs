@@ -1,6 +1,8 @@
 //! Fixtures shared by the integration tests: where UCI Adult is, its
-//! attribute lists as the issues name them, and loading it with a notice
-//! when it is absent (so a checkout without `../shared` still passes).
+//! attribute lists as the issues name them, and loading it. A checkout
+//! without `../shared` skips the Adult tests with a notice; under CI
+//! (`CI=true`, as `.ci/run` sets) a missing file fails them instead
+//! ([`require`]), so CI never passes without running them.
 // Each test crate uses a different part of this module.
 #![allow(dead_code)]
 
@@ -45,13 +47,30 @@ pub fn adult_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(ADULT)
 }
 
-/// Whether Adult is there; prints why a test is skipped when it is not.
-pub fn have_adult() -> bool {
-    let ok = adult_path().exists();
-    if !ok {
-        eprintln!("skipped: {ADULT} not found");
+/// Whether the tests run under CI (`CI` set to anything but `false`/`0`).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Whether something a test needs (`what`) is there: `true` when `present`;
+/// otherwise a notice and `false` (the test skips), or under CI a panic,
+/// so that a CI run without it fails instead of passing untested.
+pub fn require(present: bool, what: &str) -> bool {
+    if present {
+        return true;
     }
-    ok
+    assert!(
+        !under_ci(),
+        "CI=true and {what} is missing: the test cannot run"
+    );
+    eprintln!("skipped: {what} is missing");
+    false
+}
+
+/// Whether Adult is there; prints why a test is skipped when it is not,
+/// and fails under CI.
+pub fn have_adult() -> bool {
+    require(adult_path().exists(), ADULT)
 }
 
 /// Adult loaded by anonlab's own importer, or `None` (with a notice).
