@@ -312,6 +312,8 @@ pub fn sections(r: &Report) -> Vec<Section> {
         blocks: risk_blocks,
     });
 
+    out.extend(super::sample::section(r));
+
     out.push(Section {
         title: "Charts",
         blocks: (0..r.charts.len()).map(Block::Chart).collect(),

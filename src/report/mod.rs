@@ -38,6 +38,7 @@ mod doc;
 mod html;
 mod markdown;
 pub mod plain;
+mod sample;
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +55,7 @@ use crate::progress::Progress;
 use crate::release::{self as rel, Release};
 use crate::risk::{self, CdfPoint, PrefixRow, RiskSummary};
 use crate::session::{AttackerSummary, Session};
+pub use sample::SampleFigures;
 
 pub use html::{escape, to_html};
 pub use markdown::to_markdown;
@@ -78,6 +80,11 @@ pub struct Report {
     pub guarantees: Vec<GuaranteeCheck>,
     pub guarantees_hold: bool,
     pub risk: RiskBeforeAfter,
+    /// The statistics offices' measures the project asked for (population
+    /// model, sampling weights, special uniques, attribute risks): the
+    /// figures `anonlab assess --json` prints for the same attacker.
+    #[serde(default, skip_serializing_if = "SampleFigures::is_empty")]
+    pub sample: SampleFigures,
     pub utility: UtilityKept,
     /// The headline in plain sentences (what the HTML and Markdown open with).
     pub summary: Vec<String>,
@@ -397,6 +404,7 @@ pub fn build(
             breach,
             prefix: before_report.prefix.clone(),
         },
+        sample: SampleFigures::of(before_report),
         utility: UtilityKept {
             discernibility: evaluation.utility.discernibility,
             average_class_size: evaluation.utility.average_class_size,

@@ -126,6 +126,7 @@ pub fn summary(r: &Report) -> Vec<String> {
             chance(b.mean),
         ));
     }
+    out.extend(super::sample::headline(r));
     if failed == 0 && !r.guarantees.is_empty() {
         out.push(format!(
             "All {} promises the method makes were checked independently on the release and hold.",
