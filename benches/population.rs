@@ -33,6 +33,9 @@ use anonlab::risk::population::{
 use anonlab::risk::suda::special_uniques;
 use anonlab::session::Session;
 
+/// One more measure switched on.
+type Setting = fn(&mut anonlab::data::PopulationSettings);
+
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
@@ -116,7 +119,7 @@ fn main() {
     }
     s.roles = roles;
     // Stage by stage (reference rows), then everything at once (the target).
-    let stages: [(&str, fn(&mut anonlab::data::PopulationSettings)); 4] = [
+    let stages: [(&str, Setting); 4] = [
         ("assess, population model only (F = 0.01)", |p| {
             p.sampling_fraction = Some(0.01);
         }),
