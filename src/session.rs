@@ -14,6 +14,7 @@ use fixedbitset::FixedBitSet;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithms::full_domain::{Metric, PrivacyModel};
+use crate::algorithms::cbg::TreeCache;
 use crate::algorithms::{Options, Request};
 use crate::construction::Conditions;
 use crate::data::{
@@ -46,6 +47,11 @@ pub struct Session {
     pub compare: Vec<CompareEntry>,
     /// Construction(D, G)'s conditions, read from `params.conditions`.
     pub conditions: Option<Conditions>,
+    /// The cross-bucket kd-tree this session keeps between its runs
+    /// (`Options::cbg_tree`): every request of the session, and of its
+    /// clones (the TUI's background jobs), shares it. Replace it with a
+    /// fresh one, or set `None`, to keep nothing.
+    pub cbg_tree: Option<Arc<TreeCache>>,
 }
 
 /// The privacy models full-domain generalization offers besides k, by the
@@ -216,6 +222,7 @@ impl Session {
             hierarchies: BTreeMap::new(),
             compare: Vec::new(),
             conditions: None,
+            cbg_tree: Some(Arc::new(TreeCache::new())),
         }
     }
 
@@ -300,6 +307,7 @@ impl Session {
             hierarchies,
             compare: project.compare.clone(),
             conditions,
+            cbg_tree: Some(Arc::new(TreeCache::new())),
         };
         s.hide_flag_columns(&project.roles);
         Ok(s)
@@ -420,6 +428,7 @@ impl Session {
         let mut options = Options {
             hierarchies: self.hierarchy_set(),
             conditions: self.conditions.clone(),
+            cbg_tree: self.cbg_tree.clone(),
             ..Default::default()
         };
         options.full_domain.suppression = fd.suppression;

@@ -8,7 +8,7 @@
 
 mod anatomy;
 pub mod arp;
-mod cbg;
+pub mod cbg;
 pub mod full_domain;
 pub mod lgb;
 mod mondrian;
@@ -58,6 +58,9 @@ pub struct Options {
     /// p, sensitive-attribute hierarchies and protected values
     /// (pk-enhanced, pk-greedy).
     pub pk: pk::PkOptions,
+    /// A kd-tree cache the caller keeps between runs (cbg): `None` builds
+    /// the tree every run. Never changes a release (`cbg::TreeCache`).
+    pub cbg_tree: Option<std::sync::Arc<cbg::TreeCache>>,
 }
 
 pub trait Algorithm: Send + Sync {

@@ -341,6 +341,7 @@ impl App {
             hierarchies,
             compare: compare_set,
             conditions: _,
+            cbg_tree: _,
         } = session;
         let threshold = attacker.threshold;
         if !(0.0..=1.0).contains(&threshold) {

@@ -1,0 +1,371 @@
+//! The shape of the program (../shared/DESIGN.md, "Shape of the program";
+//! README, "Architecture"): layers in one direction. A module of `src/`
+//! uses only modules of its own layer or below, and the top-level modules
+//! use one another without a cycle. Lowest first:
+//!
+//! ```text
+//!  0  error, progress, format   errors, progress/cancellation, number formatting
+//!  1  data, synth               dataset, readers, roles, rules, project file; synthetic data
+//!  2  partition, stats          equivalence classes, value counts; correlation measures
+//!  3  hierarchy                 hierarchy model, ARX format, builders
+//!  4  release                   the Release model and its published files
+//!  5  risk                      attacker model, simulator, linkage, breach probability
+//!  6  privacy                   privacy models and the independent verifier
+//!  7  metrics                   utility metrics and the query workload
+//!  8  algorithms, construction  the anonymization algorithms, one registry
+//!  9  session, anonymize, assess   session state; run + evaluation; assessment
+//! 10  report, charts            reports and plots
+//! 11  cli, tui, main, lib       front ends
+//! ```
+//!
+//! The test reads every `crate::…` path in the code of `src/` (comments
+//! left out), including grouped ones (`use crate::{data, risk}`), as an
+//! edge from the file's top-level module to the one named, and fails on an
+//! edge that goes up a layer or a cycle between top-level modules.
+//!
+//! `KNOWN` lists the edges the code still has against the layering, each
+//! with what removes it. The list may only shrink: an upward edge not in it
+//! fails, and so does a listed edge the code no longer has (remove it from
+//! the list, so it cannot come back unnoticed).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+const LAYERS: &[&[&str]] = &[
+    &["error", "progress", "format"],
+    &["data", "synth"],
+    &["partition", "stats"],
+    &["hierarchy"],
+    &["release"],
+    &["risk"],
+    &["privacy"],
+    &["metrics"],
+    &["algorithms", "construction"],
+    &["session", "anonymize", "assess"],
+    &["report", "charts"],
+    &["cli", "tui", "main", "lib"],
+];
+
+/// Edges that break the layering today, and what removes them.
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "hierarchy",
+        "construction",
+        "correlated hierarchy labels checked by Construction's rules: conditions move into data/",
+    ),
+    (
+        "construction",
+        "anonymize",
+        "Construction(D, G) moves into algorithms/ and takes its measures from below",
+    ),
+    (
+        "construction",
+        "algorithms",
+        "a cycle with algorithms -> construction: Construction(D, G) moves into algorithms/",
+    ),
+    (
+        "metrics",
+        "algorithms",
+        "metrics/prob_queries.rs builds a request to measure a baseline",
+    ),
+    (
+        "metrics",
+        "session",
+        "metrics/prob_queries.rs reads the session",
+    ),
+    (
+        "release",
+        "privacy",
+        "value counts (privacy/counts.rs) move into partition",
+    ),
+    (
+        "risk",
+        "privacy",
+        "value counts (privacy/counts.rs) move into partition",
+    ),
+];
+
+fn layer_of() -> BTreeMap<&'static str, usize> {
+    LAYERS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, ms)| ms.iter().map(move |&m| (m, i)))
+        .collect()
+}
+
+/// `text` without `//` comments (doc comments included) and string
+/// literals' contents, so that prose naming `crate::x` is not an edge.
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => {
+                    in_string = false;
+                    out.push('"');
+                }
+                '\n' => out.push('\n'),
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                in_string = true;
+                out.push('"');
+            }
+            // A char literal '"' would open a string: skip it whole.
+            '\'' if chars.peek() == Some(&'"') => {
+                chars.next();
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The top-level modules a piece of code names by `crate::` paths.
+fn named_modules(code: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for (at, _) in code.match_indices("crate::") {
+        // `anonlab::crate` cannot occur; `$crate::` is a macro's own crate.
+        if code[..at].ends_with('$') || code[..at].ends_with(|c: char| c.is_alphanumeric()) {
+            continue;
+        }
+        let rest = code[at + "crate::".len()..].trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            // The names at depth 1 of the group: `{a::X, b::{Y, Z}, c}`.
+            let mut depth = 1;
+            let mut start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ',' if depth == 1 => start = true,
+                    c if c.is_whitespace() => {}
+                    _ if start && depth == 1 => {
+                        found.insert(ident(&group[i..]));
+                        start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            found.insert(ident(rest));
+        }
+    }
+    found
+}
+
+/// Every `.rs` file under `dir`.
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// (from, to) → the files making the edge, between top-level modules.
+fn edges() -> BTreeMap<(String, String), Vec<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for path in all {
+        let rel = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        let top = rel
+            .split('/')
+            .next()
+            .unwrap()
+            .trim_end_matches(".rs")
+            .to_string();
+        let code = code_only(&std::fs::read_to_string(&path).unwrap());
+        for to in named_modules(&code) {
+            if to != top {
+                edges.entry((top.clone(), to)).or_default().push(rel.clone());
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn every_module_is_in_a_layer() {
+    let layer = layer_of();
+    let mut tops = BTreeSet::new();
+    for ((from, to), _) in edges() {
+        tops.insert(from);
+        tops.insert(to);
+    }
+    let missing: Vec<&String> = tops
+        .iter()
+        .filter(|m| !layer.contains_key(m.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "modules in no layer (add them to LAYERS and README's diagram): {missing:?}"
+    );
+    // And the list names nothing that does not exist.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for m in layer.keys() {
+        assert!(
+            src.join(m).is_dir() || src.join(format!("{m}.rs")).is_file(),
+            "LAYERS names '{m}', which is not a module of src/"
+        );
+    }
+}
+
+#[test]
+fn no_edge_goes_up_a_layer() {
+    let layer = layer_of();
+    let known: BTreeSet<(&str, &str)> = KNOWN.iter().map(|&(a, b, _)| (a, b)).collect();
+    let mut up = Vec::new();
+    let mut seen = BTreeSet::new();
+    for ((from, to), files) in edges() {
+        let (Some(&lf), Some(&lt)) = (layer.get(from.as_str()), layer.get(to.as_str())) else {
+            continue;
+        };
+        let key = (from.as_str(), to.as_str());
+        if known.contains(&key) {
+            seen.insert((from.clone(), to.clone()));
+        } else if lt > lf {
+            up.push(format!("{from} (layer {lf}) -> {to} (layer {lt}) in {files:?}"));
+        }
+    }
+    assert!(
+        up.is_empty(),
+        "edges going up a layer:\n{}",
+        up.join("\n")
+    );
+    let gone: Vec<String> = KNOWN
+        .iter()
+        .filter(|(a, b, _)| !seen.contains(&(a.to_string(), b.to_string())))
+        .map(|(a, b, _)| format!("{a} -> {b}"))
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "KNOWN lists edges the code no longer has; remove them from the list: {gone:?}"
+    );
+}
+
+#[test]
+fn no_cycle_between_top_level_modules() {
+    let known: BTreeSet<(&str, &str)> = KNOWN.iter().map(|&(a, b, _)| (a, b)).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for ((from, to), _) in edges() {
+        if !known.contains(&(from.as_str(), to.as_str())) {
+            graph.entry(from).or_default().insert(to);
+        }
+    }
+    // Depth-first search with colours: grey on the stack, black done.
+    fn visit(
+        m: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        colour: &mut BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        colour.insert(m.to_string(), 1);
+        path.push(m.to_string());
+        for next in graph.get(m).into_iter().flatten() {
+            match colour.get(next.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let at = path.iter().position(|p| p == next).unwrap();
+                    let mut cycle = path[at..].to_vec();
+                    cycle.push(next.clone());
+                    return Some(cycle);
+                }
+                0 => {
+                    if let Some(c) = visit(next, graph, colour, path) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        path.pop();
+        colour.insert(m.to_string(), 2);
+        None
+    }
+    let mut colour = BTreeMap::new();
+    for m in graph.keys() {
+        if colour.get(m.as_str()).copied().unwrap_or(0) == 0 {
+            if let Some(cycle) = visit(m, &graph, &mut colour, &mut Vec::new()) {
+                panic!("a cycle between top-level modules: {}", cycle.join(" -> "));
+            }
+        }
+    }
+}
+
+/// The reader itself: grouped paths, comments and strings.
+#[test]
+fn the_reader_finds_grouped_paths_and_skips_prose() {
+    let code = code_only(
+        "use crate::{data::{A, B}, risk, stats::x};\n\
+         // crate::tui in a comment\n\
+         let s = \"crate::cli in a string\";\n\
+         let c = '\"'; crate::release::Release::new();\n\
+         $crate::format::x();",
+    );
+    let found = named_modules(&code);
+    let want: BTreeSet<String> = ["data", "risk", "stats", "release"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(found, want);
+}
+
+/// No mutable process-wide state in the library: no `static` holding a
+/// lock or cell, no `thread_local!`, outside the front ends.
+#[test]
+fn no_hidden_global_state_in_the_core() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    let mut found = Vec::new();
+    for path in all {
+        let rel = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("tui/") || rel.starts_with("cli/") || rel == "main.rs" {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&path).unwrap());
+        for (i, line) in code.lines().enumerate() {
+            let t = line.trim_start();
+            let global = t.starts_with("static ") || t.starts_with("pub static ");
+            let mutable = ["Mutex", "RwLock", "Cell", "Atomic", "OnceLock", "LazyLock", "mut "]
+                .iter()
+                .any(|w| t.contains(w));
+            if (global && mutable) || t.contains("thread_local!") {
+                found.push(format!("src/{rel}:{}: {t}", i + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "hidden global state:\n{}", found.join("\n"));
+}
