@@ -13,8 +13,8 @@ use std::sync::Arc;
 use fixedbitset::FixedBitSet;
 use serde::{Deserialize, Serialize};
 
-use crate::algorithms::full_domain::{Metric, PrivacyModel};
 use crate::algorithms::cbg::TreeCache;
+use crate::algorithms::full_domain::{Metric, PrivacyModel};
 use crate::algorithms::{Options, Request};
 use crate::construction::Conditions;
 use crate::data::{

@@ -40,9 +40,17 @@ impl TreeInputs {
             && self.leaf_cap == leaf_cap
             && self.numeric == space.numeric
             && self.code_spaces.len() == space.stamps.len()
-            && self.code_spaces.iter().zip(&space.stamps).all(|(&c, s)| c == s.len())
+            && self
+                .code_spaces
+                .iter()
+                .zip(&space.stamps)
+                .all(|(&c, s)| c == s.len())
             && self.qi.len() == space.cols.len()
-            && self.qi.iter().zip(&space.cols).all(|(a, b)| a.as_slice() == *b)
+            && self
+                .qi
+                .iter()
+                .zip(&space.cols)
+                .all(|(a, b)| a.as_slice() == *b)
             && self.value == value
     }
 }
@@ -119,4 +127,3 @@ pub(super) fn first_tree(
     }
     tree
 }
-

@@ -143,4 +143,3 @@ pub(super) fn corollary_2_holds(
     }
     Ok(true)
 }
-

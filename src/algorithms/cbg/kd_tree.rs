@@ -721,6 +721,7 @@ mod tests {
             .map(|pos| (ix.distance_at(&q, pos), ix.perm[pos]))
             .filter(|&(d, _)| d < limit)
             .min()
+    }
 
     /// `nearest` returns exactly the row a scan finds — ties included,
     /// which decide the release — with and without the per-value bounds, on
@@ -834,5 +835,4 @@ mod tests {
         }
         assert_eq!(forward.rows_of(0), backward.rows_of(0));
     }
-
 }

@@ -125,7 +125,6 @@
 //! 1/l bound is still true and shown by the breach probabilities, but not
 //! claimed under that name.
 
-
 //!
 //! **Files.** This one holds Alg. 1's loop and Algs. 3–5 on a batch;
 //! `plan` the batch plan and Alg. 2 (`cal_sen_set`); `space` the QI space,
@@ -154,9 +153,9 @@ use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::release::{Bucket, Guarantee, Release};
 
+pub use cache::TreeCache;
 use claims::corollary_2_holds;
 use kd_tree::{KdIndex, MAX_COUNTERS};
-pub use cache::TreeCache;
 use plan::{cal_sen_set, group_sizes, plan_batches, PlanRefusal};
 use space::{Space, ValueScratch};
 
@@ -324,7 +323,6 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     Ok(release)
 }
 
-
 /// Alg. 3 on the rows of a small region: median cuts on the widest
 /// attribute while a half still holds every value of S_set (the smaller half
 /// first), dropping attributes whose cut keeps them in neither; then
@@ -479,7 +477,6 @@ fn partition_tuples(t_gen: &[u32], k: usize) -> Vec<Bucket> {
         .collect()
 }
 
-
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -519,7 +516,6 @@ pub(super) mod tests {
             .collect();
         table(&["age", "g", "s"], &rows)
     }
-
 
     #[test]
     fn seeded_and_reproducible() {

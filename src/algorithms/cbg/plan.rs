@@ -202,14 +202,12 @@ pub(crate) fn cal_sen_set(remaining: &[u64], beta: usize, left: u64) -> Result<S
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
-
 
     #[test]
     fn cal_diversity_is_the_smallest_multiple_of_k_at_least_l() {
@@ -374,5 +372,4 @@ mod tests {
             }
         }
     }
-
 }
