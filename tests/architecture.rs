@@ -73,16 +73,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "session",
         "metrics/prob_queries.rs reads the session",
     ),
-    (
-        "release",
-        "privacy",
-        "value counts (privacy/counts.rs) move into partition",
-    ),
-    (
-        "risk",
-        "privacy",
-        "value counts (privacy/counts.rs) move into partition",
-    ),
 ];
 
 fn layer_of() -> BTreeMap<&'static str, usize> {

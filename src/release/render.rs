@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 use super::{Guarantee, Release, ReleaseParams};
 use crate::data::{write_atomic_with, Dataset, Role};
 use crate::error::Result;
-use crate::privacy::counts_of_rows;
+use crate::partition::counts_of_rows;
 
 /// Columns published as they are: neither identifier, QI, nor sensitive.
 fn passthrough(release: &Release, ds: &Dataset, roles: Option<&[Role]>) -> Vec<usize> {

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::privacy::{counts_of_rows, ValueCount};
+use crate::partition::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
 use crate::release::{Bucket, Guarantee, Release};
 use crate::risk::{CdfPoint, HistogramBin, HISTOGRAM_BINS};

@@ -5,6 +5,10 @@
 //! algorithm's release; privacy models, risk and metrics all read it the
 //! same way.
 
+mod counts;
+
+pub use counts::{class_counts, counts_of_rows, ClassCounts, TableDistribution, ValueCount};
+
 use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;

@@ -1,5 +1,7 @@
 //! Sensitive-value counts per equivalence class and for the whole table: the
-//! only input every privacy model needs.
+//! only input every privacy model needs, and what risk (breach
+//! probability), the release's bucket tables and the metrics count too —
+//! so they live here, below all of them.
 //!
 //! Every model in `privacy` (l-diversity, t-closeness, δ-disclosure,
 //! β-likeness, (α,k)-anonymity) reads a class as the multiset of its
@@ -15,8 +17,8 @@
 //! missing code is one past the dictionary, `?` ranks after every other value
 //! in ordered distance.
 
+use super::Partition;
 use crate::data::Column;
-use crate::partition::Partition;
 
 /// How many rows of a class hold one sensitive value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
