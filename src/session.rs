@@ -31,7 +31,9 @@ pub const DEMO_LABEL: &str = "demo.csv (embedded)";
 
 #[derive(Debug, Clone)]
 pub struct Session {
-    pub dataset: Dataset,
+    /// Shared, so that a session is cheap to copy: the TUI hands a copy to
+    /// every background job, which builds its request from it.
+    pub dataset: Arc<Dataset>,
     /// The file the data came from; `None` for the embedded demo.
     pub source: Option<PathBuf>,
     pub csv: CsvOptions,
@@ -209,7 +211,8 @@ impl HeldHierarchy {
 
 impl Session {
     /// A session over a dataset with every column insensitive.
-    pub fn new(dataset: Dataset, source: Option<PathBuf>, csv: CsvOptions) -> Self {
+    pub fn new(dataset: impl Into<Arc<Dataset>>, source: Option<PathBuf>, csv: CsvOptions) -> Self {
+        let dataset = dataset.into();
         let roles = Roles::new(dataset.n_cols());
         Session {
             dataset,
@@ -270,7 +273,8 @@ impl Session {
     }
 
     /// Apply a project's settings to an already loaded dataset.
-    pub fn with_project(dataset: Dataset, project: &Project) -> Result<Self> {
+    pub fn with_project(dataset: impl Into<Arc<Dataset>>, project: &Project) -> Result<Self> {
+        let dataset = dataset.into();
         let roles = Roles::from_map(&dataset, &project.roles)?;
         let mut sensitivity = BTreeMap::new();
         for (name, s) in &project.sensitivity {
@@ -358,9 +362,12 @@ impl Session {
                     .insert(self.dataset.col(c).name().to_string(), Role::Insensitive);
             }
         }
+        // Cells of a column that is no longer semi-sensitive are kept in
+        // the session (switching back keeps them) but not saved.
         p.sensitivity = self
             .sensitivity
             .iter()
+            .filter(|(&c, _)| self.roles.get(c) == Role::SemiSensitive)
             .map(|(&c, s)| (self.dataset.col(c).name().to_string(), s.clone()))
             .collect();
         p.attacker = self.attacker.clone();
@@ -387,8 +394,22 @@ impl Session {
     /// publish them (screens and reports name them). An unknown algorithm
     /// id is refused with the list of ids.
     pub fn request(&self, algorithm: &str, k: u32, l: u32) -> Result<Request<'_>> {
+        self.request_with(algorithm, k, l, self.params.p, self.params.seed)
+    }
+
+    /// [`request`](Self::request) with p and the seed given rather than
+    /// the session's (the TUI computes neighbouring parameter values ahead,
+    /// and the compare set gives each entry its own).
+    pub fn request_with(
+        &self,
+        algorithm: &str,
+        k: u32,
+        l: u32,
+        p: u32,
+        seed: u64,
+    ) -> Result<Request<'_>> {
         let algo = crate::algorithms::by_id(algorithm)?;
-        let mut options = self.options(l)?;
+        let mut options = self.options(l, p)?;
         if algo.reads_semi_sensitive() {
             for c in self.roles.with(Role::SemiSensitive) {
                 options.semi_sensitive.push((c, self.sensitive_cells(c)?));
@@ -408,7 +429,7 @@ impl Session {
             identifiers: self.roles.with(Role::Identifier),
             k,
             l,
-            seed: self.params.seed,
+            seed,
             options,
         })
     }
@@ -416,7 +437,7 @@ impl Session {
     /// The options every algorithm's request carries (each reads its own):
     /// the hierarchies, full-domain's settings (its model with `l` and the
     /// session's c, t and p), Construction's conditions and p.
-    fn options(&self, l: u32) -> Result<Options> {
+    fn options(&self, l: u32, pk_p: u32) -> Result<Options> {
         let p = &self.params;
         let fd = &p.full_domain;
         if !(0.0..=1.0).contains(&fd.suppression) {
@@ -433,8 +454,8 @@ impl Session {
         };
         options.full_domain.suppression = fd.suppression;
         options.full_domain.metric = fd.metric.parse::<Metric>()?;
-        options.full_domain.model = full_domain_model(&fd.model, l, p.c, p.t, p.p)?;
-        options.pk.p = p.p;
+        options.full_domain.model = full_domain_model(&fd.model, l, p.c, p.t, pk_p)?;
+        options.pk.p = pk_p;
         Ok(options)
     }
 
@@ -452,8 +473,12 @@ impl Session {
     }
 
     /// The attacker's attributes in order: the project's list, or every
-    /// quasi-identifier and semi-sensitive column in column order.
+    /// quasi-identifier and semi-sensitive column in column order (none
+    /// when the project says the attacker knows nothing).
     pub fn known_columns(&self) -> Result<Vec<usize>> {
+        if self.attacker.knows_nothing {
+            return Ok(Vec::new());
+        }
         if self.attacker.known.is_empty() {
             return Ok(self.roles.attacker_visible());
         }

@@ -210,8 +210,14 @@ fn without_roles_the_screen_says_what_to_do() {
     assert!(t.contains("ok   5-anonymity"), "{t}");
     app.step(&Action::CycleAlgorithm(1));
     let t = text(&render(&app));
-    assert!(t.contains("needs a sensitive attribute"), "{t}");
-    assert_eq!(app.anonymize().job, JobState::Idle);
+    // The message wraps in the Release panel.
+    assert!(
+        t.contains("needs a") && t.contains("sensitive attribute: on the Data screen"),
+        "{t}"
+    );
+    // Nothing runs; the last release stays, marked out of date.
+    assert!(!matches!(app.anonymize().job, JobState::Running { .. }));
+    assert!(t.contains("(out of date)"), "{t}");
 }
 
 #[test]
@@ -232,23 +238,50 @@ fn roles_changed_on_the_data_screen_rerun_on_return() {
     app.run_pending_jobs_blocking();
     let view = app.anonymize().view.as_ref().unwrap();
     assert_eq!(view.release.quasi_identifiers.len(), 2);
-    // Before and after were measured with the same roles.
-    assert_eq!(view.before_key.0, view.release.quasi_identifiers);
+    // The "before" is the session's baseline, for the new roles: its
+    // attacker no longer knows zip.
+    assert!(app.session().baseline_current());
+    let knows = &app.session().baseline().unwrap().attacker().knows;
+    assert!(!knows.iter().any(|a| a == "zip"), "{knows:?}");
+    assert!(knows.iter().any(|a| a == "sex"), "{knows:?}");
 }
 
 #[test]
-fn before_is_the_key_count_risk_of_the_original_table() {
+fn before_is_the_sessions_baseline_as_anonlab_assess_computes_it() {
     let app = anonymized(140, 44, &[]);
     let view = app.anonymize().view.as_ref().unwrap();
-    let qi = &view.release.quasi_identifiers;
-    let sim = risk::simulate(app.dataset(), Knowledge::plain(qi), 0.2, &Progress::new()).unwrap();
-    let before = &view.before.reidentification;
-    assert!((before.mean - sim.summary.mean).abs() < 1e-9);
-    assert_eq!(before.max, sim.summary.max);
+    let baseline = app.session().baseline().unwrap().baseline();
+    // `anonlab assess` on the saved project computes the same baseline.
+    let session = Session::from_project(&app.to_project()).unwrap();
+    let assessed = anonlab::assess::assess(&session, &Progress::new()).unwrap();
+    assert_eq!(&assessed.report.baseline, baseline);
+    // On the original table the linkage attack finds the key count's crowds.
+    let known = app.session().known_columns();
+    let hidden = session.hidden_cells(&known).unwrap();
+    let refs: Vec<_> = hidden.iter().map(Option::as_ref).collect();
+    let sim = risk::simulate(
+        app.dataset(),
+        Knowledge {
+            columns: &known,
+            hidden: &refs,
+        },
+        0.2,
+        &Progress::new(),
+    )
+    .unwrap();
+    assert!((baseline.linkage.summary.mean - sim.summary.mean).abs() < 1e-9);
+    assert_eq!(baseline.key_count.summary.max, sim.summary.max);
+    // The screen prints it, with whose attacker it is.
+    let t = text(&render(&app));
+    assert!(
+        t.contains(&format!("{:.3}", baseline.linkage.summary.mean)),
+        "{t}"
+    );
+    assert!(t.contains("before: attacker knows"), "{t}");
     // Anonymizing lowers both risks; k bounds Pr(re-id).
     assert!(view.reidentification.max <= 1.0 / 5.0 + 1e-9);
     let (_, breach) = view.breach.as_ref().unwrap();
-    assert!(breach.mean < view.before.breach.as_ref().unwrap().mean);
+    assert!(breach.mean < baseline.breach.as_ref().unwrap().distribution.summary.mean);
 }
 
 #[test]

@@ -97,14 +97,28 @@ fn the_data_screen_exports_the_class_sizes_of_the_quasi_identifiers() {
     let expected_file = dir.path().join(EXPORT_DIR).join("data-class-sizes.svg");
     assert_eq!(files, vec![expected_file.clone()]);
     // The same chart drawn from class sizes computed here, independently:
-    // the simulator's matches on the demo's quasi-identifiers.
+    // the simulator's matches for the session's attacker (the demo's
+    // quasi-identifiers and occupation, its sensitive cells hidden), the
+    // attacker named in the title.
     let ds = app.dataset();
-    let qi: Vec<usize> = ["sex", "age", "zip"]
+    let known: Vec<usize> = ["sex", "age", "zip", "occupation"]
         .iter()
         .map(|c| ds.column_index(c).unwrap())
         .collect();
-    let sim = risk::simulate(ds, Knowledge::plain(&qi), 0.2, &Default::default()).unwrap();
-    let chart = charts::class_sizes(&[("original", &sim.matches)]).unwrap();
+    let session = Session::from_project(&app.to_project()).unwrap();
+    let hidden = session.hidden_cells(&known).unwrap();
+    let refs: Vec<_> = hidden.iter().map(Option::as_ref).collect();
+    let knowledge = Knowledge {
+        columns: &known,
+        hidden: &refs,
+    };
+    let sim = risk::simulate(ds, knowledge, 0.2, &Default::default()).unwrap();
+    let mut chart = charts::class_sizes(&[("original", &sim.matches)]).unwrap();
+    let hidden_cells: usize = hidden.iter().flatten().map(|b| b.count_ones(..)).sum();
+    chart.title = format!(
+        "{} (attacker knows 4 of 4 QIs; {hidden_cells} cells hidden)",
+        chart.title
+    );
     assert_eq!(
         std::fs::read_to_string(&expected_file).unwrap(),
         chart.to_svg().unwrap()
@@ -276,7 +290,9 @@ fn nothing_to_draw_is_said_not_written() {
     .with_project_path(dir.path().join("p.json"));
     app.step(&Action::ExportChart);
     assert!(
-        app.notice().unwrap().contains("no quasi-identifiers"),
+        app.notice()
+            .unwrap()
+            .contains("the attacker knows no attribute"),
         "{:?}",
         app.notice()
     );

@@ -63,7 +63,7 @@ fn build_default(app: &mut App, name: &str) {
         "{name}: {:?}",
         app.notice()
     );
-    assert!(app.hierarchies().held.contains_key(name));
+    assert!(app.session().hierarchies().contains_key(name));
 }
 
 #[test]
@@ -225,7 +225,7 @@ fn the_builder_dialog_previews_each_level_before_keeping_it() {
     app.step(&Action::DeleteChar);
     app.step(&Action::Confirm);
     assert!(app.hierarchies().dialog.is_none());
-    let held = &app.hierarchies().held["age"];
+    let held = &app.session().hierarchies()["age"];
     assert_eq!(held.hierarchy.levels(), preview.len());
     assert!(matches!(held.source, HierarchySource::Inline(_)));
 }
@@ -247,7 +247,7 @@ fn importing_a_hierarchy_that_misses_a_value_is_refused_naming_it() {
         .expect("the dialog stays open");
     let e = d.error.clone().unwrap();
     assert!(e.contains("'Male'") && e.contains("sex"), "{e}");
-    assert!(app.hierarchies().held.is_empty());
+    assert!(app.session().hierarchies().is_empty());
     let t = text(&render(&app)).replace(dir.path().to_str().unwrap(), "[TMP]");
     insta::assert_snapshot!(t);
 
@@ -255,7 +255,7 @@ fn importing_a_hierarchy_that_misses_a_value_is_refused_naming_it() {
     std::fs::write(&file, "Female;*\nMale;*\n").unwrap();
     app.step(&Action::Confirm);
     assert!(app.hierarchies().dialog.is_none());
-    assert_eq!(app.hierarchies().held["sex"].hierarchy.levels(), 2);
+    assert_eq!(app.session().hierarchies()["sex"].hierarchy.levels(), 2);
     assert_eq!(
         app.to_project().hierarchies["sex"],
         HierarchySource::File(file.clone())
@@ -287,14 +287,14 @@ fn an_exported_hierarchy_reads_back_the_same() {
     app.step(&Action::Confirm);
     assert!(app.hierarchies().dialog.is_none());
     let back = arx::read(&file).unwrap();
-    assert_eq!(back, app.hierarchies().held["zip"].hierarchy);
+    assert_eq!(back, app.session().hierarchies()["zip"].hierarchy);
     // The project keeps it, and a new session restores it.
     let project = app.to_project();
     let session = Session::with_project(app.dataset().clone(), &project).unwrap();
     let again = App::new(session).unwrap();
-    assert_eq!(again.hierarchies().held, app.hierarchies().held);
+    assert_eq!(again.session().hierarchies(), app.session().hierarchies());
     app.step(&Action::RemoveHierarchy);
-    assert!(app.hierarchies().held.is_empty());
+    assert!(app.session().hierarchies().is_empty());
 }
 
 #[test]
@@ -408,5 +408,8 @@ fn the_correlation_based_builder_previews_algorithm_4_on_the_focused_attribute()
         assert!(t.contains(&row), "no {row:?} in\n{t}");
     }
     app.step(&Action::Confirm);
-    assert_eq!(app.hierarchies().held["age"].hierarchy, expected.hierarchy);
+    assert_eq!(
+        app.session().hierarchies()["age"].hierarchy,
+        expected.hierarchy
+    );
 }

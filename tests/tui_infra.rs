@@ -138,7 +138,7 @@ fn the_command_line_sets_parameters_and_says_what_is_wrong() {
     // ↑ recalls the session's commands.
     app.step(&Action::OpenCommandLine);
     app.step(&Action::Up);
-    assert_eq!(app.editing_line(), Some((":", "mouse off")));
+    assert_eq!(app.editing_line(), Some((":", "mouse off", 9)));
     app.step(&Action::Cancel);
     assert_eq!(app.editing_line(), None);
 
@@ -474,7 +474,7 @@ fn demo_risk() -> App {
     let mut app = common::screen::demo(130, 36);
     app.step(&Action::ShowScreen(Screen::Risk));
     app.run_pending_jobs_blocking();
-    assert!(app.risk().view.is_some());
+    assert!(app.risk().before.is_some());
     app
 }
 
@@ -499,8 +499,12 @@ fn clicks_on_the_risk_screen_focus_the_picker_or_select_a_record() {
     // first so the click has to move the focus back.
     app.step(&Action::Right);
     assert_eq!(app.risk().focus, RiskFocus::Records);
-    let last = app.risk().order.len() - 1;
-    let name = app.dataset().col(app.risk().order[last]).name().to_string();
+    let last = app.session().order().len() - 1;
+    let name = app
+        .dataset()
+        .col(app.session().order()[last])
+        .name()
+        .to_string();
     let t = text(&render(&app));
     let y = picker_line(&t, &name).unwrap_or_else(|| panic!("{name} not drawn:\n{t}"));
     app.step(&Action::Click { column: 3, row: y });
@@ -509,7 +513,7 @@ fn clicks_on_the_risk_screen_focus_the_picker_or_select_a_record() {
 
     // A record of the list: the fourth listed, found by its row number
     // and Pr as the list draws them.
-    let listed = app.risk().shown_list().0.to_vec();
+    let listed = app.risk().shown_list(app.session()).0.to_vec();
     assert!(listed.len() > 4, "{}", listed.len());
     let pick = 3;
     let l = listed[pick];
@@ -553,9 +557,9 @@ fn clicks_on_the_risk_screen_focus_the_picker_or_select_a_record() {
 #[test]
 fn search_on_the_risk_screen_finds_records_by_row_number_or_known_value() {
     let mut app = demo_risk();
-    let listed = app.risk().shown_list().0.to_vec();
+    let listed = app.risk().shown_list(app.session()).0.to_vec();
     let ds = app.dataset();
-    let known = app.risk().known_columns();
+    let known = app.session().known_columns();
     // What the list shows of each record, recomputed from the data: its
     // row number (plain and with separators) and its known values, hidden
     // sensitive cells masked.

@@ -350,7 +350,7 @@ fn the_record_detail_lists_matching_tuples_buckets_and_breach() {
 fn t_closeness_on_a_chosen_attribute_reaches_lgb() {
     let mut app = lgb_on_demo("lgb-mdp", 140, 44);
     app.step(&Action::CycleTCloseness);
-    assert_eq!(app.t_closeness(), Some((occupation(&app), app.params().t)));
+    assert_eq!(app.t_closeness(), vec![(occupation(&app), app.params().t)]);
     assert!(matches!(app.anonymize().job, JobState::Running { .. }));
     app.run_pending_jobs_blocking();
     let view = app.anonymize().view.as_ref().unwrap();

@@ -198,7 +198,7 @@ fn a_p_the_data_rule_out_is_refused_with_the_conditions_message() {
         .anonymize()
         .view
         .as_ref()
-        .is_none_or(|v| v.inputs.pk.map(|p| p.p) != Some(distinct + 1)));
+        .is_none_or(|v| v.inputs.p != Some(distinct + 1)));
     let t = text(&render(&app));
     assert!(panel_line(&t, "maxClust").contains("0: p too large"), "{t}");
     // The Release panel gives the whole message (wrapped at spaces).
@@ -215,7 +215,7 @@ fn a_p_the_data_rule_out_is_refused_with_the_conditions_message() {
     assert!(app.anonymize().blocked.is_none());
     app.run_pending_jobs_blocking();
     let view = app.anonymize().view.as_ref().unwrap();
-    assert_eq!(view.inputs.pk.unwrap().p, distinct);
+    assert_eq!(view.inputs.p.unwrap(), distinct);
     assert!(view.evaluation.verification.all_hold());
 }
 
@@ -227,7 +227,7 @@ fn pk_enhanced_runs_on_both_sensitive_attributes_and_is_verified() {
     let (k, p) = (app.params().k, app.params().p);
     assert_eq!(p, 3);
     let view = app.anonymize().view.as_ref().expect("a release");
-    assert_eq!(view.inputs.pk.unwrap().p, 3);
+    assert_eq!(view.inputs.p.unwrap(), 3);
     assert!(
         view.evaluation.verification.all_hold(),
         "{:?}",
@@ -316,7 +316,7 @@ fn p_is_saved_in_the_project_and_left_out_at_its_default() {
     assert_eq!(back.params().p, 4);
     let back = on(back, "pk-greedy");
     let view = back.anonymize().view.as_ref().expect("a release");
-    assert_eq!(view.inputs.pk.unwrap().p, 4);
+    assert_eq!(view.inputs.p.unwrap(), 4);
     assert!(view.evaluation.verification.all_hold());
 }
 

@@ -32,13 +32,20 @@ fn before_any_anonymization_the_after_column_says_how_to_get_one() {
     let mut app = demo(130, 36);
     app.step(&Action::ShowScreen(Screen::Risk));
     app.run_pending_jobs_blocking();
-    let view = app.risk().view.as_ref().unwrap();
+    let before = app.risk().before.as_ref().unwrap();
+    let summary = &app
+        .session()
+        .baseline()
+        .unwrap()
+        .assessment
+        .simulation
+        .summary;
     // The simulator's own summary is what the key-count row shows.
     assert_eq!(
-        view.measures.simulator.above,
-        view.summary.records_above_threshold
+        before.simulator.above(app.session().threshold()),
+        summary.records_above_threshold
     );
-    assert_eq!(view.measures.simulator.certain, view.summary.uniques);
+    assert_eq!(before.simulator.certain(), summary.uniques);
     assert!(app.risk().after.is_none());
     let t = text(&render(&app));
     assert!(t.contains("no release yet: 3 Anonymize, then run"), "{t}");
@@ -56,17 +63,17 @@ fn after_a_mondrian_run_before_and_after_sit_side_by_side() {
     assert_eq!(after.unpublished, ["occupation"]);
     // Every published QI is known: linkage and breach are the Evaluation's.
     let r = &eval.reidentification.summary;
-    assert_eq!(after.measures.linkage.mean, r.mean);
-    assert_eq!(after.measures.linkage.max, r.max);
+    assert_eq!(after.measures.linkage.mean(), r.mean);
+    assert_eq!(after.measures.linkage.max(), r.max);
     let b = &eval.breach.as_ref().unwrap().summary;
     let (name, breach) = after.measures.breach.as_ref().unwrap();
     assert_eq!(name, "disease");
-    assert_eq!((breach.mean, breach.max), (b.mean, b.max));
+    assert_eq!((breach.mean(), breach.max()), (b.mean, b.max));
     // k = 5: nobody is singled out, nobody above 1/5 by the key count.
-    assert_eq!(after.measures.simulator.certain, 0);
-    assert!(after.measures.simulator.max <= 1.0 / 5.0 + 1e-12);
-    let before = &app.risk().view.as_ref().unwrap().measures;
-    assert!(before.simulator.certain > 0);
+    assert_eq!(after.measures.simulator.certain(), 0);
+    assert!(after.measures.simulator.max() <= 1.0 / 5.0 + 1e-12);
+    let before = app.risk().before.as_ref().unwrap();
+    assert!(before.simulator.certain() > 0);
     let t = text(&render(&app));
     assert!(t.contains("after: mondrian k=5"), "{t}");
     assert!(t.contains("not published: occupation"), "{t}");
@@ -78,15 +85,26 @@ fn the_threshold_recounts_both_columns_without_a_job() {
     let mut app = demo_after_mondrian(130, 36);
     let above = |app: &App| {
         (
-            app.risk().view.as_ref().unwrap().measures.simulator.above,
-            app.risk().after.as_ref().unwrap().measures.simulator.above,
+            app.risk()
+                .before
+                .as_ref()
+                .unwrap()
+                .simulator
+                .above(app.session().threshold()),
+            app.risk()
+                .after
+                .as_ref()
+                .unwrap()
+                .measures
+                .simulator
+                .above(app.session().threshold()),
         )
     };
     // Down to 0.01: every record with Pr > 0.01 is above, after too.
     for _ in 0..5 {
         app.step(&Action::ThresholdDown);
     }
-    assert_eq!(app.risk().threshold, 0.01);
+    assert_eq!(app.session().threshold(), 0.01);
     let (before, after) = above(&app);
     assert_eq!(app.job(), &JobState::Done, "no recomputation");
     assert_eq!(app.risk().after_job, JobState::Done);
@@ -109,20 +127,20 @@ fn the_threshold_recounts_both_columns_without_a_job() {
 #[test]
 fn the_picker_knows_all_or_nothing_and_the_after_column_follows() {
     let mut app = demo_after_mondrian(130, 36);
-    assert_eq!(app.risk().known_columns().len(), 4);
+    assert_eq!(app.session().known_columns().len(), 4);
     app.step(&Action::ToggleAllKnown);
-    assert!(app.risk().known_columns().is_empty());
+    assert!(app.session().known_columns().is_empty());
     app.run_pending_jobs_blocking();
     let after = app.risk().after.as_ref().unwrap();
     assert!(after.columns.is_empty());
     // Knowing nothing, every record hides among all the others.
     let n = app.dataset().n_rows() as f64;
-    assert!((after.measures.simulator.mean - 1.0 / n).abs() < 1e-12);
-    assert!((after.measures.linkage.mean - 1.0 / n).abs() < 1e-12);
-    let before = &app.risk().view.as_ref().unwrap().measures;
-    assert!((before.simulator.mean - 1.0 / n).abs() < 1e-12);
+    assert!((after.measures.simulator.mean() - 1.0 / n).abs() < 1e-12);
+    assert!((after.measures.linkage.mean() - 1.0 / n).abs() < 1e-12);
+    let before = app.risk().before.as_ref().unwrap();
+    assert!((before.simulator.mean() - 1.0 / n).abs() < 1e-12);
     app.step(&Action::ToggleAllKnown);
-    assert_eq!(app.risk().known_columns().len(), 4);
+    assert_eq!(app.session().known_columns().len(), 4);
     // Forgetting zip (picker row 3) recomputes the release's figures.
     steps(
         &mut app,
@@ -149,11 +167,16 @@ fn the_picker_knows_all_or_nothing_and_the_after_column_follows() {
 #[test]
 fn records_above_the_threshold_are_listed_most_exposed_first() {
     let mut app = demo_after_mondrian(130, 36);
-    let (listed, above) = app.risk().shown_list();
+    let (listed, above) = app.risk().shown_list(app.session());
     let listed = listed.to_vec();
     assert_eq!(
         above,
-        app.risk().view.as_ref().unwrap().measures.simulator.above
+        app.risk()
+            .before
+            .as_ref()
+            .unwrap()
+            .simulator
+            .above(app.session().threshold())
     );
     assert_eq!(listed.len(), above.min(anonlab::tui::MAX_LISTED));
     assert!(listed
@@ -184,11 +207,11 @@ fn records_above_the_threshold_are_listed_most_exposed_first() {
     // 0.05, the smallest groups are.
     app.step(&Action::SwitchRecordList);
     assert_eq!(app.risk().list, RecordList::After);
-    assert_eq!(app.risk().shown_list().1, 0);
+    assert_eq!(app.risk().shown_list(app.session()).1, 0);
     app.step(&Action::ThresholdDown);
     app.step(&Action::ThresholdDown);
-    assert_eq!(app.risk().threshold, 0.05);
-    let (listed, above) = app.risk().shown_list();
+    assert_eq!(app.session().threshold(), 0.05);
+    let (listed, above) = app.risk().shown_list(app.session());
     assert!(above > 0);
     let a = app.risk().after.as_ref().unwrap();
     let first = listed[0];
@@ -203,7 +226,7 @@ fn records_above_the_threshold_are_listed_most_exposed_first() {
 fn enter_on_a_listed_record_shows_it_on_the_data_screen() {
     let mut app = demo_after_mondrian(130, 36);
     steps(&mut app, &[Action::Right, Action::Last]);
-    let (listed, _) = app.risk().shown_list();
+    let (listed, _) = app.risk().shown_list(app.session());
     let row = listed[app.risk().list_cursor].row as usize;
     assert!(row > 30, "the last listed record is far down the table");
     app.step(&Action::JumpToRecord);
@@ -222,7 +245,7 @@ fn enter_on_the_picker_toggles_the_attribute() {
     app.run_pending_jobs_blocking();
     app.step(&Action::JumpToRecord);
     assert_eq!(app.screen(), Screen::Risk);
-    assert_eq!(app.risk().known_columns().len(), 3);
+    assert_eq!(app.session().known_columns().len(), 3);
 }
 
 /// Adult with the cross-bucket paper's seven QIs and occupation sensitive.
@@ -251,32 +274,34 @@ fn on_adult_before_is_the_simulator_and_after_is_the_evaluation() {
     app.run_pending_jobs_blocking();
     let ds = app.dataset();
     let risk = app.risk();
-    let known = risk.known_columns();
+    let session = app.session();
+    let threshold = session.threshold();
+    let known = session.known_columns();
     assert_eq!(known.len(), 7);
 
     // Before: the simulator on the same knowledge.
-    let sim = risk::simulate(
-        ds,
-        Knowledge::plain(&known),
-        risk.threshold,
-        &Default::default(),
-    )
-    .unwrap();
-    let view = risk.view.as_ref().unwrap();
-    assert_eq!(view.summary, sim.summary);
-    let m = &view.measures;
-    assert_eq!(m.simulator.mean, sim.summary.mean);
-    assert_eq!(m.simulator.above, sim.summary.records_above_threshold);
-    assert_eq!(m.simulator.certain, sim.summary.uniques);
+    let sim = risk::simulate(ds, Knowledge::plain(&known), threshold, &Default::default()).unwrap();
+    let summary = &session.baseline().unwrap().assessment.simulation.summary;
+    assert_eq!(summary, &sim.summary);
+    let m = risk.before.as_ref().unwrap();
+    assert_eq!(m.simulator.mean(), sim.summary.mean);
+    assert_eq!(
+        m.simulator.above(threshold),
+        sim.summary.records_above_threshold
+    );
+    assert_eq!(m.simulator.certain(), sim.summary.uniques);
     // No hidden cells: the linkage attack on the original table finds the
     // same crowds as the key count.
-    assert!((m.linkage.mean - sim.summary.mean).abs() < 1e-9);
-    assert_eq!(m.linkage.certain, sim.summary.uniques);
-    assert_eq!(m.linkage.above, sim.summary.records_above_threshold);
+    assert!((m.linkage.mean() - sim.summary.mean).abs() < 1e-9);
+    assert_eq!(m.linkage.certain(), sim.summary.uniques);
+    assert_eq!(
+        m.linkage.above(threshold),
+        sim.summary.records_above_threshold
+    );
     // The list is the simulator's records above the threshold.
-    let (listed, above) = risk.shown_list();
+    let (listed, above) = risk.shown_list(session);
     assert_eq!(above, sim.summary.records_above_threshold);
-    let expected = sim.records_above(risk.threshold);
+    let expected = sim.records_above(threshold);
     let rows: Vec<u32> = listed.iter().map(|l| l.row).collect();
     assert_eq!(rows, expected[..rows.len()]);
 
@@ -285,17 +310,23 @@ fn on_adult_before_is_the_simulator_and_after_is_the_evaluation() {
     let after = risk.after.as_ref().unwrap();
     let r = &eval.reidentification.summary;
     assert_eq!(
-        (after.measures.linkage.mean, after.measures.linkage.max),
+        (after.measures.linkage.mean(), after.measures.linkage.max()),
         (r.mean, r.max)
     );
     // The Evaluation counts above 1/k, the screen's threshold (k = 5).
     let k = f64::from(eval.k);
-    assert_eq!(risk.threshold, 1.0 / k);
-    assert_eq!(after.measures.linkage.above, r.records_above_threshold);
-    assert!(after.measures.linkage.max <= 1.0 / k + 1e-12);
+    assert_eq!(threshold, 1.0 / k);
+    assert_eq!(
+        after.measures.linkage.above(threshold),
+        r.records_above_threshold
+    );
+    assert!(after.measures.linkage.max() <= 1.0 / k + 1e-12);
     let b = eval.breach.as_ref().unwrap();
     let (_, breach) = after.measures.breach.as_ref().unwrap();
-    assert_eq!((breach.mean, breach.max), (b.summary.mean, b.summary.max));
+    assert_eq!(
+        (breach.mean(), breach.max()),
+        (b.summary.mean, b.summary.max)
+    );
 
     // The key count on the release, counted independently: records whose
     // group prints the same cells.
@@ -322,5 +353,5 @@ fn on_adult_before_is_the_simulator_and_after_is_the_evaluation() {
         .map(|(g, p)| g.rows.len() as f64 / crowd[p] as f64)
         .sum::<f64>()
         / ds.n_rows() as f64;
-    assert!((after.measures.simulator.mean - mean).abs() < 1e-9);
+    assert!((after.measures.simulator.mean() - mean).abs() < 1e-9);
 }

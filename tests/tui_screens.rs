@@ -224,7 +224,7 @@ fn risk_screen_shows_the_uniques_after_the_worker_finished() {
 
     app.run_pending_jobs_blocking();
     assert_eq!(app.job(), &JobState::Done);
-    let view = app.risk().view.as_ref().unwrap();
+    let view = &app.session().baseline().unwrap().assessment.simulation;
     // sex, age, zip: (F,34,1001) (M,34,1001) (M,51,1002) (F,51,1002)
     // (F,29,1001) (F,29,1003) (M,62,1003) ×2 → 6 uniques, 7 classes.
     assert_eq!(view.summary.uniques, 6);
@@ -245,7 +245,7 @@ fn attacker_picker_reorders_and_toggles_and_recomputes() {
     app.step(&Action::ShowScreen(Screen::Risk));
     app.run_pending_jobs_blocking();
     let names = |app: &App| -> Vec<String> {
-        app.risk()
+        app.session()
             .known_columns()
             .iter()
             .map(|&c| app.dataset().col(c).name().to_string())
@@ -258,9 +258,15 @@ fn attacker_picker_reorders_and_toggles_and_recomputes() {
         &[Action::Last, Action::MoveKnownUp, Action::MoveKnownUp],
     );
     assert_eq!(names(&app), ["zip", "sex", "age"]);
-    assert!(app.risk().stale);
+    assert!(!app.session().baseline_current());
     app.run_pending_jobs_blocking();
-    let prefix = &app.risk().view.as_ref().unwrap().prefix;
+    let prefix = &app
+        .session()
+        .baseline()
+        .unwrap()
+        .assessment
+        .simulation
+        .prefix;
     assert_eq!(prefix[0].attributes, ["zip"]);
     assert_eq!(prefix[0].classes, 3);
     assert_eq!(prefix[2].uniques, 6);
@@ -268,7 +274,7 @@ fn attacker_picker_reorders_and_toggles_and_recomputes() {
     steps(&mut app, &[Action::Down, Action::ToggleKnown]);
     app.run_pending_jobs_blocking();
     assert_eq!(names(&app), ["zip", "age"]);
-    let view = app.risk().view.as_ref().unwrap();
+    let view = &app.session().baseline().unwrap().assessment.simulation;
     assert_eq!(view.attributes, ["zip", "age"]);
     // (1001,34)×2 (1002,51)×2 (1001,29) (1003,29) (1003,62)×2 → 2 uniques.
     assert_eq!(view.summary.uniques, 2);
@@ -281,29 +287,29 @@ fn threshold_changes_recount_without_a_new_job() {
     let mut app = app_with_roles(120, 30);
     app.step(&Action::ShowScreen(Screen::Risk));
     app.run_pending_jobs_blocking();
-    assert_eq!(app.risk().threshold, 0.2);
+    assert_eq!(app.session().threshold(), 0.2);
     // 6 uniques have Pr 1 and 2 records Pr 0.5: all 8 are above 0.2.
     assert_eq!(
         app.risk()
-            .view
+            .before
             .as_ref()
             .unwrap()
-            .summary
-            .records_above_threshold,
+            .simulator
+            .above(app.session().threshold()),
         8
     );
     app.step(&Action::ThresholdUp);
     app.step(&Action::ThresholdUp);
     app.step(&Action::ThresholdUp);
-    assert_eq!(app.risk().threshold, 0.5);
+    assert_eq!(app.session().threshold(), 0.5);
     assert_eq!(app.job(), &JobState::Done, "no recomputation");
     assert_eq!(
         app.risk()
-            .view
+            .before
             .as_ref()
             .unwrap()
-            .summary
-            .records_above_threshold,
+            .simulator
+            .above(app.session().threshold()),
         6
     );
     assert!(text(&render(&app)).contains("before: 6 above 0.500"));
@@ -323,7 +329,7 @@ fn semi_sensitive_cells_are_hidden_from_the_attacker() {
         ],
     );
     app.run_pending_jobs_blocking();
-    let view = app.risk().view.as_ref().unwrap();
+    let view = &app.session().baseline().unwrap().assessment.simulation;
     assert_eq!(view.attributes, ["sex", "age", "zip", "occupation"]);
     assert_eq!(view.hidden_cells, 1);
 }
@@ -336,7 +342,7 @@ fn cancel_stops_the_job_and_esc_closes_a_failure_popup() {
     assert_eq!(app.job(), &JobState::Cancelled);
     // Nothing is left to run.
     app.run_pending_jobs_blocking();
-    assert!(app.risk().view.is_none());
+    assert!(app.session().baseline().is_none());
     assert!(text(&render(&app)).contains("risk: cancelled"));
 
     app.step(&Action::Recompute);

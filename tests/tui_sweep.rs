@@ -345,22 +345,25 @@ fn after_a_run_the_focused_parameters_neighbours_are_cached() {
     assert_eq!(app.params().k, 5);
     for by in [-1, 1] {
         let n = moved(&app, by, 0);
-        let Some(Ok(view)) = app.prefetch().get(&n) else {
-            panic!("k{by:+}: {:?}", app.prefetch().get(&n).map(|o| o.is_ok()));
+        let Some(Ok(view)) = app.release_cache().get(&n) else {
+            panic!(
+                "k{by:+}: {:?}",
+                app.release_cache().get(&n).map(|o| o.is_ok())
+            );
         };
         assert_eq!(view.inputs, n);
     }
     // l's neighbours are not computed while k is focused ...
-    assert!(app.prefetch().get(&moved(&app, 0, 1)).is_none());
+    assert!(app.release_cache().get(&moved(&app, 0, 1)).is_none());
     // ... and are once it is.
     app.step(&Action::FocusParam);
     app.run_pending_jobs_blocking();
     assert!(matches!(
-        app.prefetch().get(&moved(&app, 0, 1)),
+        app.release_cache().get(&moved(&app, 0, 1)),
         Some(Ok(_))
     ));
     assert!(matches!(
-        app.prefetch().get(&moved(&app, 0, -1)),
+        app.release_cache().get(&moved(&app, 0, -1)),
         Some(Ok(_))
     ));
 }
@@ -411,7 +414,7 @@ fn a_press_onto_a_prefetched_value_shows_what_a_fresh_run_gives_without_a_run() 
     // The new neighbours follow; k = 5, left, is still cached.
     app.run_pending_jobs_blocking();
     assert!(matches!(
-        app.prefetch().get(&moved(&app, 1, 0)),
+        app.release_cache().get(&moved(&app, 1, 0)),
         Some(Ok(_))
     ));
     app.step(&Action::Left);
@@ -430,7 +433,7 @@ fn a_refused_neighbour_is_cached_as_the_refusal() {
     run_to_done(&mut app);
     assert_eq!(app.params().l, 5);
     let six = moved(&app, 0, 1);
-    let Some(Err(why)) = app.prefetch().get(&six).cloned() else {
+    let Some(Err(why)) = app.release_cache().get(&six).cloned() else {
         panic!("l = 6 not cached as refused");
     };
     app.step(&Action::Right);
@@ -441,10 +444,10 @@ fn a_refused_neighbour_is_cached_as_the_refusal() {
 #[test]
 fn a_role_change_empties_the_cache_and_the_next_run_misses_it() {
     let mut app = prefetched("mondrian-l");
-    assert!(!app.prefetch().is_empty());
+    assert!(!app.release_cache().is_empty());
     app.step(&Action::ShowScreen(Screen::Data));
     app.step(&Action::SetRole(Role::Insensitive));
-    assert!(app.prefetch().is_empty());
+    assert!(app.release_cache().is_empty());
     assert!(!app.prefetch().is_busy());
 }
 
@@ -454,9 +457,9 @@ fn with_the_prefetch_off_nothing_is_computed_ahead() {
     app.set_prefetch(false);
     choose_algorithm(&mut app, "mondrian-l");
     run_to_done(&mut app);
-    assert!(app.prefetch().is_empty());
+    assert!(app.release_cache().is_empty());
     app.step(&Action::Right);
     assert!(matches!(app.anonymize().job, JobState::Running { .. }));
     run_to_done(&mut app);
-    assert!(app.prefetch().is_empty());
+    assert!(app.release_cache().is_empty());
 }

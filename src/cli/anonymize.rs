@@ -145,7 +145,10 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
     } else {
         42
     });
-    session.dataset = c.pk.sample(session.dataset, seed)?;
+    if c.pk.sample.is_some() {
+        let ds = (*session.dataset).clone();
+        session.dataset = std::sync::Arc::new(c.pk.sample(ds, seed)?);
+    }
     let role_flags =
         !c.qi.is_empty() || !c.sensitive.is_empty() || !c.identifier.is_empty() || c.lgb.any();
     if from_project && !role_flags {

@@ -152,8 +152,13 @@ impl DataFingerprint {
 pub struct AttackerModel {
     /// The attributes the attacker knows, in the order used for the prefix
     /// evaluation. Empty means: every quasi-identifier and semi-sensitive
-    /// attribute, in column order.
+    /// attribute, in column order — unless `knows_nothing`.
     pub known: Vec<String>,
+    /// The attacker knows none of the attributes they could know (the
+    /// TUI's picker with every box cleared). Saved only when set, so
+    /// older projects read as before.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub knows_nothing: bool,
     /// Pr(re-id) above which a record counts as at risk.
     pub threshold: f64,
     /// The file as a sample of a population, and the statistics offices'
@@ -170,6 +175,7 @@ impl Default for AttackerModel {
     fn default() -> Self {
         Self {
             known: Vec::new(),
+            knows_nothing: false,
             threshold: 0.2,
             population: PopulationSettings::default(),
         }

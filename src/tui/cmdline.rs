@@ -11,9 +11,11 @@
 
 use std::path::PathBuf;
 
-use super::anonymize::AlgorithmChoice;
-use super::app::MAX_L;
+use tui_input::{Input, InputRequest};
+
 use super::keymap::Action;
+use super::session::AlgorithmChoice;
+use super::shared::MAX_L;
 use super::theme::Theme;
 
 /// A command of the `:` line.
@@ -41,6 +43,10 @@ pub enum Command {
     ExportReport(Option<PathBuf>),
     /// `:sweep`: the Anonymize screen with its k/l sweep open.
     Sweep,
+    /// `:conditions FILE`: Construction(D, G)'s conditions file.
+    Conditions(PathBuf),
+    /// `:model NAME`: full-domain's privacy model besides k.
+    Model(&'static str),
 }
 
 /// What `:compare` does.
@@ -80,6 +86,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "write the report (default anonlab-report/)",
     ),
     (":sweep", "open the k/l sweep of the Anonymize screen"),
+    (
+        ":conditions FILE",
+        "Construction(D, G): read its conditions file (G.json) and show its rules",
+    ),
+    (
+        ":model NAME",
+        "full-domain: k, l-distinct, l-entropy, l-recursive, t-closeness, p-sensitive",
+    ),
 ];
 
 /// Parse one command line (without the leading `:`).
@@ -168,6 +182,22 @@ pub fn parse(line: &str) -> Result<Command, String> {
             other => return Err(format!(":compare: '{other}' is not add, remove or run")),
         }),
         "sweep" => none().map(|()| Command::Sweep)?,
+        "conditions" | "G" => match args.as_slice() {
+            [] => return Err(":conditions needs the path of a conditions file (G.json)".into()),
+            _ => Command::Conditions(PathBuf::from(args.join(" "))),
+        },
+        "model" => {
+            let m = one("a model")?;
+            match crate::session::FULL_DOMAIN_MODELS.iter().find(|x| **x == m) {
+                Some(x) => Command::Model(x),
+                None => {
+                    return Err(format!(
+                        "unknown model '{m}'; one of: {}",
+                        crate::session::FULL_DOMAIN_MODELS.join(", ")
+                    ))
+                }
+            }
+        }
         // More commands: one arm above this line.
         other => return Err(format!("unknown command ':{other}'; :help lists them")),
     };
@@ -198,12 +228,13 @@ pub enum Edit {
     Closed,
 }
 
-/// A one-line text editor with a history of the session's lines: typing
-/// goes through the dialog translation (characters, Backspace, Enter,
-/// Esc, ↑/↓ for history).
+/// A one-line text editor with a history of the session's lines: the text
+/// and its cursor are `tui_input`'s (characters, Backspace, ←/→, Home/End);
+/// Enter, Esc and ↑/↓ (history) are handled here. Typing goes through the
+/// dialog translation of the key map.
 #[derive(Debug, Clone, Default)]
 pub struct LineEditor {
-    text: Option<String>,
+    input: Option<Input>,
     history: Vec<String>,
     /// Position in `history` while browsing it with ↑/↓.
     browsing: Option<usize>,
@@ -211,37 +242,50 @@ pub struct LineEditor {
 
 impl LineEditor {
     pub fn open(&mut self) {
-        self.text = Some(String::new());
+        self.input = Some(Input::default());
         self.browsing = None;
     }
     pub fn is_open(&self) -> bool {
-        self.text.is_some()
+        self.input.is_some()
     }
     /// The line being edited.
     pub fn text(&self) -> Option<&str> {
-        self.text.as_deref()
+        self.input.as_ref().map(Input::value)
+    }
+    /// The cursor's cell in the line being edited.
+    pub fn cursor(&self) -> Option<usize> {
+        self.input.as_ref().map(Input::visual_cursor)
     }
     pub fn history(&self) -> &[String] {
         &self.history
     }
 
     pub fn step(&mut self, action: &Action) -> Edit {
-        let Some(text) = self.text.as_mut() else {
+        let Some(input) = self.input.as_mut() else {
             return Edit::Closed;
         };
-        match *action {
-            Action::TypeChar(c) => text.push(c),
+        let request = match *action {
+            Action::TypeChar(c) => Some(InputRequest::InsertChar(c)),
             // Backspace on an empty line closes it, as in vim.
-            Action::DeleteChar if text.pop().is_none() => {
-                self.text = None;
+            Action::DeleteChar if input.value().is_empty() => {
+                self.input = None;
                 return Edit::Closed;
             }
+            Action::DeleteChar => Some(InputRequest::DeletePrevChar),
+            Action::Left => Some(InputRequest::GoToPrevChar),
+            Action::Right => Some(InputRequest::GoToNextChar),
+            Action::RowStart => Some(InputRequest::GoToStart),
+            Action::RowEnd => Some(InputRequest::GoToEnd),
             Action::Cancel => {
-                self.text = None;
+                self.input = None;
                 return Edit::Closed;
             }
             Action::Confirm => {
-                let line = self.text.take().unwrap_or_default();
+                let line = self
+                    .input
+                    .take()
+                    .map(|i| i.value().to_string())
+                    .unwrap_or_default();
                 if !line.trim().is_empty() && self.history.last() != Some(&line) {
                     self.history.push(line.clone());
                 }
@@ -256,9 +300,14 @@ impl LineEditor {
                     (false, _) => None,
                 };
                 self.browsing = next;
-                *text = next.map_or_else(String::new, |i| self.history[i].clone());
+                let text = next.map_or_else(String::new, |i| self.history[i].clone());
+                *input = Input::new(text);
+                None
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(r) = request {
+            input.handle(r);
         }
         Edit::Editing
     }
@@ -322,6 +371,15 @@ mod tests {
             assert_eq!(ed.step(&Action::TypeChar(c)), Edit::Editing);
         }
         assert_eq!(ed.text(), Some("k 5"));
+        // The cursor moves; typing goes in at it.
+        ed.step(&Action::Left);
+        ed.step(&Action::TypeChar('1'));
+        assert_eq!(ed.text(), Some("k 15"));
+        assert_eq!(ed.cursor(), Some(3));
+        ed.step(&Action::RowEnd);
+        ed.step(&Action::DeleteChar);
+        ed.step(&Action::DeleteChar);
+        ed.step(&Action::TypeChar('5'));
         assert_eq!(ed.step(&Action::Confirm), Edit::Submit("k 5".into()));
         assert!(!ed.is_open());
         ed.open();

@@ -31,8 +31,8 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::app::Screen;
 use super::keymap::{Action, Input, KeyMap, Scope};
+use super::shared::Screen;
 use super::theme::Theme;
 
 /// The variable naming a config file to use instead of the default one.

@@ -14,17 +14,24 @@
 //!   missing), so an export sits next to the session it came from. File
 //!   names say the screen and the chart (`risk-reid-cdf.svg`); exporting
 //!   again replaces the file, as saving a project does.
-//! - **What, per screen.** Data: records by the size of their class on
-//!   the current quasi-identifiers. Risk: the attack in view (key count,
-//!   linkage or breach), before and after anonymization; a Pr(re-id)
-//!   attack writes two files, its CDF and its histogram (the issue's
-//!   "histogram and CDF before/after"), a breach attack its CDF only.
-//!   Anonymize: breach-probability CDFs of the original table and the
-//!   shown release (Pr(re-id) when there is no sensitive attribute), or
-//!   the k/l sweep heat map while the sweep grid is open (cells not yet
+//! - **What, per screen.** Data: records by the number of records that
+//!   share their known values for the session's attacker (the baseline's
+//!   key count: the class sizes the attacker sees). Risk: the attack in
+//!   view (key count, linkage or breach), before and after anonymization;
+//!   a Pr(re-id) attack writes two files, its CDF and its histogram (the
+//!   issue's "histogram and CDF before/after"), a breach attack its CDF
+//!   only. Anonymize: breach-probability CDFs of the original table and
+//!   the shown release (Pr(re-id) when there is no sensitive attribute),
+//!   or the k/l sweep heat map while the sweep grid is open (cells not yet
 //!   computed or refused are drawn empty). Compare: one CDF per measured
-//!   entry beside the original table's.
-//!   Hierarchies: the correlation heat map on screen.
+//!   entry beside the original table's. Hierarchies: the correlation heat
+//!   map on screen.
+//! - **Whose attacker.** Every "original" series is the session's
+//!   baseline — the same figures as the screens, the report and `anonlab
+//!   assess` — and the chart's title names its attacker ("attacker knows 7
+//!   of 8 QIs; 2,082 cells hidden"); where the release's figures are for
+//!   another attacker (the Anonymize screen: the one who knows every QI
+//!   the release publishes), the title names that one too.
 //! - **Curves back to CDF points.** The screens keep each distribution as
 //!   the step line they draw ([`super::step_series`]); [`cdf_points`]
 //!   inverts it exactly, and [`probabilities`] expands a CDF into one
@@ -40,11 +47,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::session::Before;
 use super::worker::JobFn;
 use crate::charts::{self, Chart};
 use crate::data::{Dataset, Project};
 use crate::error::{Error, Result};
-use crate::partition::Partition;
 use crate::report;
 use crate::risk::{self, CdfPoint};
 use crate::session::Session;
@@ -69,11 +76,9 @@ pub struct Dist {
 /// The figures of the chart in view, copied from the app.
 #[derive(Debug, Clone)]
 pub enum ChartData {
-    /// Records by the size of their class on these columns.
-    ClassSizes {
-        ds: Arc<Dataset>,
-        columns: Vec<usize>,
-    },
+    /// Records by how many records share their known values for the
+    /// baseline's attacker.
+    ClassSizes(Arc<Before>),
     /// Pr(re-id) distributions: their CDF and their histogram.
     Reidentification(Vec<Dist>),
     /// Breach-probability distributions: their CDF.
@@ -96,6 +101,9 @@ pub struct ChartExport {
     /// The screen's name in file names (`risk`, `anonymize`, ...).
     pub screen: &'static str,
     pub data: ChartData,
+    /// Whose figures the chart draws, added to its title
+    /// ("attacker knows 7 of 8 QIs; 2,082 cells hidden").
+    pub attacker: Option<String>,
 }
 
 /// Where an export goes.
@@ -140,7 +148,12 @@ pub fn chart_job(export: ChartExport, target: Target) -> JobFn<Exported> {
         if let Target::File(f) = &target {
             charts::Format::from_path(f)?;
         }
-        let charts = build_charts(&export.data)?;
+        let mut charts = build_charts(&export.data)?;
+        if let Some(a) = &export.attacker {
+            for (_, c) in &mut charts {
+                c.title = format!("{} ({a})", c.title);
+            }
+        }
         progress.check()?;
         let mut files = Vec::with_capacity(charts.len());
         for (i, (kind, chart)) in charts.iter().enumerate() {
@@ -180,10 +193,9 @@ fn suffixed(file: &Path, kind: &str) -> PathBuf {
 /// user-named file receives.
 pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
     Ok(match data {
-        ChartData::ClassSizes { ds, columns } => {
-            let classes = Partition::by_columns(ds, columns);
-            let sizes: Vec<u32> = (0..ds.n_rows()).map(|r| classes.size_of_row(r)).collect();
-            vec![("class-sizes", charts::class_sizes(&[("original", &sizes)])?)]
+        ChartData::ClassSizes(before) => {
+            let sizes = &before.assessment.simulation.matches;
+            vec![("class-sizes", charts::class_sizes(&[("original", sizes)])?)]
         }
         ChartData::Reidentification(dists) => {
             let points: Vec<Vec<CdfPoint>> = dists.iter().map(|d| cdf_points(&d.series)).collect();
@@ -282,7 +294,7 @@ pub fn report_job(
     Box::new(move |progress| {
         let p = reopened(&project, &project_file);
         let warning = p.data_changed();
-        let session = Session::with_project((*ds).clone(), &p)?;
+        let session = Session::with_project(Arc::clone(&ds), &p)?;
         let built = report::build(&session, &project_file, warning, progress)?;
         let files = report::write(&built, &dir)?;
         let html = files
@@ -305,7 +317,7 @@ pub fn report_job(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::step_series;
+    use crate::tui::shared::step_series;
 
     #[test]
     fn cdf_points_invert_the_step_line() {

@@ -3,13 +3,13 @@
 //! and the clock that decides when a job has run long enough to show a
 //! gauge instead of just the spinner.
 //!
-//! A slot added to the app gets one line in [`list`]; the status bar and
-//! the gauge then follow it without further changes.
+//! A slot added to the app gets one line in `App::job_lines`; the status
+//! bar and the gauge then follow it without further changes. This module
+//! reads nothing of the app (the layers run one way).
 
 use std::time::{Duration, Instant};
 
-use super::anonymize::QueriesState;
-use super::app::{App, JobState, Screen};
+use super::shared::{JobState, Screen};
 use super::worker::JobId;
 
 /// Jobs that have run this long show a gauge; shorter ones only the
@@ -34,39 +34,6 @@ impl JobLine {
             _ => None,
         }
     }
-}
-
-/// Every job slot, in a fixed order (the status bar's order).
-pub fn list(app: &App) -> Vec<JobLine> {
-    let line = |name, screen, state: &JobState| JobLine {
-        name,
-        screen,
-        state: state.clone(),
-    };
-    let queries = match &app.anonymize().queries {
-        QueriesState::Running { id } => JobState::Running {
-            id: *id,
-            fraction: app.queries_fraction(),
-        },
-        _ => JobState::Idle,
-    };
-    let mut lines = vec![
-        line("risk", Screen::Risk, app.job()),
-        line("anonymize", Screen::Anonymize, &app.anonymize().job),
-        line("queries", Screen::Anonymize, &queries),
-        line(
-            "correlation",
-            Screen::Hierarchies,
-            &app.hierarchies().matrix.job,
-        ),
-        line("compare", Screen::Compare, &app.compare().pass_state()),
-    ];
-    // Charts and reports are written from whichever screen is in view; the
-    // line shows once one was asked for.
-    if *app.export_job() != JobState::Idle {
-        lines.push(line("export", app.screen(), app.export_job()));
-    }
-    lines
 }
 
 /// Whether a job started at `started` has run long enough at `now` to show

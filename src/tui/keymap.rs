@@ -10,7 +10,7 @@ use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use super::app::Screen;
+use super::shared::Screen;
 use crate::data::Role;
 
 /// Rows moved by one notch of the mouse wheel.
@@ -102,6 +102,9 @@ pub enum Action {
     AdjustSuppression(i32),
     /// Next information-loss metric for full-domain.
     CycleMetric,
+    /// Next privacy model besides k for full-domain (its l, c, t and p are
+    /// the session's).
+    CycleModel,
     /// The terminal now has this many columns and rows.
     Resize(u16, u16),
     /// Add the Anonymize screen's current algorithm and parameters to the
@@ -554,6 +557,12 @@ impl Default for KeyMap {
             ),
             b(
                 anon,
+                &[I::ch('O')],
+                A::CycleModel,
+                "full-domain: next privacy model besides k",
+            ),
+            b(
+                anon,
                 &[I::ch('c')],
                 A::AddToCompare,
                 "add the algorithm and parameters to the compare set",
@@ -700,8 +709,20 @@ impl Default for KeyMap {
                 A::Up,
                 "previous field",
             ),
-            b(dialog, &[I::key(K::Left)], A::Left, "previous choice"),
-            b(dialog, &[I::key(K::Right)], A::Right, "next choice"),
+            b(
+                dialog,
+                &[I::key(K::Left)],
+                A::Left,
+                "previous choice; cursor left in a line",
+            ),
+            b(
+                dialog,
+                &[I::key(K::Right)],
+                A::Right,
+                "next choice; cursor right in a line",
+            ),
+            b(dialog, &[I::key(K::Home)], A::RowStart, "start of the line"),
+            b(dialog, &[I::key(K::End)], A::RowEnd, "end of the line"),
             b(
                 dialog,
                 &[I::key(K::Backspace)],
@@ -968,7 +989,8 @@ fn panel_of(scope: Scope, action: Action) -> Option<&'static str> {
             | A::NextSeed
             | A::CycleTCloseness
             | A::AdjustSuppression(_)
-            | A::CycleMetric,
+            | A::CycleMetric
+            | A::CycleModel,
         ) => Some("parameters"),
         (
             Scope::Screen(Screen::Anonymize),

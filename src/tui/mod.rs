@@ -1,29 +1,36 @@
-//! The terminal UI: four screens (Data, Risk, Anonymize, Hierarchies) over
-//! one dataset.
+//! The terminal UI: five screens (Data, Risk, Anonymize, Hierarchies,
+//! Compare) over one session.
 //!
 //! This module owns the terminal: it sets it up, restores it on every exit
 //! path (a guard's `Drop` and a panic hook), and runs the event loop, which
 //! waits for one event — a key or mouse input, a worker message, or a tick —
-//! applies it to the [`App`], then draws once. Everything else lives in the
-//! submodules: `keymap` (input → [`Action`]), `app` (state and
-//! `App::step`), `mark` (the dialog marking sensitive cells), `anonymize`
-//! (the Anonymize screen's model and jobs), `hierarchies` (the Hierarchies
-//! screen's model and the full-domain settings), `worker` (a background job
-//! slot; one per kind of job), `ui` (drawing).
+//! applies it to the [`App`], then draws once. The rest, in layers that
+//! only use those before them (a test checks there is no cycle):
+//!
+//! - `shared`, `worker`, `keymap`, `config`, `theme`, `cmdline`, `search`,
+//!   `layout`: types and tools every part uses (the screens, a job slot,
+//!   the key map, the config file, the line editor, the panels' areas);
+//! - `session`: the one session state — the library's session, the
+//!   attacker picker's order, generation counters and the session's
+//!   baseline, computed in a job slot of its own;
+//! - `screens`: one component per screen, each owning its state, its job
+//!   slots and their messages;
+//! - `export`: the chart and report jobs;
+//! - `app`: the router, the modal stack (popup, help, command line,
+//!   search) and the session;
+//! - `ui`: drawing, which only reads the app.
 
-mod anonymize;
 mod app;
 mod cmdline;
 mod config;
 mod export;
-mod hierarchies;
 mod jobs;
 mod keymap;
-mod mark;
-mod record;
-mod risk;
+mod layout;
+mod screens;
 mod search;
-mod sweep;
+mod session;
+mod shared;
 mod theme;
 mod ui;
 mod worker;
@@ -45,45 +52,49 @@ use ratatui::Terminal;
 
 use crate::session::Session;
 
-pub use anonymize::Param;
-pub use anonymize::{
-    step_series, AlgorithmChoice, AnonymizeInputs, AnonymizeState, AnonymizeView, Before, Curve,
-    FullDomainInputs, PublishedTable, QueriesState, QueryOutcome,
-};
-pub use anonymize::{Prefetch, PREFETCH_ENTRIES};
-pub use app::compare::{
-    CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
-    METRIC_COLUMNS,
-};
-pub use app::{
-    visible_window, App, ColumnStats, DataView, JobMsg, JobState, Popup, RiskState, RiskView,
-    Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
-};
+pub use app::{App, JobMsg};
 pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
 pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
 pub use export::{
     beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,
     ChartExport, Dist, Exported, Target, EXPORT_DIR, REPORT_DIR,
 };
-pub use hierarchies::{
-    Builder, DialogKind, Effect, FullDomainSettings, HierarchiesState, HierarchyDialog,
-    MatrixState, TreeLine, TreeView, FULL_DOMAIN,
-};
 pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
-pub use mark::{MarkDialog, MarkField, MarkMode};
-pub use record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
-pub use risk::{
-    AfterView, Figures, Listed, Measures, RecordList, RiskChart, RiskEffect, RiskFocus, MAX_LISTED,
+pub use layout::{anonymize_table_viewport, data_table_viewport, tab_at};
+pub use screens::anonymize::{
+    AnonymizeMsg, AnonymizeState, Param, Prefetch, PublishedTable, QueriesState,
+};
+pub use screens::compare::{
+    CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
+    METRIC_COLUMNS,
+};
+pub use screens::data::{ColumnStats, DataView};
+pub use screens::hierarchies::{
+    Builder, DialogKind, HierarchiesState, HierarchyDialog, MatrixState, TreeLine, TreeView,
+};
+pub use screens::mark::{MarkDialog, MarkField, MarkMode};
+pub use screens::record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
+pub use screens::release::{
+    AnonymizeView, CheckLine, Curve, QueryOutcome, ReleaseCache, CACHE_ENTRIES,
+};
+pub use screens::risk::{
+    AfterView, Figures, Measures, RecordList, RiskChart, RiskFocus, RiskState,
+};
+pub use screens::sweep::{
+    CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
 };
 pub use search::SearchState;
-pub use sweep::{
-    CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
+pub use session::{
+    AlgorithmChoice, AnonymizeInputs, Before, Generations, Listed, Reads, SessionState,
+    CONSTRUCTION, FULL_DOMAIN, MAX_LISTED,
+};
+pub use shared::{
+    step_series, visible_window, JobState, Popup, Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
 };
 pub use theme::Theme;
 pub use ui::draw;
 pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
-pub use ui::{anonymize_table_viewport, data_table_viewport, tab_at};
 pub use worker::{JobId, Worker, WorkerMsg};
 
 /// Wake-up interval when nothing happens (animates the busy spinner).

@@ -8,13 +8,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::compare::{Outcome, Probability};
-use super::{App, JobState, Popup, Screen};
-use crate::data::Role;
+use super::{App, JobState, Out, Screen};
 use crate::tui::export::{
     self, beside, chart_job, report_job, ChartData, ChartExport, Dist, Exported, Target,
 };
-use crate::tui::risk::RiskChart;
+use crate::tui::screens::compare::{Outcome, Probability};
+use crate::tui::screens::risk::{Figures, RiskChart};
 use crate::tui::worker::WorkerMsg;
 
 impl App {
@@ -41,7 +40,12 @@ impl App {
     pub fn export_report(&mut self, dir: Option<PathBuf>) {
         let project_file = self.project_path();
         let dir = dir.unwrap_or_else(|| beside(&project_file, export::REPORT_DIR));
-        let job = report_job(Arc::clone(&self.ds), self.to_project(), project_file, dir);
+        let job = report_job(
+            Arc::clone(self.session.dataset()),
+            self.to_project(),
+            project_file,
+            dir,
+        );
         let id = self.export_worker.submit(job);
         self.export_job = JobState::Running { id, fraction: 0.0 };
         self.notice = Some("writing the report… (Esc cancels)".into());
@@ -63,7 +67,7 @@ impl App {
         true
     }
 
-    pub(super) fn on_export(&mut self, msg: WorkerMsg<Exported>) {
+    pub(super) fn on_export(&mut self, msg: WorkerMsg<Exported>, out: &mut Out) {
         let JobState::Running { id: current, .. } = self.export_job else {
             return;
         };
@@ -81,44 +85,44 @@ impl App {
             WorkerMsg::Cancelled { .. } => self.export_job = JobState::Cancelled,
             WorkerMsg::Failed { error, .. } => {
                 self.export_job = JobState::Failed;
-                self.popup = Some(Popup {
-                    title: "Export failed".into(),
-                    message: error,
-                });
+                out.popup("Export failed", error);
             }
         }
     }
 
     /// The figures of the chart the screen in view shows, or why there is
-    /// none yet.
-    fn chart_in_view(&self) -> Result<ChartExport, String> {
-        let n = self.ds.n_rows();
-        let (screen, data) = match self.screen {
+    /// none yet. Every "original" series is the session's baseline, and
+    /// the export's title names its attacker.
+    pub fn chart_in_view(&self) -> Result<ChartExport, String> {
+        let before = self.session.baseline();
+        let attacker = before.map(|b| b.attacker().to_string());
+        let not_yet =
+            "the baseline (the original table for the session's attacker) is being computed";
+        let (screen, data, attacker) = match self.screen {
             Screen::Data => {
-                let columns = self.roles.with(Role::QuasiIdentifier);
-                if columns.is_empty() {
-                    return Err("no quasi-identifiers yet (key Q gives a column the role)".into());
+                if self.session.known_columns().is_empty() {
+                    return Err(
+                        "the attacker knows no attribute yet (key Q gives a column the QI role)"
+                            .into(),
+                    );
                 }
-                let ds = Arc::clone(&self.ds);
-                ("data", ChartData::ClassSizes { ds, columns })
+                let b = before.ok_or(not_yet)?;
+                ("data", ChartData::ClassSizes(Arc::clone(b)), attacker)
             }
             Screen::Risk => {
-                let view = self
-                    .risk
-                    .view
-                    .as_ref()
-                    .ok_or("the risk is being computed")?;
-                let chart = self.risk.chart;
-                let label = |f: &crate::tui::risk::Figures, label: &str| Dist {
+                let r = &self.risk.state;
+                let measures = r.before.as_ref().ok_or(not_yet)?;
+                let chart = r.chart;
+                let label = |f: &Figures, label: &str| Dist {
                     label: label.to_string(),
                     series: f.series.clone(),
-                    records: f.records,
+                    records: f.records(),
                 };
                 let mut dists = Vec::new();
-                if let Some(f) = chart.of(&view.measures) {
+                if let Some(f) = chart.of(measures) {
                     dists.push(label(f, "original"));
                 }
-                if let Some(after) = &self.risk.after {
+                if let Some(after) = &r.after {
                     if let Some(f) = chart.of(&after.measures) {
                         dists.push(label(
                             f,
@@ -133,16 +137,17 @@ impl App {
                     RiskChart::Breach => ChartData::Breach(dists),
                     RiskChart::KeyCount | RiskChart::Linkage => ChartData::Reidentification(dists),
                 };
-                ("risk", data)
+                let mut who = attacker.unwrap_or_default();
+                if let Some(a) = r.after.as_ref().filter(|a| !a.unpublished.is_empty()) {
+                    who.push_str(&format!("; not published: {}", a.unpublished.join(", ")));
+                }
+                ("risk", data, Some(who))
             }
-            Screen::Anonymize if self.sweep.open => {
+            Screen::Anonymize if self.anon.sweep.open => {
+                let sweep = &self.anon.sweep;
                 let (measure, ks, ls, cells) =
-                    self.sweep.heatmap().ok_or("the sweep has not started")?;
-                let base = self
-                    .sweep
-                    .base
-                    .as_ref()
-                    .ok_or("the sweep has not started")?;
+                    sweep.heatmap().ok_or("the sweep has not started")?;
+                let base = sweep.base.as_ref().ok_or("the sweep has not started")?;
                 let mut chars = measure.chars();
                 let title = format!(
                     "{}{} of {} by k and l (seed {})",
@@ -161,64 +166,65 @@ impl App {
                     cells,
                     title,
                 };
-                ("anonymize", data)
+                ("anonymize", data, None)
             }
             Screen::Anonymize => {
                 let view =
-                    self.anon.view.as_ref().ok_or(
+                    self.anon.state.view.as_ref().ok_or(
                         "no release yet (the algorithm is running or refused the parameters)",
                     )?;
+                let b = before.ok_or(not_yet)?.baseline();
                 let inputs = &view.inputs;
                 let name = match inputs.l {
                     Some(l) => format!("{} k={} l={l}", inputs.algorithm, inputs.k),
                     None => format!("{} k={}", inputs.algorithm, inputs.k),
                 };
                 let e = &view.evaluation;
-                let data = match (&view.before.breach, &view.breach, &e.breach) {
-                    (Some(before), Some((_, after)), Some(d)) => ChartData::Breach(vec![
-                        Dist {
-                            label: "original".into(),
-                            series: before.series.clone(),
-                            records: n,
-                        },
-                        Dist {
-                            label: name,
-                            series: after.series.clone(),
-                            records: d.summary.records,
-                        },
+                let dist = |label: String, d: &crate::anonymize::Distribution| Dist {
+                    series: crate::tui::shared::step_series(
+                        d.cdf.iter().map(|p| (p.probability, p.share)),
+                    ),
+                    records: d.summary.records,
+                    label,
+                };
+                let data = match (&b.breach, &e.breach) {
+                    (Some(before), Some(after)) => ChartData::Breach(vec![
+                        dist("original".into(), &before.distribution),
+                        dist(name, after),
                     ]),
                     _ => ChartData::Reidentification(vec![
-                        Dist {
-                            label: "original".into(),
-                            series: view.before.reidentification.series.clone(),
-                            records: n,
-                        },
-                        Dist {
-                            label: name,
-                            series: view.reidentification.series.clone(),
-                            records: e.reidentification.summary.records,
-                        },
+                        dist("original".into(), &b.linkage),
+                        dist(name, &e.reidentification),
                     ]),
                 };
-                ("anonymize", data)
+                let who = format!(
+                    "before: {}; after: {}",
+                    attacker.unwrap_or_default(),
+                    view.attacker()
+                );
+                ("anonymize", data, Some(who))
             }
             Screen::Hierarchies => {
                 let m = self
                     .hier
+                    .state
                     .matrix
                     .view
                     .clone()
                     .ok_or("the correlations are being computed")?;
-                ("hierarchies", ChartData::Correlation(m))
+                ("hierarchies", ChartData::Correlation(m), None)
             }
             Screen::Compare => {
-                let c = &self.compare;
+                let c = &self.compare.state;
                 let mut dists = Vec::new();
-                if let Some(series) = c.original_curve() {
+                let original = c.original(&self.session);
+                if let Some(d) = original {
                     dists.push(Dist {
                         label: "original".into(),
-                        series: series.to_vec(),
-                        records: n,
+                        series: crate::tui::shared::step_series(
+                            d.cdf.iter().map(|p| (p.probability, p.share)),
+                        ),
+                        records: d.summary.records,
                     });
                 }
                 for e in &c.entries {
@@ -232,16 +238,24 @@ impl App {
                         }
                     }
                 }
-                if dists.len() < 1 + usize::from(c.original_curve().is_some()) {
+                if dists.len() < 1 + usize::from(original.is_some()) {
                     return Err("no entry measured yet".into());
                 }
                 let data = match c.shown {
                     Probability::Breach => ChartData::Breach(dists),
                     Probability::Reidentification => ChartData::Reidentification(dists),
                 };
-                ("compare", data)
+                let who = format!(
+                    "original: {}; entries: each release's attacker",
+                    attacker.unwrap_or_default()
+                );
+                ("compare", data, Some(who))
             }
         };
-        Ok(ChartExport { screen, data })
+        Ok(ChartExport {
+            screen,
+            data,
+            attacker,
+        })
     }
 }

@@ -7,15 +7,15 @@
 
 use ratatui::layout::{Position, Rect};
 
-use super::{App, Popup, Screen};
+use super::{App, Out, Popup, Screen};
 use crate::tui::cmdline::{self, Command, Edit};
 use crate::tui::config::Config;
-use crate::tui::hierarchies::Focus;
-use crate::tui::keymap::Action;
-use crate::tui::risk::RiskFocus;
+use crate::tui::keymap::{Action, Scope};
+use crate::tui::layout;
+use crate::tui::screens::hierarchies::Focus;
+use crate::tui::screens::risk::RiskFocus;
 use crate::tui::search::{self, Scan, SearchState};
 use crate::tui::theme::Theme;
-use crate::tui::ui;
 
 /// Published rows rendered per `/` or `n` on the Anonymize screen, so a
 /// table of a million rows is searched in slices instead of freezing the
@@ -28,6 +28,10 @@ impl App {
     /// in a popup.
     pub fn with_config(mut self, config: Config) -> Self {
         self.keymap = config.keymap;
+        self.data.semi_key = self.keymap.keys_for(
+            Scope::Screen(Screen::Data),
+            Action::SetRole(crate::data::Role::SemiSensitive),
+        );
         self.theme = config.theme;
         self.mouse = config.mouse;
         if !config.problems.is_empty() {
@@ -54,10 +58,7 @@ impl App {
     /// problem). A popup already there (from the project) is kept first.
     pub fn with_warning(mut self, title: &str, message: &str) -> Self {
         self.popup = Some(match self.popup.take() {
-            None => Popup {
-                title: title.to_string(),
-                message: message.to_string(),
-            },
+            None => Popup::new(title, message),
             Some(p) => Popup {
                 title: p.title,
                 message: format!("{}\n\n{title}: {message}", p.message),
@@ -73,12 +74,14 @@ impl App {
     pub fn mouse_enabled(&self) -> bool {
         self.mouse
     }
-    /// The command or search line being edited: its prompt and text.
-    pub fn editing_line(&self) -> Option<(&'static str, &str)> {
-        if let Some(t) = self.cmdline.text() {
-            return Some((":", t));
+    /// The command or search line being edited: its prompt, text and
+    /// cursor cell.
+    pub fn editing_line(&self) -> Option<(&'static str, &str, usize)> {
+        if let (Some(t), Some(c)) = (self.cmdline.text(), self.cmdline.cursor()) {
+            return Some((":", t, c));
         }
-        self.search.editor.text().map(|t| ("/", t))
+        let e = &self.search.editor;
+        e.text().zip(e.cursor()).map(|(t, c)| ("/", t, c))
     }
     pub fn search_state(&self) -> &SearchState {
         &self.search
@@ -91,11 +94,11 @@ impl App {
     /// panels): its keys come first in the help overlay.
     pub fn focused_panel(&self) -> Option<&'static str> {
         match self.screen {
-            Screen::Hierarchies => Some(match self.hier.focus {
+            Screen::Hierarchies => Some(match self.hier.state.focus {
                 Focus::Attributes => "attribute list",
                 Focus::Tree => "hierarchy tree",
             }),
-            Screen::Anonymize => Some(if self.anon.show_detail {
+            Screen::Anonymize => Some(if self.anon.state.show_detail {
                 "published table"
             } else {
                 "parameters"
@@ -117,32 +120,46 @@ impl App {
     pub fn run_command(&mut self, command: Command) -> Result<(), String> {
         let delta =
             |new: u32, old: u32| (i64::from(new) - i64::from(old)).clamp(-1 << 30, 1 << 30) as i32;
+        let p = self.session.params().clone();
+        let mut out = Out::default();
         match command {
             Command::K(k) => {
-                let rows = self.ds.n_rows();
+                let rows = self.session.dataset().n_rows();
                 if k as usize > rows {
                     return Err(format!(
                         ":k {k} is more than the {} rows of the data",
                         crate::format::thousands(rows as u64)
                     ));
                 }
-                self.step_anonymize(&Action::AdjustK(delta(k, self.params.k)));
+                self.anon
+                    .step(&Action::AdjustK(delta(k, p.k)), &mut self.session, &mut out);
             }
-            Command::L(l) => self.step_anonymize(&Action::AdjustL(delta(l, self.params.l))),
-            Command::P(p) => self.step_anonymize(&Action::AdjustP(delta(p, self.params.p))),
+            Command::L(l) => {
+                self.anon
+                    .step(&Action::AdjustL(delta(l, p.l)), &mut self.session, &mut out)
+            }
+            Command::P(x) => {
+                self.anon
+                    .step(&Action::AdjustP(delta(x, p.p)), &mut self.session, &mut out)
+            }
             Command::Seed(seed) => {
-                if seed != self.params.seed {
-                    self.params.seed = seed;
-                    self.request_anonymize();
+                if seed != p.seed {
+                    self.session.params_mut().seed = seed;
+                    self.anon.request(&self.session);
                 }
             }
             Command::Algo(id) => {
-                let Some(i) = self.anon.algorithms.iter().position(|a| a.id == id) else {
+                let a = &self.anon.state;
+                let Some(i) = a.algorithms.iter().position(|x| x.id == id) else {
                     return Err(format!("algorithm '{id}' is not offered here"));
                 };
-                let by = i as i64 - self.anon.algorithm as i64;
+                let by = i as i64 - a.algorithm as i64;
                 if by != 0 {
-                    self.step_anonymize(&Action::CycleAlgorithm(by as i32));
+                    self.anon.step(
+                        &Action::CycleAlgorithm(by as i32),
+                        &mut self.session,
+                        &mut out,
+                    );
                 }
             }
             Command::Run => self.step(&Action::Recompute),
@@ -162,16 +179,40 @@ impl App {
             }
             Command::Quit => self.quit = true,
             Command::Help => self.help = true,
-            Command::Compare(c) => self.run_compare_command(c),
+            Command::Compare(c) => {
+                let entry = self.entry_now();
+                self.compare
+                    .command(c, entry, &mut self.session, &self.anon.cache, &mut out);
+            }
             Command::Sweep => {
                 self.show(Screen::Anonymize);
-                if !self.sweep.open {
-                    self.step_anonymize(&Action::ToggleSweep);
+                if !self.anon.sweep.open {
+                    self.anon
+                        .step(&Action::ToggleSweep, &mut self.session, &mut out);
                 }
             }
             Command::ExportChart(path) => self.export_chart(path),
             Command::ExportReport(dir) => self.export_report(dir),
+            Command::Conditions(path) => {
+                let n = self
+                    .session
+                    .load_conditions(path.clone())
+                    .map_err(|e| e.to_string())?;
+                self.notice = Some(format!(
+                    "{n} condition{} read from {} (Construction(D, G), key 3)",
+                    if n == 1 { "" } else { "s" },
+                    path.display()
+                ));
+            }
+            Command::Model(m) => {
+                if self.session.params().full_domain.model != m {
+                    self.session.settings_mut().full_domain.model = m.to_string();
+                }
+                self.notice = Some(format!("full-domain model: {m}"));
+            }
         }
+        self.apply(out);
+        self.follow_session();
         Ok(())
     }
 
@@ -194,19 +235,19 @@ impl App {
         };
         let found = match self.screen {
             Screen::Data => {
-                if self.ds.n_cols() == 0 {
+                let ds = std::sync::Arc::clone(self.session.dataset());
+                if ds.n_cols() == 0 {
                     return;
                 }
-                let c = self.data.col;
-                let col = self.ds.col(c);
+                let c = self.data.view.col;
+                let col = ds.col(c);
                 let hits = search::matching_codes(col.dictionary(), &q);
-                let found = search::next_row(col.codes(), &hits, self.data.row, forward);
+                let found = search::next_row(col.codes(), &hits, self.data.view.row, forward);
                 let name = col.name().to_string();
                 self.search.hits = Some((c, hits));
                 match found {
                     Some(r) => {
-                        self.data.row = r;
-                        self.follow_cursor();
+                        self.data.select(r, None, &self.session);
                         Ok(format!("/{q}: row {} ({name})", r + 1))
                     }
                     None => Err(format!("'{q}' not found in column {name}")),
@@ -216,11 +257,12 @@ impl App {
                 // A published row is rendered to be searched (generalized
                 // cells have no dictionary), so a long table is searched
                 // in slices; `n` goes on from where a slice stopped.
-                let ds = &self.ds;
-                let scan = self.anon.view.as_ref().map(|view| {
+                let ds = std::sync::Arc::clone(self.session.dataset());
+                let ds = &*ds;
+                let scan = self.anon.state.view.as_ref().map(|view| {
                     search::next_match_bounded(
                         view.published_rows(),
-                        self.anon.table.cursor,
+                        self.anon.state.table.cursor,
                         forward,
                         PUBLISHED_SEARCH_BUDGET,
                         |i| {
@@ -231,8 +273,7 @@ impl App {
                 });
                 match scan {
                     Some(Scan::Found(i)) | Some(Scan::Stopped(i)) => {
-                        self.anon.table.cursor = i;
-                        self.anon.refresh_table(&self.ds);
+                        self.anon.select_row(i, ds);
                         if scan == Some(Scan::Found(i)) {
                             Ok(format!("/{q}: published row {}", i + 1))
                         } else {
@@ -246,22 +287,23 @@ impl App {
                     _ => Err(format!("'{q}' not found in the published table")),
                 }
             }
-            Screen::Hierarchies => match self.hier.focus {
+            Screen::Hierarchies => match self.hier.state.focus {
                 Focus::Attributes => {
-                    let ds = &self.ds;
-                    let found = search::next_match(ds.n_cols(), self.hier.cursor, forward, |c| {
-                        search::contains(ds.col(c).name(), &q)
-                    });
+                    let ds = std::sync::Arc::clone(self.session.dataset());
+                    let found =
+                        search::next_match(ds.n_cols(), self.hier.state.cursor, forward, |c| {
+                            search::contains(ds.col(c).name(), &q)
+                        });
                     match found {
                         Some(c) => {
-                            self.hier.select_attribute(&self.ds, c);
-                            Ok(format!("/{q}: attribute {}", self.ds.col(c).name()))
+                            self.hier.state.select_attribute(&self.session, c);
+                            Ok(format!("/{q}: attribute {}", ds.col(c).name()))
                         }
                         None => Err(format!("'{q}' not found among the attributes")),
                     }
                 }
                 Focus::Tree => {
-                    let tree = self.hier.tree.as_mut().and_then(|t| t.as_mut().ok());
+                    let tree = self.hier.state.tree.as_mut().and_then(|t| t.as_mut().ok());
                     let found = tree.and_then(|t| {
                         let hit = search::next_match(t.lines.len(), t.cursor, forward, |i| {
                             search::contains(&t.lines[i].label, &q)
@@ -281,18 +323,19 @@ impl App {
                 // The records above the threshold (at most MAX_LISTED),
                 // matched on the row number as drawn or plain, and on the
                 // values the list shows for it.
-                let listed = self.risk.shown_list().0;
-                let found = search::next_match(listed.len(), self.risk.list_cursor, forward, |i| {
-                    let r = listed[i].row as u64 + 1;
-                    search::contains(&r.to_string(), &q)
-                        || search::contains(&crate::format::thousands(r), &q)
-                        || search::contains(&ui::risk_record_values(self, r as usize - 1), &q)
-                });
+                let listed = self.risk.state.shown_list(&self.session).0;
+                let found =
+                    search::next_match(listed.len(), self.risk.state.list_cursor, forward, |i| {
+                        let r = listed[i].row as u64 + 1;
+                        search::contains(&r.to_string(), &q)
+                            || search::contains(&crate::format::thousands(r), &q)
+                            || search::contains(&self.risk_record_values(r as usize - 1).1, &q)
+                    });
                 match found {
                     Some(i) => {
                         let row = listed[i].row as usize;
-                        self.risk.list_cursor = i;
-                        self.risk.focus = RiskFocus::Records;
+                        self.risk.state.list_cursor = i;
+                        self.risk.state.focus = RiskFocus::Records;
                         Ok(format!("/{q}: record of row {}", row + 1))
                     }
                     None => Err(format!(
@@ -301,17 +344,18 @@ impl App {
                 }
             }
             Screen::Compare => {
-                let entries = &self.compare.entries;
-                let found = search::next_match(entries.len(), self.compare.cursor, forward, |i| {
-                    search::contains(&entries[i].entry.to_string(), &q)
-                });
+                let entries = &self.compare.state.entries;
+                let found =
+                    search::next_match(entries.len(), self.compare.state.cursor, forward, |i| {
+                        search::contains(&entries[i].entry.to_string(), &q)
+                    });
                 match found {
                     Some(i) => {
-                        self.compare.cursor = i;
+                        self.compare.state.cursor = i;
                         Ok(format!(
                             "/{q}: entry {} {}",
                             i + 1,
-                            self.compare.entries[i].entry
+                            self.compare.state.entries[i].entry
                         ))
                     }
                     None => Err(format!("'{q}' not found in the compare set")),
@@ -330,65 +374,74 @@ impl App {
     pub(super) fn click(&mut self, column: u16, row: u16) {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
         let at = Position::new(column, row);
-        if let Some(s) = ui::tab_at(area, at) {
+        if let Some(s) = layout::tab_at(area, at) {
             self.show(s);
             return;
         }
         match self.screen {
             Screen::Data => {
-                let vp = ui::data_table_viewport(area);
+                let vp = layout::data_table_viewport(area);
                 if !vp.contains(at) {
                     return;
                 }
-                let r = self.data.top + usize::from(row - vp.y);
-                if r >= self.ds.n_rows() {
+                let d = &self.data.view;
+                let r = d.top + usize::from(row - vp.y);
+                if r >= self.session.dataset().n_rows() {
                     return;
                 }
                 // The row-number gutter, then the columns one space apart.
-                let mut x = vp.x + self.data.gutter + 1;
-                let old_col = self.data.col;
-                for &(c, w) in &self.data.columns {
+                let mut x = vp.x + d.gutter + 1;
+                let mut col = None;
+                for &(c, w) in &d.columns {
                     if (x..x + w + 1).contains(&column) {
-                        self.data.col = c;
+                        col = Some(c);
                         break;
                     }
                     x += w + 1;
                 }
-                self.data.row = r;
-                self.follow_cursor();
-                if self.data.col != old_col {
-                    self.refresh_stats();
-                }
+                self.data.select(r, col, &self.session);
             }
             Screen::Anonymize => {
-                let vp = ui::anonymize_table_viewport(area);
-                let rows = self.anon.view.as_ref().map_or(0, |v| v.published_rows());
-                let i = self.anon.table.top + usize::from(row.saturating_sub(vp.y));
+                let vp = layout::anonymize_table_viewport(area);
+                let s = &self.anon.state;
+                let rows = s.view.as_ref().map_or(0, |v| v.published_rows());
+                let i = s.table.top + usize::from(row.saturating_sub(vp.y));
                 if vp.contains(at) && i < rows {
-                    self.anon.table.cursor = i;
-                    self.anon.refresh_table(&self.ds);
+                    let ds = std::sync::Arc::clone(self.session.dataset());
+                    self.anon.select_row(i, &ds);
                 }
             }
             Screen::Hierarchies => {
-                if let Some(c) = ui::hierarchies_attribute_at(area, self, at) {
-                    self.hier.focus = Focus::Attributes;
-                    self.hier.select_attribute(&self.ds, c);
+                let h = &self.hier.state;
+                let n = self.session.dataset().n_cols();
+                if let Some(c) =
+                    layout::hierarchies_attribute_at(area, h.matrix.columns.len(), n, h.cursor, at)
+                {
+                    self.hier.state.focus = Focus::Attributes;
+                    self.hier.state.select_attribute(&self.session, c);
                 }
             }
             Screen::Risk => {
                 // A click selects; Enter jumps to the record, as from the
                 // keys, so a click never leaves the screen.
-                if let Some(i) = ui::risk_picker_at(area, self, at) {
-                    self.risk.focus = RiskFocus::Picker;
-                    self.risk.cursor = i;
-                } else if let Some(i) = ui::risk_record_at(area, self, at) {
-                    self.risk.focus = RiskFocus::Records;
-                    self.risk.list_cursor = i;
+                let prefix = self.prefix_rows();
+                let r = &self.risk.state;
+                let order = self.session.order().len();
+                let listed = r.shown_list(&self.session).0.len();
+                if let Some(i) = layout::risk_picker_at(area, prefix, r.cursor, order, at) {
+                    self.risk.state.focus = RiskFocus::Picker;
+                    self.risk.state.cursor = i;
+                } else if let Some(i) =
+                    layout::risk_record_at(area, prefix, r.list_cursor, listed, at)
+                {
+                    self.risk.state.focus = RiskFocus::Records;
+                    self.risk.state.list_cursor = i;
                 }
             }
             Screen::Compare => {
-                if let Some(i) = ui::compare_entry_at(area, self, at) {
-                    self.compare.cursor = i;
+                let n = self.compare.state.entries.len();
+                if let Some(i) = layout::compare_entry_at(area, n, at) {
+                    self.compare.state.cursor = i;
                 }
             }
         }

@@ -3,73 +3,28 @@
 //! and after, and the published table (only the rows on screen, rendered
 //! by the app when they changed).
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Chart, Gauge, LegendPosition, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{dim, line_series, thousands, title_style, unit_axis};
-use crate::tui::anonymize::{reads_p, AnonymizeView, Curve, Param, QueriesState};
-use crate::tui::app::{App, JobState};
-use crate::tui::hierarchies::FULL_DOMAIN;
-
-const PARAMS_WIDTH: u16 = 34;
-const TOP_HEIGHT: u16 = 8;
-
-struct Areas {
-    params: Rect,
-    figures: Rect,
-    checks: Rect,
-    gauge: Rect,
-    breach: Rect,
-    reid: Rect,
-    table: Rect,
-}
-
-fn areas(body: Rect) -> Areas {
-    let [top, gauge, charts, table] = Layout::vertical([
-        Constraint::Length(TOP_HEIGHT),
-        Constraint::Length(1),
-        Constraint::Fill(2),
-        Constraint::Fill(3),
-    ])
-    .areas(body);
-    let [params, figures, checks] = Layout::horizontal([
-        Constraint::Length(PARAMS_WIDTH),
-        Constraint::Fill(1),
-        Constraint::Fill(1),
-    ])
-    .areas(top);
-    let [breach, reid] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts);
-    Areas {
-        params,
-        figures,
-        checks,
-        gauge,
-        breach,
-        reid,
-        table,
-    }
-}
-
-/// Where the published table's data rows go (inside the border, below the
-/// header), for a screen body of `body`.
-pub(super) fn table_viewport(body: Rect) -> Rect {
-    let inner = Block::bordered().inner(areas(body).table);
-    Rect {
-        y: inner.y + 1.min(inner.height),
-        height: inner.height.saturating_sub(1),
-        ..inner
-    }
-}
+use super::widgets::{dim, line_series, thousands, title_style, too_small, unit_axis, CHART_MIN};
+use crate::release::short_fingerprint;
+use crate::tui::app::App;
+use crate::tui::layout::{anonymize_areas, ANON_PARAMS_WIDTH};
+use crate::tui::screens::anonymize::{Param, QueriesState};
+use crate::tui::screens::release::{AnonymizeView, Curve};
+use crate::tui::session::{reads_k, reads_p, CONSTRUCTION, FULL_DOMAIN};
+use crate::tui::shared::JobState;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let a = areas(body);
+    let a = anonymize_areas(body);
     draw_params(frame, a.params, app);
     draw_figures(frame, a.figures, app);
-    draw_checks(frame, a.checks, app);
+    if a.checks.height > 0 {
+        draw_checks(frame, a.checks, app);
+    }
     draw_gauge(frame, a.gauge, app);
     if app.sweep().open {
         super::sweep::draw(frame, a.breach.union(a.reid).union(a.table), app);
@@ -81,16 +36,21 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
         draw_table(frame, a.table, app);
         return;
     }
+    let baseline = app.session().baseline().map(|b| b.baseline());
     let breach = view.and_then(|v| {
         let (name, after) = v.breach.as_ref()?;
-        Some((name.as_str(), v.before.breach.as_ref()?, after))
+        let before = baseline?
+            .breach
+            .as_ref()
+            .map(|b| Curve::of(&b.distribution))?;
+        Some((name.as_str(), before, after))
     });
     match breach {
         Some((name, before, after)) => draw_cdf(
             frame,
             a.breach,
             &format!(" Breach p(t, {name}) CDF "),
-            before,
+            &before,
             after,
             app,
         ),
@@ -109,16 +69,16 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
             );
         }
     }
-    match view {
-        Some(v) => draw_cdf(
+    match (view, baseline) {
+        (Some(v), Some(b)) => draw_cdf(
             frame,
             a.reid,
             " Pr(re-id) CDF, linkage ",
-            &v.before.reidentification,
+            &Curve::of(&b.linkage),
             &v.reidentification,
             app,
         ),
-        None => frame.render_widget(
+        _ => frame.render_widget(
             Block::bordered().title(Span::styled(" Pr(re-id) CDF ", title_style())),
             a.reid,
         ),
@@ -148,20 +108,30 @@ fn param_line(app: &App, param: Param, value: u32, keys: &str) -> Line<'static> 
     ])
 }
 
+/// A parameter the chosen algorithm does not read: its value dimmed,
+/// "not used", so a change of it is seen to change nothing.
+fn unused_line(name: &str, value: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{name:<10}"), dim()),
+        Span::styled(format!("{value} (not used)"), dim()),
+    ])
+}
+
 fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
     let s = app.anonymize();
     let choice = s.choice();
     let p = app.params();
     let label = |t: &str| Span::styled(format!("{t:<10}"), dim());
     let value = |v: String| Span::styled(v, title_style());
+    let k_line = if reads_k(choice.id) {
+        param_line(app, Param::K, p.k, "[ ]")
+    } else {
+        unused_line("k", p.k.to_string())
+    };
     let l_line = if choice.uses_l {
         param_line(app, Param::L, p.l, "- +")
     } else {
-        Line::from(vec![
-            label("l"),
-            Span::styled(format!("{} (not used)", p.l), dim()),
-            key_hint("- +"),
-        ])
+        unused_line("l", p.l.to_string())
     };
     let mut lines = vec![
         Line::from(vec![
@@ -170,7 +140,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
             key_hint("a A"),
         ]),
         Line::from(Span::styled(choice.name.to_string(), dim())),
-        param_line(app, Param::K, p.k, "[ ]"),
+        k_line,
         l_line,
         Line::from(vec![
             label("seed"),
@@ -180,12 +150,20 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
         Line::from(Span::styled("f focus  v sweep  R run  w save", dim())),
     ];
     if choice.reads_cells {
-        // LGB: which attribute uses t-closeness instead of l-diversity.
-        let t = match app.t_closeness() {
-            Some((c, t)) => value(format!("{} t={t}", app.dataset().col(c).name())),
-            None => Span::styled("none (l-diversity)", dim()),
+        // LGB: which attributes use t-closeness instead of l-diversity.
+        let ds = app.dataset();
+        let t = app.t_closeness();
+        let text = if t.is_empty() {
+            Span::styled("none (l-diversity)", dim())
+        } else {
+            value(
+                t.iter()
+                    .map(|&(c, t)| format!("{} t={t}", ds.col(c).name()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
         };
-        lines[5] = Line::from(vec![label("t-close"), t, key_hint("T")]);
+        lines[5] = Line::from(vec![label("t-close"), text, key_hint("T")]);
     }
     if reads_p(choice.id) {
         // pk algorithms read p instead of l; Condition 2's bound takes the
@@ -211,29 +189,113 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
         };
     }
     if choice.id == FULL_DOMAIN {
-        // Full-domain reads neither l nor a seed: their lines (and the
-        // algorithm's long name) give way to its own settings and the
-        // optimum found.
-        lines.truncate(3);
+        // Full-domain's own settings and the optimum found take the
+        // lines of the long name and the seed (it reads no seed).
+        lines.truncate(4);
         lines.remove(1);
+        if !full_domain_reads_l(app) {
+            lines[2] = unused_line("l", p.l.to_string());
+        }
         lines.extend(full_domain_lines(app));
+    }
+    if choice.id == CONSTRUCTION {
+        // Construction reads its conditions, not k, l nor the seed.
+        lines.truncate(1);
+        lines.extend(conditions_lines(
+            app,
+            usize::from(area.height.saturating_sub(3)),
+        ));
     }
     let block = Block::bordered().title(Span::styled(" Anonymize ", title_style()));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// Full-domain's suppression limit and metric, and the optimal level per
-/// quasi-identifier with the release's suppressed rows and metric value.
-fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
-    let fd = app.hierarchies().full_domain;
+/// Whether full-domain's model reads l.
+fn full_domain_reads_l(app: &App) -> bool {
+    app.params().full_domain.model.starts_with("l-")
+}
+
+/// Construction(D, G)'s conditions, one per line as far as they fit, or
+/// how to load them.
+fn conditions_lines(app: &App, room: usize) -> Vec<Line<'static>> {
+    let Some(c) = app.session().conditions() else {
+        return vec![
+            Line::from(Span::styled(
+                "no conditions loaded:",
+                Style::new().fg(Color::Yellow),
+            )),
+            Line::from(Span::styled(":conditions FILE reads", dim())),
+            Line::from(Span::styled("a G.json (anonlab correlate", dim())),
+            Line::from(Span::styled("--conditions-out writes one)", dim())),
+        ];
+    };
+    let path = app
+        .params()
+        .conditions
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let mut lines = vec![Line::from(vec![
-        Span::styled("suppress  ", dim()),
-        Span::styled(format!("≤{}%", fd.suppression_pct), title_style()),
-        key_hint("< >"),
-        Span::styled("  metric ", dim()),
-        Span::styled(fd.metric.to_string(), title_style()),
-        key_hint("M"),
+        Span::styled(format!("{:<10}", "G"), dim()),
+        Span::styled(path, Style::new().add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" ({})", c.conditions.len()), dim()),
     ])];
+    let width = usize::from(ANON_PARAMS_WIDTH - 2);
+    for (i, cond) in c.conditions.iter().enumerate() {
+        if lines.len() >= room {
+            let left = c.conditions.len() - i;
+            lines.push(Line::from(Span::styled(format!("… {left} more"), dim())));
+            break;
+        }
+        let text = format!("{}. {}", i + 1, describe(cond));
+        let cut: String = text.chars().take(width).collect();
+        lines.push(Line::from(Span::raw(cut)));
+    }
+    lines
+}
+
+/// A condition of G in one line: `age>=70 → age to 70+`.
+fn describe(c: &crate::construction::Condition) -> String {
+    let when = c.when.as_deref().unwrap_or("always");
+    let what = match (&c.generalize, &c.delete) {
+        (Some(col), _) => match (&c.to, &c.interval, c.level) {
+            (Some(to), _, _) => format!("{col} to {to}"),
+            (_, Some([lo, hi]), _) => format!("{col} to [{lo}-{hi}]"),
+            (_, _, Some(level)) => format!("{col} to level {level}"),
+            _ => format!("generalize {col}"),
+        },
+        (None, Some(d)) => match &c.columns {
+            Some(cols) => format!("delete {d} {}", cols.join(",")),
+            None => format!("delete {d}"),
+        },
+        (None, None) => "nothing".into(),
+    };
+    format!("{when} → {what}")
+}
+
+/// Full-domain's suppression limit, metric and model, and the optimal
+/// level per quasi-identifier with the release's suppressed rows and
+/// metric value.
+fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
+    let fd = &app.params().full_domain;
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("suppress  ", dim()),
+            Span::styled(
+                format!("≤{}%", (fd.suppression * 100.0).round()),
+                title_style(),
+            ),
+            key_hint("< >"),
+            Span::styled("  metric ", dim()),
+            Span::styled(fd.metric.clone(), title_style()),
+            key_hint("M"),
+        ]),
+        Line::from(vec![
+            Span::styled("model     ", dim()),
+            Span::styled(fd.model.clone(), title_style()),
+            key_hint("O"),
+        ]),
+    ];
     let report = app
         .anonymize()
         .view
@@ -242,7 +304,7 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
     if let Some(r) = report {
         // "age 3/5": the level chosen of the hierarchy's height, packed
         // into the panel's lines under the "levels" label.
-        let room = usize::from(PARAMS_WIDTH - 2) - 10;
+        let room = usize::from(ANON_PARAMS_WIDTH - 2) - 10;
         let mut rows: Vec<String> = vec![String::new()];
         for ((a, l), h) in r.attributes.iter().zip(&r.optimum.levels).zip(&r.heights) {
             let item = format!("{a} {l}/{h}");
@@ -337,21 +399,38 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     };
     let mut query_line = vec![label("query error")];
     query_line.extend(queries);
-    let arrow = |name: &str, before: Option<&Curve>, after: &Curve| {
-        let b = |f: fn(&Curve) -> f64| before.map_or("-".to_string(), |c| format!("{:.3}", f(c)));
+    let before = app.session().baseline().map(|b| b.baseline());
+    let arrow = |name: &str, before: Option<&crate::anonymize::Distribution>, after: &Curve| {
+        let b = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.3}"));
         Line::from(vec![
             Span::styled(format!("{name:<7}"), dim()),
             label("mean"),
-            Span::raw(b(|c| c.mean)),
-            Span::styled(" → ", dim()),
+            Span::raw(b(before.map(|d| d.summary.mean))),
+            Span::styled("→", dim()),
             value(format!("{:.3}", after.mean)),
             gap(),
             label("max"),
-            Span::raw(b(|c| c.max)),
-            Span::styled(" → ", dim()),
+            Span::raw(b(before.map(|d| d.summary.max))),
+            Span::styled("→", dim()),
             value(format!("{:.3}", after.max)),
         ])
     };
+    // The fingerprint and the verifier's verdict in the title: a reader
+    // checks a report against it (`anonlab anonymize --json`, the report
+    // and the Compare table print the same one).
+    let holds = view.checks.iter().all(|c| c.holds);
+    title.push(Span::styled(
+        format!("{} ", short_fingerprint(&view.fingerprint)),
+        title_style(),
+    ));
+    title.push(if holds {
+        Span::styled("verified ✓ ", Style::new().fg(Color::Green))
+    } else {
+        Span::styled(
+            "verification FAILED ",
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        )
+    });
     let mut lines = vec![
         Line::from(vec![
             label("groups"),
@@ -373,21 +452,43 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
                     .map_or("-".into(), |a| format!("{a:.2}")),
             ),
             gap(),
-            label("GCP"),
+            label("GCP share"),
             value(format!("{:.3}", u.gcp)),
         ]),
-        Line::from(query_line),
-        time_line(view),
     ];
     if let Some((_, after)) = &view.breach {
-        lines.push(arrow("breach", view.before.breach.as_ref(), after));
+        let b = before
+            .and_then(|b| b.breach.as_ref())
+            .map(|b| &b.distribution);
+        lines.push(arrow("breach", b, after));
     }
     lines.push(arrow(
         "re-id",
-        Some(&view.before.reidentification),
+        before.map(|b| &b.linkage),
         &view.reidentification,
     ));
-    frame.render_widget(Paragraph::new(lines).block(block_with(title)), area);
+    // Whose figures: before, the session's attacker; after, the
+    // release's own (it knows every QI the release publishes). Said
+    // before the query error and the times, which give way first on a
+    // short terminal.
+    if let Some(b) = app.session().baseline() {
+        lines.push(Line::from(vec![
+            Span::styled("before: ", dim()),
+            Span::raw(b.attacker().to_string()),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("after: ", dim()),
+        Span::raw(view.attacker()),
+    ]));
+    lines.push(Line::from(query_line));
+    lines.push(time_line(view));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(block_with(title)),
+        area,
+    );
 }
 
 /// The algorithm's time, with the time of the whole job; for p-sensitive
@@ -485,7 +586,7 @@ fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(
             Line::from(vec![
                 Span::styled(" before", Style::new().fg(Color::Red)),
-                Span::styled(": the original table published as is   ", dim()),
+                Span::styled(": the original table, the session's attacker   ", dim()),
                 Span::styled("after", Style::new().fg(Color::Cyan)),
                 Span::styled(": this release", dim()),
             ]),
@@ -500,6 +601,16 @@ fn draw_cdf(frame: &mut Frame, area: Rect, title: &str, before: &Curve, after: &
         if let Some(s) = out_of_date(app, view) {
             spans.push(s);
         }
+    }
+    if let Some(why) = too_small(area, CHART_MIN.0, CHART_MIN.1) {
+        frame.render_widget(
+            Paragraph::new(why)
+                .style(dim())
+                .wrap(Wrap { trim: true })
+                .block(Block::bordered().title(Line::from(spans))),
+            area,
+        );
+        return;
     }
     let datasets = vec![
         line_series(Color::Red, &before.series).name("before"),
@@ -540,6 +651,14 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     )];
     if let Some(span) = out_of_date(app, view) {
         title.push(span);
+    }
+    // What the release leaves out is said where the table is read, not
+    // only on the Risk screen.
+    if !view.not_published.is_empty() {
+        title.push(Span::styled(
+            format!("not published: {} ", view.not_published.join(", ")),
+            Style::new().fg(Color::Yellow),
+        ));
     }
     let header = Row::new(view.headers.iter().map(|h| {
         let style = if h == "GID" || h == "BID" {

@@ -9,17 +9,21 @@
 //! marker as well as its own colour, and the legend shows the marker, so
 //! the chart reads in the monochrome theme too.
 
-use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{cursor_style, dim, thousands, title_style, unit_axis};
-use crate::tui::app::compare::{EntryState, Measured, Outcome, QueryError, METRIC_COLUMNS};
-use crate::tui::app::{App, JobState, Screen};
+use super::widgets::{cursor_style, dim, thousands, title_style, too_small, unit_axis, CHART_MIN};
+use crate::release::short_fingerprint;
+use crate::tui::app::App;
 use crate::tui::keymap::{Action, Scope};
+use crate::tui::layout::compare_split;
+use crate::tui::screens::compare::{EntryState, Measured, Outcome, QueryError, METRIC_COLUMNS};
+use crate::tui::shared::step_series;
+use crate::tui::shared::{JobState, Screen};
 
 /// Marker and colour of entry i's curve (cycled past the end).
 const MARKERS: [char; 8] = ['•', '+', 'x', 'o', '*', '#', '%', '@'];
@@ -53,7 +57,7 @@ struct Metric {
     title: String,
     width: u16,
     better: Better,
-    value: fn(&Measured) -> (String, Option<f64>),
+    value: fn(&Measured, f64) -> (String, Option<f64>),
 }
 
 fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
@@ -65,7 +69,7 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
             title: "ok".into(),
             width: 3,
             better: Better::Neither,
-            value: |m| {
+            value: |m, _| {
                 let ok = m.evaluation.verification.all_hold();
                 ((if ok { "✓" } else { "✗" }).into(), None)
             },
@@ -74,20 +78,20 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
             title: "mean".into(),
             width: 7,
             better: Better::Lower,
-            value: |m| m.shown().map_or_else(dash_pair, |d| num(d.summary.mean, 4)),
+            value: |m, _| m.shown().map_or_else(dash_pair, |d| num(d.summary.mean, 4)),
         },
         Metric {
             title: "max".into(),
             width: 7,
             better: Better::Lower,
-            value: |m| m.shown().map_or_else(dash_pair, |d| num(d.summary.max, 4)),
+            value: |m, _| m.shown().map_or_else(dash_pair, |d| num(d.summary.max, 4)),
         },
         Metric {
             title: format!(">{threshold:.2}"),
             width: 7,
             better: Better::Lower,
-            value: |m| {
-                m.share_above
+            value: |m, t| {
+                m.share_above(t)
                     .map_or_else(dash_pair, |s| (format!("{:.1}%", s * 100.0), Some(s)))
             },
         },
@@ -95,28 +99,28 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
             title: "C_DM".into(),
             width: 13,
             better: Better::Lower,
-            value: |m| {
+            value: |m, _| {
                 let d = m.evaluation.utility.discernibility;
                 (thousands(d), Some(d as f64))
             },
         },
         Metric {
-            title: "NCP".into(),
+            title: "NCP sum".into(),
             width: 10,
             better: Better::Lower,
-            value: |m| num(m.evaluation.utility.ncp, 1),
+            value: |m, _| num(m.evaluation.utility.ncp, 1),
         },
         Metric {
             title: "IL".into(),
             width: 10,
             better: Better::Lower,
-            value: |m| m.il.map_or_else(dash_pair, |v| num(v, 1)),
+            value: |m, _| m.il.map_or_else(dash_pair, |v| num(v, 1)),
         },
         Metric {
             title: "GLP".into(),
             width: 7,
             better: Better::Lower,
-            value: |m| {
+            value: |m, _| {
                 m.evaluation
                     .correspondence
                     .as_ref()
@@ -127,7 +131,7 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
             title: "query err".into(),
             width: 9,
             better: Better::Lower,
-            value: |m| match &m.queries {
+            value: |m, _| match &m.queries {
                 QueryError::Waiting => ("…".into(), None),
                 QueryError::Done(Some(e)) => num(*e, 4),
                 QueryError::Done(None) => dash_pair(),
@@ -138,7 +142,7 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
             title: "groups".into(),
             width: 7,
             better: Better::Higher,
-            value: |m| {
+            value: |m, _| {
                 let g = m.evaluation.groups;
                 (thousands(g as u64), Some(g as f64))
             },
@@ -147,7 +151,13 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
             title: "ms".into(),
             width: 9,
             better: Better::Lower,
-            value: |m| num(m.evaluation.time_ms, 1),
+            value: |m, _| num(m.evaluation.time_ms, 1),
+        },
+        Metric {
+            title: "release".into(),
+            width: 12,
+            better: Better::Neither,
+            value: |m, _| (short_fingerprint(&m.fingerprint).to_string(), None),
         },
     ]
 }
@@ -162,36 +172,9 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
         draw_empty(frame, body, app);
         return;
     }
-    let [table, chart] = split(body, c.entries.len());
+    let [table, chart] = compare_split(body, c.entries.len());
     draw_table(frame, table, app);
     draw_chart(frame, chart, app);
-}
-
-/// The table's and the chart's areas for `entries` entries.
-fn split(body: Rect, entries: usize) -> [Rect; 2] {
-    // Header, rows, a blank line and three lines of notes inside the border; at most
-    // half the screen when the chart needs the rest.
-    let wanted = (entries as u16).saturating_add(7);
-    Layout::vertical([
-        Constraint::Length(wanted.min(body.height.saturating_sub(8).max(body.height / 2))),
-        Constraint::Min(0),
-    ])
-    .areas(body)
-}
-
-/// The entry whose table row is drawn at `at`, for clicks: the rows
-/// follow the header line inside the table's border.
-pub(super) fn entry_at(body: Rect, app: &App, at: Position) -> Option<usize> {
-    let n = app.compare().entries.len();
-    if n == 0 {
-        return None;
-    }
-    let inner = Block::bordered().inner(split(body, n)[0]);
-    if !inner.contains(at) || at.y == inner.y {
-        return None;
-    }
-    let i = usize::from(at.y - inner.y - 1);
-    (i < n).then_some(i)
 }
 
 /// No entry yet: how to add one.
@@ -246,11 +229,18 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
-    let metrics = metrics(c.threshold);
+    let threshold = app.session().threshold();
+    let metrics = metrics(threshold);
     let width = inner.width;
     let id_width: u16 = ID_WIDTHS.iter().map(|w| w + 1).sum();
-    // Metric columns from `left` while they fit.
-    let left = c.left.min(METRIC_COLUMNS - 1);
+    // Metric columns from `left` while they fit; scrolled to the end, the
+    // last columns fill the width rather than leaving it blank.
+    let fits_from =
+        |from: usize| id_width + metrics[from..].iter().map(|m| m.width + 1).sum::<u16>() <= width;
+    let last_left = (0..METRIC_COLUMNS)
+        .find(|&i| fits_from(i))
+        .unwrap_or(METRIC_COLUMNS - 1);
+    let left = c.left.min(last_left);
     let mut shown = Vec::new();
     let mut used = id_width;
     for (i, m) in metrics.iter().enumerate().skip(left) {
@@ -261,7 +251,10 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
         shown.push(i);
     }
     let more_right = shown.last().is_some_and(|&i| i + 1 < METRIC_COLUMNS) || shown.is_empty();
-    let best: Vec<Option<f64>> = metrics.iter().map(|m| best_of(m, &c.entries)).collect();
+    let best: Vec<Option<f64>> = metrics
+        .iter()
+        .map(|m| best_of(m, &c.entries, threshold))
+        .collect();
 
     let mut lines = Vec::with_capacity(c.entries.len() + 5);
     let pad = |s: &str, w: u16| format!("{s:>w$} ", w = usize::from(w));
@@ -298,7 +291,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
             Outcome::Measured(m) => {
                 for &i in &shown {
                     let metric = &metrics[i];
-                    let (text, v) = (metric.value)(m);
+                    let (text, v) = (metric.value)(m, threshold);
                     let mut style = Style::new();
                     if v.is_some() && v == best[i] {
                         style = style.fg(Color::Green).add_modifier(Modifier::BOLD);
@@ -332,17 +325,22 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
             "mean, max: {} (breach with a sensitive attribute, else Pr(re-id)) · >{:.2}: share \
              above the Risk screen's threshold · best in bold",
             c.shown.label(),
-            c.threshold
+            threshold
         ),
-        "IL: p-sensitive paper, Def. 10 · GLP: bucketized releases · query err: relative, \
-         workload seeded by the entry's seed · ms: algorithm"
+        "NCP sum: over the QI cells (the Anonymize screen's GCP share is it per cell) · \
+         release: SHA-256 fingerprint of the published files"
             .to_string(),
         "entry = algorithm, k, l/p, seed; roles, cells, hierarchies, t-closeness: the \
          session's · R runs what changed · Enter loads · x removes · h/l scroll"
             .to_string(),
+        "IL: p-sensitive paper, Def. 10 · GLP: bucketized releases · query err: relative, \
+         workload seeded by the entry's seed · ms: algorithm"
+            .to_string(),
     ];
     lines.extend(notes.into_iter().map(|n| Line::styled(n, dim())));
-    frame.render_widget(Paragraph::new(lines), inner);
+    // The rows fit the width (the metric columns scroll); a note too long
+    // wraps rather than losing its end.
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
 /// The entry's identity cells: number, algorithm, k, l or p, seed.
@@ -368,9 +366,9 @@ fn identity(n: usize, e: &EntryState) -> Vec<Span<'static>> {
 
 /// The best value of a metric over the measured entries, if it has a
 /// direction and at least two entries to compare.
-fn best_of(metric: &Metric, entries: &[EntryState]) -> Option<f64> {
+fn best_of(metric: &Metric, entries: &[EntryState], threshold: f64) -> Option<f64> {
     let values = entries.iter().filter_map(|e| match &e.outcome {
-        Outcome::Measured(m) => (metric.value)(m).1,
+        Outcome::Measured(m) => (metric.value)(m, threshold).1,
         _ => None,
     });
     let values: Vec<f64> = values.collect();
@@ -409,8 +407,15 @@ fn draw_chart(frame: &mut Frame, area: Rect, app: &App) {
         .enumerate()
         .map(|(n, e)| format!("{} {} {}", marker_of(n), n + 1, e.entry.algorithm))
         .collect();
+    if let Some(why) = too_small(area, CHART_MIN.0, CHART_MIN.1) {
+        frame.render_widget(Paragraph::new(why).style(dim()).block(block), area);
+        return;
+    }
+    let original = c
+        .original(app.session())
+        .map(|d| step_series(d.cdf.iter().map(|p| (p.probability, p.share))));
     let mut datasets = Vec::new();
-    if let Some(curve) = c.original_curve() {
+    if let Some(curve) = &original {
         datasets.push(
             Dataset::default()
                 .name(format!("{ORIGINAL_MARK} original"))

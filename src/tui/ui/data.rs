@@ -14,35 +14,10 @@ use super::widgets::{
 };
 use crate::data::Role;
 use crate::tui::app::App;
-
-/// The side panel's width; hidden on terminals narrower than `SIDE_MIN`.
-const SIDE_WIDTH: u16 = 34;
-const SIDE_MIN: u16 = 80;
-/// Header lines: column name, then role tag.
-const HEADER_HEIGHT: u16 = 2;
-
-/// Table area and side panel area of the screen body.
-pub(super) fn split(body: Rect) -> (Rect, Option<Rect>) {
-    if body.width < SIDE_MIN {
-        return (body, None);
-    }
-    let [table, side] =
-        Layout::horizontal([Constraint::Min(0), Constraint::Length(SIDE_WIDTH)]).areas(body);
-    (table, Some(side))
-}
-
-/// Data rows' area inside the table's border, below the header.
-pub(super) fn viewport(table: Rect) -> Rect {
-    let inner = Block::bordered().inner(table);
-    Rect {
-        y: inner.y + HEADER_HEIGHT.min(inner.height),
-        height: inner.height.saturating_sub(HEADER_HEIGHT),
-        ..inner
-    }
-}
+use crate::tui::layout::{data_split, DATA_HEADER_HEIGHT as HEADER_HEIGHT};
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let (table, side) = split(body);
+    let (table, side) = data_split(body);
     draw_table(frame, table, app);
     if let Some(side) = side {
         draw_side(frame, side, app);

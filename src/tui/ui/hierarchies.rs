@@ -4,7 +4,7 @@
 //! dialog. Lists and the tree scroll so the cursor stays on screen, which
 //! needs only the cursor and the height (no state written while drawing).
 
-use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
@@ -14,36 +14,20 @@ use super::widgets::{centered, compact, cursor_style, dim, role_style, thousands
 use crate::data::Role;
 use crate::hierarchy::LevelStats;
 use crate::stats::{CorrelationMatrix, Measure};
-use crate::tui::app::{App, JobState};
-use crate::tui::hierarchies::{DialogKind, Focus, HierarchyDialog, TreeView};
-
-/// Characters of a column name in the heat map's row labels.
-const ROW_LABEL: usize = 12;
-/// Characters of a heat-map cell (a value like `0.42` and a space).
-const CELL: usize = 6;
+use crate::tui::app::App;
+use crate::tui::layout::{
+    hierarchies_areas, window_top, HEAT_CELL as CELL, HEAT_ROW_LABEL as ROW_LABEL,
+};
+use crate::tui::screens::hierarchies::{DialogKind, Focus, HierarchyDialog, TreeView};
+use crate::tui::shared::JobState;
 
 /// The attribute list, the heat map and the tree's areas in a body.
 fn areas(body: Rect, app: &App) -> [Rect; 3] {
-    let h = app.hierarchies();
-    let matrix_width = (ROW_LABEL + 1 + CELL * h.matrix.columns.len() + 2) as u16;
-    let left_width = matrix_width.clamp(36, body.width / 2 + body.width / 6);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)]).areas(body);
-    let list_height = (app.dataset().n_cols() as u16 + 2).min(left.height / 2);
-    let [list, matrix] =
-        Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(left);
-    [list, matrix, right]
-}
-
-/// The attribute (column) drawn at `at`, if any: for clicks.
-pub(super) fn attribute_at(body: Rect, app: &App, at: Position) -> Option<usize> {
-    let inner = Block::bordered().inner(areas(body, app)[0]);
-    if !inner.contains(at) {
-        return None;
-    }
-    let top = window_top(app.hierarchies().cursor, usize::from(inner.height));
-    let c = top + usize::from(at.y - inner.y);
-    (c < app.dataset().n_cols()).then_some(c)
+    hierarchies_areas(
+        body,
+        app.hierarchies().matrix.columns.len(),
+        app.dataset().n_cols(),
+    )
 }
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
@@ -55,11 +39,6 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
     if let Some(d) = &h.dialog {
         draw_dialog(frame, body, d);
     }
-}
-
-/// First item of a window of `height` items that shows `cursor`.
-fn window_top(cursor: usize, height: usize) -> usize {
-    cursor.saturating_sub(height.saturating_sub(1))
 }
 
 fn focus_border(focused: bool) -> Style {
@@ -97,7 +76,7 @@ fn draw_attributes(frame: &mut Frame, area: Rect, app: &App) {
         .map(|c| {
             let col = ds.col(c);
             let role = app.roles().get(c);
-            let what = match h.held.get(col.name()) {
+            let what = match app.session().hierarchies().get(col.name()) {
                 Some(x) => Span::raw(format!("{} levels", x.hierarchy.levels())),
                 None if role == Role::QuasiIdentifier => {
                     Span::styled("no hierarchy", Style::new().fg(Color::Yellow))

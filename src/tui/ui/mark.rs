@@ -10,7 +10,7 @@ use super::widgets::{centered, dim, role_style, title_style};
 use crate::data::Role;
 use crate::tui::app::App;
 use crate::tui::keymap::{Action, Scope};
-use crate::tui::mark::{MarkDialog, MarkField, MarkMode};
+use crate::tui::screens::mark::{MarkDialog, MarkField, MarkMode};
 
 const WIDTH: u16 = 76;
 const LABEL: usize = 9;

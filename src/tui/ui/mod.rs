@@ -1,7 +1,8 @@
 //! Drawing. Every function here takes `&App` and only reads it (STYLE.md,
 //! habit 5): what is expensive to compute was derived when the state
-//! changed. The layout functions are shared with the app, which needs the
-//! table's size to scroll, so the two cannot disagree.
+//! changed. Where each panel goes is `tui::layout`'s, shared with the app
+//! (which needs a table's height to scroll and a row's place for clicks),
+//! so the two cannot disagree.
 
 mod anonymize;
 mod compare;
@@ -13,105 +14,19 @@ mod risk;
 mod sweep;
 pub mod widgets;
 
-use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Cell, Clear, Gauge, Paragraph, Row, Table, Tabs, Wrap};
 use ratatui::Frame;
 
-use super::app::{App, JobState, Screen};
-use super::jobs;
+use super::app::App;
+
 use super::keymap::HelpLine;
+use super::layout::{bands, tab_title};
+use super::shared::{JobState, Screen};
 use crate::data::Role;
 use widgets::{centered, dim, thousands};
-
-/// The three horizontal bands of every screen.
-struct Bands {
-    tabs: Rect,
-    body: Rect,
-    status: Rect,
-}
-
-fn bands(area: Rect) -> Bands {
-    let [tabs, body, status] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(0),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    Bands { tabs, body, status }
-}
-
-/// Where the Data screen draws its data rows (inside the border, below the
-/// header), for a terminal of `area`.
-pub fn data_table_viewport(area: Rect) -> Rect {
-    data::viewport(data::split(bands(area).body).0)
-}
-
-/// Where the Anonymize screen draws the published table's rows, for a
-/// terminal of `area`.
-pub fn anonymize_table_viewport(area: Rect) -> Rect {
-    anonymize::table_viewport(bands(area).body)
-}
-
-/// Where the Risk screen draws the rows of its list of records, for a
-/// terminal of `area`.
-pub fn risk_list_viewport(area: Rect) -> Rect {
-    risk::list_viewport(bands(area).body)
-}
-
-/// The Risk screen's attacker-picker row (an index into the attribute
-/// order) drawn at `at`, for a terminal of `area`.
-pub fn risk_picker_at(area: Rect, app: &App, at: Position) -> Option<usize> {
-    risk::picker_at(bands(area).body, app, at)
-}
-
-/// The Risk screen's record (an index into the shown list) drawn at `at`,
-/// for a terminal of `area`.
-pub fn risk_record_at(area: Rect, app: &App, at: Position) -> Option<usize> {
-    risk::record_at(bands(area).body, app, at)
-}
-
-/// Source row `r`'s values as the Risk screen's record list shows them
-/// (known values before, published cells after), for `/`.
-pub fn risk_record_values(app: &App, r: usize) -> String {
-    risk::record_values(app, r).1
-}
-
-/// The Compare screen's entry whose row is drawn at `at`, for a terminal
-/// of `area`.
-pub fn compare_entry_at(area: Rect, app: &App, at: Position) -> Option<usize> {
-    compare::entry_at(bands(area).body, app, at)
-}
-
-/// The screen whose tab is drawn at `at`, for clicks: each title is
-/// padded by one cell on both sides and tabs are one cell apart, as
-/// [`Tabs`] draws them.
-pub fn tab_at(area: Rect, at: Position) -> Option<Screen> {
-    let tabs = bands(area).tabs;
-    if !tabs.contains(at) {
-        return None;
-    }
-    let mut x = tabs.x;
-    for (i, s) in Screen::ALL.iter().enumerate() {
-        let w = Span::raw(tab_title(i, *s)).width() as u16 + 2;
-        if (x..x + w).contains(&at.x) {
-            return Some(*s);
-        }
-        x += w + 1;
-    }
-    None
-}
-
-fn tab_title(i: usize, s: Screen) -> String {
-    format!("{} {}", i + 1, s.title())
-}
-
-/// The Hierarchies screen's attribute drawn at `at`, for a terminal of
-/// `area`.
-pub fn hierarchies_attribute_at(area: Rect, app: &App, at: Position) -> Option<usize> {
-    hierarchies::attribute_at(bands(area).body, app, at)
-}
 
 /// Draw the whole app, then recolour it for the app's theme.
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -242,8 +157,8 @@ fn status_parts(app: &App) -> Vec<Part> {
     parts.push(Part::new(6, size));
     let i = app.anonymize_inputs();
     // pk algorithms read p where the others read l.
-    let l = match (i.l, i.pk) {
-        (_, Some(pk)) => format!(" p={}", pk.p),
+    let l = match (i.l, i.p) {
+        (_, Some(p)) => format!(" p={p}"),
         (Some(l), None) => format!(" l={l}"),
         (None, None) => " l=-".to_string(),
     };
@@ -256,7 +171,7 @@ fn status_parts(app: &App) -> Vec<Part> {
     ));
     // The screen's own job first; the Data screen's figures come from the
     // risk simulation. Other slots show only while they run.
-    let jobs = jobs::list(app);
+    let jobs = app.job_lines();
     let own = match app.screen() {
         Screen::Data => Screen::Risk,
         s => s,
@@ -341,15 +256,24 @@ fn fit_parts(mut parts: Vec<Part>, width: usize) -> Vec<Part> {
 /// The status bar: the file, the algorithms' parameters and seed, the
 /// density seed when cells were drawn at random, the screen's job and any
 /// other running job (a gauge once it has run for
-/// [`jobs::GAUGE_AFTER`]), a notice, and the keys to help and the command
+/// [`super::jobs::GAUGE_AFTER`]), a notice, and the keys to help and the command
 /// line. On a narrow terminal the least important parts are left out.
 /// While the command line or a search is edited, the row holds it.
 fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
-    if let Some((prompt, text)) = app.editing_line() {
+    if let Some((prompt, text, cursor)) = app.editing_line() {
+        // The text around the cursor, the cursor drawn as a reversed cell.
+        let at = text
+            .char_indices()
+            .nth(cursor)
+            .map_or(text.len(), |(i, _)| i);
+        let (before, rest) = text.split_at(at);
+        let mut chars = rest.chars();
+        let under = chars.next().map_or(" ".to_string(), |c| c.to_string());
         let line = Line::from(vec![
             Span::styled(prompt, Style::new().add_modifier(Modifier::BOLD)),
-            Span::raw(text.to_string()),
-            Span::styled(" ", widgets::cursor_style()),
+            Span::raw(before.to_string()),
+            Span::styled(under, widgets::cursor_style()),
+            Span::raw(chars.as_str().to_string()),
         ]);
         frame.render_widget(line, area);
         return;

@@ -13,7 +13,7 @@ use super::widgets::{dim, role_style, thousands, title_style};
 use crate::data::Role;
 use crate::release::bucket_reference;
 use crate::tui::app::App;
-use crate::tui::record::MAX_BUCKETS_SHOWN;
+use crate::tui::screens::record::MAX_BUCKETS_SHOWN;
 
 /// Source rows of matching tuples listed before "+N more".
 const ROWS_SHOWN: usize = 8;

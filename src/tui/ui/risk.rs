@@ -4,118 +4,32 @@
 //! prefix table (classes and uniques as the attacker learns the first j
 //! attributes).
 
-use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table};
+use ratatui::widgets::{
+    Block, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table, Wrap,
+};
 use ratatui::Frame;
 
 use super::widgets::{
-    cursor_style, dim, line_series, percent, role_style, thousands, title_style, unit_axis,
-    SENSITIVE_MARK,
+    cursor_style, dim, line_series, percent, role_style, thousands, title_style, too_small,
+    unit_axis,
 };
-use crate::tui::app::{App, JobState};
-use crate::tui::risk::{Figures, Measures, RecordList, RiskFocus};
+use crate::tui::app::App;
+use crate::tui::layout::{page_top, risk_areas};
+use crate::tui::screens::risk::{Figures, Measures, RecordList, RiskFocus};
+use crate::tui::shared::JobState;
 
-const LEFT_WIDTH: u16 = 36;
-/// Border, header, two rows per attack, two lines about the attacker.
-const FIGURES_HEIGHT: u16 = 11;
 /// Colours and markers of the CDF's two series: told apart in monochrome
 /// too.
 const BEFORE_COLOR: Color = Color::Cyan;
 const AFTER_COLOR: Color = Color::Magenta;
 const AFTER_MARKER: Marker = Marker::Dot;
 
-struct Areas {
-    picker: Rect,
-    prefix: Rect,
-    figures: Rect,
-    gauge: Rect,
-    list: Rect,
-    chart: Rect,
-}
-
-fn areas(body: Rect, prefix_rows: u16) -> Areas {
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(LEFT_WIDTH), Constraint::Min(0)]).areas(body);
-    let [picker, prefix] = Layout::vertical([
-        Constraint::Min(4),
-        Constraint::Length((prefix_rows + 3).min(left.height / 2)),
-    ])
-    .areas(left);
-    let [figures, gauge, bottom] = Layout::vertical([
-        Constraint::Length(FIGURES_HEIGHT),
-        Constraint::Length(1),
-        Constraint::Min(0),
-    ])
-    .areas(right);
-    let [list, chart] = if bottom.width >= 80 {
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(bottom)
-    } else {
-        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(bottom)
-    };
-    Areas {
-        picker,
-        prefix,
-        figures,
-        gauge,
-        list,
-        chart,
-    }
-}
-
-/// Where the list of records draws its rows (inside the border, below the
-/// header), for a screen body of `body`: the app pages by its height.
-pub(super) fn list_viewport(body: Rect) -> Rect {
-    let inner = Block::bordered().inner(areas(body, 0).list);
-    Rect {
-        y: inner.y + 1,
-        height: inner.height.saturating_sub(1),
-        ..inner
-    }
-}
-
-/// The screen's areas for the app's state: the prefix table's height
-/// follows its rows.
-fn areas_of(body: Rect, app: &App) -> Areas {
-    let prefix_rows = app.risk().view.as_ref().map_or(0, |v| v.prefix.len()) as u16;
-    areas(body, prefix_rows)
-}
-
-/// First item of a page of `height` items that shows `cursor`: lists here
-/// scroll by whole pages, so the position needs no state.
-fn page_top(cursor: usize, height: usize) -> usize {
-    let height = height.max(1);
-    (cursor / height) * height
-}
-
-/// The attacker-picker row (an index into the attribute order) drawn at
-/// `at`, for clicks.
-pub(super) fn picker_at(body: Rect, app: &App, at: Position) -> Option<usize> {
-    let inner = Block::bordered().inner(areas_of(body, app).picker);
-    if !inner.contains(at) {
-        return None;
-    }
-    let risk = app.risk();
-    let i = page_top(risk.cursor, usize::from(inner.height)) + usize::from(at.y - inner.y);
-    (i < risk.order.len()).then_some(i)
-}
-
-/// The record of the shown list (an index into it) drawn at `at`, for
-/// clicks.
-pub(super) fn record_at(body: Rect, app: &App, at: Position) -> Option<usize> {
-    let vp = list_viewport(body);
-    if !vp.contains(at) {
-        return None;
-    }
-    let risk = app.risk();
-    let i = page_top(risk.list_cursor, usize::from(vp.height)) + usize::from(at.y - vp.y);
-    (i < risk.shown_list().0.len()).then_some(i)
-}
-
 pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let a = areas_of(body, app);
+    let a = risk_areas(body, app.prefix_rows());
     draw_picker(frame, a.picker, app);
     draw_prefix(frame, a.prefix, app);
     draw_figures(frame, a.figures, app);
@@ -136,13 +50,15 @@ fn panel(title: String, focused: bool) -> Block<'static> {
 
 fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
     let risk = app.risk();
+    let session = app.session();
     let ds = app.dataset();
-    let known = risk.known_columns().len();
+    let order = session.order();
+    let known = session.known_columns().len();
     let block = panel(
-        format!(" Attacker knows {known} of {} ", risk.order.len()),
+        format!(" Attacker knows {known} of {} ", order.len()),
         risk.focus == RiskFocus::Picker,
     );
-    if risk.order.is_empty() {
+    if order.is_empty() {
         let text = Paragraph::new(vec![
             Line::from("No quasi-identifier or semi-sensitive"),
             Line::from("column yet: give columns a role on"),
@@ -156,12 +72,11 @@ fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
     let inner_height = usize::from(block.inner(area).height).max(1);
     let first = page_top(risk.cursor, inner_height);
     let mut position = 0;
-    let lines: Vec<Line> = risk
-        .order
+    let lines: Vec<Line> = order
         .iter()
         .enumerate()
         .map(|(i, &c)| {
-            let known = risk.known[c];
+            let known = session.knows(c);
             let mark = if known {
                 position += 1;
                 format!("[x] {position:>2}. ")
@@ -190,12 +105,13 @@ fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_prefix(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::bordered().title(Span::styled(" Knowing the first j ", title_style()));
-    let Some(view) = &app.risk().view else {
+    let Some(before) = app.session().baseline() else {
         frame.render_widget(block, area);
         return;
     };
     let header = Row::new(["j", "+ attribute", "classes", "uniques"]).style(dim());
-    let rows = view.prefix.iter().enumerate().map(|(j, p)| {
+    let prefix = &before.assessment.simulation.prefix;
+    let rows = prefix.iter().enumerate().map(|(j, p)| {
         Row::new([
             Cell::new(format!("{}", j + 1)),
             Cell::new(p.attributes.last().cloned().unwrap_or_default()),
@@ -219,8 +135,8 @@ fn draw_prefix(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// The cells of one row of figures: mean, max, above, certain.
-fn figure_cells(f: &Figures) -> [Cell<'static>; 4] {
-    let n = f.records as u64;
+fn figure_cells(f: &Figures, threshold: f64) -> [Cell<'static>; 4] {
+    let n = f.records() as u64;
     let count = |c: usize| {
         Cell::new(
             Line::from(format!(
@@ -232,10 +148,10 @@ fn figure_cells(f: &Figures) -> [Cell<'static>; 4] {
         )
     };
     [
-        Cell::new(Line::from(format!("{:.4}", f.mean)).right_aligned()),
-        Cell::new(Line::from(format!("{:.4}", f.max)).right_aligned()),
-        count(f.above),
-        count(f.certain),
+        Cell::new(Line::from(format!("{:.4}", f.mean())).right_aligned()),
+        Cell::new(Line::from(format!("{:.4}", f.max())).right_aligned()),
+        count(f.above(threshold)),
+        count(f.certain()),
     ]
 }
 
@@ -256,18 +172,20 @@ fn after_note(app: &App) -> Option<String> {
 
 fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     let risk = app.risk();
+    let session = app.session();
+    let threshold = session.threshold();
     let mut title = vec![Span::styled(
-        format!(" Before → after, threshold {:.3} ", risk.threshold),
+        format!(" Before → after, threshold {threshold:.3} "),
         title_style(),
     )];
-    if risk.stale && risk.view.is_some() {
+    if !session.baseline_current() && risk.before.is_some() {
         title.push(Span::styled(
             "(out of date) ",
             Style::new().fg(Color::Yellow),
         ));
     }
     let block = Block::bordered().title(Line::from(title));
-    let Some(view) = &risk.view else {
+    let (Some(measures), Some(before)) = (&risk.before, session.baseline()) else {
         frame.render_widget(
             Paragraph::new("not computed yet").style(dim()).block(block),
             area,
@@ -276,8 +194,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     };
     let after = risk.after.as_ref().map(|a| &a.measures);
     let note = after_note(app);
-    let breach_name = view
-        .measures
+    let breach_name = measures
         .breach
         .as_ref()
         .map_or("breach".to_string(), |(n, _)| format!("breach {n}"));
@@ -289,15 +206,15 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     ];
     let mut rows = Vec::new();
     for (name, pick) in &attacks {
-        let mut before = vec![Cell::new(name.clone()), Cell::new("before").style(dim())];
-        match pick(&view.measures) {
-            Some(f) => before.extend(figure_cells(f)),
-            None => before.push(Cell::new("no sensitive attribute").style(dim())),
+        let mut first = vec![Cell::new(name.clone()), Cell::new("before").style(dim())];
+        match pick(measures) {
+            Some(f) => first.extend(figure_cells(f, threshold)),
+            None => first.push(Cell::new("no sensitive attribute").style(dim())),
         }
-        rows.push(Row::new(before));
+        rows.push(Row::new(first));
         let mut row = vec![Cell::new(""), Cell::new("after").style(dim())];
         match after.map(pick) {
-            Some(Some(f)) => row.extend(figure_cells(f)),
+            Some(Some(f)) => row.extend(figure_cells(f, threshold)),
             Some(None) => row.push(Cell::new("no sensitive attribute").style(dim())),
             // Why there are no figures is said below the table.
             None => row.extend((0..4).map(|_| Cell::new(Line::from("–").right_aligned()))),
@@ -317,39 +234,30 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(block, area);
     let [table_area, info] =
         Layout::vertical([Constraint::Length(7), Constraint::Min(0)]).areas(inner);
+    // Counts as wide as the records with separators, and a percentage.
+    let records = measures.simulator.records() as u64;
+    let count_width = (thousands(records).len() + " (100.0%)".len()) as u16;
     let table = Table::new(
         rows,
         [
-            Constraint::Length(16),
-            Constraint::Length(6),
-            Constraint::Length(6),
-            Constraint::Length(6),
             Constraint::Length(15),
-            Constraint::Length(15),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(count_width),
+            Constraint::Length(count_width),
         ],
     )
     .header(header)
     .column_spacing(1);
     frame.render_widget(table, table_area);
 
-    let mut knows = vec![
-        Span::styled("attacker knows ", dim()),
-        Span::raw(if view.attributes.is_empty() {
-            "nothing".to_string()
-        } else {
-            view.attributes.join(", ")
-        }),
-    ];
-    if view.hidden_cells > 0 {
-        knows.push(Span::styled(
-            format!(
-                "  ({} sensitive cells hidden)",
-                thousands(view.hidden_cells as u64)
-            ),
-            dim(),
-        ));
-    }
-    let mut lines = vec![Line::from(knows)];
+    // Whose figures: the session's attacker before, the same attacker on
+    // the release after (unpublished attributes named).
+    let mut lines = vec![Line::from(vec![
+        Span::styled("before: ", dim()),
+        Span::raw(before.attacker().to_string()),
+    ])];
     if let Some(n) = note {
         lines.push(Line::from(vec![
             Span::styled("after: ", dim()),
@@ -359,22 +267,23 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         let mut release = vec![
             Span::styled("after: ", dim()),
             Span::raw(format!(
-                "{} k={}{}  seed {}",
+                "{} k={}{} seed {}",
                 v.evaluation.algorithm,
                 v.inputs.k,
                 v.inputs.l.map_or(String::new(), |l| format!(" l={l}")),
                 v.inputs.seed
             )),
+            Span::styled(", same attacker", dim()),
         ];
         if !a.unpublished.is_empty() {
             release.push(Span::styled(
-                format!("  not published: {}", a.unpublished.join(", ")),
+                format!("; not published: {}", a.unpublished.join(", ")),
                 dim(),
             ));
         }
         lines.push(Line::from(release));
     }
-    frame.render_widget(Paragraph::new(lines), info);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), info);
 }
 
 fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
@@ -393,7 +302,8 @@ fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
 fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let risk = app.risk();
     let focused = risk.focus == RiskFocus::Records;
-    let (listed, above) = risk.shown_list();
+    let session = app.session();
+    let (listed, above) = risk.shown_list(session);
     let which = match risk.list {
         RecordList::Before => "before",
         RecordList::After => "after",
@@ -401,7 +311,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let mut title = format!(
         " {which}: {} above {:.3} ",
         thousands(above as u64),
-        risk.threshold
+        session.threshold()
     );
     if listed.len() < above {
         title.push_str(&format!("(first {}) ", thousands(listed.len() as u64)));
@@ -409,7 +319,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let block = panel(title, focused);
     let after = risk.after.as_ref();
     let unavailable = match risk.list {
-        RecordList::Before if risk.view.is_none() => Some("not computed yet".to_string()),
+        RecordList::Before if risk.before.is_none() => Some("not computed yet".to_string()),
         RecordList::After if after.is_none() => after_note(app),
         _ => None,
     };
@@ -423,7 +333,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let end = (first + page).min(listed.len());
     let rows = listed[first..end].iter().enumerate().map(|(i, l)| {
         let r = l.row as usize;
-        let (gid, values) = record_values(app, r);
+        let (gid, values) = app.risk_record_values(r);
         let after_pr = match (risk.list, after) {
             (RecordList::Before, Some(a)) => probability(a.matches[r]),
             _ => String::new(),
@@ -476,59 +386,6 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(table, area);
 }
 
-/// Row `r`'s class in the release (its GID, if published) and the values
-/// the list shows for it: the known attributes' values before (hidden
-/// sensitive cells masked), the published cells after. `/` searches
-/// these, so it finds what is drawn.
-pub(super) fn record_values(app: &App, r: usize) -> (Option<u32>, String) {
-    let risk = app.risk();
-    let ds = app.dataset();
-    let after = risk.after.as_ref();
-    match (risk.list, after) {
-        (RecordList::After, Some(a)) => {
-            let g = a.group_of_row[r];
-            let values = g.map_or_else(String::new, |g| {
-                let group = &a.release.groups[g as usize];
-                let carries = &a.carries;
-                a.columns
-                    .iter()
-                    .filter_map(|c| a.release.quasi_identifiers.iter().position(|q| q == c))
-                    .map(|pos| {
-                        let c = a.release.quasi_identifiers[pos];
-                        let col = ds.col(c);
-                        if !carries[g as usize][pos] {
-                            SENSITIVE_MARK.to_string()
-                        } else {
-                            group.cells[pos].render(col, col.code(r))
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            });
-            (g, values)
-        }
-        _ => {
-            let known = match risk.view {
-                Some(_) => risk.known_columns(),
-                None => Vec::new(),
-            };
-            let values = known
-                .iter()
-                .map(|&c| {
-                    if app.is_sensitive(r, c) {
-                        SENSITIVE_MARK.to_string()
-                    } else {
-                        let col = ds.col(c);
-                        col.display(col.code(r)).to_string()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            (after.and_then(|a| a.group_of_row[r]), values)
-        }
-    }
-}
-
 /// Pr(re-id) = 1 / matches, as the list shows it (`-`: not published).
 fn probability(matches: u32) -> String {
     if matches == 0 {
@@ -544,14 +401,18 @@ fn draw_cdf(frame: &mut Frame, area: Rect, app: &App) {
         format!(" CDF, {} (m) ", risk.chart.title()),
         title_style(),
     ));
-    let Some(view) = &risk.view else {
+    let Some(measures) = &risk.before else {
         frame.render_widget(block, area);
         return;
     };
-    let t = risk.threshold;
+    if let Some(why) = too_small(area, 30, 8) {
+        frame.render_widget(Paragraph::new(why).style(dim()).block(block), area);
+        return;
+    }
+    let t = app.session().threshold();
     let threshold_line = [(t, 0.0), (t, 1.0)];
     let mut datasets = vec![line_series(Color::Red, &threshold_line).name("threshold")];
-    if let Some(f) = risk.chart.of(&view.measures) {
+    if let Some(f) = risk.chart.of(measures) {
         datasets.push(line_series(BEFORE_COLOR, &f.series).name("before ⣿"));
     }
     if let Some(f) = risk.after.as_ref().and_then(|a| risk.chart.of(&a.measures)) {

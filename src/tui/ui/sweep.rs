@@ -10,8 +10,9 @@ use ratatui::widgets::{Block, Cell, Gauge, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
 use super::widgets::{dim, thousands, title_style};
-use crate::tui::app::{App, JobState};
-use crate::tui::sweep::{CellFigures, SweepCell, SweepMetric, SweepState};
+use crate::tui::app::App;
+use crate::tui::screens::sweep::{CellFigures, SweepCell, SweepMetric, SweepState};
+use crate::tui::shared::JobState;
 
 /// Width of the grid's first column ("k = 100").
 const K_WIDTH: u16 = 8;

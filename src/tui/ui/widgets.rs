@@ -32,9 +32,7 @@ pub fn sensitive_cell_style() -> Style {
         .bg(role_color(Role::Sensitive))
 }
 
-/// Prefix of a sensitive cell's text, so the mark survives a terminal
-/// without colours (and shows in text snapshots).
-pub const SENSITIVE_MARK: &str = "◆";
+pub use crate::tui::shared::SENSITIVE_MARK;
 
 pub fn cursor_style() -> Style {
     Style::new().add_modifier(Modifier::REVERSED)
@@ -84,6 +82,23 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
         .flex(Flex::Center)
         .areas(v);
     h
+}
+
+/// Smallest chart drawn: below it a chart's axes and labels leave no room
+/// for the curve, so it says so instead of drawing a misleading line.
+pub const CHART_MIN: (u16, u16) = (30, 8);
+
+/// Why a chart does not fit in `area` (inside its border), as the line
+/// the panel shows instead; `None` when it fits.
+pub fn too_small(area: Rect, min_width: u16, min_height: u16) -> Option<String> {
+    let inner = (area.width.saturating_sub(2), area.height.saturating_sub(2));
+    (inner.0 < min_width || inner.1 < min_height).then(|| {
+        format!(
+            "widen the terminal to see this chart (it needs {min_width} × {min_height} cells, \
+             it has {} × {})",
+            inner.0, inner.1
+        )
+    })
 }
 
 /// One line series of a probability chart (braille, in one colour).

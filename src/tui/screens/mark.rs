@@ -278,7 +278,11 @@ fn flag_columns(ds: &Dataset, column: usize) -> Vec<usize> {
 
 /// "12 cells (20.0%) by rule age>=60, 2 toggled by hand".
 pub fn describe(spec: &CellSensitivity, marked: usize, rows: usize) -> String {
-    let share = super::ui::widgets::percent(marked as u64, rows as u64);
+    let share = if rows == 0 {
+        "0.0%".to_string()
+    } else {
+        format!("{:.1}%", marked as f64 * 100.0 / rows as f64)
+    };
     let how = match &spec.source {
         SensitivitySource::None => "by hand".to_string(),
         SensitivitySource::Rule { rule } => format!("by rule {rule}"),

@@ -2,9 +2,9 @@
 //! session holds, the focused attribute's hierarchy as a collapsible tree
 //! with the class counts each level gives on the data, the correlation
 //! matrix drawn as a heat map, and the dialogs that build, import and
-//! export hierarchies. The full-domain settings of the Anonymize screen
-//! (suppression limit, metric) live here too, beside the hierarchies they
-//! are used with.
+//! export hierarchies. The hierarchies themselves are the session's
+//! ([`SessionState::hierarchies`]): the screen edits them there, and every
+//! release that reads them follows the session's generation.
 //!
 //! Everything drawn is derived when it changes: the tree's nodes and
 //! per-level figures when a hierarchy or the focused attribute changes, the
@@ -12,26 +12,21 @@
 //! preview on every edit of its fields. The builders work on the column's
 //! distinct values, so a preview costs O(distinct values + levels) and is
 //! computed in place; the correlation matrix reads every row and runs in
-//! its own job slot (`App` owns the worker).
+//! the screen's own job slot.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::app::JobState;
-use super::keymap::Action;
-use super::worker::{JobFn, WorkerMsg};
-use crate::algorithms::full_domain::Metric;
 use crate::data::{Dataset, HierarchySource, Role, Roles};
 use crate::hierarchy::builders::{self, BuildSpec};
 use crate::hierarchy::correlated::{self, CorrelatedSpec};
-use crate::hierarchy::{arx, Hierarchy, HierarchySet, LevelStats};
+use crate::hierarchy::{arx, Hierarchy, LevelStats};
 use crate::session::HeldHierarchy;
 use crate::stats::{correlation_matrix, CorrelationMatrix, Discretization, Measure};
-
-/// The algorithm id this screen's hierarchies are for.
-pub const FULL_DOMAIN: &str = "full-domain";
-/// Largest record-suppression limit offered, in percent (the range).
-pub const MAX_SUPPRESSION_PCT: u32 = 10;
+use crate::tui::keymap::Action;
+use crate::tui::session::SessionState;
+use crate::tui::shared::{JobState, Out};
+use crate::tui::worker::{JobFn, Worker, WorkerMsg};
 
 /// Which panel of the screen the cursor keys move in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -424,14 +419,6 @@ fn round_width(x: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-/// Suppression limit and metric of full-domain runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FullDomainSettings {
-    /// Largest share of suppressed rows, in percent.
-    pub suppression_pct: u32,
-    pub metric: Metric,
-}
-
 /// The correlation job's state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixState {
@@ -445,14 +432,9 @@ pub struct MatrixState {
     pub error: Option<String>,
 }
 
-/// Everything the Hierarchies screen shows, and the hierarchies the
-/// session holds.
+/// Everything the Hierarchies screen shows.
 #[derive(Debug, Clone)]
 pub struct HierarchiesState {
-    /// Hierarchies by column name.
-    pub held: BTreeMap<String, HeldHierarchy>,
-    /// Bumped on every change of `held`: full-domain inputs include it.
-    pub generation: u64,
     /// Index of the focused column of the dataset.
     pub cursor: usize,
     pub focus: Focus,
@@ -460,26 +442,20 @@ pub struct HierarchiesState {
     pub tree: Option<Result<TreeView, String>>,
     pub matrix: MatrixState,
     pub dialog: Option<HierarchyDialog>,
-    pub full_domain: FullDomainSettings,
 }
 
-/// What the app must do after the screen handled an action.
+/// What the screen must do after handling an action.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Effect {
+enum Effect {
     None,
     /// Compute the correlation matrix for the current measure and columns.
     RequestMatrix,
-    /// The hierarchies changed (full-domain inputs with them), with what to
-    /// tell the user.
-    HierarchiesChanged(String),
     Notice(String),
 }
 
 impl HierarchiesState {
-    pub fn new(ds: &Dataset, roles: &Roles, held: BTreeMap<String, HeldHierarchy>) -> Self {
+    pub fn new(session: &SessionState) -> Self {
         let mut s = HierarchiesState {
-            held,
-            generation: 0,
             cursor: 0,
             focus: Focus::Attributes,
             tree: None,
@@ -492,27 +468,10 @@ impl HierarchiesState {
                 error: None,
             },
             dialog: None,
-            full_domain: FullDomainSettings {
-                suppression_pct: 0,
-                metric: Metric::Loss,
-            },
         };
-        s.sync_roles(roles);
-        s.refresh_tree(ds);
+        s.sync_roles(session.roles());
+        s.refresh_tree(session);
         s
-    }
-
-    /// The hierarchies as the algorithms take them.
-    pub fn set(&self) -> HierarchySet {
-        crate::session::hierarchy_set(&self.held)
-    }
-
-    /// Project entries: where each hierarchy comes from.
-    pub fn sources(&self) -> BTreeMap<String, HierarchySource> {
-        self.held
-            .iter()
-            .map(|(n, h)| (n.clone(), h.source.clone()))
-            .collect()
     }
 
     /// Follow a role change: identifiers leave the matrix.
@@ -567,22 +526,23 @@ impl HierarchiesState {
 
     /// Put the attribute list's cursor on column `c` (a click, a search
     /// match) and show its tree.
-    pub fn select_attribute(&mut self, ds: &Dataset, c: usize) {
-        if c < ds.n_cols() && c != self.cursor {
+    pub fn select_attribute(&mut self, session: &SessionState, c: usize) {
+        if c < session.dataset().n_cols() && c != self.cursor {
             self.cursor = c;
-            self.refresh_tree(ds);
+            self.refresh_tree(session);
         }
     }
 
     /// Rebuild the focused column's tree.
-    fn refresh_tree(&mut self, ds: &Dataset) {
+    pub fn refresh_tree(&mut self, session: &SessionState) {
+        let ds = session.dataset();
         if ds.n_cols() == 0 {
             self.tree = None;
             return;
         }
         let name = ds.col(self.cursor).name();
-        self.tree = self
-            .held
+        self.tree = session
+            .hierarchies()
             .get(name)
             .map(|h| TreeView::new(ds, self.cursor, &h.hierarchy).map_err(|e| e.to_string()));
     }
@@ -592,7 +552,9 @@ impl HierarchiesState {
     }
 
     /// Apply an action of the screen (no dialog open).
-    pub fn step(&mut self, action: &Action, ds: &Dataset, k: u32) -> Effect {
+    fn step(&mut self, action: &Action, session: &mut SessionState) -> Effect {
+        let ds = std::sync::Arc::clone(session.dataset());
+        let k = session.params().k;
         let last_col = ds.n_cols().saturating_sub(1);
         match (*action, self.focus) {
             (Action::Left, _) => self.focus = Focus::Attributes,
@@ -606,7 +568,7 @@ impl HierarchiesState {
                     _ => last_col,
                 };
                 if self.cursor != old {
-                    self.refresh_tree(ds);
+                    self.refresh_tree(session);
                 }
             }
             (Action::Up | Action::Down | Action::First | Action::Last, Focus::Tree) => {
@@ -642,26 +604,26 @@ impl HierarchiesState {
                 return Effect::RequestMatrix;
             }
             (Action::Recompute, _) => return Effect::RequestMatrix,
-            (Action::BuildHierarchy, _) if ds.n_cols() > 0 => self.open_build(ds, k),
+            (Action::BuildHierarchy, _) if ds.n_cols() > 0 => self.open_build(&ds, k),
             (Action::ImportHierarchy, _) if ds.n_cols() > 0 => {
-                self.open_path(ds, DialogKind::Import, String::new())
+                self.open_path(&ds, DialogKind::Import, String::new())
             }
             (Action::ExportHierarchy, _) if ds.n_cols() > 0 => {
                 let name = ds.col(self.cursor).name().to_string();
-                if !self.held.contains_key(&name) {
+                if !session.hierarchies().contains_key(&name) {
                     return Effect::Notice(format!(
                         "'{name}' has no hierarchy to export: build (b) or import (i) one first"
                     ));
                 }
-                self.open_path(ds, DialogKind::Export, format!("hierarchy_{name}.csv"));
+                self.open_path(&ds, DialogKind::Export, format!("hierarchy_{name}.csv"));
             }
             (Action::RemoveHierarchy, _) if ds.n_cols() > 0 => {
                 let name = ds.col(self.cursor).name().to_string();
-                if self.held.remove(&name).is_some() {
+                if session.hierarchies().contains_key(&name) {
+                    session.set_hierarchy(&name, None);
                     self.focus = Focus::Attributes;
-                    self.refresh_tree(ds);
-                    self.generation += 1;
-                    return Effect::HierarchiesChanged(format!("{name}: hierarchy removed"));
+                    self.refresh_tree(session);
+                    return Effect::Notice(format!("{name}: hierarchy removed"));
                 }
             }
             _ => {}
@@ -713,7 +675,10 @@ impl HierarchiesState {
     }
 
     /// Apply an action to the open dialog (it is modal).
-    pub fn step_dialog(&mut self, action: &Action, ds: &Dataset, k: u32) -> Effect {
+    fn step_dialog(&mut self, action: &Action, session: &mut SessionState) -> Effect {
+        let ds = std::sync::Arc::clone(session.dataset());
+        let ds = &*ds;
+        let k = session.params().k;
         let Some(d) = self.dialog.as_mut() else {
             return Effect::None;
         };
@@ -746,7 +711,7 @@ impl HierarchiesState {
                     edited = true;
                 }
             }
-            Action::Confirm => return self.confirm(ds),
+            Action::Confirm => return self.confirm(session),
             _ => {}
         }
         if edited {
@@ -760,7 +725,9 @@ impl HierarchiesState {
 
     /// Enter in the dialog: keep the built or imported hierarchy, or write
     /// the export; on failure the dialog stays open and says why.
-    fn confirm(&mut self, ds: &Dataset) -> Effect {
+    fn confirm(&mut self, session: &mut SessionState) -> Effect {
+        let ds = std::sync::Arc::clone(session.dataset());
+        let ds = &*ds;
         let Some(d) = self.dialog.as_mut() else {
             return Effect::None;
         };
@@ -811,7 +778,7 @@ impl HierarchiesState {
             }
             DialogKind::Export => {
                 let p = path();
-                match self.held.get(&d.attribute) {
+                match session.hierarchies().get(&d.attribute) {
                     Some(h) => arx::save(&h.hierarchy, &p)
                         .map(|()| {
                             let msg =
@@ -831,59 +798,85 @@ impl HierarchiesState {
             Ok((held, msg)) => {
                 let name = d.attribute.clone();
                 self.dialog = None;
-                match held {
-                    Some(h) => {
-                        self.held.insert(name, h);
-                        self.generation += 1;
-                        self.refresh_tree(ds);
-                        Effect::HierarchiesChanged(msg)
-                    }
-                    None => Effect::Notice(msg),
+                if let Some(h) = held {
+                    session.set_hierarchy(&name, Some(h));
+                    self.refresh_tree(session);
                 }
+                Effect::Notice(msg)
             }
         }
     }
-
-    /// Change the full-domain suppression limit by `by` percent (0 to
-    /// [`MAX_SUPPRESSION_PCT`]); whether it changed.
-    pub fn adjust_suppression(&mut self, by: i32) -> bool {
-        let old = self.full_domain.suppression_pct;
-        let new = (i64::from(old) + i64::from(by)).clamp(0, i64::from(MAX_SUPPRESSION_PCT)) as u32;
-        self.full_domain.suppression_pct = new;
-        new != old
-    }
-
-    /// Next metric for full-domain: loss → dm → height.
-    pub fn cycle_metric(&mut self) {
-        self.full_domain.metric = match self.full_domain.metric {
-            Metric::Loss => Metric::Discernibility,
-            Metric::Discernibility => Metric::Height,
-            Metric::Height => Metric::Loss,
-        };
-    }
 }
 
-/// Why full-domain cannot run: the quasi-identifiers without a hierarchy,
-/// named, or `None` when every one has one.
-pub fn full_domain_blocked(
-    ds: &Dataset,
-    roles: &Roles,
-    held: &BTreeMap<String, HeldHierarchy>,
-) -> Option<String> {
-    let missing: Vec<&str> = roles
-        .with(Role::QuasiIdentifier)
-        .into_iter()
-        .map(|c| ds.col(c).name())
-        .filter(|n| !held.contains_key(*n))
-        .collect();
-    (!missing.is_empty()).then(|| {
-        format!(
-            "full-domain generalization needs a hierarchy for every quasi-identifier; {} {} none: build (b) or import (i) {} on the Hierarchies screen (key 4).",
-            missing.join(", "),
-            if missing.len() == 1 { "has" } else { "have" },
-            if missing.len() == 1 { "it" } else { "them" },
-        )
-    })
+/// The Hierarchies screen: its state and the correlation matrix's slot.
+pub struct HierarchiesScreen {
+    pub state: HierarchiesState,
+    worker: Worker<CorrelationMatrix>,
+}
+
+impl HierarchiesScreen {
+    pub fn new(session: &SessionState) -> Self {
+        HierarchiesScreen {
+            state: HierarchiesState::new(session),
+            worker: Worker::inline(),
+        }
+    }
+
+    pub fn worker_mut(&mut self) -> &mut Worker<CorrelationMatrix> {
+        &mut self.worker
+    }
+
+    /// Whether the build, import or export dialog is open (modal).
+    pub fn dialog_open(&self) -> bool {
+        self.state.dialog.is_some()
+    }
+
+    /// Apply an action: to the open dialog, else to the screen.
+    pub fn step(&mut self, action: &Action, session: &mut SessionState, out: &mut Out) {
+        let effect = if self.state.dialog.is_some() {
+            self.state.step_dialog(action, session)
+        } else {
+            self.state.step(action, session)
+        };
+        match effect {
+            Effect::None => {}
+            Effect::RequestMatrix => self.request_matrix(session),
+            Effect::Notice(n) => out.notice(n),
+        }
+    }
+
+    /// Follow the session: identifiers leave the matrix, and the tree
+    /// shows the focused attribute's hierarchy as the session holds it.
+    pub fn sync(&mut self, session: &SessionState, visible: bool) {
+        self.state.sync_roles(session.roles());
+        self.state.refresh_tree(session);
+        if visible && self.state.matrix_stale() {
+            self.request_matrix(session);
+        }
+    }
+
+    /// Queue the correlation matrix for the current measure and columns.
+    pub fn request_matrix(&mut self, session: &SessionState) {
+        let job = self
+            .state
+            .matrix_job(std::sync::Arc::clone(session.dataset()));
+        let id = self.worker.submit(job);
+        self.state.matrix.job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    pub fn on_matrix(&mut self, msg: WorkerMsg<CorrelationMatrix>) {
+        self.state.on_matrix(msg);
+    }
+
+    /// Stop the matrix's job; whether one was running.
+    pub fn cancel(&mut self) -> bool {
+        if !self.state.matrix.job.is_running() {
+            return false;
+        }
+        self.worker.cancel();
+        self.state.matrix.job = JobState::Cancelled;
+        true
+    }
 }
 
 #[cfg(test)]
@@ -899,21 +892,6 @@ mod tests {
         assert_eq!(round_width(0.03), 0.05);
         assert_eq!(round_width(0.0), 1.0);
         assert_eq!(round_width(f64::NAN), 1.0);
-    }
-
-    #[test]
-    fn the_suppression_limit_stays_between_0_and_10_percent() {
-        let ds = Dataset::from_rows(&["a"], &[vec!["1"], vec!["2"]]).unwrap();
-        let mut h = HierarchiesState::new(&ds, &Roles::new(1), BTreeMap::new());
-        assert!(!h.adjust_suppression(-1));
-        assert!(h.adjust_suppression(25));
-        assert_eq!(h.full_domain.suppression_pct, MAX_SUPPRESSION_PCT);
-        assert!(h.adjust_suppression(-3));
-        assert_eq!(h.full_domain.suppression_pct, MAX_SUPPRESSION_PCT - 3);
-        h.cycle_metric();
-        h.cycle_metric();
-        h.cycle_metric();
-        assert_eq!(h.full_domain.metric, Metric::Loss);
     }
 
     #[test]

@@ -24,13 +24,14 @@
 
 use std::sync::Arc;
 
-use super::anonymize::{self as anon, AnonymizeInputs};
-use super::app::JobState;
-use super::keymap::Action;
-use super::worker::{JobFn, JobId, WorkerMsg};
-use crate::algorithms::Options;
+use super::release;
 use crate::anonymize::{self, Evaluation, Measure};
 use crate::data::{Dataset, Role, Roles};
+use crate::session::Session;
+use crate::tui::keymap::Action;
+use crate::tui::session::AnonymizeInputs;
+use crate::tui::shared::JobState;
+use crate::tui::worker::{JobFn, JobId, WorkerMsg};
 
 /// The values of k the sweep tries, those not above the data's rows.
 pub const SWEEP_KS: [u32; 7] = [2, 3, 5, 10, 20, 50, 100];
@@ -384,7 +385,7 @@ impl SweepState {
             SweepMetric::Risk if self.risk_is_breach() => "mean breach probability",
             SweepMetric::Risk => "mean Pr(re-id)",
             SweepMetric::Discernibility => "C_DM",
-            SweepMetric::Ncp => "mean NCP (GCP)",
+            SweepMetric::Ncp => "GCP share (mean NCP)",
         }
     }
 
@@ -449,22 +450,17 @@ fn largest_l(ds: &Dataset, roles: &Roles) -> u32 {
         .clamp(1, MAX_SWEEP_L as usize) as u32
 }
 
-/// The job computing one cell: the inputs' algorithm at their (k, l), then
-/// its evaluation without the query workload.
-pub fn cell_job(
-    ds: Arc<Dataset>,
-    roles: Roles,
-    inputs: AnonymizeInputs,
-    options: Options,
-) -> JobFn<CellFigures> {
+/// The job computing one cell: the inputs' algorithm at their (k, l) on
+/// the session's request, then its evaluation without the query workload.
+pub fn cell_job(session: Arc<Session>, inputs: AnonymizeInputs) -> JobFn<CellFigures> {
     Box::new(move |progress| {
-        let req = anon::request(&ds, &roles, &inputs, options);
-        let (release, ms, _) = anon::run_release(&req, &inputs, progress)?;
+        let req = release::request(&session, &inputs)?;
+        let (release, ms, _) = release::run_release(inputs.algorithm, &req, progress)?;
         let skip_queries = Measure {
             queries: 0,
             query_seed: inputs.seed,
         };
-        let e = anonymize::evaluate(&release, &ds, ms, &skip_queries, progress)?;
+        let e = anonymize::evaluate(&release, &session.dataset, ms, &skip_queries, progress)?;
         Ok(CellFigures::from_evaluation(&e))
     })
 }
@@ -478,15 +474,18 @@ mod tests {
             algorithm: "mondrian-l",
             k,
             l,
+            p: None,
             seed: 1,
-            roles_generation: 0,
-            lgb: None,
-            full_domain: None,
-            pk: None,
+            reads: crate::tui::session::Reads {
+                roles: 0,
+                cells: None,
+                hierarchies: None,
+                settings: None,
+            },
         }
     }
 
-    fn demo() -> (Dataset, Roles) {
+    fn demo() -> (Arc<Dataset>, Roles) {
         let s = crate::session::Session::demo().unwrap();
         (s.dataset, s.roles)
     }

@@ -1,0 +1,989 @@
+//! The one session state of the TUI, owned by the app and read by every
+//! screen: the library's [`Session`] (dataset, roles, cell sensitivity,
+//! attacker, hierarchies, every release parameter, the compare set), the
+//! attacker picker's order, generation counters, and the session's
+//! **baseline** — the original table attacked by the session's attacker,
+//! computed once per change of what it depends on, in a job slot of its
+//! own, and read by the Risk, Anonymize and Compare screens, every chart
+//! export and (through the project) the report.
+//!
+//! The session is held behind an `Arc`: a job gets a copy of the `Arc` and
+//! builds its request with [`Session::request_with`], exactly as `anonlab
+//! anonymize --project` and `anonlab report` build theirs, so a release on
+//! screen is the release the CLI publishes for the saved project. An edit
+//! copies the session only while a job still holds the old one
+//! (`Arc::make_mut`); the dataset inside is shared and never copied.
+//!
+//! Generations say what changed: each edit bumps the counter of its part,
+//! and [`Generations::session`] counts every edit. A release's inputs
+//! ([`AnonymizeInputs`]) name the generations of the parts its algorithm
+//! reads, so two equal inputs give the same release; the baseline is keyed
+//! by the roles, cells and attacker generations.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use fixedbitset::FixedBitSet;
+
+use super::shared::{JobState, Popup};
+use super::worker::{JobFn, Worker, WorkerMsg};
+use crate::algorithms;
+use crate::assess::{assess_with, Assessment, Baseline};
+use crate::construction::Conditions;
+use crate::data::{CellSensitivity, CompareEntry, Dataset, Params, Project, Role, Roles};
+use crate::session::{Attacker, AttackerSummary, HeldHierarchy, Session, DEMO_LABEL};
+
+/// Counters of edits, one per part of the session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Generations {
+    /// Every edit of the session (the generation counter).
+    pub session: u64,
+    pub roles: u64,
+    pub cells: u64,
+    /// What the attacker knows and their order. The risk threshold is
+    /// not part of it: every distribution is kept whole, so a new
+    /// threshold recounts the records above it without a job.
+    pub attacker: u64,
+    pub hierarchies: u64,
+    /// The release settings beyond k, l, p and the seed: t-closeness,
+    /// full-domain's settings, Construction's conditions, c and t.
+    pub settings: u64,
+}
+
+/// The generations of the session parts one release reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Reads {
+    pub roles: u64,
+    /// LGB reads the sensitive cells.
+    pub cells: Option<u64>,
+    /// Full-domain, the p-sensitive algorithms and Construction read the
+    /// hierarchies.
+    pub hierarchies: Option<u64>,
+    /// LGB (t-closeness), full-domain and Construction read settings.
+    pub settings: Option<u64>,
+}
+
+/// The inputs of one anonymization: the algorithm, the parameters it
+/// reads, and the generations of what else it reads. Two equal inputs give
+/// the same release.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AnonymizeInputs {
+    pub algorithm: &'static str,
+    pub k: u32,
+    /// `None` when the algorithm does not read l.
+    pub l: Option<u32>,
+    /// `None` when the algorithm does not read p.
+    pub p: Option<u32>,
+    pub seed: u64,
+    pub reads: Reads,
+}
+
+/// An algorithm of the registry, as the screens list it, with what it
+/// reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlgorithmChoice {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub uses_l: bool,
+    /// Reads the semi-sensitive cells and per-attribute t-closeness (LGB).
+    /// The others leave the semi-sensitive columns out of the release
+    /// (`Session::request`).
+    pub reads_cells: bool,
+}
+
+impl AlgorithmChoice {
+    pub fn all() -> Vec<AlgorithmChoice> {
+        algorithms::registry()
+            .iter()
+            .map(|a| AlgorithmChoice {
+                id: a.id(),
+                name: a.name(),
+                uses_l: a.uses_l(),
+                reads_cells: a.reads_semi_sensitive(),
+            })
+            .collect()
+    }
+
+    /// The registry's entry for `id`.
+    pub fn of(id: &str) -> Option<AlgorithmChoice> {
+        Self::all().into_iter().find(|a| a.id == id)
+    }
+}
+
+/// The algorithm id of full-domain generalization.
+pub const FULL_DOMAIN: &str = "full-domain";
+/// The algorithm id of Construction(D, G).
+pub const CONSTRUCTION: &str = "construction";
+
+/// Whether an algorithm reads p and the p-sensitive options: the
+/// p-sensitive k-anonymity paper's two clusterings.
+pub fn reads_p(algorithm: &str) -> bool {
+    matches!(algorithm, "pk-enhanced" | "pk-greedy")
+}
+
+/// Whether an algorithm reads k: bucketization alone (Anatomy, the
+/// refining-partition family) and Construction(D, G) do not.
+pub fn reads_k(algorithm: &str) -> bool {
+    !matches!(
+        algorithm,
+        "anatomy" | "arp" | "arp-gen" | "aip" | "at" | CONSTRUCTION
+    )
+}
+
+/// Resolved sensitive cells of one column, shared with running jobs.
+#[derive(Debug, Clone)]
+struct Cells {
+    bits: Arc<FixedBitSet>,
+    /// Set bits, kept so drawing never counts.
+    count: usize,
+}
+
+impl Cells {
+    fn new(bits: FixedBitSet) -> Self {
+        Cells {
+            count: bits.count_ones(..),
+            bits: Arc::new(bits),
+        }
+    }
+}
+
+/// The baseline and what the screens draw from it, derived on the worker
+/// thread.
+#[derive(Debug, Clone)]
+pub struct Before {
+    /// The generations it was computed for.
+    pub key: BaselineKey,
+    /// `anonlab assess`'s figures: the baseline, the simulation (classes,
+    /// per-record matches, the prefix table) and the privacy models.
+    pub assessment: Assessment,
+    /// The most exposed records by the key count, at most [`MAX_LISTED`].
+    pub listed: Vec<Listed>,
+}
+
+impl Before {
+    pub fn baseline(&self) -> &Baseline {
+        &self.assessment.report.baseline
+    }
+    /// Whose figures these are.
+    pub fn attacker(&self) -> &AttackerSummary {
+        &self.baseline().attacker
+    }
+}
+
+/// What a baseline depends on: the cells and the attacker (known
+/// attributes and their order; a role change the attacker can see — to
+/// or from quasi-identifier, semi-sensitive or sensitive — moves it too).
+pub type BaselineKey = (u64, u64);
+
+/// Records kept for the Risk screen's list (most exposed first); the
+/// screen says how many more there are.
+pub const MAX_LISTED: usize = 5000;
+
+/// A listed record: its source row and how many records it cannot be told
+/// from (Pr(re-id) = 1 / matches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listed {
+    pub row: u32,
+    pub matches: u32,
+}
+
+/// The most exposed records first (fewest matches, then row order), at
+/// most [`MAX_LISTED`]; rows with no match (not published) are left out.
+pub fn most_exposed(matches: &[u32]) -> Vec<Listed> {
+    let mut rows: Vec<Listed> = (0..matches.len() as u32)
+        .filter(|&r| matches[r as usize] > 0)
+        .map(|row| Listed {
+            row,
+            matches: matches[row as usize],
+        })
+        .collect();
+    let key = |l: &Listed| (l.matches, l.row);
+    if rows.len() > MAX_LISTED {
+        rows.select_nth_unstable_by_key(MAX_LISTED, key);
+        rows.truncate(MAX_LISTED);
+    }
+    rows.sort_unstable_by_key(key);
+    rows
+}
+
+/// The session state: see the module doc.
+pub struct SessionState {
+    session: Arc<Session>,
+    /// The file's name as the status bar shows it.
+    label: String,
+    /// Per column: its resolved sensitive cells. Kept when a column stops
+    /// being semi-sensitive, so switching back keeps hand toggles.
+    cells: Vec<Option<Cells>>,
+    /// Attacker-visible columns in the attacker's order (the Risk
+    /// screen's picker); the known ones are `session.attacker.known`.
+    order: Vec<usize>,
+    /// Per column: whether the attacker knows it.
+    known: Vec<bool>,
+    /// Flag columns the user published on purpose (role insensitive set
+    /// by hand, or named so in the project): not hidden again.
+    explicit_insensitive: Vec<usize>,
+    generations: Generations,
+    baseline: Option<Arc<Before>>,
+    baseline_job: JobState,
+    baseline_requested: Option<BaselineKey>,
+    worker: Worker<Box<Before>>,
+}
+
+impl SessionState {
+    /// The state of `session`. Fails when a sensitivity source cannot be
+    /// resolved (a rule naming a missing column, a bad flag value) or the
+    /// attacker names an unknown column or a threshold outside [0, 1].
+    /// Returns the state and the warnings to show (settings the screens
+    /// cannot show as they are).
+    pub fn new(mut session: Session) -> crate::Result<(Self, Vec<Popup>)> {
+        let threshold = session.attacker.threshold;
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(crate::Error::Parameter(format!(
+                "risk threshold {threshold} is not between 0 and 1"
+            )));
+        }
+        let ds = Arc::clone(&session.dataset);
+        let first: Vec<usize> = session
+            .attacker
+            .known
+            .iter()
+            .map(|n| ds.column_index(n))
+            .collect::<crate::Result<_>>()?;
+        let mut cells = vec![None; ds.n_cols()];
+        for (&c, spec) in &session.sensitivity {
+            cells[c] = Some(Cells::new(spec.resolve(&ds, ds.col(c).name())?));
+        }
+        let mut warnings = Vec::new();
+        // A t-closeness attribute that is neither sensitive nor
+        // semi-sensitive has no sensitive value to protect.
+        let dropped: Vec<String> = session
+            .params
+            .t_closeness
+            .iter()
+            .filter(|(n, _)| {
+                ds.column_index(n)
+                    .is_ok_and(|c| !t_closeness_candidate(session.roles.get(c)))
+            })
+            .map(|(n, t)| format!("{n}={t}"))
+            .collect();
+        if !dropped.is_empty() {
+            session
+                .params
+                .t_closeness
+                .retain(|n, _| !dropped.iter().any(|d| d.starts_with(&format!("{n}="))));
+            warnings.push(Popup::new(
+                "t-closeness not applied",
+                format!(
+                    "The project asks t-closeness for {}, which is neither sensitive nor semi-sensitive here; it is left out (and from the project when it is saved).",
+                    dropped.join(", ")
+                ),
+            ));
+        }
+        let label = match &session.source {
+            Some(p) => p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            None => DEMO_LABEL.to_string(),
+        };
+        let n_cols = ds.n_cols();
+        // Flag columns still insensitive were published on purpose
+        // (`Session::hide_flag_columns` hid the others).
+        let explicit_insensitive = session
+            .flag_columns()
+            .into_iter()
+            .filter(|&c| session.roles.get(c) == Role::Insensitive)
+            .collect();
+        let mut s = SessionState {
+            session: Arc::new(session),
+            explicit_insensitive,
+            label,
+            cells,
+            order: Vec::new(),
+            known: vec![false; n_cols],
+            generations: Generations::default(),
+            baseline: None,
+            baseline_job: JobState::Idle,
+            baseline_requested: None,
+            worker: Worker::inline(),
+        };
+        s.ensure_semi_cells();
+        let nothing = s.session.attacker.knows_nothing;
+        s.sync_attacker(&first);
+        if nothing {
+            // Every attribute in the picker, none of them known.
+            s.known.iter_mut().for_each(|k| *k = false);
+            s.attacker_changed();
+            s.generations = Generations::default();
+        }
+        Ok((s, warnings))
+    }
+
+    // ---- reading ----
+
+    /// The session as a job takes it.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+    pub fn dataset(&self) -> &Arc<Dataset> {
+        &self.session.dataset
+    }
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+    pub fn roles(&self) -> &Roles {
+        &self.session.roles
+    }
+    pub fn params(&self) -> &Params {
+        &self.session.params
+    }
+    pub fn hierarchies(&self) -> &BTreeMap<String, HeldHierarchy> {
+        &self.session.hierarchies
+    }
+    pub fn conditions(&self) -> Option<&Conditions> {
+        self.session.conditions.as_ref()
+    }
+    pub fn compare_set(&self) -> &[CompareEntry] {
+        &self.session.compare
+    }
+    pub fn generations(&self) -> Generations {
+        self.generations
+    }
+    /// Pr(re-id) above which a record counts as at risk.
+    pub fn threshold(&self) -> f64 {
+        self.session.attacker.threshold
+    }
+    /// Attacker-visible columns in the attacker's order.
+    pub fn order(&self) -> &[usize] {
+        &self.order
+    }
+    /// Whether the attacker knows column `c`.
+    pub fn knows(&self, c: usize) -> bool {
+        self.known.get(c).copied().unwrap_or(false)
+    }
+    /// Known columns in the attacker's order.
+    pub fn known_columns(&self) -> Vec<usize> {
+        self.order
+            .iter()
+            .copied()
+            .filter(|&c| self.known[c])
+            .collect()
+    }
+
+    /// The session's attacker: the known columns with the sensitive cells
+    /// of the semi-sensitive ones hidden.
+    pub fn attacker(&self) -> Attacker {
+        let known = self.known_columns();
+        let hidden = known.iter().map(|&c| self.hidden_of(c).cloned()).collect();
+        Attacker {
+            known,
+            hidden,
+            visible: self.roles().attacker_visible().len(),
+            threshold: self.threshold(),
+            population: self.session.attacker.population.clone(),
+            population_csv: self.session.csv.clone(),
+        }
+    }
+
+    /// The attacker in names, as every figure for them is labelled.
+    pub fn attacker_summary(&self) -> AttackerSummary {
+        let known = self.known_columns();
+        let ds = self.dataset();
+        AttackerSummary {
+            knows: known
+                .iter()
+                .map(|&c| ds.col(c).name().to_string())
+                .collect(),
+            of: self.roles().attacker_visible().len(),
+            hidden_cells: known
+                .iter()
+                .filter_map(|&c| self.hidden_of(c).map(|b| b.count_ones(..)))
+                .sum(),
+            threshold: self.threshold(),
+        }
+    }
+
+    /// The hidden cells of column `c`: its sensitive cells when it is
+    /// semi-sensitive.
+    fn hidden_of(&self, c: usize) -> Option<&Arc<FixedBitSet>> {
+        (self.roles().get(c) == Role::SemiSensitive)
+            .then(|| self.cells[c].as_ref().map(|s| &s.bits))
+            .flatten()
+    }
+
+    /// Whether a cell is marked sensitive (only semi-sensitive columns have
+    /// sensitive cells).
+    pub fn is_sensitive(&self, row: usize, col: usize) -> bool {
+        self.hidden_of(col).is_some_and(|b| b.contains(row))
+    }
+
+    /// Sensitive cells per semi-sensitive column, in column order.
+    pub fn sensitive_counts(&self) -> Vec<(usize, usize)> {
+        self.roles()
+            .with(Role::SemiSensitive)
+            .into_iter()
+            .map(|c| (c, self.cells[c].as_ref().map_or(0, |s| s.count)))
+            .collect()
+    }
+
+    /// The cell-sensitivity spec of column `c` and how many cells it marks.
+    pub fn cell_spec(&self, c: usize) -> (CellSensitivity, usize) {
+        (
+            self.session
+                .sensitivity
+                .get(&c)
+                .cloned()
+                .unwrap_or_default(),
+            self.cells[c].as_ref().map_or(0, |s| s.count),
+        )
+    }
+
+    /// The seed behind randomly drawn cell sensitivity, if a semi-sensitive
+    /// column uses one (shown so the figures can be reproduced).
+    pub fn density_seed(&self) -> Option<u64> {
+        self.roles()
+            .with(Role::SemiSensitive)
+            .into_iter()
+            .find_map(
+                |c| match self.session.sensitivity.get(&c).map(|s| &s.source) {
+                    Some(crate::data::SensitivitySource::Density { seed, .. }) => Some(*seed),
+                    _ => None,
+                },
+            )
+    }
+
+    /// The attributes LGB protects by t-closeness, with their t, in column
+    /// order.
+    pub fn t_closeness(&self) -> Vec<(usize, f64)> {
+        let ds = self.dataset();
+        let mut out: Vec<(usize, f64)> = self
+            .params()
+            .t_closeness
+            .iter()
+            .filter_map(|(n, &t)| ds.column_index(n).ok().map(|c| (c, t)))
+            .filter(|&(c, _)| t_closeness_candidate(self.roles().get(c)))
+            .collect();
+        out.sort_by_key(|&(c, _)| c);
+        out
+    }
+
+    /// The session as a project file.
+    pub fn to_project(&self) -> Project {
+        self.session.to_project()
+    }
+
+    // ---- what a release reads ----
+
+    /// What running `algorithm` at (k, l, p, seed) reads now.
+    pub fn inputs(
+        &self,
+        algorithm: &'static str,
+        k: u32,
+        l: u32,
+        p: u32,
+        seed: u64,
+    ) -> AnonymizeInputs {
+        let g = self.generations;
+        let fd = algorithm == FULL_DOMAIN;
+        let model = &self.params().full_domain.model;
+        let reads_l = AlgorithmChoice::of(algorithm).is_some_and(|a| a.uses_l)
+            || (fd && model.starts_with("l-"));
+        let reads_p_now = reads_p(algorithm) || (fd && model == "p-sensitive");
+        let lgb = AlgorithmChoice::of(algorithm).is_some_and(|a| a.reads_cells);
+        let hierarchies = fd || reads_p(algorithm) || algorithm == CONSTRUCTION;
+        AnonymizeInputs {
+            algorithm,
+            k,
+            l: reads_l.then_some(l),
+            p: reads_p_now.then_some(p),
+            seed,
+            reads: Reads {
+                roles: g.roles,
+                cells: lgb.then_some(g.cells),
+                hierarchies: hierarchies.then_some(g.hierarchies),
+                settings: (lgb || fd || algorithm == CONSTRUCTION).then_some(g.settings),
+            },
+        }
+    }
+
+    /// What the session's own parameters ask of `algorithm`.
+    pub fn current_inputs(&self, algorithm: &'static str) -> AnonymizeInputs {
+        let p = self.params();
+        self.inputs(algorithm, p.k, p.l, p.p, p.seed)
+    }
+
+    /// Why `algorithm` cannot run with the current roles, hierarchies and
+    /// settings, whatever k, l and p.
+    pub fn blocked(&self, algorithm: &AlgorithmChoice) -> Option<String> {
+        let roles = self.roles();
+        if roles.with(Role::QuasiIdentifier).is_empty() {
+            return Some(
+                "No quasi-identifier yet: on the Data screen (key 1), give the columns an \
+                 attacker may know the QI role (key Q)."
+                    .into(),
+            );
+        }
+        if algorithm.reads_cells {
+            if roles.with(Role::Sensitive).is_empty() && roles.with(Role::SemiSensitive).is_empty()
+            {
+                return Some(format!(
+                    "{} needs a sensitive or semi-sensitive attribute: on the Data screen (key 1), \
+                     mark one sensitive (key s) or semi-sensitive (key S) and mark its cells (key m).",
+                    algorithm.name
+                ));
+            }
+            return None;
+        }
+        if (algorithm.uses_l || reads_p(algorithm.id)) && roles.with(Role::Sensitive).is_empty() {
+            return Some(format!(
+                "{} needs a sensitive attribute: on the Data screen (key 1), mark one \
+                 sensitive (key s).",
+                algorithm.name
+            ));
+        }
+        if algorithm.id == FULL_DOMAIN {
+            return full_domain_blocked(self.dataset(), roles, self.hierarchies());
+        }
+        if algorithm.id == CONSTRUCTION && self.conditions().is_none() {
+            return Some(
+                "Construction(D, G) generalizes or deletes where its conditions hold: load a \
+                 conditions file first (:conditions FILE, e.g. the G.json `anonlab correlate \
+                 --conditions-out` writes)."
+                    .into(),
+            );
+        }
+        None
+    }
+
+    // ---- edits ----
+
+    fn edit(&mut self) -> &mut Session {
+        self.generations.session += 1;
+        Arc::make_mut(&mut self.session)
+    }
+
+    /// Give column `c` a role. A flag column newly used by a sensitivity
+    /// source stays hidden (see `Session::hide_flag_columns`). Returns a
+    /// notice when the change needs one.
+    pub fn set_role(&mut self, c: usize, role: Role) -> Option<String> {
+        let was = self.roles().get(c);
+        if was == role {
+            return None;
+        }
+        self.explicit_insensitive.retain(|&x| x != c);
+        if role == Role::Insensitive {
+            self.explicit_insensitive.push(c);
+        }
+        let s = self.edit();
+        s.roles.set(c, role);
+        // Protecting an attribute by t-closeness needs it sensitive.
+        if !t_closeness_candidate(role) {
+            let name = s.dataset.col(c).name().to_string();
+            if s.params.t_closeness.remove(&name).is_some() {
+                self.generations.settings += 1;
+            }
+        }
+        self.generations.roles += 1;
+        self.ensure_semi_cells();
+        let first = self.known_columns();
+        self.sync_attacker(&first);
+        // Identifier and insensitive columns are invisible to the
+        // attacker and the breach: a change between them keeps the
+        // baseline.
+        let seen = |r: Role| {
+            matches!(
+                r,
+                Role::QuasiIdentifier | Role::SemiSensitive | Role::Sensitive
+            )
+        };
+        if seen(was) || seen(role) {
+            self.generations.attacker += 1;
+        }
+        let hidden = self.hide_new_flag_columns();
+        hidden.map(|n| format!("'{n}' marks sensitive cells: it is not published (role identifier; key u publishes it)"))
+    }
+
+    /// Flip one cell's sensitivity; the column must be semi-sensitive.
+    pub fn toggle_cell(&mut self, c: usize, row: usize) {
+        let s = self.edit();
+        s.sensitivity.entry(c).or_default().toggle(row as u32);
+        if let Some(cells) = self.cells[c].as_mut() {
+            let bits = Arc::make_mut(&mut cells.bits);
+            bits.toggle(row);
+            cells.count = bits.count_ones(..);
+        }
+        self.cells_changed();
+    }
+
+    /// Mark column `c`'s sensitive cells by `spec`; the number marked, or
+    /// why the data refuse the spec.
+    /// A notice comes with it when a flag column was hidden for it.
+    pub fn set_cells(
+        &mut self,
+        c: usize,
+        spec: CellSensitivity,
+    ) -> Result<(usize, Option<String>), String> {
+        let ds = Arc::clone(self.dataset());
+        let bits = spec
+            .resolve(&ds, ds.col(c).name())
+            .map_err(|e| e.to_string())?;
+        let cells = Cells::new(bits);
+        let count = cells.count;
+        self.cells[c] = Some(cells);
+        self.edit().sensitivity.insert(c, spec);
+        self.cells_changed();
+        let hidden = self.hide_new_flag_columns().map(|n| {
+            format!("'{n}' marks sensitive cells: it is not published (role identifier; key u publishes it)")
+        });
+        Ok((count, hidden))
+    }
+
+    fn cells_changed(&mut self) {
+        self.generations.cells += 1;
+    }
+
+    /// A flag column the cells now come from, insensitive by default, is
+    /// not published; its name when one was hidden so.
+    fn hide_new_flag_columns(&mut self) -> Option<String> {
+        let flags: Vec<usize> = self
+            .session
+            .flag_columns()
+            .into_iter()
+            .filter(|&c| self.roles().get(c) == Role::Insensitive)
+            .filter(|c| !self.explicit_insensitive.contains(c))
+            .collect();
+        let first = flags.first().copied()?;
+        let name = self.dataset().col(first).name().to_string();
+        let s = self.edit();
+        for c in flags {
+            s.roles.set(c, Role::Identifier);
+        }
+        self.generations.roles += 1;
+        Some(name)
+    }
+
+    /// Toggle whether the attacker knows column `c`.
+    pub fn toggle_known(&mut self, c: usize) {
+        if c < self.known.len() {
+            self.known[c] = !self.known[c];
+            self.attacker_changed();
+        }
+    }
+
+    /// The attacker knows every attribute of the picker, or (when they
+    /// already do) none.
+    pub fn toggle_all_known(&mut self) {
+        let all = self.order.iter().all(|&c| self.known[c]);
+        for &c in &self.order {
+            self.known[c] = !all;
+        }
+        if !self.order.is_empty() {
+            self.attacker_changed();
+        }
+    }
+
+    /// Swap the picker's attributes at `i` and `j`.
+    pub fn swap_order(&mut self, i: usize, j: usize) {
+        if i < self.order.len() && j < self.order.len() {
+            self.order.swap(i, j);
+            self.attacker_changed();
+        }
+    }
+
+    /// Set the risk threshold: only [`Generations::session`] moves (see
+    /// [`Generations::attacker`]).
+    pub fn set_threshold(&mut self, t: f64) {
+        self.edit().attacker.threshold = t;
+    }
+
+    fn attacker_changed(&mut self) {
+        let known: Vec<String> = self
+            .known_columns()
+            .into_iter()
+            .map(|c| self.dataset().col(c).name().to_string())
+            .collect();
+        // An empty list means "every attribute" in a project: knowing
+        // nothing is said explicitly.
+        let nothing = known.is_empty() && !self.order.is_empty();
+        let a = &mut self.edit().attacker;
+        a.known = known;
+        a.knows_nothing = nothing;
+        self.generations.attacker += 1;
+    }
+
+    /// Change the release parameters (k, l, p, seed, the algorithm).
+    pub fn params_mut(&mut self) -> &mut Params {
+        &mut self.edit().params
+    }
+
+    /// Change the release settings (t-closeness, full-domain's settings, c,
+    /// t): what every release that reads them must follow.
+    pub fn settings_mut(&mut self) -> &mut Params {
+        self.generations.settings += 1;
+        &mut self.edit().params
+    }
+
+    /// Read Construction's conditions file and keep it with the session.
+    pub fn load_conditions(&mut self, path: PathBuf) -> crate::Result<usize> {
+        let conditions = Conditions::load(&path)?;
+        let n = conditions.conditions.len();
+        let s = self.edit();
+        s.conditions = Some(conditions);
+        s.params.conditions = Some(path);
+        self.generations.settings += 1;
+        Ok(n)
+    }
+
+    /// Hold `hierarchy` for `name` (`None`: drop it).
+    pub fn set_hierarchy(&mut self, name: &str, hierarchy: Option<HeldHierarchy>) {
+        let s = self.edit();
+        match hierarchy {
+            Some(h) => {
+                s.hierarchies.insert(name.to_string(), h);
+            }
+            None => {
+                s.hierarchies.remove(name);
+            }
+        }
+        self.generations.hierarchies += 1;
+    }
+
+    /// The compare set as the Compare screen holds it.
+    pub fn set_compare_set(&mut self, entries: Vec<CompareEntry>) {
+        if self.session.compare != entries {
+            self.edit().compare = entries;
+        }
+    }
+
+    /// Every semi-sensitive column gets a (possibly empty) cell set.
+    fn ensure_semi_cells(&mut self) {
+        let n = self.dataset().n_rows();
+        for c in self.roles().with(Role::SemiSensitive) {
+            if self.cells[c].is_none() {
+                self.cells[c] = Some(Cells::new(FixedBitSet::with_capacity(n)));
+            }
+        }
+    }
+
+    /// Make the picker list the attacker-visible columns: keep the current
+    /// order, drop columns that stopped being visible, and append new ones
+    /// as known. `first` (from a project) puts those columns first, known,
+    /// and the other visible ones after them, unknown.
+    fn sync_attacker(&mut self, first: &[usize]) {
+        let visible = self.roles().attacker_visible();
+        if !first.is_empty() && self.order.is_empty() {
+            self.order = first.to_vec();
+            for &c in first {
+                self.known[c] = true;
+            }
+            for &c in &visible {
+                if !self.order.contains(&c) {
+                    self.order.push(c);
+                }
+            }
+        }
+        self.order.retain(|c| visible.contains(c));
+        for &c in &visible {
+            if !self.order.contains(&c) {
+                self.order.push(c);
+                self.known[c] = true;
+            }
+        }
+        for c in 0..self.known.len() {
+            if !visible.contains(&c) {
+                self.known[c] = false;
+            }
+        }
+        let known: Vec<String> = self
+            .known_columns()
+            .into_iter()
+            .map(|c| self.dataset().col(c).name().to_string())
+            .collect();
+        let nothing = known.is_empty() && !self.order.is_empty();
+        if self.session.attacker.known != known || self.session.attacker.knows_nothing != nothing {
+            let a = &mut Arc::make_mut(&mut self.session).attacker;
+            a.known = known;
+            a.knows_nothing = nothing;
+        }
+    }
+
+    // ---- the baseline ----
+
+    /// What the current baseline depends on.
+    pub fn baseline_key(&self) -> BaselineKey {
+        let g = self.generations;
+        (g.cells, g.attacker)
+    }
+
+    /// The baseline, when one was computed for the current session;
+    /// `stale` marks one computed for an earlier attacker (shown dimmed
+    /// until the new one arrives).
+    pub fn baseline(&self) -> Option<&Arc<Before>> {
+        self.baseline.as_ref()
+    }
+
+    /// Whether the baseline shown is for the current session.
+    pub fn baseline_current(&self) -> bool {
+        self.baseline
+            .as_ref()
+            .is_some_and(|b| b.key == self.baseline_key())
+    }
+
+    pub fn baseline_job(&self) -> &JobState {
+        &self.baseline_job
+    }
+
+    /// Queue the baseline for the current session unless it is computed
+    /// or queued already (`force`: again anyway).
+    pub fn request_baseline(&mut self, force: bool) {
+        let key = self.baseline_key();
+        if !force && (self.baseline_current() || self.baseline_requested == Some(key)) {
+            return;
+        }
+        let job = baseline_job(
+            Arc::clone(self.dataset()),
+            self.label.clone(),
+            self.roles().clone(),
+            self.attacker(),
+            key,
+        );
+        self.baseline_requested = Some(key);
+        let id = self.worker.submit(job);
+        self.baseline_job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    /// Stop the baseline's job; whether one was running.
+    pub fn cancel_baseline(&mut self) -> bool {
+        if !self.baseline_job.is_running() {
+            return false;
+        }
+        self.worker.cancel();
+        self.baseline_job = JobState::Cancelled;
+        self.baseline_requested = None;
+        true
+    }
+
+    /// The baseline's job slot, for the app to start its thread or run it
+    /// inline.
+    pub fn worker_mut(&mut self) -> &mut Worker<Box<Before>> {
+        &mut self.worker
+    }
+
+    /// Apply a message of the baseline's job; a failure's message is
+    /// returned for a popup.
+    pub fn on_baseline(&mut self, msg: WorkerMsg<Box<Before>>) -> Option<String> {
+        let JobState::Running { id: current, .. } = self.baseline_job else {
+            return None;
+        };
+        if msg.id() != current {
+            return None;
+        }
+        match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                self.baseline_job = JobState::Running { id, fraction }
+            }
+            WorkerMsg::Done { output, .. } => {
+                self.baseline = Some(Arc::from(output));
+                self.baseline_job = JobState::Done;
+            }
+            WorkerMsg::Cancelled { .. } => self.baseline_job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                self.baseline_job = JobState::Failed;
+                self.baseline_requested = None;
+                return Some(error);
+            }
+        }
+        None
+    }
+}
+
+/// The job computing the baseline: `assess::assess_with`, the function
+/// behind `anonlab assess` and the report.
+fn baseline_job(
+    ds: Arc<Dataset>,
+    label: String,
+    roles: Roles,
+    attacker: Attacker,
+    key: BaselineKey,
+) -> JobFn<Box<Before>> {
+    Box::new(move |progress| {
+        let assessment = assess_with(&ds, label, &roles, &attacker, progress)?;
+        let listed = most_exposed(&assessment.simulation.matches);
+        Ok(Box::new(Before {
+            key,
+            assessment,
+            listed,
+        }))
+    })
+}
+
+/// Whether a column of this role can be protected by t-closeness.
+pub fn t_closeness_candidate(role: Role) -> bool {
+    matches!(role, Role::Sensitive | Role::SemiSensitive)
+}
+
+/// Why full-domain cannot run: the quasi-identifiers without a hierarchy,
+/// named, or `None` when every one has one.
+pub fn full_domain_blocked(
+    ds: &Dataset,
+    roles: &Roles,
+    held: &BTreeMap<String, HeldHierarchy>,
+) -> Option<String> {
+    let missing: Vec<&str> = roles
+        .with(Role::QuasiIdentifier)
+        .into_iter()
+        .map(|c| ds.col(c).name())
+        .filter(|n| !held.contains_key(*n))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "full-domain generalization needs a hierarchy for every quasi-identifier; {} {} none: build (b) or import (i) {} on the Hierarchies screen (key 4).",
+            missing.join(", "),
+            if missing.len() == 1 { "has" } else { "have" },
+            if missing.len() == 1 { "it" } else { "them" },
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_most_exposed_come_first_and_at_most_max_listed() {
+        let matches: Vec<u32> = (0..(MAX_LISTED as u32 + 10)).map(|r| r % 7 + 1).collect();
+        let l = most_exposed(&matches);
+        assert_eq!(l.len(), MAX_LISTED);
+        assert!(l
+            .windows(2)
+            .all(|w| (w[0].matches, w[0].row) < (w[1].matches, w[1].row)));
+        assert_eq!(l[0], Listed { row: 0, matches: 1 });
+        assert!(most_exposed(&[0, 2, 2]).iter().all(|l| l.row != 0));
+    }
+
+    #[test]
+    fn edits_bump_their_generations_and_jobs_keep_their_copy() {
+        let (mut s, _) = SessionState::new(Session::demo().unwrap()).unwrap();
+        let held = Arc::clone(s.session());
+        let g0 = s.generations();
+        s.params_mut().k = 7;
+        assert_eq!(held.params.k, Session::demo().unwrap().params.k);
+        assert_eq!(s.params().k, 7);
+        let g1 = s.generations();
+        assert!(g1.session > g0.session);
+        assert_eq!(
+            (g1.roles, g1.cells, g1.attacker),
+            (g0.roles, g0.cells, g0.attacker)
+        );
+        let occ = s.dataset().column_index("occupation").unwrap();
+        s.toggle_cell(occ, 0);
+        assert_eq!(s.generations().cells, g1.cells + 1);
+        // LGB's inputs follow the cells; Mondrian's do not.
+        let lgb = s.current_inputs("lgb-mdp");
+        let mondrian = s.current_inputs("mondrian");
+        s.toggle_cell(occ, 0);
+        assert_ne!(s.current_inputs("lgb-mdp"), lgb);
+        assert_eq!(s.current_inputs("mondrian"), mondrian);
+    }
+}
