@@ -85,6 +85,7 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
     vec![
         Box::new(mondrian::Mondrian::k_anonymous()),
         Box::new(mondrian::Mondrian::l_diverse()),
+        Box::new(mondrian::Mondrian::distinct_l_diverse()),
         Box::new(anatomy::Anatomy),
         Box::new(cbg::CrossBucketGeneralization),
         Box::new(lgb::Lgb::mdp()),

@@ -19,8 +19,8 @@
 //!    attributes plus the semi-sensitive ones where their cell is not
 //!    sensitive); inside each subset, rows are grouped into local
 //!    equivalence groups of at least k rows by Algorithm 3 (LGB_MDP,
-//!    multidimensional median partition: Mondrian's strict median cut,
-//!    [`super::mondrian::median_partition`], on the subset's QI attributes)
+//!    multidimensional partition: Mondrian's cut nearest the median,
+//!    [`super::mondrian::partition_rows`], on the subset's QI attributes)
 //!    or Algorithm 4 (LGB_NCP, [`ncp`]).
 //!
 //! The release (see `release` for the shape): quasi-identifiers are the QI
@@ -71,7 +71,7 @@ use crate::release::{
 
 pub use bucketize::{eligible, l_diverse_buckets, reference_distribution, t_close_buckets};
 
-use super::mondrian::{covering_groups, median_partition};
+use super::mondrian::{covering_groups, partition_rows, Allowable};
 use super::{check_k, Algorithm, Request};
 
 /// Which local generalization LGB runs (Section 3.2).
@@ -371,7 +371,16 @@ pub fn lgb(req: &Request<'_>, how: LocalGeneralization, progress: &Progress) -> 
         .map(|(s, ((_, rows), qi))| {
             let groups = match how {
                 LocalGeneralization::MedianPartition => {
-                    median_partition(ds, qi, rows, None, k, 0, progress)?
+                    partition_rows(
+                        ds,
+                        qi,
+                        rows,
+                        None,
+                        Allowable::k(k),
+                        &req.options.hierarchies,
+                        progress,
+                        None,
+                    )?
                 }
                 LocalGeneralization::MinimalNcp => {
                     // One generator per subset, so the result does not
