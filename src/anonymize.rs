@@ -210,22 +210,22 @@ pub fn evaluate(
     let utility = utility?;
     let correspondence = correspondence?;
     // Both query figures answer the same seeded workload, one by the
-    // uniform reading, one by the probabilistic one.
-    type QueryFigure = fn(&Release, &Dataset, usize, usize, u64, &Progress) -> Result<QueryReport>;
-    let workload = |figure: QueryFigure| match sensitive {
-        Some(s) if measure.queries > 0 => figure(
-            release,
-            ds,
-            s,
-            measure.queries,
-            measure.query_seed,
-            progress,
-        )
-        .map(Some),
-        _ => Ok(None),
+    // uniform reading, one by the probabilistic one; drawn and answered on
+    // the data once.
+    let (queries, probabilistic_queries) = match sensitive {
+        Some(s) if measure.queries > 0 => {
+            let (det, prob) = metrics::query_errors(
+                release,
+                ds,
+                s,
+                measure.queries,
+                measure.query_seed,
+                progress,
+            )?;
+            (Some(det), Some(prob))
+        }
+        _ => (None, None),
     };
-    let queries = workload(metrics::query_error)?;
-    let probabilistic_queries = workload(metrics::probabilistic_query_error)?;
     Ok(Evaluation {
         algorithm: release.algorithm.clone(),
         k: release.params.k.unwrap_or(1),

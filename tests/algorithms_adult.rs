@@ -62,19 +62,40 @@ fn adult_mondrian_k5_on_eight_qis() {
     assert_partition_and_covering(&ds, &r);
     assert!(r.group_sizes().iter().all(|&s| s >= 5));
     assert_eq!(r.claims, vec![Guarantee::KAnonymity { k: 5 }]);
-    // Median cuts keep groups below 2k, except where ties block every cut.
+    // Cuts near the median keep groups below 2k, except where equal QI
+    // values block every cut.
     let small = r.groups.iter().filter(|g| g.rows.len() < 10).count();
     assert!(small * 2 > r.groups.len(), "{small} of {}", r.groups.len());
 }
 
 #[test]
 fn adult_mondrian_l_k3_l2_to_l6() {
+    // mondrian-l: the cross-bucket paper's Definition 6, p(t, s) ≤ 1/l —
+    // in every group no occupation on more than 1/l of the rows;
+    // mondrian-distinct-l: at least l occupations per group.
     let Some(ds) = adult() else { return };
     let occupation = ds.column_index("occupation").unwrap();
-    let mut previous = usize::MAX;
     for l in 2..=6 {
         let req = request(&ds, &QI7, 3, l);
         let r = by_id("mondrian-l")
+            .unwrap()
+            .run(&req, &Progress::new())
+            .unwrap();
+        assert_partition_and_covering(&ds, &r);
+        for g in &r.groups {
+            assert!(g.rows.len() >= 3);
+            let most = most_frequent(&ds, occupation, &g.rows);
+            assert!(
+                most * l as usize <= g.rows.len(),
+                "l = {l}: {most} of {}",
+                g.rows.len()
+            );
+        }
+        assert!(r.claims.contains(&Guarantee::BreachProbability {
+            attribute: "occupation".into(),
+            l
+        }));
+        let r = by_id("mondrian-distinct-l")
             .unwrap()
             .run(&req, &Progress::new())
             .unwrap();
@@ -87,10 +108,15 @@ fn adult_mondrian_l_k3_l2_to_l6() {
             attribute: "occupation".into(),
             l
         }));
-        // A stronger l can only forbid cuts.
-        assert!(r.groups.len() <= previous, "l = {l}");
-        previous = r.groups.len();
     }
+}
+
+fn most_frequent(ds: &Dataset, col: usize, rows: &[u32]) -> usize {
+    let mut counts = std::collections::HashMap::new();
+    for &r in rows {
+        *counts.entry(ds.col(col).code(r as usize)).or_insert(0usize) += 1;
+    }
+    counts.into_values().max().unwrap_or(0)
 }
 
 #[test]

@@ -100,31 +100,40 @@ fn fig1b_mondrian_k3_k4_keep_the_age_halves() {
 
 #[test]
 fn fig1b_mondrian_l2_groups_hold_two_diseases() {
-    // The k = 2 cuts already leave two diseases per pair, so l = 2 allows
-    // them all.
+    // The k = 2 cuts already leave two different diseases per pair, so
+    // l = 2 allows them all, by Definition 6 (each disease on 1/2 of its
+    // pair) and by distinct l.
     let ds = fig1b();
-    let r = by_id("mondrian-l")
-        .unwrap()
-        .run(&fig1b_request(&ds, 2, 2), &Progress::new())
-        .unwrap();
-    assert_eq!(mondrian_groups_checked(&ds, &r).len(), 4);
-    let disease = ds.col(4);
-    for g in &r.groups {
-        let mut v: Vec<u32> = g.rows.iter().map(|&x| disease.code(x as usize)).collect();
-        v.sort_unstable();
-        v.dedup();
-        assert!(v.len() >= 2 && g.rows.len() >= 2);
-    }
-    assert_eq!(
-        r.claims,
-        vec![
-            Guarantee::KAnonymity { k: 2 },
+    for (id, claim) in [
+        (
+            "mondrian-l",
+            Guarantee::BreachProbability {
+                attribute: "Disease".into(),
+                l: 2,
+            },
+        ),
+        (
+            "mondrian-distinct-l",
             Guarantee::GroupLDiversity {
                 attribute: "Disease".into(),
-                l: 2
-            }
-        ]
-    );
+                l: 2,
+            },
+        ),
+    ] {
+        let r = by_id(id)
+            .unwrap()
+            .run(&fig1b_request(&ds, 2, 2), &Progress::new())
+            .unwrap();
+        assert_eq!(mondrian_groups_checked(&ds, &r).len(), 4, "{id}");
+        let disease = ds.col(4);
+        for g in &r.groups {
+            let mut v: Vec<u32> = g.rows.iter().map(|&x| disease.code(x as usize)).collect();
+            v.sort_unstable();
+            v.dedup();
+            assert!(v.len() >= 2 && g.rows.len() >= 2);
+        }
+        assert_eq!(r.claims, vec![Guarantee::KAnonymity { k: 2 }, claim]);
+    }
 }
 
 #[test]

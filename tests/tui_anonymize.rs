@@ -86,8 +86,8 @@ fn mondrian_on_the_demo_shows_checks_figures_charts_and_the_table() {
 
 #[test]
 fn a_bucketized_release_has_bucket_ids_and_no_sensitive_column() {
-    // mondrian → mondrian-l → anatomy.
-    let app = anonymized(140, 44, &[Action::CycleAlgorithm(2)]);
+    // mondrian → mondrian-l → mondrian-distinct-l → anatomy.
+    let app = anonymized(140, 44, &[Action::CycleAlgorithm(3)]);
     let view = app.anonymize().view.as_ref().unwrap();
     assert_eq!(view.inputs.algorithm, "anatomy");
     assert!(view.evaluation.verification.all_hold());
@@ -150,7 +150,11 @@ fn l_changes_only_rerun_algorithms_that_read_l() {
     app.run_pending_jobs_blocking();
     let t = text(&render(&app));
     assert!(t.contains("mondrian-l k=5 l=3"), "{t}");
-    assert!(t.contains("ok   distinct 3-diversity of 'disease'"), "{t}");
+    // mondrian-l is the cross-bucket paper's Definition 6.
+    assert!(
+        t.contains("ok   breach probability of 'disease' at most 1/3"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -176,7 +180,10 @@ fn an_infeasible_l_is_a_message_on_the_screen_not_a_crash() {
     assert_eq!(app.anonymize().job, JobState::Done);
     let t = text(&render(&app));
     assert!(!t.contains("Cannot anonymize"), "{t}");
-    assert!(t.contains("ok   distinct 5-diversity"), "{t}");
+    assert!(
+        t.contains("ok   breach probability of 'disease' at most 1/5"),
+        "{t}"
+    );
 }
 
 #[test]

@@ -200,7 +200,7 @@ fn esc_stops_the_sweep_r_resumes_and_a_new_algorithm_starts_afresh() {
     assert_eq!(app.sweep().counts(), (42, 42));
     // Another algorithm: a grid of its own.
     app.step(&Action::CycleAlgorithm(1));
-    assert_eq!(app.anonymize().choice().id, "anatomy");
+    assert_eq!(app.anonymize().choice().id, "mondrian-distinct-l");
     assert_eq!(app.sweep().counts().0, 0);
     assert!(app.sweep().job.is_running());
     // Esc twice: stop, then close.

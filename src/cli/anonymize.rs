@@ -70,9 +70,9 @@ pub struct Columns {
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub columns: Columns,
-    /// mondrian, mondrian-l, anatomy, cbg, lgb-mdp, lgb-ncp, full-domain,
-    /// construction, arp, arp-gen, aip, at, pk-enhanced or pk-greedy
-    /// (default: the project's).
+    /// mondrian, mondrian-l (p(t,s) ≤ 1/l), mondrian-distinct-l, anatomy,
+    /// cbg, lgb-mdp, lgb-ncp, full-domain, construction, arp, arp-gen, aip,
+    /// at, pk-enhanced or pk-greedy (default: the project's).
     #[arg(long, short = 'a')]
     pub algorithm: Option<String>,
     /// k (default: the project's, else 5).

@@ -5,6 +5,8 @@
 //! cross-bucket paper and its relative error. Both read only the Release and
 //! the dataset it was made from, so every algorithm is measured the same way.
 
+mod actual;
+mod cell_table;
 pub mod glp;
 pub mod pk_measures;
 pub mod prob_queries;
@@ -12,7 +14,7 @@ pub mod queries;
 pub mod utility;
 
 pub use glp::{correspondence_loss, CorrespondenceLoss};
-pub use prob_queries::{probabilistic_query_error, ProbabilisticEngine};
+pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
     generate_queries, query_error, Aggregate, Answer, Condition, Predicate, Query, QueryEngine,
     QueryReport, DEFAULT_QUERIES, PREDICATES_PER_QUERY,

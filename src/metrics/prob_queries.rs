@@ -49,11 +49,14 @@
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
-use crate::release::{Cell, Release};
+use crate::release::Release;
 use crate::risk::{check_release_fits, ValueBuckets};
 
+use super::actual::{Actual, ActualScratch};
+use super::cell_table::{CellTable, Prepared, WholeGroups, ORIGINAL};
 use super::queries::{
-    answer_workload, generate_queries, report_of, Aggregate, Answer, Query, QueryReport,
+    answer_workload, generate_queries, report_of, Aggregate, Answer, Query, QueryEngine,
+    QueryReport,
 };
 
 const NONE: u32 = u32::MAX;
@@ -66,10 +69,6 @@ pub struct ProbabilisticEngine<'a> {
     target: &'a Column,
     /// QI position of each dataset column, if it is a QI.
     position: Vec<Option<usize>>,
-    /// Per column, the last code a suppressed cell stands for: every value,
-    /// and the missing one when the column has missing cells (counting them
-    /// scans the column, so it is done once).
-    top: Vec<u32>,
     /// Index into `release.local_buckets` of each column that has local
     /// buckets.
     local_of_column: Vec<Option<usize>>,
@@ -79,10 +78,27 @@ pub struct ProbabilisticEngine<'a> {
     target_buckets: ValueBuckets,
     /// Per target bucket, its values ascending (for SUM).
     sorted_values: Vec<Vec<f64>>,
+    /// Groups whose rows all satisfy a query alike (see `cell_table`).
+    whole: WholeGroups,
+    /// The actual answers by bitsets (see `metrics::actual`), when built.
+    fast: Option<Actual<'a>>,
+    /// The distinct cells per QI and each group's (see `cell_table`).
+    cells: CellTable,
 }
 
 impl<'a> ProbabilisticEngine<'a> {
     pub fn new(release: &'a Release, ds: &'a Dataset, target: usize) -> Result<Self> {
+        Self::build(release, ds, target, true)
+    }
+
+    /// `with_actual`: index the rows for actual answers (not needed when a
+    /// `QueryEngine` gives them, as in [`query_errors`]).
+    fn build(
+        release: &'a Release,
+        ds: &'a Dataset,
+        target: usize,
+        with_actual: bool,
+    ) -> Result<Self> {
         check_release_fits(release, ds)?;
         if target >= ds.n_cols() {
             return Err(Error::Parameter(format!(
@@ -96,22 +112,11 @@ impl<'a> ProbabilisticEngine<'a> {
         for (a, &c) in release.quasi_identifiers.iter().enumerate() {
             position[c] = Some(a);
         }
-        let top = (0..ds.n_cols())
-            .map(|c| {
-                let col = ds.col(c);
-                let missing = col.missing_code();
-                if position[c].is_some() && col.missing_count() > 0 {
-                    missing
-                } else {
-                    missing.saturating_sub(1)
-                }
-            })
-            .collect();
         let mut local_of_column = vec![None; ds.n_cols()];
         for (i, l) in release.local_buckets.iter().enumerate() {
             local_of_column[l.column].get_or_insert(i);
         }
-        let local_bucket_of_row = release
+        let local_bucket_of_row: Vec<Vec<u32>> = release
             .local_buckets
             .iter()
             .map(|l| {
@@ -133,37 +138,132 @@ impl<'a> ProbabilisticEngine<'a> {
                 v
             })
             .collect();
+        let cells = CellTable::new(release, ds);
+        let whole = WholeGroups::new(release, &cells, tcol, &target_buckets);
+        let fast = if with_actual {
+            Actual::new(release, ds, target)
+        } else {
+            None
+        };
         Ok(ProbabilisticEngine {
             release,
             ds,
             target: tcol,
             position,
-            top,
             local_of_column,
             local_bucket_of_row,
             target_buckets,
             sorted_values,
+            whole,
+            fast,
+            cells,
         })
     }
 
     /// Pro(t) of every published row for a query, as (row, probability).
     pub fn match_probabilities(&self, query: &Query) -> Vec<(u32, f64)> {
-        let tables = self.tables(query);
+        let prepared = self.prepare(query);
         let mut out = Vec::with_capacity(self.release.published_rows());
-        self.for_each_probability(query, &tables, |r, p| out.push((r, p)));
+        self.for_each_probability(query, &prepared, |r, p| out.push((r, p)));
         out
+    }
+
+    fn prepare(&self, query: &Query) -> Prepared {
+        let mut prepared = Prepared::default();
+        self.cells
+            .prepare(self.ds, &self.position, query, &mut prepared);
+        prepared
     }
 
     /// Lower and upper bound by the paper's counting, and the actual answer.
     pub fn answer(&self, query: &Query) -> Answer {
-        let tables = self.tables(query);
-        let mut expected = vec![0.0f64; self.target_buckets.len()];
-        self.for_each_probability(query, &tables, |r, p| {
-            if let Some(b) = self.target_buckets.bucket_of_row(r as usize) {
-                expected[b] += p;
-            }
-        });
+        let prepared = self.prepare(query);
+        let (lower, upper) = self.bounds(query, &prepared, None);
+        let actual = match &self.fast {
+            Some(fast) if fast.covers(query) => fast.answer(query, &mut ActualScratch::default()),
+            _ => self.actual(query, &prepared.tables),
+        };
+        Answer {
+            lower,
+            upper,
+            actual,
+        }
+    }
+
+    /// Lower and upper bound by the paper's counting.
+    ///
+    /// The rows of a whole group (see `cell_table`) all have the same
+    /// Pro(t) when every predicate is on a QI — the product of the group's
+    /// cell shares, `products` when the caller has them — and each is a
+    /// bucket of one: by the rule below it counts fully in both bounds when
+    /// Pro(t) is 1 and in the upper one (the lower one too if negative)
+    /// when above 0, so the group adds its totals at once. Other rows go
+    /// through their target buckets.
+    pub(crate) fn bounds(
+        &self,
+        query: &Query,
+        prepared: &Prepared,
+        products: Option<&[f64]>,
+    ) -> (f64, f64) {
+        let n_pred = query.predicates.len();
+        let tables = &prepared.tables[..n_pred];
         let (mut lower, mut upper) = (0.0, 0.0);
+        let qi: Vec<usize> = query
+            .predicates
+            .iter()
+            .map_while(|p| self.position[p.column])
+            .collect();
+        let by_group = qi.len() == n_pred;
+        if by_group {
+            let mut own = Vec::new();
+            let products = match products {
+                Some(p) => p,
+                None => {
+                    self.whole.products(prepared, &qi, &mut own);
+                    &own
+                }
+            };
+            for (i, &pro) in products.iter().enumerate() {
+                if pro <= SLACK {
+                    continue;
+                }
+                let sure = pro + SLACK >= 1.0;
+                match query.aggregate {
+                    Aggregate::Count { code } => {
+                        let n = self.whole.count(i, code);
+                        if sure {
+                            lower += n;
+                        }
+                        upper += n;
+                    }
+                    Aggregate::Sum => {
+                        if sure {
+                            lower += self.whole.sum[i];
+                            upper += self.whole.sum[i];
+                        } else {
+                            lower += self.whole.negative[i];
+                            upper += self.whole.positive[i];
+                        }
+                    }
+                }
+            }
+        }
+        let mut expected: Vec<f64> = Vec::new();
+        let mut cell_share = vec![None; n_pred];
+        for (gi, g) in self.release.groups.iter().enumerate() {
+            if by_group && self.whole.is_whole[gi] {
+                continue;
+            }
+            self.cell_shares(gi, query, prepared, &mut cell_share);
+            if expected.is_empty() {
+                expected.resize(self.target_buckets.len(), 0.0);
+            }
+            self.group_probabilities(g, query, tables, &cell_share, |r, p| {
+                if let Some(b) = self.target_buckets.bucket_of_row(r as usize) {
+                    expected[b] += p;
+                }
+            });
+        }
         for (b, &p) in expected.iter().enumerate() {
             if p <= SLACK {
                 continue;
@@ -175,38 +275,51 @@ impl<'a> ProbabilisticEngine<'a> {
             lower += l;
             upper += u;
         }
-        Answer {
-            lower,
-            upper,
-            actual: self.actual(query, &tables),
-        }
-    }
-
-    /// Per predicate, whether each code of its column satisfies it (the
-    /// missing code never does).
-    fn tables(&self, query: &Query) -> Vec<Vec<bool>> {
-        query
-            .predicates
-            .iter()
-            .map(|p| {
-                let col = self.ds.col(p.column);
-                let missing = col.missing_code();
-                (0..col.code_space() as u32)
-                    .map(|c| c != missing && p.condition.holds(c))
-                    .collect()
-            })
-            .collect()
+        (lower, upper)
     }
 
     /// Calls `f(row, Pro(row))` for every published row.
     fn for_each_probability(
         &self,
         query: &Query,
-        tables: &[Vec<bool>],
+        prepared: &Prepared,
         mut f: impl FnMut(u32, f64),
     ) {
-        // Per predicate on a bucketized column: each local bucket's share of
-        // satisfying values.
+        let tables = &prepared.tables[..query.predicates.len()];
+        let mut cell_share = vec![None; query.predicates.len()];
+        for (gi, g) in self.release.groups.iter().enumerate() {
+            self.cell_shares(gi, query, prepared, &mut cell_share);
+            self.group_probabilities(g, query, tables, &cell_share, &mut f);
+        }
+    }
+
+    /// Per predicate, the share of the group's cell that satisfies it
+    /// (`None` where the row's own value or local bucket decides).
+    fn cell_shares(
+        &self,
+        gi: usize,
+        query: &Query,
+        prepared: &Prepared,
+        cell_share: &mut [Option<f64>],
+    ) {
+        for (i, p) in query.predicates.iter().enumerate() {
+            cell_share[i] = self.position[p.column]
+                .map(|a| prepared.shares[i][self.cells.id(gi, a)])
+                .filter(|&s| s != ORIGINAL);
+        }
+    }
+
+    /// Calls `f(row, Pro(row))` for every row of a group.
+    fn group_probabilities(
+        &self,
+        g: &crate::release::EquivalenceGroup,
+        query: &Query,
+        tables: &[Vec<bool>],
+        cell_share: &[Option<f64>],
+        mut f: impl FnMut(u32, f64),
+    ) {
+        // Per predicate on a bucketized column: each local bucket's share
+        // of satisfying values (computed once per query, on first need).
         let bucket_share: Vec<Option<Vec<f64>>> = query
             .predicates
             .iter()
@@ -234,47 +347,25 @@ impl<'a> ProbabilisticEngine<'a> {
                 )
             })
             .collect();
-        let prefixes: Vec<Vec<u32>> = tables
-            .iter()
-            .map(|table| {
-                std::iter::once(0)
-                    .chain(table.iter().scan(0u32, |acc, &t| {
-                        *acc += u32::from(t);
-                        Some(*acc)
-                    }))
-                    .collect()
-            })
-            .collect();
-        let mut cell_share = vec![None; query.predicates.len()];
-        for g in &self.release.groups {
+        for &r in &g.rows {
+            let mut pro = 1.0;
             for (i, p) in query.predicates.iter().enumerate() {
-                cell_share[i] = self.position[p.column]
-                    .and_then(|a| g.cells.get(a))
-                    .and_then(|cell| {
-                        let missing = self.ds.col(p.column).missing_code();
-                        share_of_cell(cell, &tables[i], &prefixes[i], missing, self.top[p.column])
-                    });
-            }
-            for &r in &g.rows {
-                let mut pro = 1.0;
-                for (i, p) in query.predicates.iter().enumerate() {
-                    let bucket = self.local_of_column[p.column]
-                        .map(|l| self.local_bucket_of_row[l][r as usize])
-                        .filter(|&b| b != NONE);
-                    pro *= match (bucket, &bucket_share[i], cell_share[i]) {
-                        (Some(b), Some(shares), _) => shares[b as usize],
-                        (_, _, Some(share)) => share,
-                        _ => {
-                            let own = self.ds.col(p.column).code(r as usize);
-                            f64::from(u8::from(tables[i][own as usize]))
-                        }
-                    };
-                    if pro == 0.0 {
-                        break;
+                let bucket = self.local_of_column[p.column]
+                    .map(|l| self.local_bucket_of_row[l][r as usize])
+                    .filter(|&b| b != NONE);
+                pro *= match (bucket, &bucket_share[i], cell_share[i]) {
+                    (Some(b), Some(shares), _) => shares[b as usize],
+                    (_, _, Some(share)) => share,
+                    _ => {
+                        let own = self.ds.col(p.column).code(r as usize);
+                        f64::from(u8::from(tables[i][own as usize]))
                     }
+                };
+                if pro == 0.0 {
+                    break;
                 }
-                f(r, pro);
             }
+            f(r, pro);
         }
     }
 
@@ -334,41 +425,6 @@ impl<'a> ProbabilisticEngine<'a> {
     }
 }
 
-/// The share of the codes a generalized cell stands for that satisfy the
-/// predicate; `None` for an `Original` cell (the row's own value decides).
-/// `prefix[c]` counts the satisfying codes below c, so ranges cost O(1).
-/// `top` is the last code a suppressed cell stands for.
-fn share_of_cell(
-    cell: &Cell,
-    table: &[bool],
-    prefix: &[u32],
-    missing: u32,
-    top: u32,
-) -> Option<f64> {
-    let range = |lo: u32, hi: u32| {
-        let hi = hi.min(missing);
-        if lo > hi {
-            return 0.0;
-        }
-        let hits = prefix[hi as usize + 1] - prefix[lo as usize];
-        f64::from(hits) / f64::from(hi - lo + 1)
-    };
-    Some(match cell {
-        Cell::Original => return None,
-        Cell::Value { code } => range(*code, *code),
-        Cell::Interval { lo, hi } => range(*lo, *hi),
-        Cell::Set { codes, .. } if codes.is_empty() => 0.0,
-        Cell::Set { codes, .. } => {
-            let hits = codes
-                .iter()
-                .filter(|&&c| table.get(c as usize).copied().unwrap_or(false))
-                .count();
-            hits as f64 / codes.len() as f64
-        }
-        Cell::Suppressed => range(0, top),
-    })
-}
-
 /// A numeric target's value for SUM; missing cells and categorical targets
 /// add 0.
 fn value_of(col: &Column, code: u32) -> f64 {
@@ -390,6 +446,46 @@ pub fn probabilistic_query_error(
     let engine = ProbabilisticEngine::new(release, ds, target)?;
     let answers = answer_workload(&workload, progress, || (), |_, q| engine.answer(q))?;
     Ok(report_of(&answers, ds.col(target), seed))
+}
+
+/// Both figures of the seeded workload — `queries::query_error`'s bounds
+/// and this module's probabilistic counting — from one draw of the queries
+/// and one computation of each query's actual answer: the same two reports
+/// as calling both functions.
+pub fn query_errors(
+    release: &Release,
+    ds: &Dataset,
+    target: usize,
+    queries: usize,
+    seed: u64,
+    progress: &Progress,
+) -> Result<(QueryReport, QueryReport)> {
+    let workload = generate_queries(release, ds, target, queries, seed)?;
+    let det = QueryEngine::new(release, ds, target)?;
+    let prob = ProbabilisticEngine::build(release, ds, target, false)?;
+    let both = answer_workload(
+        &workload,
+        progress,
+        || det.scratch(),
+        |scratch, q| {
+            // Both engines hold the same cell table (built alike from the
+            // release), so the predicates are evaluated once for both.
+            let d = det.answer_with(q, scratch);
+            let (lower, upper) = prob.bounds(q, &scratch.prepared, scratch.products.as_deref());
+            let p = Answer {
+                lower,
+                upper,
+                actual: d.actual,
+            };
+            (d, p)
+        },
+    )?;
+    let (det_answers, prob_answers): (Vec<Answer>, Vec<Answer>) = both.into_iter().unzip();
+    let tcol = ds.col(target);
+    Ok((
+        report_of(&det_answers, tcol, seed),
+        report_of(&prob_answers, tcol, seed),
+    ))
 }
 
 #[cfg(test)]

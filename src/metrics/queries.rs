@@ -49,8 +49,11 @@ use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
 use crate::privacy::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
-use crate::release::{Cell, Release};
+use crate::release::Release;
 use crate::risk::{check_release_fits, ValueBuckets};
+
+use super::actual::{Actual, ActualScratch};
+use super::cell_table::{CellTable, Prepared, WholeGroups, ORIGINAL};
 
 /// `QueryEngine::row_bucket` of a row whose value is on the row.
 const SINGLE: u32 = u32::MAX;
@@ -241,12 +244,11 @@ pub struct QueryEngine<'a> {
     target: &'a Column,
     /// QI position of each dataset column, if it is a QI.
     position: Vec<Option<usize>>,
-    /// Per QI position, each group's cell as the codes it stands for, laid
-    /// out flat so that scanning the groups for a predicate reads memory in
-    /// order (the `Cell`s themselves sit behind one pointer per group).
-    cells: Vec<Vec<Compact>>,
-    /// Codes of the `Set` cells, indexed by `Compact::Set`.
-    set_codes: Vec<u32>,
+    /// The distinct cells per QI and each group's (see `cell_table`): a
+    /// query judges each distinct cell once, then each group by lookup.
+    cells: CellTable,
+    /// Groups whose rows all satisfy a query alike (see `cell_table`).
+    whole: WholeGroups,
     buckets: ValueBuckets,
     /// Published rows, ascending.
     published: Vec<u32>,
@@ -274,9 +276,12 @@ pub struct QueryEngine<'a> {
     row_bucket: Vec<u32>,
     row_target: Vec<u32>,
     row_qi: Vec<Vec<u32>>,
-    /// The published rows' distinct QI combinations (d codes each, flat),
-    /// with the target values of their rows, for the actual answers: rows
-    /// with equal QI values satisfy the same queries.
+    /// The actual answers by bitsets over the published rows (see
+    /// `metrics::actual`); `None` when that index would be too large.
+    fast: Option<Actual<'a>>,
+    /// Without it: the published rows' distinct QI combinations (d codes
+    /// each, flat), with the target values of their rows, for the actual
+    /// answers: rows with equal QI values satisfy the same queries.
     combos: Vec<u32>,
     combo_values_at: Vec<usize>,
     combo_values: Vec<ValueCount>,
@@ -298,39 +303,9 @@ impl<'a> QueryEngine<'a> {
         for (a, &c) in release.quasi_identifiers.iter().enumerate() {
             position[c] = Some(a);
         }
-        let mut set_codes = Vec::new();
-        let cells = release
-            .quasi_identifiers
-            .iter()
-            .enumerate()
-            .map(|(a, &c)| {
-                let col = ds.col(c);
-                let missing = col.missing_code();
-                // A suppressed cell stands for every value, the missing one
-                // too when the column has missing cells.
-                let top = if col.missing_count() > 0 {
-                    missing
-                } else {
-                    missing.saturating_sub(1)
-                };
-                release
-                    .groups
-                    .iter()
-                    .map(|g| match &g.cells[a] {
-                        Cell::Original => Compact::Original,
-                        Cell::Value { code } => Compact::Range(*code, *code),
-                        Cell::Interval { lo, hi } => Compact::Range(*lo, *hi),
-                        Cell::Suppressed => Compact::Range(0, top),
-                        Cell::Set { codes, .. } => {
-                            let start = set_codes.len() as u32;
-                            set_codes.extend_from_slice(codes);
-                            Compact::Set(start, set_codes.len() as u32)
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let cells = CellTable::new(release, ds);
         let buckets = ValueBuckets::new(release, ds, target);
+        let whole = WholeGroups::new(release, &cells, tcol, &buckets);
         let mut published: Vec<u32> = release
             .groups
             .iter()
@@ -391,7 +366,12 @@ impl<'a> QueryEngine<'a> {
             group_values.extend(values);
             group_values_at.push(group_values.len());
         }
-        let (combos, combo_values_at, combo_values) = combinations(release, ds, &published, tcol);
+        let fast = Actual::new(release, ds, target);
+        let (combos, combo_values_at, combo_values) = if fast.is_some() {
+            (Vec::new(), Vec::new(), Vec::new())
+        } else {
+            combinations(release, ds, &published, tcol)
+        };
         let mut row_at = vec![0usize];
         let (mut row_bucket, mut row_target) = (Vec::new(), Vec::new());
         let mut row_qi: Vec<Vec<u32>> = vec![Vec::new(); release.quasi_identifiers.len()];
@@ -415,7 +395,7 @@ impl<'a> QueryEngine<'a> {
             target: tcol,
             position,
             cells,
-            set_codes,
+            whole,
             buckets,
             published,
             prefix_at,
@@ -430,6 +410,7 @@ impl<'a> QueryEngine<'a> {
             row_bucket,
             row_target,
             row_qi,
+            fast,
             combos,
             combo_values_at,
             combo_values,
@@ -441,58 +422,102 @@ impl<'a> QueryEngine<'a> {
         self.answer_with(query, &mut self.scratch())
     }
 
-    fn scratch(&self) -> Scratch {
+    pub(crate) fn scratch(&self) -> Scratch {
         Scratch {
+            actual: ActualScratch::default(),
             sure: vec![0; self.buckets.len()],
             possible: vec![0; self.buckets.len()],
             touched: Vec::new(),
             row_checks: Vec::new(),
-            tables: Vec::new(),
-            prefix: Vec::new(),
+            prepared: Prepared::default(),
+            qi: Vec::new(),
+            products: None,
         }
     }
 
-    fn answer_with(&self, query: &Query, scratch: &mut Scratch) -> Answer {
+    pub(crate) fn answer_with(&self, query: &Query, scratch: &mut Scratch) -> Answer {
+        self.cells
+            .prepare(self.ds, &self.position, query, &mut scratch.prepared);
+        self.answer_prepared(query, scratch)
+    }
+
+    /// [`Self::answer_with`] once `scratch.prepared` holds the query's
+    /// predicates evaluated.
+    pub(crate) fn answer_prepared(&self, query: &Query, scratch: &mut Scratch) -> Answer {
         let value = |code: u32| match query.aggregate {
             Aggregate::Sum => sum_value(self.target, code),
             Aggregate::Count { code: v } => f64::from(u8::from(code == v)),
         };
         let Scratch {
+            actual,
             sure,
             possible,
             touched,
             row_checks,
-            tables,
-            prefix,
+            prepared,
+            qi,
+            products,
         } = scratch;
         let n_pred = query.predicates.len();
-        tables.resize_with(n_pred.max(tables.len()), Vec::new);
-        prefix.resize_with(n_pred.max(prefix.len()), Vec::new);
-        let mut columns: Vec<&[u32]> = Vec::with_capacity(n_pred);
-        for (p, table) in query.predicates.iter().zip(tables.iter_mut()) {
-            let col = self.ds.col(p.column);
-            let missing = col.missing_code();
-            table.clear();
-            table
-                .extend((0..col.code_space() as u32).map(|c| c != missing && p.condition.holds(c)));
-            columns.push(col.codes());
-        }
-        let tables = &tables[..n_pred];
-        for (table, pre) in tables.iter().zip(prefix.iter_mut()) {
-            pre.clear();
-            pre.push(0);
-            let mut acc = 0;
-            for &t in table {
-                acc += u32::from(t);
-                pre.push(acc);
-            }
-        }
+        let tables = &prepared.tables[..n_pred];
+        let columns: Vec<&[u32]> = query
+            .predicates
+            .iter()
+            .map(|p| self.ds.col(p.column).codes())
+            .collect();
         let holds = |pi: usize, r: u32| tables[pi][columns[pi][r as usize] as usize];
 
-        let actual = self.actual(query, tables, &columns);
+        let actual = match &self.fast {
+            Some(fast) if fast.covers(query) => fast.answer(query, actual),
+            _ => self.actual(query, tables, &columns),
+        };
 
         let (mut lower, mut upper) = (0.0f64, 0.0f64);
+        // Whole groups at once when every predicate is on a QI: a share
+        // product of 1 means every cell surely satisfies its predicate, 0
+        // that one surely fails.
+        qi.clear();
+        qi.extend(
+            query
+                .predicates
+                .iter()
+                .map_while(|p| self.position[p.column]),
+        );
+        let by_group = qi.len() == n_pred;
+        if by_group {
+            let prods = products.get_or_insert_with(Vec::new);
+            self.whole.products(prepared, qi, prods);
+            for (i, &p) in prods.iter().enumerate() {
+                if p == 0.0 {
+                    continue;
+                }
+                let sure = p == 1.0;
+                match query.aggregate {
+                    Aggregate::Count { code } => {
+                        let n = self.whole.count(i, code);
+                        if sure {
+                            lower += n;
+                        }
+                        upper += n;
+                    }
+                    Aggregate::Sum => {
+                        if sure {
+                            lower += self.whole.sum[i];
+                            upper += self.whole.sum[i];
+                        } else {
+                            lower += self.whole.negative[i];
+                            upper += self.whole.positive[i];
+                        }
+                    }
+                }
+            }
+        } else {
+            *products = None;
+        }
         for (gi, g) in self.release.groups.iter().enumerate() {
+            if by_group && self.whole.is_whole[gi] {
+                continue;
+            }
             let mut all = true;
             row_checks.clear();
             let mut ruled_out = false;
@@ -503,15 +528,14 @@ impl<'a> QueryEngine<'a> {
                     row_checks.push((pi, None));
                     continue;
                 };
-                let missing = self.ds.col(p.column).missing_code();
-                match self.status(self.cells[a][gi], &tables[pi], &prefix[pi], missing) {
-                    Status::Original => row_checks.push((pi, Some(a))),
-                    Status::All => {}
-                    Status::Some => all = false,
-                    Status::None => {
-                        ruled_out = true;
-                        break;
-                    }
+                let share = prepared.shares[pi][self.cells.id(gi, a)];
+                if share == ORIGINAL {
+                    row_checks.push((pi, Some(a)));
+                } else if share == 0.0 {
+                    ruled_out = true;
+                    break;
+                } else if share < 1.0 {
+                    all = false;
                 }
             }
             if ruled_out {
@@ -625,29 +649,6 @@ impl<'a> QueryEngine<'a> {
         total
     }
 
-    /// Which of the codes a cell stands for satisfy the condition.
-    fn status(&self, cell: Compact, table: &[bool], prefix: &[u32], missing: u32) -> Status {
-        let (total, sat) = match cell {
-            Compact::Original => return Status::Original,
-            Compact::Range(lo, hi) => range_counts(lo, hi, prefix, missing),
-            Compact::Set(start, end) => {
-                let codes = &self.set_codes[start as usize..end as usize];
-                let sat = codes
-                    .iter()
-                    .filter(|&&c| table.get(c as usize).copied().unwrap_or(false))
-                    .count();
-                (codes.len() as u64, sat as u64)
-            }
-        };
-        if sat == 0 {
-            Status::None
-        } else if sat == total {
-            Status::All
-        } else {
-            Status::Some
-        }
-    }
-
     fn bucket_bounds(&self, b: usize, sure: u32, possible: u32, agg: Aggregate) -> (f64, f64) {
         let size = self.buckets.size(b) as u32;
         match agg {
@@ -717,47 +718,21 @@ fn sum_value(col: &Column, code: u32) -> f64 {
 
 /// Per-bucket counters of one query: rows that surely and possibly satisfy
 /// it, and the buckets touched (to reset them).
-struct Scratch {
+pub(crate) struct Scratch {
+    actual: ActualScratch,
+    /// The query's predicates evaluated.
+    pub(crate) prepared: Prepared,
+    /// QI position of each predicate.
+    qi: Vec<usize>,
+    /// The whole groups' share products of the last query, when its
+    /// predicates were all on QIs (`prob_queries` reuses them).
+    pub(crate) products: Option<Vec<f64>>,
     sure: Vec<u32>,
     possible: Vec<u32>,
     touched: Vec<u32>,
     /// Predicates of the current group checked row by row, with their QI
     /// position (`None` for a predicate outside the QIs).
     row_checks: Vec<(usize, Option<usize>)>,
-    /// Per predicate, whether each code of its column satisfies it.
-    tables: Vec<Vec<bool>>,
-    /// Per predicate, `prefix[c]` = satisfying codes below c (code space + 1
-    /// entries), so a range of codes is counted in O(1).
-    prefix: Vec<Vec<u32>>,
-}
-
-/// A group cell for query answering: the codes `lo..=hi` (exact values,
-/// intervals, suppressed cells) or a slice of `set_codes`.
-#[derive(Debug, Clone, Copy)]
-enum Compact {
-    Original,
-    Range(u32, u32),
-    Set(u32, u32),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Status {
-    All,
-    Some,
-    None,
-    Original,
-}
-
-/// (codes in lo..=hi within the code space, those satisfying), from the
-/// predicate's prefix counts (the missing code never satisfies).
-fn range_counts(lo: u32, hi: u32, prefix: &[u32], missing: u32) -> (u64, u64) {
-    let hi = hi.min(missing);
-    if lo > hi {
-        return (0, 0);
-    }
-    let total = u64::from(hi - lo) + 1;
-    let sat = prefix[hi as usize + 1] - prefix[lo as usize];
-    (total, u64::from(sat))
 }
 
 /// The relative error of the seeded workload (see the module doc).
@@ -784,14 +759,14 @@ pub fn query_error(
 /// reporting each query to `progress`. An outdated workload (the TUI asked
 /// for new parameters) stops at the next query instead of keeping a core
 /// busy.
-pub(crate) fn answer_workload<S>(
+pub(crate) fn answer_workload<S, T: Send>(
     workload: &[Query],
     progress: &Progress,
     init: impl Fn() -> S + Sync + Send,
-    answer: impl Fn(&mut S, &Query) -> Answer + Sync + Send,
-) -> Result<Vec<Answer>> {
+    answer: impl Fn(&mut S, &Query) -> T + Sync + Send,
+) -> Result<Vec<T>> {
     progress.set_total(workload.len() as u64);
-    let answers: Option<Vec<Answer>> = workload
+    let answers: Option<Vec<T>> = workload
         .par_iter()
         .map_init(init, |state, q| {
             if progress.is_cancelled() {
@@ -832,7 +807,7 @@ pub(crate) fn report_of(answers: &[Answer], tcol: &Column, seed: u64) -> QueryRe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::release::{Bucket, EquivalenceGroup};
+    use crate::release::{Bucket, Cell, EquivalenceGroup};
 
     /// | row | age | sex | salary | disease |
     /// |-----|-----|-----|--------|---------|
@@ -1036,10 +1011,6 @@ mod tests {
         assert_eq!(codes(Condition::AtLeast(4)), vec![4, 5]);
         assert_eq!(codes(Condition::NotEqual(3)), vec![0, 1, 2, 4, 5]);
         assert_eq!(codes(Condition::OneOf(vec![1, 4])), vec![1, 4]);
-        // Ranges count through prefix sums; [2-9] clips at the missing code 6.
-        let prefix = [0, 0, 1, 1, 2, 2, 2];
-        assert_eq!(range_counts(2, 9, &prefix, 5), (4, 1));
-        assert_eq!(range_counts(0, 0, &prefix, 5), (1, 0));
     }
 
     #[test]

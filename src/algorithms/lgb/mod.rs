@@ -370,18 +370,16 @@ pub fn lgb(req: &Request<'_>, how: LocalGeneralization, progress: &Progress) -> 
         .enumerate()
         .map(|(s, ((_, rows), qi))| {
             let groups = match how {
-                LocalGeneralization::MedianPartition => {
-                    partition_rows(
-                        ds,
-                        qi,
-                        rows,
-                        None,
-                        Allowable::k(k),
-                        &req.options.hierarchies,
-                        progress,
-                        None,
-                    )?
-                }
+                LocalGeneralization::MedianPartition => partition_rows(
+                    ds,
+                    qi,
+                    rows,
+                    None,
+                    Allowable::k(k),
+                    &req.options.hierarchies,
+                    progress,
+                    None,
+                )?,
                 LocalGeneralization::MinimalNcp => {
                     // One generator per subset, so the result does not
                     // depend on which thread runs which subset.

@@ -97,7 +97,9 @@ enum Variant {
 
 impl Mondrian {
     pub fn k_anonymous() -> Self {
-        Self { variant: Variant::K }
+        Self {
+            variant: Variant::K,
+        }
     }
     /// The cross-bucket paper's baseline: p(t, s) ≤ 1/l (Definition 6).
     pub fn l_diverse() -> Self {
@@ -165,8 +167,14 @@ impl Mondrian {
         if let Some(s) = sensitive {
             let attribute = ds.col(s).name().to_string();
             release.claims.push(match self.variant {
-                Variant::DistinctL => Guarantee::GroupLDiversity { attribute, l: req.l },
-                _ => Guarantee::BreachProbability { attribute, l: req.l },
+                Variant::DistinctL => Guarantee::GroupLDiversity {
+                    attribute,
+                    l: req.l,
+                },
+                _ => Guarantee::BreachProbability {
+                    attribute,
+                    l: req.l,
+                },
             });
         }
         Ok(release)

@@ -112,7 +112,12 @@ fn along_hierarchy(
 /// into `items`.
 pub(super) fn balanced(items: &[(u64, u32)]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..items.len()).collect();
-    idx.sort_unstable_by(|&a, &b| items[b].0.cmp(&items[a].0).then(items[a].1.cmp(&items[b].1)));
+    idx.sort_unstable_by(|&a, &b| {
+        items[b]
+            .0
+            .cmp(&items[a].0)
+            .then(items[a].1.cmp(&items[b].1))
+    });
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let (mut wa, mut wb) = (0u64, 0u64);
     for i in idx {
@@ -184,7 +189,12 @@ mod tests {
         let col = ds.col(0);
         let b = h.bind(col).unwrap();
         let code = |v: &str| col.code_of(v).unwrap();
-        let vals = [code("Bachelors"), code("9th"), code("Masters"), code("HS-grad")];
+        let vals = [
+            code("Bachelors"),
+            code("9th"),
+            code("Masters"),
+            code("HS-grad"),
+        ];
         let counts = [10, 3, 2, 1];
         let (mut o, mut c) = (Vec::new(), Vec::new());
         order(&Kind::Hierarchy(&b), &vals, &counts, &mut o, &mut c);

@@ -26,8 +26,10 @@ use super::order::order;
 /// Nodes at least this large on both sides of a cut are split in parallel.
 const PARALLEL_MIN_ROWS: usize = 8192;
 
-/// One cut as a property test sees it: the rows of each side.
+/// One cut as a property test sees it: the rows of each side (read by the
+/// tests only).
 #[derive(Debug, Clone)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) struct TracedCut {
     pub dim: usize,
     pub left: Vec<u32>,
@@ -74,7 +76,11 @@ impl Scratch {
         let d = ctx.dims.len();
         Scratch {
             epoch: 0,
-            slots: ctx.dims.iter().map(|dim| vec![(0, 0); dim.code_space]).collect(),
+            slots: ctx
+                .dims
+                .iter()
+                .map(|dim| vec![(0, 0); dim.code_space])
+                .collect(),
             vals: vec![Vec::new(); d],
             counts: vec![Vec::new(); d],
             dims: Vec::with_capacity(d),

@@ -224,7 +224,11 @@ fn a_hierarchy_that_misses_a_value_is_refused_naming_it() {
     let (ds, _) = education();
     let partial = Hierarchy::from_rows(
         "edu",
-        &[vec!["Bachelors", "*"], vec!["Masters", "*"], vec!["9th", "*"]],
+        &[
+            vec!["Bachelors", "*"],
+            vec!["Masters", "*"],
+            vec!["9th", "*"],
+        ],
     )
     .unwrap();
     let mut q = only_qi(&ds, 2);
@@ -436,10 +440,16 @@ fn random_table() -> impl Strategy<Value = Dataset> {
 
 /// A hierarchy over the random tables' cities: {p, q} and {r, s, t}.
 fn cities() -> Hierarchy {
-    let rows: Vec<Vec<&str>> = [("p", "pq"), ("q", "pq"), ("r", "rst"), ("s", "rst"), ("t", "rst")]
-        .iter()
-        .map(|&(leaf, node)| vec![leaf, node, "*"])
-        .collect();
+    let rows: Vec<Vec<&str>> = [
+        ("p", "pq"),
+        ("q", "pq"),
+        ("r", "rst"),
+        ("s", "rst"),
+        ("t", "rst"),
+    ]
+    .iter()
+    .map(|&(leaf, node)| vec![leaf, node, "*"])
+    .collect();
     Hierarchy::from_rows("city", &rows).unwrap()
 }
 

@@ -111,9 +111,10 @@ fn split(
         let mut aux = sec.clone();
         while !aux.is_empty() {
             let cl = &clusters[i];
+            let terms = cl.terms(pr);
             let best = best_in(&aux, Some(cl.floor(pr.p, true)), |r| Score {
                 div: cl.div(pr, r),
-                dil: cl.delta_il(pr, r),
+                dil: cl.delta_with(pr, &terms, r),
             })
             .expect("aux is not empty");
             let tuple = aux.remove(best);
@@ -168,9 +169,10 @@ fn fill_one_each(pr: &Problem<'_>, clusters: &mut [Cluster], sec: &[u32]) -> Vec
         let free: Vec<u32> = (0..sec.len() as u32)
             .filter(|&i| !taken[i as usize])
             .collect();
+        let terms = cl.terms(pr);
         let score = |i: u32| Score {
             div: cl.div(pr, sec[i as usize]),
-            dil: cl.delta_il(pr, sec[i as usize]),
+            dil: cl.delta_with(pr, &terms, sec[i as usize]),
         };
         best_in(&free, Some(cl.floor(pr.p, true)), score).map(|j| Entry {
             score: score(free[j]),
@@ -231,9 +233,10 @@ fn add_diversity(
     while h < alive {
         while h < alive && !t.is_empty() {
             let cl = &clusters[h];
+            let terms = cl.terms(pr);
             let best = best_in(t, Some(cl.floor(p, true)), |r| Score {
                 div: cl.div(pr, r),
-                dil: cl.delta_il(pr, r),
+                dil: cl.delta_with(pr, &terms, r),
             })
             .expect("T is not empty");
             if clusters[h].div(pr, t[best]) == 0 {
@@ -286,9 +289,10 @@ fn grow_to_k(
     for cl in clusters.iter_mut() {
         while cl.len() < k {
             let c = &*cl;
+            let terms = c.terms(pr);
             let best = best_in(&t, Some(c.floor(pr.p, false)), |r| Score {
                 div: 0,
-                dil: c.delta_il(pr, r),
+                dil: c.delta_with(pr, &terms, r),
             })
             .expect("v was chosen so that T can fill every kept cluster");
             let tuple = t.swap_remove(best);

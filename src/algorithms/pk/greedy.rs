@@ -18,8 +18,15 @@
 //!   p-sensitivity or k). The first cluster always completes when Condition
 //!   1 holds, since the whole table is p-sensitive.
 //!
-//! Cost: every added tuple scans the unassigned ones: O(n²) IL increases,
-//! scanned in parallel for large pools.
+//! - Ties (equal Div and IL increase) go to the candidate whose QI
+//!   values first occur earlier in the table, then to the lower row
+//!   ([`super::pool`]).
+//!
+//! Cost: every added tuple scans the unassigned ones, O(n²) in the worst
+//! case; the scan scores each distinct QI combination once and each
+//! distinct (QI combination, sensitive ids) once ([`Pool`]), from IL terms
+//! tabulated per cluster ([`Cluster::terms`]), and stops at a candidate no
+//! other can beat ([`Cluster::floor`]).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,44 +34,41 @@ use rand_chacha::ChaCha8Rng;
 use crate::error::Result;
 use crate::progress::Progress;
 
-use super::{best_in, spread, tick, Cluster, Problem, Score};
+use super::pool::Pool;
+use super::{spread, tick, Cluster, Problem};
 
 pub(crate) fn cluster(pr: &Problem<'_>, seed: u64, progress: &Progress) -> Result<Vec<Cluster>> {
     let n = pr.n();
     let p = pr.p;
     progress.set_total(n as u64);
-    let mut pool: Vec<u32> = (0..n as u32).collect();
+    let mut pool = Pool::new(pr);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut last_seed = pool[rng.random_range(0..n)];
+    let mut last_seed = rng.random_range(0..n) as u32;
     let mut first = true;
     let mut clusters = Vec::new();
     let mut leftover = Vec::new();
     while !pool.is_empty() {
         let s = if first {
             first = false;
-            pool.iter().position(|&r| r == last_seed).unwrap_or(0)
+            last_seed
         } else {
             let mut probe = Cluster::new(pr);
             probe.add(pr, last_seed);
             // Farthest: the largest IL of {last seed, t}.
-            best_in(&pool, None, |r| Score {
-                div: 0,
-                dil: -probe.delta_il(pr, r),
-            })
-            .unwrap_or(0)
+            pool.best(pr, &probe, false, None, true)
+                .expect("the pool is not empty")
         };
-        last_seed = pool.swap_remove(s);
+        pool.take(s);
+        last_seed = s;
         let mut cl = Cluster::new(pr);
-        cl.add(pr, last_seed);
+        cl.add(pr, s);
         while (cl.len() < pr.k || cl.hom(p) > 0) && !pool.is_empty() {
             let diverse = cl.hom(p) > 0;
-            let c = &cl;
-            let best = best_in(&pool, Some(c.floor(p, diverse)), |r| Score {
-                div: if diverse { c.div(pr, r) } else { 0 },
-                dil: c.delta_il(pr, r),
-            })
-            .unwrap_or(0);
-            cl.add(pr, pool.swap_remove(best));
+            let best = pool
+                .best(pr, &cl, diverse, Some(cl.floor(p, diverse)), false)
+                .expect("the pool is not empty");
+            pool.take(best);
+            cl.add(pr, best);
         }
         tick(progress, cl.len() as u64)?;
         if cl.len() >= pr.k && cl.hom(p) == 0 {
@@ -73,6 +77,7 @@ pub(crate) fn cluster(pr: &Problem<'_>, seed: u64, progress: &Progress) -> Resul
             leftover = cl.rows;
         }
     }
+    debug_assert!(pool.rest().is_empty());
     if clusters.is_empty() {
         // Unreachable when Condition 1 holds (see the module doc); kept so
         // that no tuple can be lost.

@@ -28,6 +28,7 @@
 pub mod conditions;
 mod enhanced;
 mod greedy;
+mod pool;
 
 use std::cmp::Ordering;
 
@@ -79,6 +80,8 @@ pub(crate) struct Problem<'a> {
     pub bound: PkBound,
     pub model: IlModel,
     pub codes: Vec<&'a [u32]>,
+    /// Codes of each QI range over `0..code_space[a]`.
+    pub code_space: Vec<usize>,
 }
 
 impl<'a> Problem<'a> {
@@ -98,6 +101,7 @@ impl<'a> Problem<'a> {
         check(&bound, req.k)?;
         let model = IlModel::new(req.ds, &req.qi, &req.options.hierarchies)?;
         let codes = req.qi.iter().map(|&c| req.ds.col(c).codes()).collect();
+        let code_space = req.qi.iter().map(|&c| req.ds.col(c).code_space()).collect();
         Ok(Problem {
             ds: req.ds,
             k: req.k as usize,
@@ -106,6 +110,7 @@ impl<'a> Problem<'a> {
             bound,
             model,
             codes,
+            code_space,
         })
     }
 
@@ -171,6 +176,51 @@ impl Cluster {
         }
     }
 
+    /// Per QI, the IL term of gen(cl) extended by each code of the QI: a
+    /// BestMatch scan then adds table entries instead of extending gen(cl)
+    /// through the hierarchy for every candidate ([`Self::delta_with`]).
+    /// Built once per scan; O(codes of the QIs).
+    pub fn terms(&self, pr: &Problem<'_>) -> Terms {
+        Terms(
+            self.gen
+                .iter()
+                .enumerate()
+                .map(|(a, &g)| {
+                    (0..pr.code_space[a] as u32)
+                        .map(|c| pr.model.term(a, pr.model.extend(a, g, c)))
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+
+    /// [`Self::delta_il`] from the cluster's [`Terms`]: the same terms
+    /// summed in the same order, so the same number.
+    pub fn delta_with(&self, pr: &Problem<'_>, terms: &Terms, row: u32) -> f64 {
+        let cost: f64 = terms
+            .0
+            .iter()
+            .enumerate()
+            .map(|(a, t)| t[pr.codes[a][row as usize] as usize])
+            .sum();
+        (self.rows.len() + 1) as f64 * cost - self.il()
+    }
+
+    /// [`Self::delta_with`] for a tuple with QI codes `codes`.
+    pub fn delta_codes(&self, terms: &Terms, codes: &[u32]) -> f64 {
+        let cost: f64 = terms.0.iter().zip(codes).map(|(t, &c)| t[c as usize]).sum();
+        (self.rows.len() + 1) as f64 * cost - self.il()
+    }
+
+    /// [`Self::div`] for a tuple with sensitive ids `ids` (one per view).
+    pub fn div_of(&self, pr: &Problem<'_>, ids: &[u32]) -> u32 {
+        let new = ids
+            .iter()
+            .enumerate()
+            .map(|(j, &id)| self.counts[j][id as usize] == 0);
+        div_units(new, &self.distinct, pr.p)
+    }
+
     /// IL(cl ∪ {row}) − IL(cl).
     pub fn delta_il(&self, pr: &Problem<'_>, row: u32) -> f64 {
         let cost: f64 = self
@@ -200,6 +250,9 @@ impl Cluster {
         hom_units(&self.distinct, p)
     }
 }
+
+/// Per QI and code: the IL term of a cluster's gen extended by that code.
+pub(crate) struct Terms(Vec<Vec<f64>>);
 
 /// A candidate's score: more diversity first, then less added IL.
 #[derive(Debug, Clone, Copy)]
