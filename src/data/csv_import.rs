@@ -19,6 +19,7 @@
 //!   number; `numeric`/`categorical` override the detection per column.
 //! - Rows are counted as a spreadsheet would: the header is row 1.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Chain, Cursor, Read};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dataset::{ColumnBuilder, ColumnKind, Dataset};
 use crate::error::{Error, Result};
+use crate::format::thousands;
 
 /// How to read a CSV file. Serialized into the project file so a session
 /// re-reads its data the same way.
@@ -45,6 +47,36 @@ pub struct CsvOptions {
     /// A field longer than this is refused: such a field is almost always a
     /// broken quote that swallowed the rest of the file.
     pub max_field_bytes: usize,
+    /// A row (a record, quoted line breaks included) longer than this is
+    /// refused while it is read, so an input without line breaks
+    /// (`/dev/zero`) or an unclosed quote never fills the memory.
+    #[serde(skip_serializing_if = "is_default_max_row_bytes")]
+    pub max_row_bytes: u64,
+    /// More columns than this are refused at the header.
+    #[serde(skip_serializing_if = "is_default_max_columns")]
+    pub max_columns: usize,
+    /// A file larger than this is refused: before reading when its size is
+    /// known, else (a pipe, a device) once that much has been read.
+    #[serde(skip_serializing_if = "is_default_max_file_bytes")]
+    pub max_file_bytes: u64,
+}
+
+/// The default limits; README "Limits" documents them and the flags that
+/// raise them. Projects leave them out at their defaults, so project files
+/// written before they existed keep their bytes.
+pub const DEFAULT_MAX_FIELD_BYTES: usize = 1 << 20;
+pub const DEFAULT_MAX_ROW_BYTES: u64 = 16 << 20;
+pub const DEFAULT_MAX_COLUMNS: usize = 10_000;
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 2 << 30;
+
+fn is_default_max_row_bytes(v: &u64) -> bool {
+    *v == DEFAULT_MAX_ROW_BYTES
+}
+fn is_default_max_columns(v: &usize) -> bool {
+    *v == DEFAULT_MAX_COLUMNS
+}
+fn is_default_max_file_bytes(v: &u64) -> bool {
+    *v == DEFAULT_MAX_FILE_BYTES
 }
 
 impl Default for CsvOptions {
@@ -55,7 +87,10 @@ impl Default for CsvOptions {
             numeric: Vec::new(),
             categorical: Vec::new(),
             trim: true,
-            max_field_bytes: 1 << 20,
+            max_field_bytes: DEFAULT_MAX_FIELD_BYTES,
+            max_row_bytes: DEFAULT_MAX_ROW_BYTES,
+            max_columns: DEFAULT_MAX_COLUMNS,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -67,6 +102,26 @@ const CANDIDATES: [u8; 4] = [b',', b';', b'\t', b'|'];
 pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     let io = |e| Error::Io(path.to_path_buf(), e);
     let mut file = File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.is_dir() {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            "is a directory, not a CSV file",
+        ));
+    }
+    // A regular file's size is known: refuse it before reading. Other
+    // inputs (pipes, devices) are counted as they stream.
+    let regular = meta.is_file();
+    if regular && meta.len() > opts.max_file_bytes {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            file_limit_message(meta.len(), opts.max_file_bytes),
+        ));
+    }
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     (&mut file)
         .take(SNIFF_BYTES as u64)
@@ -76,8 +131,15 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "data".into());
-    let size_hint = file.metadata().map(|m| m.len()).unwrap_or(0);
-    load_from(path, &name, head, file, size_hint, opts)
+    let size_hint = if regular { meta.len() } else { 0 };
+    load_from(path, &name, head, file, size_hint, regular, opts)
+}
+
+fn file_limit_message(size: u64, limit: u64) -> String {
+    format!(
+        "the file is larger than the limit of {} bytes ({size} bytes or more); raise it with --max-file-bytes (or the project's csv.max_file_bytes)",
+        thousands(limit)
+    )
 }
 
 /// Load CSV text held in memory (the embedded demo); `label` names it in
@@ -94,6 +156,7 @@ pub fn load_csv_bytes(bytes: &[u8], label: &str, opts: &CsvOptions) -> Result<Da
         bytes[..split].to_vec(),
         &bytes[split..],
         bytes.len() as u64,
+        true,
         opts,
     )
 }
@@ -168,6 +231,7 @@ fn load_from<R: Read + Send>(
     mut head: Vec<u8>,
     rest: R,
     size_hint: u64,
+    regular: bool,
     opts: &CsvOptions,
 ) -> Result<Dataset> {
     let file = path.to_path_buf();
@@ -194,17 +258,37 @@ fn load_from<R: Read + Send>(
         // csv crate's trimming copies every record into a new allocation.
         .trim(csv::Trim::None)
         .buffer_capacity(1 << 16)
-        .from_reader(QuoteCounter {
-            inner: Cursor::new(head).chain(rest),
-            quotes: 0,
-        });
+        .from_reader(Tracked::new(
+            Cursor::new(head).chain(rest),
+            opts.max_row_bytes,
+            opts.max_file_bytes,
+        ));
+    let limits = Limits {
+        file: &file,
+        regular,
+        opts,
+    };
 
-    let mut headers = reader
-        .byte_headers()
-        .map_err(|e| csv_error(&file, &[], e))?
-        .clone();
+    let mut headers = match reader.byte_headers() {
+        Ok(h) => h.clone(),
+        Err(e) => return Err(limits.csv_error(reader.get_mut(), &[], e)),
+    };
+    let header_end = reader.position().byte();
+    reader.get_mut().consumed(header_end);
     if opts.trim {
         headers.trim();
+    }
+    if headers.len() > opts.max_columns {
+        return Err(Error::input(
+            file,
+            Some(1),
+            None,
+            format!(
+                "the header has {} columns, over the limit of {}; raise it with --max-columns (or the project's csv.max_columns)",
+                thousands(headers.len() as u64),
+                thousands(opts.max_columns as u64)
+            ),
+        ));
     }
     let names = header_names(&file, &headers)?;
     check_forced(&names, opts)?;
@@ -234,21 +318,22 @@ fn load_from<R: Read + Send>(
     // file order: a batch's interning errors are reported before the parse
     // error that ended it, as when records were read and interned one by one.
     let mut last = LastRecord::default();
+    let mut lines = LineMap::default();
     let (mut current, mut next) = (Batch::default(), Batch::default());
-    let mut status = current.parse(&mut reader, &rules, names.len(), &mut last);
+    let mut status = current.parse(&mut reader, &rules, names.len(), &mut last, &mut lines);
     let mut rows = 0u64;
     loop {
         let more = matches!(status, Parsed::Full);
         let (interned, next_status) = rayon::join(
             || interner.intern(&current, &mut builders),
-            || more.then(|| next.parse(&mut reader, &rules, names.len(), &mut last)),
+            || more.then(|| next.parse(&mut reader, &rules, names.len(), &mut last, &mut lines)),
         );
         interned?;
         rows += current.len as u64;
         match status {
             Parsed::Full => {}
             Parsed::End => break,
-            Parsed::Failed(e) => return Err(csv_error(&file, &names, e)),
+            Parsed::Failed(e) => return Err(limits.csv_error(reader.get_mut(), &names, e)),
         }
         std::mem::swap(&mut current, &mut next);
         status = next_status.unwrap_or(Parsed::End);
@@ -284,11 +369,9 @@ fn load_from<R: Read + Send>(
             None
         };
         let col = b.finish(kind).map_err(|e| {
-            // Data rows start at line 2; blank lines skipped above make this
-            // an estimate only in files that have them.
             Error::input(
                 &file,
-                Some(e.row as u64 + 2),
+                Some(lines.line(e.row as u64)),
                 Some(name.clone()),
                 e.to_string(),
             )
@@ -298,16 +381,236 @@ fn load_from<R: Read + Send>(
     Dataset::new(name, columns)
 }
 
-/// Counts `"` bytes as the file streams past, to detect an unclosed quote.
-struct QuoteCounter<R> {
+/// The input as it streams past: counts `"` bytes (to detect an unclosed
+/// quote), finds line breaks (`\n`, `\r\n` and a lone `\r` each end a
+/// line) so rows are numbered as an editor numbers lines whatever the line
+/// ending, and enforces the row and file limits while reading.
+struct Tracked<R> {
     inner: R,
     quotes: u64,
+    /// Bytes handed to the CSV reader so far.
+    delivered: u64,
+    /// Where the last record the loader took ended: the record in progress
+    /// (and blank lines before it) lies beyond.
+    consumed: u64,
+    /// Line breaks delivered but not yet behind a record asked about,
+    /// in order: `end << 1 | (length == 2)`.
+    breaks: VecDeque<u64>,
+    /// Line breaks already behind.
+    lines_behind: u64,
+    /// A `\r` that ended the last chunk: a line break of its own unless the
+    /// next chunk starts with `\n`.
+    pending_cr: Option<u64>,
+    max_row: u64,
+    max_file: u64,
+    /// The limit that stopped reading, if one did.
+    exceeded: Option<Exceeded>,
 }
 
-impl<R> QuoteCounter<Chain<Cursor<Vec<u8>>, R>> {
+#[derive(Debug, Clone, Copy)]
+enum Exceeded {
+    Row,
+    File,
+}
+
+impl std::fmt::Display for Exceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("input limit exceeded")
+    }
+}
+
+impl std::error::Error for Exceeded {}
+
+impl<R> Tracked<R> {
+    fn new(inner: R, max_row: u64, max_file: u64) -> Self {
+        Tracked {
+            inner,
+            quotes: 0,
+            delivered: 0,
+            consumed: 0,
+            breaks: VecDeque::new(),
+            lines_behind: 0,
+            pending_cr: None,
+            max_row,
+            max_file,
+            exceeded: None,
+        }
+    }
+
+    fn push_break(&mut self, end: u64, two: bool) {
+        self.breaks.push_back(end << 1 | u64::from(two));
+    }
+
+    /// The 1-based line on which the record the CSV reader placed at byte
+    /// `pos` starts. The reader places a record where it began reading it,
+    /// before the blank lines it skips; those are counted too. Positions
+    /// must not decrease from call to call.
+    fn line_at(&mut self, pos: u64) -> u64 {
+        // A break that starts before `pos` is behind it; the reader may put
+        // a record on the `\n` of a `\r\n` it split across two reads.
+        let mut at = pos;
+        while let Some(&b) = self.breaks.front() {
+            let (end, len) = (b >> 1, 1 + (b & 1));
+            if end - len >= pos {
+                break;
+            }
+            self.breaks.pop_front();
+            self.lines_behind += 1;
+            at = at.max(end);
+        }
+        let mut blank = 0;
+        for &b in &self.breaks {
+            let (end, len) = (b >> 1, 1 + (b & 1));
+            if end - len != at {
+                break;
+            }
+            blank += 1;
+            at = end;
+        }
+        self.lines_behind + blank + 1
+    }
+
+    /// The loader took the record ending at byte `end`.
+    fn consumed(&mut self, end: u64) {
+        self.consumed = end;
+    }
+
+    fn scan(&mut self, chunk: &[u8]) {
+        let base = self.delivered;
+        let carried = self.pending_cr.take();
+        if let Some(cr) = carried {
+            if chunk.first() != Some(&b'\n') {
+                self.push_break(cr + 1, false);
+            }
+        }
+        for i in memchr::memchr3_iter(b'"', b'\n', b'\r', chunk) {
+            let at = base + i as u64;
+            match chunk[i] {
+                b'"' => self.quotes += 1,
+                b'\n' => {
+                    let after_cr = if i == 0 {
+                        carried.is_some()
+                    } else {
+                        chunk[i - 1] == b'\r'
+                    };
+                    self.push_break(at + 1, after_cr);
+                }
+                _ => match chunk.get(i + 1) {
+                    Some(b'\n') => {}
+                    Some(_) => self.push_break(at + 1, false),
+                    None => self.pending_cr = Some(at),
+                },
+            }
+        }
+    }
+}
+
+impl<R> Tracked<Chain<Cursor<Vec<u8>>, R>> {
     /// The first bytes of the file (at most 64 KiB), for estimates.
     fn head_sample(&self) -> &[u8] {
         self.inner.get_ref().0.get_ref()
+    }
+}
+
+impl<R: Read> Read for Tracked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        // The CSV reader asks for more only while a record is unfinished:
+        // everything past the last record taken belongs to that one.
+        if self.delivered - self.consumed > self.max_row {
+            self.exceeded = Some(Exceeded::Row);
+        } else if self.delivered > self.max_file {
+            self.exceeded = Some(Exceeded::File);
+        }
+        if let Some(e) = self.exceeded {
+            return Err(std::io::Error::other(e));
+        }
+        let n = self.inner.read(buf)?;
+        if n == 0 {
+            if let Some(cr) = self.pending_cr.take() {
+                self.push_break(cr + 1, false);
+            }
+            return Ok(0);
+        }
+        self.scan(&buf[..n]);
+        self.delivered += n as u64;
+        Ok(n)
+    }
+}
+
+/// Data row (0-based) → line, where they differ from the usual
+/// `row + 2` (blank lines, quoted line breaks): the lines of records the
+/// loader no longer holds, for messages about a whole column.
+#[derive(Default)]
+struct LineMap {
+    /// (first data row of a run, line − row of the run), by row.
+    runs: Vec<(u64, u64)>,
+    /// Data rows seen.
+    rows: u64,
+}
+
+impl LineMap {
+    fn note(&mut self, row: u64, line: u64) {
+        let offset = line.saturating_sub(row);
+        if self.runs.last().map_or(2, |r| r.1) != offset {
+            self.runs.push((row, offset));
+        }
+    }
+
+    fn line(&self, row: u64) -> u64 {
+        let i = self.runs.partition_point(|r| r.0 <= row);
+        row + if i == 0 { 2 } else { self.runs[i - 1].1 }
+    }
+}
+
+/// How messages name the limits.
+struct Limits<'a> {
+    file: &'a Path,
+    regular: bool,
+    opts: &'a CsvOptions,
+}
+
+impl Limits<'_> {
+    /// A CSV reader's error as the user's message; `tracked` tells where.
+    fn csv_error<R>(&self, tracked: &mut Tracked<R>, names: &[String], e: csv::Error) -> Error {
+        let exceeded = match e.kind() {
+            csv::ErrorKind::Io(io) => io
+                .get_ref()
+                .and_then(|i| i.downcast_ref::<Exceeded>())
+                .copied(),
+            _ => None,
+        };
+        let not_regular = if self.regular {
+            String::new()
+        } else {
+            " (the input is not a regular file: does it ever end?)".to_string()
+        };
+        match exceeded {
+            Some(Exceeded::Row) => {
+                let line = tracked.line_at(tracked.consumed);
+                Error::input(
+                    self.file,
+                    Some(line),
+                    None,
+                    format!(
+                        "the row is longer than the limit of {} bytes{not_regular}; a missing line break or an unclosed quote? Raise the limit with --max-row-bytes (or the project's csv.max_row_bytes)",
+                        thousands(self.opts.max_row_bytes)
+                    ),
+                )
+            }
+            Some(Exceeded::File) => Error::input(
+                self.file,
+                None,
+                None,
+                format!(
+                    "{}{not_regular}",
+                    file_limit_message(tracked.delivered, self.opts.max_file_bytes)
+                ),
+            ),
+            None => {
+                let line = e.position().map(|p| tracked.line_at(p.byte()));
+                csv_error(self.file, names, line, e)
+            }
+        }
     }
 }
 
@@ -355,14 +658,14 @@ impl Batch {
     /// Read up to `BATCH` records. Blank lines are read but not kept.
     fn parse<R: Read>(
         &mut self,
-        reader: &mut csv::Reader<R>,
+        reader: &mut csv::Reader<Tracked<R>>,
         rules: &FieldRules,
         columns: usize,
         last: &mut LastRecord,
+        lines: &mut LineMap,
     ) -> Parsed {
         self.len = 0;
         self.lines.clear();
-        let mut rows = 0u64;
         // Slot of the last record read in this call, if any.
         let mut last_slot = None;
         let status = loop {
@@ -378,7 +681,11 @@ impl Batch {
                 Ok(true) => {}
                 Err(e) => break Parsed::Failed(e),
             }
-            let line = record.position().map(|p| p.line()).unwrap_or(rows + 2);
+            let start = record.position().map_or(0, csv::Position::byte);
+            let end = reader.position().byte();
+            let tracked = reader.get_mut();
+            let line = tracked.line_at(start);
+            tracked.consumed(end);
             last.line = line;
             last_slot = Some(self.len);
             // A blank line between records parses as one empty field; skip
@@ -386,14 +693,15 @@ impl Batch {
             if record.len() == 1 && rules.field(&record[0]).is_empty() && columns > 1 {
                 continue;
             }
+            lines.note(lines.rows, line);
+            lines.rows += 1;
             self.lines.push(line);
             self.len += 1;
-            rows += 1;
         };
         if let Some(slot) = last_slot {
             last.multiline_field = self.records[slot]
                 .iter()
-                .position(|f| memchr::memchr(b'\n', rules.field(f)).is_some());
+                .position(|f| memchr::memchr2(b'\n', b'\r', rules.field(f)).is_some());
         }
         status
     }
@@ -498,14 +806,6 @@ impl Interner<'_> {
     }
 }
 
-impl<R: Read> Read for QuoteCounter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.quotes += memchr::memchr_iter(b'"', &buf[..n]).count() as u64;
-        Ok(n)
-    }
-}
-
 fn header_names(file: &PathBuf, headers: &csv::ByteRecord) -> Result<Vec<String>> {
     let mut names: Vec<String> = Vec::with_capacity(headers.len());
     for (i, h) in headers.iter().enumerate() {
@@ -556,8 +856,7 @@ fn check_forced(names: &[String], opts: &CsvOptions) -> Result<()> {
     Ok(())
 }
 
-fn csv_error(file: &Path, names: &[String], e: csv::Error) -> Error {
-    let line = e.position().map(|p| p.line());
+fn csv_error(file: &Path, names: &[String], line: Option<u64>, e: csv::Error) -> Error {
     match e.into_kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -765,6 +1064,163 @@ mod tests {
             e.contains(&format!("row {}", BATCH + 1))
                 && e.contains("'c'")
                 && e.contains("never closed"),
+            "{e}"
+        );
+    }
+
+    /// A reader that hands out a few bytes at a time, so line breaks fall
+    /// on every chunk boundary.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(self.1);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn load_trickled(bytes: &[u8], step: usize, opts: &CsvOptions) -> Result<Dataset> {
+        let split = bytes.len().min(2);
+        let rest = Trickle(&bytes[split..], step);
+        load_from(
+            Path::new("t.csv"),
+            "t",
+            bytes[..split].to_vec(),
+            rest,
+            0,
+            false,
+            opts,
+        )
+    }
+
+    #[test]
+    fn row_numbers_are_lines_for_lf_crlf_and_cr() {
+        for eol in ["\n", "\r\n", "\r"] {
+            // A ragged row on line 6, after a blank line.
+            let text = ["a,b,c", "1,2,3", "4,5,6", "", "7,8,9", "1,2"].join(eol) + eol;
+            let opts = CsvOptions::default();
+            for step in [1, 2, 3, 1 << 20] {
+                let e = load_trickled(text.as_bytes(), step, &opts)
+                    .unwrap_err()
+                    .to_string();
+                assert!(e.contains("row 6, column 'c'"), "{eol:?} step {step}: {e}");
+            }
+            // A bad byte on line 2 (not the header).
+            let bytes = [b"a,b".as_slice(), eol.as_bytes(), b"1,\xff", eol.as_bytes()].concat();
+            let e = load_err(&bytes);
+            assert!(e.contains("row 2, column 'b'"), "{eol:?}: {e}");
+            // A value that is not a number in a column forced numeric, after
+            // a quoted line break: its line, not its record count.
+            let text = ["a,b", "1,\"x", "y\"", "", "z,2"].join(eol) + eol;
+            let forced = CsvOptions {
+                numeric: vec!["a".into()],
+                ..Default::default()
+            };
+            let e = load_csv_bytes(text.as_bytes(), "t.csv", &forced)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("row 5, column 'a'"), "{eol:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_row_without_end_is_refused_at_the_row_limit() {
+        let opts = CsvOptions {
+            max_row_bytes: 1000,
+            ..Default::default()
+        };
+        let mut bytes = b"a,b\n1,2\n3,".to_vec();
+        bytes.extend(std::iter::repeat_n(0u8, 5000));
+        let e = load_trickled(&bytes, 100, &opts).unwrap_err().to_string();
+        assert!(
+            e.contains("row 3")
+                && e.contains("limit of 1,000 bytes")
+                && e.contains("--max-row-bytes"),
+            "{e}"
+        );
+        assert!(e.contains("not a regular file"), "{e}");
+        // An unclosed quote that swallows the rest: the same limit.
+        let mut bytes = b"a,b\n1,\"2\n".to_vec();
+        bytes.extend(b"3,4\n".repeat(1000));
+        let e = load_trickled(&bytes, 64, &opts).unwrap_err().to_string();
+        assert!(
+            e.contains("row 2") && e.contains("limit of 1,000 bytes"),
+            "{e}"
+        );
+        // A row just under the limit loads.
+        let long = format!("a,b\n1,{}\n2,3\n", "x".repeat(900));
+        assert_eq!(
+            load_trickled(long.as_bytes(), 7, &opts).unwrap().n_rows(),
+            2
+        );
+    }
+
+    #[test]
+    fn file_and_column_limits_name_the_flag() {
+        let opts = CsvOptions {
+            max_file_bytes: 100,
+            ..Default::default()
+        };
+        let bytes = b"a,b\n".repeat(200);
+        let e = load_trickled(&bytes, 10, &opts).unwrap_err().to_string();
+        assert!(
+            e.contains("limit of 100 bytes") && e.contains("--max-file-bytes"),
+            "{e}"
+        );
+        let opts = CsvOptions {
+            max_columns: 3,
+            ..Default::default()
+        };
+        let e = load_csv_bytes(b"a,b,c,d\n1,2,3,4\n", "t.csv", &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("4 columns, over the limit of 3") && e.contains("--max-columns"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.csv");
+        std::fs::write(&big, b"a,b\n1,2\n".repeat(100)).unwrap();
+        let opts = CsvOptions {
+            max_file_bytes: 500,
+            ..Default::default()
+        };
+        let e = load_csv(&big, &opts).unwrap_err().to_string();
+        assert!(
+            e.contains("big.csv") && e.contains("limit of 500 bytes"),
+            "{e}"
+        );
+        assert!(!e.contains("regular"), "{e}");
+        let e = load_csv(dir.path(), &CsvOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("directory"), "{e}");
+    }
+
+    #[test]
+    fn numbers_equal_as_numbers_are_one_value_in_canonical_form() {
+        let ds = load("x,y\n-0,a\n0,a\n0.0,a\n00,a\n39,b\n39.0,b\n039,b\n3.9e1,b\n").unwrap();
+        let x = ds.col(0);
+        assert_eq!(x.kind(), ColumnKind::Numeric);
+        assert_eq!(x.dictionary(), &["0".into(), "39".into()] as &[Box<str>]);
+        assert_eq!(x.codes(), &[0, 0, 0, 0, 1, 1, 1, 1]);
+        // NaN and inf are text: the column is categorical, kept as written.
+        let ds = load("x\n1\nNaN\ninf\n").unwrap();
+        assert_eq!(ds.col(0).kind(), ColumnKind::Categorical);
+        let e = load_csv_bytes(
+            b"x\n1\nNaN\n",
+            "t.csv",
+            &CsvOptions {
+                numeric: vec!["x".into()],
+                ..Default::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("row 3") && e.contains("'NaN' is not a number"),
             "{e}"
         );
     }

@@ -3,13 +3,17 @@
 //! Each column keeps its distinct values once and a `u32` code per row.
 //! Dictionaries are sorted — numerically for numeric columns, by byte order
 //! for categorical ones — so code order is value order and codes are the
-//! same whatever the row order of the file. A missing cell has the code
+//! same whatever the row order of the file. A numeric column reads its
+//! values exactly (`data::number`): values equal as numbers (`39`, `039`,
+//! `3.9e1`) are one entry, held as the number's canonical text, and the
+//! order is exact even where `f64` cannot tell two values apart. A missing cell has the code
 //! `dictionary.len()` (one past the last value), so it is a known code that
 //! sorts last and never indexes out of the dictionary by surprise.
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use super::number::{is_number, Decimal};
 use crate::error::{Error, Result};
 
 /// How a column's values are ordered and compared.
@@ -106,9 +110,9 @@ impl Column {
     /// columns also match by number, so `60` finds `60.0`.
     pub fn code_of(&self, value: &str) -> Option<u32> {
         if self.is_numeric() {
-            let x: f64 = value.trim().parse().ok()?;
-            let i = self.numbers.partition_point(|&v| v < x);
-            (i < self.numbers.len() && self.numbers[i] == x).then_some(i as u32)
+            let x = Decimal::parse(value)?;
+            let i = self.partition_point(|v| v < &x);
+            (i < self.values.len() && self.decimal(i as u32) == Some(x)).then_some(i as u32)
         } else {
             self.values
                 .binary_search_by(|v| (**v).cmp(value))
@@ -116,6 +120,22 @@ impl Column {
                 .map(|i| i as u32)
         }
     }
+    /// The exact number behind a code of a numeric column (`data::number`).
+    pub fn decimal(&self, code: u32) -> Option<Decimal> {
+        if !self.is_numeric() {
+            return None;
+        }
+        Decimal::parse(self.value(code)?)
+    }
+
+    /// The first code of a numeric column whose exact number fails `below`
+    /// (`below` must hold for a prefix of the dictionary, as `v < x`
+    /// does: the dictionary is in exact numeric order).
+    pub fn partition_point(&self, below: impl Fn(&Decimal) -> bool) -> usize {
+        self.values
+            .partition_point(|v| Decimal::parse(v).is_some_and(|d| below(&d)))
+    }
+
     /// Row count per code, indexed `0..=missing_code()`.
     pub fn frequencies(&self) -> Vec<u64> {
         let mut f = vec![0u64; self.code_space()];
@@ -231,7 +251,7 @@ impl std::fmt::Display for KindError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "'{}' is not a number, but the column was declared numeric",
+            "'{}' is not a number, but the column was declared numeric (a number is a decimal numeral of magnitude below 1e150; NaN and inf are not numbers)",
             self.value
         )
     }
@@ -318,8 +338,8 @@ impl ColumnBuilder {
     }
 
     /// Sort the dictionary and remap codes. `kind` forces a kind; `None`
-    /// detects it: numeric when every non-missing value is a finite number
-    /// and there is at least one.
+    /// detects it: numeric when every non-missing value is a number
+    /// (`data::number`) and there is at least one.
     pub fn finish(self, kind: Option<ColumnKind>) -> std::result::Result<Column, KindError> {
         let all_numeric = self.first_non_numeric.is_none() && !self.values.is_empty();
         let kind = match kind {
@@ -337,20 +357,12 @@ impl ColumnBuilder {
             None if all_numeric => ColumnKind::Numeric,
             None => ColumnKind::Categorical,
         };
+        if kind == ColumnKind::Numeric {
+            return Ok(self.finish_numeric());
+        }
         let n = self.values.len();
         let mut order: Vec<u32> = (0..n as u32).collect();
-        let mut numbers = Vec::new();
-        if kind == ColumnKind::Numeric {
-            let parsed: Vec<f64> = self.values.iter().map(|v| parse_number(v)).collect();
-            order.sort_by(|&a, &b| {
-                parsed[a as usize]
-                    .total_cmp(&parsed[b as usize])
-                    .then_with(|| self.values[a as usize].cmp(&self.values[b as usize]))
-            });
-            numbers = order.iter().map(|&o| parsed[o as usize]).collect();
-        } else {
-            order.sort_by(|&a, &b| self.values[a as usize].cmp(&self.values[b as usize]));
-        }
+        order.sort_by(|&a, &b| self.values[a as usize].cmp(&self.values[b as usize]));
         let mut remap = vec![0u32; n];
         for (new, &old) in order.iter().enumerate() {
             remap[old as usize] = new as u32;
@@ -360,28 +372,68 @@ impl ColumnBuilder {
             .iter()
             .map(|&o| old_values[o as usize].take().unwrap_or_default())
             .collect();
-        let missing = n as u32;
-        let mut codes = self.codes;
-        // A row estimate may have over-reserved.
-        codes.shrink_to_fit();
-        let mut missing_rows = 0;
-        for c in codes.iter_mut() {
-            *c = if *c == PENDING_MISSING {
-                missing_rows += 1;
-                missing
-            } else {
-                remap[*c as usize]
-            };
-        }
+        let (codes, missing_rows) = remap_codes(self.codes, &remap, n as u32);
         Ok(Column {
             name: self.name,
             kind,
             values,
-            numbers,
+            numbers: Vec::new(),
             codes,
             missing: missing_rows,
         })
     }
+
+    /// A numeric column: values equal as numbers (`39`, `39.0`, `3.9e1`)
+    /// become one dictionary entry holding the canonical text, in exact
+    /// numeric order (`data::number`). Every value must read as a number.
+    fn finish_numeric(self) -> Column {
+        let parsed: Vec<Decimal> = self
+            .values
+            .iter()
+            .map(|v| Decimal::parse(v).unwrap_or_else(Decimal::zero))
+            .collect();
+        let mut order: Vec<u32> = (0..parsed.len() as u32).collect();
+        order.sort_by(|&a, &b| parsed[a as usize].cmp(&parsed[b as usize]));
+        let mut remap = vec![0u32; parsed.len()];
+        let mut values: Vec<Box<str>> = Vec::with_capacity(parsed.len());
+        let mut numbers = Vec::with_capacity(parsed.len());
+        let mut last: Option<&Decimal> = None;
+        for &old in &order {
+            let d = &parsed[old as usize];
+            if last != Some(d) {
+                values.push(d.canonical().into());
+                numbers.push(d.to_f64());
+                last = Some(d);
+            }
+            remap[old as usize] = (values.len() - 1) as u32;
+        }
+        let (codes, missing_rows) = remap_codes(self.codes, &remap, values.len() as u32);
+        Column {
+            name: self.name,
+            kind: ColumnKind::Numeric,
+            values,
+            numbers,
+            codes,
+            missing: missing_rows,
+        }
+    }
+}
+
+/// Codes after the dictionary was reordered (`remap[old] = new`), pending
+/// missing cells given `missing`; and the number of missing cells.
+fn remap_codes(mut codes: Vec<u32>, remap: &[u32], missing: u32) -> (Vec<u32>, u64) {
+    // A row estimate may have over-reserved.
+    codes.shrink_to_fit();
+    let mut missing_rows = 0;
+    for c in codes.iter_mut() {
+        *c = if *c == PENDING_MISSING {
+            missing_rows += 1;
+            missing
+        } else {
+            remap[*c as usize]
+        };
+    }
+    (codes, missing_rows)
 }
 
 /// A value shorter than 16 bytes as one number: its bytes, zero-padded,
@@ -393,14 +445,6 @@ fn pack(value: &[u8]) -> Option<u128> {
         bytes[15] = value.len() as u8;
         u128::from_le_bytes(bytes)
     })
-}
-
-fn parse_number(v: &str) -> f64 {
-    v.trim().parse::<f64>().unwrap_or(f64::NAN)
-}
-
-fn is_number(v: &str) -> bool {
-    v.trim().parse::<f64>().is_ok_and(f64::is_finite)
 }
 
 #[cfg(test)]

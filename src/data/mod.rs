@@ -3,6 +3,7 @@
 mod csv_import;
 mod dataset;
 pub mod examples;
+pub mod number;
 mod population;
 mod project;
 mod roles;

@@ -25,6 +25,7 @@
 
 use fixedbitset::FixedBitSet;
 
+use super::number::Decimal;
 use super::{Column, Dataset};
 use crate::error::{Error, Result};
 
@@ -155,9 +156,15 @@ fn unquote(s: &str) -> &str {
     s
 }
 
+/// How deeply `(` and `not` may nest. Parsing, compiling and evaluating
+/// recurse once per level, so without a bound a rule of a few thousand
+/// `(` overflows the stack; no rule a person writes comes near it.
+pub const MAX_RULE_DEPTH: usize = 100;
+
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    depth: usize,
 }
 
 impl Parser {
@@ -194,6 +201,17 @@ impl Parser {
         })
     }
     fn unary(&mut self) -> std::result::Result<Expr, String> {
+        self.depth += 1;
+        let e = self.unary_nested();
+        self.depth -= 1;
+        e
+    }
+    fn unary_nested(&mut self) -> std::result::Result<Expr, String> {
+        if self.depth > MAX_RULE_DEPTH {
+            return Err(format!(
+                "'(' and 'not' nest more than {MAX_RULE_DEPTH} deep; write the rule with fewer levels"
+            ));
+        }
         if self.peek_keyword("not") {
             self.pos += 1;
             return Ok(Expr::Not(Box::new(self.unary()?)));
@@ -264,7 +282,11 @@ impl Rule {
         if toks.is_empty() {
             return Err(err("the rule is empty".into()));
         }
-        let mut p = Parser { toks, pos: 0 };
+        let mut p = Parser {
+            toks,
+            pos: 0,
+            depth: 0,
+        };
         let expr = p.expr().map_err(err)?;
         if p.pos < p.toks.len() {
             let rest = describe(&p.toks[p.pos]);
@@ -355,22 +377,20 @@ impl Rule {
         let n = col.cardinality();
         match test {
             Test::Cmp(op, v) if col.is_numeric() => {
-                let x: f64 = v.parse().map_err(|_| {
-                    err(format!(
-                        "'{v}' is not a number, but '{}' is numeric",
-                        col.name()
-                    ))
-                })?;
+                let x = self.number(col, v)?;
+                // The dictionary is in exact numeric order: each operator
+                // holds on a prefix, a suffix or one code.
+                let below = col.partition_point(|y| y < &x);
+                let up_to = col.partition_point(|y| y <= &x);
+                let range = match op {
+                    Op::Lt => 0..below,
+                    Op::Le => 0..up_to,
+                    Op::Gt => up_to..n,
+                    Op::Ge => below..n,
+                    Op::Eq | Op::Ne => below..up_to,
+                };
                 for (code, slot) in table.iter_mut().enumerate().take(n) {
-                    let y = col.numbers()[code];
-                    *slot = match op {
-                        Op::Lt => y < x,
-                        Op::Le => y <= x,
-                        Op::Gt => y > x,
-                        Op::Ge => y >= x,
-                        Op::Eq => y == x,
-                        Op::Ne => y != x,
-                    };
+                    *slot = range.contains(&code) != (*op == Op::Ne);
                 }
             }
             Test::Cmp(op @ (Op::Eq | Op::Ne), v) => {
@@ -389,14 +409,8 @@ impl Rule {
                 let mut hit = vec![false; n];
                 for v in values {
                     let code = if col.is_numeric() {
-                        let x: f64 = v.parse().map_err(|_| {
-                            err(format!(
-                                "'{v}' is not a number, but '{}' is numeric",
-                                col.name()
-                            ))
-                        })?;
-                        match col.numbers().iter().position(|&y| y == x) {
-                            Some(c) => c as u32,
+                        match col.code_of(&self.number(col, v)?.canonical()) {
+                            Some(c) => c,
                             None => continue,
                         }
                     } else {
@@ -410,6 +424,18 @@ impl Rule {
             }
         }
         Ok(table)
+    }
+
+    /// A rule's value on a numeric column, read as the column's values are
+    /// (`data::number`): `NaN`, `inf` and words are refused, never compared.
+    fn number(&self, col: &Column, v: &str) -> Result<Decimal> {
+        Decimal::parse(v).ok_or_else(|| Error::Rule {
+            rule: self.text.clone(),
+            msg: format!(
+                "'{v}' is not a number, but '{}' is numeric (a number is a decimal numeral of magnitude below 1e150; NaN and inf are not numbers)",
+                col.name()
+            ),
+        })
     }
 
     fn categorical_code(&self, col: &Column, v: &str) -> Result<u32> {
@@ -535,6 +561,58 @@ mod tests {
         assert!(msg("occupation in {a").contains("never closed"));
         assert!(msg("age > 3 age < 5").contains("'and' / 'or'"));
         assert!(msg("").contains("empty"));
+        assert!(msg("age >= NaN").contains("'NaN' is not a number"));
+        assert!(msg("age != inf").contains("'inf' is not a number"));
+        assert!(msg("age in {1, NaN}").contains("'NaN' is not a number"));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        let deep = format!("{}age>1{}", "(".repeat(8000), ")".repeat(8000));
+        let m = Rule::parse(&deep).unwrap_err().to_string();
+        assert!(m.contains("nest more than 100 deep"), "{m}");
+        let nots = format!("{}age>1", "not ".repeat(5000));
+        assert!(Rule::parse(&nots).is_err());
+        let ok = format!("{}age>1{}", "(".repeat(50), ")".repeat(50));
+        assert_eq!(
+            Rule::parse(&ok)
+                .unwrap()
+                .evaluate(&ds())
+                .unwrap()
+                .count_ones(..),
+            3
+        );
+    }
+
+    #[test]
+    fn numbers_are_compared_exactly_and_as_numbers() {
+        let d = Dataset::from_rows(
+            &["n"],
+            &[
+                vec!["39"],
+                vec!["039"],
+                vec!["3.9e1"],
+                vec!["12345678901234567891"],
+                vec!["12345678901234567892"],
+                vec!["-0"],
+                vec!["0.0"],
+            ],
+        )
+        .unwrap();
+        let hits = |r: &str| -> Vec<usize> {
+            Rule::parse(r)
+                .unwrap()
+                .evaluate(&d)
+                .unwrap()
+                .ones()
+                .collect()
+        };
+        assert_eq!(hits("n = 39.0"), vec![0, 1, 2]);
+        assert_eq!(hits("n in {3.90e1}"), vec![0, 1, 2]);
+        assert_eq!(hits("n > 12345678901234567891"), vec![4]);
+        assert_eq!(hits("n <= 12345678901234567891"), vec![0, 1, 2, 3, 5, 6]);
+        assert_eq!(hits("n != 0"), vec![0, 1, 2, 3, 4]);
+        assert_eq!(hits("n = -0.0"), vec![5, 6]);
     }
 
     #[test]
