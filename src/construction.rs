@@ -131,7 +131,7 @@ impl Condition {
 impl Conditions {
     /// Read G.json.
     pub fn load(file: &Path) -> Result<Self> {
-        let bytes = std::fs::read(file).map_err(|e| Error::Io(file.to_path_buf(), e))?;
+        let bytes = crate::data::input::read_text_file(file, "conditions file")?;
         serde_json::from_slice(&bytes).map_err(|e| {
             Error::input(
                 file,
@@ -142,11 +142,11 @@ impl Conditions {
         })
     }
 
-    /// Write G.json.
-    pub fn save(&self, file: &Path) -> Result<()> {
+    /// Write G.json through `data::output` (never over one of `inputs`).
+    pub fn save(&self, file: &Path, inputs: &crate::data::Inputs) -> Result<()> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| Error::Parameter(format!("conditions: {e}")))?;
-        std::fs::write(file, text).map_err(|e| Error::Io(file.to_path_buf(), e))
+        crate::data::write_bytes(file, inputs, text.as_bytes())
     }
 }
 
@@ -708,7 +708,7 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("g.json");
-        c.save(&f).unwrap();
+        c.save(&f, &crate::data::Inputs::new()).unwrap();
         assert_eq!(Conditions::load(&f).unwrap(), c);
     }
 }

@@ -36,13 +36,17 @@ pub enum Error {
     // chain, which would repeat it.
     Io(PathBuf, std::io::Error),
 
+    #[error("{0}: cannot write file: {1}")]
+    Write(PathBuf, std::io::Error),
+
     #[error("{at}: {msg}")]
     Input { at: Location, msg: String },
 
-    #[error("unknown column '{name}' (the columns are: {available})")]
+    /// `available` lists at most [`COLUMNS_LISTED`] names ([`listed`]).
+    #[error("unknown column '{}' (the columns are: {available})", shown(.name, 200))]
     UnknownColumn { name: String, available: String },
 
-    #[error("invalid rule '{rule}': {msg}")]
+    #[error("invalid rule '{}': {msg}", shown(.rule, 200))]
     Rule { rule: String, msg: String },
 
     #[error("invalid parameter: {0}")]
@@ -74,3 +78,59 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Column names listed in a message at most (an unknown column in a file
+/// of 100,000 columns must not print them all).
+pub const COLUMNS_LISTED: usize = 30;
+
+/// `text` with control characters (C0, DEL, C1 — ANSI escapes among them)
+/// written as `\u{1b}`-style escapes, so a message quoting a file's names
+/// or values shows them and never drives the terminal.
+pub fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` escaped ([`escaped`]) and cut to at most `max` characters, the
+/// cut said: for values quoted in messages (a rule of 16,000 characters
+/// must not fill the screen).
+pub fn shown(text: &str, max: usize) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return escaped(text);
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{}… ({} more characters)", escaped(&head), total - max)
+}
+
+/// Up to `max` items joined with ", ", then "and N more".
+pub fn listed<S: AsRef<str>>(items: &[S], max: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(max).map(AsRef::as_ref).collect();
+    let mut s = shown.join(", ");
+    if items.len() > max {
+        s.push_str(&format!(" and {} more", items.len() - max));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_long_text_cut() {
+        assert_eq!(escaped("a\u{1b}[31mb\tc"), "a\\u{1b}[31mb\\u{9}c");
+        assert_eq!(escaped("Zürich"), "Zürich");
+        let s = shown(&"(".repeat(500), 10);
+        assert_eq!(s, "((((((((((… (490 more characters)");
+        assert_eq!(listed(&["a", "b", "c"], 2), "a, b and 1 more");
+        assert_eq!(listed(&["a", "b"], 2), "a, b");
+    }
+}

@@ -10,11 +10,43 @@ use cli::{Cli, Command};
 fn main() {
     restore_sigpipe();
     let cli = Cli::parse();
+    // The TUI restores the terminal itself and is left to the default
+    // actions; every other command writes its files through
+    // `data::output`, whose temporary files a signal must not leave behind.
+    if !matches!(cli.command, None | Some(Command::Tui(_))) {
+        clean_up_on_signals();
+    }
     if let Err(e) = run(cli) {
-        eprintln!("anonlab: error: {e:#}");
+        // Names and values from the input are escaped: a header holding
+        // ANSI escapes must not drive the user's terminal.
+        eprintln!(
+            "anonlab: error: {}",
+            anonlab::error::escaped(&format!("{e:#}"))
+        );
         std::process::exit(2);
     }
 }
+
+/// On SIGINT, SIGTERM or SIGHUP: remove the temporary files of writes in
+/// progress, then end as the signal would have (so the shell sees it).
+#[cfg(unix)]
+fn clean_up_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            // Held until the process ends: no new temporary file starts.
+            let _held = anonlab::data::output::remove_temporary_files();
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn clean_up_on_signals() {}
 
 /// `anonlab assess … | head` must end quietly when `head` closes the pipe,
 /// as other Unix tools do. Rust ignores SIGPIPE at start-up, so every

@@ -19,7 +19,7 @@ use crate::algorithms::{Options, Request};
 use crate::construction::Conditions;
 use crate::data::{
     load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
-    HierarchySource, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
+    HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -462,6 +462,25 @@ impl Session {
     /// The session's hierarchies, as the algorithms take them.
     pub fn hierarchy_set(&self) -> HierarchySet {
         hierarchy_set(&self.hierarchies)
+    }
+
+    /// The files the session was read from — the data file, the
+    /// hierarchy files and Construction's conditions file — which no output
+    /// may replace (`data::output`).
+    pub fn inputs(&self) -> Inputs {
+        let mut inputs = Inputs::new();
+        if let Some(p) = &self.source {
+            inputs.add(p);
+        }
+        for h in self.hierarchies.values() {
+            if let HierarchySource::File(p) = &h.source {
+                inputs.add(p);
+            }
+        }
+        if let Some(c) = &self.params.conditions {
+            inputs.add(c);
+        }
+        inputs
     }
 
     /// What the file is called in messages and reports.

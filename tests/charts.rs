@@ -230,13 +230,19 @@ fn write_chooses_the_format_by_extension_and_refuses_others() {
     let dir = tempfile::tempdir().unwrap();
     let c = demo_charts().swap_remove(1);
     let svg = dir.path().join("cdf.SVG");
-    assert_eq!(c.write(&svg).unwrap(), charts::Format::Svg);
+    assert_eq!(
+        c.write(&svg, &anonlab::data::Inputs::new()).unwrap(),
+        charts::Format::Svg
+    );
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     let png = dir.path().join("cdf.png");
-    assert_eq!(c.write(&png).unwrap(), charts::Format::Png);
+    assert_eq!(
+        c.write(&png, &anonlab::data::Inputs::new()).unwrap(),
+        charts::Format::Png
+    );
     assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
     let bad = dir.path().join("cdf.jpg");
-    let e = c.write(&bad).unwrap_err();
+    let e = c.write(&bad, &anonlab::data::Inputs::new()).unwrap_err();
     assert!(e.to_string().contains("cdf.jpg"), "{e}");
     assert!(!bad.exists());
 }

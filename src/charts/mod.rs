@@ -55,7 +55,7 @@ use std::sync::Once;
 
 use serde::Serialize;
 
-use crate::data::write_atomic;
+use crate::data::{write_bytes, Inputs};
 use crate::error::{Error, Result};
 
 pub use build::{
@@ -197,20 +197,23 @@ impl Chart {
         Ok(bytes)
     }
 
-    pub fn write_svg(&self, path: &Path) -> Result<()> {
-        write_atomic(path, self.to_svg()?.as_bytes())
+    /// Write as SVG through `data::output` (never over one of `inputs`).
+    pub fn write_svg(&self, path: &Path, inputs: &Inputs) -> Result<()> {
+        write_bytes(path, inputs, self.to_svg()?.as_bytes())
     }
 
-    pub fn write_png(&self, path: &Path) -> Result<()> {
-        write_atomic(path, &self.to_png()?)
+    /// Write as PNG through `data::output` (never over one of `inputs`).
+    pub fn write_png(&self, path: &Path, inputs: &Inputs) -> Result<()> {
+        write_bytes(path, inputs, &self.to_png()?)
     }
 
-    /// Write as SVG or PNG by the path's extension.
-    pub fn write(&self, path: &Path) -> Result<Format> {
+    /// Write as SVG or PNG by the path's extension (never over one of
+    /// `inputs`).
+    pub fn write(&self, path: &Path, inputs: &Inputs) -> Result<Format> {
         let format = Format::from_path(path)?;
         match format {
-            Format::Svg => self.write_svg(path)?,
-            Format::Png => self.write_png(path)?,
+            Format::Svg => self.write_svg(path, inputs)?,
+            Format::Png => self.write_png(path, inputs)?,
         }
         Ok(format)
     }

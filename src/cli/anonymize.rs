@@ -3,7 +3,7 @@
 //! measurements the TUI shows.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
@@ -11,8 +11,10 @@ use serde::Serialize;
 
 use anonlab::algorithms::{self, Request};
 use anonlab::anonymize::{evaluate, measure_pk, run, run_verified, Evaluation, Measure};
+use anonlab::data::Inputs;
 use anonlab::data::{Dataset, Project, Role};
-use anonlab::release::{write_csv, write_json};
+use anonlab::hierarchy::HierarchySet;
+use anonlab::release::{buckets_path, write_csv, write_json};
 use anonlab::session::Session;
 
 use super::hierarchy_args::{self, HierarchyArgs};
@@ -230,6 +232,20 @@ fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
 }
 
 impl Prepared {
+    /// Every file the command reads: the session's, the project file and
+    /// the hierarchy, conditions and sensitive-hierarchy files of the flags.
+    fn inputs(&self, c: &Columns) -> anyhow::Result<Inputs> {
+        let mut more: Vec<PathBuf> = Vec::new();
+        if let Some(spec) = &c.hierarchy.hierarchies {
+            more.extend(HierarchySet::spec_files(spec)?);
+        }
+        if !c.pk.sa_hierarchy.is_empty() {
+            more.extend(HierarchySet::spec_files(&c.pk.sa_hierarchy.join(","))?);
+        }
+        more.extend(c.hierarchy.conditions.clone());
+        Ok(super::inputs_of(&self.session, c.project.as_deref(), more))
+    }
+
     /// Hierarchies given by flags win; without any, the project's.
     fn project_hierarchies(&self, options: &mut algorithms::Options) {
         if options.hierarchies.is_empty() {
@@ -306,6 +322,19 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
             algo.id()
         );
     }
+    let inputs = p.inputs(&a.columns)?;
+    // Every output checked before any work: none may be an input (the
+    // table's bucket table included), and no two the same file.
+    let bucket_table = a.output.as_deref().map(buckets_path);
+    let outputs: Vec<&Path> = [
+        a.output.as_deref(),
+        bucket_table.as_deref(),
+        a.release_json.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    inputs.check_all(&outputs)?;
     let loaded = p.load_settings(&a.columns, &[algo.id()])?;
     let pk = a.columns.pk.load(&[algo.id()])?;
     let mut req = p.request(algo.id(), k, l, p.seed)?;
@@ -333,10 +362,10 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let fingerprint = anonlab::release::fingerprint(&release, ds, Some(&roles));
     let mut written = Vec::new();
     if let Some(out) = &a.output {
-        written.extend(write_csv(&release, ds, Some(&roles), out)?);
+        written.extend(write_csv(&release, ds, Some(&roles), out, &inputs)?);
     }
     if let Some(out) = &a.release_json {
-        write_json(&release, ds, out)?;
+        write_json(&release, ds, out, &inputs)?;
         written.push(out.clone());
     }
     if a.json {

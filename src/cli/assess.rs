@@ -226,8 +226,9 @@ fn apply_sensitivity(s: &mut Session, a: &AssessArgs) -> anyhow::Result<()> {
 pub fn run(a: &AssessArgs) -> anyhow::Result<()> {
     let s = session_from_args(a)?;
     if let Some(p) = &a.save_project {
+        let inputs = super::inputs_of(&s, a.project.as_deref(), []);
         s.to_project()
-            .save(p)
+            .save_with(p, &inputs)
             .with_context(|| format!("saving the project to {}", p.display()))?;
     }
     let result = super::progress::with_bar("assessing", |p| assess(&s, p))?;

@@ -124,9 +124,11 @@ pub fn run(a: &ChartArgs) -> anyhow::Result<()> {
         bail!("--json and --k-histogram are `assess` output options; `chart` writes a figure");
     }
     let session = session_from_args(&a.data)?;
+    let inputs = super::inputs_of(&session, a.data.project.as_deref(), []);
+    inputs.check(&a.output)?;
     let chart = super::progress::with_bar("drawing", |p| build(a, &session, p))?
         .with_size(a.width, a.height)?;
-    chart.write(&a.output)?;
+    chart.write(&a.output, &inputs)?;
     println!("wrote {} ({})", a.output.display(), chart.title);
     Ok(())
 }

@@ -6,12 +6,12 @@
 //! computes and shares its measure, bins and column flags).
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
 
-use anonlab::data::{load_csv, Dataset};
+use anonlab::data::{load_csv, Dataset, Inputs};
 use anonlab::hierarchy::arx;
 use anonlab::hierarchy::correlated::{construct, CorrelatedHierarchy, CorrelatedSpec};
 use anonlab::stats::{correlation_matrix, CorrelationMatrix, Discretization, Measure, Missing};
@@ -75,9 +75,16 @@ fn parse_missing(s: &str) -> Result<Missing, String> {
 }
 
 pub fn run(a: &CorrelateArgs) -> anyhow::Result<()> {
+    let inputs = Inputs::new().with(&a.file);
+    let outputs: Vec<&Path> = [&a.output, &a.conditions_out]
+        .into_iter()
+        .flatten()
+        .map(PathBuf::as_path)
+        .collect();
+    inputs.check_all(&outputs)?;
     let ds = load_csv(&a.file, &a.csv.options()?)?;
     if let Some(focus) = &a.build_hierarchy {
-        return build(a, &ds, focus);
+        return build(a, &ds, focus, &inputs);
     }
     let columns = if a.columns.is_empty() {
         (0..ds.n_cols()).collect()
@@ -101,7 +108,7 @@ pub fn run(a: &CorrelateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn build(a: &CorrelateArgs, ds: &Dataset, focus: &str) -> anyhow::Result<()> {
+fn build(a: &CorrelateArgs, ds: &Dataset, focus: &str, inputs: &Inputs) -> anyhow::Result<()> {
     let Some(n) = a.min_records else {
         bail!("--build-hierarchy needs --min-records N: the least records per cell");
     };
@@ -124,12 +131,10 @@ fn build(a: &CorrelateArgs, ds: &Dataset, focus: &str) -> anyhow::Result<()> {
     };
     let r = construct(ds, &spec)?;
     if let Some(o) = &a.output {
-        arx::save(&r.hierarchy, o).with_context(|| format!("writing {}", o.display()))?;
+        arx::save(&r.hierarchy, o, inputs)?;
     }
     if let Some(g) = &a.conditions_out {
-        r.conditions
-            .save(g)
-            .with_context(|| format!("writing {}", g.display()))?;
+        r.conditions.save(g, inputs)?;
     }
     if a.json {
         let v = serde_json::json!({

@@ -8,10 +8,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::{ArgGroup, Args, Subcommand};
 
-use anonlab::data::{load_csv, Column, Dataset};
+use anonlab::data::number::Decimal;
+use anonlab::data::{load_csv, Column, Dataset, Inputs};
 use anonlab::hierarchy::builders::{self, BuildSpec};
 use anonlab::hierarchy::{arx, Hierarchy};
 
@@ -47,10 +48,10 @@ pub struct BuildArgs {
     pub column: String,
     /// Fixed-width intervals of this width at level 1 (numeric columns).
     #[arg(long, value_name = "WIDTH")]
-    pub intervals: Option<f64>,
+    pub intervals: Option<String>,
     /// Where interval boundaries start (with --intervals; default 0).
     #[arg(long, requires = "intervals", allow_hyphen_values = true)]
-    pub anchor: Option<f64>,
+    pub anchor: Option<String>,
     /// Intervals merged into one per level (with --intervals; default 2).
     #[arg(long, requires = "intervals")]
     pub fanout: Option<usize>,
@@ -104,16 +105,28 @@ pub fn run(a: &HierarchyArgs) -> anyhow::Result<()> {
 
 /// The flags, validated into what to build, with a description for the report.
 fn spec(a: &BuildArgs) -> anyhow::Result<(BuildSpec, String)> {
-    if let Some(width) = a.intervals {
-        let anchor = a.anchor.unwrap_or(0.0);
+    if let Some(width) = &a.intervals {
+        // Read exactly, as the data's numbers are: `--anchor 1e20` is
+        // 100000000000000000000, `--intervals 0.1` is one tenth.
+        let number = |flag: &str, v: &str| {
+            Decimal::parse(v).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{flag} '{v}' is not a number (a decimal numeral of magnitude below 1e150)"
+                )
+            })
+        };
+        let width = number("--intervals", width)?;
+        let anchor = number("--anchor", a.anchor.as_deref().unwrap_or("0"))?;
         let fanout = a.fanout.unwrap_or(2);
+        let how =
+            format!("intervals of width {width} anchored at {anchor}, {fanout} merged per level");
         return Ok((
             BuildSpec::Intervals {
                 width,
                 anchor,
                 fanout,
             },
-            format!("intervals of width {width} anchored at {anchor}, {fanout} merged per level"),
+            how,
         ));
     }
     if let Some(n) = a.quantiles {
@@ -149,6 +162,13 @@ fn spec(a: &BuildArgs) -> anyhow::Result<(BuildSpec, String)> {
 }
 
 fn run_build(a: &BuildArgs) -> anyhow::Result<()> {
+    let mut inputs = Inputs::new().with(&a.file);
+    if let Some(m) = &a.mapping {
+        inputs.add(Path::new(m));
+    }
+    if let Some(o) = &a.output {
+        inputs.check(o)?;
+    }
     let (spec, how) = spec(a)?;
     let ds = load_csv(&a.file, &a.csv.options()?)?;
     let column = ds.column_index(&a.column)?;
@@ -162,7 +182,7 @@ fn run_build(a: &BuildArgs) -> anyhow::Result<()> {
     preview(&mut out, &h, ds.col(column), 6)?;
     print!("{out}");
     if let Some(o) = &a.output {
-        arx::save(&h, o).with_context(|| format!("writing {}", o.display()))?;
+        arx::save(&h, o, &inputs)?;
         eprintln!(
             "wrote {} ({} rows, {} levels)",
             o.display(),

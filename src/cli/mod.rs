@@ -99,6 +99,24 @@ impl CsvArgs {
     }
 }
 
+/// The files a command built on `session` reads: the session's data and
+/// hierarchy files, the project file it came from, and `more` (hierarchy,
+/// conditions and mapping files the flags name). No output may replace one.
+pub fn inputs_of(
+    session: &anonlab::session::Session,
+    project: Option<&std::path::Path>,
+    more: impl IntoIterator<Item = PathBuf>,
+) -> anonlab::data::Inputs {
+    let mut inputs = session.inputs();
+    if let Some(p) = project {
+        inputs.add(p);
+    }
+    for f in more {
+        inputs.add(&f);
+    }
+    inputs
+}
+
 /// `12345` → `12,345`: figures a person reads.
 pub fn thousands(n: usize) -> String {
     anonlab::format::thousands(n as u64)

@@ -31,7 +31,8 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
     let built = super::progress::with_bar("building the report", |p| {
         report::build(&session, &a.project, warning, p)
     })?;
-    let written = report::write(&built, &a.output)?;
+    let inputs = super::inputs_of(&session, Some(&a.project), []);
+    let written = report::write(&built, &a.output, &inputs)?;
     for line in &built.report.summary {
         println!("{line}");
     }

@@ -18,13 +18,24 @@ pub struct SynthArgs {
     /// Write the embedded demo table instead (its rows and seed are fixed).
     #[arg(long, conflicts_with_all = ["rows", "seed"])]
     pub demo: bool,
-    /// Output file (written to a temporary file, then renamed).
+    /// Output file (written to a temporary file, then renamed; a device
+    /// or FIFO is written directly).
     #[arg(short, long)]
     pub output: PathBuf,
 }
 
+/// The most rows anonlab can read back (row numbers are 32-bit).
+const MAX_ROWS: u64 = u32::MAX as u64 - 1;
+
 pub fn run(args: &SynthArgs) -> anyhow::Result<()> {
-    anonlab::data::write_atomic_with(&args.output, |w| {
+    if args.rows > MAX_ROWS {
+        anyhow::bail!(
+            "--rows {} is more than anonlab can read ({} rows at most)",
+            super::thousands(args.rows as usize),
+            super::thousands(MAX_ROWS as usize)
+        );
+    }
+    anonlab::data::write_file(&args.output, &anonlab::data::Inputs::new(), |w| {
         if args.demo {
             synth::write_demo(w, synth::DEMO_SEED)
         } else {

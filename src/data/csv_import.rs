@@ -827,6 +827,21 @@ fn header_names(file: &PathBuf, headers: &csv::ByteRecord) -> Result<Vec<String>
                 "header name is empty; every column needs a name",
             ));
         }
+        // Names go into messages, screens, reports and SVG charts: a
+        // control character (an ANSI escape, a NUL) would drive the
+        // terminal or break the XML.
+        if let Some(c) = s.chars().find(|c| c.is_control()) {
+            return Err(Error::input(
+                file,
+                Some(1),
+                Some(col),
+                format!(
+                    "header name '{}' holds the control character U+{:04X}; rename the column",
+                    crate::error::shown(s, 60),
+                    c as u32
+                ),
+            ));
+        }
         if let Some(first) = names.iter().position(|n| n == s) {
             return Err(Error::input(
                 file,
@@ -849,7 +864,7 @@ fn check_forced(names: &[String], opts: &CsvOptions) -> Result<()> {
         if !names.contains(n) {
             return Err(Error::UnknownColumn {
                 name: n.clone(),
-                available: names.join(", "),
+                available: crate::error::listed(names, crate::error::COLUMNS_LISTED),
             });
         }
     }
@@ -949,6 +964,11 @@ mod tests {
         );
         let e = load("a,a\n1,2\n").unwrap_err().to_string();
         assert!(e.contains("duplicated") && e.contains("'a'"), "{e}");
+        let e = load("a,\u{1b}[31mred\n1,2\n").unwrap_err().to_string();
+        assert!(
+            e.contains("column '#2'") && e.contains("U+001B") && !e.contains('\u{1b}'),
+            "{e}"
+        );
         let e = load_csv_bytes(b"a,b\n1,\xff\xfe\n", "t.csv", &CsvOptions::default())
             .unwrap_err()
             .to_string();

@@ -231,7 +231,7 @@ impl Dataset {
             .position(|c| c.name == name)
             .ok_or_else(|| Error::UnknownColumn {
                 name: name.to_string(),
-                available: self.column_names().join(", "),
+                available: crate::error::listed(&self.column_names(), crate::error::COLUMNS_LISTED),
             })
     }
     pub fn column(&self, name: &str) -> Result<&Column> {

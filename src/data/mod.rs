@@ -3,7 +3,9 @@
 mod csv_import;
 mod dataset;
 pub mod examples;
+pub mod input;
 pub mod number;
+pub mod output;
 mod population;
 mod project;
 mod roles;
@@ -12,10 +14,11 @@ mod sensitivity;
 
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
+pub use output::{write_bytes, write_file, Inputs};
 pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{
-    write_atomic, write_atomic_with, AttackerModel, CompareEntry, DataFingerprint, DataSource,
-    FullDomainParams, HierarchySource, Params, Project, DEFAULT_P, PROJECT_VERSION,
+    AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, HierarchySource,
+    Params, Project, DEFAULT_P, PROJECT_VERSION,
 };
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};

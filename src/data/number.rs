@@ -260,6 +260,131 @@ impl std::fmt::Display for Decimal {
     }
 }
 
+/// What a generalized label says about the numbers it stands for, when it
+/// says anything: the forms anonlab and ARX write (`39`, `[20-29]`,
+/// `[20.5-30.5)`, `0-4`, `<150`, `>=90`, `*`). A label of another form
+/// (`elderly`, `{1,2}`) makes no numeric claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NumericLabel {
+    /// Every number (`*`).
+    Any,
+    /// Exactly this number.
+    Value(Decimal),
+    /// Between two ends, each included or not; `None` is unbounded.
+    Range {
+        lo: Option<(Decimal, bool)>,
+        hi: Option<(Decimal, bool)>,
+    },
+}
+
+impl NumericLabel {
+    /// Read a label; `None` when it makes no numeric claim.
+    pub fn parse(label: &str) -> Option<NumericLabel> {
+        let t = label.trim();
+        if t == "*" {
+            return Some(NumericLabel::Any);
+        }
+        if let Some(x) = Decimal::parse(t) {
+            return Some(NumericLabel::Value(x));
+        }
+        for (op, lo, hi) in [
+            ("<=", false, true),
+            (">=", true, true),
+            ("<", false, false),
+            (">", true, false),
+        ] {
+            if let Some(x) = t.strip_prefix(op).and_then(Decimal::parse) {
+                let end = Some((x, hi));
+                return Some(if lo {
+                    NumericLabel::Range { lo: end, hi: None }
+                } else {
+                    NumericLabel::Range { lo: None, hi: end }
+                });
+            }
+        }
+        let (lo_closed, rest) = match t.as_bytes().first() {
+            Some(b'[') => (true, &t[1..]),
+            Some(b'(') => (false, &t[1..]),
+            _ => (true, t),
+        };
+        let (hi_closed, inner) = match rest.as_bytes().last() {
+            Some(b']') => (true, &rest[..rest.len() - 1]),
+            Some(b')') => (false, &rest[..rest.len() - 1]),
+            _ => (true, rest),
+        };
+        // The '-' between the ends: not a sign (first, or after another
+        // '-' or an exponent's 'e').
+        for (i, _) in inner.match_indices('-') {
+            if i == 0 || matches!(inner.as_bytes()[i - 1], b'-' | b'e' | b'E') {
+                continue;
+            }
+            if let (Some(lo), Some(hi)) =
+                (Decimal::parse(&inner[..i]), Decimal::parse(&inner[i + 1..]))
+            {
+                return Some(NumericLabel::Range {
+                    lo: Some((lo, lo_closed)),
+                    hi: Some((hi, hi_closed)),
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether the number `x` is among those the label stands for.
+    pub fn covers(&self, x: &Decimal) -> bool {
+        match self {
+            NumericLabel::Any => true,
+            NumericLabel::Value(v) => v == x,
+            NumericLabel::Range { lo, hi } => {
+                let above = lo
+                    .as_ref()
+                    .is_none_or(|(l, closed)| if *closed { x >= l } else { x > l });
+                let below = hi
+                    .as_ref()
+                    .is_none_or(|(h, closed)| if *closed { x <= h } else { x < h });
+                above && below
+            }
+        }
+    }
+}
+
+/// The canonical text of `value / 10^scale` (no magnitude bound: interval
+/// ends computed from the data may lie beyond the numbers a value may be).
+pub fn scaled_text(value: &BigInt, scale: u64) -> String {
+    let (sign, magnitude) = value.to_radix_be(10);
+    let mut digits: Vec<u8> = magnitude.iter().map(|d| b'0' + d).collect();
+    let scale = scale as usize;
+    if digits.len() <= scale {
+        let mut padded = vec![b'0'; scale + 1 - digits.len()];
+        padded.extend(digits);
+        digits = padded;
+    }
+    let (int, frac) = digits.split_at(digits.len() - scale);
+    let frac = {
+        let keep = frac.len() - frac.iter().rev().take_while(|&&d| d == b'0').count();
+        &frac[..keep]
+    };
+    let int = {
+        let skip = int
+            .iter()
+            .take_while(|&&d| d == b'0')
+            .count()
+            .min(int.len() - 1);
+        &int[skip..]
+    };
+    let zero = int == b"0" && frac.is_empty();
+    let mut s = String::with_capacity(int.len() + frac.len() + 2);
+    if sign == Sign::Minus && !zero {
+        s.push('-');
+    }
+    s.push_str(std::str::from_utf8(int).unwrap_or("0"));
+    if !frac.is_empty() {
+        s.push('.');
+        s.push_str(std::str::from_utf8(frac).unwrap_or(""));
+    }
+    s
+}
+
 /// Whether `text` reads as a number (see the module doc).
 pub fn is_number(text: &str) -> bool {
     Decimal::parse(text).is_some()
@@ -330,6 +455,36 @@ mod tests {
             let scale = d.fraction_digits() + 2;
             assert_eq!(Decimal::from_scaled(&d.scaled(scale), scale), Some(d));
         }
+    }
+
+    #[test]
+    fn labels_claim_what_they_say() {
+        let d = |s: &str| Decimal::parse(s).unwrap();
+        let covers = |label: &str, x: &str| NumericLabel::parse(label).unwrap().covers(&d(x));
+        assert!(covers("[20-29]", "29") && !covers("[20-29]", "29.5"));
+        assert!(covers("[20.5-30.5)", "20.5") && !covers("[20.5-30.5)", "30.5"));
+        assert!(covers("0-4", "4") && !covers("0-4", "5"));
+        assert!(covers("[-5--1]", "-3") && !covers("[-5--1]", "0"));
+        assert!(covers("[1e-3-2e1]", "20"));
+        assert!(covers("<150", "149") && !covers("<150", "150"));
+        assert!(covers(">=90", "90") && !covers(">90", "90"));
+        assert!(covers("39", "39.0") && !covers("39", "70"));
+        assert!(covers("*", "-7"));
+        for free in ["elderly", "{1,2}", "North America", "a-b", "[x-1]"] {
+            assert_eq!(NumericLabel::parse(free), None, "{free}");
+        }
+    }
+
+    #[test]
+    fn scaled_text_is_canonical_without_the_bound() {
+        let t = |v: i64, s: u64| scaled_text(&BigInt::from(v), s);
+        assert_eq!(t(2500, 2), "25");
+        assert_eq!(t(2505, 2), "25.05");
+        assert_eq!(t(-5, 3), "-0.005");
+        assert_eq!(t(0, 4), "0");
+        assert_eq!(t(7, 0), "7");
+        let big = BigInt::from(10).pow(400);
+        assert_eq!(scaled_text(&big, 0).len(), 401);
     }
 
     #[test]

@@ -8,16 +8,17 @@
 //! the t-closeness choices, full-domain's suppression, metric and model,
 //! Construction's conditions file, and the compare set — never the data
 //! itself. `anonlab anonymize --project` on a saved project publishes the
-//! release the TUI showed, byte for byte (same fingerprint). Saving writes a
-//! temporary file beside the target and renames it, so a crash never leaves
-//! a half-written project.
+//! release the TUI showed, byte for byte (same fingerprint). Saving goes
+//! through `data::output` (a temporary file beside the target, synced and
+//! renamed), so a crash never leaves a half-written project and the data
+//! file is never replaced by one.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::output::{write_bytes, Inputs};
 use super::{CellSensitivity, CsvOptions, PopulationSettings, Role};
 use crate::error::{Error, Result};
 
@@ -309,7 +310,7 @@ impl Project {
     }
 
     pub fn load(file: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(file).map_err(|e| Error::Io(file.to_path_buf(), e))?;
+        let text = super::input::read_text_string(file, "project file")?;
         let mut p = Self::from_json(&text, file)?;
         p.resolve_paths(file);
         Ok(p)
@@ -376,16 +377,49 @@ impl Project {
         project
     }
 
-    /// Write atomically: a temporary file in the same directory, renamed.
-    /// The data file's current fingerprint is written with it (saving
-    /// describes the data as it is now); a data file that cannot be read
-    /// gets none rather than failing the save.
+    /// Write through `data::output` (atomic, synced), refusing to replace
+    /// the data file or a hierarchy file the project names. The data
+    /// file's current fingerprint is written with it (saving describes the
+    /// data as it is now); a data file that cannot be read gets none rather
+    /// than failing the save.
     pub fn save(&self, file: &Path) -> Result<()> {
+        self.save_with(file, &Inputs::new())
+    }
+
+    /// [`Project::save`], refusing also to replace one of `inputs` (the
+    /// other files of the command that saves).
+    pub fn save_with(&self, file: &Path, inputs: &Inputs) -> Result<()> {
         let mut p = self.clone();
         p.data.fingerprint = self
             .data_file(file)
             .and_then(|d| DataFingerprint::of_file(&d).ok());
-        write_atomic(file, p.to_json().as_bytes())
+        // The paths as given and as read back beside `file`: either may be
+        // how the caller meant them.
+        let mut inputs = inputs.clone();
+        inputs.extend(&self.inputs());
+        let mut at = self.clone();
+        at.resolve_paths(file);
+        inputs.extend(&at.inputs());
+        write_bytes(file, &inputs, p.to_json().as_bytes())
+    }
+
+    /// The files this project reads — its data file, hierarchy files and
+    /// conditions file — by their paths as the process opens them (after
+    /// [`Project::load`]).
+    pub fn inputs(&self) -> Inputs {
+        let mut inputs = Inputs::new();
+        if let Some(d) = &self.data.path {
+            inputs.add(d);
+        }
+        for source in self.hierarchies.values() {
+            if let HierarchySource::File(h) = source {
+                inputs.add(h);
+            }
+        }
+        if let Some(c) = &self.params.conditions {
+            inputs.add(c);
+        }
+        inputs
     }
 
     /// The data path as a file name the process can open: a relative path
@@ -420,45 +454,6 @@ impl Project {
             path.display()
         ))
     }
-}
-
-/// Write `bytes` to `file` through a temporary sibling and a rename, so
-/// readers never see a partial file and an existing file survives a failure.
-pub fn write_atomic(file: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(file, |w| w.write_all(bytes))
-}
-
-/// Like [`write_atomic`], streaming: `fill` writes into a buffered temporary
-/// file, which is renamed over `file` only when `fill` succeeded.
-pub fn write_atomic_with(
-    file: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
-    let io = |e| Error::Io(file.to_path_buf(), e);
-    let dir = match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let f = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
-        fill(&mut w)?;
-        // Flushed but not fsynced: the rename alone makes the replacement
-        // atomic for every reader, and an fsync of a large export costs
-        // seconds of waiting on the disk (3 s for a 325 MB release) for
-        // protection against power loss only.
-        w.into_inner().map_err(|e| e.into_error())?;
-        std::fs::rename(&tmp, file)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
 }
 
 #[cfg(test)]

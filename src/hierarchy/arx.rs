@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::data::write_atomic_with;
+use crate::data::{write_file, Inputs};
 use crate::error::{Error, Result};
 
 use super::Hierarchy;
@@ -37,7 +37,7 @@ pub fn read(file: &Path) -> Result<Hierarchy> {
 
 /// Read a hierarchy file for the attribute `attribute`.
 pub fn read_as(file: &Path, attribute: &str) -> Result<Hierarchy> {
-    let bytes = std::fs::read(file).map_err(|e| Error::Io(file.to_path_buf(), e))?;
+    let bytes = crate::data::input::read_text_file(file, "hierarchy file")?;
     parse(&bytes, attribute, file)
 }
 
@@ -63,17 +63,14 @@ pub(crate) fn parse_rows(bytes: &[u8], file: &Path) -> Result<(Vec<Vec<String>>,
         .flexible(true)
         .from_reader(bytes);
     // The reader skips blank lines without counting them, so lines are
-    // counted from the byte offset of each record.
-    let line_at = |p: Option<&csv::Position>| {
-        p.map(|p| {
-            // The position may point at blank lines skipped before the record.
-            let mut end = (p.byte() as usize).min(bytes.len());
-            while end < bytes.len() && matches!(bytes[end], b'\n' | b'\r') {
-                end += 1;
-            }
-            bytes[..end].iter().filter(|&&b| b == b'\n').count() as u64 + 1
-        })
+    // counted from the byte offset of each record, going forward only
+    // (records come in order): linear in the file, whatever its length.
+    let mut counter = LineCounter {
+        bytes,
+        at: 0,
+        line: 1,
     };
+    let mut line_at = |p: Option<&csv::Position>| p.map(|p| counter.line_at(p.byte() as usize));
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut lines: Vec<u64> = Vec::new();
     for rec in reader.records() {
@@ -92,6 +89,37 @@ pub(crate) fn parse_rows(bytes: &[u8], file: &Path) -> Result<(Vec<Vec<String>>,
         rows.push(rec.iter().map(|f| f.trim().to_string()).collect());
     }
     Ok((rows, lines))
+}
+
+/// Lines of `bytes` counted up to increasing offsets: `\n`, `\r\n` and a
+/// lone `\r` each end a line.
+struct LineCounter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    line: u64,
+}
+
+impl LineCounter<'_> {
+    /// The line of the record the CSV reader placed at `pos` (where it
+    /// began reading: blank lines before the record are skipped).
+    fn line_at(&mut self, pos: usize) -> u64 {
+        let b = self.bytes;
+        let mut end = pos.min(b.len());
+        while end < b.len() && matches!(b[end], b'\n' | b'\r') {
+            end += 1;
+        }
+        if end < self.at {
+            return self.line;
+        }
+        for i in memchr::memchr2_iter(b'\n', b'\r', &b[self.at..end]) {
+            let i = self.at + i;
+            if b[i] == b'\n' || b.get(i + 1) != Some(&b'\n') {
+                self.line += 1;
+            }
+        }
+        self.at = end;
+        self.line
+    }
 }
 
 /// The delimiter of the first line that has one, outside quotes: `;`, then
@@ -136,9 +164,10 @@ pub fn to_bytes(h: &Hierarchy) -> Vec<u8> {
     v
 }
 
-/// Write to `file` atomically (temporary file, then rename).
-pub fn save(h: &Hierarchy, file: &Path) -> Result<()> {
-    write_atomic_with(file, |w| write(h, w))
+/// Write to `file` through `data::output` (never over one of `inputs`;
+/// atomic and synced).
+pub fn save(h: &Hierarchy, file: &Path, inputs: &Inputs) -> Result<()> {
+    write_file(file, inputs, |w| write(h, w))
 }
 
 #[cfg(test)]
@@ -163,6 +192,31 @@ mod tests {
             .to_string();
         assert!(
             m.starts_with("h.csv, row 3: hierarchy of 'age': '0-4' at level 1 has two parents at level 2: '0-9' (row 1) and '0-19' (row 3)"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn lines_are_right_for_every_line_ending_and_reading_is_linear() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let text = ["1;0-4;0-9;*", "", "2;0-4;0-19;*"].join(eol);
+            let m = parse(text.as_bytes(), "age", Path::new("h.csv"))
+                .unwrap_err()
+                .to_string();
+            assert!(m.starts_with("h.csv, row 3:"), "{eol:?}: {m}");
+        }
+        // 200,000 leaves (the quadratic line count took over 20 s; timed in
+        // BENCHMARKS.md, "Issue 14"), and the last row's line still right.
+        let mut big = String::new();
+        for i in 0..200_000 {
+            big.push_str(&format!("v{i};g{};*\n", i % 100));
+        }
+        big.push_str("v0;g1;*\n");
+        let m = parse(big.as_bytes(), "x", Path::new("h.csv"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains("row 200001") && m.contains("appears twice"),
             "{m}"
         );
     }

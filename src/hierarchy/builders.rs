@@ -42,10 +42,14 @@
 
 use std::path::Path;
 
+use num_bigint::BigInt;
+use num_integer::Integer;
+
+use crate::data::number::{scaled_text, Decimal};
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
 
-use super::Hierarchy;
+use super::{Hierarchy, MAX_LEVELS};
 
 /// What to build; the CLI and the TUI's builder dialog fill one of these.
 /// (The correlation-based construction of Algorithm 4 adds its variant here.)
@@ -54,8 +58,8 @@ pub enum BuildSpec {
     /// Fixed-width intervals: `width` at level 1, anchored at `anchor`,
     /// `fanout` intervals merged per level.
     Intervals {
-        width: f64,
-        anchor: f64,
+        width: Decimal,
+        anchor: Decimal,
         fanout: usize,
     },
     /// Equal-frequency intervals: at most `n` at level 1, each with at least
@@ -77,7 +81,7 @@ pub fn build(ds: &Dataset, column: usize, spec: &BuildSpec) -> Result<Hierarchy>
             width,
             anchor,
             fanout,
-        } => intervals(col, *width, *anchor, *fanout),
+        } => intervals(col, width, anchor, *fanout),
         BuildSpec::Quantiles { n, min_records } => quantiles(col, *n, *min_records),
         BuildSpec::Mask => mask(col),
         BuildSpec::Frequency { min_records } => by_frequency(col, *min_records),
@@ -115,7 +119,8 @@ fn same_partition(a: &[String], b: &[String]) -> bool {
         .all(|(x, y)| *ab.entry(x).or_insert(y) == y && *ba.entry(y).or_insert(x) == x)
 }
 
-fn numbers<'a>(col: &'a Column, what: &str) -> Result<&'a [f64]> {
+/// The column's values as exact numbers, in code order.
+fn numbers(col: &Column, what: &str) -> Result<Vec<Decimal>> {
     if !col.is_numeric() {
         return Err(Error::Parameter(format!(
             "{what} need a numeric column; '{}' is categorical (use --mask or a grouping)",
@@ -128,29 +133,25 @@ fn numbers<'a>(col: &'a Column, what: &str) -> Result<&'a [f64]> {
             col.name()
         )));
     }
-    Ok(col.numbers())
+    Ok((0..col.cardinality() as u32)
+        .map(|c| col.decimal(c).unwrap_or_else(Decimal::zero))
+        .collect())
 }
 
-/// A number as a person writes it: `20`, not `20.0`.
-fn num(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x}")
-    }
-}
-
-/// Fixed-width intervals, nested by `fanout`; see the module doc.
-pub fn intervals(col: &Column, width: f64, anchor: f64, fanout: usize) -> Result<Hierarchy> {
+/// Fixed-width intervals, nested by `fanout`; see the module doc. The
+/// ends are computed exactly (`data::number`): values, `width` and
+/// `anchor` are scaled to integers by the same power of ten, so labels
+/// are right beyond 2^53 and beyond i64, and decimals read as written.
+pub fn intervals(
+    col: &Column,
+    width: &Decimal,
+    anchor: &Decimal,
+    fanout: usize,
+) -> Result<Hierarchy> {
     let xs = numbers(col, "intervals")?;
-    if !(width.is_finite() && width > 0.0) {
+    if width <= &Decimal::zero() {
         return Err(Error::Parameter(format!(
             "interval width must be a positive number, not {width}"
-        )));
-    }
-    if !anchor.is_finite() {
-        return Err(Error::Parameter(format!(
-            "anchor must be a number, not {anchor}"
         )));
     }
     if fanout < 2 {
@@ -158,39 +159,63 @@ pub fn intervals(col: &Column, width: f64, anchor: f64, fanout: usize) -> Result
             "fanout must be at least 2 (intervals merged per level), not {fanout}"
         )));
     }
-    let integral =
-        xs.iter().all(|x| x.fract() == 0.0) && width.fract() == 0.0 && anchor.fract() == 0.0;
-    // Level-1 interval of each value; coarser levels divide these integers
-    // by fanoutˡ⁻¹ exactly, so nesting never hangs on floating-point rounding.
-    let first: Vec<i64> = xs
+    let integral = xs.iter().all(Decimal::is_integer) && width.is_integer() && anchor.is_integer();
+    let scale = xs
         .iter()
-        .map(|&x| ((x - anchor) / width).floor() as i64)
+        .chain([width, anchor])
+        .map(Decimal::fraction_digits)
+        .max()
+        .unwrap_or(0);
+    let (w, a) = (width.scaled(scale), anchor.scaled(scale));
+    // Level-1 interval of each value; coarser levels divide these integers
+    // by fanoutˡ⁻¹ exactly, so nesting never hangs on rounding.
+    let first: Vec<BigInt> = xs
+        .iter()
+        .map(|x| (x.scaled(scale) - &a).div_floor(&w))
         .collect();
+    let fanout = BigInt::from(fanout);
+    // Count the levels before making any label: a tiny width over a wide
+    // range would need thousands.
+    let mut needed = 1;
+    let mut step = BigInt::from(1);
+    let (lowest, highest) = (&first[0], &first[first.len() - 1]);
+    while lowest.div_floor(&step) != highest.div_floor(&step) {
+        step *= &fanout;
+        needed += 1;
+        if needed > MAX_LEVELS {
+            return Err(Error::Parameter(format!(
+                "intervals of width {width} merged {fanout} per level would need more than {MAX_LEVELS} levels to reach one interval; use a wider width or a larger fanout"
+            )));
+        }
+    }
+    let unit = BigInt::from(1);
     let mut levels = Vec::new();
-    let mut step: i64 = 1;
+    let mut step = BigInt::from(1);
     loop {
-        let w = width * step as f64;
-        let index = |i: i64| i.div_euclid(step);
+        let span = &w * &step;
+        let index = |i: &BigInt| i.div_floor(&step);
         let labels: Vec<String> = first
             .iter()
-            .map(|&i| {
-                let lo = anchor + index(i) as f64 * w;
+            .map(|i| {
+                let lo = &a + index(i) * &span;
                 if integral {
-                    format!("[{}-{}]", num(lo), num(lo + w - 1.0))
+                    let hi = &lo + &span - &unit;
+                    format!("[{}-{}]", scaled_text(&lo, scale), scaled_text(&hi, scale))
                 } else {
-                    format!("[{}-{})", num(lo), num(lo + w))
+                    let hi = &lo + &span;
+                    format!("[{}-{})", scaled_text(&lo, scale), scaled_text(&hi, scale))
                 }
             })
             .collect();
-        let one = index(first[0]) == index(first[first.len() - 1]);
+        let one = index(lowest) == index(highest);
         if one && !levels.is_empty() {
             break;
         }
         levels.push(labels);
-        match step.checked_mul(fanout as i64) {
-            Some(s) if !one => step = s,
-            _ => break,
+        if one {
+            break;
         }
+        step *= &fanout;
     }
     finish(col, levels)
 }
@@ -263,7 +288,7 @@ pub fn quantiles(col: &Column, n: usize, min_records: u64) -> Result<Hierarchy> 
         }
         let mut labels = vec![String::new(); xs.len()];
         for &(lo, hi, _) in &merged {
-            let label = format!("[{}-{}]", num(xs[lo]), num(xs[hi]));
+            let label = format!("[{}-{}]", col.display(lo as u32), col.display(hi as u32));
             for l in &mut labels[lo..=hi] {
                 l.clone_from(&label);
             }
@@ -278,6 +303,16 @@ pub fn quantiles(col: &Column, n: usize, min_records: u64) -> Result<Hierarchy> 
 pub fn mask(col: &Column) -> Result<Hierarchy> {
     let leaves = col.dictionary();
     let longest = leaves.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+    if longest > MAX_LEVELS {
+        let v = leaves
+            .iter()
+            .find(|v| v.chars().count() == longest)
+            .map_or(String::new(), |v| v.chars().take(20).collect());
+        return Err(Error::Parameter(format!(
+            "masking needs values of at most {MAX_LEVELS} characters (a level per character); '{v}…' of column '{}' has {longest}",
+            col.name()
+        )));
+    }
     let levels = (1..longest)
         .map(|l| {
             leaves
@@ -437,7 +472,7 @@ pub fn parse_inline_mapping(text: &str) -> Result<Vec<Vec<String>>> {
 /// Rows of a mapping file: ARX layout (`value;group;...`) with or without
 /// the root. Read through the ARX reader, so errors name file and line.
 pub fn read_mapping(file: &Path) -> Result<Vec<Vec<String>>> {
-    let bytes = std::fs::read(file).map_err(|e| Error::Io(file.to_path_buf(), e))?;
+    let bytes = crate::data::input::read_text_file(file, "mapping file")?;
     super::arx::parse_rows(&bytes, file).map(|(rows, _)| rows)
 }
 
@@ -456,10 +491,14 @@ mod tests {
             .collect()
     }
 
+    fn d(s: &str) -> Decimal {
+        Decimal::parse(s).unwrap()
+    }
+
     #[test]
     fn fixed_intervals_merge_by_fanout_up_to_one_interval() {
         let ds = col(&["17", "23", "29", "30", "45", "90"]);
-        let h = intervals(ds.col(0), 10.0, 0.0, 2).unwrap();
+        let h = intervals(ds.col(0), &d("10"), &d("0"), 2).unwrap();
         assert_eq!(
             path(&h, "23"),
             ["23", "[20-29]", "[20-39]", "[0-39]", "[0-79]", "*"]
@@ -468,15 +507,59 @@ mod tests {
             path(&h, "90"),
             ["90", "[90-99]", "[80-99]", "[80-119]", "[80-159]", "*"]
         );
-        let h = intervals(ds.col(0), 10.0, 5.0, 3).unwrap();
+        let h = intervals(ds.col(0), &d("10"), &d("5"), 3).unwrap();
         assert_eq!(path(&h, "17"), ["17", "[15-24]", "[5-34]", "*"]);
     }
 
     #[test]
     fn fractional_data_gets_half_open_labels() {
         let ds = col(&["1.5", "2.5", "7"]);
-        let h = intervals(ds.col(0), 2.5, 0.0, 2).unwrap();
+        let h = intervals(ds.col(0), &d("2.5"), &d("0"), 2).unwrap();
         assert_eq!(h.ancestor("2.5", 1), Some("[2.5-5)"));
+    }
+
+    #[test]
+    fn interval_ends_are_exact_beyond_f64_and_i64() {
+        // Ages 1 and 2 anchored at 1e20: f64 arithmetic labelled both
+        // [7766279631452242000-7766279631452242000].
+        let ds = col(&["1", "2"]);
+        let h = intervals(ds.col(0), &d("1"), &d("1e20"), 2).unwrap();
+        assert_eq!(
+            h.ancestor("1", 1),
+            Some("[1-1]"),
+            "{:?}",
+            h.rows().collect::<Vec<_>>()
+        );
+        assert_eq!(h.ancestor("2", 1), Some("[2-2]"));
+        // [0-1] and [2-3] group as the level below does: dropped.
+        assert_eq!(h.ancestor("2", 2), Some("*"));
+        let ds = col(&["100000000000000000000", "100000000000000000003"]);
+        let h = intervals(ds.col(0), &d("2"), &d("0"), 2).unwrap();
+        assert_eq!(
+            h.ancestor("100000000000000000003", 1),
+            Some("[100000000000000000002-100000000000000000003]")
+        );
+        let ds = col(&["0.1", "0.3"]);
+        let h = intervals(ds.col(0), &d("0.1"), &d("0"), 2).unwrap();
+        assert_eq!(h.ancestor("0.3", 1), Some("[0.3-0.4)"));
+    }
+
+    #[test]
+    fn a_huge_fanout_ends_and_too_many_levels_are_refused() {
+        let ds = col(&["1", "2", "50"]);
+        let h = intervals(ds.col(0), &d("5"), &d("0"), usize::MAX).unwrap();
+        assert_eq!(h.levels(), 3);
+        let ds = col(&["1e-100", "1e100"]);
+        let e = intervals(ds.col(0), &d("1e-100"), &d("0"), 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 64 levels"), "{e}");
+        let long = "9".repeat(100);
+        let ds = Dataset::from_rows(&["x"], &[vec![long.as_str()], vec!["a"]]).unwrap();
+        assert!(mask(ds.col(0))
+            .unwrap_err()
+            .to_string()
+            .contains("at most 64 characters"));
     }
 
     #[test]
@@ -543,13 +626,14 @@ mod tests {
     #[test]
     fn numeric_builders_refuse_categories_and_bad_parameters() {
         let ds = col(&["a", "b"]);
-        assert!(intervals(ds.col(0), 10.0, 0.0, 2)
+        assert!(intervals(ds.col(0), &d("10"), &d("0"), 2)
             .unwrap_err()
             .to_string()
             .contains("categorical"));
         let ds = col(&["1", "2"]);
-        assert!(intervals(ds.col(0), 0.0, 0.0, 2).is_err());
-        assert!(intervals(ds.col(0), 1.0, 0.0, 1).is_err());
+        assert!(intervals(ds.col(0), &d("0"), &d("0"), 2).is_err());
+        assert!(intervals(ds.col(0), &d("-1"), &d("0"), 2).is_err());
+        assert!(intervals(ds.col(0), &d("1"), &d("0"), 1).is_err());
         assert!(quantiles(ds.col(0), 1, 1).is_err());
     }
 }

@@ -32,8 +32,14 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use crate::data::number::{Decimal, NumericLabel};
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
+
+/// The most levels (leaves and root included) a hierarchy may have: far
+/// above ARX's Adult hierarchies (at most 6) and what the builders make on
+/// real data, and a bound on the labels a file or builder can ask for.
+pub const MAX_LEVELS: usize = 64;
 
 /// Why a set of rows is not a hierarchy: the 0-based row it concerns (when
 /// one row is to blame) and a message naming the value and level.
@@ -95,6 +101,12 @@ impl Hierarchy {
         let n_levels = first.len();
         if n_levels == 0 {
             return Err(err(Some(0), "empty row".into()));
+        }
+        if n_levels > MAX_LEVELS {
+            return Err(err(
+                Some(0),
+                format!("{n_levels} levels, more than the {MAX_LEVELS} a hierarchy may have"),
+            ));
         }
         let mut labels: Vec<Vec<Box<str>>> = vec![Vec::new(); n_levels];
         let mut nodes: Vec<Vec<u32>> = vec![Vec::with_capacity(rows.len()); n_levels];
@@ -173,11 +185,31 @@ impl Hierarchy {
                 below = Some(id);
             }
         }
-        let leaf_index = labels[0]
+        let leaf_index: FxHashMap<Box<str>, u32> = labels[0]
             .iter()
             .enumerate()
             .map(|(i, l)| (l.clone(), i as u32))
             .collect();
+        // A label that is another leaf's value must stand for that leaf:
+        // `Male;Female;*` and `Female;Male;*` would publish every man as
+        // "Female", and nothing in the published cell would tell.
+        for (level, names) in labels.iter().enumerate().skip(1) {
+            for (id, label) in names.iter().enumerate() {
+                let Some(&leaf) = leaf_index.get(label) else {
+                    continue;
+                };
+                if nodes[level][leaf as usize] != id as u32 {
+                    let first_row = ids[level][&**label].1;
+                    return Err(err(
+                        Some(first_row),
+                        format!(
+                            "the label '{label}' at level {level} is also the leaf '{label}' (row {}), which it does not contain: a cell generalized to it would read as that value; rename the label",
+                            line(leaf as usize)
+                        ),
+                    ));
+                }
+            }
+        }
         Ok(Self {
             attribute: attribute.to_string(),
             tree: Arc::new(Tree {
@@ -270,8 +302,9 @@ impl Hierarchy {
         let space = col.code_space();
         let unset = u32::MAX;
         let mut leaf_of_code = vec![unset; space];
-        for (i, leaf) in self.leaves().iter().enumerate() {
-            if let Some(c) = col.code_of(leaf) {
+        for (i, code) in self.leaf_codes(col).into_iter().enumerate() {
+            if let Some(c) = code {
+                let leaf = &self.leaves()[i];
                 let slot = &mut leaf_of_code[c as usize];
                 if *slot != unset {
                     return Err(Error::Parameter(format!(
@@ -308,6 +341,9 @@ impl Hierarchy {
                 shown.join(", ")
             )));
         }
+        if col.is_numeric() {
+            self.check_numeric_labels(col, &leaf_of_code)?;
+        }
         let top = self.height();
         let missing_leaf = self.leaf_index("?");
         let mut labels: Vec<Vec<Box<str>>> = self.tree.labels.clone();
@@ -333,6 +369,73 @@ impl Hierarchy {
             ids,
             labels,
         })
+    }
+
+    /// The column code each leaf matches, by leaf. A numeric column is
+    /// matched by exact number (`data::number`): every leaf and value is
+    /// read once and the two sorted lists are merged.
+    fn leaf_codes(&self, col: &Column) -> Vec<Option<u32>> {
+        let leaves = self.leaves();
+        if !col.is_numeric() {
+            return leaves.iter().map(|l| col.code_of(l)).collect();
+        }
+        let mut numbered: Vec<(Decimal, usize)> = leaves
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| Decimal::parse(l).map(|d| (d, i)))
+            .collect();
+        numbered.sort();
+        let values: Vec<Decimal> = (0..col.cardinality() as u32)
+            .map(|c| col.decimal(c).unwrap_or_else(Decimal::zero))
+            .collect();
+        let mut out = vec![None; leaves.len()];
+        let mut v = 0;
+        for (d, i) in &numbered {
+            while v < values.len() && values[v] < *d {
+                v += 1;
+            }
+            if v < values.len() && values[v] == *d {
+                out[*i] = Some(v as u32);
+            }
+        }
+        out
+    }
+
+    /// On a numeric column, a label that reads as numbers (`39`,
+    /// `[20-29]`, `0-4`, `<150`; `data::number::NumericLabel`) must
+    /// contain every value under it: a cell published as `39` for people
+    /// aged 70 would lie.
+    fn check_numeric_labels(&self, col: &Column, leaf_of_code: &[u32]) -> Result<()> {
+        let mut values: Option<Vec<Decimal>> = None;
+        for level in 1..self.levels() {
+            let claims: Vec<Option<NumericLabel>> = self.tree.labels[level]
+                .iter()
+                .map(|l| NumericLabel::parse(l))
+                .collect();
+            if claims.iter().all(Option::is_none) {
+                continue;
+            }
+            let values = values.get_or_insert_with(|| {
+                (0..col.cardinality() as u32)
+                    .map(|c| col.decimal(c).unwrap_or_else(Decimal::zero))
+                    .collect()
+            });
+            for (code, x) in values.iter().enumerate() {
+                let node = self.tree.nodes[level][leaf_of_code[code] as usize];
+                if let Some(claim) = &claims[node as usize] {
+                    if !claim.covers(x) {
+                        return Err(Error::Parameter(format!(
+                            "hierarchy of '{}': the label '{}' at level {level} does not contain the value '{}' of column '{}' under it, so a cell generalized to it would misstate the value",
+                            self.attribute,
+                            self.tree.labels[level][node as usize],
+                            col.display(code as u32),
+                            col.name()
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Check the hierarchy covers every value of `col`; see [`Self::bind`].
@@ -492,6 +595,12 @@ impl HierarchySet {
     /// `adult_hierarchy_age.csv`). Other files are ignored; a directory with
     /// no such file is an error.
     pub fn load_dir(dir: &Path) -> Result<Self> {
+        Self::load_pairs(&Self::dir_pairs(dir)?)
+    }
+
+    /// The (attribute, file) pairs of a directory, as [`Self::load_dir`]
+    /// reads them.
+    fn dir_pairs(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
         let io = |e| Error::Io(dir.to_path_buf(), e);
         let mut files: Vec<(String, PathBuf)> = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(io)? {
@@ -507,7 +616,7 @@ impl HierarchySet {
                 dir.display()
             )));
         }
-        Self::load_pairs(&files)
+        Ok(files)
     }
 
     /// One file per attribute.
@@ -522,6 +631,20 @@ impl HierarchySet {
     /// The CLI's `--hierarchies` value: a directory, comma-separated
     /// `column=FILE` pairs, or one file named like `*hierarchy_<column>.csv`.
     pub fn load_spec(spec: &str) -> Result<Self> {
+        Self::load_pairs(&Self::spec_pairs(spec)?)
+    }
+
+    /// The files a `--hierarchies` value names (the inputs a command must
+    /// not write over, `data::output`).
+    pub fn spec_files(spec: &str) -> Result<Vec<PathBuf>> {
+        Ok(Self::spec_pairs(spec)?
+            .into_iter()
+            .map(|(_, f)| f)
+            .collect())
+    }
+
+    /// The (attribute, file) pairs a `--hierarchies` value names.
+    fn spec_pairs(spec: &str) -> Result<Vec<(String, PathBuf)>> {
         if spec.contains('=') {
             let pairs = spec
                 .split(',')
@@ -535,7 +658,7 @@ impl HierarchySet {
                     ))),
                 })
                 .collect::<Result<Vec<_>>>()?;
-            Self::load_pairs(&pairs)
+            Ok(pairs)
         } else {
             let path = Path::new(spec);
             let named = path
@@ -543,9 +666,9 @@ impl HierarchySet {
                 .and_then(|n| n.to_str())
                 .and_then(arx::attribute_from_file_name);
             if path.is_dir() {
-                Self::load_dir(path)
+                Self::dir_pairs(path)
             } else if let (true, Some(attr)) = (path.is_file(), named) {
-                Self::load_pairs(&[(attr.to_string(), path.to_path_buf())])
+                Ok(vec![(attr.to_string(), path.to_path_buf())])
             } else {
                 Err(Error::Parameter(format!(
                     "hierarchies: '{spec}' is neither a directory nor a '*hierarchy_<column>.csv' file; give a directory of '*hierarchy_<column>.csv' files or 'column=FILE,...' pairs"
@@ -695,6 +818,39 @@ mod tests {
         assert_ne!(b.node(1, m), b.node(1, col.code_of("a").unwrap()));
         assert_eq!(b.generalize(2, m), "*");
         assert_eq!(b.members(1)[b.node(1, 0) as usize], vec![0, 1]);
+    }
+
+    #[test]
+    fn a_label_naming_another_leaf_is_refused() {
+        // Every man would be published as "Female".
+        let m = err("Male;Female;*\nFemale;Male;*");
+        assert!(
+            m.contains("the label 'Female' at level 1 is also the leaf 'Female' (row 2)"),
+            "{m}"
+        );
+        // A level that keeps a value as its own node is fine.
+        assert!(Hierarchy::from_rows("a", &rows("a;a;*\nb;x;*")).is_ok());
+        let deep: Vec<Vec<String>> = vec![(0..70).map(|i| format!("l{i}")).collect()];
+        assert!(Hierarchy::from_rows("a", &deep)
+            .unwrap_err()
+            .to_string()
+            .contains("more than the 64"));
+    }
+
+    #[test]
+    fn numeric_labels_must_contain_their_values() {
+        let ds = Dataset::from_rows(&["age"], &[vec!["70"], vec!["39"], vec!["45"]]).unwrap();
+        let lie = Hierarchy::from_rows("age", &rows("70;39;*\n39;39;*\n45;[40-49];*")).unwrap();
+        let m = lie.bind(ds.col(0)).unwrap_err().to_string();
+        assert!(
+            m.contains("the label '39' at level 1 does not contain the value '70'"),
+            "{m}"
+        );
+        let wrong =
+            Hierarchy::from_rows("age", &rows("70;[60-69];*\n39;[30-39];*\n45;[40-49];*")).unwrap();
+        assert!(wrong.bind(ds.col(0)).is_err());
+        let ok = Hierarchy::from_rows("age", &rows("70;>=60;*\n39;30-39;*\n45;[40-50);*")).unwrap();
+        assert!(ok.bind(ds.col(0)).is_ok());
     }
 
     #[test]

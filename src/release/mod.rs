@@ -37,8 +37,9 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Column, Dataset};
 
 pub use render::{
-    bucket_reference, fingerprint, local_buckets_path, published_headers, published_row,
-    published_row_indexed, short_fingerprint, write_csv, write_json, BucketIndex, ReleaseJson,
+    bucket_reference, buckets_path, csv_files, fingerprint, local_buckets_path, published_headers,
+    published_row, published_row_indexed, short_fingerprint, write_csv, write_json, BucketIndex,
+    ReleaseJson,
 };
 
 /// One published quasi-identifier cell of an equivalence group.

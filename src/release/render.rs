@@ -5,8 +5,7 @@
 //! carries its group id (GID) and, in bucketized releases, its bucket id
 //! (BID). In a bucketized release the sensitive values are not on the rows
 //! at all: they go to a second table of (BID, attribute, value, count), as
-//! in Anatomy's QIT/ST pair. Files are written to a temporary file and
-//! renamed.
+//! in Anatomy's QIT/ST pair.
 //!
 //! An LGB release (local equivalence groups and local buckets) is published
 //! as the LGB paper's Figure 2: quasi-identifier and semi-sensitive columns
@@ -15,7 +14,7 @@
 //! the cell is a sensitive value; sensitive columns likewise by bucket
 //! reference; a GID column. Each attribute's local buckets go to a file of
 //! their own, `out.<attribute>.buckets.csv`, with (BID, value, count), the
-//! paper's Figure 4 SAT tables.
+//! paper's Figure 4 SAT tables. Every file goes through `data::output`.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -25,7 +24,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{Guarantee, Release, ReleaseParams};
-use crate::data::{write_atomic_with, Dataset, Role};
+use crate::data::{write_file, Dataset, Inputs, Role};
 use crate::error::Result;
 use crate::partition::counts_of_rows;
 
@@ -238,24 +237,43 @@ pub fn buckets_path(path: &Path) -> PathBuf {
     path.with_file_name(format!("{stem}.buckets.csv"))
 }
 
+/// Every file [`write_csv`] writes for `release` at `path`: the table,
+/// then the bucket table of a bucketized release, then one local-bucket
+/// table per LGB attribute.
+pub fn csv_files(release: &Release, ds: &Dataset, path: &Path) -> Vec<PathBuf> {
+    let mut files = vec![path.to_path_buf()];
+    if release.is_bucketized() {
+        files.push(buckets_path(path));
+    }
+    for lb in &release.local_buckets {
+        files.push(local_buckets_path(path, ds.col(lb.column).name()));
+    }
+    files
+}
+
 /// Write the published table as CSV (and, when bucketized, the bucket
-/// table beside it). Returns the files written.
+/// table beside it) through `data::output`. Every file is checked against
+/// `inputs` (and against each other) before the first is written. Returns
+/// the files written.
 pub fn write_csv(
     release: &Release,
     ds: &Dataset,
     roles: Option<&[Role]>,
     path: &Path,
+    inputs: &Inputs,
 ) -> Result<Vec<PathBuf>> {
-    write_atomic_with(path, |w| write_table(release, ds, roles, w))?;
+    let files = csv_files(release, ds, path);
+    inputs.check_all(&files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+    write_file(path, inputs, |w| write_table(release, ds, roles, w))?;
     let mut written = vec![path.to_path_buf()];
     if release.is_bucketized() {
         let bpath = buckets_path(path);
-        write_atomic_with(&bpath, |w| write_bucket_table(release, ds, w))?;
+        write_file(&bpath, inputs, |w| write_bucket_table(release, ds, w))?;
         written.push(bpath);
     }
     for lb in &release.local_buckets {
         let lpath = local_buckets_path(path, ds.col(lb.column).name());
-        write_atomic_with(&lpath, |w| write_local_buckets(lb, ds, w))?;
+        write_file(&lpath, inputs, |w| write_local_buckets(lb, ds, w))?;
         written.push(lpath);
     }
     Ok(written)
@@ -596,10 +614,10 @@ impl ReleaseJson {
     }
 }
 
-/// Write the JSON form atomically.
-pub fn write_json(release: &Release, ds: &Dataset, path: &Path) -> Result<()> {
+/// Write the JSON form through `data::output` (never over one of `inputs`).
+pub fn write_json(release: &Release, ds: &Dataset, path: &Path, inputs: &Inputs) -> Result<()> {
     let json = ReleaseJson::new(release, ds);
-    write_atomic_with(path, |w: &mut dyn Write| {
+    write_file(path, inputs, |w: &mut dyn Write| {
         serde_json::to_writer_pretty(&mut *w, &json).map_err(std::io::Error::other)?;
         w.write_all(b"\n")
     })
@@ -634,7 +652,7 @@ mod tests {
             vec!["[20-31]", "2", "1"]
         );
         let dir = tempfile::tempdir().unwrap();
-        let files = write_csv(&r, &ds, None, &dir.path().join("out.csv")).unwrap();
+        let files = write_csv(&r, &ds, None, &dir.path().join("out.csv"), &Inputs::new()).unwrap();
         assert_eq!(files.len(), 2);
         let main = std::fs::read_to_string(&files[0]).unwrap();
         assert!(!main.contains("Flu") && !main.contains("Ann"), "{main}");
@@ -650,7 +668,7 @@ mod tests {
         assert_eq!(main.lines().collect::<Vec<_>>(), expected);
         let buckets = std::fs::read_to_string(&files[1]).unwrap();
         assert!(buckets.contains("1,disease,Cold,1"), "{buckets}");
-        write_json(&r, &ds, &dir.path().join("out.json")).unwrap();
+        write_json(&r, &ds, &dir.path().join("out.json"), &Inputs::new()).unwrap();
         let j: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap())
                 .unwrap();

@@ -48,7 +48,7 @@ use crate::algorithms;
 use crate::anonymize::{evaluate, run, Distribution, Evaluation, Measure};
 use crate::assess::{assess, Baseline};
 use crate::charts::{self, Chart};
-use crate::data::{write_atomic, Role};
+use crate::data::{write_bytes, Inputs, Role};
 use crate::error::{Error, Result};
 use crate::metrics::QueryReport;
 use crate::progress::Progress;
@@ -589,10 +589,19 @@ fn anonymize_command(project: &str, algorithm: &str, k: u32, l: Option<u32>, see
 }
 
 /// Write the report into `dir` (created if missing): HTML, Markdown, JSON
-/// and the charts as SVG files. Each file is written atomically; returns
-/// the files written.
-pub fn write(built: &Built, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+/// and the charts as SVG files, each through `data::output` (never over
+/// one of `inputs`). Returns the files written.
+pub fn write(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Write(dir.to_path_buf(), e))?;
+    let files: Vec<PathBuf> = built
+        .report
+        .charts
+        .iter()
+        .map(|c| dir.join(&c.file))
+        .chain([MARKDOWN_FILE, JSON_FILE, HTML_FILE].map(|n| dir.join(n)))
+        .collect();
+    // Every file checked before the first is written.
+    inputs.check_all(&files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let svgs = built
         .charts
         .iter()
@@ -601,7 +610,7 @@ pub fn write(built: &Built, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for (entry, svg) in built.report.charts.iter().zip(&svgs) {
         let path = dir.join(&entry.file);
-        write_atomic(&path, svg.as_bytes())?;
+        write_bytes(&path, inputs, svg.as_bytes())?;
         written.push(path);
     }
     let json = serde_json::to_string_pretty(&built.report)
@@ -612,7 +621,7 @@ pub fn write(built: &Built, dir: &Path) -> Result<Vec<PathBuf>> {
         (HTML_FILE, to_html(&built.report, &svgs)),
     ] {
         let path = dir.join(name);
-        write_atomic(&path, text.as_bytes())?;
+        write_bytes(&path, inputs, text.as_bytes())?;
         written.push(path);
     }
     Ok(written)

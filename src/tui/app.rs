@@ -414,7 +414,10 @@ impl App {
             _ if self.data.mark.is_some() => {
                 self.data.step_mark(action, &mut self.session, &mut out)
             }
-            _ if self.hier.dialog_open() => self.hier.step(action, &mut self.session, &mut out),
+            _ if self.hier.dialog_open() => {
+                let inputs = self.inputs();
+                self.hier.step(action, &mut self.session, &inputs, &mut out)
+            }
             _ if self.help => {
                 if matches!(action, Action::Cancel | Action::ToggleHelp) {
                     self.help = false;
@@ -445,7 +448,10 @@ impl App {
                         .step(action, &mut self.session, shown.as_ref(), &mut out)
                 }
                 Screen::Anonymize => self.anon.step(action, &mut self.session, &mut out),
-                Screen::Hierarchies => self.hier.step(action, &mut self.session, &mut out),
+                Screen::Hierarchies => {
+                    let inputs = self.inputs();
+                    self.hier.step(action, &mut self.session, &inputs, &mut out)
+                }
                 Screen::Compare => {
                     self.compare
                         .step(action, &mut self.session, &self.anon.cache, &mut out);
@@ -648,6 +654,13 @@ impl App {
         }
         p.seed = entry.seed;
         self.show(Screen::Anonymize);
+    }
+
+    /// The files the session reads (data, hierarchy files, the project
+    /// file): no export may replace one of them.
+    pub fn inputs(&self) -> crate::data::Inputs {
+        let file = self.project_path();
+        self.to_project().inputs().with(&file)
     }
 
     /// Write the session to the project file. The data path and hierarchy

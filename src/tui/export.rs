@@ -50,7 +50,7 @@ use std::sync::Arc;
 use super::session::Before;
 use super::worker::JobFn;
 use crate::charts::{self, Chart};
-use crate::data::{Dataset, Project};
+use crate::data::{Dataset, Inputs, Project};
 use crate::error::{Error, Result};
 use crate::report;
 use crate::risk::{self, CdfPoint};
@@ -142,7 +142,7 @@ pub fn beside(project_file: &Path, name: &str) -> PathBuf {
 }
 
 /// The job writing `export` to `target`.
-pub fn chart_job(export: ChartExport, target: Target) -> JobFn<Exported> {
+pub fn chart_job(export: ChartExport, target: Target, inputs: Inputs) -> JobFn<Exported> {
     Box::new(move |progress| {
         // Refuse a bad file name before any work.
         if let Target::File(f) = &target {
@@ -165,7 +165,7 @@ pub fn chart_job(export: ChartExport, target: Target) -> JobFn<Exported> {
             if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
             }
-            chart.write(&file)?;
+            chart.write(&file, &inputs)?;
             files.push(file);
         }
         Ok(Exported {
@@ -296,7 +296,8 @@ pub fn report_job(
         let warning = p.data_changed();
         let session = Session::with_project(Arc::clone(&ds), &p)?;
         let built = report::build(&session, &project_file, warning, progress)?;
-        let files = report::write(&built, &dir)?;
+        let inputs = p.inputs().with(&project_file);
+        let files = report::write(&built, &dir, &inputs)?;
         let html = files
             .iter()
             .find(|f| f.ends_with(report::HTML_FILE))

@@ -26,7 +26,9 @@ impl App {
                     Some(p) => Target::File(p),
                     None => Target::Dir(beside(&self.project_path(), export::EXPORT_DIR)),
                 };
-                let id = self.export_worker.submit(chart_job(export, target));
+                let id = self
+                    .export_worker
+                    .submit(chart_job(export, target, self.inputs()));
                 self.export_job = JobState::Running { id, fraction: 0.0 };
                 self.notice = Some("writing the chart…".into());
             }

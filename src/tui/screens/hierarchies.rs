@@ -17,7 +17,8 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::data::{Dataset, HierarchySource, Role, Roles};
+use crate::data::number::Decimal;
+use crate::data::{Dataset, HierarchySource, Inputs, Role, Roles};
 use crate::hierarchy::builders::{self, BuildSpec};
 use crate::hierarchy::correlated::{self, CorrelatedSpec};
 use crate::hierarchy::{arx, Hierarchy, LevelStats};
@@ -286,6 +287,18 @@ impl HierarchyDialog {
             .ok_or_else(|| format!("{}: '{}' is not a number", f.label, f.value))
     }
 
+    /// A field read as an exact number (`data::number`), for interval
+    /// ends that must come out as written.
+    fn decimal(&self, label: &str) -> Result<Decimal, String> {
+        let f = self
+            .fields
+            .iter()
+            .find(|f| f.label == label)
+            .ok_or_else(|| format!("no field '{label}'"))?;
+        Decimal::parse(&f.value)
+            .ok_or_else(|| format!("{}: '{}' is not a number", f.label, f.value))
+    }
+
     fn count(&self, label: &str) -> Result<u64, String> {
         let x = self.field(label)?;
         if x < 0.0 || x.fract() != 0.0 {
@@ -300,8 +313,8 @@ impl HierarchyDialog {
         Ok(Some(match self.builder {
             Builder::Correlated => return Ok(None),
             Builder::Intervals => BuildSpec::Intervals {
-                width: self.field("width")?,
-                anchor: self.field("anchor")?,
+                width: self.decimal("width")?,
+                anchor: self.decimal("anchor")?,
                 fanout: self.count("merge per level")? as usize,
             },
             Builder::Quantiles => BuildSpec::Quantiles {
@@ -675,7 +688,12 @@ impl HierarchiesState {
     }
 
     /// Apply an action to the open dialog (it is modal).
-    fn step_dialog(&mut self, action: &Action, session: &mut SessionState) -> Effect {
+    fn step_dialog(
+        &mut self,
+        action: &Action,
+        session: &mut SessionState,
+        inputs: &Inputs,
+    ) -> Effect {
         let ds = std::sync::Arc::clone(session.dataset());
         let ds = &*ds;
         let k = session.params().k;
@@ -711,7 +729,7 @@ impl HierarchiesState {
                     edited = true;
                 }
             }
-            Action::Confirm => return self.confirm(session),
+            Action::Confirm => return self.confirm(session, inputs),
             _ => {}
         }
         if edited {
@@ -725,7 +743,7 @@ impl HierarchiesState {
 
     /// Enter in the dialog: keep the built or imported hierarchy, or write
     /// the export; on failure the dialog stays open and says why.
-    fn confirm(&mut self, session: &mut SessionState) -> Effect {
+    fn confirm(&mut self, session: &mut SessionState, inputs: &Inputs) -> Effect {
         let ds = std::sync::Arc::clone(session.dataset());
         let ds = &*ds;
         let Some(d) = self.dialog.as_mut() else {
@@ -779,7 +797,7 @@ impl HierarchiesState {
             DialogKind::Export => {
                 let p = path();
                 match session.hierarchies().get(&d.attribute) {
-                    Some(h) => arx::save(&h.hierarchy, &p)
+                    Some(h) => arx::save(&h.hierarchy, &p, inputs)
                         .map(|()| {
                             let msg =
                                 format!("{}: hierarchy written to {}", d.attribute, p.display());
@@ -832,9 +850,16 @@ impl HierarchiesScreen {
     }
 
     /// Apply an action: to the open dialog, else to the screen.
-    pub fn step(&mut self, action: &Action, session: &mut SessionState, out: &mut Out) {
+    /// `inputs`: the session's files, which an export may not replace.
+    pub fn step(
+        &mut self,
+        action: &Action,
+        session: &mut SessionState,
+        inputs: &Inputs,
+        out: &mut Out,
+    ) {
         let effect = if self.state.dialog.is_some() {
-            self.state.step_dialog(action, session)
+            self.state.step_dialog(action, session, inputs)
         } else {
             self.state.step(action, session)
         };

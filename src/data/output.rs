@@ -1,0 +1,444 @@
+//! The one way anonlab writes a file: every output of every command and
+//! screen (published tables and their bucket tables, release JSON,
+//! projects, hierarchies, conditions, charts, reports, synthetic data) goes
+//! through [`write_file`].
+//!
+//! What it promises (README, "What 'inputs are never written' covers"):
+//!
+//! - **Inputs are never written.** An output that resolves to a file the
+//!   same command reads ([`Inputs`]: the same device and inode, so a
+//!   symbolic or hard link to an input, or `./data.csv` for `data.csv`, is
+//!   caught) is refused before anything is written.
+//! - **A regular file is replaced atomically**: the bytes go to a temporary
+//!   file beside it (`.NAME.PID.N.tmp`), which is flushed, synced to disk
+//!   and renamed over the target, and the directory is synced; a reader
+//!   never sees half a file, a failure leaves the old file as it was, and
+//!   a file reported as written survives a power loss.
+//! - **A device, FIFO or other non-regular file is written directly**,
+//!   never renamed over (`-o /dev/null` stays a device); write errors
+//!   (`/dev/full`) are reported as write errors.
+//! - **No temporary file is left behind**: an error or a panic removes it
+//!   (a guard), SIGINT/SIGTERM/SIGHUP remove it ([`remove_temporary_files`],
+//!   which the binary's signal handler calls), and a temporary file left by
+//!   a process that no longer exists (SIGKILL, power loss) is removed the
+//!   next time the same target is written.
+//!
+//! The list of temporary files being written is the one piece of process
+//! state here: a signal handler has no other way to find them. It holds
+//! paths for clean-up only and changes no result.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::error::{Error, Result};
+
+/// The files one command (or one TUI session) reads. No output may
+/// replace one of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inputs {
+    files: Vec<(FileId, PathBuf)>,
+}
+
+/// What makes two paths the same file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FileId {
+    #[cfg(unix)]
+    Inode { dev: u64, ino: u64 },
+    #[cfg_attr(unix, allow(dead_code))]
+    Path(PathBuf),
+}
+
+fn file_id(path: &Path) -> Option<FileId> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(FileId::Inode {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        std::fs::canonicalize(path).ok().map(FileId::Path)
+    }
+}
+
+impl Inputs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add a file the command reads. A path that does not exist (yet) is
+    /// not an input and is ignored; a device such as `/dev/stdin` is kept,
+    /// since writing to it would not replace it anyway.
+    pub fn add(&mut self, path: &Path) {
+        if let Some(id) = file_id(path) {
+            if !self.files.iter().any(|(f, _)| *f == id) {
+                self.files.push((id, path.to_path_buf()));
+            }
+        }
+    }
+
+    /// [`Self::add`], by value.
+    pub fn with(mut self, path: &Path) -> Self {
+        self.add(path);
+        self
+    }
+
+    /// Every input of `other` too.
+    pub fn extend(&mut self, other: &Inputs) {
+        for (id, path) in &other.files {
+            if !self.files.iter().any(|(f, _)| f == id) {
+                self.files.push((id.clone(), path.clone()));
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Refuse `output` when it is one of the inputs.
+    pub fn check(&self, output: &Path) -> Result<()> {
+        let Some(id) = file_id(output) else {
+            return Ok(());
+        };
+        match self.files.iter().find(|(f, _)| *f == id) {
+            Some((_, input)) => Err(Error::Write(
+                output.to_path_buf(),
+                std::io::Error::other(format!(
+                    "it is the input {}; anonlab never writes its inputs, choose another output file",
+                    input.display()
+                )),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Check several outputs of one command: none an input, no two the
+    /// same file (the second would silently replace the first).
+    pub fn check_all(&self, outputs: &[&Path]) -> Result<()> {
+        for (i, out) in outputs.iter().enumerate() {
+            self.check(out)?;
+            let same = outputs[..i].iter().find(|o| same_target(o, out)).copied();
+            if let Some(first) = same {
+                return Err(Error::Write(
+                    out.to_path_buf(),
+                    std::io::Error::other(format!(
+                        "{} is already an output of this command",
+                        first.display()
+                    )),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether two output paths name the same file (existing or not).
+fn same_target(a: &Path, b: &Path) -> bool {
+    match (file_id(a), file_id(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => absolute(a) == absolute(b),
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    match p.file_name() {
+        Some(n) => dir.join(n),
+        None => dir,
+    }
+}
+
+/// Write `bytes` to `file`; see the module doc.
+pub fn write_bytes(file: &Path, inputs: &Inputs, bytes: &[u8]) -> Result<()> {
+    write_file(file, inputs, |w| w.write_all(bytes))
+}
+
+/// Write what `fill` produces to `file`, safely (the module doc): refused
+/// when `file` is one of `inputs`; a regular file (or a new one) through a
+/// synced temporary file and a rename; anything else directly.
+pub fn write_file(
+    file: &Path,
+    inputs: &Inputs,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    inputs.check(file)?;
+    let write_err = |e| Error::Write(file.to_path_buf(), e);
+    match std::fs::metadata(file) {
+        Ok(m) if m.is_dir() => Err(write_err(std::io::Error::other(
+            "it is a directory; give a file name",
+        ))),
+        Ok(m) if !m.is_file() => {
+            // A device or FIFO: opened as it is, never truncated or replaced.
+            let f = OpenOptions::new()
+                .write(true)
+                .open(file)
+                .map_err(write_err)?;
+            let mut w = BufWriter::with_capacity(1 << 16, f);
+            fill(&mut w).map_err(write_err)?;
+            w.flush().map_err(write_err)
+        }
+        _ => replace(file, fill).map_err(write_err),
+    }
+}
+
+static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static SERIAL: AtomicU64 = AtomicU64::new(0);
+
+fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A temporary file being written: removed when dropped unless renamed.
+struct Temporary {
+    path: PathBuf,
+    done: bool,
+}
+
+impl Temporary {
+    fn create(path: PathBuf) -> std::io::Result<(Self, File)> {
+        // Registered before it exists, so a signal arriving in between
+        // still finds it (removing a file that is not there is harmless).
+        temporaries().push(path.clone());
+        let t = Temporary { path, done: false };
+        let f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&t.path)?;
+        Ok((t, f))
+    }
+
+    fn rename_to(mut self, target: &Path) -> std::io::Result<()> {
+        std::fs::rename(&self.path, target)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.path);
+        }
+        let mut list = temporaries();
+        if let Some(i) = list.iter().position(|p| *p == self.path) {
+            list.swap_remove(i);
+        }
+    }
+}
+
+/// Remove every temporary file being written, and keep any new one from
+/// being registered while the returned guard lives: a signal handler calls
+/// this, then ends the process holding the guard.
+pub fn remove_temporary_files() -> impl Sized {
+    let list = temporaries();
+    for p in list.iter() {
+        let _ = std::fs::remove_file(p);
+    }
+    list
+}
+
+/// The temporary files of this process now being written (for tests).
+pub fn temporary_files() -> Vec<PathBuf> {
+    temporaries().clone()
+}
+
+fn replace(
+    file: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    remove_stale(&dir, &name);
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()));
+    let (guard, f) = Temporary::create(tmp)?;
+    let mut w = BufWriter::with_capacity(1 << 16, f);
+    fill(&mut w)?;
+    let f = w.into_inner().map_err(|e| e.into_error())?;
+    // Synced before the rename: a file reported as written is on the disk.
+    f.sync_all()?;
+    drop(f);
+    guard.rename_to(file)?;
+    sync_dir(&dir);
+    Ok(())
+}
+
+/// Sync the directory so the rename itself is durable (Unix; elsewhere
+/// the rename is as durable as the platform makes it).
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// Remove `.NAME.PID.N.tmp` files in `dir` whose process no longer runs:
+/// what a killed writer of the same target left.
+fn remove_stale(dir: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|n| n.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let mut parts = rest.split('.');
+        let (Some(pid), Some(serial), None) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let (Ok(pid), true) = (
+            pid.parse::<u32>(),
+            serial.bytes().all(|b| b.is_ascii_digit()),
+        ) else {
+            continue;
+        };
+        if pid != std::process::id() && !process_alive(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    // Without a cheap check, never remove another process's file.
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn an_input_is_never_replaced_by_any_of_its_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data.csv");
+        std::fs::write(&data, "a\n1\n").unwrap();
+        let inputs = Inputs::new().with(&data);
+        let same = [
+            data.clone(),
+            dir.path().join("./data.csv"),
+            dir.path().join("sub/../data.csv"),
+        ];
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        #[cfg(unix)]
+        let same = {
+            let mut v = same.to_vec();
+            let link = dir.path().join("link.csv");
+            std::os::unix::fs::symlink(&data, &link).unwrap();
+            let hard = dir.path().join("hard.csv");
+            std::fs::hard_link(&data, &hard).unwrap();
+            v.push(link);
+            v.push(hard);
+            v
+        };
+        for out in &same {
+            let e = write_bytes(out, &inputs, b"x").unwrap_err().to_string();
+            assert!(e.contains("never writes its inputs"), "{e}");
+        }
+        assert_eq!(std::fs::read(&data).unwrap(), b"a\n1\n");
+        write_bytes(&dir.path().join("out.csv"), &inputs, b"x").unwrap();
+    }
+
+    #[test]
+    fn replacing_leaves_no_temporary_file_even_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        std::fs::write(&out, "old").unwrap();
+        let e = write_file(&out, &Inputs::new(), |w| {
+            w.write_all(b"partial")?;
+            Err(std::io::Error::other("boom"))
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cannot write") && e.contains("boom"), "{e}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
+        assert_eq!(names(dir.path()), ["out.csv"]);
+        write_bytes(&out, &Inputs::new(), b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
+        assert_eq!(names(dir.path()), ["out.csv"]);
+        assert!(temporary_files().iter().all(|p| !p.starts_with(dir.path())));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_directly_and_write_errors_reported() {
+        write_bytes(Path::new("/dev/null"), &Inputs::new(), b"x").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        if Path::new("/dev/full").exists() {
+            let e = write_bytes(Path::new("/dev/full"), &Inputs::new(), &[0u8; 1 << 17])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("/dev/full: cannot write file"), "{e}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_writers_temporary_file_is_removed_on_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid far above any pid_max: no such process.
+        let stale = dir.path().join(".out.csv.99999999.0.tmp");
+        std::fs::write(&stale, "left by a killed run").unwrap();
+        let unrelated = dir.path().join(".other.csv.99999999.0.tmp");
+        std::fs::write(&unrelated, "not ours").unwrap();
+        write_bytes(&dir.path().join("out.csv"), &Inputs::new(), b"x").unwrap();
+        assert_eq!(names(dir.path()), [".other.csv.99999999.0.tmp", "out.csv"]);
+    }
+
+    #[test]
+    fn two_outputs_naming_one_file_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        let b = dir.path().join("./a.csv");
+        let e = Inputs::new()
+            .check_all(&[&a, &dir.path().join("b.csv"), &b])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("already an output"), "{e}");
+    }
+}
