@@ -179,6 +179,7 @@ impl Default for Measure {
 /// Run an algorithm by id; returns the release and the milliseconds taken.
 pub fn run(algorithm: &str, req: &Request<'_>, progress: &Progress) -> Result<(Release, f64)> {
     let algo = algorithms::by_id(algorithm)?;
+    req.check_roles()?;
     let start = Instant::now();
     let release = algo.run(req, progress)?;
     Ok((release, start.elapsed().as_secs_f64() * 1000.0))
@@ -433,6 +434,11 @@ mod tests {
             options: Default::default(),
         };
         for algo in algorithms::registry() {
+            let mut req = req.clone();
+            if algo.id() == "construction" {
+                // Construction(D, ∅): D published as it is.
+                req.options.conditions = Some(Default::default());
+            }
             let (release, eval) =
                 run_verified(algo.id(), &req, &Measure::default(), &Progress::new()).unwrap();
             assert!(eval.verification.all_hold());
@@ -453,5 +459,42 @@ mod tests {
             assert!(eval.queries.is_some());
             assert_eq!(b.cdf_at.len(), CDF_POINTS.len());
         }
+    }
+
+    #[test]
+    fn roles_are_checked_on_every_path() {
+        let ds = crate::session::Session::demo().unwrap().dataset;
+        let sex = ds.column_index("sex").unwrap();
+        let age = ds.column_index("age").unwrap();
+        let disease = ds.column_index("disease").unwrap();
+        let req = |qi: Vec<usize>, sensitive: Vec<usize>| Request {
+            ds: &ds,
+            qi,
+            sensitive,
+            identifiers: vec![],
+            k: 3,
+            l: 2,
+            seed: 7,
+            options: Default::default(),
+        };
+        let p = Progress::new();
+        let e = run("mondrian", &req(vec![sex, sex, age], vec![]), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("'sex' is named twice as a quasi-identifier"),
+            "{e}"
+        );
+        let e = run("anatomy", &req(vec![sex, disease], vec![disease]), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("'disease' is both a quasi-identifier and a sensitive attribute"),
+            "{e}"
+        );
+        let e = run("construction", &req(vec![sex, age], vec![]), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs conditions of generalization"), "{e}");
     }
 }

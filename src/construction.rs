@@ -60,6 +60,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::algorithms::full_domain::node_cell;
 use crate::algorithms::{Algorithm, Request};
+use crate::data::number::{Decimal, NumericLabel};
 use crate::data::{Dataset, Rule};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -225,6 +226,9 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
     }
 
     // Labels cover the values of every row they are given to: collect first.
+    // A label must not misstate them (checked once per condition and value).
+    let claims: Vec<LabelClaim> = actions.iter().map(|a| LabelClaim::of(a, req)).collect();
+    let mut checked: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
     let mut label_codes: FxHashMap<(usize, &str), Vec<u32>> = FxHashMap::default();
     for r in 0..n {
         for q in 0..d {
@@ -237,10 +241,12 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
                 ..
             } = &actions[i as usize]
             {
-                label_codes
-                    .entry((q, l.as_str()))
-                    .or_default()
-                    .push(ds.col(req.qi[q]).code(r));
+                let col = ds.col(req.qi[q]);
+                let code = col.code(r);
+                if checked.insert((i, code)) {
+                    claims[i as usize].check(col, code, l, i, r)?;
+                }
+                label_codes.entry((q, l.as_str())).or_default().push(code);
             }
         }
     }
@@ -335,6 +341,63 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
     Ok(release)
 }
 
+/// What a condition's label (`"to"`) says about the values it replaces:
+/// on a numeric column a label that reads as numbers (`39`, `[30-39]`,
+/// `<150`, `data::number::NumericLabel`) must contain each of them; on a
+/// categorical column a label that is one of the column's values must be
+/// that value. Other labels (`elderly`, `<unknown>`) name a node and claim
+/// no value. `{"when": "age>=60", "to": "39"}` published people aged 70
+/// as 39 before this check.
+enum LabelClaim {
+    None,
+    Numeric(NumericLabel),
+    Value(u32),
+}
+
+impl LabelClaim {
+    fn of(action: &Action, req: &Request<'_>) -> Self {
+        let Action::Generalize {
+            qi,
+            target: Target::Label(l),
+        } = action
+        else {
+            return LabelClaim::None;
+        };
+        let col = req.ds.col(req.qi[*qi]);
+        if col.is_numeric() {
+            NumericLabel::parse(l).map_or(LabelClaim::None, LabelClaim::Numeric)
+        } else {
+            col.code_of(l).map_or(LabelClaim::None, LabelClaim::Value)
+        }
+    }
+
+    fn check(
+        &self,
+        col: &crate::data::Column,
+        code: u32,
+        label: &str,
+        cond: u32,
+        row: usize,
+    ) -> Result<()> {
+        let holds = match self {
+            LabelClaim::None => true,
+            LabelClaim::Numeric(claim) => col.decimal(code).is_some_and(|x| claim.covers(&x)),
+            LabelClaim::Value(named) => *named == code,
+        };
+        if holds {
+            return Ok(());
+        }
+        Err(Error::Parameter(format!(
+            "condition {}: the label '{label}' is not a generalization of the value '{}' of column '{}' in row {} that it replaces (it reads as {}); give a label that contains every value it replaces, such as an interval, or one that names no value",
+            cond + 1,
+            col.display(code),
+            col.name(),
+            row + 2,
+            if matches!(self, LabelClaim::Numeric(_)) { "numbers" } else { "another value of the column" }
+        )))
+    }
+}
+
 /// Intern a cell per QI position.
 fn cell_id(
     cells: &mut Vec<Cell>,
@@ -362,11 +425,20 @@ fn cell_id(
 }
 
 /// The interval cell of row `r`, or an error if its value lies outside.
+/// Compared exactly (`data::number`): the ends as JSON gave them, the
+/// values as the file wrote them.
 fn interval_cell(ds: &Dataset, c: usize, r: usize, cond: u32, lo: f64, hi: f64) -> Result<Cell> {
     let col = ds.col(c);
     let code = col.code(r);
-    let v = col.number(code).unwrap_or(f64::NAN);
-    if !(lo <= v && v <= hi) {
+    let exact = |x: f64| Decimal::parse(&format!("{x}"));
+    let (Some(lo_d), Some(hi_d)) = (exact(lo), exact(hi)) else {
+        return Err(Error::Parameter(format!(
+            "condition {}: the interval [{lo}, {hi}] has an end beyond the numbers anonlab reads (magnitude below 1e150)",
+            cond + 1
+        )));
+    };
+    let inside = col.decimal(code).is_some_and(|v| lo_d <= v && v <= hi_d);
+    if !inside {
         return Err(Error::Parameter(format!(
             "condition {}: the value '{}' of column '{}' in row {} lies outside the interval [{lo}, {hi}] it is generalized to",
             cond + 1,
@@ -375,11 +447,10 @@ fn interval_cell(ds: &Dataset, c: usize, r: usize, cond: u32, lo: f64, hi: f64) 
             r + 2
         )));
     }
-    // Codes of a numeric column are in value order: the interval's ends
-    // are the first and last codes inside it.
-    let nums = col.numbers();
-    let first = nums.partition_point(|&x| x < lo) as u32;
-    let last = nums.partition_point(|&x| x <= hi) as u32 - 1;
+    // Codes of a numeric column are in exact value order: the interval's
+    // ends are the first and last codes inside it.
+    let first = col.partition_point(|x| x < &lo_d) as u32;
+    let last = col.partition_point(|x| x <= &hi_d) as u32 - 1;
     Ok(Cell::Interval {
         lo: first,
         hi: last,
@@ -532,11 +603,18 @@ impl Algorithm for Construction {
         false
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
-        // No conditions: Construction(D, ∅) publishes D as it is (grouped
-        // by its QI values), which is what the risk tool measures first.
-        let none = Conditions::default();
+        // Without conditions there is nothing to construct, and a run would
+        // publish D as it is under a label naming k and "construction"
+        // (a chart's series read "construction k=5"): refused on every
+        // path, as the CLI always did. `construct` with empty conditions
+        // still gives Construction(D, ∅) to a caller that asks for it.
+        let Some(conditions) = req.options.conditions.as_ref() else {
+            return Err(Error::Parameter(
+                "construction needs conditions of generalization: add --conditions G.json".into(),
+            ));
+        };
         progress.check()?;
-        construct(req, req.options.conditions.as_ref().unwrap_or(&none))
+        construct(req, conditions)
     }
 }
 
@@ -653,11 +731,52 @@ mod tests {
         assert_eq!(sizes, vec![2, 4]);
         assert_eq!(r.claims, vec![Guarantee::KAnonymity { k: 2 }]);
         assert!(crate::privacy::verify(&r, &d).all_hold());
-        // Without conditions D is published as it is: every row differs.
-        rq.options.conditions = None;
+        // With empty conditions D is published as it is: every row differs.
+        rq.options.conditions = Some(Conditions::default());
         let plain = Construction.run(&rq, &Progress::new()).unwrap();
         assert_eq!(plain.groups.len(), 6);
         assert_eq!(plain.claims, vec![Guarantee::KAnonymity { k: 1 }]);
+        // Without conditions there is nothing to construct.
+        rq.options.conditions = None;
+        let e = Construction.run(&rq, &Progress::new()).unwrap_err();
+        assert!(e.to_string().contains("needs conditions"), "{e}");
+    }
+
+    #[test]
+    fn a_label_that_is_not_a_generalization_is_refused() {
+        let d = ds();
+        let run = |json: &str| {
+            let c = g(json);
+            construct(&req(&d, c.clone()), &c)
+        };
+        // People aged 91 and 95 published as 39.
+        let e = run(r#"{"conditions": [{"when": "age>=60", "generalize": "age", "to": "39"}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("condition 1: the label '39' is not a generalization of the value '91' of column 'age' in row 2"),
+            "{e}"
+        );
+        let e =
+            run(r#"{"conditions": [{"when": "age>=60", "generalize": "age", "to": "[60-90]"}]}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("'91'"), "{e}");
+        // Women published as men.
+        let e = run(r#"{"conditions": [{"when": "sex=F", "generalize": "sex", "to": "M"}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the label 'M'") && e.contains("'F'"), "{e}");
+        // Labels that contain the values, or name no value, are kept.
+        for ok in [
+            r#"{"conditions": [{"when": "age>=60", "generalize": "age", "to": ">=60"}]}"#,
+            r#"{"conditions": [{"when": "age>=60", "generalize": "age", "to": "[90-99]"}]}"#,
+            r#"{"conditions": [{"when": "age>=60", "generalize": "age", "to": "old"}]}"#,
+            r#"{"conditions": [{"when": "sex=F", "generalize": "sex", "to": "F"}]}"#,
+        ] {
+            let r = run(ok).unwrap();
+            assert!(crate::privacy::verify(&r, &d).all_hold(), "{ok}");
+        }
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub enum Error {
     #[error("unknown column '{}' (the columns are: {available})", shown(.name, 200))]
     UnknownColumn { name: String, available: String },
 
-    #[error("invalid rule '{}': {msg}", shown(.rule, 200))]
+    #[error("invalid rule '{}': {msg}", shown(.rule, 80))]
     Rule { rule: String, msg: String },
 
     #[error("invalid parameter: {0}")]

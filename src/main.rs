@@ -83,6 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 #[cfg(feature = "tui")]
 fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
     use anonlab::session::Session;
+    anonlab::tui::check_terminal()?;
     match args {
         // A project opened from a file is saved back to that file.
         Some(cli::TuiArgs {

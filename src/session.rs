@@ -195,6 +195,29 @@ impl std::fmt::Display for AttackerSummary {
     }
 }
 
+/// The attacker's attributes by name, checked: each a column, named once,
+/// and one an attacker can know (a quasi-identifier or semi-sensitive
+/// attribute) — the same rule for flags, project files and the TUI.
+fn check_known(ds: &Dataset, roles: &Roles, known: &[String]) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(known.len());
+    for name in known {
+        let c = ds.column_index(name)?;
+        if out.contains(&c) {
+            return Err(Error::Parameter(format!(
+                "the attacker's attributes name '{name}' twice"
+            )));
+        }
+        if !roles.get(c).attacker_visible() {
+            return Err(Error::Parameter(format!(
+                "the attacker is said to know '{name}', which is {}; an attacker can only know quasi-identifiers and semi-sensitive attributes",
+                roles.get(c)
+            )));
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
 impl HeldHierarchy {
     /// Read or build the hierarchy `source` gives for column `column` of
     /// `ds`, and check that it covers every value of the column.
@@ -280,12 +303,8 @@ impl Session {
         for (name, s) in &project.sensitivity {
             sensitivity.insert(dataset.column_index(name)?, s.clone());
         }
-        for name in project
-            .attacker
-            .known
-            .iter()
-            .chain(project.params.t_closeness.keys())
-        {
+        check_known(&dataset, &roles, &project.attacker.known)?;
+        for name in project.params.t_closeness.keys() {
             dataset.column_index(name)?;
         }
         let mut hierarchies = BTreeMap::new();
@@ -371,6 +390,13 @@ impl Session {
             .map(|(&c, s)| (self.dataset.col(c).name().to_string(), s.clone()))
             .collect();
         p.attacker = self.attacker.clone();
+        // Only what an attacker can know (a role changed since): a project
+        // naming a sensitive attribute as known is refused when opened.
+        p.attacker.known.retain(|n| {
+            self.dataset
+                .column_index(n)
+                .is_ok_and(|c| self.roles.get(c).attacker_visible())
+        });
         p.params = self.params.clone();
         p.hierarchies = self
             .hierarchies
@@ -501,11 +527,7 @@ impl Session {
         if self.attacker.known.is_empty() {
             return Ok(self.roles.attacker_visible());
         }
-        self.attacker
-            .known
-            .iter()
-            .map(|n| self.dataset.column_index(n))
-            .collect()
+        check_known(&self.dataset, &self.roles, &self.attacker.known)
     }
 
     /// The session's attacker: [`known_columns`](Self::known_columns) with

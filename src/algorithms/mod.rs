@@ -111,8 +111,46 @@ pub fn by_id(id: &str) -> Result<Box<dyn Algorithm>> {
         .ok_or_else(|| Error::Parameter(format!("unknown algorithm '{id}' (available: {list})")))
 }
 
-/// Checks shared by every algorithm: at least one QI, k within the data.
+impl Request<'_> {
+    /// The roles hold together, whoever built the request (CLI flags, a
+    /// project file, the TUI): every column exists, no column is named
+    /// twice in a role, and none has two roles. A column given twice as a
+    /// quasi-identifier would be published twice under one name, a table
+    /// that cannot be read back.
+    pub fn check_roles(&self) -> Result<()> {
+        let n = self.ds.n_cols();
+        let roles: [(&str, &[usize]); 3] = [
+            ("quasi-identifier", &self.qi),
+            ("sensitive attribute", &self.sensitive),
+            ("identifier", &self.identifiers),
+        ];
+        let mut seen: Vec<(usize, &str)> = Vec::new();
+        for (role, columns) in roles {
+            for &c in columns {
+                if c >= n {
+                    return Err(Error::Parameter(format!(
+                        "column index {c} is out of range ({n} columns)"
+                    )));
+                }
+                if let Some((_, first)) = seen.iter().find(|(s, _)| *s == c) {
+                    let name = self.ds.col(c).name();
+                    return Err(Error::Parameter(if *first == role {
+                        format!("column '{name}' is named twice as a {role}")
+                    } else {
+                        format!("column '{name}' is both a {first} and a {role}")
+                    }));
+                }
+                seen.push((c, role));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks shared by every algorithm: the roles ([`Request::check_roles`]),
+/// at least one QI, k within the data.
 pub fn check_k(req: &Request<'_>) -> Result<()> {
+    req.check_roles()?;
     let n = req.ds.n_rows();
     if req.qi.is_empty() {
         return Err(Error::Parameter(

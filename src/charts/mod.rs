@@ -155,14 +155,20 @@ impl Chart {
     /// A different size (e.g. for a report column); refused below
     /// [`MIN_WIDTH`] × [`MIN_HEIGHT`], where the text no longer fits.
     pub fn with_size(mut self, width: u32, height: u32) -> Result<Chart> {
+        Self::check_size(width, height)?;
+        self.width = width;
+        self.height = height;
+        Ok(self)
+    }
+
+    /// Refuse a size [`Self::with_size`] would refuse, before any work.
+    pub fn check_size(width: u32, height: u32) -> Result<()> {
         if width < MIN_WIDTH || height < MIN_HEIGHT || width > 10_000 || height > 10_000 {
             return Err(Error::Parameter(format!(
                 "chart size {width}×{height}: it must be between {MIN_WIDTH}×{MIN_HEIGHT} and 10000×10000 pixels"
             )));
         }
-        self.width = width;
-        self.height = height;
-        Ok(self)
+        Ok(())
     }
 
     /// The chart as a standalone SVG document.

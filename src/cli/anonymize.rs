@@ -129,6 +129,7 @@ struct Prepared {
 }
 
 fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
+    anonlab::metrics::check_queries(c.queries)?;
     let (mut session, from_project) = match (&c.project, &c.file) {
         (Some(file), _) => {
             let project = Project::load(file)?;
@@ -616,6 +617,16 @@ fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>
     };
     let ks = if a.k.is_empty() { vec![3] } else { a.k.clone() };
     let ls = if a.l.is_empty() { vec![2] } else { a.l.clone() };
+    let entries = ids.len().saturating_mul(ks.len()).saturating_mul(ls.len());
+    if entries > anonlab::data::MAX_COMPARE_ENTRIES {
+        bail!(
+            "{} algorithms × {} k × {} l make {entries} runs, more than the {} anonlab compares at once",
+            ids.len(),
+            ks.len(),
+            ls.len(),
+            anonlab::data::MAX_COMPARE_ENTRIES
+        );
+    }
     let mut runs = Vec::new();
     for id in &ids {
         let uses_l = algorithms::by_id(id)?.uses_l();

@@ -123,6 +123,8 @@ pub fn run(a: &ChartArgs) -> anyhow::Result<()> {
     if a.data.json || a.data.k_histogram.is_some() {
         bail!("--json and --k-histogram are `assess` output options; `chart` writes a figure");
     }
+    // The size too: drawing comes after every release is made.
+    charts::Chart::check_size(a.width, a.height)?;
     let session = session_from_args(&a.data)?;
     let inputs = super::inputs_of(&session, a.data.project.as_deref(), []);
     inputs.check(&a.output)?;

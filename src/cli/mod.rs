@@ -78,6 +78,18 @@ pub struct CsvArgs {
     /// Columns to read as categories even if they look numeric (e.g. zip codes).
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     pub categorical: Vec<String>,
+    /// Refuse a field longer than this many bytes (default 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_field_bytes: Option<usize>,
+    /// Refuse a row longer than this many bytes (default 16 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_row_bytes: Option<u64>,
+    /// Refuse more columns than this (default 10,000).
+    #[arg(long, value_name = "N")]
+    pub max_columns: Option<usize>,
+    /// Refuse a file larger than this many bytes (default 2 GiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_bytes: Option<u64>,
 }
 
 impl CsvArgs {
@@ -95,6 +107,18 @@ impl CsvArgs {
         }
         o.numeric = self.numeric.clone();
         o.categorical = self.categorical.clone();
+        if let Some(n) = self.max_field_bytes {
+            o.max_field_bytes = n;
+        }
+        if let Some(n) = self.max_row_bytes {
+            o.max_row_bytes = n;
+        }
+        if let Some(n) = self.max_columns {
+            o.max_columns = n;
+        }
+        if let Some(n) = self.max_file_bytes {
+            o.max_file_bytes = n;
+        }
         Ok(o)
     }
 }

@@ -42,25 +42,29 @@ pub fn read_text_file(file: &Path, what: &str) -> Result<Vec<u8>> {
             format!("is a directory, not a {what}"),
         ));
     }
-    let too_big = |size: String| {
+    let too_big = || {
+        let why = if meta.is_file() {
+            format!(" ({} bytes)", thousands(meta.len()))
+        } else {
+            " (it is not a regular file: does it ever end?)".to_string()
+        };
         Error::input(
             file,
             None,
             None,
             format!(
-                "the {what} is larger than the limit of {} bytes ({size}){}; raise the limit with the environment variable {MAX_TEXT_BYTES_VAR}",
+                "the {what} is larger than the limit of {} bytes{why}; raise the limit with the environment variable {MAX_TEXT_BYTES_VAR}",
                 thousands(limit),
-                if meta.is_file() { "" } else { " (the input is not a regular file: does it ever end?)" }
             ),
         )
     };
     if meta.is_file() && meta.len() > limit {
-        return Err(too_big(format!("{} bytes", thousands(meta.len()))));
+        return Err(too_big());
     }
     let mut bytes = Vec::new();
     f.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > limit {
-        return Err(too_big("or more".into()));
+        return Err(too_big());
     }
     Ok(bytes)
 }

@@ -18,7 +18,7 @@ pub use output::{write_bytes, write_file, Inputs};
 pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, HierarchySource,
-    Params, Project, DEFAULT_P, PROJECT_VERSION,
+    Params, Project, DEFAULT_P, MAX_COMPARE_ENTRIES, PROJECT_VERSION,
 };
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};

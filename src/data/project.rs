@@ -24,6 +24,10 @@ use crate::error::{Error, Result};
 
 pub const PROJECT_VERSION: u32 = 1;
 
+/// The most entries a compare set (a project's, or `compare`'s
+/// algorithms × k × l) may hold: each is a full run and evaluation.
+pub const MAX_COMPARE_ENTRIES: usize = 1000;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Project {
@@ -297,6 +301,15 @@ impl Project {
     pub fn from_json(text: &str, file: &Path) -> Result<Self> {
         let p: Project = serde_json::from_str(text)
             .map_err(|e| Error::Project(file.to_path_buf(), e.to_string()))?;
+        if p.compare.len() > MAX_COMPARE_ENTRIES {
+            return Err(Error::Project(
+                file.to_path_buf(),
+                format!(
+                    "the compare set has {} entries, more than the {MAX_COMPARE_ENTRIES} anonlab runs",
+                    p.compare.len()
+                ),
+            ));
+        }
         if p.version != PROJECT_VERSION {
             return Err(Error::Project(
                 file.to_path_buf(),

@@ -16,8 +16,8 @@ pub mod utility;
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
-    generate_queries, query_error, Aggregate, Answer, Condition, Predicate, Query, QueryEngine,
-    QueryReport, DEFAULT_QUERIES, PREDICATES_PER_QUERY,
+    check_queries, generate_queries, query_error, Aggregate, Answer, Condition, Predicate, Query,
+    QueryEngine, QueryReport, DEFAULT_QUERIES, MAX_QUERIES, PREDICATES_PER_QUERY,
 };
 pub use utility::{
     average_class_size, cell_ncp, class_sizes, discernibility, promised_k, utility, AttributeLoss,

@@ -135,6 +135,21 @@ pub struct QueryReport {
     pub seed: u64,
 }
 
+/// The largest workload: a thousand times the paper's, each query a pass
+/// over the release's groups.
+pub const MAX_QUERIES: usize = 1_000_000;
+
+/// Refuse a workload size beyond [`MAX_QUERIES`] (before any work: the
+/// CLI calls this first).
+pub fn check_queries(queries: usize) -> Result<()> {
+    if queries > MAX_QUERIES {
+        return Err(Error::Parameter(format!(
+            "a workload of {queries} queries is more than the {MAX_QUERIES} anonlab runs (the papers use {DEFAULT_QUERIES})"
+        )));
+    }
+    Ok(())
+}
+
 /// Draw the workload: `queries` queries over the release's QIs on `target`.
 pub fn generate_queries(
     release: &Release,
@@ -143,6 +158,7 @@ pub fn generate_queries(
     queries: usize,
     seed: u64,
 ) -> Result<Vec<Query>> {
+    check_queries(queries)?;
     check_target(release, ds, target)?;
     let candidates: Vec<(usize, Vec<u32>)> = release
         .quasi_identifiers

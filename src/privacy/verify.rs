@@ -12,7 +12,14 @@
 //! - bucket rows (release and local buckets) are published rows, each in at
 //!   most one bucket, and no bucket is empty;
 //! - generalizations are truthful: each group cell contains every member's
-//!   own value (`Cell::contains(own, own)`);
+//!   own value (`Cell::contains(own, own)`), and what the cell *says* is
+//!   true on the original values' exact reading (`data::number`): a numeric
+//!   quasi-identifier's values read as exact numbers in strictly increasing
+//!   code order (so an interval of codes is the interval of numbers its
+//!   text shows), a label that reads as numbers (`39`, `[20-29]`, `<150`)
+//!   contains every value it stands for, and a label that is a value of the
+//!   column stands for that value alone — so a lossy interval or a
+//!   mislabelled node cannot pass;
 //! - for LGB releases (a QI partition or semi-sensitive columns), the LGB
 //!   paper's Definitions 7–10: every group in exactly one QI subset; plain
 //!   QI columns carry QI values in every subset; on a column outside its
@@ -79,6 +86,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::data::number::{Decimal, NumericLabel};
 use crate::data::{Column, Dataset};
 use crate::progress::Progress;
 use crate::release::{Bucket, Cell, Guarantee, Release};
@@ -805,6 +813,10 @@ fn buckets_well_formed(release: &Release) -> Result<String, String> {
 
 fn truthful(release: &Release, ds: &Dataset) -> Result<String, String> {
     let qi = &release.quasi_identifiers;
+    for &c in qi {
+        exact_order(ds.col(c))?;
+    }
+    labels_truthful(release, ds)?;
     let bad = release
         .groups
         .par_iter()
@@ -829,6 +841,80 @@ fn truthful(release: &Release, ds: &Dataset) -> Result<String, String> {
         Some(msg) => Err(msg),
         None => Ok("every cell contains its members' values".to_string()),
     }
+}
+
+/// A numeric column's values, read exactly from their text, must rise
+/// strictly with the code: interval cells are code ranges.
+fn exact_order(col: &Column) -> Result<(), String> {
+    if !col.is_numeric() {
+        return Ok(());
+    }
+    let mut last: Option<(Decimal, &str)> = None;
+    for v in col.dictionary() {
+        let Some(x) = Decimal::parse(v) else {
+            return Err(format!(
+                "column {} holds '{v}', which does not read as a number",
+                col.name()
+            ));
+        };
+        if let Some((prev, prev_text)) = &last {
+            if *prev >= x {
+                return Err(format!(
+                    "column {}: '{prev_text}' comes before '{v}' but is not smaller; intervals would misstate the values",
+                    col.name()
+                ));
+            }
+        }
+        last = Some((x, v));
+    }
+    Ok(())
+}
+
+/// Every labelled cell says nothing false about the values it covers:
+/// a label reading as numbers covers each of them exactly; a label that
+/// is one of the column's values stands for that value alone.
+fn labels_truthful(release: &Release, ds: &Dataset) -> Result<(), String> {
+    let mut seen: rustc_hash::FxHashSet<(usize, &str, &[u32])> = Default::default();
+    for (g, group) in release.groups.iter().enumerate() {
+        for (q, cell) in group.cells.iter().enumerate() {
+            let Cell::Set {
+                codes,
+                label: Some(label),
+            } = cell
+            else {
+                continue;
+            };
+            let Some(&c) = release.quasi_identifiers.get(q) else {
+                continue;
+            };
+            if !seen.insert((q, label.as_str(), codes.as_slice())) {
+                continue;
+            }
+            let col = ds.col(c);
+            let present = codes.iter().copied().filter(|&v| !col.is_missing(v));
+            let wrong = if col.is_numeric() {
+                match NumericLabel::parse(label) {
+                    Some(claim) => present
+                        .clone()
+                        .find(|&v| col.decimal(v).is_none_or(|x| !claim.covers(&x))),
+                    None => None,
+                }
+            } else {
+                match col.code_of(label) {
+                    Some(named) => present.clone().find(|&v| v != named),
+                    None => None,
+                }
+            };
+            if let Some(v) = wrong {
+                return Err(format!(
+                    "group {g} publishes {} = {label} but holds {}",
+                    col.name(),
+                    col.display(v)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn k_anonymity(release: &Release, ds: &Dataset, k: u32) -> Result<String, String> {
@@ -1418,6 +1504,74 @@ mod tests {
             f[0].contains("group 0 publishes Age = [16-22] but row 2 holds 24"),
             "{f:?}"
         );
+    }
+
+    #[test]
+    fn a_label_that_misstates_its_values_is_rejected() {
+        // Construction's `"to": "39"` given to people aged 70, a hierarchy
+        // node 'Female' over men, and an f64-rounded interval label: each
+        // group's codes hold its rows, so only the text lies.
+        let ds = Dataset::from_rows(
+            &["age", "sex"],
+            &[vec!["70", "Male"], vec!["1", "Male"], vec!["2", "Female"]],
+        )
+        .unwrap();
+        let age = ds.col(0);
+        let sex = ds.col(1);
+        let labelled = |codes: Vec<u32>, label: &str| Cell::Set {
+            codes,
+            label: Some(label.into()),
+        };
+        let code = |col: &Column, v: &str| col.code_of(v).unwrap();
+        let release = |age_cell: Cell, sex_cell: Cell, rows: Vec<u32>| {
+            let mut r = Release::new("test", &ds, vec![0, 1], vec![]);
+            r.suppressed_rows = (0..3).filter(|x| !rows.contains(x)).collect();
+            r.groups.push(crate::release::EquivalenceGroup {
+                rows,
+                cells: vec![age_cell, sex_cell],
+            });
+            r
+        };
+        let cases = [
+            (
+                release(
+                    labelled(vec![code(age, "70")], "39"),
+                    Cell::Suppressed,
+                    vec![0],
+                ),
+                "publishes age = 39 but holds 70",
+            ),
+            (
+                release(
+                    Cell::Suppressed,
+                    labelled(vec![code(sex, "Male")], "Female"),
+                    vec![0],
+                ),
+                "publishes sex = Female but holds Male",
+            ),
+            (
+                release(
+                    labelled(
+                        vec![code(age, "1"), code(age, "2")],
+                        "[7766279631452242000-7766279631452242000]",
+                    ),
+                    Cell::Suppressed,
+                    vec![1, 2],
+                ),
+                "but holds 1",
+            ),
+        ];
+        for (r, expected) in cases {
+            let f = failed(&verify(&r, &ds));
+            assert!(f.len() == 1 && f[0].contains(expected), "{expected}: {f:?}");
+        }
+        // The same cells with true labels pass.
+        let ok = release(
+            labelled(vec![code(age, "1"), code(age, "2")], "[0-4]"),
+            labelled(vec![code(sex, "Female"), code(sex, "Male")], "person"),
+            vec![1, 2],
+        );
+        assert!(verify(&ok, &ds).all_hold(), "{}", verify(&ok, &ds));
     }
 
     #[test]

@@ -605,6 +605,10 @@ fn report(c: &Categories, col: &Column) -> ColumnCategories {
     }
 }
 
+/// The most columns one matrix correlates: about half a million pairs,
+/// each a pass over the rows, and a matrix of a million cells.
+pub const MAX_CORRELATED_COLUMNS: usize = 1000;
+
 /// The measure between every pair of `columns` (dataset column indices,
 /// distinct), pairs counted in parallel.
 pub fn correlation_matrix(
@@ -632,6 +636,13 @@ pub fn correlation_matrix(
                 ds.col(c).name()
             )));
         }
+    }
+    if columns.len() > MAX_CORRELATED_COLUMNS {
+        return Err(Error::Parameter(format!(
+            "{} columns make {} pairs to correlate; at most {MAX_CORRELATED_COLUMNS} columns are correlated at once (name them with --columns)",
+            crate::format::thousands(columns.len() as u64),
+            crate::format::thousands((columns.len() as u64 * (columns.len() as u64 + 1)) / 2)
+        )));
     }
     let cats: Vec<Categories> = if measure.uses_categories() {
         columns

@@ -133,8 +133,30 @@ pub fn run_project(path: &std::path::Path) -> anyhow::Result<()> {
     run_app(App::open_project(path)?.with_config(Config::load()))
 }
 
+/// Refuse, with a message saying why, when there is no terminal to draw
+/// on and read keys from: standard output must be a terminal, and so must
+/// standard input or the process's controlling terminal (`/dev/tty`).
+/// Call it before loading anything, so a missing terminal costs nothing.
+pub fn check_terminal() -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    let why = if !io::stdout().is_terminal() {
+        Some("standard output is not a terminal (redirected to a file or a pipe?)")
+    } else if !io::stdin().is_terminal() && std::fs::File::open("/dev/tty").is_err() {
+        Some("there is no terminal to read keys from (no controlling terminal)")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => anyhow::bail!(
+            "the terminal UI needs a terminal: {why}; run it in a terminal, or use a subcommand (anonlab --help)"
+        ),
+        None => Ok(()),
+    }
+}
+
 /// Run the TUI on an app built by the caller.
 pub fn run_app(mut app: App) -> anyhow::Result<()> {
+    check_terminal()?;
     let mut guard = TerminalGuard::enter()?;
     let mut mouse = true;
     let (tx, rx) = mpsc::channel();

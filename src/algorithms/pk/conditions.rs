@@ -241,6 +241,12 @@ pub fn bound_of(views: &[SensitiveView], n: usize, p: u32) -> PkBound {
             if m < best.0 {
                 best = (m, i, if i == p_us { None } else { arg });
             }
+            // Nothing is below 0: a p beyond an attribute's distinct
+            // values (Condition 1) ends here, not after p rounds (p =
+            // 4,294,967,295 took 22 s to refuse).
+            if best.0 == 0 {
+                break;
+            }
         }
         best
     };
@@ -327,6 +333,22 @@ mod tests {
         assert!(b.describe().contains("maxClusters = 2"), "{}", b.describe());
         assert!(b.describe().contains("upper bound"));
         check(&b, 2).unwrap();
+    }
+
+    #[test]
+    fn a_huge_p_is_refused_at_once() {
+        let ds = fig1();
+        let o = PkOptions {
+            p: u32::MAX,
+            ..Default::default()
+        };
+        let b = max_clusters(&ds, &[1, 2, 3], &o).unwrap();
+        assert_eq!(b.max_clusters, 0);
+        let e = check(&b, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("only 2 distinct values") && e.contains("lower p to at most 2"),
+            "{e}"
+        );
     }
 
     #[test]
