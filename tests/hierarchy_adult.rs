@@ -58,7 +58,7 @@ fn every_adult_hierarchy_round_trips_through_arx_csv() {
         }
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join(format!("hierarchy_{attr}.csv"));
-        arx::save(&h, &out).unwrap();
+        arx::save(&h, &out, &anonlab::data::Inputs::new()).unwrap();
         let back = arx::read(&out).unwrap();
         assert_eq!(back, h, "{attr}");
         // None of Adult's labels needs quoting, so the text is ARX's own.

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use anonlab::data::number::Decimal;
 use anonlab::data::{ColumnBuilder, ColumnKind, Dataset};
 use anonlab::hierarchy::builders::{by_frequency, intervals, mask, quantiles};
 use anonlab::hierarchy::Hierarchy;
@@ -75,7 +76,11 @@ proptest! {
         fanout in 2usize..5,
     ) {
         let ds = dataset(&values);
-        let h = intervals(ds.col(0), width, anchor, fanout).unwrap();
+        let (w, a) = (
+            Decimal::parse(&width.to_string()).unwrap(),
+            Decimal::parse(&anchor.to_string()).unwrap(),
+        );
+        let h = intervals(ds.col(0), &w, &a, fanout).unwrap();
         check_nested(&h, &ds);
         let col = ds.col(0);
         for level in 1..h.height() {

@@ -7,7 +7,7 @@
 use anonlab::algorithms::lgb::{lgb_mdp, lgb_ncp};
 use anonlab::algorithms::{by_id, Options, Request};
 use anonlab::data::examples::lgb_patients;
-use anonlab::data::Dataset;
+use anonlab::data::{Dataset, Inputs};
 use anonlab::privacy::verify;
 use anonlab::progress::Progress;
 use anonlab::release::{write_csv, write_json, Bucket, Cell, Guarantee, Release};
@@ -184,7 +184,7 @@ fn the_published_table_is_figure_2() {
     let r = lgb_mdp(&request(&ds, 2, 2), &Progress::new()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("patients.csv");
-    let files = write_csv(&r, &ds, None, &out).unwrap();
+    let files = write_csv(&r, &ds, None, &out, &Inputs::new()).unwrap();
     let names: Vec<String> = files
         .iter()
         .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
@@ -234,7 +234,7 @@ fn the_published_table_is_figure_2() {
             "B4,Pneumonia,1",
         ]
     );
-    write_json(&r, &ds, &dir.path().join("patients.json")).unwrap();
+    write_json(&r, &ds, &dir.path().join("patients.json"), &Inputs::new()).unwrap();
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("patients.json")).unwrap())
             .unwrap();

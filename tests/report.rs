@@ -33,7 +33,7 @@ fn page_text(doc: &roxmltree::Document) -> String {
 fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
     let session = Session::from_project(project).unwrap();
     let built = report::build(&session, project_file, None, &Progress::new()).unwrap();
-    let written = report::write(&built, dir).unwrap();
+    let written = report::write(&built, dir, &anonlab::data::Inputs::new()).unwrap();
     let r = &built.report;
 
     // The figures, recomputed without the report module.
