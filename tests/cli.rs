@@ -287,8 +287,8 @@ fn a_200_mb_field_is_refused_with_its_place() {
     assert!(
         err.contains("huge.csv")
             && err.contains("row 2")
-            && err.contains("'notes'")
-            && err.contains("limit"),
+            && err.contains("limit of 16,777,216 bytes")
+            && err.contains("--max-row-bytes"),
         "{err}"
     );
 }

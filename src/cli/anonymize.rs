@@ -240,9 +240,13 @@ impl Prepared {
         if let Some(spec) = &c.hierarchy.hierarchies {
             more.extend(HierarchySet::spec_files(spec)?);
         }
-        if !c.pk.sa_hierarchy.is_empty() {
-            more.extend(HierarchySet::spec_files(&c.pk.sa_hierarchy.join(","))?);
-        }
+        // Each `COL=FILE`; a malformed one is refused by `PkArgs::load`
+        // with its own message.
+        more.extend(c.pk.sa_hierarchy.iter().filter_map(|p| {
+            p.split_once('=')
+                .map(|(_, f)| PathBuf::from(f.trim()))
+                .filter(|f| !f.as_os_str().is_empty())
+        }));
         more.extend(c.hierarchy.conditions.clone());
         Ok(super::inputs_of(&self.session, c.project.as_deref(), more))
     }

@@ -261,9 +261,12 @@ impl std::fmt::Display for Decimal {
 }
 
 /// What a generalized label says about the numbers it stands for, when it
-/// says anything: the forms anonlab and ARX write (`39`, `[20-29]`,
-/// `[20.5-30.5)`, `0-4`, `<150`, `>=90`, `*`). A label of another form
-/// (`elderly`, `{1,2}`) makes no numeric claim.
+/// says anything: the forms anonlab writes (`39`, `[20-29]`, `[20.5-30.5)`,
+/// `<150`, `>=90`, `*`). A label of another form (`elderly`, `{1,2}`)
+/// makes no numeric claim — nor does a bare `0-4`: ARX's hierarchies use
+/// it as a name (the Adult age hierarchy files age 20 under `15-19`, and
+/// that benchmark hierarchy must stay usable), so a range claims numbers
+/// only in brackets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NumericLabel {
     /// Every number (`*`).
@@ -305,12 +308,12 @@ impl NumericLabel {
         let (lo_closed, rest) = match t.as_bytes().first() {
             Some(b'[') => (true, &t[1..]),
             Some(b'(') => (false, &t[1..]),
-            _ => (true, t),
+            _ => return None,
         };
         let (hi_closed, inner) = match rest.as_bytes().last() {
             Some(b']') => (true, &rest[..rest.len() - 1]),
             Some(b')') => (false, &rest[..rest.len() - 1]),
-            _ => (true, rest),
+            _ => return None,
         };
         // The '-' between the ends: not a sign (first, or after another
         // '-' or an exponent's 'e').
@@ -463,14 +466,22 @@ mod tests {
         let covers = |label: &str, x: &str| NumericLabel::parse(label).unwrap().covers(&d(x));
         assert!(covers("[20-29]", "29") && !covers("[20-29]", "29.5"));
         assert!(covers("[20.5-30.5)", "20.5") && !covers("[20.5-30.5)", "30.5"));
-        assert!(covers("0-4", "4") && !covers("0-4", "5"));
         assert!(covers("[-5--1]", "-3") && !covers("[-5--1]", "0"));
         assert!(covers("[1e-3-2e1]", "20"));
         assert!(covers("<150", "149") && !covers("<150", "150"));
         assert!(covers(">=90", "90") && !covers(">90", "90"));
         assert!(covers("39", "39.0") && !covers("39", "70"));
         assert!(covers("*", "-7"));
-        for free in ["elderly", "{1,2}", "North America", "a-b", "[x-1]"] {
+        for free in [
+            "elderly",
+            "{1,2}",
+            "North America",
+            "a-b",
+            "[x-1]",
+            "0-4",
+            "15-19",
+            "[0-4",
+        ] {
             assert_eq!(NumericLabel::parse(free), None, "{free}");
         }
     }

@@ -176,10 +176,22 @@ pub fn intervals(
     let fanout = BigInt::from(fanout);
     // Count the levels before making any label: a tiny width over a wide
     // range would need thousands.
+    // Intervals nest on the anchor, so values on both sides of it are
+    // never merged by a coarser level: the hierarchy ends once a level
+    // has one interval, or the two that meet at the anchor ("*" above
+    // joins them).
+    let (lowest, highest) = (
+        first.iter().min().expect("a column with values"),
+        first.iter().max().expect("a column with values"),
+    );
+    let minus_one = BigInt::from(-1);
+    let settled = |step: &BigInt| {
+        let (lo, hi) = (lowest.div_floor(step), highest.div_floor(step));
+        lo == hi || (lo == minus_one && hi == BigInt::from(0))
+    };
     let mut needed = 1;
     let mut step = BigInt::from(1);
-    let (lowest, highest) = (&first[0], &first[first.len() - 1]);
-    while lowest.div_floor(&step) != highest.div_floor(&step) {
+    while !settled(&step) {
         step *= &fanout;
         needed += 1;
         if needed > MAX_LEVELS {
@@ -207,12 +219,11 @@ pub fn intervals(
                 }
             })
             .collect();
-        let one = index(lowest) == index(highest);
-        if one && !levels.is_empty() {
+        if index(lowest) == index(highest) && !levels.is_empty() {
             break;
         }
         levels.push(labels);
-        if one {
+        if settled(&step) {
             break;
         }
         step *= &fanout;

@@ -402,7 +402,7 @@ impl Hierarchy {
     }
 
     /// On a numeric column, a label that reads as numbers (`39`,
-    /// `[20-29]`, `0-4`, `<150`; `data::number::NumericLabel`) must
+    /// `[20-29]`, `<150`; `data::number::NumericLabel`) must
     /// contain every value under it: a cell published as `39` for people
     /// aged 70 would lie.
     fn check_numeric_labels(&self, col: &Column, leaf_of_code: &[u32]) -> Result<()> {
