@@ -62,7 +62,7 @@ fn report_states_the_population_risk_and_names_the_model() {
     assert!(headline.contains(model), "{headline}");
 
     let out = dir.path().join("out");
-    report::write(&built, &out).unwrap();
+    report::write(&built, &out, &anonlab::data::Inputs::new()).unwrap();
     let html = std::fs::read_to_string(out.join(report::HTML_FILE)).unwrap();
     let text = page_text(&html);
     assert!(text.contains("The file as a sample"), "{text}");
@@ -104,7 +104,7 @@ fn without_population_settings_the_section_is_absent() {
         .iter()
         .any(|s| s.contains("sample of about")));
     let out = dir.path().join("out");
-    report::write(&built, &out).unwrap();
+    report::write(&built, &out, &anonlab::data::Inputs::new()).unwrap();
     let html = std::fs::read_to_string(out.join(report::HTML_FILE)).unwrap();
     assert!(!page_text(&html).contains("The file as a sample"));
     let json = std::fs::read_to_string(out.join(report::JSON_FILE)).unwrap();
