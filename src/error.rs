@@ -3,6 +3,9 @@
 //! Every variant carries what a user needs to act: the file, the 1-based row
 //! (counting the header as row 1, as a spreadsheet does) and the column name.
 //! The binary wraps these with `anyhow`; the TUI shows them in a popup.
+//! Every message is escaped ([`escaped`]) as it is displayed, so a name or
+//! value quoted from a file (a label holding an ANSI escape) never drives
+//! a terminal, whichever surface shows it.
 
 use std::path::PathBuf;
 
@@ -18,12 +21,12 @@ pub struct Location {
 
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.file.display())?;
+        write!(f, "{}", escaped(&self.file.display().to_string()))?;
         if let Some(r) = self.row {
             write!(f, ", row {r}")?;
         }
         if let Some(c) = &self.column {
-            write!(f, ", column '{c}'")?;
+            write!(f, ", column '{}'", escaped(c))?;
         }
         Ok(())
     }
@@ -31,28 +34,28 @@ impl std::fmt::Display for Location {
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{0}: cannot read file: {1}")]
+    #[error("{}: cannot read file: {}", escaped(&.0.display().to_string()), .1)]
     // The reason is in the message, not a `source`: the CLI prints the
     // chain, which would repeat it.
     Io(PathBuf, std::io::Error),
 
-    #[error("{0}: cannot write file: {1}")]
+    #[error("{}: cannot write file: {}", escaped(&.0.display().to_string()), .1)]
     Write(PathBuf, std::io::Error),
 
-    #[error("{at}: {msg}")]
+    #[error("{at}: {}", escaped(.msg))]
     Input { at: Location, msg: String },
 
     /// `available` lists at most [`COLUMNS_LISTED`] names ([`listed`]).
-    #[error("unknown column '{}' (the columns are: {available})", shown(.name, 200))]
+    #[error("unknown column '{}' (the columns are: {})", shown(.name, 200), escaped(.available))]
     UnknownColumn { name: String, available: String },
 
-    #[error("invalid rule '{}': {msg}", shown(.rule, 80))]
+    #[error("invalid rule '{}': {}", shown(.rule, 80), escaped(.msg))]
     Rule { rule: String, msg: String },
 
-    #[error("invalid parameter: {0}")]
+    #[error("invalid parameter: {}", escaped(.0))]
     Parameter(String),
 
-    #[error("project file {0}: {1}")]
+    #[error("project file {}: {}", escaped(&.0.display().to_string()), escaped(.1))]
     Project(PathBuf, String),
 
     #[error("cancelled")]
