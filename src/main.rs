@@ -38,7 +38,7 @@ fn clean_up_on_signals() {
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             // Held until the process ends: no new temporary file starts.
-            let _held = anonlab::data::output::remove_temporary_files();
+            let _held = cli::TEMPORARIES.remove_all();
             let _ = signal_hook::low_level::emulate_default_handler(signal);
             std::process::exit(128 + signal);
         }

@@ -75,7 +75,7 @@ fn parse_missing(s: &str) -> Result<Missing, String> {
 }
 
 pub fn run(a: &CorrelateArgs) -> anyhow::Result<()> {
-    let inputs = Inputs::new().with(&a.file);
+    let inputs = super::inputs().with(&a.file);
     let outputs: Vec<&Path> = [&a.output, &a.conditions_out]
         .into_iter()
         .flatten()

@@ -12,7 +12,7 @@ use anyhow::bail;
 use clap::{ArgGroup, Args, Subcommand};
 
 use anonlab::data::number::Decimal;
-use anonlab::data::{load_csv, Column, Dataset, Inputs};
+use anonlab::data::{load_csv, Column, Dataset};
 use anonlab::hierarchy::builders::{self, BuildSpec};
 use anonlab::hierarchy::{arx, Hierarchy};
 
@@ -162,7 +162,7 @@ fn spec(a: &BuildArgs) -> anyhow::Result<(BuildSpec, String)> {
 }
 
 fn run_build(a: &BuildArgs) -> anyhow::Result<()> {
-    let mut inputs = Inputs::new().with(&a.file);
+    let mut inputs = super::inputs().with(&a.file);
     if let Some(m) = &a.mapping {
         inputs.add(Path::new(m));
     }

@@ -123,6 +123,20 @@ impl CsvArgs {
     }
 }
 
+/// The temporary files of this process's writes in progress, which the
+/// binary's SIGINT/SIGTERM/SIGHUP handler removes (main.rs). Process state
+/// by nature — a signal handler can find them no other way — so it lives
+/// here in the front end, not in the library, and reaches every write
+/// through the command's [`anonlab::data::Inputs`] ([`inputs`]).
+pub static TEMPORARIES: std::sync::LazyLock<anonlab::data::Temporaries> =
+    std::sync::LazyLock::new(anonlab::data::Temporaries::new);
+
+/// The inputs of a command (none yet), its writes tracked for the signal
+/// handler: every CLI write starts here or at [`inputs_of`].
+pub fn inputs() -> anonlab::data::Inputs {
+    anonlab::data::Inputs::new().tracked_by(&TEMPORARIES)
+}
+
 /// The files a command built on `session` reads: the session's data and
 /// hierarchy files, the project file it came from, and `more` (hierarchy,
 /// conditions and mapping files the flags name). No output may replace one.
@@ -131,7 +145,7 @@ pub fn inputs_of(
     project: Option<&std::path::Path>,
     more: impl IntoIterator<Item = PathBuf>,
 ) -> anonlab::data::Inputs {
-    let mut inputs = session.inputs();
+    let mut inputs = session.inputs().tracked_by(&TEMPORARIES);
     if let Some(p) = project {
         inputs.add(p);
     }

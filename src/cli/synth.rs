@@ -35,7 +35,7 @@ pub fn run(args: &SynthArgs) -> anyhow::Result<()> {
             super::thousands(MAX_ROWS as usize)
         );
     }
-    anonlab::data::write_file(&args.output, &anonlab::data::Inputs::new(), |w| {
+    anonlab::data::write_file(&args.output, &super::inputs(), |w| {
         if args.demo {
             synth::write_demo(w, synth::DEMO_SEED)
         } else {

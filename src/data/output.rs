@@ -18,28 +18,64 @@
 //!   never renamed over (`-o /dev/null` stays a device); write errors
 //!   (`/dev/full`) are reported as write errors.
 //! - **No temporary file is left behind**: an error or a panic removes it
-//!   (a guard), SIGINT/SIGTERM/SIGHUP remove it ([`remove_temporary_files`],
-//!   which the binary's signal handler calls), and a temporary file left by
-//!   a process that no longer exists (SIGKILL, power loss) is removed the
+//!   (a guard); SIGINT/SIGTERM/SIGHUP remove it when the caller tracks its
+//!   writes ([`Inputs::tracked_by`] a [`Temporaries`] list, which the
+//!   binary's signal handler empties); and a temporary file left by a
+//!   process that no longer exists (SIGKILL, power loss) is removed the
 //!   next time the same target is written.
 //!
-//! The list of temporary files being written is the one piece of process
-//! state here: a signal handler has no other way to find them. It holds
-//! paths for clean-up only and changes no result.
+//! The library keeps no process state for this: the list of temporary
+//! files being written belongs to the front end that installs the signal
+//! handler (the binary's `cli` module), and reaches each write with the
+//! [`Inputs`] that every write takes anyway. Temporary names are made
+//! unique by `create_new`, not by a counter.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
 
 /// The files one command (or one TUI session) reads. No output may
-/// replace one of them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// replace one of them. It may also carry the [`Temporaries`] list in
+/// which the writes register their temporary files.
+#[derive(Debug, Clone, Default)]
 pub struct Inputs {
     files: Vec<(FileId, PathBuf)>,
+    tracker: Option<Temporaries>,
+}
+
+/// The temporary files of writes in progress, kept by a front end whose
+/// signal handler must remove them ([`Temporaries::remove_all`]). Clones
+/// share one list.
+#[derive(Debug, Clone, Default)]
+pub struct Temporaries(Arc<Mutex<Vec<PathBuf>>>);
+
+impl Temporaries {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<PathBuf>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Remove every temporary file being written, and keep any new one from
+    /// being registered while the returned guard lives: a signal handler
+    /// calls this, then ends the process holding the guard.
+    pub fn remove_all(&self) -> impl Sized + '_ {
+        let list = self.lock();
+        for p in list.iter() {
+            let _ = std::fs::remove_file(p);
+        }
+        list
+    }
+
+    /// The temporary files now being written.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.lock().clone()
+    }
 }
 
 /// What makes two paths the same file.
@@ -90,12 +126,23 @@ impl Inputs {
         self
     }
 
-    /// Every input of `other` too.
+    /// Register the temporary files of every write made with these inputs
+    /// in `list` while they exist (for a signal handler).
+    pub fn tracked_by(mut self, list: &Temporaries) -> Self {
+        self.tracker = Some(list.clone());
+        self
+    }
+
+    /// Every input of `other` too (and its tracking list, if these inputs
+    /// have none).
     pub fn extend(&mut self, other: &Inputs) {
         for (id, path) in &other.files {
             if !self.files.iter().any(|(f, _)| f == id) {
                 self.files.push((id.clone(), path.clone()));
             }
+        }
+        if self.tracker.is_none() {
+            self.tracker = other.tracker.clone();
         }
     }
 
@@ -189,34 +236,59 @@ pub fn write_file(
             fill(&mut w).map_err(write_err)?;
             w.flush().map_err(write_err)
         }
-        _ => replace(file, fill).map_err(write_err),
+        _ => replace(file, inputs.tracker.as_ref(), fill).map_err(write_err),
     }
-}
-
-static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-static SERIAL: AtomicU64 = AtomicU64::new(0);
-
-fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
-    TEMPORARY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A temporary file being written: removed when dropped unless renamed.
 struct Temporary {
     path: PathBuf,
     done: bool,
+    tracker: Option<Temporaries>,
 }
 
+/// Temporary names tried for one target before giving up (each taken one
+/// belongs to a write of the same target in progress in this process).
+const TEMPORARY_NAMES: u32 = 10_000;
+
 impl Temporary {
-    fn create(path: PathBuf) -> std::io::Result<(Self, File)> {
-        // Registered before it exists, so a signal arriving in between
-        // still finds it (removing a file that is not there is harmless).
-        temporaries().push(path.clone());
-        let t = Temporary { path, done: false };
-        let f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&t.path)?;
-        Ok((t, f))
+    /// Create `.NAME.PID.N.tmp` in `dir` for the first N not taken.
+    fn create(
+        dir: &Path,
+        name: &str,
+        tracker: Option<&Temporaries>,
+    ) -> std::io::Result<(Self, File)> {
+        let pid = std::process::id();
+        for n in 0..TEMPORARY_NAMES {
+            let path = dir.join(format!(".{name}.{pid}.{n}.tmp"));
+            // Registered before it exists, so a signal arriving in between
+            // still finds it (removing a file that is not there is harmless).
+            let mut t = Temporary {
+                path,
+                done: true,
+                tracker: tracker.cloned(),
+            };
+            if let Some(list) = &t.tracker {
+                list.lock().push(t.path.clone());
+            }
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&t.path)
+            {
+                Ok(f) => {
+                    t.done = false;
+                    return Ok((t, f));
+                }
+                // Another write's file: not ours to remove (`done` is set).
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other(format!(
+            "{TEMPORARY_NAMES} temporary files for it exist already in {}",
+            dir.display()
+        )))
     }
 
     fn rename_to(mut self, target: &Path) -> std::io::Result<()> {
@@ -231,31 +303,18 @@ impl Drop for Temporary {
         if !self.done {
             let _ = std::fs::remove_file(&self.path);
         }
-        let mut list = temporaries();
-        if let Some(i) = list.iter().position(|p| *p == self.path) {
-            list.swap_remove(i);
+        if let Some(tracker) = &self.tracker {
+            let mut list = tracker.lock();
+            if let Some(i) = list.iter().position(|p| *p == self.path) {
+                list.swap_remove(i);
+            }
         }
     }
 }
 
-/// Remove every temporary file being written, and keep any new one from
-/// being registered while the returned guard lives: a signal handler calls
-/// this, then ends the process holding the guard.
-pub fn remove_temporary_files() -> impl Sized {
-    let list = temporaries();
-    for p in list.iter() {
-        let _ = std::fs::remove_file(p);
-    }
-    list
-}
-
-/// The temporary files of this process now being written (for tests).
-pub fn temporary_files() -> Vec<PathBuf> {
-    temporaries().clone()
-}
-
 fn replace(
     file: &Path,
+    tracker: Option<&Temporaries>,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let dir = match file.parent() {
@@ -267,9 +326,7 @@ fn replace(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
     remove_stale(&dir, &name);
-    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()));
-    let (guard, f) = Temporary::create(tmp)?;
+    let (guard, f) = Temporary::create(&dir, &name, tracker)?;
     let mut w = BufWriter::with_capacity(1 << 16, f);
     fill(&mut w)?;
     let f = w.into_inner().map_err(|e| e.into_error())?;
@@ -389,8 +446,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out.csv");
         std::fs::write(&out, "old").unwrap();
-        let e = write_file(&out, &Inputs::new(), |w| {
+        let tracked = Temporaries::new();
+        let inputs = Inputs::new().tracked_by(&tracked);
+        let e = write_file(&out, &inputs, |w| {
             w.write_all(b"partial")?;
+            assert_eq!(tracked.paths().len(), 1, "registered while written");
             Err(std::io::Error::other("boom"))
         })
         .unwrap_err()
@@ -401,7 +461,30 @@ mod tests {
         write_bytes(&out, &Inputs::new(), b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
         assert_eq!(names(dir.path()), ["out.csv"]);
-        assert!(temporary_files().iter().all(|p| !p.starts_with(dir.path())));
+        assert!(tracked.paths().is_empty());
+    }
+
+    #[test]
+    fn a_signal_handler_finds_and_removes_the_tracked_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        let pid = std::process::id();
+        // Another write of the same target in this process holds N = 0.
+        let taken = dir.path().join(format!(".out.csv.{pid}.0.tmp"));
+        std::fs::write(&taken, "another write").unwrap();
+        let tracked = Temporaries::new();
+        let inputs = Inputs::new().tracked_by(&tracked);
+        let e = write_file(&out, &inputs, |_| {
+            let paths = tracked.paths();
+            assert_eq!(paths, [dir.path().join(format!(".out.csv.{pid}.1.tmp"))]);
+            assert!(paths[0].exists());
+            drop(tracked.remove_all());
+            assert!(!paths[0].exists());
+            Err(std::io::Error::other("interrupted"))
+        });
+        assert!(e.is_err());
+        assert!(tracked.paths().is_empty());
+        assert_eq!(names(dir.path()), [format!(".out.csv.{pid}.0.tmp")]);
     }
 
     #[cfg(unix)]
