@@ -92,6 +92,8 @@ pub struct App {
     cmdline: LineEditor,
     search: SearchState,
     help: bool,
+    /// First help line shown, when the help does not fit the terminal.
+    help_scroll: usize,
     /// Charts and reports being written (`e`, `E`).
     export_worker: Worker<super::export::Exported>,
     export_job: JobState,
@@ -134,6 +136,7 @@ impl App {
             cmdline: LineEditor::default(),
             search: SearchState::default(),
             help: false,
+            help_scroll: 0,
             export_worker: Worker::inline(),
             export_job: JobState::Idle,
             keymap: KeyMap::default(),
@@ -239,6 +242,10 @@ impl App {
     }
     pub fn help_visible(&self) -> bool {
         self.help
+    }
+    /// The first help line asked for (clamped when drawn).
+    pub fn help_scroll(&self) -> usize {
+        self.help_scroll
     }
     pub fn popup(&self) -> Option<&Popup> {
         self.popup.as_ref()
@@ -418,12 +425,25 @@ impl App {
                 let inputs = self.inputs();
                 self.hier.step(action, &mut self.session, &inputs, &mut out)
             }
-            _ if self.help => {
-                if matches!(action, Action::Cancel | Action::ToggleHelp) {
-                    self.help = false;
+            // Help is modal too; on a short terminal ↑/↓, the page keys
+            // and the wheel scroll it (the drawing clamps the scroll).
+            _ if self.help => match *action {
+                Action::Cancel | Action::ToggleHelp => self.help = false,
+                Action::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
+                Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
+                Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
+                Action::PageDown => self.help_scroll = self.help_scroll.saturating_add(10),
+                Action::First => self.help_scroll = 0,
+                Action::Last => self.help_scroll = usize::MAX / 2,
+                Action::Scroll(by) => {
+                    self.help_scroll = self.help_scroll.saturating_add_signed(by as isize)
                 }
+                _ => {}
+            },
+            Action::ToggleHelp => {
+                self.help = true;
+                self.help_scroll = 0;
             }
-            Action::ToggleHelp => self.help = true,
             Action::OpenCommandLine => self.cmdline.open(),
             Action::OpenSearch => self.search.editor.open(),
             Action::SearchNext => self.search_next(true),

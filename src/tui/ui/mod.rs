@@ -340,10 +340,25 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
             .chain(lines.iter().cloned())
         })
         .collect();
-    // Too many lines for the terminal's height: two columns of bindings.
+    // Too many lines for the terminal's height: two columns of bindings,
+    // when two fit its width; still too many, the lines scroll (the title
+    // says so) rather than being cut.
     let fit = usize::from(area.height.saturating_sub(2)).max(1);
-    let halves = if lines.len() > fit { 2 } else { 1 };
-    let per_column = lines.len().div_ceil(halves);
+    let two_fit = {
+        let half = lines.len().div_ceil(2);
+        let w = |h: usize| {
+            let part = lines.iter().skip(h * half).take(half);
+            part.map(|l| Span::raw(&l.keys).width() + Span::raw(l.help).width() + 4)
+                .max()
+                .unwrap_or(0)
+        };
+        w(0) + w(1) + 1 <= usize::from(area.width)
+    };
+    let halves = if lines.len() > fit && two_fit { 2 } else { 1 };
+    let all = lines.len().div_ceil(halves);
+    let rows_shown = all.min(fit);
+    let scroll = app.help_scroll().min(all - rows_shown);
+    let per_column = all;
     let column_widths = |h: usize| {
         let part = lines.iter().skip(h * per_column).take(per_column);
         let keys = part
@@ -378,14 +393,24 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
             ],
         }
     }
-    let rows = (0..per_column)
+    let rows = (scroll..scroll + rows_shown)
         .map(|i| Row::new((0..halves).flat_map(|h| cells(lines.get(h * per_column + i)))));
     let widths = sizes
         .iter()
         .flat_map(|&(k, t)| [Constraint::Length(k), Constraint::Length(t)]);
     let width = sizes.iter().map(|&(k, t)| k + t + 4).sum::<u16>() + 1;
-    let title = format!(" Keys: {} screen (Esc closes) ", app.screen().title());
-    let popup = centered(area, width, per_column as u16 + 2);
+    let mut title = format!(" Keys: {} screen (Esc closes) ", app.screen().title());
+    if rows_shown < all {
+        let below = all - rows_shown - scroll;
+        title = format!(
+            " Keys: {} (↑↓ {}–{} of {}; {below} below) ",
+            app.screen().title(),
+            scroll + 1,
+            scroll + rows_shown,
+            all
+        );
+    }
+    let popup = centered(area, width, rows_shown as u16 + 2);
     let table = Table::new(rows, widths).column_spacing(2).block(
         Block::bordered()
             .border_type(BorderType::Rounded)

@@ -1,0 +1,169 @@
+//! Every screen, help and dialog at the two sizes the issue names: 80 × 24
+//! (the smallest usable terminal) and 200 × 50, as text snapshots. Beside
+//! each snapshot the figures that must be whole are checked: a number cut
+//! by the edge of a panel would read as another number.
+#![cfg(feature = "tui")]
+
+use anonlab::release::short_fingerprint;
+use anonlab::session::Session;
+use anonlab::tui::{Action, App, Screen};
+
+mod common;
+use common::screen::{choose_algorithm, command, mask, render, run_to_done, text};
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
+
+/// The demo with Mondrian run and a compare set of two entries measured,
+/// at `size`.
+fn session(size: (u16, u16)) -> App {
+    let mut app = App::new(Session::demo().unwrap()).unwrap();
+    app.step(&Action::Resize(size.0, size.1));
+    choose_algorithm(&mut app, "mondrian");
+    run_to_done(&mut app);
+    app.step(&Action::AddToCompare);
+    choose_algorithm(&mut app, "anatomy");
+    run_to_done(&mut app);
+    app.step(&Action::AddToCompare);
+    choose_algorithm(&mut app, "mondrian");
+    run_to_done(&mut app);
+    app.step(&Action::ShowScreen(Screen::Compare));
+    app.step(&Action::Recompute);
+    app.run_pending_jobs_blocking();
+    app
+}
+
+/// The screen's text with what varies from run to run (times) masked.
+fn shown(app: &App) -> String {
+    mask(&mask(&text(&render(app)), "time "), "query error ")
+}
+
+fn name(size: (u16, u16), what: &str) -> String {
+    format!("{what}_{}x{}", size.0, size.1)
+}
+
+/// A default hierarchy for each quasi-identifier (full-domain reads them).
+fn build_hierarchies(app: &mut App) {
+    app.step(&Action::ShowScreen(Screen::Hierarchies));
+    for name in ["sex", "age", "zip"] {
+        app.step(&Action::Left);
+        app.step(&Action::First);
+        let target = app.dataset().column_index(name).unwrap();
+        for _ in 0..target {
+            app.step(&Action::Down);
+        }
+        app.step(&Action::BuildHierarchy);
+        app.step(&Action::Confirm);
+        assert!(app.session().hierarchies().contains_key(name), "{name}");
+    }
+}
+
+#[test]
+fn every_screen_at_both_sizes() {
+    for size in SIZES {
+        let mut app = session(size);
+        let baseline = app.session().baseline().unwrap().baseline().clone();
+        let fingerprint =
+            short_fingerprint(&app.anonymize().view.as_ref().unwrap().fingerprint).to_string();
+        for screen in Screen::ALL {
+            app.step(&Action::ShowScreen(screen));
+            app.run_pending_jobs_blocking();
+            let t = shown(&app);
+            match screen {
+                Screen::Risk => {
+                    // The key count's row whole: mean, max, both counts.
+                    let k = &baseline.key_count.summary;
+                    assert!(t.contains(&format!("{:.4}", k.mean)), "{t}");
+                    assert!(t.contains("1,495 (99.7%)"), "{t}");
+                    assert!(t.contains("1,144 (76.3%)"), "{t}");
+                    assert!(t.contains(&baseline.attacker.to_string()), "{t}");
+                }
+                Screen::Anonymize => {
+                    assert!(t.contains(&fingerprint), "{t}");
+                    assert!(t.contains("groups 211"), "{t}");
+                    assert!(
+                        t.contains(&format!("{:.3}→", baseline.linkage.summary.mean)),
+                        "{t}"
+                    );
+                }
+                Screen::Compare => {
+                    assert!(t.contains("mondrian") && t.contains("anatomy"), "{t}");
+                }
+                _ => {}
+            }
+            insta::assert_snapshot!(name(size, &format!("{screen:?}").to_lowercase()), t);
+            // Help over the screen: every key of the screen is listed,
+            // scrolled to where the terminal is too short for them all.
+            app.step(&Action::ToggleHelp);
+            let first = shown(&app);
+            let mut all = first.clone();
+            for _ in 0..60 {
+                app.step(&Action::Down);
+                all.push_str(&shown(&app));
+            }
+            for line in app.keymap().help(screen) {
+                assert!(
+                    all.contains(line.help),
+                    "{screen:?} {size:?}: help lacks {:?}\n{all}",
+                    line.help
+                );
+            }
+            insta::assert_snapshot!(
+                name(size, &format!("help_{screen:?}").to_lowercase()),
+                first
+            );
+            app.step(&Action::ToggleHelp);
+        }
+    }
+}
+
+#[test]
+fn the_full_domain_panel_and_charts_at_both_sizes() {
+    for size in SIZES {
+        let mut app = App::new(Session::demo().unwrap()).unwrap();
+        app.step(&Action::Resize(size.0, size.1));
+        build_hierarchies(&mut app);
+        choose_algorithm(&mut app, "full-domain");
+        run_to_done(&mut app);
+        let t = shown(&app);
+        // Its settings and key hints, whole.
+        assert!(t.contains("suppress") && t.contains("< >"), "{t}");
+        assert!(t.contains("metric") && t.contains("M"), "{t}");
+        assert!(t.contains("levels"), "{t}");
+        insta::assert_snapshot!(name(size, "full_domain"), t);
+    }
+}
+
+#[test]
+fn the_dialogs_at_both_sizes() {
+    for size in SIZES {
+        let mut app = App::new(Session::demo().unwrap()).unwrap();
+        app.step(&Action::Resize(size.0, size.1));
+        // Marking cells (on occupation, semi-sensitive in the demo).
+        let occ = app.dataset().column_index("occupation").unwrap();
+        while app.data_view().col < occ {
+            app.step(&Action::Right);
+        }
+        app.step(&Action::MarkCells);
+        assert!(app.mark_dialog().is_some());
+        insta::assert_snapshot!(name(size, "mark_dialog"), shown(&app));
+        app.step(&Action::Cancel);
+        // The hierarchy builder.
+        app.step(&Action::ShowScreen(Screen::Hierarchies));
+        app.run_pending_jobs_blocking();
+        app.step(&Action::BuildHierarchy);
+        insta::assert_snapshot!(name(size, "builder_dialog"), shown(&app));
+        app.step(&Action::Cancel);
+        // Construction without its conditions: refused, saying how.
+        choose_algorithm(&mut app, "construction");
+        let t = shown(&app);
+        assert!(t.contains(":conditions"), "{t}");
+        insta::assert_snapshot!(name(size, "construction_refused"), t);
+        // The command line and a popup.
+        command(&mut app, "algo nope");
+        app.step(&Action::OpenCommandLine);
+        for c in "k 7".chars() {
+            app.step(&Action::TypeChar(c));
+        }
+        insta::assert_snapshot!(name(size, "command_line"), shown(&app));
+    }
+}
