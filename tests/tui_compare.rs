@@ -13,7 +13,7 @@ use anonlab::data::{CompareEntry, CsvOptions, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, JobState, Measured, Outcome, QueryError, Screen};
-use common::screen::{choose_algorithm, command, demo, render, text};
+use common::screen::{choose_algorithm, command, demo, mask_time_column, render, text};
 
 /// Choose `algorithm`, k and l on the Anonymize screen and add them.
 fn add(app: &mut App, algorithm: &str, k: u32, l: u32) {
@@ -50,30 +50,7 @@ fn measured(app: &App, i: usize) -> &Measured {
 
 /// The screen with the time column masked: it varies from run to run.
 fn snapshot_text(app: &App) -> String {
-    let t = text(&render(app));
-    let Some(header) = t.lines().find(|l| l.contains(" ms")) else {
-        return t;
-    };
-    let end = header.find(" ms").unwrap() + 3;
-    let end = header[..end].chars().count();
-    let start = end - 9;
-    t.lines()
-        .map(|l| {
-            let chars: Vec<char> = l.chars().collect();
-            let is_row = chars
-                .get(start..end.min(chars.len()))
-                .is_some_and(|s| s.iter().any(char::is_ascii_digit));
-            if !is_row {
-                return l.to_string();
-            }
-            chars
-                .iter()
-                .enumerate()
-                .map(|(x, &c)| if (start..end).contains(&x) { '#' } else { c })
-                .collect()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    mask_time_column(&text(&render(app)))
 }
 
 #[test]

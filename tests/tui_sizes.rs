@@ -4,12 +4,16 @@
 //! by the edge of a panel would read as another number.
 #![cfg(feature = "tui")]
 
+use std::collections::BTreeSet;
+
 use anonlab::release::short_fingerprint;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, Screen};
 
 mod common;
-use common::screen::{choose_algorithm, command, mask, render, run_to_done, text};
+use common::screen::{
+    choose_algorithm, command, mask, mask_time_column, render, run_to_done, text,
+};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
 
@@ -33,8 +37,101 @@ fn session(size: (u16, u16)) -> App {
 }
 
 /// The screen's text with what varies from run to run (times) masked.
-fn shown(app: &App) -> String {
-    mask(&mask(&text(&render(app)), "time "), "query error ")
+fn raw(app: &App) -> String {
+    mask_time_column(&mask(&mask(&text(&render(app)), "time "), "query error "))
+}
+
+/// The screen's text, checked for cut numbers (see `numbers_are_whole`).
+fn shown(app: &mut App) -> String {
+    let t = raw(app);
+    numbers_are_whole(app, &t);
+    t
+}
+
+/// The numbers in `t`: each maximal run of letters, digits, `_`, `.` and
+/// `,` that holds a digit, without a trailing `.` or `,` ("1,495", "0.893",
+/// "41099", the fingerprint "b41c05433726").
+fn numbers(t: &str) -> BTreeSet<String> {
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ',');
+    t.split(|c: char| !word(c))
+        .map(|w| w.trim_end_matches(['.', ',']))
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `t` with the digits between each `start` and the next `end` replaced
+/// by `#`: the figures that describe the terminal rather than the data
+/// (a chart's cells, the rows a table shows, help's page) differ between
+/// sizes by design.
+fn mask_between(t: &str, start: &str, end: char) -> String {
+    let mut out = String::new();
+    let mut rest = t;
+    while let Some(at) = rest.find(start) {
+        let from = at + start.len();
+        out.push_str(&rest[..from]);
+        let stop = rest[from..].find(end).map_or(rest.len(), |e| from + e);
+        out.extend(
+            rest[from..stop]
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '#' } else { c }),
+        );
+        rest = &rest[stop..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What depends on the terminal's size, masked.
+fn size_free(t: &str) -> String {
+    let t = mask_between(t, "it has ", ')');
+    let t = mask_between(&t, "rows 1–", ' ');
+    let t = mask_between(&t, "(↑↓ ", ')');
+    mask_between(&t, "First j: 1–", ' ')
+}
+
+/// No number on the screen is cut by a panel's edge: every number of `t`
+/// (drawn at the app's size) is a whole number of the same screen drawn
+/// wide enough for every column — as tall as `t` (the same rows shown, the
+/// same rows under a popup) and taller. A cut number ("433" of the zip
+/// code 43307, "0.89" of 0.893) is not one of those.
+fn numbers_are_whole(app: &mut App, t: &str) {
+    let size = app.size();
+    let mut full = BTreeSet::new();
+    for height in [size.1, 150] {
+        app.step(&Action::Resize(400, height));
+        full.extend(numbers(&size_free(&raw(app))));
+    }
+    app.step(&Action::Resize(size.0, size.1));
+    let cut: Vec<String> = numbers(&size_free(t))
+        .into_iter()
+        .filter(|n| !n.contains('#') && !full.contains(n))
+        .collect();
+    assert!(
+        cut.is_empty(),
+        "{size:?}: numbers cut by the edge of a panel: {cut:?}\n{t}"
+    );
+}
+
+#[test]
+fn the_whole_number_check_sees_a_cut_number() {
+    let mut app = App::new(Session::demo().unwrap()).unwrap();
+    app.step(&Action::Resize(120, 40));
+    let t = raw(&app);
+    // The demo's first zip code, 43307, cut to "433" beside a border.
+    assert!(t.contains("43307"), "{t}");
+    let cut = t.replacen("43307", "433  ", 1);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        numbers_are_whole(&mut app, &cut)
+    }));
+    assert!(caught.is_err(), "a cut zip code passed the check");
+    numbers_are_whole(&mut app, &t);
+    assert_eq!(
+        numbers("Female, 37, 43307│0.893→0.264 (99.7%) b41c05433726"),
+        ["0.264", "0.893", "37", "43307", "99.7", "b41c05433726"]
+            .map(String::from)
+            .into()
+    );
 }
 
 fn name(size: (u16, u16), what: &str) -> String {
@@ -67,7 +164,7 @@ fn every_screen_at_both_sizes() {
         for screen in Screen::ALL {
             app.step(&Action::ShowScreen(screen));
             app.run_pending_jobs_blocking();
-            let t = shown(&app);
+            let t = shown(&mut app);
             match screen {
                 Screen::Risk => {
                     // The key count's row whole: mean, max, both counts.
@@ -94,11 +191,11 @@ fn every_screen_at_both_sizes() {
             // Help over the screen: every key of the screen is listed,
             // scrolled to where the terminal is too short for them all.
             app.step(&Action::ToggleHelp);
-            let first = shown(&app);
+            let first = shown(&mut app);
             let mut all = first.clone();
             for _ in 0..60 {
                 app.step(&Action::Down);
-                all.push_str(&shown(&app));
+                all.push_str(&raw(&app));
             }
             for line in app.keymap().help(screen) {
                 assert!(
@@ -124,7 +221,7 @@ fn the_full_domain_panel_and_charts_at_both_sizes() {
         build_hierarchies(&mut app);
         choose_algorithm(&mut app, "full-domain");
         run_to_done(&mut app);
-        let t = shown(&app);
+        let t = shown(&mut app);
         // Its settings and key hints, whole.
         assert!(t.contains("suppress") && t.contains("< >"), "{t}");
         assert!(t.contains("metric") && t.contains("M"), "{t}");
@@ -145,17 +242,17 @@ fn the_dialogs_at_both_sizes() {
         }
         app.step(&Action::MarkCells);
         assert!(app.mark_dialog().is_some());
-        insta::assert_snapshot!(name(size, "mark_dialog"), shown(&app));
+        insta::assert_snapshot!(name(size, "mark_dialog"), shown(&mut app));
         app.step(&Action::Cancel);
         // The hierarchy builder.
         app.step(&Action::ShowScreen(Screen::Hierarchies));
         app.run_pending_jobs_blocking();
         app.step(&Action::BuildHierarchy);
-        insta::assert_snapshot!(name(size, "builder_dialog"), shown(&app));
+        insta::assert_snapshot!(name(size, "builder_dialog"), shown(&mut app));
         app.step(&Action::Cancel);
         // Construction without its conditions: refused, saying how.
         choose_algorithm(&mut app, "construction");
-        let t = shown(&app);
+        let t = shown(&mut app);
         assert!(t.contains(":conditions"), "{t}");
         insta::assert_snapshot!(name(size, "construction_refused"), t);
         // The command line and a popup.
@@ -164,6 +261,6 @@ fn the_dialogs_at_both_sizes() {
         for c in "k 7".chars() {
             app.step(&Action::TypeChar(c));
         }
-        insta::assert_snapshot!(name(size, "command_line"), shown(&app));
+        insta::assert_snapshot!(name(size, "command_line"), shown(&mut app));
     }
 }

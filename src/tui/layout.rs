@@ -239,16 +239,46 @@ pub struct AnonymizeAreas {
     pub table: Rect,
 }
 
+/// Smallest chart drawn (inside its border): below it a chart's axes and
+/// labels leave no room for the curve, so the panel says so instead of
+/// drawing a misleading line.
+pub const CHART_MIN: (u16, u16) = (30, 8);
+
+/// Rows the top band gains when the charts cannot be drawn: the figures'
+/// two attacker lines wrap on a narrow terminal and need them.
+const ANON_COMPACT_EXTRA: u16 = 3;
+
+/// Whether the Anonymize screen's charts have too few rows to be drawn in
+/// a body of `body_height`: the charts band is two fifths of what the top
+/// band and the gauge leave.
+pub fn anonymize_compact(body_height: u16) -> bool {
+    let rest = body_height.saturating_sub(ANON_TOP_HEIGHT + 1);
+    rest * 2 / 5 < CHART_MIN.1 + 2
+}
+
 /// The Anonymize screen's panels in a body. Below 120 columns the
 /// verification goes under the figures, so the figures keep their width.
+/// When the charts could not be drawn (a short terminal, 80 × 24), their
+/// band shrinks to one line saying so and the figures and the table take
+/// its rows.
 pub fn anonymize_areas(body: Rect) -> AnonymizeAreas {
-    let [top, gauge, charts, table] = Layout::vertical([
-        Constraint::Length(ANON_TOP_HEIGHT),
-        Constraint::Length(1),
-        Constraint::Fill(2),
-        Constraint::Fill(3),
-    ])
-    .areas(body);
+    let [top, gauge, charts, table] = if anonymize_compact(body.height) {
+        Layout::vertical([
+            Constraint::Length(ANON_TOP_HEIGHT + ANON_COMPACT_EXTRA),
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(0),
+        ])
+        .areas(body)
+    } else {
+        Layout::vertical([
+            Constraint::Length(ANON_TOP_HEIGHT),
+            Constraint::Length(1),
+            Constraint::Fill(2),
+            Constraint::Fill(3),
+        ])
+        .areas(body)
+    };
     let (params, figures, checks) = if body.width >= 120 {
         let [params, figures, checks] = Layout::horizontal([
             Constraint::Length(ANON_PARAMS_WIDTH),

@@ -117,3 +117,35 @@ pub fn command(app: &mut App, line: &str) {
     app.step(&Action::OpenCommandLine);
     type_line(app, line);
 }
+
+/// The Compare table's time column (`ms`) masked: it varies from run to
+/// run. The column is found by its header, in the line that also names
+/// the algorithm column.
+pub fn mask_time_column(t: &str) -> String {
+    let Some(header) = t
+        .lines()
+        .find(|l| l.contains(" ms") && l.contains("algorithm"))
+    else {
+        return t.to_string();
+    };
+    let end = header.find(" ms").unwrap() + 3;
+    let end = header[..end].chars().count();
+    let start = end - 9;
+    t.lines()
+        .map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            let is_row = chars
+                .get(start..end.min(chars.len()))
+                .is_some_and(|s| s.iter().any(char::is_ascii_digit));
+            if !is_row {
+                return l.to_string();
+            }
+            chars
+                .iter()
+                .enumerate()
+                .map(|(x, &c)| if (start..end).contains(&x) { '#' } else { c })
+                .collect()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

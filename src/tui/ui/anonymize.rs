@@ -12,7 +12,7 @@ use ratatui::Frame;
 use super::widgets::{dim, line_series, thousands, title_style, too_small, unit_axis, CHART_MIN};
 use crate::release::short_fingerprint;
 use crate::tui::app::App;
-use crate::tui::layout::{anonymize_areas, ANON_PARAMS_WIDTH};
+use crate::tui::layout::{anonymize_areas, anonymize_compact, ANON_PARAMS_WIDTH};
 use crate::tui::screens::anonymize::{Param, QueriesState};
 use crate::tui::screens::release::{AnonymizeView, Curve};
 use crate::tui::session::{reads_k, reads_p, CONSTRUCTION, FULL_DOMAIN};
@@ -31,9 +31,15 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
         return;
     }
     let view = app.anonymize().view.as_ref();
+    let compact = anonymize_compact(body.height);
     if app.anonymize().show_detail {
-        super::record::draw(frame, a.breach.union(a.reid), app);
-        draw_table(frame, a.table, app);
+        if compact {
+            // No room for both: the record takes the table's rows.
+            super::record::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        } else {
+            super::record::draw(frame, a.breach.union(a.reid), app);
+            draw_table(frame, a.table, app);
+        }
         return;
     }
     let baseline = app.session().baseline().map(|b| b.baseline());
@@ -45,6 +51,18 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
             .map(|b| Curve::of(&b.distribution))?;
         Some((name.as_str(), before, after))
     });
+    if compact {
+        let note = match (view, &breach) {
+            (None, _) => "",
+            (Some(_), None) => {
+                " No sensitive attribute: mark one on the Data screen to see breach probabilities."
+            }
+            (Some(_), Some(_)) => " CDF charts: enlarge the terminal to see them; e exports them",
+        };
+        frame.render_widget(Paragraph::new(note).style(dim()), a.breach.union(a.reid));
+        draw_table(frame, a.table, app);
+        return;
+    }
     match breach {
         Some((name, before, after)) => draw_cdf(
             frame,
@@ -538,6 +556,19 @@ fn draw_checks(frame: &mut Frame, area: Rect, app: &App) {
     };
     if let Some(span) = out_of_date(app, view) {
         title.push(span);
+    }
+    // On a short panel the count, so a check out of sight is not taken
+    // for one that was not made.
+    if usize::from(area.height.saturating_sub(2)) < view.checks.len() {
+        let failed = view.checks.iter().filter(|c| !c.holds).count();
+        title.push(Span::styled(
+            if failed == 0 {
+                format!("(all {} hold) ", view.checks.len())
+            } else {
+                format!("({failed} of {} FAIL) ", view.checks.len())
+            },
+            dim(),
+        ));
     }
     let block = Block::bordered().title(Line::from(title));
     let lines: Vec<Line> = view

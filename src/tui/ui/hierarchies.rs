@@ -7,7 +7,7 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::widgets::{centered, compact, cursor_style, dim, role_style, thousands, title_style};
@@ -394,7 +394,7 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
             .border_style(Style::new().fg(Color::Cyan))
             .title(title),
     );
-    frame.render_widget(Clear, popup);
+    super::widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
 }
 

@@ -3,7 +3,7 @@
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::widgets::{centered, dim, role_style, title_style};
@@ -128,6 +128,6 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
             .border_style(role_style(Role::SemiSensitive))
             .title(Span::styled(title, title_style())),
     );
-    frame.render_widget(Clear, popup);
+    super::widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
 }

@@ -17,7 +17,7 @@ pub mod widgets;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Cell, Clear, Gauge, Paragraph, Row, Table, Tabs, Wrap};
+use ratatui::widgets::{Block, BorderType, Cell, Gauge, Paragraph, Row, Table, Tabs, Wrap};
 use ratatui::Frame;
 
 use super::app::App;
@@ -352,7 +352,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
                 .max()
                 .unwrap_or(0)
         };
-        w(0) + w(1) + 1 <= usize::from(area.width)
+        w(0) + w(1) < usize::from(area.width)
     };
     let halves = if lines.len() > fit && two_fit { 2 } else { 1 };
     let all = lines.len().div_ceil(halves);
@@ -416,7 +416,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
             .border_type(BorderType::Rounded)
             .title(title),
     );
-    frame.render_widget(Clear, popup);
+    widgets::clear_under_popup(frame, popup);
     frame.render_widget(table, popup);
 }
 
@@ -436,6 +436,6 @@ fn draw_popup(frame: &mut Frame, area: Rect, title: &str, message: &str) {
             .border_style(Style::new().fg(Color::Red))
             .title(format!(" {title} ")),
     );
-    frame.render_widget(Clear, popup);
+    widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
 }

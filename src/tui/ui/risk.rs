@@ -14,8 +14,8 @@ use ratatui::widgets::{
 use ratatui::Frame;
 
 use super::widgets::{
-    cursor_style, dim, line_series, percent, role_style, thousands, title_style, too_small,
-    unit_axis,
+    cursor_style, dim, fit_items, line_series, percent, role_style, thousands, title_style,
+    too_small, unit_axis, CHART_MIN,
 };
 use crate::tui::app::App;
 use crate::tui::layout::{page_top, risk_areas};
@@ -104,13 +104,28 @@ fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 fn draw_prefix(frame: &mut Frame, area: Rect, app: &App) {
-    let block = Block::bordered().title(Span::styled(" Knowing the first j ", title_style()));
+    let title = |t: String| Block::bordered().title(Span::styled(t, title_style()));
     let Some(before) = app.session().baseline() else {
-        frame.render_widget(block, area);
+        frame.render_widget(title(" Knowing the first j ".into()), area);
         return;
     };
-    let header = Row::new(["j", "+ attribute", "classes", "uniques"]).style(dim());
     let prefix = &before.assessment.simulation.prefix;
+    // On a short terminal the rows that fit, and how many there are.
+    let room = usize::from(area.height.saturating_sub(3));
+    let block = title(if room < prefix.len() {
+        format!(" First j: 1–{room} of {} ", prefix.len())
+    } else {
+        " Knowing the first j ".into()
+    });
+    let header = Row::new(["j", "+ attribute", "classes", "uniques"]).style(dim());
+    // The counts as wide as the largest (the header's 7 at least): a
+    // count is never cut.
+    let count_width = prefix
+        .iter()
+        .map(|p| thousands(p.classes as u64).len() as u16)
+        .max()
+        .unwrap_or(0)
+        .max(7);
     let rows = prefix.iter().enumerate().map(|(j, p)| {
         Row::new([
             Cell::new(format!("{}", j + 1)),
@@ -124,8 +139,8 @@ fn draw_prefix(frame: &mut Frame, area: Rect, app: &App) {
         [
             Constraint::Length(2),
             Constraint::Min(8),
-            Constraint::Length(9),
-            Constraint::Length(9),
+            Constraint::Length(count_width),
+            Constraint::Length(count_width),
         ],
     )
     .header(header)
@@ -329,6 +344,17 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     }
     let ds = app.dataset();
     let page = usize::from(block.inner(area).height.saturating_sub(1)).max(1);
+    // The row number as wide as the largest, with separators.
+    let row_width = thousands(ds.n_rows() as u64).len().max(3) as u16;
+    let widths = [row_width, 5, 6, 5, 5];
+    // What the values' column has: the inner width less the fixed
+    // columns and the six columns' five gaps.
+    let values_width = usize::from(
+        block
+            .inner(area)
+            .width
+            .saturating_sub(widths.iter().sum::<u16>() + 5),
+    );
     let first = page_top(risk.list_cursor, page);
     let end = (first + page).min(listed.len());
     let rows = listed[first..end].iter().enumerate().map(|(i, l)| {
@@ -346,7 +372,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             Cell::new(
                 Line::from(gid.map_or(String::new(), |g| (g + 1).to_string())).right_aligned(),
             ),
-            Cell::new(values),
+            Cell::new(fit_items(&values, values_width)),
         ]);
         if focused && first + i == risk.list_cursor {
             row.style(cursor_style())
@@ -367,18 +393,12 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         Cell::new(values),
     ])
     .style(dim());
-    // The row number as wide as the largest, with separators.
-    let row_width = thousands(ds.n_rows() as u64).len().max(3) as u16;
     let table = Table::new(
         rows,
-        [
-            Constraint::Length(row_width),
-            Constraint::Length(5),
-            Constraint::Length(6),
-            Constraint::Length(5),
-            Constraint::Length(5),
-            Constraint::Min(8),
-        ],
+        widths
+            .map(Constraint::Length)
+            .into_iter()
+            .chain([Constraint::Min(8)]),
     )
     .header(header)
     .column_spacing(1)
@@ -405,8 +425,14 @@ fn draw_cdf(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(block, area);
         return;
     };
-    if let Some(why) = too_small(area, 30, 8) {
-        frame.render_widget(Paragraph::new(why).style(dim()).block(block), area);
+    if let Some(why) = too_small(area, CHART_MIN.0, CHART_MIN.1) {
+        frame.render_widget(
+            Paragraph::new(why)
+                .style(dim())
+                .wrap(Wrap { trim: true })
+                .block(block),
+            area,
+        );
         return;
     }
     let t = app.session().threshold();

@@ -5,7 +5,8 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::Span;
-use ratatui::widgets::{Axis, Dataset, GraphType};
+use ratatui::widgets::{Axis, Clear, Dataset, GraphType};
+use ratatui::Frame;
 
 use crate::data::Role;
 
@@ -84,21 +85,77 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     h
 }
 
-/// Smallest chart drawn: below it a chart's axes and labels leave no room
-/// for the curve, so it says so instead of drawing a misleading line.
-pub const CHART_MIN: (u16, u16) = (30, 8);
+pub use crate::tui::layout::CHART_MIN;
 
 /// Why a chart does not fit in `area` (inside its border), as the line
-/// the panel shows instead; `None` when it fits.
+/// the panel shows instead; `None` when it fits. It names the dimension
+/// that is short: "widen" for too few columns, "enlarge" for too few rows
+/// (a wider terminal would not help there).
 pub fn too_small(area: Rect, min_width: u16, min_height: u16) -> Option<String> {
     let inner = (area.width.saturating_sub(2), area.height.saturating_sub(2));
-    (inner.0 < min_width || inner.1 < min_height).then(|| {
-        format!(
-            "widen the terminal to see this chart (it needs {min_width} × {min_height} cells, \
-             it has {} × {})",
-            inner.0, inner.1
-        )
-    })
+    let verb = match (inner.0 < min_width, inner.1 < min_height) {
+        (false, false) => return None,
+        (true, false) => "widen",
+        (false, true) => "enlarge",
+        (true, true) => "widen and enlarge",
+    };
+    Some(format!(
+        "{verb} the terminal to see this chart (it needs {min_width} × {min_height} cells, \
+         it has {} × {})",
+        inner.0, inner.1
+    ))
+}
+
+/// `items` (joined by ", ") cut to `width` columns so that no number is
+/// cut: an item holding a digit is shown whole or not at all, a word may
+/// lose its end; "…" marks the cut. A value cut by a column's edge would
+/// read as another value (`43307` as `433`).
+pub fn fit_items(items: &str, width: usize) -> String {
+    let w = |s: &str| Span::raw(s).width();
+    if w(items) <= width {
+        return items.to_string();
+    }
+    let mut out = String::new();
+    for item in items.split(", ") {
+        let sep = if out.is_empty() { "" } else { ", " };
+        let next = format!("{out}{sep}{item}");
+        // Room for "…" after it (", …" when a whole item follows).
+        if w(&next) + 3 <= width {
+            out = next;
+            continue;
+        }
+        if !item.chars().any(|c| c.is_ascii_digit()) {
+            // The word's start, then "…".
+            let mut part = format!("{out}{sep}");
+            for c in item.chars() {
+                if w(&part) + w(&c.to_string()) + 1 > width {
+                    break;
+                }
+                part.push(c);
+            }
+            if part.len() > out.len() + sep.len() {
+                return format!("{part}…");
+            }
+        }
+        break;
+    }
+    if out.is_empty() {
+        "…".to_string()
+    } else {
+        format!("{out}, …")
+    }
+}
+
+/// Clear the rows a popup covers, across the whole terminal, before the
+/// popup is drawn: what the popup hides is hidden whole, never a number
+/// cut in two beside its border ("52" of 11,452).
+pub fn clear_under_popup(frame: &mut Frame, popup: Rect) {
+    let band = Rect {
+        x: frame.area().x,
+        width: frame.area().width,
+        ..popup
+    };
+    frame.render_widget(Clear, band);
 }
 
 /// One line series of a probability chart (braille, in one colour).
@@ -133,6 +190,28 @@ mod tests {
         assert_eq!(compact(1_250_000), "1.2M");
         assert_eq!(percent(1, 3), "33.3%");
         assert_eq!(percent(0, 0), "0.0%");
+    }
+
+    #[test]
+    fn lists_are_cut_between_items() {
+        let v = "Female, 37, 43307, Prof-specialty";
+        assert_eq!(fit_items(v, 40), v);
+        assert_eq!(fit_items(v, 15), "Female, 37, …");
+        assert_eq!(fit_items(v, 20), "Female, 37, 43307, …");
+        assert_eq!(fit_items(v, 26), "Female, 37, 43307, Prof-s…");
+        assert_eq!(fit_items(v, 4), "Fem…");
+        assert_eq!(fit_items("43307, 5", 4), "…");
+    }
+
+    #[test]
+    fn too_small_names_the_short_side() {
+        assert!(too_small(Rect::new(0, 0, 40, 12), 30, 8).is_none());
+        assert!(too_small(Rect::new(0, 0, 40, 4), 30, 8)
+            .unwrap()
+            .starts_with("enlarge"));
+        assert!(too_small(Rect::new(0, 0, 20, 12), 30, 8)
+            .unwrap()
+            .starts_with("widen the"));
     }
 
     #[test]
