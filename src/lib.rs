@@ -23,7 +23,6 @@ pub mod algorithms;
 pub mod anonymize;
 pub mod assess;
 pub mod charts;
-pub mod construction;
 pub mod data;
 pub mod error;
 pub mod format;

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::algorithms::cbg::TreeCache;
 use crate::algorithms::full_domain::{Metric, PrivacyModel};
 use crate::algorithms::{Options, Request};
-use crate::construction::Conditions;
+use crate::data::Conditions;
 use crate::data::{
     load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
     HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,

@@ -21,9 +21,10 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use anonlab::algorithms::construction::construct;
 use anonlab::algorithms::{by_id, Request};
-use anonlab::construction::{construct, Conditions};
 use anonlab::data::number::{Decimal, NumericLabel};
+use anonlab::data::Conditions;
 use anonlab::data::{load_csv_bytes, CsvOptions, Dataset, Inputs, Project, Rule};
 use anonlab::hierarchy::arx;
 use anonlab::privacy::verify;

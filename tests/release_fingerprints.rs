@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use anonlab::algorithms;
-use anonlab::construction::Conditions;
+use anonlab::data::Conditions;
 use anonlab::data::{CsvOptions, Role, Roles};
 use anonlab::progress::Progress;
 use anonlab::release::fingerprint;

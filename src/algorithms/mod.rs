@@ -9,6 +9,7 @@
 mod anatomy;
 pub mod arp;
 pub mod cbg;
+pub mod construction;
 pub mod full_domain;
 pub mod lgb;
 mod mondrian;
@@ -54,7 +55,7 @@ pub struct Options {
     /// Suppression limit, metric, privacy model (full-domain).
     pub full_domain: full_domain::FullDomainOptions,
     /// Conditions of generalization G (construction).
-    pub conditions: Option<crate::construction::Conditions>,
+    pub conditions: Option<crate::data::Conditions>,
     /// p, sensitive-attribute hierarchies and protected values
     /// (pk-enhanced, pk-greedy).
     pub pk: pk::PkOptions,
@@ -91,7 +92,7 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(lgb::Lgb::mdp()),
         Box::new(lgb::Lgb::ncp()),
         Box::new(full_domain::FullDomain),
-        Box::new(crate::construction::Construction),
+        Box::new(construction::Construction),
         Box::new(arp::Arp::anatomy()),
         Box::new(arp::Arp::generalization()),
         Box::new(arp::Aip),

@@ -21,7 +21,7 @@ use serde::Serialize;
 use anonlab::algorithms::full_domain::{search, Metric, SearchReport};
 use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize::{evaluate, Evaluation, Measure};
-use anonlab::construction::Conditions;
+use anonlab::data::Conditions;
 use anonlab::data::Params;
 use anonlab::hierarchy::HierarchySet;
 use anonlab::release::Release;

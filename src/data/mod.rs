@@ -1,5 +1,7 @@
-//! Datasets, CSV import, roles, cell sensitivity and the project file.
+//! Datasets, CSV import, roles, cell sensitivity, the rule language, the
+//! conditions file and the project file.
 
+mod conditions;
 mod csv_import;
 mod dataset;
 pub mod examples;
@@ -12,6 +14,7 @@ mod roles;
 mod rule;
 mod sensitivity;
 
+pub use conditions::{Condition, Conditions};
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use output::{write_bytes, write_file, Inputs, Temporaries};

@@ -215,7 +215,7 @@ pub struct Params {
     /// written before they were saved load and save unchanged.
     #[serde(skip_serializing_if = "FullDomainParams::is_default")]
     pub full_domain: FullDomainParams,
-    /// Construction(D, G)'s conditions file (`construction::Conditions`);
+    /// Construction(D, G)'s conditions file (`data::Conditions`);
     /// a relative path is relative to the project file, like the data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<PathBuf>,

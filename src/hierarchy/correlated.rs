@@ -19,7 +19,7 @@
 //!    decomposed, the dotted lines);
 //! 4. returns the hierarchy of `f` and the conditions of generalization G
 //!    (line 8) in the format Construction(D, G) reads
-//!    ([`crate::construction::Conditions`]).
+//!    ([`crate::data::Conditions`]).
 //!
 //! Choices where the paper leaves room (it describes the steps on one
 //! medical dataset, not as an algorithm):
@@ -76,8 +76,8 @@
 //!   leaves missing cells as they are). The paper's last step, deleting
 //!   records to reach a k, is left to the user (a `delete` condition).
 
-use crate::construction::{Condition, Conditions};
 use crate::data::{Column, Dataset};
+use crate::data::{Condition, Conditions};
 use crate::error::{Error, Result};
 use crate::stats::{categorize, correlation_matrix, Categories, Discretization, Measure};
 

@@ -30,7 +30,7 @@ use super::shared::{JobState, Popup};
 use super::worker::{JobFn, Worker, WorkerMsg};
 use crate::algorithms;
 use crate::assess::{assess_with, Assessment, Baseline};
-use crate::construction::Conditions;
+use crate::data::Conditions;
 use crate::data::{CellSensitivity, CompareEntry, Dataset, Params, Project, Role, Roles};
 use crate::session::{Attacker, AttackerSummary, HeldHierarchy, Session, DEMO_LABEL};
 

@@ -273,7 +273,7 @@ fn conditions_lines(app: &App, room: usize) -> Vec<Line<'static>> {
 }
 
 /// A condition of G in one line: `age>=70 → age to 70+`.
-fn describe(c: &crate::construction::Condition) -> String {
+fn describe(c: &crate::data::Condition) -> String {
     let when = c.when.as_deref().unwrap_or("always");
     let what = match (&c.generalize, &c.delete) {
         (Some(col), _) => match (&c.to, &c.interval, c.level) {
