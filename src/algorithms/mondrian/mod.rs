@@ -280,4 +280,6 @@ pub(crate) fn partition_rows(
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
