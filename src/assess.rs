@@ -120,13 +120,19 @@ pub fn assess_with(
     let hidden = attacker.hidden_refs();
     let knowledge = attacker.knowledge(&hidden);
     let sensitive_column = roles.with(Role::Sensitive).first().copied();
-    // The simulator and the linkage attack read the same table: side by
-    // side on two cores.
-    let (simulation, original) = rayon::join(
-        || risk::simulate(ds, knowledge, attacker.threshold, progress),
-        || risk::original_matches(ds, knowledge, sensitive_column, progress),
+    // The simulator, the linkage attack and the walk over attribute
+    // combinations (SUDA2, attribute risks) read the same table and not
+    // each other: side by side on the cores rayon has.
+    let ((simulation, original), lattice) = rayon::join(
+        || {
+            rayon::join(
+                || risk::simulate(ds, knowledge, attacker.threshold, progress),
+                || risk::original_matches(ds, knowledge, sensitive_column, progress),
+            )
+        },
+        || sample::lattice_walk(ds, attacker, progress),
     );
-    let (simulation, original) = (simulation?, original?);
+    let (simulation, original, lattice) = (simulation?, original?, lattice?);
     progress.check()?;
     let threshold = attacker.threshold;
     let n = ds.n_rows();
@@ -166,7 +172,7 @@ pub fn assess_with(
         records_above_threshold,
         ..
     } = simulation.summary.clone();
-    let sample = sample::sample_risks(ds, &file, attacker, &simulation, progress)?;
+    let sample = sample::sample_risks(ds, &file, attacker, &simulation, lattice, progress)?;
     let report = AssessReport {
         file,
         rows: ds.n_rows(),

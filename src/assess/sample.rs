@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::risk::attributes::{attribute_risks, AttributeRisk, MAX_ATTRIBUTE_RISK_ATTRIBUTES};
 use crate::risk::individual::class_risk;
-use crate::risk::lattice::{walk, Codes};
+use crate::risk::lattice::{walk, Codes, Walk};
 use crate::risk::population::{
     population_uniques, sample_summary, JournalistBasis, PopulationModel, PopulationUniques,
     RecordRisk, SampleSummary, SizeCounts, SolverSettings,
@@ -89,6 +89,7 @@ pub fn sample_risks(
     file: &str,
     attacker: &Attacker,
     simulation: &Simulation,
+    lattice: Option<Walk>,
     progress: &Progress,
 ) -> Result<SampleRisks> {
     let settings = &attacker.population;
@@ -199,40 +200,11 @@ pub fn sample_risks(
         out.individual_risk = Some(risk);
     }
 
-    let suda_size = settings.suda_max_size;
-    if suda_size.is_some() || settings.attribute_risks {
-        if let Some(m) = suda_size {
-            if m == 0 {
-                return Err(Error::Parameter(
-                    "the largest minimal sample unique searched must be at least 1".into(),
-                ));
-            }
-        }
-        if settings.attribute_risks && known.len() > MAX_ATTRIBUTE_RISK_ATTRIBUTES {
-            return Err(Error::Parameter(format!(
-                "attribute risks cover every combination of at most {MAX_ATTRIBUTE_RISK_ATTRIBUTES} attributes; the attacker knows {}",
-                known.len()
-            )));
-        }
-        let owned = walk_codes(ds, attacker);
-        let cols: Vec<Codes> = owned
-            .iter()
-            .map(|(codes, space)| Codes {
-                codes,
-                code_space: *space,
-            })
-            .collect();
-        let keep = suda_size.unwrap_or(0).min(known.len());
-        let depth = if settings.attribute_risks {
-            known.len()
-        } else {
-            keep
-        };
-        let w = walk(&cols, n, depth, keep, progress)?;
+    if let Some(w) = lattice {
         if settings.attribute_risks {
             out.attribute_risks = Some(attribute_risks(&w, &names, n as u64));
         }
-        if let Some(m) = suda_size {
+        if let Some(m) = settings.suda_max_size {
             let fraction = out
                 .population
                 .as_ref()
@@ -243,6 +215,48 @@ pub fn sample_risks(
         }
     }
     Ok(out)
+}
+
+/// The walk over the attacker's attribute combinations that SUDA2 and the
+/// attribute risks read, when the settings ask for either. It needs only
+/// the table, so `assess` runs it beside the simulator and the linkage.
+pub fn lattice_walk(
+    ds: &Dataset,
+    attacker: &Attacker,
+    progress: &Progress,
+) -> Result<Option<Walk>> {
+    let settings = &attacker.population;
+    let known = &attacker.known[..];
+    let suda_size = settings.suda_max_size;
+    if suda_size.is_none() && !settings.attribute_risks {
+        return Ok(None);
+    }
+    if suda_size == Some(0) {
+        return Err(Error::Parameter(
+            "the largest minimal sample unique searched must be at least 1".into(),
+        ));
+    }
+    if settings.attribute_risks && known.len() > MAX_ATTRIBUTE_RISK_ATTRIBUTES {
+        return Err(Error::Parameter(format!(
+            "attribute risks cover every combination of at most {MAX_ATTRIBUTE_RISK_ATTRIBUTES} attributes; the attacker knows {}",
+            known.len()
+        )));
+    }
+    let owned = walk_codes(ds, attacker);
+    let cols: Vec<Codes> = owned
+        .iter()
+        .map(|(codes, space)| Codes {
+            codes,
+            code_space: *space,
+        })
+        .collect();
+    let keep = suda_size.unwrap_or(0).min(known.len());
+    let depth = if settings.attribute_risks {
+        known.len()
+    } else {
+        keep
+    };
+    walk(&cols, ds.n_rows(), depth, keep, progress).map(Some)
 }
 
 /// The known columns' codes as the simulation keyed them: a hidden cell is

@@ -60,20 +60,47 @@ impl Partition {
     /// Group rows by equal codes on `columns`, by hashing. Class ids are
     /// given in order of first appearance.
     pub fn by_columns(ds: &Dataset, columns: &[usize]) -> Self {
-        let n = ds.n_rows();
+        let cols: Vec<(&[u32], usize)> = columns
+            .iter()
+            .map(|&c| (ds.col(c).codes(), ds.col(c).code_space()))
+            .collect();
+        Self::by_codes(&cols, ds.n_rows())
+    }
+
+    /// Group `rows` rows by equal codes on `columns` (each a code per row
+    /// and its code space), by hashing; class ids in order of first
+    /// appearance. A row's codes are packed into one integer when they fit
+    /// in 64 bits (each column in the bits its code space needs, so the
+    /// packing is one to one).
+    pub fn by_codes(columns: &[(&[u32], usize)], rows: usize) -> Self {
         if columns.is_empty() {
-            return Self::single(n);
+            return Self::single(rows);
         }
-        let cols: Vec<&[u32]> = columns.iter().map(|&c| ds.col(c).codes()).collect();
-        let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
-        let mut class_of = Vec::with_capacity(n);
-        let mut key = Vec::with_capacity(cols.len());
-        for r in 0..n {
-            key.clear();
-            key.extend(cols.iter().map(|c| c[r]));
-            let next = ids.len() as u32;
-            let id = *ids.entry(key.clone()).or_insert(next);
-            class_of.push(id);
+        let widths: Vec<u32> = columns
+            .iter()
+            .map(|&(_, space)| (usize::BITS - space.saturating_sub(1).leading_zeros()).max(1))
+            .collect();
+        let mut class_of = Vec::with_capacity(rows);
+        if widths.iter().sum::<u32>() <= 64 {
+            let mut ids: FxHashMap<u64, u32> = FxHashMap::default();
+            for r in 0..rows {
+                let key = columns
+                    .iter()
+                    .zip(&widths)
+                    .fold(0u64, |k, (&(codes, _), &w)| (k << w) | u64::from(codes[r]));
+                let next = ids.len() as u32;
+                class_of.push(*ids.entry(key).or_insert(next));
+            }
+        } else {
+            let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+            let mut key = Vec::with_capacity(columns.len());
+            for r in 0..rows {
+                key.clear();
+                key.extend(columns.iter().map(|&(codes, _)| codes[r]));
+                let next = ids.len() as u32;
+                let id = *ids.entry(key.clone()).or_insert(next);
+                class_of.push(id);
+            }
         }
         Self::from_class_ids(class_of)
     }
@@ -124,24 +151,36 @@ impl Partition {
     }
 }
 
-/// A partition kept for refinement: each class of two or more rows is a
-/// contiguous run of row ids; rows alone in their class are only counted,
-/// since no further attribute can split them. Refining by one more column
-/// costs time in the rows of multi-row classes only, which is what makes
-/// walking every combination of quasi-identifiers cheap (attribute risks,
-/// special uniques): deep in the lattice most rows are alone.
+/// A partition kept for refinement, over weighted items: an item is a row,
+/// or a class of identical rows standing for all of them (its weight, the
+/// rows it holds). Each class of two or more items is a contiguous run of
+/// item ids; a class of one item is settled — no further attribute can
+/// split it, so it is only counted (its pairs, and whether it is a unique
+/// record: weight 1). Refining by one more column costs time in the items
+/// of multi-item runs only, which is what makes walking every combination
+/// of quasi-identifiers cheap (attribute risks, special uniques): deep in
+/// the lattice most items are settled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Runs {
-    rows: Vec<u32>,
-    /// Start of each run in `rows`, then `rows.len()`.
+    items: Vec<u32>,
+    /// Start of each run in `items`, then `items.len()`.
     bounds: Vec<u32>,
+    /// Classes of one item.
+    settled: usize,
+    /// Settled classes of weight 1: records alone in their class.
     singles: usize,
+    /// Σ C(weight, 2) over the settled classes.
+    settled_pairs: u64,
+    /// Σ C(weight, 2) over the runs.
+    run_pairs: u64,
 }
 
 /// Reusable buffers of [`Runs::refine`].
 #[derive(Debug, Default)]
 pub struct RefineScratch {
     counts: Vec<u32>,
+    /// Per code, the weight of the run's items with it.
+    weight: Vec<u64>,
     touched: Vec<u32>,
     sizes: Vec<u32>,
     buf: Vec<u32>,
@@ -151,69 +190,89 @@ pub struct RefineScratch {
 /// Runs at most this long are split by sorting, longer ones by counting.
 const SORT_RUN: usize = 48;
 
+/// C(w, 2).
+fn pairs_of(w: u64) -> u64 {
+    w * w.saturating_sub(1) / 2
+}
+
 impl Runs {
-    /// Every one of `rows` rows in one class.
+    /// Every one of `rows` rows (weight 1 each) in one class.
     pub fn all(rows: usize) -> Self {
-        if rows <= 1 {
-            return Self {
-                rows: Vec::new(),
-                bounds: vec![0],
-                singles: rows,
-            };
-        }
-        Self {
-            rows: (0..rows as u32).collect(),
-            bounds: vec![0, rows as u32],
-            singles: 0,
-        }
+        Self::of_weights(&vec![1; rows])
     }
 
-    /// Classes of one row.
+    /// Every item in one class; item i stands for `weights[i]` (≥ 1) rows.
+    pub fn of_weights(weights: &[u32]) -> Self {
+        let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
+        let mut out = Runs {
+            items: Vec::new(),
+            bounds: vec![0],
+            settled: 0,
+            singles: 0,
+            settled_pairs: 0,
+            run_pairs: 0,
+        };
+        match weights.len() {
+            0 => {}
+            1 => {
+                out.settled = 1;
+                out.singles = usize::from(weights[0] == 1);
+                out.settled_pairs = pairs_of(total);
+            }
+            n => {
+                out.items = (0..n as u32).collect();
+                out.bounds.push(n as u32);
+                out.run_pairs = pairs_of(total);
+            }
+        }
+        out
+    }
+
+    /// Classes of one record.
     pub fn singles(&self) -> usize {
         self.singles
     }
 
-    /// Classes of two or more rows.
+    /// Classes of two or more items.
     pub fn runs(&self) -> usize {
         self.bounds.len() - 1
     }
 
     pub fn classes(&self) -> usize {
-        self.singles + self.runs()
+        self.settled + self.runs()
     }
 
-    /// Pairs of rows in the same class: Σ C(size, 2).
+    /// Pairs of records in the same class: Σ C(size, 2).
     pub fn pairs(&self) -> u64 {
-        self.bounds
-            .windows(2)
-            .map(|w| {
-                let s = u64::from(w[1] - w[0]);
-                s * (s - 1) / 2
-            })
-            .sum()
+        self.settled_pairs + self.run_pairs
     }
 
-    /// The rows of each multi-row class.
+    /// The items of each multi-item class.
     pub fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
         self.bounds
             .windows(2)
-            .map(|w| &self.rows[w[0] as usize..w[1] as usize])
+            .map(|w| &self.items[w[0] as usize..w[1] as usize])
     }
 
-    /// The partition refined by `codes` (one per row, below `code_space`):
-    /// rows stay together when they agree on `codes` too. Rows that become
-    /// alone are appended to `new_singles`.
+    /// The partition refined by `codes` (one per item, below `code_space`;
+    /// `weights` as given to [`Runs::of_weights`], all 1 for [`Runs::all`]):
+    /// items stay together when they agree on `codes` too. Items that
+    /// become records alone in their class are appended to `new_singles`.
     pub fn refine(
         &self,
         codes: &[u32],
         code_space: usize,
+        weights: &[u32],
         scratch: &mut RefineScratch,
         new_singles: &mut Vec<u32>,
     ) -> Runs {
         let mut out = Runs {
-            rows: Vec::with_capacity(self.rows.len()),
+            items: Vec::with_capacity(self.items.len()),
             bounds: vec![0],
+            settled: self.settled,
             singles: self.singles,
+            settled_pairs: self.settled_pairs,
+            run_pairs: 0,
         };
         if scratch.counts.len() < code_space {
             scratch.counts.resize(code_space, 0);
@@ -230,32 +289,51 @@ impl Runs {
                 while i < scratch.pairs.len() {
                     let code = scratch.pairs[i] >> 32;
                     let mut j = i + 1;
+                    let mut w = u64::from(weights[scratch.pairs[i] as u32 as usize]);
                     while j < scratch.pairs.len() && scratch.pairs[j] >> 32 == code {
+                        w += u64::from(weights[scratch.pairs[j] as u32 as usize]);
                         j += 1;
                     }
                     out.push_run(
                         scratch.pairs[i..j].iter().map(|&p| p as u32),
-                        j - i,
+                        w,
                         new_singles,
                     );
                     i = j;
                 }
             } else {
-                // Counting sort, stable, over the codes this run uses.
+                // Counting sort, stable, over the codes this run uses:
+                // found by scanning the counts when the code space is
+                // small next to the run (no unpredictable branch per
+                // item), else listed as they first appear.
                 let RefineScratch {
                     counts,
+                    weight,
                     touched,
                     sizes,
                     buf,
                     ..
                 } = scratch;
+                if weight.len() < code_space {
+                    weight.resize(code_space, 0);
+                }
                 touched.clear();
-                for &r in run {
-                    let c = codes[r as usize] as usize;
-                    if counts[c] == 0 {
-                        touched.push(c as u32);
+                if code_space <= 4 * run.len() {
+                    for &r in run {
+                        let c = codes[r as usize] as usize;
+                        counts[c] += 1;
+                        weight[c] += u64::from(weights[r as usize]);
                     }
-                    counts[c] += 1;
+                    touched.extend((0..code_space as u32).filter(|&c| counts[c as usize] > 0));
+                } else {
+                    for &r in run {
+                        let c = codes[r as usize] as usize;
+                        if counts[c] == 0 {
+                            touched.push(c as u32);
+                        }
+                        counts[c] += 1;
+                        weight[c] += u64::from(weights[r as usize]);
+                    }
                 }
                 sizes.clear();
                 let mut at = 0u32;
@@ -275,8 +353,9 @@ impl Runs {
                 let mut start = 0usize;
                 for (&c, &size) in touched.iter().zip(sizes.iter()) {
                     counts[c as usize] = 0;
+                    let w = std::mem::take(&mut weight[c as usize]);
                     let size = size as usize;
-                    out.push_run(buf[start..start + size].iter().copied(), size, new_singles);
+                    out.push_run(buf[start..start + size].iter().copied(), w, new_singles);
                     start += size;
                 }
             }
@@ -284,18 +363,22 @@ impl Runs {
         out
     }
 
-    fn push_run(
-        &mut self,
-        rows: impl Iterator<Item = u32>,
-        len: usize,
-        new_singles: &mut Vec<u32>,
-    ) {
-        if len == 1 {
-            self.singles += 1;
-            new_singles.extend(rows);
+    /// Add one class of the refined partition: its items and their total
+    /// weight.
+    fn push_run(&mut self, items: impl Iterator<Item = u32>, w: u64, new_singles: &mut Vec<u32>) {
+        let start = self.items.len();
+        self.items.extend(items);
+        if self.items.len() - start == 1 {
+            let item = self.items.pop().expect("one item");
+            self.settled += 1;
+            self.settled_pairs += pairs_of(w);
+            if w == 1 {
+                self.singles += 1;
+                new_singles.push(item);
+            }
         } else {
-            self.rows.extend(rows);
-            self.bounds.push(self.rows.len() as u32);
+            self.run_pairs += pairs_of(w);
+            self.bounds.push(self.items.len() as u32);
         }
     }
 }
@@ -345,11 +428,18 @@ mod tests {
             .collect();
         let ds = Dataset::from_rows(&["a", "b", "c"], &refs).unwrap();
         let mut runs = Runs::all(ds.n_rows());
+        let ones = vec![1; ds.n_rows()];
         let mut scratch = RefineScratch::default();
         let mut alone = Vec::new();
         for upto in 1..=3 {
             let col = ds.col(upto - 1);
-            runs = runs.refine(col.codes(), col.code_space(), &mut scratch, &mut alone);
+            runs = runs.refine(
+                col.codes(),
+                col.code_space(),
+                &ones,
+                &mut scratch,
+                &mut alone,
+            );
             let p = Partition::by_columns(&ds, &(0..upto).collect::<Vec<_>>());
             assert_eq!(runs.classes(), p.n_classes());
             assert_eq!(runs.singles(), p.uniques());

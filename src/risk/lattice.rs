@@ -2,12 +2,22 @@
 //! a time: the walk shared by the attribute risks and the special-uniques
 //! search.
 //!
+//! The walk does not run over the records but over the distinct records:
+//! every combination's classes are unions of the classes on all the
+//! attributes, so the records are first grouped on all of them (by
+//! hashing, [`Tuples`]) and each group becomes one item weighted by its
+//! size. A combination's class counts, pairs and unique records come out
+//! the same (a record is unique on a combination exactly when its class
+//! there is one item of weight 1), and on a 1M-row census with 8 QIs the
+//! walk reads about 270,000 items instead of 1,000,000.
+//!
 //! Combinations are visited depth first in the set-enumeration order
 //! ({a}, {a, b}, {a, b, c}, ..., each extending its parent by a later
 //! attribute), so each one's classes come from its parent's by one
-//! [`Runs::refine`] and only one partition per depth is alive. The first
-//! attribute's branches run in parallel (rayon). Combinations are named by
-//! bit masks over the attributes' positions.
+//! [`Runs::refine`] — which touches only the items of multi-item classes,
+//! since a class of one item stays one — and only one partition per depth
+//! is alive. The first attribute's branches run in parallel (rayon).
+//! Combinations are named by bit masks over the attributes' positions.
 
 use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
@@ -15,7 +25,7 @@ use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::partition::{RefineScratch, Runs};
+use crate::partition::{Partition, RefineScratch, Runs};
 use crate::progress::Progress;
 
 /// Class counts of one combination.
@@ -60,6 +70,64 @@ impl<'a> Codes<'a> {
     }
 }
 
+/// The records grouped on every attribute: one item per group, with its
+/// codes, its size and one of its rows.
+struct Tuples {
+    /// Per attribute, the code of each item.
+    codes: Vec<Vec<u32>>,
+    weights: Vec<u32>,
+    /// A row of each item (its only row when its weight is 1).
+    row: Vec<u32>,
+}
+
+impl Tuples {
+    fn of(columns: &[Codes<'_>], rows: usize) -> Self {
+        let cols: Vec<(&[u32], usize)> = columns.iter().map(|c| (c.codes, c.code_space)).collect();
+        let classes = Partition::by_codes(&cols, rows);
+        let weights = classes.sizes().to_vec();
+        // Class ids come in order of first appearance.
+        let mut row = Vec::with_capacity(weights.len());
+        for (r, &c) in classes.class_ids().iter().enumerate() {
+            if c as usize == row.len() {
+                row.push(r as u32);
+            }
+        }
+        // Items in the lexicographic order of their codes (the walk's
+        // attribute order; a least-significant-first radix sort): a class
+        // then holds nearby items, so refining reads memory mostly in order.
+        let mut order: Vec<u32> = (0..row.len() as u32).collect();
+        let mut next = vec![0u32; order.len()];
+        let mut counts = Vec::new();
+        for c in columns.iter().rev() {
+            counts.clear();
+            counts.resize(c.code_space + 1, 0u32);
+            for &i in &order {
+                counts[c.codes[row[i as usize] as usize] as usize + 1] += 1;
+            }
+            for k in 1..counts.len() {
+                counts[k] += counts[k - 1];
+            }
+            for &i in &order {
+                let code = c.codes[row[i as usize] as usize] as usize;
+                next[counts[code] as usize] = i;
+                counts[code] += 1;
+            }
+            std::mem::swap(&mut order, &mut next);
+        }
+        let row: Vec<u32> = order.iter().map(|&i| row[i as usize]).collect();
+        let weights = order.iter().map(|&i| weights[i as usize]).collect();
+        let codes = columns
+            .iter()
+            .map(|c| row.iter().map(|&r| c.codes[r as usize]).collect())
+            .collect();
+        Tuples {
+            codes,
+            weights,
+            row,
+        }
+    }
+}
+
 /// Walk the combinations of `columns` (each `rows` codes long) of at most
 /// `max_size` attributes, keeping the unique rows of those of at most
 /// `keep_uniques`.
@@ -76,35 +144,39 @@ pub fn walk(
             columns.len()
         )));
     }
-    let n = rows;
-    let root = Runs::all(n);
-    let root_uniques = FixedBitSet::with_capacity(n);
+    let tuples = Tuples::of(columns, rows);
+    let root = Runs::of_weights(&tuples.weights);
+    let root_uniques = FixedBitSet::with_capacity(rows);
     let ctx = Ctx {
+        tuples: &tuples,
         columns,
         max_size,
         keep_uniques,
         progress,
     };
-    let parts: Vec<Result<Walk>> = (0..columns.len())
-        .into_par_iter()
-        .map(|a| {
-            let mut out = Walk::default();
-            let mut scratch = RefineScratch::default();
-            ctx.extend(&root, &root_uniques, 0, a, 1, &mut scratch, &mut out)?;
-            Ok(out)
-        })
-        .collect();
     let mut all = Walk::default();
-    for p in parts {
-        let p = p?;
-        all.combinations.extend(p.combinations);
-        all.uniques.extend(p.uniques);
-    }
+    ctx.children(
+        &root,
+        &root_uniques,
+        0,
+        0,
+        0,
+        &mut RefineScratch::default(),
+        &mut all,
+    )?;
     all.combinations.sort_unstable_by_key(|c| c.mask);
     Ok(all)
 }
 
+/// Combinations of at most this many attributes visit their children in
+/// parallel (rayon tasks). The first attribute's branch holds half the
+/// lattice, so splitting only there leaves one core with most of the work;
+/// splitting on the first two levels gives 8 + 28 tasks for 8 attributes,
+/// enough for work stealing to even out.
+const PARALLEL_DEPTH: usize = 1;
+
 struct Ctx<'a> {
+    tuples: &'a Tuples,
     columns: &'a [Codes<'a>],
     max_size: usize,
     keep_uniques: usize,
@@ -126,13 +198,15 @@ impl Ctx<'_> {
     ) -> Result<()> {
         self.progress.check()?;
         let mask = parent_mask | (1 << a);
-        let col = self.columns[a];
+        let t = self.tuples;
+        // Items that become records alone in their class.
         let mut alone = Vec::new();
-        // A partition of single rows stays as it is.
+        // A partition of settled classes only stays as it is.
         let runs = if parent.runs() == 0 {
             parent.clone()
         } else {
-            parent.refine(col.codes, col.code_space, scratch, &mut alone)
+            let space = self.columns[a].code_space;
+            parent.refine(&t.codes[a], space, &t.weights, scratch, &mut alone)
         };
         // A one-row table: its row is alone before any attribute, but the
         // empty set identifies nobody, so it becomes unique here.
@@ -151,17 +225,53 @@ impl Ctx<'_> {
         let mut uniques = FixedBitSet::new();
         if keep {
             uniques = parent_uniques.clone();
-            for &r in &alone {
-                uniques.insert(r as usize);
+            for &i in &alone {
+                uniques.insert(t.row[i as usize] as usize);
             }
         }
-        if size < self.max_size {
-            for b in a + 1..self.columns.len() {
-                self.extend(&runs, &uniques, mask, b, size + 1, scratch, out)?;
-            }
-        }
+        self.children(&runs, &uniques, mask, a + 1, size, scratch, out)?;
         if keep {
             out.uniques.insert(mask, uniques);
+        }
+        Ok(())
+    }
+
+    /// Visit `runs`' combination (`mask`, of `size` attributes) extended by
+    /// each attribute from `first` on, and their descendants.
+    #[allow(clippy::too_many_arguments)]
+    fn children(
+        &self,
+        runs: &Runs,
+        uniques: &FixedBitSet,
+        mask: u32,
+        first: usize,
+        size: usize,
+        scratch: &mut RefineScratch,
+        out: &mut Walk,
+    ) -> Result<()> {
+        if size >= self.max_size {
+            return Ok(());
+        }
+        let attrs = first..self.columns.len();
+        if size > PARALLEL_DEPTH {
+            for b in attrs {
+                self.extend(runs, uniques, mask, b, size + 1, scratch, out)?;
+            }
+            return Ok(());
+        }
+        let parts: Vec<Result<Walk>> = attrs
+            .into_par_iter()
+            .map(|b| {
+                let mut part = Walk::default();
+                let mut scratch = RefineScratch::default();
+                self.extend(runs, uniques, mask, b, size + 1, &mut scratch, &mut part)?;
+                Ok(part)
+            })
+            .collect();
+        for p in parts {
+            let p = p?;
+            out.combinations.extend(p.combinations);
+            out.uniques.extend(p.uniques);
         }
         Ok(())
     }
@@ -170,7 +280,6 @@ impl Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::partition::Partition;
 
     #[test]
     fn every_combination_matches_hash_grouping() {
@@ -194,6 +303,12 @@ mod tests {
             let p = Partition::by_columns(&ds, &cols);
             assert_eq!(c.classes as usize, p.n_classes(), "{cols:?}");
             assert_eq!(c.uniques as usize, p.uniques(), "{cols:?}");
+            let pairs: u64 = p
+                .sizes()
+                .iter()
+                .map(|&s| u64::from(s) * u64::from(s - 1) / 2)
+                .sum();
+            assert_eq!(c.pairs, pairs, "{cols:?}");
             if cols.len() <= 2 {
                 let u = &w.uniques[&c.mask];
                 for r in 0..ds.n_rows() {

@@ -115,38 +115,38 @@ pub fn original_matches(
 
     let mut matches = vec![0u32; n];
     let mut same = values.map(|_| vec![0u32; n]);
-    // The projection of a record on the attributes `skip` leaves visible,
-    // then (for the second map) its sensitive code.
-    let key = |r: u32, skip: u64, value: Option<u32>| -> Box<[u32]> {
-        (0..d)
-            .filter(|a| skip & (1 << a) == 0)
-            .map(|a| codes[a][r as usize])
-            .chain(value)
-            .collect()
+    // Keys are the codes a record shows, packed into one integer when they
+    // fit (each attribute in the bits its code space needs, so the packing
+    // is one to one), else a boxed slice: the same counts, fewer
+    // allocations and comparisons.
+    let widths: Vec<u32> = knowledge
+        .columns
+        .iter()
+        .map(|&c| bits_for(ds.col(c).code_space()))
+        .collect();
+    let value_width = sensitive.map_or(0, |s| bits_for(ds.col(s).code_space()));
+    let bits = widths.iter().sum::<u32>() + value_width;
+    let tables = Tables {
+        codes: &codes,
+        values,
+        widths: &widths,
+        value_width,
     };
     for (q, sources) in &patterns {
         for (p, targets) in &patterns {
             progress.check()?;
             // The records of pattern q, projected on what neither hides.
-            let skip = p | q;
-            let mut count: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
-            let mut count_value: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
-            for &s in sources {
-                *count.entry(key(s, skip, None)).or_default() += 1;
-                if let Some(v) = values {
-                    *count_value
-                        .entry(key(s, skip, Some(v[s as usize])))
-                        .or_default() += 1;
-                }
-            }
-            for &t in targets {
-                matches[t as usize] += count.get(&key(t, skip, None)).copied().unwrap_or(0);
-                if let (Some(v), Some(same)) = (values, same.as_mut()) {
-                    same[t as usize] += count_value
-                        .get(&key(t, skip, Some(v[t as usize])))
-                        .copied()
-                        .unwrap_or(0);
-                }
+            let pass = Pass {
+                sources,
+                targets,
+                skip: p | q,
+            };
+            if bits <= 64 {
+                tables.count(&pass, &mut matches, same.as_mut(), pack::<u64>);
+            } else if bits <= 128 {
+                tables.count(&pass, &mut matches, same.as_mut(), pack::<u128>);
+            } else {
+                tables.count(&pass, &mut matches, same.as_mut(), boxed);
             }
             progress.advance(1);
         }
@@ -155,6 +155,87 @@ pub fn original_matches(
         matches,
         same_value: same,
     })
+}
+
+/// The tables a pass reads.
+struct Tables<'a> {
+    codes: &'a [&'a [u32]],
+    values: Option<&'a [u32]>,
+    /// Bits of each known attribute's codes, and of the sensitive one's.
+    widths: &'a [u32],
+    value_width: u32,
+}
+
+/// One pair of hiding patterns: the records of one pattern counted, the
+/// records of the other matched against them, on what neither hides.
+struct Pass<'a> {
+    sources: &'a [u32],
+    targets: &'a [u32],
+    skip: u64,
+}
+
+impl Tables<'_> {
+    /// Count the sources' keys and add each target's matches (and matches
+    /// with its own sensitive value) to `matches` and `same`.
+    fn count<K: std::hash::Hash + Eq>(
+        &self,
+        pass: &Pass<'_>,
+        matches: &mut [u32],
+        mut same: Option<&mut Vec<u32>>,
+        key: impl Fn(&Self, u32, u64, Option<u32>) -> K,
+    ) {
+        let skip = pass.skip;
+        let mut count: FxHashMap<K, u32> = FxHashMap::default();
+        let mut count_value: FxHashMap<K, u32> = FxHashMap::default();
+        for &s in pass.sources {
+            *count.entry(key(self, s, skip, None)).or_default() += 1;
+            if let Some(v) = self.values {
+                *count_value
+                    .entry(key(self, s, skip, Some(v[s as usize])))
+                    .or_default() += 1;
+            }
+        }
+        for &t in pass.targets {
+            matches[t as usize] += count.get(&key(self, t, skip, None)).copied().unwrap_or(0);
+            if let (Some(v), Some(same)) = (self.values, same.as_mut()) {
+                same[t as usize] += count_value
+                    .get(&key(self, t, skip, Some(v[t as usize])))
+                    .copied()
+                    .unwrap_or(0);
+            }
+        }
+    }
+}
+
+/// Bits that hold every code below `space`.
+fn bits_for(space: usize) -> u32 {
+    (usize::BITS - space.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// A record's visible codes (and sensitive code), packed.
+fn pack<K>(t: &Tables<'_>, r: u32, skip: u64, value: Option<u32>) -> K
+where
+    K: From<u32> + std::ops::Shl<u32, Output = K> + std::ops::BitOr<Output = K>,
+{
+    let mut k = K::from(0u32);
+    for (a, codes) in t.codes.iter().enumerate() {
+        if skip & (1 << a) == 0 {
+            k = (k << t.widths[a]) | K::from(codes[r as usize]);
+        }
+    }
+    match value {
+        Some(v) => (k << t.value_width) | K::from(v),
+        None => k,
+    }
+}
+
+/// A record's visible codes (and sensitive code), as a slice.
+fn boxed(t: &Tables<'_>, r: u32, skip: u64, value: Option<u32>) -> Box<[u32]> {
+    (0..t.codes.len())
+        .filter(|a| skip & (1 << a) == 0)
+        .map(|a| t.codes[a][r as usize])
+        .chain(value)
+        .collect()
 }
 
 #[cfg(test)]

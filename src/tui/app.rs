@@ -709,17 +709,29 @@ impl App {
         );
         self.data.follow_cursor(self.session.dataset().n_rows());
         self.risk.state.list_page =
-            usize::from(layout::risk_list_viewport(area, self.prefix_rows()).height).max(1);
+            usize::from(layout::risk_list_viewport(area, self.risk_rows()).height).max(1);
         let published = layout::anonymize_table_viewport(area);
         self.anon.state.table.page = usize::from(published.height).max(1);
         self.anon.state.refresh_table(self.session.dataset());
     }
 
     /// Rows of the Risk screen's prefix table (its height follows them).
-    pub fn prefix_rows(&self) -> u16 {
-        self.session
-            .baseline()
-            .map_or(0, |b| b.assessment.simulation.prefix.len()) as u16
+    /// The Risk screen's layout heights: the prefix table's rows and the
+    /// model panel's lines (none without the statistics offices' measures).
+    pub fn risk_rows(&self) -> layout::RiskRows {
+        let Some(b) = self.session.baseline() else {
+            return layout::RiskRows::default();
+        };
+        let a = &b.assessment;
+        let model = if crate::tui::screens::risk_models::has_measures(&a.sample) {
+            crate::tui::screens::risk_models::MODEL_PANEL_LINES
+        } else {
+            0
+        };
+        layout::RiskRows {
+            prefix: a.simulation.prefix.len() as u16,
+            model,
+        }
     }
 
     /// Role of column `c`, for drawing.

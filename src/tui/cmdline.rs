@@ -17,6 +17,7 @@ use super::keymap::Action;
 use super::session::AlgorithmChoice;
 use super::shared::MAX_L;
 use super::theme::Theme;
+use crate::data::IndividualMethod;
 
 /// A command of the `:` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +48,29 @@ pub enum Command {
     Conditions(PathBuf),
     /// `:model NAME`: full-domain's privacy model besides k.
     Model(&'static str),
+    /// `:population N|F|off`: the file as a sample of a population.
+    Population(PopulationCommand),
+    /// `:weights COL [approx|exact]|off`: sdcMicro's individual risk.
+    Weights(Option<(String, IndividualMethod)>),
+    /// `:suda M|off`: minimal sample uniques of at most M attributes.
+    Suda(Option<usize>),
+    /// `:attributes on|off`: the attribute risks of every combination.
+    AttributeRisks(bool),
 }
+
+/// What `:population` sets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PopulationCommand {
+    /// People in the population.
+    Size(u64),
+    /// The file's share of the population, in (0, 1].
+    Fraction(f64),
+    /// The file is the population: no population model.
+    Off,
+}
+
+// `f64` in `PopulationCommand`: parsed values are finite.
+impl Eq for PopulationCommand {}
 
 /// What `:compare` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +116,19 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         ":model NAME",
         "full-domain: k, l-distinct, l-entropy, l-recursive, t-closeness, p-sensitive",
+    ),
+    (
+        ":population N|F|off",
+        "the file is a sample of N people (or the share F < 1 of them): journalist, marketer, population uniqueness",
+    ),
+    (
+        ":weights COL [exact]|off",
+        "sampling weights in COL: individual risk (approx or exact)",
+    ),
+    (":suda M|off", "special uniques (SUDA2) of up to M attributes"),
+    (
+        ":attributes on|off",
+        "which attribute combinations make people unique (chart: m)",
     ),
 ];
 
@@ -198,10 +234,64 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 }
             }
         }
+        "population" | "pop" => Command::Population(population(one("N, F or off")?)?),
+        "weights" => match args.as_slice() {
+            ["off"] => Command::Weights(None),
+            [col] => Command::Weights(Some((col.to_string(), IndividualMethod::Approx))),
+            [col, m] => Command::Weights(Some((
+                col.to_string(),
+                match *m {
+                    "approx" => IndividualMethod::Approx,
+                    "exact" => IndividualMethod::Exact,
+                    other => {
+                        return Err(format!(
+                            ":weights: method '{other}' is neither approx nor exact"
+                        ))
+                    }
+                },
+            ))),
+            _ => return Err(":weights needs a column (and approx or exact), or off".into()),
+        },
+        "suda" => match one("a size or off")? {
+            "off" => Command::Suda(None),
+            m => Command::Suda(Some(number(name, m, 1, MAX_MSU_SIZE)? as usize)),
+        },
+        "attributes" => match one("on or off")? {
+            "on" => Command::AttributeRisks(true),
+            "off" => Command::AttributeRisks(false),
+            other => return Err(format!(":attributes takes on or off, got '{other}'")),
+        },
         // More commands: one arm above this line.
         other => return Err(format!("unknown command ':{other}'; :help lists them")),
     };
     Ok(command)
+}
+
+/// The largest MSU size `:suda` takes (every combination of up to 12
+/// attributes is already 4,095).
+const MAX_MSU_SIZE: u32 = 12;
+
+/// `:population`'s argument: a whole number ≥ 1 is the population size, a
+/// number in (0, 1) the sampling fraction.
+fn population(text: &str) -> Result<PopulationCommand, String> {
+    if text == "off" {
+        return Ok(PopulationCommand::Off);
+    }
+    if let Ok(n) = text.parse::<u64>() {
+        if n == 0 {
+            return Err(":population 0: a population has at least one person".into());
+        }
+        return Ok(PopulationCommand::Size(n));
+    }
+    match text.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 1.0 => Ok(PopulationCommand::Fraction(f)),
+        Ok(_) => Err(format!(
+            ":population {text}: a sampling fraction is above 0 and at most 1 (or give the population size)"
+        )),
+        Err(_) => Err(format!(
+            ":population: '{text}' is neither a population size, a sampling fraction nor off"
+        )),
+    }
 }
 
 /// `text` as a whole number in `min..=max`, or a message naming it.

@@ -419,7 +419,13 @@ impl Default for KeyMap {
                 risk,
                 &[I::ch('m')],
                 A::CycleMeasure(1),
-                "CDF chart: next attack (key count, linkage, breach)",
+                "chart: next (CDFs of key count, linkage, breach; combinations)",
+            ),
+            b(
+                risk,
+                &[I::ch('M')],
+                A::CycleModel,
+                "risk model: next (prosecutor, journalist, marketer, ...)",
             ),
             b(
                 risk,

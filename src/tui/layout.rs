@@ -98,18 +98,51 @@ pub struct RiskAreas {
     pub prefix: Rect,
     pub figures: Rect,
     pub gauge: Rect,
+    /// The risk model's panel (no height without the statistics offices'
+    /// measures).
+    pub model: Rect,
     pub list: Rect,
     pub chart: Rect,
 }
 
-/// The Risk screen's panels in a body, the prefix table as tall as its
-/// `prefix_rows`. Below 100 columns the picker and the prefix table go
-/// under the figures, so the figures keep their width.
-pub fn risk_areas(body: Rect, prefix_rows: u16) -> RiskAreas {
+/// The heights the Risk screen's layout follows: the prefix table's rows
+/// and the model panel's (0: no panel).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RiskRows {
+    pub prefix: u16,
+    pub model: u16,
+}
+
+/// The Risk screen's panels in a body, the prefix table and the model
+/// panel as tall as `rows` asks (the model panel with its border; on a
+/// short terminal in the chart's place). Below 100 columns the picker and
+/// the prefix table go under the figures, so the figures keep their width.
+pub fn risk_areas(body: Rect, rows: RiskRows) -> RiskAreas {
+    let mut a = risk_areas_with(body, rows);
+    if rows.model > 0 && body.height < RISK_MODEL_BELOW_MIN_HEIGHT {
+        // Too short for one more panel: the model panel takes the chart's
+        // place, so the list keeps its rows.
+        a.model = a.chart;
+        a.chart = Rect::default();
+    }
+    a
+}
+
+/// Below this body height the model panel takes the chart's place.
+pub const RISK_MODEL_BELOW_MIN_HEIGHT: u16 = 36;
+
+fn risk_areas_with(body: Rect, rows: RiskRows) -> RiskAreas {
+    let prefix_rows = rows.prefix;
+    let model_height = if rows.model == 0 || body.height < RISK_MODEL_BELOW_MIN_HEIGHT {
+        0
+    } else {
+        rows.model + 2
+    };
     let narrow = body.width < 100;
     let (left, right) = if narrow {
-        let [top, bottom] = Layout::vertical([
+        let [top, model, bottom] = Layout::vertical([
             Constraint::Length(RISK_FIGURES_HEIGHT + 1),
+            Constraint::Length(model_height),
             Constraint::Min(0),
         ])
         .areas(body);
@@ -130,6 +163,7 @@ pub fn risk_areas(body: Rect, prefix_rows: u16) -> RiskAreas {
             prefix,
             figures,
             gauge,
+            model,
             list,
             chart,
         };
@@ -144,9 +178,10 @@ pub fn risk_areas(body: Rect, prefix_rows: u16) -> RiskAreas {
         Constraint::Length((prefix_rows + 3).min(left.height / 2)),
     ])
     .areas(left);
-    let [figures, gauge, bottom] = Layout::vertical([
+    let [figures, gauge, model, bottom] = Layout::vertical([
         Constraint::Length(RISK_FIGURES_HEIGHT),
         Constraint::Length(1),
+        Constraint::Length(model_height),
         Constraint::Min(0),
     ])
     .areas(right);
@@ -160,6 +195,7 @@ pub fn risk_areas(body: Rect, prefix_rows: u16) -> RiskAreas {
         prefix,
         figures,
         gauge,
+        model,
         list,
         chart,
     }
@@ -167,8 +203,8 @@ pub fn risk_areas(body: Rect, prefix_rows: u16) -> RiskAreas {
 
 /// Where the Risk screen's list of records draws its rows (inside the
 /// border, below the header), for a screen body of `body`.
-pub fn risk_list_viewport_of(body: Rect, prefix_rows: u16) -> Rect {
-    let inner = Block::bordered().inner(risk_areas(body, prefix_rows).list);
+pub fn risk_list_viewport_of(body: Rect, rows: RiskRows) -> Rect {
+    let inner = Block::bordered().inner(risk_areas(body, rows).list);
     Rect {
         y: inner.y + 1.min(inner.height),
         height: inner.height.saturating_sub(1),
@@ -177,8 +213,8 @@ pub fn risk_list_viewport_of(body: Rect, prefix_rows: u16) -> Rect {
 }
 
 /// The list's viewport for a terminal of `area`.
-pub fn risk_list_viewport(area: Rect, prefix_rows: u16) -> Rect {
-    risk_list_viewport_of(bands(area).body, prefix_rows)
+pub fn risk_list_viewport(area: Rect, rows: RiskRows) -> Rect {
+    risk_list_viewport_of(bands(area).body, rows)
 }
 
 /// First item of a page of `height` items that shows `cursor`: lists
@@ -192,12 +228,12 @@ pub fn page_top(cursor: usize, height: usize) -> usize {
 /// `at`, for clicks: `cursor` is the picker's, `n` its attributes.
 pub fn risk_picker_at(
     area: Rect,
-    prefix_rows: u16,
+    rows: RiskRows,
     cursor: usize,
     n: usize,
     at: Position,
 ) -> Option<usize> {
-    let inner = Block::bordered().inner(risk_areas(bands(area).body, prefix_rows).picker);
+    let inner = Block::bordered().inner(risk_areas(bands(area).body, rows).picker);
     if !inner.contains(at) {
         return None;
     }
@@ -208,12 +244,12 @@ pub fn risk_picker_at(
 /// The record of the shown list (an index into it) drawn at `at`.
 pub fn risk_record_at(
     area: Rect,
-    prefix_rows: u16,
+    rows: RiskRows,
     cursor: usize,
     n: usize,
     at: Position,
 ) -> Option<usize> {
-    let vp = risk_list_viewport(area, prefix_rows);
+    let vp = risk_list_viewport(area, rows);
     if !vp.contains(at) {
         return None;
     }

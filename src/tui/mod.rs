@@ -79,7 +79,7 @@ pub use screens::release::{
     AnonymizeView, CheckLine, Curve, QueryOutcome, ReleaseCache, CACHE_ENTRIES,
 };
 pub use screens::risk::{
-    AfterView, Figures, Measures, RecordList, RiskChart, RiskFocus, RiskState,
+    AfterView, Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel, RiskState,
 };
 pub use screens::sweep::{
     CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,

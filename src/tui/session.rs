@@ -712,6 +712,22 @@ impl SessionState {
         self.generations.attacker += 1;
     }
 
+    /// The statistics offices' measures the baseline computes (population,
+    /// sampling weights, special uniques, attribute risks), saved in the
+    /// project.
+    pub fn population(&self) -> &crate::data::PopulationSettings {
+        &self.session.attacker.population
+    }
+
+    /// Change those measures: the baseline is the attacker's assessment,
+    /// so it moves with them ([`Generations::attacker`]).
+    pub fn set_population(&mut self, p: crate::data::PopulationSettings) {
+        if self.session.attacker.population != p {
+            self.edit().attacker.population = p;
+            self.generations.attacker += 1;
+        }
+    }
+
     /// Change the release parameters (k, l, p, seed, the algorithm).
     pub fn params_mut(&mut self) -> &mut Params {
         &mut self.edit().params

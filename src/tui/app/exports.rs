@@ -132,12 +132,17 @@ impl App {
                         ));
                     }
                 }
+                if chart == RiskChart::Combinations {
+                    return Err("the combinations chart is drawn on screen only; :export report lists the riskiest combinations".into());
+                }
                 if dists.is_empty() {
                     return Err(format!("no {} to draw", chart.title()));
                 }
                 let data = match chart {
                     RiskChart::Breach => ChartData::Breach(dists),
-                    RiskChart::KeyCount | RiskChart::Linkage => ChartData::Reidentification(dists),
+                    RiskChart::KeyCount | RiskChart::Linkage | RiskChart::Combinations => {
+                        ChartData::Reidentification(dists)
+                    }
                 };
                 let mut who = attacker.unwrap_or_default();
                 if let Some(a) = r.after.as_ref().filter(|a| !a.unpublished.is_empty()) {

@@ -8,7 +8,7 @@
 use ratatui::layout::{Position, Rect};
 
 use super::{App, Out, Popup, Screen};
-use crate::tui::cmdline::{self, Command, Edit};
+use crate::tui::cmdline::{self, Command, Edit, PopulationCommand};
 use crate::tui::config::Config;
 use crate::tui::keymap::{Action, Scope};
 use crate::tui::layout;
@@ -204,6 +204,13 @@ impl App {
                     path.display()
                 ));
             }
+            Command::Population(_)
+            | Command::Weights(_)
+            | Command::Suda(_)
+            | Command::AttributeRisks(_) => {
+                let notice = self.set_measures(command)?;
+                self.notice = Some(notice);
+            }
             Command::Model(m) => {
                 if self.session.params().full_domain.model != m {
                     self.session.settings_mut().full_domain.model = m.to_string();
@@ -214,6 +221,72 @@ impl App {
         self.apply(out);
         self.follow_session();
         Ok(())
+    }
+
+    /// Apply one of the statistics offices' measures' commands to the
+    /// session (checked against the data first, so a bad value is a
+    /// message, not a failed baseline); the notice says what is set.
+    fn set_measures(&mut self, command: Command) -> Result<String, String> {
+        use crate::risk::population::PopulationModel;
+        let rows = self.session.dataset().n_rows() as u64;
+        let mut p = self.session.population().clone();
+        let notice = match command {
+            Command::Population(PopulationCommand::Size(n)) => {
+                PopulationModel::with_size(rows, n).map_err(|e| format!(":population: {e}"))?;
+                p.size = Some(n);
+                p.sampling_fraction = None;
+                p.table = None;
+                format!(
+                    "population {} people: M picks the risk model",
+                    crate::format::thousands(n)
+                )
+            }
+            Command::Population(PopulationCommand::Fraction(f)) => {
+                PopulationModel::with_fraction(rows, f).map_err(|e| format!(":population: {e}"))?;
+                p.size = None;
+                p.sampling_fraction = Some(f);
+                p.table = None;
+                format!("sampling fraction {f}: M picks the risk model")
+            }
+            Command::Population(PopulationCommand::Off) => {
+                p.size = None;
+                p.sampling_fraction = None;
+                p.table = None;
+                "no population: the file is the population".into()
+            }
+            Command::Weights(Some((col, method))) => {
+                if self.session.dataset().column_index(&col).is_err() {
+                    return Err(format!(":weights: no column '{col}' in the data"));
+                }
+                let notice = format!("weights '{col}' ({} method)", method.name());
+                p.weights = Some(col);
+                p.individual_method = method;
+                notice
+            }
+            Command::Weights(None) => {
+                p.weights = None;
+                p.individual_method = Default::default();
+                "no sampling weights".into()
+            }
+            Command::Suda(m) => {
+                p.suda_max_size = m;
+                m.map_or("no special uniques".into(), |m| {
+                    format!("special uniques of up to {m} attributes")
+                })
+            }
+            Command::AttributeRisks(on) => {
+                p.attribute_risks = on;
+                if on {
+                    "attribute risks on: m shows the combinations chart"
+                } else {
+                    "attribute risks off"
+                }
+                .into()
+            }
+            other => return Err(format!("{other:?} is not one of the measures' commands")),
+        };
+        self.session.set_population(p);
+        Ok(notice)
     }
 
     pub(super) fn step_search_line(&mut self, action: &Action) {
@@ -424,7 +497,7 @@ impl App {
             Screen::Risk => {
                 // A click selects; Enter jumps to the record, as from the
                 // keys, so a click never leaves the screen.
-                let prefix = self.prefix_rows();
+                let prefix = self.risk_rows();
                 let r = &self.risk.state;
                 let order = self.session.order().len();
                 let listed = r.shown_list(&self.session).0.len();

@@ -15,4 +15,5 @@ pub mod mark;
 pub mod record;
 pub mod release;
 pub mod risk;
+pub mod risk_models;
 pub mod sweep;

@@ -44,6 +44,7 @@ use crate::data::{ColumnBuilder, ColumnKind, Dataset};
 use crate::release::{Cell, Release};
 use crate::risk::{self, Knowledge};
 use crate::tui::keymap::Action;
+pub use crate::tui::screens::risk_models::RiskModel;
 use crate::tui::session::{most_exposed, Before, Listed, SessionState};
 use crate::tui::shared::{step_series, JobState, Out, THRESHOLDS};
 use crate::tui::worker::{JobFn, Worker, WorkerMsg};
@@ -163,22 +164,32 @@ pub enum RecordList {
     After,
 }
 
-/// Which attack the CDF chart shows.
+/// Which attack the CDF chart shows, or the attribute combinations by
+/// uniqueness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RiskChart {
     KeyCount,
     Linkage,
     Breach,
+    /// The combination of the attacker's attributes singling out the most
+    /// records, for each number of attributes (with attribute risks only).
+    Combinations,
 }
 
 impl RiskChart {
-    const ALL: [RiskChart; 3] = [RiskChart::KeyCount, RiskChart::Linkage, RiskChart::Breach];
+    const ALL: [RiskChart; 4] = [
+        RiskChart::KeyCount,
+        RiskChart::Linkage,
+        RiskChart::Breach,
+        RiskChart::Combinations,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
             RiskChart::KeyCount => "key count",
             RiskChart::Linkage => "linkage",
             RiskChart::Breach => "breach",
+            RiskChart::Combinations => "combinations",
         }
     }
 
@@ -188,6 +199,7 @@ impl RiskChart {
             RiskChart::KeyCount => Some(&m.simulator),
             RiskChart::Linkage => Some(&m.linkage),
             RiskChart::Breach => m.breach.as_ref().map(|(_, f)| f),
+            RiskChart::Combinations => None,
         }
     }
 }
@@ -208,6 +220,9 @@ pub struct RiskState {
     /// Records the list shows at once (set from the terminal size).
     pub list_page: usize,
     pub chart: RiskChart,
+    /// The model selector: whose reading of the file the model panel and
+    /// the list's extra column show (`risk_models`).
+    pub model: RiskModel,
     /// The last finished job on the release.
     pub after: Option<AfterView>,
     pub after_job: JobState,
@@ -233,6 +248,7 @@ impl RiskScreen {
                 list_cursor: 0,
                 list_page: 1,
                 chart: RiskChart::KeyCount,
+                model: RiskModel::Prosecutor,
                 after: None,
                 after_job: JobState::Idle,
                 after_requested: None,
@@ -257,6 +273,15 @@ impl RiskScreen {
             _ => false,
         };
         if !same {
+            // A model or chart the new baseline has no figures for falls
+            // back to the prosecutor's and the key count.
+            if let Some(b) = baseline {
+                let sample = &b.assessment.sample;
+                r.model = r.model.or_prosecutor(sample);
+                if r.chart == RiskChart::Combinations && sample.attribute_risks.is_none() {
+                    r.chart = RiskChart::KeyCount;
+                }
+            }
             r.before = baseline.map(|b| Measures::of_baseline(b));
             r.before_of = baseline.cloned();
             r.clamp_list_cursor(session);
@@ -333,12 +358,23 @@ impl RiskScreen {
                 }
             }
             Action::CycleMeasure(by) => {
-                let i = RiskChart::ALL
-                    .iter()
-                    .position(|&c| c == r.chart)
-                    .unwrap_or(0);
-                let n = RiskChart::ALL.len() as i32;
-                r.chart = RiskChart::ALL[(i as i32 + by).rem_euclid(n) as usize];
+                // The combinations chart is offered when the baseline has
+                // attribute risks.
+                let combinations = session
+                    .baseline()
+                    .is_some_and(|b| b.assessment.sample.attribute_risks.is_some());
+                let offered: Vec<RiskChart> = RiskChart::ALL
+                    .into_iter()
+                    .filter(|&c| c != RiskChart::Combinations || combinations)
+                    .collect();
+                let i = offered.iter().position(|&c| c == r.chart).unwrap_or(0);
+                let n = offered.len() as i32;
+                r.chart = offered[(i as i32 + by).rem_euclid(n) as usize];
+            }
+            Action::CycleModel => {
+                if let Some(b) = session.baseline() {
+                    r.model = r.model.cycle(&b.assessment.sample, 1);
+                }
             }
             Action::SwitchRecordList => {
                 r.list = match r.list {

@@ -19,7 +19,8 @@ use super::widgets::{
 };
 use crate::tui::app::App;
 use crate::tui::layout::{page_top, risk_areas};
-use crate::tui::screens::risk::{Figures, Measures, RecordList, RiskFocus};
+use crate::tui::screens::risk::{Figures, Measures, RecordList, RiskChart, RiskFocus};
+use crate::tui::screens::risk_models::{model_lines, msu_text, riskiest_by_size, share, RiskModel};
 use crate::tui::shared::JobState;
 
 /// Colours and markers of the CDF's two series: told apart in monochrome
@@ -29,13 +30,92 @@ const AFTER_COLOR: Color = Color::Magenta;
 const AFTER_MARKER: Marker = Marker::Dot;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let a = risk_areas(body, app.prefix_rows());
+    let a = risk_areas(body, app.risk_rows());
     draw_picker(frame, a.picker, app);
     draw_prefix(frame, a.prefix, app);
     draw_figures(frame, a.figures, app);
     draw_gauge(frame, a.gauge, app);
+    draw_model(frame, a.model, app);
     draw_list(frame, a.list, app);
-    draw_cdf(frame, a.chart, app);
+    if a.chart.height == 0 {
+        // The model panel has the chart's place (a short terminal).
+    } else if app.risk().chart == RiskChart::Combinations {
+        draw_combinations(frame, a.chart, app);
+    } else {
+        draw_cdf(frame, a.chart, app);
+    }
+}
+
+/// The model selector's panel: the selected reading of the file's risk
+/// (`risk_models::model_lines`, off the baseline's assessment).
+fn draw_model(frame: &mut Frame, area: Rect, app: &App) {
+    if area.height == 0 {
+        return;
+    }
+    let Some(before) = app.session().baseline() else {
+        return;
+    };
+    let model = app.risk().model.or_prosecutor(&before.assessment.sample);
+    let offered: Vec<&str> = RiskModel::ALL
+        .iter()
+        .filter(|m| m.available(&before.assessment.sample))
+        .map(|m| m.title())
+        .collect();
+    let block = Block::bordered().title(Line::from(vec![
+        Span::styled(format!(" Risk model: {} ", model.title()), title_style()),
+        Span::styled(format!("(M: {}) ", offered.join(" / ")), dim()),
+    ]));
+    let lines: Vec<Line> = model_lines(&before.assessment, model, app.session().threshold())
+        .into_iter()
+        .map(Line::from)
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
+        area,
+    );
+}
+
+/// The attribute combinations by uniqueness: for each number of
+/// attributes, the combination singling out the most records.
+fn draw_combinations(frame: &mut Frame, area: Rect, app: &App) {
+    let block = Block::bordered().title(Span::styled(
+        " Unique records by attribute combination (m) ",
+        title_style(),
+    ));
+    let bars = app
+        .session()
+        .baseline()
+        .map(|b| riskiest_by_size(&b.assessment.sample))
+        .unwrap_or_default();
+    if bars.is_empty() {
+        let text = Paragraph::new("no attribute risks: :attributes on")
+            .style(dim())
+            .block(block);
+        frame.render_widget(text, area);
+        return;
+    }
+    if let Some(why) = too_small(area, 24, 4) {
+        frame.render_widget(Paragraph::new(why).style(dim()).block(block), area);
+        return;
+    }
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    // One line per combination: its share as a bar, then its attributes.
+    let bar_width = (inner.width / 3).clamp(6, 30) as usize;
+    let lines: Vec<Line> = bars
+        .iter()
+        .take(usize::from(inner.height))
+        .map(|(label, u)| {
+            let filled = (u.clamp(0.0, 1.0) * bar_width as f64).round() as usize;
+            Line::from(vec![
+                Span::styled("█".repeat(filled), Style::new().fg(BEFORE_COLOR)),
+                Span::styled("·".repeat(bar_width - filled), dim()),
+                Span::raw(format!(" {:>7} ", share(*u))),
+                Span::raw(label.clone()),
+            ])
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// A panel's border, highlighted when it has the focus.
@@ -343,18 +423,42 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let ds = app.dataset();
+    // The original's figures of the statistics offices' measures: the
+    // selected model's per-record figure and the record's MSUs (the list
+    // before anonymization only).
+    let sample = session
+        .baseline()
+        .map(|b| &b.assessment.sample)
+        .filter(|_| risk.list == RecordList::Before);
+    let model_column = sample.and_then(|s| {
+        let m = risk.model.or_prosecutor(s);
+        m.column().map(|header| (m, header))
+    });
+    let with_msus = sample.is_some_and(|s| s.suda.is_some());
     let page = usize::from(block.inner(area).height.saturating_sub(1)).max(1);
     // The row number as wide as the largest, with separators.
     let row_width = thousands(ds.n_rows() as u64).len().max(3) as u16;
-    let widths = [row_width, 5, 6, 5, 5];
-    // What the values' column has: the inner width less the fixed
-    // columns and the six columns' five gaps.
-    let values_width = usize::from(
-        block
-            .inner(area)
-            .width
-            .saturating_sub(widths.iter().sum::<u16>() + 5),
-    );
+    // A narrow list with MSUs keeps the row, Pr and the MSUs: class, after,
+    // GID and the values get no width.
+    let compact = with_msus && area.width < 80;
+    // What the values' column has, so that fit_items cuts between items
+    // (a number whole or not at all): the inner width less the fixed
+    // columns and the gaps between columns; beside the MSUs it has two of
+    // the five shares the two fill.
+    let fixed: u16 = if compact {
+        row_width + 5
+    } else {
+        row_width + 21
+    } + if model_column.is_some() { 5 } else { 0 };
+    let columns: u16 = 6 + u16::from(model_column.is_some()) + u16::from(with_msus);
+    let rest = block.inner(area).width.saturating_sub(fixed + columns - 1);
+    let values_width = usize::from(if compact {
+        0
+    } else if with_msus {
+        rest * 2 / 5
+    } else {
+        rest
+    });
     let first = page_top(risk.list_cursor, page);
     let end = (first + page).min(listed.len());
     let rows = listed[first..end].iter().enumerate().map(|(i, l)| {
@@ -364,16 +468,31 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             (RecordList::Before, Some(a)) => probability(a.matches[r]),
             _ => String::new(),
         };
-        let row = Row::new(vec![
-            Cell::new(Line::from(thousands(r as u64 + 1)).right_aligned()),
-            Cell::new(Line::from(probability(l.matches)).right_aligned()),
-            Cell::new(Line::from(thousands(u64::from(l.matches))).right_aligned()),
-            Cell::new(Line::from(after_pr).right_aligned()),
-            Cell::new(
-                Line::from(gid.map_or(String::new(), |g| (g + 1).to_string())).right_aligned(),
-            ),
-            Cell::new(fit_items(&values, values_width)),
-        ]);
+        let mut extra = Vec::new();
+        if let (Some(s), Some((m, _))) = (sample, model_column) {
+            let x = m
+                .per_record(s, r)
+                .map_or(String::new(), |x| format!("{x:.3}"));
+            extra.push(Cell::new(Line::from(x).right_aligned()));
+        }
+        if let (Some(s), true) = (sample, with_msus) {
+            extra.push(Cell::new(msu_text(s, r).unwrap_or_else(|| "no MSU".into())));
+        }
+        let row = Row::new(
+            vec![
+                Cell::new(Line::from(thousands(r as u64 + 1)).right_aligned()),
+                Cell::new(Line::from(probability(l.matches)).right_aligned()),
+                Cell::new(Line::from(thousands(u64::from(l.matches))).right_aligned()),
+                Cell::new(Line::from(after_pr).right_aligned()),
+                Cell::new(
+                    Line::from(gid.map_or(String::new(), |g| (g + 1).to_string())).right_aligned(),
+                ),
+            ]
+            .into_iter()
+            .chain(extra)
+            .chain([Cell::new(fit_items(&values, values_width))])
+            .collect::<Vec<_>>(),
+        );
         if focused && first + i == risk.list_cursor {
             row.style(cursor_style())
         } else {
@@ -384,25 +503,42 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         RecordList::Before => ("after", "known values"),
         RecordList::After => ("", "published cells"),
     };
-    let header = Row::new(vec![
+    let mut header = vec![
         Cell::new(Line::from("row").right_aligned()),
         Cell::new(Line::from("Pr").right_aligned()),
         Cell::new(Line::from("class").right_aligned()),
         Cell::new(Line::from(pr_after).right_aligned()),
         Cell::new(Line::from("GID").right_aligned()),
-        Cell::new(values),
-    ])
-    .style(dim());
-    let table = Table::new(
-        rows,
-        widths
-            .map(Constraint::Length)
-            .into_iter()
-            .chain([Constraint::Min(8)]),
-    )
-    .header(header)
-    .column_spacing(1)
-    .block(block);
+    ];
+    let w = |x: u16| Constraint::Length(if compact { 0 } else { x });
+    let mut widths = vec![
+        Constraint::Length(row_width),
+        Constraint::Length(5),
+        w(6),
+        w(5),
+        w(5),
+    ];
+    if let Some((_, name)) = model_column {
+        header.push(Cell::new(Line::from(name).right_aligned()));
+        widths.push(Constraint::Length(5));
+    }
+    if compact {
+        header.push(Cell::new("minimal sample uniques"));
+        widths.push(Constraint::Fill(1));
+        widths.push(Constraint::Length(0));
+    } else if with_msus {
+        header.push(Cell::new("minimal sample uniques"));
+        widths.push(Constraint::Fill(3));
+        widths.push(Constraint::Fill(2));
+    } else {
+        widths.push(Constraint::Min(8));
+    }
+    header.push(Cell::new(values));
+    let header = Row::new(header).style(dim());
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(1)
+        .block(block);
     frame.render_widget(table, area);
 }
 
