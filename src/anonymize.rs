@@ -35,18 +35,18 @@ pub struct Distribution {
 impl Distribution {
     /// Per-record probabilities over `published` published records.
     pub fn from_probabilities(probabilities: &[f64], published: usize, threshold: f64) -> Self {
+        let d = risk::ProbabilityDistribution::of_probabilities(probabilities);
         Self::new(
             ProbabilitySummary::new(probabilities, published, threshold),
-            risk::probability_histogram(probabilities),
-            risk::probability_cdf(probabilities),
+            d.histogram,
+            d.cdf,
         )
     }
 
     /// Pr(re-id) = 1 / matches per record, every record published, summed
-    /// and binned by the key-count simulator's own functions
-    /// (`risk::summarize`, `risk::histogram`, `risk::cdf`), so a
-    /// distribution of match counts reads the same whichever attack
-    /// counted them.
+    /// by the key-count simulator's `risk::summarize` and binned by the one
+    /// `risk::ProbabilityDistribution`, so a distribution of match counts
+    /// reads the same whichever attack counted them.
     pub fn from_matches(matches: &[u32], threshold: f64) -> Self {
         let s = risk::summarize(matches, 0, threshold);
         let records = s.records;
@@ -63,7 +63,8 @@ impl Distribution {
                 s.records_above_threshold as f64 / records as f64
             },
         };
-        Self::new(summary, risk::histogram(matches), risk::cdf(matches))
+        let d = risk::ProbabilityDistribution::of_matches(matches);
+        Self::new(summary, d.histogram, d.cdf)
     }
 
     /// Records whose probability is at most `p`, read off the CDF (values

@@ -442,8 +442,9 @@ pub fn build(
         });
         built_charts.push(chart);
     };
-    let before_hist = risk::histogram(before_sizes);
-    let after_hist = risk::histogram(&sizes);
+    let before = risk::ProbabilityDistribution::of_matches(before_sizes);
+    let after = risk::ProbabilityDistribution::of_matches(&sizes);
+    let (before_hist, after_hist) = (before.histogram, after.histogram);
     add(
         "reid-histogram.svg",
         "How many people have each chance of being identified by someone who sees the published values; bars on the right are the most exposed.",
@@ -452,8 +453,7 @@ pub fn build(
             &for_attacker,
         ),
     );
-    let before_cdf = risk::cdf(before_sizes);
-    let after_cdf = risk::cdf(&sizes);
+    let (before_cdf, after_cdf) = (before.cdf, after.cdf);
     add(
         "reid-cdf.svg",
         "The share of people whose chance of being identified is at most a given value; a line that reaches the top early means low risk for almost everyone.",

@@ -31,12 +31,14 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::distribution::{
+    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilitySummary, TOLERANCE,
+};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::partition::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
 use crate::release::{Bucket, Guarantee, Release};
-use crate::risk::{CdfPoint, HistogramBin, HISTOGRAM_BINS};
 
 use super::linkage::Matching;
 
@@ -144,87 +146,6 @@ impl ValueBuckets {
     }
 }
 
-/// Summary of per-record probabilities, over every source row (suppressed
-/// rows count with probability 0).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProbabilitySummary {
-    pub records: usize,
-    pub published: usize,
-    pub mean: f64,
-    pub max: f64,
-    /// A record is above when its probability is strictly greater.
-    pub threshold: f64,
-    pub records_above_threshold: usize,
-    pub share_above_threshold: f64,
-}
-
-impl ProbabilitySummary {
-    pub fn new(probabilities: &[f64], published: usize, threshold: f64) -> Self {
-        let n = probabilities.len();
-        let above = probabilities
-            .iter()
-            .filter(|&&p| p > threshold + TOLERANCE)
-            .count();
-        ProbabilitySummary {
-            records: n,
-            published,
-            mean: if n == 0 {
-                0.0
-            } else {
-                probabilities.iter().sum::<f64>() / n as f64
-            },
-            max: probabilities.iter().copied().fold(0.0, f64::max),
-            threshold,
-            records_above_threshold: above,
-            share_above_threshold: if n == 0 { 0.0 } else { above as f64 / n as f64 },
-        }
-    }
-}
-
-/// Probabilities are sums of fractions: values this close are equal (bin
-/// edges, CDF steps, thresholds).
-const TOLERANCE: f64 = 1e-9;
-
-/// Ten equal bins over [0, 1], right-closed like the simulator's: a
-/// probability of exactly 0.2 lands in (0.1, 0.2], and 0 in the first bin.
-pub fn probability_histogram(probabilities: &[f64]) -> Vec<HistogramBin> {
-    let mut counts = [0usize; HISTOGRAM_BINS];
-    for &p in probabilities {
-        let scaled = (p * HISTOGRAM_BINS as f64 - TOLERANCE).ceil();
-        let bin = (scaled.max(1.0) as usize).min(HISTOGRAM_BINS) - 1;
-        counts[bin] += 1;
-    }
-    counts
-        .iter()
-        .enumerate()
-        .map(|(i, &records)| HistogramBin {
-            lower: i as f64 / HISTOGRAM_BINS as f64,
-            upper: (i + 1) as f64 / HISTOGRAM_BINS as f64,
-            records,
-        })
-        .collect()
-}
-
-/// The empirical CDF: one point per distinct probability (values within
-/// 1e-9 are one step), with the share of records at or below it.
-pub fn probability_cdf(probabilities: &[f64]) -> Vec<CdfPoint> {
-    let n = probabilities.len();
-    let mut sorted = probabilities.to_vec();
-    sorted.sort_unstable_by(f64::total_cmp);
-    let mut out: Vec<CdfPoint> = Vec::new();
-    for (i, &p) in sorted.iter().enumerate() {
-        let share = (i + 1) as f64 / n as f64;
-        match out.last_mut() {
-            Some(last) if p - last.probability <= TOLERANCE => last.share = share,
-            _ => out.push(CdfPoint {
-                probability: p,
-                share,
-            }),
-        }
-    }
-    out
-}
-
 /// Breach probability of every source row for one attribute.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Breach {
@@ -330,11 +251,13 @@ pub fn breach_from(
         probabilities[r as usize] = p;
     }
     let threshold = promised_l(release, col.name()).map_or(0.5, |l| 1.0 / f64::from(l.max(1)));
+    let ProbabilityDistribution { histogram, cdf } =
+        ProbabilityDistribution::of_probabilities(&probabilities);
     Ok(Breach {
         attribute: col.name().to_string(),
         summary: ProbabilitySummary::new(&probabilities, release.published_rows(), threshold),
-        histogram: probability_histogram(&probabilities),
-        cdf: probability_cdf(&probabilities),
+        histogram,
+        cdf,
         probabilities,
     })
 }
@@ -602,17 +525,6 @@ mod tests {
         assert_eq!(b.probabilities[4], 0.0);
         assert_eq!(b.summary.published, 6);
         assert!((b.summary.mean - 6.0 / 3.0 / 8.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn histogram_edges_are_right_closed() {
-        let h = probability_histogram(&[0.0, 0.1, 0.1000001, 0.3, 1.0, 0.25]);
-        let counts: Vec<usize> = h.iter().map(|b| b.records).collect();
-        assert_eq!(counts, vec![2, 1, 2, 0, 0, 0, 0, 0, 0, 1]);
-        let c = probability_cdf(&[0.5, 0.25, 0.25, 0.5 + 1e-15]);
-        assert_eq!(c.len(), 2);
-        assert_eq!(c[0].share, 0.5);
-        assert_eq!(c[1].share, 1.0);
     }
 
     #[test]

@@ -58,9 +58,8 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::release::{Cell, Guarantee, Release};
-use crate::risk::{CdfPoint, HistogramBin};
 
-use super::breach::{probability_cdf, probability_histogram, ProbabilitySummary};
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilitySummary};
 
 const NONE: u32 = u32::MAX;
 
@@ -767,10 +766,12 @@ pub fn linkage_from(matching: &Matching, release: &Release) -> Linkage {
         }
     }
     let threshold = promised_k(release).map_or(0.5, |k| 1.0 / f64::from(k.max(1)));
+    let ProbabilityDistribution { histogram, cdf } =
+        ProbabilityDistribution::of_probabilities(&probabilities);
     Linkage {
         summary: ProbabilitySummary::new(&probabilities, release.published_rows(), threshold),
-        histogram: probability_histogram(&probabilities),
-        cdf: probability_cdf(&probabilities),
+        histogram,
+        cdf,
         matches,
         probabilities,
     }

@@ -38,7 +38,8 @@ use crate::error::Result;
 use crate::progress::Progress;
 use crate::release::{EquivalenceGroup, QiSubset, Release};
 
-use super::breach::{breach_from, probability_cdf, probability_histogram, ProbabilitySummary};
+use super::breach::breach_from;
+use super::distribution::{ProbabilityDistribution, ProbabilitySummary};
 use super::linkage::{check_release_fits, linkage_from, Matching};
 use super::{CdfPoint, HistogramBin};
 
@@ -176,25 +177,28 @@ pub fn local_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Resul
                 .filter(|&r| !probs[r as usize].is_nan())
                 .collect();
             let probabilities: Vec<f64> = rows.iter().map(|&r| probs[r as usize]).collect();
+            let ProbabilityDistribution { histogram, cdf } =
+                ProbabilityDistribution::of_probabilities(&probabilities);
             LocalBreach {
                 attribute: ds.col(c).name().to_string(),
                 column: c,
                 summary: ProbabilitySummary::new(&probabilities, rows.len(), threshold),
-                histogram: probability_histogram(&probabilities),
-                cdf: probability_cdf(&probabilities),
+                histogram,
+                cdf,
                 rows,
                 probabilities,
             }
         })
         .collect();
+    let reid_distribution = ProbabilityDistribution::of_probabilities(&reid);
     Ok(LocalRisk {
         reidentification_summary: ProbabilitySummary::new(
             &reid,
             release.published_rows(),
             k_threshold,
         ),
-        reidentification_histogram: probability_histogram(&reid),
-        reidentification_cdf: probability_cdf(&reid),
+        reidentification_histogram: reid_distribution.histogram,
+        reidentification_cdf: reid_distribution.cdf,
         reidentification: reid,
         breaches,
     })

@@ -5,6 +5,7 @@
 
 pub mod attributes;
 mod breach;
+mod distribution;
 pub mod individual;
 pub mod lattice;
 mod linkage;
@@ -14,16 +15,13 @@ pub mod population;
 mod simulator;
 pub mod suda;
 
-pub use breach::{
-    breach_from, breach_probability, detaching_buckets, probability_cdf, probability_histogram,
-    Breach, ProbabilitySummary, ValueBuckets,
+pub use breach::{breach_from, breach_probability, detaching_buckets, Breach, ValueBuckets};
+pub use distribution::{
+    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilitySummary, HISTOGRAM_BINS,
 };
 pub use linkage::{check_release_fits, linkage_attack, linkage_from, Linkage, Matching};
 #[cfg(test)]
 pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
 pub use original::{original_matches, OriginalMatches};
-pub use simulator::{
-    cdf, histogram, simulate, summarize, CdfPoint, HistogramBin, Knowledge, PrefixRow, RiskSummary,
-    Simulation, HISTOGRAM_BINS,
-};
+pub use simulator::{simulate, summarize, Knowledge, PrefixRow, RiskSummary, Simulation};

@@ -37,13 +37,14 @@
 use fixedbitset::FixedBitSet;
 use radix_trie::{NibbleVec, Trie, TrieCommon, TrieKey};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::partition::Partition;
 use crate::progress::Progress;
+
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityDistribution};
 
 /// What the attacker knows: columns in order, and per column the rows whose
 /// cell is hidden (sensitive cells of semi-sensitive attributes).
@@ -80,22 +81,6 @@ pub struct RiskSummary {
     pub max: f64,
     pub threshold: f64,
     pub records_above_threshold: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HistogramBin {
-    /// The bin is (lower, upper]; the first bin includes nothing below 0.
-    pub lower: f64,
-    pub upper: f64,
-    pub records: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CdfPoint {
-    /// A Pr(re-id) value that occurs.
-    pub probability: f64,
-    /// Share of records whose Pr(re-id) is at most `probability`.
-    pub share: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,8 +122,6 @@ impl Simulation {
         rows
     }
 }
-
-pub const HISTOGRAM_BINS: usize = 10;
 
 /// Keys up to this many bytes are held inline (16 one-byte codes, 8
 /// two-byte codes).
@@ -333,10 +316,11 @@ fn simulate_in_forest(
         })
         .collect();
     let summary = summarize(&matches, classes.n_classes(), threshold);
+    let ProbabilityDistribution { histogram, cdf } = ProbabilityDistribution::of_matches(&matches);
     Ok(Simulation {
         attributes: cols.iter().map(|&c| ds.col(c).name().to_string()).collect(),
-        histogram: histogram(&matches),
-        cdf: cdf(&matches),
+        histogram,
+        cdf,
         matches,
         classes,
         summary,
@@ -736,55 +720,6 @@ pub fn summarize(matches: &[u32], classes: usize, threshold: f64) -> RiskSummary
             .filter(|&&m| 1.0 / f64::from(m) > threshold)
             .count(),
     }
-}
-
-/// Ten equal bins over (0, 1], right-closed so uniques (1.0) land in the
-/// last bin and a 1-in-5 chance in (0.1, 0.2].
-pub fn histogram(matches: &[u32]) -> Vec<HistogramBin> {
-    let mut counts = [0usize; HISTOGRAM_BINS];
-    for &m in matches {
-        let p = 1.0 / f64::from(m);
-        // ceil(p·10) − 1, computed on integers to avoid 0.1·3 ≠ 0.3 edges:
-        // p ≤ b/10  ⇔  10 ≤ b·m.
-        let bin = (10u64.div_ceil(u64::from(m)) as usize).clamp(1, HISTOGRAM_BINS) - 1;
-        debug_assert!(p <= (bin + 1) as f64 / 10.0 + 1e-12);
-        counts[bin] += 1;
-    }
-    counts
-        .iter()
-        .enumerate()
-        .map(|(i, &records)| HistogramBin {
-            lower: i as f64 / HISTOGRAM_BINS as f64,
-            upper: (i + 1) as f64 / HISTOGRAM_BINS as f64,
-            records,
-        })
-        .collect()
-}
-
-/// The empirical CDF of Pr(re-id): one point per distinct value.
-pub fn cdf(matches: &[u32]) -> Vec<CdfPoint> {
-    let n = matches.len();
-    // Records per match count rather than a sorted copy of `matches`: even
-    // a million records have few distinct counts.
-    let mut records: FxHashMap<u32, usize> = FxHashMap::default();
-    for &m in matches {
-        *records.entry(m).or_default() += 1;
-    }
-    let mut counts: Vec<(u32, usize)> = records.into_iter().collect();
-    // Descending match count = ascending probability.
-    counts.sort_unstable_by_key(|&(m, _)| std::cmp::Reverse(m));
-    let mut out: Vec<CdfPoint> = Vec::with_capacity(counts.len());
-    let mut at_most = 0usize;
-    for (m, records) in counts {
-        at_most += records;
-        let share = at_most as f64 / n as f64;
-        let probability = 1.0 / f64::from(m);
-        match out.last_mut() {
-            Some(last) if last.probability == probability => last.share = share,
-            _ => out.push(CdfPoint { probability, share }),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

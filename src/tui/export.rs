@@ -203,7 +203,10 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
             let bins: Vec<Vec<risk::HistogramBin>> = dists
                 .iter()
                 .zip(&points)
-                .map(|(d, p)| risk::probability_histogram(&probabilities(p, d.records)))
+                .map(|(d, p)| {
+                    risk::ProbabilityDistribution::of_probabilities(&probabilities(p, d.records))
+                        .histogram
+                })
                 .collect();
             let hists = labelled(dists, &bins);
             vec![
@@ -363,7 +366,10 @@ mod tests {
             risk::simulate(&ds, risk::Knowledge::plain(&[0]), 0.2, &Default::default()).unwrap();
         let series = step_series(sim.cdf.iter().map(|p| (p.probability, p.share)));
         let probs = probabilities(&cdf_points(&series), 7);
-        assert_eq!(risk::probability_histogram(&probs), sim.histogram);
+        assert_eq!(
+            risk::ProbabilityDistribution::of_probabilities(&probs).histogram,
+            sim.histogram
+        );
     }
 
     #[test]

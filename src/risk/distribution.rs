@@ -1,0 +1,219 @@
+//! One probability distribution type for every per-record risk figure —
+//! Pr(re-identification) from the simulator and the linkage attack, breach
+//! probability, LGB's local figures: its histogram and its CDF, made by one
+//! binning rule, so a figure's chart and table read alike whichever attack
+//! computed it.
+//!
+//! The rule: probabilities within [`TOLERANCE`] (1e-9) of each other are
+//! one value. Breach probabilities are sums of fractions, so 0.3 may come
+//! out as 0.30000000000000004; Pr(re-id) = 1/m is exact as a fraction and
+//! binned the same way (for 1/m the tolerance never moves a value across a
+//! bin edge: 10/m is an integer or at least 1/10 from one for m ≤ 10, and
+//! below 1 otherwise).
+//!
+//! - Histogram: [`HISTOGRAM_BINS`] equal bins over [0, 1], right-closed —
+//!   (0.1, 0.2] holds a 1-in-5 chance, the last bin the uniques (1.0), and
+//!   the first bin also holds 0 (suppressed records).
+//! - CDF: one point per distinct probability in ascending order, with the
+//!   share of records at or below it; a probability within the tolerance of
+//!   the point before it joins that point.
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Bins of every risk histogram.
+pub const HISTOGRAM_BINS: usize = 10;
+
+/// Probabilities this close are one value (bin edges, CDF steps,
+/// thresholds).
+pub const TOLERANCE: f64 = 1e-9;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistogramBin {
+    /// The bin is (lower, upper]; the first bin includes nothing below 0.
+    pub lower: f64,
+    pub upper: f64,
+    pub records: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CdfPoint {
+    /// A probability that occurs.
+    pub probability: f64,
+    /// Share of records whose probability is at most `probability`.
+    pub share: f64,
+}
+
+/// A histogram and a CDF of per-record probabilities, by the rule above.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbabilityDistribution {
+    pub histogram: Vec<HistogramBin>,
+    pub cdf: Vec<CdfPoint>,
+}
+
+impl ProbabilityDistribution {
+    /// One probability per record.
+    pub fn of_probabilities(probabilities: &[f64]) -> Self {
+        let mut sorted = probabilities.to_vec();
+        sorted.sort_unstable_by(f64::total_cmp);
+        let mut runs: Vec<(f64, usize)> = Vec::new();
+        for p in sorted {
+            match runs.last_mut() {
+                Some((q, c)) if *q == p => *c += 1,
+                _ => runs.push((p, 1)),
+            }
+        }
+        Self::of_runs(&runs, probabilities.len())
+    }
+
+    /// Pr(re-id) = 1/m per record, from each record's match count m.
+    /// Records are counted per distinct m first: a million records have
+    /// few distinct counts.
+    pub fn of_matches(matches: &[u32]) -> Self {
+        let mut records: FxHashMap<u32, usize> = FxHashMap::default();
+        for &m in matches {
+            *records.entry(m).or_default() += 1;
+        }
+        let mut counts: Vec<(u32, usize)> = records.into_iter().collect();
+        // Descending match count = ascending probability.
+        counts.sort_unstable_by_key(|&(m, _)| std::cmp::Reverse(m));
+        let runs: Vec<(f64, usize)> = counts
+            .into_iter()
+            .map(|(m, c)| (1.0 / f64::from(m), c))
+            .collect();
+        Self::of_runs(&runs, matches.len())
+    }
+
+    /// `runs`: (probability, records) in ascending probability, `n`
+    /// records in all.
+    fn of_runs(runs: &[(f64, usize)], n: usize) -> Self {
+        let mut counts = [0usize; HISTOGRAM_BINS];
+        let mut cdf: Vec<CdfPoint> = Vec::new();
+        let mut at_most = 0usize;
+        for &(p, records) in runs {
+            counts[bin(p)] += records;
+            at_most += records;
+            let share = at_most as f64 / n as f64;
+            match cdf.last_mut() {
+                Some(last) if p - last.probability <= TOLERANCE => last.share = share,
+                _ => cdf.push(CdfPoint {
+                    probability: p,
+                    share,
+                }),
+            }
+        }
+        let histogram = counts
+            .iter()
+            .enumerate()
+            .map(|(i, &records)| HistogramBin {
+                lower: i as f64 / HISTOGRAM_BINS as f64,
+                upper: (i + 1) as f64 / HISTOGRAM_BINS as f64,
+                records,
+            })
+            .collect();
+        ProbabilityDistribution { histogram, cdf }
+    }
+}
+
+/// The bin of `p`: the b with b/10 < p ≤ (b+1)/10 up to the tolerance,
+/// 0 for p = 0.
+fn bin(p: f64) -> usize {
+    let scaled = (p * HISTOGRAM_BINS as f64 - TOLERANCE).ceil();
+    (scaled.max(1.0) as usize).min(HISTOGRAM_BINS) - 1
+}
+
+/// Summary of per-record probabilities, over every source row (suppressed
+/// rows count with probability 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbabilitySummary {
+    pub records: usize,
+    pub published: usize,
+    pub mean: f64,
+    pub max: f64,
+    /// A record is above when its probability is strictly greater.
+    pub threshold: f64,
+    pub records_above_threshold: usize,
+    pub share_above_threshold: f64,
+}
+
+impl ProbabilitySummary {
+    pub fn new(probabilities: &[f64], published: usize, threshold: f64) -> Self {
+        let n = probabilities.len();
+        let above = probabilities
+            .iter()
+            .filter(|&&p| p > threshold + TOLERANCE)
+            .count();
+        ProbabilitySummary {
+            records: n,
+            published,
+            mean: if n == 0 {
+                0.0
+            } else {
+                probabilities.iter().sum::<f64>() / n as f64
+            },
+            max: probabilities.iter().copied().fold(0.0, f64::max),
+            threshold,
+            records_above_threshold: above,
+            share_above_threshold: if n == 0 { 0.0 } else { above as f64 / n as f64 },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_edges_are_right_closed() {
+        let h = ProbabilityDistribution::of_probabilities(&[0.0, 0.1, 0.1000001, 0.3, 1.0, 0.25])
+            .histogram;
+        let counts: Vec<usize> = h.iter().map(|b| b.records).collect();
+        assert_eq!(counts, vec![2, 1, 2, 0, 0, 0, 0, 0, 0, 1]);
+        let c = ProbabilityDistribution::of_probabilities(&[0.5, 0.25, 0.25, 0.5 + 1e-15]).cdf;
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].share, 0.5);
+        assert_eq!(c[1].share, 1.0);
+    }
+
+    #[test]
+    fn bins_are_right_closed() {
+        let d = ProbabilityDistribution::of_probabilities(&[0.0, 0.1, 0.2, 0.1 + 0.2, 0.35, 1.0]);
+        let records: Vec<usize> = d.histogram.iter().map(|b| b.records).collect();
+        // 0 and 0.1 in the first bin, 0.2 in the second, 0.30000000000000004
+        // in the third (within the tolerance of 0.3), 0.35 in the fourth.
+        assert_eq!(records, vec![2, 1, 1, 1, 0, 0, 0, 0, 0, 1]);
+        let shares: Vec<(f64, f64)> = d.cdf.iter().map(|c| (c.probability, c.share)).collect();
+        assert_eq!(shares.len(), 6);
+        assert_eq!(shares[5], (1.0, 1.0));
+    }
+
+    /// For Pr(re-id) = 1/m the one rule is the exact one: p ≤ b/10 ⇔
+    /// 10 ≤ b·m on integers, and match counts give the distribution their
+    /// probabilities give.
+    #[test]
+    fn match_counts_bin_exactly() {
+        for m in 1u32..=2000 {
+            let exact = (10u64.div_ceil(u64::from(m)) as usize).clamp(1, HISTOGRAM_BINS) - 1;
+            assert_eq!(bin(1.0 / f64::from(m)), exact, "m = {m}");
+        }
+        let matches: Vec<u32> = (1..300u32)
+            .flat_map(|m| vec![m; (m % 7) as usize])
+            .collect();
+        let probabilities: Vec<f64> = matches.iter().map(|&m| 1.0 / f64::from(m)).collect();
+        assert_eq!(
+            ProbabilityDistribution::of_matches(&matches),
+            ProbabilityDistribution::of_probabilities(&probabilities)
+        );
+    }
+
+    #[test]
+    fn probabilities_within_the_tolerance_are_one_step() {
+        let d = ProbabilityDistribution::of_probabilities(&[0.25, 0.25 + 1e-12, 0.5]);
+        assert_eq!(d.cdf.len(), 2);
+        assert_eq!(d.cdf[0].probability, 0.25);
+        assert!((d.cdf[0].share - 2.0 / 3.0).abs() < 1e-15);
+        let empty = ProbabilityDistribution::of_probabilities(&[]);
+        assert!(empty.cdf.is_empty());
+        assert_eq!(empty.histogram.iter().map(|b| b.records).sum::<usize>(), 0);
+    }
+}
