@@ -2,7 +2,7 @@
 //! individual's original QI values learns t's sensitive value s from a
 //! Release (the cross-bucket paper, Definition 5 and Section 4.1).
 //!
-//! Matching is `linkage::Matching` (read its doc for missing values,
+//! Matching is `matching::Matching` (read its doc for missing values,
 //! `Original` cells and suppressed rows). Over the published tuples matching
 //! t, Num_tuples(t) of them:
 //!
@@ -40,7 +40,7 @@ use crate::partition::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
 use crate::release::{Bucket, Guarantee, Release};
 
-use super::linkage::Matching;
+use super::matching::Matching;
 
 const NONE: u32 = u32::MAX;
 

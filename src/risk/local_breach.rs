@@ -13,7 +13,7 @@
 //! the paper's walk-through of Fig. 2 (Mark matches GID 3 only) reads the
 //! same way. This is the strongest attacker the paper's assumptions allow:
 //! one who did not know QI[t] would have more candidates and a lower
-//! probability. Within a subset, matching is `linkage::Matching` on the
+//! probability. Within a subset, matching is `matching::Matching` on the
 //! subset's groups and QI columns (so missing values and suppressed cells
 //! behave as everywhere else).
 //!
@@ -40,7 +40,8 @@ use crate::release::{EquivalenceGroup, QiSubset, Release};
 
 use super::breach::breach_from;
 use super::distribution::{ProbabilityDistribution, ProbabilitySummary};
-use super::linkage::{check_release_fits, linkage_from, Matching};
+use super::linkage::linkage_from;
+use super::matching::{check_release_fits, Matching};
 use super::{CdfPoint, HistogramBin};
 
 /// Lemma 2 breach probabilities of one attribute's sensitive cells.

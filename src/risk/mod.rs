@@ -1,4 +1,5 @@
-//! Risk: the radix-tree attack simulator, the linkage attack on a Release
+//! Risk: the radix-tree attack simulator, the matching index and the linkage
+//! attack on a Release
 //! and on the original table (hidden cells honoured), breach probability of
 //! sensitive values, and the statistics offices' measures (population
 //! models, individual risk, special uniques, attribute risks).
@@ -10,6 +11,7 @@ pub mod individual;
 pub mod lattice;
 mod linkage;
 mod local_breach;
+mod matching;
 mod original;
 pub mod population;
 mod simulator;
@@ -19,9 +21,10 @@ pub use breach::{breach_from, breach_probability, detaching_buckets, Breach, Val
 pub use distribution::{
     CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilitySummary, HISTOGRAM_BINS,
 };
-pub use linkage::{check_release_fits, linkage_attack, linkage_from, Linkage, Matching};
+pub use linkage::{linkage_attack, linkage_from, Linkage};
 #[cfg(test)]
 pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
+pub use matching::{check_release_fits, Matching};
 pub use original::{original_matches, OriginalMatches};
 pub use simulator::{simulate, summarize, Knowledge, PrefixRow, RiskSummary, Simulation};
