@@ -192,7 +192,8 @@ pub fn run(algorithm: &str, req: &Request<'_>, progress: &Progress) -> Result<(R
 /// attribute are built once and shared by the verifier (Corollary 2 and
 /// Definition 10 need both) and the risk figures. Parts that do not depend
 /// on each other run side by side (`rayon::join`): utility and GLP beside
-/// the matching, the verifier beside the linkage attack. Every figure is
+/// the matching, the verifier beside the linkage attack, the query
+/// workload beside all of them. Every figure is
 /// computed as when they ran one after the other.
 pub fn evaluate(
     release: &Release,
@@ -202,32 +203,37 @@ pub fn evaluate(
     progress: &Progress,
 ) -> Result<Evaluation> {
     let sensitive = release.sensitive.first().copied();
+    // Both query figures answer the same seeded workload, one by the
+    // uniform reading, one by the probabilistic one; drawn and answered on
+    // the data once. The workload reads neither the matching nor the
+    // verification: it runs beside them.
+    let workload = || match sensitive {
+        Some(s) if measure.queries > 0 => metrics::query_errors(
+            release,
+            ds,
+            s,
+            measure.queries,
+            measure.query_seed,
+            progress,
+        )
+        .map(|(det, prob)| (Some(det), Some(prob))),
+        _ => Ok((None, None)),
+    };
     // Utility and GLP do not look at the matching: they run beside it.
-    let ((verification, risk), (utility, correspondence)) = rayon::join(
-        || verify_and_measure_risk(release, ds, sensitive, progress),
-        || (metrics::utility(release, ds), glp(release, ds)),
+    let (((verification, risk), (utility, correspondence)), queries) = rayon::join(
+        || {
+            rayon::join(
+                || verify_and_measure_risk(release, ds, sensitive, progress),
+                || (metrics::utility(release, ds), glp(release, ds)),
+            )
+        },
+        workload,
     );
     let (reidentification, breach, local_breach) = risk?;
     progress.check()?;
     let utility = utility?;
     let correspondence = correspondence?;
-    // Both query figures answer the same seeded workload, one by the
-    // uniform reading, one by the probabilistic one; drawn and answered on
-    // the data once.
-    let (queries, probabilistic_queries) = match sensitive {
-        Some(s) if measure.queries > 0 => {
-            let (det, prob) = metrics::query_errors(
-                release,
-                ds,
-                s,
-                measure.queries,
-                measure.query_seed,
-                progress,
-            )?;
-            (Some(det), Some(prob))
-        }
-        _ => (None, None),
-    };
+    let (queries, probabilistic_queries) = queries?;
     Ok(Evaluation {
         algorithm: release.algorithm.clone(),
         k: release.params.k.unwrap_or(1),

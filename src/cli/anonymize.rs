@@ -14,7 +14,7 @@ use anonlab::anonymize::{evaluate, measure_pk, run, run_verified, Evaluation, Me
 use anonlab::data::Inputs;
 use anonlab::data::{Dataset, Project, Role};
 use anonlab::hierarchy::HierarchySet;
-use anonlab::release::{buckets_path, write_csv, write_json};
+use anonlab::release::{buckets_path, write_csv_fingerprinted, write_json};
 use anonlab::session::Session;
 
 use super::hierarchy_args::{self, HierarchyArgs};
@@ -364,11 +364,14 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     }
     let ds = &p.session.dataset;
     let roles = published_roles(&p, &a.columns, ds);
-    let fingerprint = anonlab::release::fingerprint(&release, ds, Some(&roles));
-    let mut written = Vec::new();
-    if let Some(out) = &a.output {
-        written.extend(write_csv(&release, ds, Some(&roles), out, &inputs)?);
-    }
+    // Written and fingerprinted in one rendering of the table.
+    let (mut written, fingerprint) = match &a.output {
+        Some(out) => write_csv_fingerprinted(&release, ds, Some(&roles), out, &inputs)?,
+        None => (
+            Vec::new(),
+            anonlab::release::fingerprint(&release, ds, Some(&roles)),
+        ),
+    };
     if let Some(out) = &a.release_json {
         write_json(&release, ds, out, &inputs)?;
         written.push(out.clone());

@@ -251,6 +251,41 @@ pub fn csv_files(release: &Release, ds: &Dataset, path: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// A published file's writer.
+type Filler<'a> = Box<dyn Fn(&mut dyn Write) -> std::io::Result<()> + 'a>;
+
+/// The files [`write_csv`] publishes at `path` (as [`csv_files`]), each
+/// with its role in the fingerprint (`table`, `buckets`, `buckets
+/// <attribute>`) and its writer, in the fingerprint's order.
+fn files<'a>(
+    release: &'a Release,
+    ds: &'a Dataset,
+    roles: Option<&'a [Role]>,
+    path: &Path,
+) -> Vec<(String, PathBuf, Filler<'a>)> {
+    let mut out: Vec<(String, PathBuf, Filler<'a>)> = vec![(
+        "table".into(),
+        path.to_path_buf(),
+        Box::new(move |w| write_table(release, ds, roles, w)),
+    )];
+    if release.is_bucketized() {
+        out.push((
+            "buckets".into(),
+            buckets_path(path),
+            Box::new(move |w| write_bucket_table(release, ds, w)),
+        ));
+    }
+    for lb in &release.local_buckets {
+        let name = ds.col(lb.column).name();
+        out.push((
+            format!("buckets {name}"),
+            local_buckets_path(path, name),
+            Box::new(move |w| write_local_buckets(lb, ds, w)),
+        ));
+    }
+    out
+}
+
 /// Write the published table as CSV (and, when bucketized, the bucket
 /// table beside it) through `data::output`. Every file is checked against
 /// `inputs` (and against each other) before the first is written. Returns
@@ -262,21 +297,34 @@ pub fn write_csv(
     path: &Path,
     inputs: &Inputs,
 ) -> Result<Vec<PathBuf>> {
-    let files = csv_files(release, ds, path);
-    inputs.check_all(&files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
-    write_file(path, inputs, |w| write_table(release, ds, roles, w))?;
-    let mut written = vec![path.to_path_buf()];
-    if release.is_bucketized() {
-        let bpath = buckets_path(path);
-        write_file(&bpath, inputs, |w| write_bucket_table(release, ds, w))?;
-        written.push(bpath);
+    Ok(write_csv_fingerprinted(release, ds, roles, path, inputs)?.0)
+}
+
+/// [`write_csv`] and the release's [`fingerprint`], hashed from the bytes
+/// as they are written: the table is rendered once for both.
+pub fn write_csv_fingerprinted(
+    release: &Release,
+    ds: &Dataset,
+    roles: Option<&[Role]>,
+    path: &Path,
+    inputs: &Inputs,
+) -> Result<(Vec<PathBuf>, String)> {
+    let files = files(release, ds, roles, path);
+    inputs.check_all(&files.iter().map(|f| f.1.as_path()).collect::<Vec<_>>())?;
+    let mut written = Vec::new();
+    let mut parts = Vec::new();
+    for (name, file, fill) in files {
+        let mut hash = Sha256::new();
+        write_file(&file, inputs, |w| {
+            fill(&mut Tee {
+                inner: w,
+                hash: &mut hash,
+            })
+        })?;
+        parts.push((name, hash.finalize()));
+        written.push(file);
     }
-    for lb in &release.local_buckets {
-        let lpath = local_buckets_path(path, ds.col(lb.column).name());
-        write_file(&lpath, inputs, |w| write_local_buckets(lb, ds, w))?;
-        written.push(lpath);
-    }
-    Ok(written)
+    Ok((written, combine(parts)))
 }
 
 /// The release's fingerprint: SHA-256 over exactly the bytes
@@ -288,25 +336,28 @@ pub fn write_csv(
 /// so a reader can check that a report, a CSV file and a screen describe
 /// one release. `roles` as for [`write_csv`] (the columns passed through).
 pub fn fingerprint(release: &Release, ds: &Dataset, roles: Option<&[Role]>) -> String {
-    let digest = |fill: &dyn Fn(&mut dyn Write) -> std::io::Result<()>| {
-        let mut h = Hasher(Sha256::new());
-        // Writing into a hasher cannot fail.
-        let _ = fill(&mut h);
-        h.0.finalize()
-    };
+    let parts = files(release, ds, roles, Path::new("release.csv"))
+        .into_iter()
+        .map(|(name, _, fill)| {
+            let mut hash = Sha256::new();
+            // Writing into a hasher cannot fail.
+            let _ = fill(&mut Tee {
+                inner: &mut std::io::sink(),
+                hash: &mut hash,
+            });
+            (name, hash.finalize())
+        })
+        .collect();
+    combine(parts)
+}
+
+/// The fingerprint of the files' digests, each hashed with its role.
+fn combine<D: AsRef<[u8]>>(parts: Vec<(String, D)>) -> String {
     let mut all = Sha256::new();
-    let mut part = |name: &str, d: &[u8]| {
+    for (name, digest) in parts {
         all.update(name.as_bytes());
         all.update(b"\n");
-        all.update(d);
-    };
-    part("table", &digest(&|w| write_table(release, ds, roles, w)));
-    if release.is_bucketized() {
-        part("buckets", &digest(&|w| write_bucket_table(release, ds, w)));
-    }
-    for lb in &release.local_buckets {
-        let name = format!("buckets {}", ds.col(lb.column).name());
-        part(&name, &digest(&|w| write_local_buckets(lb, ds, w)));
+        all.update(digest.as_ref());
     }
     let hex: String = all.finalize().iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
@@ -319,17 +370,21 @@ pub fn short_fingerprint(fingerprint: &str) -> &str {
     &hex[..hex.len().min(12)]
 }
 
-/// A SHA-256 hasher as an `io::Write` sink, so that the fingerprint hashes
-/// what the CSV writers write.
-struct Hasher(Sha256);
+/// Writes through to `inner` and hashes what was written, so that the
+/// fingerprint hashes what the CSV writers write.
+struct Tee<'w> {
+    inner: &'w mut dyn Write,
+    hash: &'w mut Sha256,
+}
 
-impl Write for Hasher {
+impl Write for Tee<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        self.inner.flush()
     }
 }
 

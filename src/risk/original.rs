@@ -242,6 +242,7 @@ fn boxed(t: &Tables<'_>, r: u32, skip: u64, value: Option<u32>) -> Box<[u32]> {
 mod tests {
     use super::*;
     use fixedbitset::FixedBitSet;
+    use proptest::prelude::*;
 
     fn table() -> Dataset {
         Dataset::from_rows(
@@ -300,5 +301,46 @@ mod tests {
         let m = original_matches(&ds, k, None, &Progress::new()).unwrap();
         let sim = super::super::simulate(&ds, k, 0.2, &Progress::new()).unwrap();
         assert_eq!(m.matches, sim.matches);
+    }
+
+    proptest! {
+        /// The counts equal the definition applied pair by pair: s matches
+        /// r when every known attribute agrees or is hidden on either side.
+        #[test]
+        fn counts_equal_the_pairwise_definition(
+            cells in prop::collection::vec((0u8..3, 0u8..3, 0u8..2, any::<bool>(), any::<bool>()), 1..40),
+        ) {
+            let n = cells.len();
+            let rows: Vec<Vec<String>> = cells
+                .iter()
+                .map(|(a, b, s, _, _)| vec![a.to_string(), b.to_string(), s.to_string()])
+                .collect();
+            let rows: Vec<Vec<&str>> = rows
+                .iter()
+                .map(|r| r.iter().map(String::as_str).collect())
+                .collect();
+            let ds = Dataset::from_rows(&["a", "b", "s"], &rows).unwrap();
+            let mut hide_a = FixedBitSet::with_capacity(n);
+            let mut hide_b = FixedBitSet::with_capacity(n);
+            for (r, (_, _, _, ha, hb)) in cells.iter().enumerate() {
+                hide_a.set(r, *ha);
+                hide_b.set(r, *hb);
+            }
+            let hidden = [Some(&hide_a), Some(&hide_b)];
+            let k = Knowledge { columns: &[0, 1], hidden: &hidden };
+            let m = original_matches(&ds, k, Some(2), &Progress::new()).unwrap();
+            let agree = |col: &[u32], hide: &FixedBitSet, r: usize, s: usize| {
+                hide.contains(r) || hide.contains(s) || col[r] == col[s]
+            };
+            let (ca, cb, cs) = (ds.col(0).codes(), ds.col(1).codes(), ds.col(2).codes());
+            for r in 0..n {
+                let matching: Vec<usize> = (0..n)
+                    .filter(|&s| agree(ca, &hide_a, r, s) && agree(cb, &hide_b, r, s))
+                    .collect();
+                prop_assert_eq!(m.matches[r] as usize, matching.len());
+                let same = matching.iter().filter(|&&s| cs[s] == cs[r]).count();
+                prop_assert_eq!(m.same_value.as_ref().unwrap()[r] as usize, same);
+            }
+        }
     }
 }

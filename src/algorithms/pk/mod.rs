@@ -212,15 +212,6 @@ impl Cluster {
         (self.rows.len() + 1) as f64 * cost - self.il()
     }
 
-    /// [`Self::div`] for a tuple with sensitive ids `ids` (one per view).
-    pub fn div_of(&self, pr: &Problem<'_>, ids: &[u32]) -> u32 {
-        let new = ids
-            .iter()
-            .enumerate()
-            .map(|(j, &id)| self.counts[j][id as usize] == 0);
-        div_units(new, &self.distinct, pr.p)
-    }
-
     /// IL(cl ∪ {row}) − IL(cl).
     pub fn delta_il(&self, pr: &Problem<'_>, row: u32) -> f64 {
         let cost: f64 = self

@@ -259,38 +259,54 @@ impl Pool {
         let reached = |s: Score| {
             floor.is_some_and(|f| s.div >= f.div && s.dil <= f.dil + 1e-9 * (1.0 + f.dil.abs()))
         };
+        // Div of a cell ([`Cluster::div`] for its sensitive ids): Σ over
+        // the views where its id is new to the cluster of the view's weight
+        // p − min(distinct, p).
+        let weight: Vec<u32> = cl
+            .distinct
+            .iter()
+            .map(|&d| pr.p - crate::metrics::pk_measures::capped(d, pr.p))
+            .collect();
+        let div_of = |cell: usize| -> u32 {
+            let ids = &self.sens[cell * self.views..(cell + 1) * self.views];
+            ids.iter()
+                .zip(&cl.counts)
+                .zip(&weight)
+                .map(|((&id, counts), &w)| if counts[id as usize] == 0 { w } else { 0 })
+                .sum()
+        };
         let mut best: Option<Found> = None;
         for &combo in combos {
             let combo = combo as usize;
-            let dil = self.dil(cl, terms, combo);
-            let dil = if negate { -dil } else { dil };
             let (s, row) = if diverse {
-                // The combo's best cell, ties to the lower head row.
+                // The combo's best cell: most Div, ties to the lower head
+                // row (its cells share the IL increase).
                 let (a, b) = self.combo_cells[combo];
-                let mut here: Option<(Score, u32)> = None;
+                let mut here: Option<(u32, u32)> = None;
                 for cell in a as usize..b as usize {
                     let row = self.cell_head[cell];
                     if row == u32::MAX {
                         continue;
                     }
-                    let s = Score {
-                        div: cl.div_of(pr, &self.sens[cell * self.views..(cell + 1) * self.views]),
-                        dil,
-                    };
+                    let div = div_of(cell);
                     here = match here {
-                        None => Some((s, row)),
-                        Some((hs, hr)) => match better(s, hs) {
-                            Ordering::Less => Some((s, row)),
-                            Ordering::Equal if row < hr => Some((s, row)),
-                            _ => Some((hs, hr)),
-                        },
+                        Some((hd, hr)) if hd > div || (hd == div && hr < row) => Some((hd, hr)),
+                        _ => Some((div, row)),
                     };
                 }
-                match here {
-                    Some(h) => h,
-                    None => continue,
+                let Some((div, row)) = here else { continue };
+                // Less Div than the best so far can neither beat it nor
+                // reach the floor (whose Div is the most any row has):
+                // its IL increase is not needed.
+                if best.is_some_and(|b| div < b.score.div) {
+                    continue;
                 }
+                let dil = self.dil(cl, terms, combo);
+                let dil = if negate { -dil } else { dil };
+                (Score { div, dil }, row)
             } else {
+                let dil = self.dil(cl, terms, combo);
+                let dil = if negate { -dil } else { dil };
                 (Score { div: 0, dil }, self.combo_head[combo])
             };
             let f = Found {
