@@ -29,8 +29,9 @@ use super::screens::hierarchies::{HierarchiesScreen, HierarchiesState};
 use super::screens::mark::MarkDialog;
 use super::screens::risk::{AfterView, RiskScreen, RiskState};
 use super::screens::sweep::SweepState;
+use super::history::{self, History};
 use super::search::SearchState;
-use super::session::{Before, SessionState};
+use super::session::{Before, SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen, DEFAULT_PROJECT_FILE};
 use super::theme::Theme;
 use super::worker::{Worker, WorkerMsg};
@@ -111,6 +112,19 @@ pub struct App {
     project_path: Option<PathBuf>,
     /// The session generation the screens followed last.
     seen: u64,
+    /// Undo and redo of the session's edits.
+    history: History,
+    /// The session as last saved (or opened): what "unsaved changes"
+    /// compares with.
+    saved: Snapshot,
+    /// The question asked before quitting with unsaved changes.
+    confirm: Option<Confirm>,
+}
+
+/// What waits for the user's answer about unsaved changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirm {
+    Quit,
 }
 
 impl App {
@@ -131,6 +145,9 @@ impl App {
             anon: AnonymizeScreen::new(&session),
             hier: HierarchiesScreen::new(&session),
             compare: CompareScreen::new(&session),
+            saved: session.snapshot(),
+            history: History::default(),
+            confirm: None,
             session,
             popup: None,
             cmdline: LineEditor::default(),
@@ -307,7 +324,8 @@ impl App {
     /// Whether a modal dialog is open; its input is translated with
     /// [`KeyMap::translate_dialog`].
     pub fn dialog_open(&self) -> bool {
-        self.data.mark.is_some()
+        self.confirm.is_some()
+            || self.data.mark.is_some()
             || self.hier.dialog_open()
             || self.cmdline.is_open()
             || self.search.editor.is_open()
@@ -399,15 +417,95 @@ impl App {
 
     // ---- changes ----
 
-    /// Apply one action.
+    /// Apply one action. An action that changed the session is recorded
+    /// for undo, named by what it changed.
     pub fn step(&mut self, action: &Action) {
+        let before = self.session.snapshot();
+        self.step_action(action);
+        if !matches!(action, Action::Undo | Action::Redo) {
+            self.history.record(before, &self.session);
+        }
+    }
+
+    /// Whether the session differs from the project as last saved (or
+    /// opened).
+    pub fn unsaved(&self) -> bool {
+        history::unsaved(&self.saved, &self.session)
+    }
+
+    /// The question open about unsaved changes.
+    pub fn confirm(&self) -> Option<Confirm> {
+        self.confirm
+    }
+
+    /// Edits an undo can go back, and undone edits a redo can replay.
+    pub fn history_depth(&self) -> (usize, usize) {
+        self.history.depth()
+    }
+
+    /// Quit, asking first when there are unsaved changes.
+    pub(super) fn request_quit(&mut self) {
+        if self.unsaved() {
+            self.confirm = Some(Confirm::Quit);
+        } else {
+            self.quit = true;
+        }
+    }
+
+    /// The answer to the question about unsaved changes: `w` (or Enter)
+    /// saves first, `d` discards them, Esc goes back to work. Ctrl-c
+    /// discards too: pressed twice it always quits.
+    fn step_confirm(&mut self, action: &Action) {
+        let proceed = match *action {
+            Action::TypeChar('w' | 'W' | 's' | 'y' | 'Y') | Action::Confirm => {
+                if !self.save_project() {
+                    self.confirm = None;
+                    return;
+                }
+                true
+            }
+            Action::TypeChar('d' | 'D' | 'n' | 'N') | Action::Quit => true,
+            Action::Cancel | Action::TypeChar(_) => false,
+            _ => return,
+        };
+        let kind = self.confirm.take();
+        if proceed && kind == Some(Confirm::Quit) {
+            self.quit = true;
+        }
+    }
+
+    /// Apply one action (see [`step`](Self::step)).
+    fn step_action(&mut self, action: &Action) {
         self.notice = None;
         let mut out = Out::default();
         match *action {
-            Action::Quit => self.quit = true,
             Action::Resize(w, h) => {
                 self.size = (w, h);
                 self.relayout();
+            }
+            _ if self.confirm.is_some() => self.step_confirm(action),
+            Action::Quit => self.request_quit(),
+            Action::Undo | Action::Redo
+                if self.popup.is_none() && !self.dialog_open() && !self.help =>
+            {
+                let undo = *action == Action::Undo;
+                let done = if undo {
+                    self.history.undo(&mut self.session)
+                } else {
+                    self.history.redo(&mut self.session)
+                };
+                let (back, forth) = self.history.depth();
+                self.notice = Some(match (done, undo) {
+                    (Some(what), true) => format!(
+                        "undone: {what} ({back} more to undo; Ctrl-r redoes)"
+                    ),
+                    (Some(what), false) => format!(
+                        "redone: {what} ({forth} more to redo; u undoes)"
+                    ),
+                    (None, true) => "nothing to undo".to_string(),
+                    (None, false) => "nothing to redo".to_string(),
+                });
+                self.anon.follow_algorithm(&self.session);
             }
             // A popup or the help overlay is modal: it takes Esc (and `?`
             // for help) and swallows the rest.
@@ -453,7 +551,9 @@ impl App {
             Action::NextScreen => self.show(self.screen.offset(1)),
             Action::PrevScreen => self.show(self.screen.offset(-1)),
             Action::Cancel => self.cancel_job(),
-            Action::SaveProject => self.save_project(),
+            Action::SaveProject => {
+                self.save_project();
+            }
             Action::ExportChart => self.export_chart(None),
             Action::ExportReport => self.export_report(None),
             Action::AddToCompare => {
@@ -688,13 +788,21 @@ impl App {
     /// when the file lies beside or below it (`Project::load` reads them
     /// relative to the project file), else absolute, so the project opens
     /// from any working directory.
-    fn save_project(&mut self) {
+    /// Whether it was saved.
+    fn save_project(&mut self) -> bool {
         let path = self.project_path();
         let project = self.to_project().relative_to(&path);
         let absolute = std::env::current_dir().unwrap_or_default().join(&path);
         match project.save(&path) {
-            Ok(()) => self.notice = Some(format!("project saved to {}", absolute.display())),
-            Err(e) => self.popup = Some(Popup::new("Cannot save the project", e.to_string())),
+            Ok(()) => {
+                self.notice = Some(format!("project saved to {}", absolute.display()));
+                self.saved = self.session.snapshot();
+                true
+            }
+            Err(e) => {
+                self.popup = Some(Popup::new("Cannot save the project", e.to_string()));
+                false
+            }
         }
     }
 

@@ -145,6 +145,11 @@ pub enum Action {
     /// Write the session's stakeholder report (HTML, Markdown, JSON) into
     /// the report directory beside the project file.
     ExportReport,
+    /// Undo the last edit of the session (roles, cells, attacker,
+    /// hierarchies, parameters).
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
 }
 
 /// Where a binding applies.
@@ -334,9 +339,9 @@ impl Default for KeyMap {
             ),
             b(
                 data,
-                &[I::ch('u')],
+                &[I::ch('p')],
                 A::SetRole(Role::Insensitive),
-                "role: insensitive",
+                "role: insensitive (published as is)",
             ),
             b(
                 data,
@@ -829,7 +834,19 @@ impl Default for KeyMap {
                 A::Cancel,
                 "close popup, or cancel the computation",
             ),
-            b(Scope::Global, &[I::ch('q'), I::ctrl('c')], A::Quit, "quit"),
+            b(
+                Scope::Global,
+                &[I::ch('u')],
+                A::Undo,
+                "undo the last edit (roles, cells, attacker, hierarchies, parameters)",
+            ),
+            b(Scope::Global, &[I::ctrl('r')], A::Redo, "redo the undone edit"),
+            b(
+                Scope::Global,
+                &[I::ch('q'), I::ctrl('c')],
+                A::Quit,
+                "quit (asks first when there are unsaved changes)",
+            ),
         ];
         KeyMap { bindings }
     }

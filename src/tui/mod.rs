@@ -13,6 +13,8 @@
 //! - `session`: the one session state — the library's session, the
 //!   attacker picker's order, generation counters and the session's
 //!   baseline, computed in a job slot of its own;
+//! - `history`: undo and redo of the session's edits, and what "unsaved"
+//!   means;
 //! - `screens`: one component per screen, each owning its state, its job
 //!   slots and their messages;
 //! - `export`: the chart and report jobs;
@@ -24,6 +26,7 @@ mod app;
 mod cmdline;
 mod config;
 mod export;
+mod history;
 mod jobs;
 mod keymap;
 mod layout;
@@ -52,7 +55,7 @@ use ratatui::Terminal;
 
 use crate::session::Session;
 
-pub use app::{App, JobMsg};
+pub use app::{App, Confirm, JobMsg};
 pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
 pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
 pub use export::{

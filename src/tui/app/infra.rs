@@ -177,7 +177,7 @@ impl App {
                 self.mouse = on;
                 self.notice = Some(format!("mouse {}", if on { "on" } else { "off" }));
             }
-            Command::Quit => self.quit = true,
+            Command::Quit => self.request_quit(),
             Command::Help => self.help = true,
             Command::Compare(c) => {
                 let entry = self.entry_now();

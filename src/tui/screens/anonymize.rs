@@ -603,6 +603,20 @@ impl AnonymizeScreen {
     }
 
     /// Use `entry`'s algorithm (a compare entry loaded with Enter).
+    /// Show the algorithm the session holds (after an undo or redo brought
+    /// back another one).
+    pub fn follow_algorithm(&mut self, session: &SessionState) {
+        let Some(id) = session.params().algorithm.as_deref() else {
+            return;
+        };
+        if let Some(i) = self.state.algorithms.iter().position(|a| a.id == id) {
+            if i != self.state.algorithm {
+                self.state.algorithm = i;
+                self.refresh_blocked(session);
+            }
+        }
+    }
+
     pub fn choose(&mut self, algorithm: &str, session: &mut SessionState) -> bool {
         let Some(i) = self.state.algorithms.iter().position(|a| a.id == algorithm) else {
             return false;

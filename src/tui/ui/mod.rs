@@ -54,6 +54,32 @@ fn draw_screens(frame: &mut Frame, app: &App) {
     if let Some(p) = app.popup() {
         draw_popup(frame, b.body, &p.title, &p.message);
     }
+    if app.confirm().is_some() {
+        draw_confirm(frame, b.body, app);
+    }
+}
+
+/// The question before quitting with unsaved changes.
+fn draw_confirm(frame: &mut Frame, area: Rect, app: &App) {
+    let key = |k: &str| Span::styled(format!("{k:<11}"), Style::new().fg(Color::Cyan));
+    let text = vec![
+        Line::from("The session has changes the project file does not hold:"),
+        Line::from(Span::styled(app.project_path().display().to_string(), dim())),
+        Line::from(""),
+        Line::from(vec![key("w Enter"), Span::raw("save the project, then quit")]),
+        Line::from(vec![key("d"), Span::raw("quit without saving")]),
+        Line::from(vec![key("Esc"), Span::raw("back to work")]),
+    ];
+    let width = text.iter().map(Line::width).max().unwrap_or(0) as u16 + 4;
+    let popup = centered(area, width, text.len() as u16 + 2);
+    let p = Paragraph::new(text).wrap(Wrap { trim: false }).block(
+        Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(Style::new().fg(Color::Yellow))
+            .title(" Unsaved changes "),
+    );
+    widgets::clear_under_popup(frame, popup);
+    frame.render_widget(p, popup);
 }
 
 fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
