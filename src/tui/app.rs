@@ -117,14 +117,20 @@ pub struct App {
     /// The session as last saved (or opened): what "unsaved changes"
     /// compares with.
     saved: Snapshot,
-    /// The question asked before quitting with unsaved changes.
+    /// The question asked before quitting or opening another file with
+    /// unsaved changes.
     confirm: Option<Confirm>,
+    /// A file to open in place of this session (`:open`), for the
+    /// terminal loop to pick up with [`take_open`](Self::take_open).
+    open_request: Option<PathBuf>,
 }
 
 /// What waits for the user's answer about unsaved changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confirm {
     Quit,
+    /// Open this file (a CSV or a project) in place of the session.
+    Open(PathBuf),
 }
 
 impl App {
@@ -148,6 +154,7 @@ impl App {
             saved: session.snapshot(),
             history: History::default(),
             confirm: None,
+            open_request: None,
             session,
             popup: None,
             cmdline: LineEditor::default(),
@@ -433,9 +440,18 @@ impl App {
         history::unsaved(&self.saved, &self.session)
     }
 
+    /// What changed since the project was saved (or opened), named as
+    /// undo names it; `None` when nothing did.
+    pub fn unsaved_changes(&self) -> Option<String> {
+        history::describe(&self.saved, &self.session).or_else(|| {
+            self.unsaved()
+                .then(|| "the compare set".to_string())
+        })
+    }
+
     /// The question open about unsaved changes.
-    pub fn confirm(&self) -> Option<Confirm> {
-        self.confirm
+    pub fn confirm(&self) -> Option<&Confirm> {
+        self.confirm.as_ref()
     }
 
     /// Edits an undo can go back, and undone edits a redo can replay.
@@ -449,6 +465,52 @@ impl App {
             self.confirm = Some(Confirm::Quit);
         } else {
             self.quit = true;
+        }
+    }
+
+    /// Open `path` (a CSV file, or a project when it ends in `.json`) in
+    /// place of the session, asking first when there are unsaved changes.
+    pub(super) fn request_open(&mut self, path: PathBuf) {
+        if self.unsaved() {
+            self.confirm = Some(Confirm::Open(path));
+        } else {
+            self.open_request = Some(path);
+        }
+    }
+
+    /// The file `:open` asked for, opened as a new app with this one's
+    /// keys, theme, mouse setting, size and command history; `None` when
+    /// none was asked for, or when it cannot be opened (a popup then says
+    /// why and this session stays). The terminal loop replaces the app
+    /// with it and starts its workers.
+    pub fn take_open(&mut self) -> Option<App> {
+        let path = self.open_request.take()?;
+        let opened = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+            App::open_project(&path)
+        } else {
+            crate::session::Session::open(&path, crate::data::CsvOptions::default())
+                .and_then(App::new)
+        };
+        match opened {
+            Ok(mut app) => {
+                app.keymap = self.keymap.clone();
+                app.data.semi_key = self.data.semi_key.clone();
+                app.theme = self.theme;
+                app.mouse = self.mouse;
+                app.cmdline = self.cmdline.clone();
+                app.step(&Action::Resize(self.size.0, self.size.1));
+                if app.notice.is_none() {
+                    app.notice = Some(format!("opened {}", path.display()));
+                }
+                Some(app)
+            }
+            Err(e) => {
+                self.popup = Some(Popup::new(
+                    "Cannot open the file",
+                    format!("{}: {e}", path.display()),
+                ));
+                None
+            }
         }
     }
 
@@ -468,15 +530,22 @@ impl App {
             Action::Cancel | Action::TypeChar(_) => false,
             _ => return,
         };
-        let kind = self.confirm.take();
-        if proceed && kind == Some(Confirm::Quit) {
-            self.quit = true;
+        match (proceed, self.confirm.take()) {
+            (true, Some(Confirm::Quit)) => self.quit = true,
+            (true, Some(Confirm::Open(path))) => self.open_request = Some(path),
+            _ => {}
         }
     }
 
     /// Apply one action (see [`step`](Self::step)).
     fn step_action(&mut self, action: &Action) {
         self.notice = None;
+        // Tab completes on the command line; in every other dialog it is
+        // the next field.
+        let action = &match *action {
+            Action::Complete if !self.cmdline.is_open() => Action::Down,
+            a => a,
+        };
         let mut out = Out::default();
         match *action {
             Action::Resize(w, h) => {

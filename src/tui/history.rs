@@ -37,6 +37,11 @@ impl History {
     /// anything undo restores; returns its name. A new edit forgets what
     /// was undone.
     pub fn record(&mut self, before: Snapshot, now: &SessionState) -> Option<String> {
+        // Most actions (moving, scrolling, drawing) edit nothing: no
+        // generation moved, nothing to compare.
+        if before.generations == now.generations() {
+            return None;
+        }
         let what = describe(&before, now)?;
         self.undo.push(Entry {
             what: what.clone(),

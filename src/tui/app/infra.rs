@@ -108,6 +108,16 @@ impl App {
     }
 
     pub(super) fn step_cmdline(&mut self, action: &Action) {
+        if *action == Action::Complete {
+            if let Some(text) = self.cmdline.text() {
+                let (line, matches) = cmdline::complete_path(text);
+                self.cmdline.set_text(line);
+                if !matches.is_empty() {
+                    self.notice = Some(matches.join("  "));
+                }
+            }
+            return;
+        }
         if let Edit::Submit(line) = self.cmdline.step(action) {
             if let Err(e) = cmdline::parse(&line).and_then(|c| self.run_command(c)) {
                 self.notice = Some(e);
@@ -178,6 +188,7 @@ impl App {
                 self.notice = Some(format!("mouse {}", if on { "on" } else { "off" }));
             }
             Command::Quit => self.request_quit(),
+            Command::Open(path) => self.request_open(path),
             Command::Help => self.help = true,
             Command::Compare(c) => {
                 let entry = self.entry_now();

@@ -101,7 +101,18 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
     };
     let mut hints = vec![Span::raw(" ")];
     hints.extend(key(Action::Confirm, "apply"));
-    hints.extend(key(Action::Down, "next field"));
+    // Tab (completion on the command line) moves to the next field here.
+    hints.push(Span::styled(
+        format!(
+            "{} {}",
+            keys.keys_for(Scope::Dialog, Action::Complete),
+            keys.keys_for(Scope::Dialog, Action::Down)
+        )
+        .trim()
+        .to_string(),
+        Style::new().fg(Color::Cyan),
+    ));
+    hints.push(Span::styled(" next field  ", dim()));
     hints.push(Span::styled(
         format!(
             "{}{}",

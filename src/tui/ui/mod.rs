@@ -59,19 +59,36 @@ fn draw_screens(frame: &mut Frame, app: &App) {
     }
 }
 
-/// The question before quitting with unsaved changes.
+/// The question before quitting (or opening another file) with unsaved
+/// changes: what changed since the project was saved, and the answers.
 fn draw_confirm(frame: &mut Frame, area: Rect, app: &App) {
     let key = |k: &str| Span::styled(format!("{k:<11}"), Style::new().fg(Color::Cyan));
-    let text = vec![
-        Line::from("The session has changes the project file does not hold:"),
-        Line::from(Span::styled(app.project_path().display().to_string(), dim())),
+    let file = app.project_path();
+    let file = file
+        .file_name()
+        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let then = match app.confirm() {
+        Some(super::Confirm::Open(_)) => "open the file",
+        _ => "quit",
+    };
+    let mut text = vec![Line::from(format!("Changes not saved to {file}:"))];
+    let changes = app.unsaved_changes().unwrap_or_default();
+    text.extend(
+        changes
+            .split("; ")
+            .map(|l| Line::from(Span::styled(format!("  {l}"), dim()))),
+    );
+    text.extend([
         Line::from(""),
-        Line::from(vec![key("w Enter"), Span::raw("save the project, then quit")]),
-        Line::from(vec![key("d"), Span::raw("quit without saving")]),
+        Line::from(vec![key("w Enter"), Span::raw(format!("save {file}, then {then}"))]),
+        Line::from(vec![key("d"), Span::raw(format!("{then} without saving"))]),
         Line::from(vec![key("Esc"), Span::raw("back to work")]),
-    ];
-    let width = text.iter().map(Line::width).max().unwrap_or(0) as u16 + 4;
-    let popup = centered(area, width, text.len() as u16 + 2);
+    ]);
+    let width = (text.iter().map(Line::width).max().unwrap_or(0) as u16 + 4).min(area.width);
+    // Long change lines wrap: the height counts their rows.
+    let inner = usize::from(width.saturating_sub(2)).max(1);
+    let rows: usize = text.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+    let popup = centered(area, width, rows as u16 + 2);
     let p = Paragraph::new(text).wrap(Wrap { trim: false }).block(
         Block::bordered()
             .border_type(BorderType::Rounded)
@@ -301,7 +318,16 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(under, widgets::cursor_style()),
             Span::raw(chars.as_str().to_string()),
         ]);
+        // Tab's matches, when it found several, right of the line.
+        let room = usize::from(area.width).saturating_sub(line.width() + 2);
+        let matches = app.notice().filter(|_| room > 8).map(|n| {
+            let shown: String = n.chars().take(room).collect();
+            Line::from(Span::styled(shown, dim())).right_aligned()
+        });
         frame.render_widget(line, area);
+        if let Some(m) = matches {
+            frame.render_widget(m, area);
+        }
         return;
     }
     let help = Line::from(vec![Span::styled(" ? help  : cmd ", dim())]).right_aligned();
