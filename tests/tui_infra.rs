@@ -142,7 +142,11 @@ fn the_command_line_sets_parameters_and_says_what_is_wrong() {
     app.step(&Action::Cancel);
     assert_eq!(app.editing_line(), None);
 
+    // The commands above changed k: :q asks first, d quits without saving.
     command(&mut app, "q");
+    assert!(!app.should_quit());
+    assert_eq!(app.confirm(), Some(&anonlab::tui::Confirm::Quit));
+    app.step(&Action::TypeChar('d'));
     assert!(app.should_quit());
 }
 

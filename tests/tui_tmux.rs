@@ -2,7 +2,8 @@
 //! (no arguments: the demo) in a detached 120×40 session in a scratch
 //! directory; the test reads the screen with `tmux capture-pane`, goes to
 //! the Anonymize screen, raises k with a key press, writes the report with
-//! `E`, quits with `q`, and checks that the process exited, that the
+//! `E`, quits with `q` (answering `w`, save, to the unsaved-changes
+//! question), and checks that the process exited, that the
 //! report's files exist (the HTML well-formed, the JSON with the k set) and
 //! that the terminal was given back (the shell, not the alternate screen).
 //!
@@ -155,7 +156,13 @@ fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
     tmux.wait_for("the report's notice", |s| s.contains("report ("));
     wait_for_file(&report.join("report.json"), &tmux);
 
+    // k changed since the project was saved: q asks first; w saves, then
+    // quits.
     tmux.send(&["q"]);
+    tmux.wait_for("the unsaved-changes question", |s| {
+        s.contains("Unsaved changes") && s.contains("k 5 → 6")
+    });
+    tmux.send(&["w"]);
     // The echo's output, not the command line that typed it.
     let screen = tmux.wait_for("the program's exit", |s| {
         s.lines().any(|l| l.starts_with("anonlab-exit="))
@@ -180,4 +187,9 @@ fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
             .unwrap();
     assert_eq!(json["release"]["k"], 6, "{}", json["release"]);
     assert_eq!(json["dataset"]["rows"], 1500);
+    let project: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(work.join("anonlab-project.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(project["params"]["k"], 6, "the answer w saved the project");
 }

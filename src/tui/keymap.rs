@@ -842,7 +842,7 @@ impl Default for KeyMap {
                 Scope::Global,
                 &[I::ch('u')],
                 A::Undo,
-                "undo the last edit (roles, cells, attacker, hierarchies, parameters)",
+                "undo the last edit of the session",
             ),
             b(Scope::Global, &[I::ctrl('r')], A::Redo, "redo the undone edit"),
             b(
