@@ -64,7 +64,11 @@ fn fingerprint(app: &App) -> Option<String> {
 }
 
 fn status(app: &App) -> String {
-    text(&render(app)).lines().last().unwrap_or_default().to_string()
+    text(&render(app))
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// One edit of each kind, the state after each, and the name the status
@@ -141,7 +145,12 @@ fn undo_restores_each_earlier_session_exactly_and_redo_replays() {
             states[i].1
         );
         assert!(status(&app).contains("undone: "), "{}", status(&app));
-        assert_eq!(state(&app), states[i - 1].0, "after undoing '{}'", states[i].1);
+        assert_eq!(
+            state(&app),
+            states[i - 1].0,
+            "after undoing '{}'",
+            states[i].1
+        );
     }
     app.step(&Action::Undo);
     assert_eq!(app.notice(), Some("nothing to undo"));
@@ -151,7 +160,10 @@ fn undo_restores_each_earlier_session_exactly_and_redo_replays() {
     for (i, (s, what)) in states.iter().enumerate().skip(1) {
         app.step(&Action::Redo);
         let notice = app.notice().unwrap_or_default();
-        assert!(notice.starts_with("redone: ") && notice.contains(what), "{notice}");
+        assert!(
+            notice.starts_with("redone: ") && notice.contains(what),
+            "{notice}"
+        );
         assert_eq!(&state(&app), s, "after redoing edit {i} '{what}'");
     }
     app.step(&Action::Redo);
@@ -255,21 +267,29 @@ fn u_undoes_and_ctrl_r_redoes_from_the_keyboard() {
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
     let app = demo(100, 30);
     let key = |c: char, m: KeyModifiers| Event::Key(KeyEvent::new(KeyCode::Char(c), m));
-    for screen in [Screen::Data, Screen::Risk, Screen::Anonymize, Screen::Hierarchies] {
+    for screen in [
+        Screen::Data,
+        Screen::Risk,
+        Screen::Anonymize,
+        Screen::Hierarchies,
+    ] {
         assert_eq!(
-            app.keymap().translate(screen, &key('u', KeyModifiers::NONE)),
+            app.keymap()
+                .translate(screen, &key('u', KeyModifiers::NONE)),
             Some(Action::Undo),
             "{screen:?}"
         );
         assert_eq!(
-            app.keymap().translate(screen, &key('r', KeyModifiers::CONTROL)),
+            app.keymap()
+                .translate(screen, &key('r', KeyModifiers::CONTROL)),
             Some(Action::Redo),
             "{screen:?}"
         );
     }
     // The insensitive role moved to `p` on the Data screen.
     assert_eq!(
-        app.keymap().translate(Screen::Data, &key('p', KeyModifiers::NONE)),
+        app.keymap()
+            .translate(Screen::Data, &key('p', KeyModifiers::NONE)),
         Some(Action::SetRole(Role::Insensitive))
     );
 }
@@ -288,7 +308,10 @@ fn open_asks_about_unsaved_changes_then_opens_the_file_in_place() {
     type_text(&mut app, &format!("open {}/peo", dir.path().display()));
     app.step(&Action::Complete);
     let want = format!("open {}", csv.display());
-    assert_eq!(app.editing_line().map(|(_, t, _)| t.to_string()), Some(want));
+    assert_eq!(
+        app.editing_line().map(|(_, t, _)| t.to_string()),
+        Some(want)
+    );
     app.step(&Action::Confirm);
 
     // Unsaved changes: it asks first; Esc stays.
@@ -311,6 +334,10 @@ fn open_asks_about_unsaved_changes_then_opens_the_file_in_place() {
     common::screen::command(&mut app, "open /nonexistent/x.csv");
     assert!(app.take_open().is_none());
     let popup = app.popup().expect("a popup says why");
-    assert!(popup.message.contains("/nonexistent/x.csv"), "{}", popup.message);
+    assert!(
+        popup.message.contains("/nonexistent/x.csv"),
+        "{}",
+        popup.message
+    );
     assert_eq!(app.dataset().n_rows(), 1500);
 }

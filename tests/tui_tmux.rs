@@ -187,9 +187,8 @@ fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
             .unwrap();
     assert_eq!(json["release"]["k"], 6, "{}", json["release"]);
     assert_eq!(json["dataset"]["rows"], 1500);
-    let project: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(work.join("anonlab-project.json")).unwrap(),
-    )
-    .unwrap();
+    let project: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join("anonlab-project.json")).unwrap())
+            .unwrap();
     assert_eq!(project["params"]["k"], 6, "the answer w saved the project");
 }

@@ -18,6 +18,7 @@ use std::time::Instant;
 use ratatui::layout::Rect;
 
 use super::cmdline::LineEditor;
+use super::history::{self, History};
 use super::jobs::{JobClock, JobLine};
 use super::keymap::{Action, KeyMap};
 use super::layout;
@@ -29,7 +30,6 @@ use super::screens::hierarchies::{HierarchiesScreen, HierarchiesState};
 use super::screens::mark::MarkDialog;
 use super::screens::risk::{AfterView, RiskScreen, RiskState};
 use super::screens::sweep::SweepState;
-use super::history::{self, History};
 use super::search::SearchState;
 use super::session::{Before, SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen, DEFAULT_PROJECT_FILE};
@@ -443,10 +443,8 @@ impl App {
     /// What changed since the project was saved (or opened), named as
     /// undo names it; `None` when nothing did.
     pub fn unsaved_changes(&self) -> Option<String> {
-        history::describe(&self.saved, &self.session).or_else(|| {
-            self.unsaved()
-                .then(|| "the compare set".to_string())
-        })
+        history::describe(&self.saved, &self.session)
+            .or_else(|| self.unsaved().then(|| "the compare set".to_string()))
     }
 
     /// The question open about unsaved changes.
@@ -485,7 +483,10 @@ impl App {
     /// with it and starts its workers.
     pub fn take_open(&mut self) -> Option<App> {
         let path = self.open_request.take()?;
-        let opened = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        let opened = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
             App::open_project(&path)
         } else {
             crate::session::Session::open(&path, crate::data::CsvOptions::default())
@@ -565,12 +566,12 @@ impl App {
                 };
                 let (back, forth) = self.history.depth();
                 self.notice = Some(match (done, undo) {
-                    (Some(what), true) => format!(
-                        "undone: {what} ({back} more to undo; Ctrl-r redoes)"
-                    ),
-                    (Some(what), false) => format!(
-                        "redone: {what} ({forth} more to redo; u undoes)"
-                    ),
+                    (Some(what), true) => {
+                        format!("undone: {what} ({back} more to undo; Ctrl-r redoes)")
+                    }
+                    (Some(what), false) => {
+                        format!("redone: {what} ({forth} more to redo; u undoes)")
+                    }
                     (None, true) => "nothing to undo".to_string(),
                     (None, false) => "nothing to redo".to_string(),
                 });
@@ -625,6 +626,7 @@ impl App {
             }
             Action::ExportChart => self.export_chart(None),
             Action::ExportReport => self.export_report(None),
+            Action::WriteRelease => self.write_release(None),
             Action::AddToCompare => {
                 let entry = self.entry_now();
                 self.compare.add(entry, &mut self.session, &mut out);

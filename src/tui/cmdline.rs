@@ -59,6 +59,9 @@ pub enum Command {
     /// `:open PATH`: a CSV file or a project (.json) in place of the
     /// session.
     Open(PathBuf),
+    /// `:write [PATH]`: the verified release as `anonlab anonymize -o`
+    /// writes it.
+    Write(Option<PathBuf>),
 }
 
 /// What `:population` sets.
@@ -100,6 +103,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         ":open PATH",
         "open a CSV file or a project (.json) in place of the session; Tab completes the path",
+    ),
+    (
+        ":write [PATH]",
+        "write the verified release as anonymize -o does: table, buckets, JSON (default anonlab-release/release.csv)",
     ),
     (":q", "quit"),
     (":help", "show the keys"),
@@ -267,6 +274,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "on" => Command::AttributeRisks(true),
             "off" => Command::AttributeRisks(false),
             other => return Err(format!(":attributes takes on or off, got '{other}'")),
+        },
+        "write" => match args.as_slice() {
+            [] => Command::Write(None),
+            _ => Command::Write(Some(PathBuf::from(args.join(" ")))),
         },
         "open" | "e" | "o" => match args.as_slice() {
             [] => return Err(":open needs the path of a CSV file or a project (.json)".into()),
@@ -516,7 +527,10 @@ mod tests {
         let (line, many) = complete_path(&format!("open {d}/"));
         assert_eq!(line, format!("open {d}/"));
         assert_eq!(many.len(), 3, "{many:?}");
-        assert_eq!(complete_path(&format!("open {d}/zz")).0, format!("open {d}/zz"));
+        assert_eq!(
+            complete_path(&format!("open {d}/zz")).0,
+            format!("open {d}/zz")
+        );
         assert_eq!(complete_path("k 5").0, "k 5");
     }
 

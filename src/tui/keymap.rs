@@ -150,6 +150,8 @@ pub enum Action {
     Undo,
     /// Redo the last undone edit.
     Redo,
+    /// Write the verified release on the Anonymize screen (`:write`).
+    WriteRelease,
     /// Tab in a dialog: on the command line, complete the path; in the
     /// other dialogs, the next field (as ↓).
     Complete,
@@ -840,11 +842,22 @@ impl Default for KeyMap {
             ),
             b(
                 Scope::Global,
+                &[I::ch('W')],
+                A::WriteRelease,
+                "write the verified release (table, buckets, JSON; anonlab-release/)",
+            ),
+            b(
+                Scope::Global,
                 &[I::ch('u')],
                 A::Undo,
                 "undo the last edit of the session",
             ),
-            b(Scope::Global, &[I::ctrl('r')], A::Redo, "redo the undone edit"),
+            b(
+                Scope::Global,
+                &[I::ctrl('r')],
+                A::Redo,
+                "redo the undone edit",
+            ),
             b(
                 Scope::Global,
                 &[I::ch('q'), I::ctrl('c')],

@@ -189,6 +189,7 @@ impl App {
             }
             Command::Quit => self.request_quit(),
             Command::Open(path) => self.request_open(path),
+            Command::Write(path) => self.write_release(path),
             Command::Help => self.help = true,
             Command::Compare(c) => {
                 let entry = self.entry_now();

@@ -64,9 +64,10 @@ fn draw_screens(frame: &mut Frame, app: &App) {
 fn draw_confirm(frame: &mut Frame, area: Rect, app: &App) {
     let key = |k: &str| Span::styled(format!("{k:<11}"), Style::new().fg(Color::Cyan));
     let file = app.project_path();
-    let file = file
-        .file_name()
-        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let file = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let then = match app.confirm() {
         Some(super::Confirm::Open(_)) => "open the file",
         _ => "quit",
@@ -80,7 +81,10 @@ fn draw_confirm(frame: &mut Frame, area: Rect, app: &App) {
     );
     text.extend([
         Line::from(""),
-        Line::from(vec![key("w Enter"), Span::raw(format!("save {file}, then {then}"))]),
+        Line::from(vec![
+            key("w Enter"),
+            Span::raw(format!("save {file}, then {then}")),
+        ]),
         Line::from(vec![key("d"), Span::raw(format!("{then} without saving"))]),
         Line::from(vec![key("Esc"), Span::raw("back to work")]),
     ]);
