@@ -59,6 +59,9 @@ pub enum Command {
     /// `:open PATH`: a CSV file or a project (.json) in place of the
     /// session.
     Open(PathBuf),
+    /// `:hierarchies PATH`: import a folder of `*hierarchy_<column>.csv`
+    /// files (previewed first) or one such file.
+    Hierarchies(PathBuf),
     /// `:write [PATH]`: the verified release as `anonlab anonymize -o`
     /// writes it.
     Write(Option<PathBuf>),
@@ -103,6 +106,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         ":open PATH",
         "open a CSV file or a project (.json) in place of the session; Tab completes the path",
+    ),
+    (
+        ":hierarchies PATH",
+        "import a folder of ARX '*hierarchy_<column>.csv' files (preview, then Enter binds) or one file",
     ),
     (
         ":write [PATH]",
@@ -274,6 +281,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "on" => Command::AttributeRisks(true),
             "off" => Command::AttributeRisks(false),
             other => return Err(format!(":attributes takes on or off, got '{other}'")),
+        },
+        "hierarchies" | "hier" => match args.as_slice() {
+            [] => {
+                return Err(":hierarchies needs a folder of '*hierarchy_<column>.csv' files".into())
+            }
+            _ => Command::Hierarchies(PathBuf::from(args.join(" "))),
         },
         "write" => match args.as_slice() {
             [] => Command::Write(None),

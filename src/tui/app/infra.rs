@@ -190,6 +190,16 @@ impl App {
             Command::Quit => self.request_quit(),
             Command::Open(path) => self.request_open(path),
             Command::Write(path) => self.write_release(path),
+            Command::Hierarchies(path) => {
+                self.show(Screen::Hierarchies);
+                let inputs = self.inputs();
+                self.hier.import(
+                    &path.display().to_string(),
+                    &mut self.session,
+                    &inputs,
+                    &mut out,
+                );
+            }
             Command::Help => self.help = true,
             Command::Compare(c) => {
                 let entry = self.entry_now();
