@@ -295,6 +295,10 @@ impl App {
     pub fn data_view(&self) -> &DataView {
         &self.data.view
     }
+    /// The Data screen's frequency table (`F`), when open.
+    pub fn data_screen_freq(&self) -> Option<&super::screens::explore::FrequencyView> {
+        self.data.freq.as_ref()
+    }
     pub fn column_stats(&self) -> &ColumnStats {
         &self.data.stats
     }
@@ -589,6 +593,9 @@ impl App {
             _ if self.data.mark.is_some() => {
                 self.data.step_mark(action, &mut self.session, &mut out)
             }
+            _ if self.data.freq.is_some() && self.screen == Screen::Data => {
+                self.data.step_freq(action)
+            }
             _ if self.hier.dialog_open() => {
                 let inputs = self.inputs();
                 self.hier.step(action, &mut self.session, &inputs, &mut out)
@@ -613,6 +620,11 @@ impl App {
                 self.help_scroll = 0;
             }
             Action::OpenCommandLine => self.cmdline.open(),
+            Action::OpenFilter if self.screen == Screen::Data => {
+                self.cmdline.open();
+                let current = self.data.view.order.filter.clone().unwrap_or_default();
+                self.cmdline.set_text(format!("filter {current}"));
+            }
             Action::OpenSearch => self.search.editor.open(),
             Action::SearchNext => self.search_next(true),
             Action::SearchPrev => self.search_next(false),

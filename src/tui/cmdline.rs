@@ -62,6 +62,9 @@ pub enum Command {
     /// `:hierarchies PATH`: import a folder of `*hierarchy_<column>.csv`
     /// files (previewed first) or one such file.
     Hierarchies(PathBuf),
+    /// `:filter [RULE]`: the Data screen shows the rows the rule keeps (no
+    /// rule: every row).
+    Filter(Option<String>),
     /// `:write [PATH]`: the verified release as `anonlab anonymize -o`
     /// writes it.
     Write(Option<PathBuf>),
@@ -110,6 +113,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         ":hierarchies PATH",
         "import a folder of ARX '*hierarchy_<column>.csv' files (preview, then Enter binds) or one file",
+    ),
+    (
+        ":filter [RULE]",
+        "Data screen: only the rows a rule keeps (age>=60 and sex=Female); no rule shows all",
     ),
     (
         ":write [PATH]",
@@ -288,6 +295,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
             _ => Command::Hierarchies(PathBuf::from(args.join(" "))),
         },
+        "filter" => {
+            let rule = args.join(" ");
+            Command::Filter((!rule.trim().is_empty()).then_some(rule))
+        }
         "write" => match args.as_slice() {
             [] => Command::Write(None),
             _ => Command::Write(Some(PathBuf::from(args.join(" ")))),

@@ -152,6 +152,16 @@ pub enum Action {
     Redo,
     /// Write the verified release on the Anonymize screen (`:write`).
     WriteRelease,
+    /// Data: sort the view by the focused column.
+    Sort {
+        descending: bool,
+    },
+    /// Data: the command line with `filter ` typed (`|`).
+    OpenFilter,
+    /// Data: the focused column's frequency table.
+    ShowFrequencies,
+    /// Data: the focused column drawn wider (narrower).
+    WidenColumn(i32),
     /// Tab in a dialog: on the command line, complete the path; in the
     /// other dialogs, the next field (as ↓).
     Complete,
@@ -360,6 +370,33 @@ impl Default for KeyMap {
                 A::MarkCells,
                 "mark the column's sensitive cells by rule, density or flag",
             ),
+            b(
+                data,
+                &[I::ch('[')],
+                A::Sort { descending: false },
+                "sort by the column, ascending (again: file order)",
+            ),
+            b(
+                data,
+                &[I::ch(']')],
+                A::Sort { descending: true },
+                "sort by the column, descending (again: file order)",
+            ),
+            b(
+                data,
+                &[I::ch('|')],
+                A::OpenFilter,
+                "filter the rows by a rule (:filter RULE; empty: all rows)",
+            ),
+            b(
+                data,
+                &[I::ch('F')],
+                A::ShowFrequencies,
+                "the column's value frequencies and their small classes",
+            ),
+            b(data, &[I::ch('>')], A::WidenColumn(4), "widen the column"),
+            b(data, &[I::ch('<')], A::WidenColumn(-4), "narrow the column"),
+            b(data, &[I::key(K::Enter)], A::Confirm, "the record's values"),
             // Risk screen.
             b(
                 risk,
