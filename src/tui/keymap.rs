@@ -881,7 +881,7 @@ impl Default for KeyMap {
                 Scope::Global,
                 &[I::ch('W')],
                 A::WriteRelease,
-                "write the verified release (table, buckets, JSON; anonlab-release/)",
+                "write the verified release (anonlab-release/)",
             ),
             b(
                 Scope::Global,
