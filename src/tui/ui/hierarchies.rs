@@ -195,6 +195,20 @@ fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
         }
         lines.push(Line::from(row));
     }
+    // Numeric columns with many values are binned for the measure: say so.
+    let binned: Vec<String> = m
+        .discretization
+        .columns
+        .iter()
+        .filter(|c| !c.bins.is_empty())
+        .map(|c| format!("{} into {} quantile bins", c.column, c.bins.len()))
+        .collect();
+    if !binned.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("binned: {}", binned.join(", ")),
+            dim(),
+        )));
+    }
     // The rows fit the panel (it is as wide as the matrix); only the
     // measure's description may need a second line.
     frame.render_widget(
