@@ -142,7 +142,11 @@ fn the_command_line_sets_parameters_and_says_what_is_wrong() {
     app.step(&Action::Cancel);
     assert_eq!(app.editing_line(), None);
 
+    // The commands above changed k: :q asks first, d quits without saving.
     command(&mut app, "q");
+    assert!(!app.should_quit());
+    assert_eq!(app.confirm(), Some(&anonlab::tui::Confirm::Quit));
+    app.step(&Action::TypeChar('d'));
     assert!(app.should_quit());
 }
 
@@ -295,7 +299,7 @@ fn a_remapped_key_works_and_shows_in_help() {
         "test.toml",
     );
     assert!(cfg.problems.is_empty(), "{:?}", cfg.problems);
-    let mut app = app(120, 48).with_config(cfg);
+    let mut app = app(120, 60).with_config(cfg);
     assert!(!app.mouse_enabled());
     let km = app.keymap().clone();
     let key = |c, m| Event::Key(KeyEvent::new(KeyCode::Char(c), m));
@@ -406,7 +410,7 @@ fn a_job_shows_a_gauge_only_after_the_threshold() {
 #[test]
 fn help_overlay_on_each_screen() {
     for screen in Screen::ALL {
-        let mut app = app(150, 50);
+        let mut app = app(150, 60);
         // Jobs are left queued: a finished run shows its time, which
         // varies.
         app.step(&Action::ShowScreen(screen));

@@ -161,7 +161,7 @@ fn side_panel_describes_the_focused_column() {
 
 #[test]
 fn help_overlay_lists_the_focused_screens_keys() {
-    let mut app = app_with_roles(100, 48);
+    let mut app = app_with_roles(100, 60);
     app.step(&Action::ToggleHelp);
     let t = text(&render(&app));
     for line in app.keymap().help(Screen::Data) {
@@ -487,7 +487,7 @@ fn project_round_trip_keeps_the_users_edits() {
 
 #[test]
 fn help_on_a_short_terminal_uses_two_columns() {
-    let mut app = app_with_roles(150, 26);
+    let mut app = app_with_roles(150, 32);
     app.step(&Action::ToggleHelp);
     let t = text(&render(&app));
     for line in app.keymap().help(Screen::Data) {

@@ -1,8 +1,12 @@
-//! End to end: the real binary in a real terminal. tmux runs `anonlab`
+//! End to end: the real binary in a real terminal. The steward's path on
+//! Adult (open it with `:open` and Tab, roles, cells by rule, hierarchies
+//! from ARX's folder, anonymize, tune k, write the release, quit with the
+//! save question) is the first test; the second is the demo's. tmux runs `anonlab`
 //! (no arguments: the demo) in a detached 120×40 session in a scratch
 //! directory; the test reads the screen with `tmux capture-pane`, goes to
 //! the Anonymize screen, raises k with a key press, writes the report with
-//! `E`, quits with `q`, and checks that the process exited, that the
+//! `E`, quits with `q` (answering `w`, save, to the unsaved-changes
+//! question), and checks that the process exited, that the
 //! report's files exist (the HTML well-formed, the JSON with the k set) and
 //! that the terminal was given back (the shell, not the alternate screen).
 //!
@@ -97,6 +101,171 @@ fn wait_for_file(file: &Path, tmux: &Tmux) {
     }
 }
 
+/// A tmux server with a shell in `work`, its environment bare (see the
+/// module doc), at 160×45.
+fn start(dir: &Path, work: &Path) -> Tmux {
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let tmux = Tmux {
+        socket: dir.join("tmux.sock"),
+    };
+    let shell = format!(
+        "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME='{home}' XDG_CONFIG_HOME='{home}/.config' \
+         ANONLAB_CONFIG='{home}/no-config.toml' TERM=xterm-256color PS1='shell$ ' sh",
+        home = home.display()
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "anonlab",
+        "-x",
+        "160",
+        "-y",
+        "45",
+        "-c",
+        work.to_str().unwrap(),
+        &shell,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    tmux.wait_for("the shell prompt", |s| s.contains("shell$"));
+    tmux
+}
+
+/// The steward's path on Adult, keys only: open the file (`:open`, Tab
+/// completing its name), give the
+/// roles, mark the sensitive cells of age by a rule, import the
+/// hierarchies from ARX's folder, anonymize, tune k, write the release,
+/// quit answering the save question; then the files are checked.
+#[test]
+fn the_stewards_path_on_adult_in_a_real_terminal() {
+    if !common::require(have_tmux(), "tmux") {
+        return;
+    }
+    if !common::require(common::have_adult(), "Adult (../shared/data/adult)") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let tmux = start(dir.path(), &work);
+    let adult = common::adult_path().canonicalize().unwrap();
+    let folder = adult.parent().unwrap();
+
+    let bin = env!("CARGO_BIN_EXE_anonlab");
+    tmux.send(&[&format!("'{bin}'; echo anonlab-exit=$?"), "Enter"]);
+    tmux.wait_for("the demo", |s| s.contains("demo.csv (embedded)"));
+    // Open Adult with :open, the name completed by Tab.
+    let typed = adult.display().to_string();
+    tmux.send(&[":"]);
+    tmux.send(&["-l", &format!("open {}", &typed[..typed.len() - 2])]);
+    tmux.send(&["Tab"]);
+    tmux.wait_for("the completed path", |s| {
+        s.contains(&format!(":open {typed}"))
+    });
+    tmux.send(&["Enter"]);
+    tmux.wait_for("Adult on the Data screen", |s| {
+        s.contains("1 Data") && s.contains("adult.csv") && s.contains("30,162")
+    });
+    // Roles, left to right: sex age race marital-status education
+    // native-country workclass are quasi-identifiers, occupation is
+    // sensitive; then age becomes semi-sensitive.
+    for (i, key) in ["Q", "Q", "Q", "Q", "Q", "Q", "Q", "s"].iter().enumerate() {
+        if i > 0 {
+            tmux.send(&["l"]);
+        }
+        tmux.send(&[key]);
+    }
+    tmux.wait_for("occupation sensitive", |s| {
+        s.contains("role: sensitive") || s.contains(" S ")
+    });
+    tmux.send(&["Home", "l", "S"]);
+    // Cells of age by rule, counted before Enter.
+    tmux.send(&["m"]);
+    tmux.wait_for("the mark dialog", |s| s.contains("rule"));
+    for _ in 0..4 {
+        let screen = tmux.screen();
+        if screen.contains("[rule]") {
+            break;
+        }
+        tmux.send(&["Left"]);
+        std::thread::sleep(POLL);
+    }
+    tmux.send(&["-l", "age>=60"]);
+    tmux.wait_for("the count before Enter", |s| {
+        s.contains("Enter marks 2,082 of 30,162 cells")
+    });
+    tmux.send(&["Enter"]);
+    tmux.wait_for("the marks applied", |s| s.contains("age 2,082"));
+
+    // Hierarchies from the folder: preview, then bind.
+    tmux.send(&[":"]);
+    tmux.send(&["-l", &format!("hierarchies {}", folder.display())]);
+    tmux.send(&["Enter"]);
+    tmux.wait_for("the folder preview", |s| {
+        s.contains("Enter binds the 9 hierarchies")
+    });
+    tmux.send(&["Enter"]);
+    tmux.wait_for("the hierarchies bound", |s| {
+        s.contains("9 hierarchies bound")
+    });
+
+    // Anonymize, then k + 1.
+    tmux.send(&["3"]);
+    tmux.wait_for("a verified release", |s| s.contains("verified ✓"));
+    tmux.send(&["]"]);
+    tmux.wait_for("k = 6", |s| s.contains(" k=6 "));
+    // Write the release: refused (a popup says why) until the release for
+    // k = 6 is on screen, so ask again until it is written.
+    let start = Instant::now();
+    let screen = loop {
+        tmux.send(&["W"]);
+        std::thread::sleep(Duration::from_millis(500));
+        let screen = tmux.screen();
+        if screen.contains("wrote ") {
+            break screen;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the release was not written:\n{screen}"
+        );
+        if screen.contains("was not written") {
+            tmux.send(&["Escape"]);
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    assert!(screen.contains("release.csv"), "{screen}");
+    let out = work.join("anonlab-release");
+    assert!(out.join("release.csv").exists() && out.join("release.json").exists());
+
+    // Quit: the question lists the changes; w saves, then quits.
+    tmux.send(&["q"]);
+    tmux.wait_for("the unsaved-changes question", |s| {
+        s.contains("Unsaved changes")
+    });
+    tmux.send(&["w"]);
+    let screen = tmux.wait_for("the program's exit", |s| {
+        s.lines().any(|l| l.starts_with("anonlab-exit="))
+    });
+    assert!(screen.lines().any(|l| l == "anonlab-exit=0"), "{screen}");
+    let project: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join("anonlab-project.json")).unwrap())
+            .unwrap();
+    assert_eq!(project["params"]["k"], 6);
+    assert_eq!(project["roles"]["occupation"], "sensitive");
+    assert_eq!(project["roles"]["age"], "semi-sensitive");
+    assert_eq!(project["sensitivity"]["age"]["rule"], "age>=60");
+    assert_eq!(
+        project["hierarchies"].as_object().map(|h| h.len()),
+        Some(9),
+        "{}",
+        project["hierarchies"]
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("release.json")).unwrap()).unwrap();
+    assert_eq!(json["params"]["k"], 6, "{}", json["params"]);
+}
+
 #[test]
 fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
     // .ci/run installs tmux; under CI its absence fails the test.
@@ -155,7 +324,13 @@ fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
     tmux.wait_for("the report's notice", |s| s.contains("report ("));
     wait_for_file(&report.join("report.json"), &tmux);
 
+    // k changed since the project was saved: q asks first; w saves, then
+    // quits.
     tmux.send(&["q"]);
+    tmux.wait_for("the unsaved-changes question", |s| {
+        s.contains("Unsaved changes") && s.contains("k 5 → 6")
+    });
+    tmux.send(&["w"]);
     // The echo's output, not the command line that typed it.
     let screen = tmux.wait_for("the program's exit", |s| {
         s.lines().any(|l| l.starts_with("anonlab-exit="))
@@ -180,4 +355,8 @@ fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
             .unwrap();
     assert_eq!(json["release"]["k"], 6, "{}", json["release"]);
     assert_eq!(json["dataset"]["rows"], 1500);
+    let project: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join("anonlab-project.json")).unwrap())
+            .unwrap();
+    assert_eq!(project["params"]["k"], 6, "the answer w saved the project");
 }

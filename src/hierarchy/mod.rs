@@ -599,8 +599,8 @@ impl HierarchySet {
     }
 
     /// The (attribute, file) pairs of a directory, as [`Self::load_dir`]
-    /// reads them.
-    fn dir_pairs(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    /// reads them (the TUI's folder import previews them one by one).
+    pub fn dir_pairs(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
         let io = |e| Error::Io(dir.to_path_buf(), e);
         let mut files: Vec<(String, PathBuf)> = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(io)? {

@@ -18,6 +18,7 @@ use std::time::Instant;
 use ratatui::layout::Rect;
 
 use super::cmdline::LineEditor;
+use super::history::{self, History};
 use super::jobs::{JobClock, JobLine};
 use super::keymap::{Action, KeyMap};
 use super::layout;
@@ -30,7 +31,7 @@ use super::screens::mark::MarkDialog;
 use super::screens::risk::{AfterView, RiskScreen, RiskState};
 use super::screens::sweep::SweepState;
 use super::search::SearchState;
-use super::session::{Before, SessionState};
+use super::session::{Before, SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen, DEFAULT_PROJECT_FILE};
 use super::theme::Theme;
 use super::worker::{Worker, WorkerMsg};
@@ -111,6 +112,25 @@ pub struct App {
     project_path: Option<PathBuf>,
     /// The session generation the screens followed last.
     seen: u64,
+    /// Undo and redo of the session's edits.
+    history: History,
+    /// The session as last saved (or opened): what "unsaved changes"
+    /// compares with.
+    saved: Snapshot,
+    /// The question asked before quitting or opening another file with
+    /// unsaved changes.
+    confirm: Option<Confirm>,
+    /// A file to open in place of this session (`:open`), for the
+    /// terminal loop to pick up with [`take_open`](Self::take_open).
+    open_request: Option<PathBuf>,
+}
+
+/// What waits for the user's answer about unsaved changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirm {
+    Quit,
+    /// Open this file (a CSV or a project) in place of the session.
+    Open(PathBuf),
 }
 
 impl App {
@@ -131,6 +151,10 @@ impl App {
             anon: AnonymizeScreen::new(&session),
             hier: HierarchiesScreen::new(&session),
             compare: CompareScreen::new(&session),
+            saved: session.snapshot(),
+            history: History::default(),
+            confirm: None,
+            open_request: None,
             session,
             popup: None,
             cmdline: LineEditor::default(),
@@ -271,6 +295,10 @@ impl App {
     pub fn data_view(&self) -> &DataView {
         &self.data.view
     }
+    /// The Data screen's frequency table (`F`), when open.
+    pub fn data_screen_freq(&self) -> Option<&super::screens::explore::FrequencyView> {
+        self.data.freq.as_ref()
+    }
     pub fn column_stats(&self) -> &ColumnStats {
         &self.data.stats
     }
@@ -307,7 +335,8 @@ impl App {
     /// Whether a modal dialog is open; its input is translated with
     /// [`KeyMap::translate_dialog`].
     pub fn dialog_open(&self) -> bool {
-        self.data.mark.is_some()
+        self.confirm.is_some()
+            || self.data.mark.is_some()
             || self.hier.dialog_open()
             || self.cmdline.is_open()
             || self.search.editor.is_open()
@@ -399,15 +428,158 @@ impl App {
 
     // ---- changes ----
 
-    /// Apply one action.
+    /// Apply one action. An action that changed the session is recorded
+    /// for undo, named by what it changed.
     pub fn step(&mut self, action: &Action) {
+        let before = self.session.snapshot();
+        self.step_action(action);
+        if !matches!(action, Action::Undo | Action::Redo) {
+            self.history.record(before, &self.session);
+        }
+    }
+
+    /// Whether the session differs from the project as last saved (or
+    /// opened).
+    pub fn unsaved(&self) -> bool {
+        history::unsaved(&self.saved, &self.session)
+    }
+
+    /// What changed since the project was saved (or opened), named as
+    /// undo names it; `None` when nothing did.
+    pub fn unsaved_changes(&self) -> Option<String> {
+        history::describe(&self.saved, &self.session)
+            .or_else(|| self.unsaved().then(|| "the compare set".to_string()))
+    }
+
+    /// The question open about unsaved changes.
+    pub fn confirm(&self) -> Option<&Confirm> {
+        self.confirm.as_ref()
+    }
+
+    /// Edits an undo can go back, and undone edits a redo can replay.
+    pub fn history_depth(&self) -> (usize, usize) {
+        self.history.depth()
+    }
+
+    /// Quit, asking first when there are unsaved changes.
+    pub(super) fn request_quit(&mut self) {
+        if self.unsaved() {
+            self.confirm = Some(Confirm::Quit);
+        } else {
+            self.quit = true;
+        }
+    }
+
+    /// Open `path` (a CSV file, or a project when it ends in `.json`) in
+    /// place of the session, asking first when there are unsaved changes.
+    pub(super) fn request_open(&mut self, path: PathBuf) {
+        if self.unsaved() {
+            self.confirm = Some(Confirm::Open(path));
+        } else {
+            self.open_request = Some(path);
+        }
+    }
+
+    /// The file `:open` asked for, opened as a new app with this one's
+    /// keys, theme, mouse setting, size and command history; `None` when
+    /// none was asked for, or when it cannot be opened (a popup then says
+    /// why and this session stays). The terminal loop replaces the app
+    /// with it and starts its workers.
+    pub fn take_open(&mut self) -> Option<App> {
+        let path = self.open_request.take()?;
+        let opened = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            App::open_project(&path)
+        } else {
+            crate::session::Session::open(&path, crate::data::CsvOptions::default())
+                .and_then(App::new)
+        };
+        match opened {
+            Ok(mut app) => {
+                app.keymap = self.keymap.clone();
+                app.data.semi_key = self.data.semi_key.clone();
+                app.theme = self.theme;
+                app.mouse = self.mouse;
+                app.cmdline = self.cmdline.clone();
+                app.step(&Action::Resize(self.size.0, self.size.1));
+                if app.notice.is_none() {
+                    app.notice = Some(format!("opened {}", path.display()));
+                }
+                Some(app)
+            }
+            Err(e) => {
+                self.popup = Some(Popup::new(
+                    "Cannot open the file",
+                    format!("{}: {e}", path.display()),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The answer to the question about unsaved changes: `w` (or Enter)
+    /// saves first, `d` discards them, Esc goes back to work. Ctrl-c
+    /// discards too: pressed twice it always quits.
+    fn step_confirm(&mut self, action: &Action) {
+        let proceed = match *action {
+            Action::TypeChar('w' | 'W' | 's' | 'y' | 'Y') | Action::Confirm => {
+                if !self.save_project() {
+                    self.confirm = None;
+                    return;
+                }
+                true
+            }
+            Action::TypeChar('d' | 'D' | 'n' | 'N') | Action::Quit => true,
+            Action::Cancel | Action::TypeChar(_) => false,
+            _ => return,
+        };
+        match (proceed, self.confirm.take()) {
+            (true, Some(Confirm::Quit)) => self.quit = true,
+            (true, Some(Confirm::Open(path))) => self.open_request = Some(path),
+            _ => {}
+        }
+    }
+
+    /// Apply one action (see [`step`](Self::step)).
+    fn step_action(&mut self, action: &Action) {
         self.notice = None;
+        // Tab completes on the command line; in every other dialog it is
+        // the next field.
+        let action = &match *action {
+            Action::Complete if !self.cmdline.is_open() => Action::Down,
+            a => a,
+        };
         let mut out = Out::default();
         match *action {
-            Action::Quit => self.quit = true,
             Action::Resize(w, h) => {
                 self.size = (w, h);
                 self.relayout();
+            }
+            _ if self.confirm.is_some() => self.step_confirm(action),
+            Action::Quit => self.request_quit(),
+            Action::Undo | Action::Redo
+                if self.popup.is_none() && !self.dialog_open() && !self.help =>
+            {
+                let undo = *action == Action::Undo;
+                let done = if undo {
+                    self.history.undo(&mut self.session)
+                } else {
+                    self.history.redo(&mut self.session)
+                };
+                let (back, forth) = self.history.depth();
+                self.notice = Some(match (done, undo) {
+                    (Some(what), true) => {
+                        format!("undone: {what} ({back} more to undo; Ctrl-r redoes)")
+                    }
+                    (Some(what), false) => {
+                        format!("redone: {what} ({forth} more to redo; u undoes)")
+                    }
+                    (None, true) => "nothing to undo".to_string(),
+                    (None, false) => "nothing to redo".to_string(),
+                });
+                self.anon.follow_algorithm(&self.session);
             }
             // A popup or the help overlay is modal: it takes Esc (and `?`
             // for help) and swallows the rest.
@@ -420,6 +592,9 @@ impl App {
             _ if self.search.editor.is_open() => self.step_search_line(action),
             _ if self.data.mark.is_some() => {
                 self.data.step_mark(action, &mut self.session, &mut out)
+            }
+            _ if self.data.freq.is_some() && self.screen == Screen::Data => {
+                self.data.step_freq(action)
             }
             _ if self.hier.dialog_open() => {
                 let inputs = self.inputs();
@@ -445,6 +620,11 @@ impl App {
                 self.help_scroll = 0;
             }
             Action::OpenCommandLine => self.cmdline.open(),
+            Action::OpenFilter if self.screen == Screen::Data => {
+                self.cmdline.open();
+                let current = self.data.view.order.filter.clone().unwrap_or_default();
+                self.cmdline.set_text(format!("filter {current}"));
+            }
             Action::OpenSearch => self.search.editor.open(),
             Action::SearchNext => self.search_next(true),
             Action::SearchPrev => self.search_next(false),
@@ -453,9 +633,12 @@ impl App {
             Action::NextScreen => self.show(self.screen.offset(1)),
             Action::PrevScreen => self.show(self.screen.offset(-1)),
             Action::Cancel => self.cancel_job(),
-            Action::SaveProject => self.save_project(),
+            Action::SaveProject => {
+                self.save_project();
+            }
             Action::ExportChart => self.export_chart(None),
             Action::ExportReport => self.export_report(None),
+            Action::WriteRelease => self.write_release(None),
             Action::AddToCompare => {
                 let entry = self.entry_now();
                 self.compare.add(entry, &mut self.session, &mut out);
@@ -688,13 +871,21 @@ impl App {
     /// when the file lies beside or below it (`Project::load` reads them
     /// relative to the project file), else absolute, so the project opens
     /// from any working directory.
-    fn save_project(&mut self) {
+    /// Whether it was saved.
+    fn save_project(&mut self) -> bool {
         let path = self.project_path();
         let project = self.to_project().relative_to(&path);
         let absolute = std::env::current_dir().unwrap_or_default().join(&path);
         match project.save(&path) {
-            Ok(()) => self.notice = Some(format!("project saved to {}", absolute.display())),
-            Err(e) => self.popup = Some(Popup::new("Cannot save the project", e.to_string())),
+            Ok(()) => {
+                self.notice = Some(format!("project saved to {}", absolute.display()));
+                self.saved = self.session.snapshot();
+                true
+            }
+            Err(e) => {
+                self.popup = Some(Popup::new("Cannot save the project", e.to_string()));
+                false
+            }
         }
     }
 

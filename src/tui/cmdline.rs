@@ -56,6 +56,18 @@ pub enum Command {
     Suda(Option<usize>),
     /// `:attributes on|off`: the attribute risks of every combination.
     AttributeRisks(bool),
+    /// `:open PATH`: a CSV file or a project (.json) in place of the
+    /// session.
+    Open(PathBuf),
+    /// `:hierarchies PATH`: import a folder of `*hierarchy_<column>.csv`
+    /// files (previewed first) or one such file.
+    Hierarchies(PathBuf),
+    /// `:filter [RULE]`: the Data screen shows the rows the rule keeps (no
+    /// rule: every row).
+    Filter(Option<String>),
+    /// `:write [PATH]`: the verified release as `anonlab anonymize -o`
+    /// writes it.
+    Write(Option<PathBuf>),
 }
 
 /// What `:population` sets.
@@ -94,6 +106,22 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":save [PATH]", "save the project (to PATH from now on)"),
     (":theme dark|light|mono", "switch colours"),
     (":mouse on|off", "mouse clicks and wheel"),
+    (
+        ":open PATH",
+        "open a CSV file or a project (.json) in place of the session; Tab completes the path",
+    ),
+    (
+        ":hierarchies PATH",
+        "import a folder of ARX '*hierarchy_<column>.csv' files (preview, then Enter binds) or one file",
+    ),
+    (
+        ":filter [RULE]",
+        "Data screen: only the rows a rule keeps (age>=60 and sex=Female); no rule shows all",
+    ),
+    (
+        ":write [PATH]",
+        "write the verified release as anonymize -o does: table, buckets, JSON (default anonlab-release/release.csv)",
+    ),
     (":q", "quit"),
     (":help", "show the keys"),
     (
@@ -261,6 +289,24 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "off" => Command::AttributeRisks(false),
             other => return Err(format!(":attributes takes on or off, got '{other}'")),
         },
+        "hierarchies" | "hier" => match args.as_slice() {
+            [] => {
+                return Err(":hierarchies needs a folder of '*hierarchy_<column>.csv' files".into())
+            }
+            _ => Command::Hierarchies(PathBuf::from(args.join(" "))),
+        },
+        "filter" => {
+            let rule = args.join(" ");
+            Command::Filter((!rule.trim().is_empty()).then_some(rule))
+        }
+        "write" => match args.as_slice() {
+            [] => Command::Write(None),
+            _ => Command::Write(Some(PathBuf::from(args.join(" ")))),
+        },
+        "open" | "e" | "o" => match args.as_slice() {
+            [] => return Err(":open needs the path of a CSV file or a project (.json)".into()),
+            _ => Command::Open(PathBuf::from(args.join(" "))),
+        },
         // More commands: one arm above this line.
         other => return Err(format!("unknown command ':{other}'; :help lists them")),
     };
@@ -349,6 +395,12 @@ impl LineEditor {
     pub fn history(&self) -> &[String] {
         &self.history
     }
+    /// Replace the line being edited (Tab completion), cursor at its end.
+    pub fn set_text(&mut self, text: String) {
+        if let Some(input) = self.input.as_mut() {
+            *input = Input::new(text);
+        }
+    }
 
     pub fn step(&mut self, action: &Action) -> Edit {
         let Some(input) = self.input.as_mut() else {
@@ -403,9 +455,108 @@ impl LineEditor {
     }
 }
 
+/// The commands whose argument is a path, completed by Tab.
+const PATH_COMMANDS: &[&str] = &[
+    "open",
+    "e",
+    "o",
+    "save",
+    "w",
+    "write",
+    "conditions",
+    "G",
+    "hierarchies",
+    "export chart",
+    "export report",
+];
+
+/// Tab on the command line: the path argument of a command that takes
+/// one, completed as far as the files in its folder agree. Returns the new
+/// line (unchanged when nothing matches) and the names that match when
+/// more than one does (for the status bar). A folder completes with a
+/// trailing `/`; hidden files are offered only for a prefix that starts
+/// with a dot.
+pub fn complete_path(line: &str) -> (String, Vec<String>) {
+    let Some((head, arg)) = PATH_COMMANDS.iter().find_map(|c| {
+        let rest = line.strip_prefix(c)?.strip_prefix(' ')?;
+        Some((line.len() - rest.len(), rest.trim_start()))
+    }) else {
+        return (line.to_string(), Vec::new());
+    };
+    let head = line[..head].trim_end();
+    let (dir, prefix) = match arg.rfind('/') {
+        Some(i) => (&arg[..=i], &arg[i + 1..]),
+        None => ("", arg),
+    };
+    let folder = if dir.is_empty() {
+        std::path::Path::new(".")
+    } else {
+        std::path::Path::new(dir)
+    };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return (line.to_string(), Vec::new());
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().into_string().ok()?;
+            if !name.starts_with(prefix) || (name.starts_with('.') && !prefix.starts_with('.')) {
+                return None;
+            }
+            let is_dir = e.path().is_dir();
+            Some(if is_dir { format!("{name}/") } else { name })
+        })
+        .collect();
+    names.sort();
+    let Some(first) = names.first() else {
+        return (line.to_string(), Vec::new());
+    };
+    // The longest prefix every match shares (by characters).
+    let common: String = names.iter().skip(1).fold(first.clone(), |acc, n| {
+        acc.chars()
+            .zip(n.chars())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a)
+            .collect()
+    });
+    let line = format!("{head} {dir}{common}");
+    if names.len() == 1 {
+        (line, Vec::new())
+    } else {
+        (line, names)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tab_completes_a_path_as_far_as_the_folder_agrees() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::write(dir.path().join("adult.csv"), "").unwrap();
+        std::fs::write(dir.path().join("adult_project.json"), "").unwrap();
+        std::fs::write(dir.path().join(".hidden"), "").unwrap();
+        std::fs::create_dir(dir.path().join("hierarchies")).unwrap();
+        let (line, many) = complete_path(&format!("open {d}/ad"));
+        assert_eq!(line, format!("open {d}/adult"));
+        assert_eq!(many, vec!["adult.csv", "adult_project.json"]);
+        let (line, many) = complete_path(&format!("open {d}/adult."));
+        assert_eq!(line, format!("open {d}/adult.csv"));
+        assert!(many.is_empty());
+        let (line, _) = complete_path(&format!("hierarchies {d}/hi"));
+        assert_eq!(line, format!("hierarchies {d}/hierarchies/"));
+        // Hidden files only when asked for; nothing to complete: unchanged.
+        let (line, many) = complete_path(&format!("open {d}/"));
+        assert_eq!(line, format!("open {d}/"));
+        assert_eq!(many.len(), 3, "{many:?}");
+        assert_eq!(
+            complete_path(&format!("open {d}/zz")).0,
+            format!("open {d}/zz")
+        );
+        assert_eq!(complete_path("k 5").0, "k 5");
+    }
 
     #[test]
     fn commands_parse() {

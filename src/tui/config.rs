@@ -254,6 +254,15 @@ pub fn binding_id(action: Action) -> String {
         A::ShowScreen(s) => format!("screen_{}", s.title().to_lowercase()),
         A::SetRole(r) => format!("role_{}", snake(&format!("{r:?}"))),
         A::OpenAllNodes(open) => format!("{}_all_nodes", if open { "open" } else { "close" }),
+        A::Sort { descending } => format!(
+            "sort_{}",
+            if descending {
+                "descending"
+            } else {
+                "ascending"
+            }
+        ),
+        A::WidenColumn(by) => format!("{}_column", if by > 0 { "widen" } else { "narrow" }),
         other => {
             let debug = format!("{other:?}");
             let name = debug.split(['(', ' ', '{']).next().unwrap_or_default();

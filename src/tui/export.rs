@@ -61,6 +61,10 @@ use crate::stats::CorrelationMatrix;
 pub const EXPORT_DIR: &str = "anonlab-export";
 /// Reports are written here, beside the project file.
 pub const REPORT_DIR: &str = "anonlab-report";
+/// Where `:write` and `W` put the release without a path, beside the
+/// project file: `release.csv` (with `release.buckets.csv` for a
+/// bucketized release) and `release.json`.
+pub const RELEASE_DIR: &str = "anonlab-release";
 
 /// One distribution of probabilities as a screen holds it.
 #[derive(Debug, Clone, PartialEq)]

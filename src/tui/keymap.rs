@@ -145,6 +145,26 @@ pub enum Action {
     /// Write the session's stakeholder report (HTML, Markdown, JSON) into
     /// the report directory beside the project file.
     ExportReport,
+    /// Undo the last edit of the session (roles, cells, attacker,
+    /// hierarchies, parameters).
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
+    /// Write the verified release on the Anonymize screen (`:write`).
+    WriteRelease,
+    /// Data: sort the view by the focused column.
+    Sort {
+        descending: bool,
+    },
+    /// Data: the command line with `filter ` typed (`|`).
+    OpenFilter,
+    /// Data: the focused column's frequency table.
+    ShowFrequencies,
+    /// Data: the focused column drawn wider (narrower).
+    WidenColumn(i32),
+    /// Tab in a dialog: on the command line, complete the path; in the
+    /// other dialogs, the next field (as ↓).
+    Complete,
 }
 
 /// Where a binding applies.
@@ -334,9 +354,9 @@ impl Default for KeyMap {
             ),
             b(
                 data,
-                &[I::ch('u')],
+                &[I::ch('p')],
                 A::SetRole(Role::Insensitive),
-                "role: insensitive",
+                "role: insensitive (published as is)",
             ),
             b(
                 data,
@@ -350,6 +370,33 @@ impl Default for KeyMap {
                 A::MarkCells,
                 "mark the column's sensitive cells by rule, density or flag",
             ),
+            b(
+                data,
+                &[I::ch('[')],
+                A::Sort { descending: false },
+                "sort by the column, ascending (again: file order)",
+            ),
+            b(
+                data,
+                &[I::ch(']')],
+                A::Sort { descending: true },
+                "sort by the column, descending (again: file order)",
+            ),
+            b(
+                data,
+                &[I::ch('|')],
+                A::OpenFilter,
+                "filter the rows by a rule (:filter RULE; empty: all rows)",
+            ),
+            b(
+                data,
+                &[I::ch('F')],
+                A::ShowFrequencies,
+                "the column's value frequencies and their small classes",
+            ),
+            b(data, &[I::ch('>')], A::WidenColumn(4), "widen the column"),
+            b(data, &[I::ch('<')], A::WidenColumn(-4), "narrow the column"),
+            b(data, &[I::key(K::Enter)], A::Confirm, "the record's values"),
             // Risk screen.
             b(
                 risk,
@@ -705,10 +752,11 @@ impl Default for KeyMap {
             b(dialog, &[I::key(K::Enter)], A::Confirm, "apply"),
             b(
                 dialog,
-                &[I::key(K::Tab), I::key(K::Down)],
-                A::Down,
-                "next field",
+                &[I::key(K::Tab)],
+                A::Complete,
+                "next field; on the command line, complete the file path",
             ),
+            b(dialog, &[I::key(K::Down)], A::Down, "next field"),
             b(
                 dialog,
                 &[I::key(K::BackTab), I::key(K::Up)],
@@ -829,7 +877,30 @@ impl Default for KeyMap {
                 A::Cancel,
                 "close popup, or cancel the computation",
             ),
-            b(Scope::Global, &[I::ch('q'), I::ctrl('c')], A::Quit, "quit"),
+            b(
+                Scope::Global,
+                &[I::ch('W')],
+                A::WriteRelease,
+                "write the verified release (anonlab-release/)",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('u')],
+                A::Undo,
+                "undo the last edit of the session",
+            ),
+            b(
+                Scope::Global,
+                &[I::ctrl('r')],
+                A::Redo,
+                "redo the undone edit",
+            ),
+            b(
+                Scope::Global,
+                &[I::ch('q'), I::ctrl('c')],
+                A::Quit,
+                "quit (asks first when there are unsaved changes)",
+            ),
         ];
         KeyMap { bindings }
     }
@@ -1132,7 +1203,7 @@ mod tests {
         assert!(help.iter().any(|l| l.keys == "k ↑" && l.help == "row up"));
         assert!(help
             .iter()
-            .any(|l| l.keys == "q Ctrl-c" && l.help == "quit"));
+            .any(|l| l.keys == "q Ctrl-c" && l.help.starts_with("quit")));
         assert!(!help.iter().any(|l| l.help == "recompute"));
     }
 
@@ -1149,13 +1220,14 @@ mod tests {
         assert_eq!(on(KeyCode::Enter, none), Some(Action::Confirm));
         assert_eq!(on(KeyCode::Backspace, none), Some(Action::DeleteChar));
         assert_eq!(on(KeyCode::Esc, none), Some(Action::Cancel));
-        assert_eq!(on(KeyCode::Tab, none), Some(Action::Down));
+        assert_eq!(on(KeyCode::Tab, none), Some(Action::Complete));
         assert_eq!(
             on(KeyCode::Char('c'), KeyModifiers::CONTROL),
             Some(Action::Quit)
         );
         assert_eq!(on(KeyCode::Char('x'), KeyModifiers::ALT), None);
-        assert_eq!(km.keys_for(Scope::Dialog, Action::Down), "Tab ↓");
+        assert_eq!(km.keys_for(Scope::Dialog, Action::Down), "↓");
+        assert_eq!(km.keys_for(Scope::Dialog, Action::Complete), "Tab");
         assert_eq!(
             km.translate(Screen::Data, &key(KeyCode::Char('m'), none)),
             Some(Action::MarkCells)

@@ -13,6 +13,8 @@
 //! - `session`: the one session state — the library's session, the
 //!   attacker picker's order, generation counters and the session's
 //!   baseline, computed in a job slot of its own;
+//! - `history`: undo and redo of the session's edits, and what "unsaved"
+//!   means;
 //! - `screens`: one component per screen, each owning its state, its job
 //!   slots and their messages;
 //! - `export`: the chart and report jobs;
@@ -24,6 +26,7 @@ mod app;
 mod cmdline;
 mod config;
 mod export;
+mod history;
 mod jobs;
 mod keymap;
 mod layout;
@@ -52,7 +55,7 @@ use ratatui::Terminal;
 
 use crate::session::Session;
 
-pub use app::{App, JobMsg};
+pub use app::{App, Confirm, JobMsg};
 pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
 pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
 pub use export::{
@@ -106,7 +109,9 @@ const INPUT_POLL: Duration = Duration::from_millis(100);
 enum Event {
     Input(cevent::Event),
     InputFailed(io::Error),
-    Worker(JobMsg),
+    /// A job's message, with the number of the app it belongs to (`:open`
+    /// replaces the app; its old jobs' messages are dropped).
+    Worker(u64, JobMsg),
 }
 
 /// Run the TUI on a session until the user quits. The terminal is restored
@@ -160,11 +165,15 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let mut mouse = true;
     let (tx, rx) = mpsc::channel();
-    let worker_tx = tx.clone();
-    app.start_worker(move |m| {
-        let _ = worker_tx.send(Event::Worker(m));
-    })?;
-    let _input = InputThread::spawn(tx);
+    let mut epoch = 0u64;
+    let start = |app: &mut App, epoch: u64| {
+        let worker_tx = tx.clone();
+        app.start_worker(move |m| {
+            let _ = worker_tx.send(Event::Worker(epoch, m));
+        })
+    };
+    start(&mut app, epoch)?;
+    let _input = InputThread::spawn(tx.clone());
 
     let size = guard.terminal.size()?;
     app.step(&Action::Resize(size.width, size.height));
@@ -195,8 +204,15 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
                 if let Some(action) = action {
                     app.step(&action);
                 }
+                // `:open`: the new session in place of this one.
+                if let Some(opened) = app.take_open() {
+                    app = opened;
+                    epoch += 1;
+                    start(&mut app, epoch)?;
+                }
             }
-            Ok(Event::Worker(msg)) => app.on_worker(msg),
+            Ok(Event::Worker(e, msg)) if e == epoch => app.on_worker(msg),
+            Ok(Event::Worker(..)) => {}
             Ok(Event::InputFailed(e)) => {
                 return Err(anyhow::anyhow!("cannot read the terminal: {e}"))
             }

@@ -15,15 +15,18 @@ pub struct SearchState {
     pub editor: LineEditor,
     /// The last query run, lower-cased.
     pub query: Option<String>,
-    /// The data column the query was matched against, and which of its
-    /// codes match (the missing-value code never does).
-    pub hits: Option<(usize, Vec<bool>)>,
+    /// The data columns the query was matched against (every column),
+    /// and which of their codes match (the missing-value code never does).
+    pub hits: Option<Vec<(usize, Vec<bool>)>>,
 }
 
 impl SearchState {
     /// Whether the data table should highlight code `code` of column `col`.
     pub fn highlights(&self, col: usize, code: u32) -> bool {
-        matches!(&self.hits, Some((c, hits)) if *c == col && hits.get(code as usize) == Some(&true))
+        self.hits.as_ref().is_some_and(|all| {
+            all.iter()
+                .any(|(c, hits)| *c == col && hits.get(code as usize) == Some(&true))
+        })
     }
 }
 
@@ -115,16 +118,16 @@ fn last_tried(n: usize, i: usize, forward: bool) -> usize {
     }
 }
 
-/// The next row whose code is a matching one.
-pub fn next_row(codes: &[u32], hits: &[bool], from: usize, forward: bool) -> Option<usize> {
-    next_match(codes.len(), from, forward, |r| {
-        hits.get(codes[r] as usize) == Some(&true)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The next row whose code is a matching one.
+    fn next_row(codes: &[u32], hits: &[bool], from: usize, forward: bool) -> Option<usize> {
+        next_match(codes.len(), from, forward, |r| {
+            hits.get(codes[r] as usize) == Some(&true)
+        })
+    }
 
     #[test]
     fn matching_ignores_case() {

@@ -207,6 +207,35 @@ pub fn most_exposed(matches: &[u32]) -> Vec<Listed> {
     rows
 }
 
+/// What an undo restores: every part of the session the user edits —
+/// roles, cell marks, what the attacker knows (and in what order, the
+/// threshold), hierarchies and the release parameters — with the
+/// generations they had. The compare set is not part of it: it holds
+/// measured results and is edited on its own screen.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub(super) session: Arc<Session>,
+    cells: Vec<Option<Cells>>,
+    order: Vec<usize>,
+    known: Vec<bool>,
+    explicit_insensitive: Vec<usize>,
+    pub(super) generations: Generations,
+}
+
+impl Snapshot {
+    /// Sensitive cells of column `c` in this state.
+    pub(super) fn cell_count(&self, c: usize) -> usize {
+        self.cells
+            .get(c)
+            .and_then(Option::as_ref)
+            .map_or(0, |x| x.count)
+    }
+    /// The attacker picker's order and who is known, in this state.
+    pub(super) fn attacker_view(&self) -> (&[usize], &[bool]) {
+        (&self.order, &self.known)
+    }
+}
+
 /// The session state: see the module doc.
 pub struct SessionState {
     session: Arc<Session>,
@@ -224,6 +253,11 @@ pub struct SessionState {
     /// by hand, or named so in the project): not hidden again.
     explicit_insensitive: Vec<usize>,
     generations: Generations,
+    /// The highest generation ever given to each part. Edits count from
+    /// it, not from the current generation: after an undo restores older
+    /// generations, a new edit still gets a number no other state had, so
+    /// a cache keyed by generations never mistakes one state for another.
+    high: Generations,
     baseline: Option<Arc<Before>>,
     baseline_job: JobState,
     baseline_requested: Option<BaselineKey>,
@@ -303,6 +337,7 @@ impl SessionState {
             order: Vec::new(),
             known: vec![false; n_cols],
             generations: Generations::default(),
+            high: Generations::default(),
             baseline: None,
             baseline_job: JobState::Idle,
             baseline_requested: None,
@@ -317,6 +352,7 @@ impl SessionState {
             s.attacker_changed();
             s.generations = Generations::default();
         }
+        s.high = s.generations;
         Ok((s, warnings))
     }
 
@@ -556,11 +592,65 @@ impl SessionState {
         None
     }
 
+    // ---- undo ----
+
+    /// The state an undo would come back to.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            session: Arc::clone(&self.session),
+            cells: self.cells.clone(),
+            order: self.order.clone(),
+            known: self.known.clone(),
+            explicit_insensitive: self.explicit_insensitive.clone(),
+            generations: self.generations,
+        }
+    }
+
+    /// Come back to `to` (an undo or redo); returns the state left, for
+    /// the way back. Each part gets the generation it had then: a release
+    /// or baseline computed for that state is still good for it. The
+    /// compare set stays as it is (see [`Snapshot`]); the session counter
+    /// moves on, so every screen follows.
+    pub fn restore(&mut self, to: Snapshot) -> Snapshot {
+        let left = self.snapshot();
+        let compare = self.session.compare.clone();
+        self.session = to.session;
+        if self.session.compare != compare {
+            Arc::make_mut(&mut self.session).compare = compare;
+        }
+        self.cells = to.cells;
+        self.order = to.order;
+        self.known = to.known;
+        self.explicit_insensitive = to.explicit_insensitive;
+        let session = self.generations.session;
+        self.generations = Generations {
+            session,
+            ..to.generations
+        };
+        self.bump(|g| &mut g.session);
+        left
+    }
+
+    /// Sensitive cells of column `c` now.
+    pub fn cell_count(&self, c: usize) -> usize {
+        self.cells
+            .get(c)
+            .and_then(Option::as_ref)
+            .map_or(0, |x| x.count)
+    }
+
     // ---- edits ----
 
     fn edit(&mut self) -> &mut Session {
-        self.generations.session += 1;
+        self.bump(|g| &mut g.session);
         Arc::make_mut(&mut self.session)
+    }
+
+    /// A new generation for one part: one more than any it ever had.
+    fn bump(&mut self, part: fn(&mut Generations) -> &mut u64) {
+        let next = *part(&mut self.high) + 1;
+        *part(&mut self.high) = next;
+        *part(&mut self.generations) = next;
     }
 
     /// Give column `c` a role. A flag column newly used by a sensitivity
@@ -581,10 +671,10 @@ impl SessionState {
         if !t_closeness_candidate(role) {
             let name = s.dataset.col(c).name().to_string();
             if s.params.t_closeness.remove(&name).is_some() {
-                self.generations.settings += 1;
+                self.bump(|g| &mut g.settings);
             }
         }
-        self.generations.roles += 1;
+        self.bump(|g| &mut g.roles);
         self.ensure_semi_cells();
         let first = self.known_columns();
         self.sync_attacker(&first);
@@ -598,10 +688,10 @@ impl SessionState {
             )
         };
         if seen(was) || seen(role) {
-            self.generations.attacker += 1;
+            self.bump(|g| &mut g.attacker);
         }
         let hidden = self.hide_new_flag_columns();
-        hidden.map(|n| format!("'{n}' marks sensitive cells: it is not published (role identifier; key u publishes it)"))
+        hidden.map(|n| format!("'{n}' marks sensitive cells: it is not published (role identifier; key p publishes it)"))
     }
 
     /// Flip one cell's sensitivity; the column must be semi-sensitive.
@@ -634,13 +724,13 @@ impl SessionState {
         self.edit().sensitivity.insert(c, spec);
         self.cells_changed();
         let hidden = self.hide_new_flag_columns().map(|n| {
-            format!("'{n}' marks sensitive cells: it is not published (role identifier; key u publishes it)")
+            format!("'{n}' marks sensitive cells: it is not published (role identifier; key p publishes it)")
         });
         Ok((count, hidden))
     }
 
     fn cells_changed(&mut self) {
-        self.generations.cells += 1;
+        self.bump(|g| &mut g.cells);
     }
 
     /// A flag column the cells now come from, insensitive by default, is
@@ -659,7 +749,7 @@ impl SessionState {
         for c in flags {
             s.roles.set(c, Role::Identifier);
         }
-        self.generations.roles += 1;
+        self.bump(|g| &mut g.roles);
         Some(name)
     }
 
@@ -709,7 +799,7 @@ impl SessionState {
         let a = &mut self.edit().attacker;
         a.known = known;
         a.knows_nothing = nothing;
-        self.generations.attacker += 1;
+        self.bump(|g| &mut g.attacker);
     }
 
     /// The statistics offices' measures the baseline computes (population,
@@ -736,7 +826,7 @@ impl SessionState {
     /// Change the release settings (t-closeness, full-domain's settings, c,
     /// t): what every release that reads them must follow.
     pub fn settings_mut(&mut self) -> &mut Params {
-        self.generations.settings += 1;
+        self.bump(|g| &mut g.settings);
         &mut self.edit().params
     }
 
@@ -747,7 +837,7 @@ impl SessionState {
         let s = self.edit();
         s.conditions = Some(conditions);
         s.params.conditions = Some(path);
-        self.generations.settings += 1;
+        self.bump(|g| &mut g.settings);
         Ok(n)
     }
 
@@ -762,7 +852,7 @@ impl SessionState {
                 s.hierarchies.remove(name);
             }
         }
-        self.generations.hierarchies += 1;
+        self.bump(|g| &mut g.hierarchies);
     }
 
     /// The compare set as the Compare screen holds it.

@@ -53,6 +53,93 @@ impl App {
         self.notice = Some("writing the report… (Esc cancels)".into());
     }
 
+    /// `:write [PATH]` and `W`: write the release on the Anonymize screen
+    /// exactly as `anonlab anonymize --project P -o PATH --release JSON`
+    /// writes it for the saved session — the published table at PATH
+    /// (`anonlab-release/release.csv` beside the project file without
+    /// one), its bucket table beside it for a bucketized release, and the
+    /// release JSON at PATH with the extension `.json` — through the
+    /// library's one writer (atomic, never over an input). Refused, with
+    /// a popup saying why, when there is no release for the session as it
+    /// is now or when the release failed verification. The notice names
+    /// the files and the fingerprint.
+    pub fn write_release(&mut self, path: Option<PathBuf>) {
+        match self.try_write_release(path) {
+            Ok(notice) => self.notice = Some(notice),
+            Err(why) => {
+                self.popup = Some(crate::tui::shared::Popup::new(
+                    "The release was not written",
+                    why,
+                ))
+            }
+        }
+    }
+
+    fn try_write_release(&self, path: Option<PathBuf>) -> Result<String, String> {
+        let state = &self.anon.state;
+        let Some(view) = state.view.as_ref() else {
+            return Err(
+                "there is no release yet: the Anonymize screen computes one \
+                 (key 3); write it once it is shown"
+                    .into(),
+            );
+        };
+        if view.inputs != self.anon.inputs(&self.session) || state.job.is_running() {
+            return Err(
+                "the release on screen is not the one of the session as it is now \
+                 (it is being computed for the latest change); write it once it is shown"
+                    .into(),
+            );
+        }
+        let failed: Vec<String> = view
+            .evaluation
+            .verification
+            .failures()
+            .map(|c| format!("{}: {}", c.claim, c.detail))
+            .collect();
+        if !failed.is_empty() {
+            return Err(format!(
+                "the independent verifier refuted what the release claims, so it is not \
+                 published:\n{}",
+                failed.join("\n")
+            ));
+        }
+        let table = path.unwrap_or_else(|| {
+            beside(&self.project_path(), export::RELEASE_DIR).join("release.csv")
+        });
+        if table
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            return Err(format!(
+                "{} names the published table (CSV); the release JSON is written beside \
+                 it with the extension .json",
+                table.display()
+            ));
+        }
+        let json = table.with_extension("json");
+        let inputs = self.inputs();
+        let ds = self.session.dataset();
+        let roles = self.session.roles().as_slice();
+        let buckets = crate::release::buckets_path(&table);
+        inputs
+            .check_all(&[&table, &buckets, &json])
+            .map_err(|e| e.to_string())?;
+        if let Some(dir) = table.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let mut files = crate::release::write_csv(&view.release, ds, Some(roles), &table, &inputs)
+            .map_err(|e| e.to_string())?;
+        crate::release::write_json(&view.release, ds, &json, &inputs).map_err(|e| e.to_string())?;
+        files.push(json);
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        Ok(format!(
+            "wrote {} — release fingerprint {}",
+            names.join(", "),
+            view.fingerprint
+        ))
+    }
+
     /// The export job's state.
     pub fn export_job(&self) -> &JobState {
         &self.export_job

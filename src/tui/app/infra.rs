@@ -108,6 +108,16 @@ impl App {
     }
 
     pub(super) fn step_cmdline(&mut self, action: &Action) {
+        if *action == Action::Complete {
+            if let Some(text) = self.cmdline.text() {
+                let (line, matches) = cmdline::complete_path(text);
+                self.cmdline.set_text(line);
+                if !matches.is_empty() {
+                    self.notice = Some(matches.join("  "));
+                }
+            }
+            return;
+        }
         if let Edit::Submit(line) = self.cmdline.step(action) {
             if let Err(e) = cmdline::parse(&line).and_then(|c| self.run_command(c)) {
                 self.notice = Some(e);
@@ -177,7 +187,23 @@ impl App {
                 self.mouse = on;
                 self.notice = Some(format!("mouse {}", if on { "on" } else { "off" }));
             }
-            Command::Quit => self.quit = true,
+            Command::Quit => self.request_quit(),
+            Command::Open(path) => self.request_open(path),
+            Command::Write(path) => self.write_release(path),
+            Command::Filter(rule) => {
+                self.show(Screen::Data);
+                self.data.set_filter(rule, &self.session, &mut out);
+            }
+            Command::Hierarchies(path) => {
+                self.show(Screen::Hierarchies);
+                let inputs = self.inputs();
+                self.hier.import(
+                    &path.display().to_string(),
+                    &mut self.session,
+                    &inputs,
+                    &mut out,
+                );
+            }
             Command::Help => self.help = true,
             Command::Compare(c) => {
                 let entry = self.entry_now();
@@ -312,18 +338,29 @@ impl App {
                 if ds.n_cols() == 0 {
                     return;
                 }
-                let c = self.data.view.col;
-                let col = ds.col(c);
-                let hits = search::matching_codes(col.dictionary(), &q);
-                let found = search::next_row(col.codes(), &hits, self.data.view.row, forward);
-                let name = col.name().to_string();
-                self.search.hits = Some((c, hits));
+                // Every column, in the view's order (sorted, filtered),
+                // from the cursor's row.
+                let hits: Vec<(usize, Vec<bool>)> = (0..ds.n_cols())
+                    .map(|c| (c, search::matching_codes(ds.col(c).dictionary(), &q)))
+                    .collect();
+                let order = &self.data.view.order;
+                let in_row = |pos: usize| {
+                    let r = order.record(pos);
+                    hits.iter()
+                        .find(|(c, h)| h.get(ds.col(*c).code(r) as usize) == Some(&true))
+                        .map(|(c, _)| *c)
+                };
+                let n = order.len(ds.n_rows());
+                let found =
+                    search::next_match(n, self.data.view.row, forward, |p| in_row(p).is_some());
+                let found = found.map(|p| (p, in_row(p).unwrap_or(0), order.record(p)));
+                self.search.hits = Some(hits);
                 match found {
-                    Some(r) => {
-                        self.data.select(r, None, &self.session);
-                        Ok(format!("/{q}: row {} ({name})", r + 1))
+                    Some((pos, c, r)) => {
+                        self.data.select_position(pos, Some(c), &self.session);
+                        Ok(format!("/{q}: row {} ({})", r + 1, ds.col(c).name()))
                     }
-                    None => Err(format!("'{q}' not found in column {name}")),
+                    None => Err(format!("'{q}' not found in any column")),
                 }
             }
             Screen::Anonymize => {
@@ -459,7 +496,7 @@ impl App {
                 }
                 let d = &self.data.view;
                 let r = d.top + usize::from(row - vp.y);
-                if r >= self.session.dataset().n_rows() {
+                if r >= d.order.len(self.session.dataset().n_rows()) {
                     return;
                 }
                 // The row-number gutter, then the columns one space apart.
@@ -472,7 +509,7 @@ impl App {
                     }
                     x += w + 1;
                 }
-                self.data.select(r, col, &self.session);
+                self.data.select_position(r, col, &self.session);
             }
             Screen::Anonymize => {
                 let vp = layout::anonymize_table_viewport(area);

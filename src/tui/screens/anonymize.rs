@@ -602,6 +602,22 @@ impl AnonymizeScreen {
         self.state.refresh_table(ds);
     }
 
+    /// Show the algorithm the session holds (after an undo or redo brought
+    /// back another one); a session that names none shows the first, as a
+    /// new screen does.
+    pub fn follow_algorithm(&mut self, session: &SessionState) {
+        let i = session
+            .params()
+            .algorithm
+            .as_deref()
+            .and_then(|id| self.state.algorithms.iter().position(|a| a.id == id))
+            .unwrap_or(0);
+        if i != self.state.algorithm {
+            self.state.algorithm = i;
+            self.refresh_blocked(session);
+        }
+    }
+
     /// Use `entry`'s algorithm (a compare entry loaded with Enter).
     pub fn choose(&mut self, algorithm: &str, session: &mut SessionState) -> bool {
         let Some(i) = self.state.algorithms.iter().position(|a| a.id == algorithm) else {

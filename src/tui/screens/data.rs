@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use ratatui::text::Span;
 
+use super::explore::{FrequencyView, RowOrder, Sort};
 use super::mark::MarkDialog;
 use crate::data::{CellSensitivity, ColumnKind, Dataset, Role};
 use crate::tui::keymap::Action;
@@ -16,8 +17,11 @@ use crate::tui::shared::{visible_window, Out};
 
 /// Most frequent values kept for the side panel's bar chart.
 const TOP_VALUES: usize = 12;
-/// Widest a data column is drawn; longer values are cut.
+/// Widest a data column is drawn at first; longer values are cut until
+/// the column is widened (`>`).
 const MAX_COLUMN_WIDTH: usize = 24;
+/// Widest `>` makes a column.
+const WIDEST_COLUMN: u16 = 120;
 
 /// Statistics of the focused column, for the Data screen's side panel.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +44,7 @@ pub struct ColumnStats {
 /// Cursor and viewport of the Data screen's table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DataView {
+    /// The cursor's position in the view's order (see `order`).
     pub row: usize,
     pub col: usize,
     /// First row on screen.
@@ -56,13 +61,21 @@ pub struct DataView {
     widths: Vec<u16>,
     /// Room for data columns, right of the gutter.
     room: u16,
+    /// The rows in view and their order (sorted, filtered); positions
+    /// (`row`, `top`) count in it.
+    pub order: RowOrder,
 }
 
 impl DataView {
     /// The rows on screen. Its length is at most `page`, whatever the size
     /// of the table: only these rows are ever turned into widgets.
     pub fn visible_rows(&self, n_rows: usize) -> Range<usize> {
-        visible_window(n_rows, self.top, self.page)
+        visible_window(self.order.len(n_rows), self.top, self.page)
+    }
+
+    /// The record under the cursor.
+    pub fn record(&self) -> usize {
+        self.order.record(self.row)
     }
 }
 
@@ -75,6 +88,8 @@ pub struct DataScreen {
     /// The keys of "role: semi-sensitive" (from the key map, which the
     /// user may remap), for the notice that only its cells can be marked.
     pub semi_key: String,
+    /// The focused column's frequency table (`F`), over the table.
+    pub freq: Option<FrequencyView>,
 }
 
 impl DataScreen {
@@ -90,10 +105,12 @@ impl DataScreen {
                 gutter: digits(ds.n_rows()) as u16,
                 widths: column_widths(ds),
                 room: 0,
+                order: RowOrder::default(),
             },
             stats: empty_stats(),
             mark: None,
             semi_key: "S".into(),
+            freq: None,
         };
         s.follow_cursor(ds.n_rows());
         s
@@ -109,7 +126,7 @@ impl DataScreen {
 
     /// Apply an action of the screen.
     pub fn step(&mut self, action: &Action, session: &mut SessionState, out: &mut Out) {
-        let n = session.dataset().n_rows();
+        let n = self.view.order.len(session.dataset().n_rows());
         let last_row = n.saturating_sub(1);
         let last_col = session.dataset().n_cols().saturating_sub(1);
         let page = self.view.page.max(1);
@@ -144,6 +161,24 @@ impl DataScreen {
             Action::SetRole(role) => return self.set_role(role, session, out),
             Action::ToggleSensitivity => return self.toggle_sensitivity(session, out),
             Action::MarkCells => return self.open_mark_dialog(session, out),
+            Action::Sort { descending } => return self.sort(descending, session, out),
+            Action::WidenColumn(by) => {
+                if let Some(w) = d.widths.get_mut(d.col) {
+                    *w = w.saturating_add_signed(by as i16).clamp(3, WIDEST_COLUMN);
+                }
+            }
+            Action::ShowFrequencies => {
+                if session.dataset().n_cols() > 0 {
+                    self.freq = Some(FrequencyView::new(
+                        session.dataset(),
+                        d.col,
+                        &session.known_columns(),
+                        session.params().k,
+                    ));
+                }
+                return;
+            }
+            Action::Confirm => return self.row_detail(session, out),
             _ => return,
         }
         self.follow_cursor(n);
@@ -159,10 +194,141 @@ impl DataScreen {
         ));
     }
 
-    /// Put the cursor on a cell (a click, a search match, a jump from the
-    /// Risk screen).
-    pub fn select(&mut self, row: usize, col: Option<usize>, session: &SessionState) {
+    /// `[` / `]`: sort the view by the focused column, ascending or
+    /// descending; the same key again goes back to file order. The cursor
+    /// stays on its record.
+    fn sort(&mut self, descending: bool, session: &SessionState, out: &mut Out) {
+        let ds = session.dataset();
+        if ds.n_cols() == 0 {
+            return;
+        }
+        let record = self.view.record();
+        let sort = Sort {
+            column: self.view.col,
+            descending,
+        };
+        let o = &mut self.view.order;
+        o.sort = (o.sort != Some(sort)).then_some(sort);
+        let _ = o.rebuild(ds);
+        out.notice(match o.sort {
+            Some(s) => format!(
+                "sorted by {} {}",
+                ds.col(s.column).name(),
+                if s.descending {
+                    "descending"
+                } else {
+                    "ascending"
+                }
+            ),
+            None => "file order".to_string(),
+        });
+        self.select(record, None, session);
+    }
+
+    /// `:filter RULE` (`|`): show only the rows the rule keeps; no rule
+    /// shows every row again. A rule the data does not accept is named in
+    /// a popup and the view stays.
+    pub fn set_filter(&mut self, rule: Option<String>, session: &SessionState, out: &mut Out) {
+        let ds = session.dataset();
+        let record = self.view.record();
+        let mut order = self.view.order.clone();
+        order.filter = rule;
+        if let Err(e) = order.rebuild(ds) {
+            out.popup("The filter was not applied", e);
+            return;
+        }
+        let shown = order.len(ds.n_rows());
+        out.notice(match &order.filter {
+            Some(r) => format!(
+                "{} of {} rows satisfy {r} (| changes the filter, :filter alone clears it)",
+                crate::format::thousands(shown as u64),
+                crate::format::thousands(ds.n_rows() as u64)
+            ),
+            None => "every row shown".to_string(),
+        });
+        // The cursor stays on its record when the filter keeps it, else
+        // goes to the first row kept.
+        let pos = order.position(record).unwrap_or(0);
+        self.view.order = order;
+        self.view.top = 0;
+        self.view.row = pos;
+        self.follow_cursor(shown);
+    }
+
+    /// Enter: every value of the record under the cursor, in a popup.
+    fn row_detail(&mut self, session: &SessionState, out: &mut Out) {
+        let ds = session.dataset();
+        if ds.n_rows() == 0 {
+            return;
+        }
+        let r = self.view.record();
+        let width = ds
+            .columns()
+            .iter()
+            .map(|c| c.name().chars().count())
+            .max()
+            .unwrap_or(0);
+        let lines: Vec<String> = (0..ds.n_cols())
+            .map(|c| {
+                let col = ds.col(c);
+                let mark = if session.is_sensitive(r, c) {
+                    " (sensitive cell)"
+                } else {
+                    ""
+                };
+                format!(
+                    "{:<width$}  {}  {}{mark}",
+                    col.name(),
+                    session.roles().get(c).tag(),
+                    col.display(col.code(r))
+                )
+            })
+            .collect();
+        out.popup(&format!("Record {}", r + 1), lines.join("\n"));
+    }
+
+    /// The frequency table is modal: ↑↓ and the page keys scroll it, Esc
+    /// or `F` closes it.
+    pub fn step_freq(&mut self, action: &Action) {
+        let Some(f) = self.freq.as_mut() else {
+            return;
+        };
+        let last = f.values.len().saturating_sub(1);
+        match *action {
+            Action::Cancel | Action::ShowFrequencies => self.freq = None,
+            Action::Up => f.scroll = f.scroll.saturating_sub(1),
+            Action::Down => f.scroll = (f.scroll + 1).min(last),
+            Action::PageUp => f.scroll = f.scroll.saturating_sub(10),
+            Action::PageDown => f.scroll = (f.scroll + 10).min(last),
+            Action::First => f.scroll = 0,
+            Action::Last => f.scroll = last,
+            Action::Scroll(by) => f.scroll = f.scroll.saturating_add_signed(by as isize).min(last),
+            _ => {}
+        }
+    }
+
+    /// Put the cursor on a record (a click's row is a view position: see
+    /// [`select_position`](Self::select_position); a search match, a jump
+    /// from the Risk screen). A record the filter hides clears the filter.
+    pub fn select(&mut self, record: usize, col: Option<usize>, session: &SessionState) {
         let n = session.dataset().n_rows();
+        if record >= n {
+            return;
+        }
+        let pos = match self.view.order.position(record) {
+            Some(p) => p,
+            None => {
+                self.view.order.filter = None;
+                let _ = self.view.order.rebuild(session.dataset());
+                self.view.order.position(record).unwrap_or(record)
+            }
+        };
+        self.select_position(pos, col, session);
+    }
+
+    /// Put the cursor on a view position.
+    pub fn select_position(&mut self, row: usize, col: Option<usize>, session: &SessionState) {
+        let n = self.view.order.len(session.dataset().n_rows());
         if row >= n {
             return;
         }
@@ -185,7 +351,7 @@ impl DataScreen {
     }
 
     fn toggle_sensitivity(&mut self, session: &mut SessionState, out: &mut Out) {
-        let (row, col) = (self.view.row, self.view.col);
+        let (row, col) = (self.view.record(), self.view.col);
         if session.dataset().n_rows() == 0 {
             return;
         }
@@ -225,10 +391,22 @@ impl DataScreen {
             Action::Cancel => self.mark = None,
             Action::Up => d.move_focus(-1),
             Action::Down => d.move_focus(1),
-            Action::Left => d.choose(-1),
-            Action::Right => d.choose(1),
-            Action::TypeChar(c) => d.type_char(c),
-            Action::DeleteChar => d.delete_char(),
+            Action::Left => {
+                d.choose(-1);
+                d.refresh_preview(session.dataset());
+            }
+            Action::Right => {
+                d.choose(1);
+                d.refresh_preview(session.dataset());
+            }
+            Action::TypeChar(c) => {
+                d.type_char(c);
+                d.refresh_preview(session.dataset());
+            }
+            Action::DeleteChar => {
+                d.delete_char();
+                d.refresh_preview(session.dataset());
+            }
             Action::Confirm => {
                 let col = d.column;
                 let name = session.dataset().col(col).name().to_string();

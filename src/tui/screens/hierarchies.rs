@@ -25,6 +25,7 @@ use crate::hierarchy::{arx, Hierarchy, LevelStats};
 use crate::session::HeldHierarchy;
 use crate::stats::{correlation_matrix, CorrelationMatrix, Discretization, Measure};
 use crate::tui::keymap::Action;
+use crate::tui::screens::hier_folder::FolderPreview;
 use crate::tui::session::SessionState;
 use crate::tui::shared::{JobState, Out};
 use crate::tui::worker::{JobFn, Worker, WorkerMsg};
@@ -255,6 +256,9 @@ pub struct HierarchyDialog {
     /// construction, the attributes that conditioned the cuts).
     pub note: Option<String>,
     built: Option<Hierarchy>,
+    /// Import of a folder: what its files give, shown by the first Enter
+    /// and bound by the second (cleared when the path is edited).
+    pub folder: Option<FolderPreview>,
     /// Columns a correlation-based construction may condition on: every
     /// column but identifiers.
     candidates: Vec<usize>,
@@ -662,6 +666,7 @@ impl HierarchiesState {
             error: None,
             note: None,
             built: None,
+            folder: None,
             candidates: self.matrix.columns.clone(),
         };
         d.refresh_preview(ds);
@@ -675,7 +680,7 @@ impl HierarchiesState {
             attribute: ds.col(self.cursor).name().to_string(),
             builder: Builder::Mask,
             fields: vec![Field {
-                label: "ARX CSV file",
+                label: "file or folder",
                 value: path,
             }],
             focus: 0,
@@ -683,6 +688,7 @@ impl HierarchiesState {
             error: None,
             note: None,
             built: None,
+            folder: None,
             candidates: Vec::new(),
         });
     }
@@ -734,6 +740,7 @@ impl HierarchiesState {
         }
         if edited {
             d.error = None;
+            d.folder = None;
             if d.kind == DialogKind::Build {
                 d.refresh_preview(ds);
             }
@@ -780,8 +787,42 @@ impl HierarchiesState {
                 (_, Err(e)) => Err(e.clone()),
                 _ => Err("nothing built yet".into()),
             },
-            DialogKind::Import if d.fields[0].value.trim().is_empty() => {
-                Err("type the path of an ARX hierarchy file (leaf;level 1;...;*)".into())
+            DialogKind::Import if d.fields[0].value.trim().is_empty() => Err(
+                "type the path of an ARX hierarchy file (leaf;level 1;...;*), or of a folder of \
+                 '*hierarchy_<column>.csv' files"
+                    .into(),
+            ),
+            // A folder: the first Enter previews its files, the second
+            // binds those that passed.
+            DialogKind::Import if path().is_dir() => {
+                let dir = path();
+                match d.folder.take().filter(|f| f.dir == dir) {
+                    Some(preview) if preview.passed().next().is_some() => {
+                        let names: Vec<&str> = preview.passed().map(|(n, _)| n).collect();
+                        let msg = format!(
+                            "{} hierarchies bound from {}: {}",
+                            names.len(),
+                            dir.display(),
+                            names.join(", ")
+                        );
+                        for (name, h) in preview.passed() {
+                            session.set_hierarchy(name, Some(h.clone()));
+                        }
+                        self.dialog = None;
+                        self.refresh_tree(session);
+                        return Effect::Notice(msg);
+                    }
+                    _ => {
+                        let held = session.hierarchies();
+                        match FolderPreview::read(&dir, ds, |n| held.contains_key(n)) {
+                            Ok(p) => {
+                                d.folder = Some(p);
+                                return Effect::None;
+                            }
+                            Err(e) => Err(e),
+                        }
+                    }
+                }
             }
             DialogKind::Import => {
                 let p = path();
@@ -868,6 +909,22 @@ impl HierarchiesScreen {
             Effect::RequestMatrix => self.request_matrix(session),
             Effect::Notice(n) => out.notice(n),
         }
+    }
+
+    /// `:hierarchies PATH`: the import dialog with PATH, read at once — a
+    /// folder's preview, or a single file's import (the dialog stays open
+    /// and says why when it fails).
+    pub fn import(
+        &mut self,
+        path: &str,
+        session: &mut SessionState,
+        inputs: &Inputs,
+        out: &mut Out,
+    ) {
+        let ds = std::sync::Arc::clone(session.dataset());
+        self.state
+            .open_path(&ds, DialogKind::Import, path.to_string());
+        self.step(&Action::Confirm, session, inputs, out);
     }
 
     /// Follow the session: identifiers leave the matrix, and the tree

@@ -101,6 +101,9 @@ pub struct MarkDialog {
     pub current: String,
     /// Why the last Enter was refused.
     pub error: Option<String>,
+    /// How many cells Enter would mark now, or why the fields do not make
+    /// a source yet: counted as the fields change.
+    pub preview: Result<usize, String>,
 }
 
 impl MarkDialog {
@@ -125,6 +128,7 @@ impl MarkDialog {
             flag: 0,
             current: describe(spec, marked, ds.n_rows()),
             error: None,
+            preview: Ok(0),
         };
         match &spec.source {
             SensitivitySource::None => {}
@@ -145,7 +149,20 @@ impl MarkDialog {
                 }
             }
         }
+        d.refresh_preview(ds);
         d
+    }
+
+    /// Count the cells the fields would mark (the rule, density or flag
+    /// resolved exactly as Enter resolves it).
+    pub fn refresh_preview(&mut self, ds: &Dataset) {
+        let name = ds.col(self.column).name();
+        self.preview = self.source(ds).and_then(|source| {
+            CellSensitivity::new(source)
+                .resolve(ds, name)
+                .map(|bits| bits.count_ones(..))
+                .map_err(|e| e.to_string())
+        });
     }
 
     pub fn field(&self) -> MarkField {

@@ -10,6 +10,8 @@
 pub mod anonymize;
 pub mod compare;
 pub mod data;
+pub mod explore;
+pub mod hier_folder;
 pub mod hierarchies;
 pub mod mark;
 pub mod record;

@@ -15,6 +15,7 @@ use super::widgets::{
 use crate::data::Role;
 use crate::tui::app::App;
 use crate::tui::layout::{data_split, DATA_HEADER_HEIGHT as HEADER_HEIGHT};
+use crate::tui::screens::explore::FrequencyView;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
     let (table, side) = data_split(body);
@@ -22,22 +23,107 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
     if let Some(side) = side {
         draw_side(frame, side, app);
     }
+    if let Some(f) = &app.data_screen_freq() {
+        draw_frequencies(frame, body, f);
+    }
+}
+
+/// The focused column's frequency table (`F`) over the screen: value,
+/// count, share, and the records of the value in classes smaller than k
+/// on what the attacker knows.
+fn draw_frequencies(frame: &mut Frame, area: Rect, f: &FrequencyView) {
+    let small_head = format!("in classes < {}", f.k);
+    let header = Row::new(vec![
+        Cell::new("value"),
+        Cell::new(Line::from("count").right_aligned()),
+        Cell::new(Line::from("share").right_aligned()),
+        Cell::new(Line::from(small_head.clone()).right_aligned()),
+    ])
+    .style(title_style());
+    let widest = f
+        .values
+        .iter()
+        .map(|v| Span::raw(v.value.as_str()).width())
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 40) as u16;
+    let count_w = thousands(f.rows as u64).len().max(5) as u16;
+    let small_w = small_head.chars().count() as u16;
+    let width = (widest + count_w + 7 + small_w + 3 + 2).min(area.width);
+    let height = (f.values.len() as u16 + 5).min(area.height);
+    let popup = widgets::centered(area, width, height);
+    let room = usize::from(popup.height.saturating_sub(4)).max(1);
+    let first = f.scroll.min(f.values.len().saturating_sub(room));
+    let rows = f.values.iter().skip(first).take(room).map(|v| {
+        Row::new(vec![
+            Cell::new(v.value.clone()),
+            Cell::new(Line::from(thousands(v.count)).right_aligned()),
+            Cell::new(Line::from(percent(v.count, f.rows as u64)).right_aligned()),
+            Cell::new(
+                Line::from(v.in_small_classes.map_or("–".to_string(), thousands)).right_aligned(),
+            ),
+        ])
+    });
+    let known = if f.known.is_empty() {
+        "the attacker knows no attribute".to_string()
+    } else {
+        format!("classes on {}", f.known.join(", "))
+    };
+    let title = format!(
+        " {}: {} values ({}–{}) ",
+        f.name,
+        thousands(f.values.len() as u64),
+        first + 1,
+        (first + room).min(f.values.len())
+    );
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(widest),
+            Constraint::Length(count_w),
+            Constraint::Length(7),
+            Constraint::Length(small_w),
+        ],
+    )
+    .header(header)
+    .column_spacing(1)
+    .block(
+        Block::bordered()
+            .title(Span::styled(title, title_style()))
+            .title_bottom(Span::styled(format!(" {known} · Esc closes "), dim())),
+    );
+    widgets::clear_under_popup(frame, popup);
+    frame.render_widget(table, popup);
 }
 
 fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     let ds = app.dataset();
     let view = app.data_view();
     let rows_on_screen = view.visible_rows(ds.n_rows());
-    let title = if ds.n_rows() == 0 {
+    let shown = view.order.len(ds.n_rows());
+    let mut title = if shown == 0 {
         " no rows ".to_string()
     } else {
         format!(
             " rows {}–{} of {} ",
             thousands(rows_on_screen.start as u64 + 1),
             thousands(rows_on_screen.end as u64),
-            thousands(ds.n_rows() as u64)
+            thousands(shown as u64)
         )
     };
+    if let Some(rule) = &view.order.filter {
+        title.push_str(&format!(
+            "(of {}, where {rule}) ",
+            thousands(ds.n_rows() as u64)
+        ));
+    }
+    if let Some(s) = view.order.sort {
+        title.push_str(&format!(
+            "sorted by {} {} ",
+            ds.col(s.column).name(),
+            if s.descending { "↓" } else { "↑" }
+        ));
+    }
     let mut block = Block::bordered().title(Span::styled(title, title_style()));
     let counts = sensitive_counts(app);
     if !counts.spans.is_empty() {
@@ -72,8 +158,9 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     )
     .height(HEADER_HEIGHT);
 
-    let rows = rows_on_screen.map(|r| {
-        let number_style = if r == view.row {
+    let rows = rows_on_screen.map(|pos| {
+        let r = view.order.record(pos);
+        let number_style = if pos == view.row {
             Style::new().add_modifier(Modifier::BOLD)
         } else {
             dim()
@@ -104,7 +191,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
                 if app.search_state().highlights(c, col.code(r)) {
                     style = style.patch(widgets::search_match_style());
                 }
-                if r == view.row && c == view.col {
+                if pos == view.row && c == view.col {
                     style = style.patch(cursor_style());
                 }
                 Cell::new(line).style(style)
@@ -213,12 +300,14 @@ fn draw_side(frame: &mut Frame, area: Rect, app: &App) {
     };
     frame.render_widget(Line::styled(caption_text, dim()), caption);
     let fit = usize::from(bars_area.height);
+    let labels = distinct_labels(s.top.iter().take(fit).map(|t| t.0.as_str()), 10);
     let bars: Vec<Bar> = s
         .top
         .iter()
         .take(fit)
-        .map(|(value, count)| {
-            Bar::with_label(truncate(value, 10), *count)
+        .zip(labels)
+        .map(|((_, count), label)| {
+            Bar::with_label(label, *count)
                 .text_value(thousands(*count))
                 .style(role_style(s.role))
         })
@@ -230,6 +319,32 @@ fn draw_side(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(chart, bars_area);
 }
 
+/// Labels of at most `max` characters that tell the values apart: cut at
+/// the end (`Self-emp-…`), or — where two values would read the same that
+/// way, as `Self-emp-inc` and `Self-emp-not-inc` do — at the start
+/// (`…f-emp-inc`, `…p-not-inc`).
+fn distinct_labels<'a>(values: impl Iterator<Item = &'a str>, max: usize) -> Vec<String> {
+    let values: Vec<&str> = values.collect();
+    let heads: Vec<String> = values.iter().map(|v| truncate(v, max)).collect();
+    values
+        .iter()
+        .zip(&heads)
+        .map(|(v, h)| {
+            if heads.iter().filter(|x| *x == h).count() > 1 {
+                let n = v.chars().count();
+                let tail: String = v.chars().skip(n + 1 - max.min(n + 1)).collect();
+                if n > max {
+                    format!("…{tail}")
+                } else {
+                    v.to_string()
+                }
+            } else {
+                h.clone()
+            }
+        })
+        .collect()
+}
+
 /// At most `max` characters, with `…` when cut.
 fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -238,5 +353,24 @@ fn truncate(s: &str, max: usize) -> String {
         let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
         out.push('…');
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_cut_to_the_same_text_are_cut_at_the_start_instead() {
+        let v = [
+            "Private",
+            "Self-emp-not-inc",
+            "Self-emp-inc",
+            "Local-government",
+        ];
+        assert_eq!(
+            distinct_labels(v.iter().copied(), 10),
+            vec!["Private", "…p-not-inc", "…f-emp-inc", "Local-gov…"]
+        );
     }
 }

@@ -195,6 +195,20 @@ fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
         }
         lines.push(Line::from(row));
     }
+    // Numeric columns with many values are binned for the measure: say so.
+    let binned: Vec<String> = m
+        .discretization
+        .columns
+        .iter()
+        .filter(|c| !c.bins.is_empty())
+        .map(|c| format!("{} into {} quantile bins", c.column, c.bins.len()))
+        .collect();
+    if !binned.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("binned: {}", binned.join(", ")),
+            dim(),
+        )));
+    }
     // The rows fit the panel (it is as wide as the matrix); only the
     // measure's description may need a second line.
     frame.render_widget(
@@ -358,6 +372,18 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
             ))),
         }
     }
+    if let Some(f) = &d.folder {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(
+            format!("{} file(s) named *hierarchy_<column>.csv", f.files.len()),
+            title_style(),
+        )));
+        for (ok, text) in f.lines() {
+            let colour = if ok { Color::Green } else { Color::Red };
+            lines.push(Line::from(Span::styled(text, Style::new().fg(colour))));
+        }
+        lines.push(Line::from(Span::styled(f.summary(), dim())));
+    }
     if let Some(e) = &d.error {
         lines.push(Line::from(""));
         lines.push(Line::from(Span::styled(
@@ -368,7 +394,8 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
     lines.push(Line::from(""));
     let enter = match d.kind {
         DialogKind::Build => "keep",
-        DialogKind::Import => "read",
+        DialogKind::Import if d.folder.is_some() => "bind",
+        DialogKind::Import => "read (a folder: preview)",
         DialogKind::Export => "write",
     };
     let choose = if d.kind == DialogKind::Build {

@@ -80,6 +80,20 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
             "no cell sensitive; mark cells one by one afterwards (Space)",
         )),
     }
+    let rows = ds.n_rows() as u64;
+    lines.push(match &d.preview {
+        Ok(n) => Line::from(Span::styled(
+            format!(
+                " {:<LABEL$} Enter marks {} of {} cells ({})",
+                "",
+                crate::format::thousands(*n as u64),
+                crate::format::thousands(rows),
+                super::widgets::percent(*n as u64, rows)
+            ),
+            role_style(Role::Sensitive),
+        )),
+        Err(e) => hint(&format!("not yet a source: {e}")),
+    });
     lines.push(hint("replaces the column's marks, hand toggles included"));
     lines.push(Line::from(""));
     if let Some(e) = &d.error {
@@ -101,7 +115,18 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
     };
     let mut hints = vec![Span::raw(" ")];
     hints.extend(key(Action::Confirm, "apply"));
-    hints.extend(key(Action::Down, "next field"));
+    // Tab (completion on the command line) moves to the next field here.
+    hints.push(Span::styled(
+        format!(
+            "{} {}",
+            keys.keys_for(Scope::Dialog, Action::Complete),
+            keys.keys_for(Scope::Dialog, Action::Down)
+        )
+        .trim()
+        .to_string(),
+        Style::new().fg(Color::Cyan),
+    ));
+    hints.push(Span::styled(" next field  ", dim()));
     hints.push(Span::styled(
         format!(
             "{}{}",

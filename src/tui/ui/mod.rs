@@ -54,6 +54,53 @@ fn draw_screens(frame: &mut Frame, app: &App) {
     if let Some(p) = app.popup() {
         draw_popup(frame, b.body, &p.title, &p.message);
     }
+    if app.confirm().is_some() {
+        draw_confirm(frame, b.body, app);
+    }
+}
+
+/// The question before quitting (or opening another file) with unsaved
+/// changes: what changed since the project was saved, and the answers.
+fn draw_confirm(frame: &mut Frame, area: Rect, app: &App) {
+    let key = |k: &str| Span::styled(format!("{k:<11}"), Style::new().fg(Color::Cyan));
+    let file = app.project_path();
+    let file = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let then = match app.confirm() {
+        Some(super::Confirm::Open(_)) => "open the file",
+        _ => "quit",
+    };
+    let mut text = vec![Line::from(format!("Changes not saved to {file}:"))];
+    let changes = app.unsaved_changes().unwrap_or_default();
+    text.extend(
+        changes
+            .split("; ")
+            .map(|l| Line::from(Span::styled(format!("  {l}"), dim()))),
+    );
+    text.extend([
+        Line::from(""),
+        Line::from(vec![
+            key("w Enter"),
+            Span::raw(format!("save {file}, then {then}")),
+        ]),
+        Line::from(vec![key("d"), Span::raw(format!("{then} without saving"))]),
+        Line::from(vec![key("Esc"), Span::raw("back to work")]),
+    ]);
+    let width = (text.iter().map(Line::width).max().unwrap_or(0) as u16 + 4).min(area.width);
+    // Long change lines wrap: the height counts their rows.
+    let inner = usize::from(width.saturating_sub(2)).max(1);
+    let rows: usize = text.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+    let popup = centered(area, width, rows as u16 + 2);
+    let p = Paragraph::new(text).wrap(Wrap { trim: false }).block(
+        Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(Style::new().fg(Color::Yellow))
+            .title(" Unsaved changes "),
+    );
+    widgets::clear_under_popup(frame, popup);
+    frame.render_widget(p, popup);
 }
 
 fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
@@ -275,7 +322,16 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(under, widgets::cursor_style()),
             Span::raw(chars.as_str().to_string()),
         ]);
+        // Tab's matches, when it found several, right of the line.
+        let room = usize::from(area.width).saturating_sub(line.width() + 2);
+        let matches = app.notice().filter(|_| room > 8).map(|n| {
+            let shown: String = n.chars().take(room).collect();
+            Line::from(Span::styled(shown, dim())).right_aligned()
+        });
         frame.render_widget(line, area);
+        if let Some(m) = matches {
+            frame.render_widget(m, area);
+        }
         return;
     }
     let help = Line::from(vec![Span::styled(" ? help  : cmd ", dim())]).right_aligned();
