@@ -290,7 +290,7 @@ fn load_from<R: Read + Send>(
             ),
         ));
     }
-    let names = header_names(&file, &headers)?;
+    let names = header_names(&file, &headers, opts.max_field_bytes)?;
     check_forced(&names, opts)?;
 
     // A row estimate from the average line length of the first 64 KiB
@@ -806,10 +806,28 @@ impl Interner<'_> {
     }
 }
 
-fn header_names(file: &PathBuf, headers: &csv::ByteRecord) -> Result<Vec<String>> {
+fn header_names(
+    file: &PathBuf,
+    headers: &csv::ByteRecord,
+    max_field_bytes: usize,
+) -> Result<Vec<String>> {
     let mut names: Vec<String> = Vec::with_capacity(headers.len());
     for (i, h) in headers.iter().enumerate() {
         let col = format!("#{}", i + 1);
+        // A header field is a field: the same limit as the rows' (found by
+        // tests/fuzz.rs, a 70-byte name under a 64-byte limit was kept).
+        if h.len() > max_field_bytes {
+            return Err(Error::input(
+                file,
+                Some(1),
+                Some(col),
+                format!(
+                    "header name is {} bytes long, over the limit of {} bytes; raise it with --max-field-bytes (or the project's csv.max_field_bytes)",
+                    h.len(),
+                    max_field_bytes
+                ),
+            ));
+        }
         let s = std::str::from_utf8(h).map_err(|_| {
             Error::input(
                 file,
@@ -1002,6 +1020,36 @@ mod tests {
             e.contains("row 2") && e.contains("'b'") && e.contains("limit"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn oversized_header_name_is_refused() {
+        // tests/fuzz.rs found a header field past the limit that was kept.
+        let opts = CsvOptions {
+            max_field_bytes: 10,
+            ..Default::default()
+        };
+        let e = load_csv_bytes(
+            b"a,b01234567890
+1,2
+",
+            "t.csv",
+            &opts,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("row 1") && e.contains("#2") && e.contains("limit of 10 bytes"),
+            "{e}"
+        );
+        assert!(load_csv_bytes(
+            b"a,b012345678
+1,2
+",
+            "t.csv",
+            &opts
+        )
+        .is_ok());
     }
 
     /// `rows` data rows of `a,b,c` with distinct-ish values; `edit` may
