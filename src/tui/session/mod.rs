@@ -27,12 +27,15 @@ use std::sync::Arc;
 use fixedbitset::FixedBitSet;
 
 use super::shared::{JobState, Popup};
-use super::worker::{JobFn, Worker, WorkerMsg};
+use super::worker::{Worker, WorkerMsg};
 use crate::algorithms;
-use crate::assess::{assess_with, Assessment, Baseline};
 use crate::data::Conditions;
 use crate::data::{CellSensitivity, CompareEntry, Dataset, Params, Project, Role, Roles};
 use crate::session::{Attacker, AttackerSummary, HeldHierarchy, Session, DEMO_LABEL};
+
+mod baseline;
+use baseline::baseline_job;
+pub use baseline::{most_exposed, BaselineKey, Before, Listed, MAX_LISTED};
 
 /// Counters of edits, one per part of the session.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -146,65 +149,6 @@ impl Cells {
             bits: Arc::new(bits),
         }
     }
-}
-
-/// The baseline and what the screens draw from it, derived on the worker
-/// thread.
-#[derive(Debug, Clone)]
-pub struct Before {
-    /// The generations it was computed for.
-    pub key: BaselineKey,
-    /// `anonlab assess`'s figures: the baseline, the simulation (classes,
-    /// per-record matches, the prefix table) and the privacy models.
-    pub assessment: Assessment,
-    /// The most exposed records by the key count, at most [`MAX_LISTED`].
-    pub listed: Vec<Listed>,
-}
-
-impl Before {
-    pub fn baseline(&self) -> &Baseline {
-        &self.assessment.report.baseline
-    }
-    /// Whose figures these are.
-    pub fn attacker(&self) -> &AttackerSummary {
-        &self.baseline().attacker
-    }
-}
-
-/// What a baseline depends on: the cells and the attacker (known
-/// attributes and their order; a role change the attacker can see — to
-/// or from quasi-identifier, semi-sensitive or sensitive — moves it too).
-pub type BaselineKey = (u64, u64);
-
-/// Records kept for the Risk screen's list (most exposed first); the
-/// screen says how many more there are.
-pub const MAX_LISTED: usize = 5000;
-
-/// A listed record: its source row and how many records it cannot be told
-/// from (Pr(re-id) = 1 / matches).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Listed {
-    pub row: u32,
-    pub matches: u32,
-}
-
-/// The most exposed records first (fewest matches, then row order), at
-/// most [`MAX_LISTED`]; rows with no match (not published) are left out.
-pub fn most_exposed(matches: &[u32]) -> Vec<Listed> {
-    let mut rows: Vec<Listed> = (0..matches.len() as u32)
-        .filter(|&r| matches[r as usize] > 0)
-        .map(|row| Listed {
-            row,
-            matches: matches[row as usize],
-        })
-        .collect();
-    let key = |l: &Listed| (l.matches, l.row);
-    if rows.len() > MAX_LISTED {
-        rows.select_nth_unstable_by_key(MAX_LISTED, key);
-        rows.truncate(MAX_LISTED);
-    }
-    rows.sort_unstable_by_key(key);
-    rows
 }
 
 /// What an undo restores: every part of the session the user edits —
@@ -1004,26 +948,6 @@ impl SessionState {
     }
 }
 
-/// The job computing the baseline: `assess::assess_with`, the function
-/// behind `anonlab assess` and the report.
-fn baseline_job(
-    ds: Arc<Dataset>,
-    label: String,
-    roles: Roles,
-    attacker: Attacker,
-    key: BaselineKey,
-) -> JobFn<Box<Before>> {
-    Box::new(move |progress| {
-        let assessment = assess_with(&ds, label, &roles, &attacker, progress)?;
-        let listed = most_exposed(&assessment.simulation.matches);
-        Ok(Box::new(Before {
-            key,
-            assessment,
-            listed,
-        }))
-    })
-}
-
 /// Whether a column of this role can be protected by t-closeness.
 pub fn t_closeness_candidate(role: Role) -> bool {
     matches!(role, Role::Sensitive | Role::SemiSensitive)
@@ -1053,43 +977,4 @@ pub fn full_domain_blocked(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_most_exposed_come_first_and_at_most_max_listed() {
-        let matches: Vec<u32> = (0..(MAX_LISTED as u32 + 10)).map(|r| r % 7 + 1).collect();
-        let l = most_exposed(&matches);
-        assert_eq!(l.len(), MAX_LISTED);
-        assert!(l
-            .windows(2)
-            .all(|w| (w[0].matches, w[0].row) < (w[1].matches, w[1].row)));
-        assert_eq!(l[0], Listed { row: 0, matches: 1 });
-        assert!(most_exposed(&[0, 2, 2]).iter().all(|l| l.row != 0));
-    }
-
-    #[test]
-    fn edits_bump_their_generations_and_jobs_keep_their_copy() {
-        let (mut s, _) = SessionState::new(Session::demo().unwrap()).unwrap();
-        let held = Arc::clone(s.session());
-        let g0 = s.generations();
-        s.params_mut().k = 7;
-        assert_eq!(held.params.k, Session::demo().unwrap().params.k);
-        assert_eq!(s.params().k, 7);
-        let g1 = s.generations();
-        assert!(g1.session > g0.session);
-        assert_eq!(
-            (g1.roles, g1.cells, g1.attacker),
-            (g0.roles, g0.cells, g0.attacker)
-        );
-        let occ = s.dataset().column_index("occupation").unwrap();
-        s.toggle_cell(occ, 0);
-        assert_eq!(s.generations().cells, g1.cells + 1);
-        // LGB's inputs follow the cells; Mondrian's do not.
-        let lgb = s.current_inputs("lgb-mdp");
-        let mondrian = s.current_inputs("mondrian");
-        s.toggle_cell(occ, 0);
-        assert_ne!(s.current_inputs("lgb-mdp"), lgb);
-        assert_eq!(s.current_inputs("mondrian"), mondrian);
-    }
-}
+mod tests;

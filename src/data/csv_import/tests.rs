@@ -1,0 +1,377 @@
+use super::*;
+
+fn load(text: &str) -> Result<Dataset> {
+    load_csv_bytes(text.as_bytes(), "t.csv", &CsvOptions::default())
+}
+
+#[test]
+fn sniffs_each_candidate() {
+    for d in [",", ";", "\t", "|"] {
+        let t = format!("a{d}b{d}c\n1{d}2{d}3\n4{d}5{d}6\n");
+        let ds = load(&t).unwrap();
+        assert_eq!(ds.n_cols(), 3, "delimiter {d:?}");
+        assert_eq!(ds.n_rows(), 2);
+    }
+}
+
+#[test]
+fn quoted_delimiters_do_not_fool_the_sniffer() {
+    let t = "name;note\n\"Smith, J\";\"a, b, c\"\n\"Doe, K\";x\n";
+    let ds = load(t).unwrap();
+    assert_eq!(ds.column_names(), vec!["name", "note"]);
+    assert_eq!(ds.col(0).display(ds.col(0).code(0)), "Smith, J");
+}
+
+#[test]
+fn bom_missing_tokens_and_kinds() {
+    let t = "\u{feff}age,city\n30,Oslo\n?,NA\n41,\n";
+    let ds = load(t).unwrap();
+    assert_eq!(ds.column_names(), vec!["age", "city"]);
+    let age = ds.col(0);
+    assert_eq!(age.kind(), ColumnKind::Numeric);
+    assert_eq!(age.missing_count(), 1);
+    assert_eq!(ds.col(1).missing_count(), 2);
+    assert_eq!(ds.col(1).kind(), ColumnKind::Categorical);
+}
+
+#[test]
+fn override_kind_and_delimiter() {
+    let opts = CsvOptions {
+        delimiter: Some(';'),
+        categorical: vec!["zip".into()],
+        ..Default::default()
+    };
+    let ds = load_csv_bytes(b"zip;x\n01234;1\n99999;2\n", "t", &opts).unwrap();
+    assert_eq!(ds.col(0).kind(), ColumnKind::Categorical);
+    assert_eq!(ds.col(0).display(0), "01234");
+    let bad = CsvOptions {
+        numeric: vec!["nope".into()],
+        ..Default::default()
+    };
+    assert!(matches!(
+        load_csv_bytes(b"a,b\n1,2\n", "t", &bad),
+        Err(Error::UnknownColumn { .. })
+    ));
+}
+
+#[test]
+fn bad_input_names_file_row_and_column() {
+    let e = load("").unwrap_err().to_string();
+    assert!(e.contains("t.csv") && e.contains("empty"), "{e}");
+    let e = load("a,b\n").unwrap_err().to_string();
+    assert!(e.contains("no data rows"), "{e}");
+    let e = load("a,b,c\n1,2,3\n4,5\n").unwrap_err().to_string();
+    assert!(
+        e.contains("row 3") && e.contains("'c'") && e.contains("ragged"),
+        "{e}"
+    );
+    let e = load("a,a\n1,2\n").unwrap_err().to_string();
+    assert!(e.contains("duplicated") && e.contains("'a'"), "{e}");
+    let e = load("a,\u{1b}[31mred\n1,2\n").unwrap_err().to_string();
+    assert!(
+        e.contains("column '#2'") && e.contains("U+001B") && !e.contains('\u{1b}'),
+        "{e}"
+    );
+    let e = load_csv_bytes(b"a,b\n1,\xff\xfe\n", "t.csv", &CsvOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("row 2") && e.contains("'b'") && e.contains("UTF-8"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unclosed_quote_is_reported_not_swallowed() {
+    let e = load("sex,age,zip\nM,30,\"100\nF,41,200\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("row 2") && e.contains("'zip'") && e.contains("never closed"),
+        "{e}"
+    );
+}
+
+#[test]
+fn oversized_field_is_refused() {
+    let opts = CsvOptions {
+        max_field_bytes: 10,
+        ..Default::default()
+    };
+    let e = load_csv_bytes(b"a,b\n1,\"0123456789012\"\n", "t.csv", &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("row 2") && e.contains("'b'") && e.contains("limit"),
+        "{e}"
+    );
+}
+
+#[test]
+fn oversized_header_name_is_refused() {
+    // tests/fuzz.rs found a header field past the limit that was kept.
+    let opts = CsvOptions {
+        max_field_bytes: 10,
+        ..Default::default()
+    };
+    let e = load_csv_bytes(
+        b"a,b01234567890
+1,2
+",
+        "t.csv",
+        &opts,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("row 1") && e.contains("#2") && e.contains("limit of 10 bytes"),
+        "{e}"
+    );
+    assert!(load_csv_bytes(
+        b"a,b012345678
+1,2
+",
+        "t.csv",
+        &opts
+    )
+    .is_ok());
+}
+
+/// `rows` data rows of `a,b,c` with distinct-ish values; `edit` may
+/// replace a data row (0-based) by other bytes.
+fn many_rows(rows: usize, edit: impl Fn(usize) -> Option<Vec<u8>>) -> Vec<u8> {
+    let mut out = b"a,b,c\n".to_vec();
+    for r in 0..rows {
+        match edit(r) {
+            Some(line) => out.extend_from_slice(&line),
+            None => out.extend_from_slice(format!("{},x{},{}\n", r % 7, r % 13, r).as_bytes()),
+        }
+    }
+    out
+}
+
+fn load_err(bytes: &[u8]) -> String {
+    load_csv_bytes(bytes, "t.csv", &CsvOptions::default())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn batches_keep_every_record_in_order() {
+    let n = 3 * BATCH + 17;
+    // Blank lines here and there, one of them at a batch boundary.
+    let bytes = many_rows(n, |r| {
+        (r % 1000 == 999 || r == BATCH)
+            .then(|| format!("\n{},x{},{}\n", r % 7, r % 13, r).into_bytes())
+    });
+    let ds = load_csv_bytes(&bytes, "t.csv", &CsvOptions::default()).unwrap();
+    assert_eq!(ds.n_rows(), n);
+    let c = ds.column("c").unwrap();
+    assert!((0..n).all(|r| c.number(c.code(r)) == Some(r as f64)));
+    let b = ds.column("b").unwrap();
+    assert!((0..n).all(|r| b.display(b.code(r)) == format!("x{}", r % 13)));
+}
+
+#[test]
+fn ragged_row_at_a_batch_boundary_is_found() {
+    let bytes = many_rows(2 * BATCH, |r| (r == BATCH).then(|| b"1,2\n".to_vec()));
+    let e = load_err(&bytes);
+    // Data row BATCH is on line BATCH + 2 (the header is line 1).
+    assert!(
+        e.contains(&format!("row {}", BATCH + 2)) && e.contains("ragged"),
+        "{e}"
+    );
+}
+
+#[test]
+fn first_bad_field_in_file_order_wins_across_batches() {
+    // Bad UTF-8 in 'c' early, a ragged row later: the bad field is reported.
+    let bytes = many_rows(3 * BATCH, |r| match r {
+        r if r == BATCH + 5 => Some(b"1,2,\xff\n".to_vec()),
+        r if r == BATCH + 9 => Some(b"1,2\n".to_vec()),
+        _ => None,
+    });
+    let e = load_err(&bytes);
+    assert!(
+        e.contains(&format!("row {}", BATCH + 7)) && e.contains("'c'") && e.contains("UTF-8"),
+        "{e}"
+    );
+    // Two bad fields on one row: the leftmost is reported, not the one
+    // of a column that fails earlier in its own pass.
+    let bytes = many_rows(2 * BATCH, |r| match r {
+        100 => Some(b"1,\xfe,\xff\n".to_vec()),
+        101 => Some(b"\xff,2,3\n".to_vec()),
+        _ => None,
+    });
+    let e = load_err(&bytes);
+    assert!(e.contains("row 102") && e.contains("'b'"), "{e}");
+}
+
+#[test]
+fn unclosed_quote_in_a_full_last_batch_names_its_row() {
+    let bytes = many_rows(BATCH, |r| {
+        (r == BATCH - 1).then(|| b"1,2,\"3\n4,5,6\n".to_vec())
+    });
+    let e = load_err(&bytes);
+    assert!(
+        e.contains(&format!("row {}", BATCH + 1))
+            && e.contains("'c'")
+            && e.contains("never closed"),
+        "{e}"
+    );
+}
+
+/// A reader that hands out a few bytes at a time, so line breaks fall
+/// on every chunk boundary.
+struct Trickle<'a>(&'a [u8], usize);
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.len().min(buf.len()).min(self.1);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+fn load_trickled(bytes: &[u8], step: usize, opts: &CsvOptions) -> Result<Dataset> {
+    let split = bytes.len().min(2);
+    let rest = Trickle(&bytes[split..], step);
+    load_from(
+        Path::new("t.csv"),
+        "t",
+        bytes[..split].to_vec(),
+        rest,
+        0,
+        false,
+        opts,
+    )
+}
+
+#[test]
+fn row_numbers_are_lines_for_lf_crlf_and_cr() {
+    for eol in ["\n", "\r\n", "\r"] {
+        // A ragged row on line 6, after a blank line.
+        let text = ["a,b,c", "1,2,3", "4,5,6", "", "7,8,9", "1,2"].join(eol) + eol;
+        let opts = CsvOptions::default();
+        for step in [1, 2, 3, 1 << 20] {
+            let e = load_trickled(text.as_bytes(), step, &opts)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("row 6, column 'c'"), "{eol:?} step {step}: {e}");
+        }
+        // A bad byte on line 2 (not the header).
+        let bytes = [b"a,b".as_slice(), eol.as_bytes(), b"1,\xff", eol.as_bytes()].concat();
+        let e = load_err(&bytes);
+        assert!(e.contains("row 2, column 'b'"), "{eol:?}: {e}");
+        // A value that is not a number in a column forced numeric, after
+        // a quoted line break: its line, not its record count.
+        let text = ["a,b", "1,\"x", "y\"", "", "z,2"].join(eol) + eol;
+        let forced = CsvOptions {
+            numeric: vec!["a".into()],
+            ..Default::default()
+        };
+        let e = load_csv_bytes(text.as_bytes(), "t.csv", &forced)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 5, column 'a'"), "{eol:?}: {e}");
+    }
+}
+
+#[test]
+fn a_row_without_end_is_refused_at_the_row_limit() {
+    let opts = CsvOptions {
+        max_row_bytes: 1000,
+        ..Default::default()
+    };
+    let mut bytes = b"a,b\n1,2\n3,".to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 5000));
+    let e = load_trickled(&bytes, 100, &opts).unwrap_err().to_string();
+    assert!(
+        e.contains("row 3") && e.contains("limit of 1,000 bytes") && e.contains("--max-row-bytes"),
+        "{e}"
+    );
+    assert!(e.contains("not a regular file"), "{e}");
+    // An unclosed quote that swallows the rest: the same limit.
+    let mut bytes = b"a,b\n1,\"2\n".to_vec();
+    bytes.extend(b"3,4\n".repeat(1000));
+    let e = load_trickled(&bytes, 64, &opts).unwrap_err().to_string();
+    assert!(
+        e.contains("row 2") && e.contains("limit of 1,000 bytes"),
+        "{e}"
+    );
+    // A row just under the limit loads.
+    let long = format!("a,b\n1,{}\n2,3\n", "x".repeat(900));
+    assert_eq!(
+        load_trickled(long.as_bytes(), 7, &opts).unwrap().n_rows(),
+        2
+    );
+}
+
+#[test]
+fn file_and_column_limits_name_the_flag() {
+    let opts = CsvOptions {
+        max_file_bytes: 100,
+        ..Default::default()
+    };
+    let bytes = b"a,b\n".repeat(200);
+    let e = load_trickled(&bytes, 10, &opts).unwrap_err().to_string();
+    assert!(
+        e.contains("limit of 100 bytes") && e.contains("--max-file-bytes"),
+        "{e}"
+    );
+    let opts = CsvOptions {
+        max_columns: 3,
+        ..Default::default()
+    };
+    let e = load_csv_bytes(b"a,b,c,d\n1,2,3,4\n", "t.csv", &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("4 columns, over the limit of 3") && e.contains("--max-columns"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.csv");
+    std::fs::write(&big, b"a,b\n1,2\n".repeat(100)).unwrap();
+    let opts = CsvOptions {
+        max_file_bytes: 500,
+        ..Default::default()
+    };
+    let e = load_csv(&big, &opts).unwrap_err().to_string();
+    assert!(
+        e.contains("big.csv") && e.contains("limit of 500 bytes"),
+        "{e}"
+    );
+    assert!(!e.contains("regular"), "{e}");
+    let e = load_csv(dir.path(), &CsvOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("directory"), "{e}");
+}
+
+#[test]
+fn numbers_equal_as_numbers_are_one_value_in_canonical_form() {
+    let ds = load("x,y\n-0,a\n0,a\n0.0,a\n00,a\n39,b\n39.0,b\n039,b\n3.9e1,b\n").unwrap();
+    let x = ds.col(0);
+    assert_eq!(x.kind(), ColumnKind::Numeric);
+    assert_eq!(x.dictionary(), &["0".into(), "39".into()] as &[Box<str>]);
+    assert_eq!(x.codes(), &[0, 0, 0, 0, 1, 1, 1, 1]);
+    // NaN and inf are text: the column is categorical, kept as written.
+    let ds = load("x\n1\nNaN\ninf\n").unwrap();
+    assert_eq!(ds.col(0).kind(), ColumnKind::Categorical);
+    let e = load_csv_bytes(
+        b"x\n1\nNaN\n",
+        "t.csv",
+        &CsvOptions {
+            numeric: vec!["x".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("row 3") && e.contains("'NaN' is not a number"),
+        "{e}"
+    );
+}
