@@ -92,9 +92,15 @@ fn the_tui_modules_have_no_import_cycle() {
         .filter(|m| m != "mod")
         .collect();
     let screens_dir = root.join("screens");
+    // A screen is a file (screens/risk.rs) or a directory module
+    // (screens/anonymize/mod.rs with its tests.rs).
     let screens: BTreeSet<String> = sources(&screens_dir)
         .iter()
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .map(|p| {
+            let first = p.strip_prefix(&screens_dir).unwrap().components().next();
+            let name = first.unwrap().as_os_str().to_string_lossy();
+            name.trim_end_matches(".rs").to_string()
+        })
         .filter(|m| m != "mod")
         .collect();
     assert!(top.contains("app") && top.contains("session") && top.contains("shared"));
@@ -118,24 +124,21 @@ fn the_tui_modules_have_no_import_cycle() {
             continue;
         }
         let text = code(&std::fs::read_to_string(&p).unwrap());
-        let nested = parts.len() > 1 && parts[parts.len() - 1] != "mod";
-        // `super::X` in a top-level file names a sibling of src/tui; in a
-        // nested file (screens/risk.rs) a sibling inside its directory.
+        // The module's path below src/tui (a directory module's mod.rs is
+        // the directory): `super::` repeated once per level names a sibling
+        // of src/tui; in a screen, once less names another screen.
+        let depth = parts.len() - usize::from(parts[parts.len() - 1] == "mod");
         let mut used = after(&text, "crate::tui::");
-        if nested {
-            used.extend(after(&text, "super::super::"));
-            if module == "screens" {
-                let inner: BTreeSet<String> = after(&text, "super::")
-                    .into_iter()
-                    .filter(|m| screens.contains(m))
-                    .collect();
-                between_screens
-                    .entry(parts[1].clone())
-                    .or_default()
-                    .extend(inner);
-            }
-        } else {
-            used.extend(after(&text, "super::"));
+        used.extend(after(&text, &"super::".repeat(depth)));
+        if module == "screens" && depth > 1 {
+            let inner: BTreeSet<String> = after(&text, &"super::".repeat(depth - 1))
+                .into_iter()
+                .filter(|m| screens.contains(m))
+                .collect();
+            between_screens
+                .entry(parts[1].clone())
+                .or_default()
+                .extend(inner);
         }
         let entry = modules.entry(module.clone()).or_default();
         entry.extend(used.into_iter().filter(|m| top.contains(m) && *m != module));
