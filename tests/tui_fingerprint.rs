@@ -6,44 +6,13 @@
 //! (`tests/cli_fingerprint.rs` checks the fingerprint against the files.)
 #![cfg(feature = "tui")]
 
-use std::path::Path;
-
 use anonlab::algorithms;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, Screen};
+use anonlab::tui::{Action, App};
 
 mod common;
 use common::cli::{anonlab, json_of};
-use common::screen::{choose_algorithm, command, run_to_done};
-
-/// Construction's conditions, beside the project.
-fn conditions(dir: &Path) -> std::path::PathBuf {
-    let g = dir.join("G.json");
-    std::fs::write(
-        &g,
-        r#"{"conditions": [{"when": "age>=70", "generalize": "age", "to": "70+"},
-            {"when": "zip>=45000", "delete": "record"}]}"#,
-    )
-    .unwrap();
-    g
-}
-
-/// Full-domain reads a hierarchy for every quasi-identifier: build the
-/// default one of each on the Hierarchies screen (`b`, Enter).
-fn build_hierarchies(app: &mut App) {
-    app.step(&Action::ShowScreen(Screen::Hierarchies));
-    for name in ["sex", "age", "zip"] {
-        app.step(&Action::Left);
-        app.step(&Action::First);
-        let target = app.dataset().column_index(name).unwrap();
-        for _ in 0..target {
-            app.step(&Action::Down);
-        }
-        app.step(&Action::BuildHierarchy);
-        app.step(&Action::Confirm);
-        assert!(app.session().hierarchies().contains_key(name), "{name}");
-    }
-}
+use common::screen::{build_hierarchies, choose_algorithm, command, conditions, run_to_done};
 
 #[test]
 fn the_screen_the_saved_project_and_the_report_show_one_release_for_every_algorithm() {

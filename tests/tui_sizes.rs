@@ -12,7 +12,7 @@ use anonlab::tui::{Action, App, Screen};
 
 mod common;
 use common::screen::{
-    choose_algorithm, command, mask, mask_time_column, render, run_to_done, text,
+    build_hierarchies, choose_algorithm, command, mask, mask_time_column, render, run_to_done, text,
 };
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
@@ -136,22 +136,6 @@ fn the_whole_number_check_sees_a_cut_number() {
 
 fn name(size: (u16, u16), what: &str) -> String {
     format!("{what}_{}x{}", size.0, size.1)
-}
-
-/// A default hierarchy for each quasi-identifier (full-domain reads them).
-fn build_hierarchies(app: &mut App) {
-    app.step(&Action::ShowScreen(Screen::Hierarchies));
-    for name in ["sex", "age", "zip"] {
-        app.step(&Action::Left);
-        app.step(&Action::First);
-        let target = app.dataset().column_index(name).unwrap();
-        for _ in 0..target {
-            app.step(&Action::Down);
-        }
-        app.step(&Action::BuildHierarchy);
-        app.step(&Action::Confirm);
-        assert!(app.session().hierarchies().contains_key(name), "{name}");
-    }
 }
 
 #[test]

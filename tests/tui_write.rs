@@ -15,34 +15,7 @@ use anonlab::tui::{Action, App, Screen};
 
 mod common;
 use common::cli::anonlab;
-use common::screen::{choose_algorithm, command, run_to_done};
-
-/// Construction's conditions, beside the project.
-fn conditions(dir: &Path) -> std::path::PathBuf {
-    let g = dir.join("G.json");
-    std::fs::write(
-        &g,
-        r#"{"conditions": [{"when": "age>=70", "generalize": "age", "to": "70+"},
-            {"when": "zip>=45000", "delete": "record"}]}"#,
-    )
-    .unwrap();
-    g
-}
-
-/// Full-domain reads a hierarchy for every quasi-identifier.
-fn build_hierarchies(app: &mut App) {
-    app.step(&Action::ShowScreen(Screen::Hierarchies));
-    for name in ["sex", "age", "zip"] {
-        app.step(&Action::Left);
-        app.step(&Action::First);
-        let target = app.dataset().column_index(name).unwrap();
-        for _ in 0..target {
-            app.step(&Action::Down);
-        }
-        app.step(&Action::BuildHierarchy);
-        app.step(&Action::Confirm);
-    }
-}
+use common::screen::{build_hierarchies, choose_algorithm, command, conditions, run_to_done};
 
 fn bytes(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

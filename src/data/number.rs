@@ -46,23 +46,28 @@ pub struct Decimal {
     point: i64,
 }
 
+/// An optional sign at `b[*i]`, stepped over; whether it is `-`.
+fn read_sign(b: &[u8], i: &mut usize) -> bool {
+    match b.get(*i) {
+        Some(b'-') => {
+            *i += 1;
+            true
+        }
+        Some(b'+') => {
+            *i += 1;
+            false
+        }
+        _ => false,
+    }
+}
+
 impl Decimal {
     /// Read `text` (surrounding white space ignored) as a number; `None`
     /// when it is not one by the rule of the module doc.
     pub fn parse(text: &str) -> Option<Decimal> {
         let b = text.trim().as_bytes();
         let mut i = 0;
-        let negative = match b.first() {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
+        let negative = read_sign(b, &mut i);
         let int_start = i;
         while i < b.len() && b[i].is_ascii_digit() {
             i += 1;
@@ -83,17 +88,7 @@ impl Decimal {
         let mut exp: i64 = 0;
         if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
             i += 1;
-            let exp_negative = match b.get(i) {
-                Some(b'-') => {
-                    i += 1;
-                    true
-                }
-                Some(b'+') => {
-                    i += 1;
-                    false
-                }
-                _ => false,
-            };
+            let exp_negative = read_sign(b, &mut i);
             let start = i;
             while i < b.len() && b[i].is_ascii_digit() {
                 // Saturates far beyond any bound checked below.

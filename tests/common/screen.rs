@@ -149,3 +149,32 @@ pub fn mask_time_column(t: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A default hierarchy for each quasi-identifier of the demo (full-domain
+/// reads them): built on the Hierarchies screen (`b`, Enter).
+pub fn build_hierarchies(app: &mut App) {
+    app.step(&Action::ShowScreen(Screen::Hierarchies));
+    for name in ["sex", "age", "zip"] {
+        app.step(&Action::Left);
+        app.step(&Action::First);
+        let target = app.dataset().column_index(name).unwrap();
+        for _ in 0..target {
+            app.step(&Action::Down);
+        }
+        app.step(&Action::BuildHierarchy);
+        app.step(&Action::Confirm);
+        assert!(app.session().hierarchies().contains_key(name), "{name}");
+    }
+}
+
+/// Construction's conditions for the demo, written beside the project.
+pub fn conditions(dir: &std::path::Path) -> std::path::PathBuf {
+    let g = dir.join("G.json");
+    std::fs::write(
+        &g,
+        r#"{"conditions": [{"when": "age>=70", "generalize": "age", "to": "70+"},
+            {"when": "zip>=45000", "delete": "record"}]}"#,
+    )
+    .unwrap();
+    g
+}
