@@ -58,8 +58,77 @@ pub enum Error {
     #[error("project file {}: {}", escaped(&.0.display().to_string()), escaped(.1))]
     Project(PathBuf, String),
 
+    /// Something a setting of the run mends: `msg` says what is wrong in
+    /// the library's terms, `setting` what to give or change, `at` where in
+    /// an input file when it is tied to one. The message names the setting
+    /// by its concept ([`Setting::remedy`]); a surface with its own names
+    /// for settings (the CLI's flags) says them with [`Error::message_with`].
+    #[error("{}", unmet(.at.as_ref(), .msg, .setting.remedy()))]
+    Unmet {
+        at: Option<Location>,
+        msg: String,
+        setting: Setting,
+    },
+
     #[error("cancelled")]
     Cancelled,
+}
+
+/// A setting of a run that an [`Error::Unmet`] asks the user to give or
+/// change, by what it is in the library rather than how a surface spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    QuasiIdentifiers,
+    SensitiveAttribute,
+    /// LGB's attributes: semi-sensitive ones or a sensitive one.
+    SemiSensitiveOrSensitive,
+    /// Construction(D, G)'s conditions of generalization.
+    Conditions,
+    /// A quasi-identifier's generalization hierarchy.
+    Hierarchy,
+    /// A sensitive attribute's hierarchy (p-sensitivity's protected values).
+    SensitiveHierarchy,
+    /// p-sensitivity's protected values.
+    ProtectedValues,
+    /// Full-domain's share of rows it may suppress.
+    SuppressionLimit,
+    /// The CSV reader's limits ([`crate::data::CsvOptions`]).
+    MaxFileBytes,
+    MaxRowBytes,
+    MaxFieldBytes,
+    MaxColumns,
+}
+
+impl Setting {
+    /// What to do, in the library's words: the TUI and the library's
+    /// callers show this.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            Setting::QuasiIdentifiers => "name at least one quasi-identifier",
+            Setting::SensitiveAttribute => "name a sensitive attribute",
+            Setting::SemiSensitiveOrSensitive => "name a semi-sensitive or a sensitive attribute",
+            Setting::Conditions => "give the conditions of generalization (a G.json file)",
+            Setting::Hierarchy => "give the attribute's hierarchy",
+            Setting::SensitiveHierarchy => "give the sensitive attribute's hierarchy",
+            Setting::ProtectedValues => {
+                "protected values are values of the sensitive attributes' hierarchies"
+            }
+            Setting::SuppressionLimit => "raise the suppression limit or relax the model",
+            Setting::MaxFileBytes => "raise the file size limit (the project's csv.max_file_bytes)",
+            Setting::MaxRowBytes => "raise the row size limit (the project's csv.max_row_bytes)",
+            Setting::MaxFieldBytes => {
+                "raise the field size limit (the project's csv.max_field_bytes)"
+            }
+            Setting::MaxColumns => "raise the column limit (the project's csv.max_columns)",
+        }
+    }
+}
+
+fn unmet(at: Option<&Location>, msg: &str, remedy: &str) -> String {
+    match at {
+        Some(at) => format!("{at}: {}; {remedy}", escaped(msg)),
+        None => format!("{}: {remedy}", escaped(msg)),
+    }
 }
 
 impl Error {
@@ -76,6 +145,52 @@ impl Error {
                 column,
             },
             msg: msg.into(),
+        }
+    }
+
+    /// An [`Error::Unmet`] not tied to a file.
+    pub fn unmet(msg: impl Into<String>, setting: Setting) -> Self {
+        Error::Unmet {
+            at: None,
+            msg: msg.into(),
+            setting,
+        }
+    }
+
+    /// An [`Error::Unmet`] at a place in an input file.
+    pub fn unmet_at(
+        file: impl Into<PathBuf>,
+        row: Option<u64>,
+        column: Option<String>,
+        msg: impl Into<String>,
+        setting: Setting,
+    ) -> Self {
+        Error::Unmet {
+            at: Some(Location {
+                file: file.into(),
+                row,
+                column,
+            }),
+            msg: msg.into(),
+            setting,
+        }
+    }
+
+    /// The setting an [`Error::Unmet`] asks for.
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            Error::Unmet { setting, .. } => Some(*setting),
+            _ => None,
+        }
+    }
+
+    /// The message, with `remedy` saying how to give the setting of an
+    /// [`Error::Unmet`] in the caller's terms (the CLI names its flag);
+    /// every other error as it displays.
+    pub fn message_with(&self, remedy: impl Fn(Setting) -> String) -> String {
+        match self {
+            Error::Unmet { at, msg, setting } => unmet(at.as_ref(), msg, &remedy(*setting)),
+            e => e.to_string(),
         }
     }
 }

@@ -19,9 +19,11 @@ fn main() {
     if let Err(e) = run(cli) {
         // Names and values from the input are escaped: a header holding
         // ANSI escapes must not drive the user's terminal.
+        // Library errors name settings by their concept; the CLI says its
+        // flag for each (cli::remedy).
         eprintln!(
             "anonlab: error: {}",
-            anonlab::error::escaped(&format!("{e:#}"))
+            anonlab::error::escaped(&cli::error_message(&e))
         );
         std::process::exit(2);
     }

@@ -18,7 +18,7 @@ pub mod pk;
 use fixedbitset::FixedBitSet;
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::progress::Progress;
 use crate::release::Release;
 
@@ -154,8 +154,9 @@ pub fn check_k(req: &Request<'_>) -> Result<()> {
     req.check_roles()?;
     let n = req.ds.n_rows();
     if req.qi.is_empty() {
-        return Err(Error::Parameter(
-            "no quasi-identifiers: name at least one with --qi".into(),
+        return Err(Error::unmet(
+            "no quasi-identifiers",
+            Setting::QuasiIdentifiers,
         ));
     }
     if req.k == 0 {
@@ -175,8 +176,9 @@ pub fn check_k(req: &Request<'_>) -> Result<()> {
 /// than n/l rows), naming the value that is too frequent.
 pub fn check_l(req: &Request<'_>) -> Result<usize> {
     let Some(&s) = req.sensitive.first() else {
-        return Err(Error::Parameter(
-            "no sensitive attribute: name one with --sensitive".into(),
+        return Err(Error::unmet(
+            "no sensitive attribute",
+            Setting::SensitiveAttribute,
         ));
     };
     let col = req.ds.col(s);

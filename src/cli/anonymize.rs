@@ -715,12 +715,15 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     evaluation: Some(eval),
                 }
             }
-            Err(anonlab::Error::Parameter(why)) => CompareRow {
+            Err(e @ (anonlab::Error::Parameter(_) | anonlab::Error::Unmet { .. })) => CompareRow {
                 algorithm: algo.id().into(),
                 k,
                 l,
                 fingerprint: None,
-                infeasible: Some(why),
+                infeasible: Some(match e {
+                    anonlab::Error::Parameter(why) => why,
+                    e => e.message_with(super::remedy),
+                }),
                 evaluation: None,
             },
             Err(e) => return Err(e.into()),

@@ -250,7 +250,7 @@ fn draw(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart
                     let value = match measure_one(s, algo.id(), k, l, progress) {
                         Ok((_, e)) => a.metric.of(&e),
                         Err(e) => {
-                            eprintln!("k = {k}, l = {l}: {e}");
+                            eprintln!("k = {k}, l = {l}: {}", e.message_with(super::remedy));
                             None
                         }
                     };

@@ -16,7 +16,49 @@ pub mod synth;
 
 use std::path::PathBuf;
 
+use anonlab::error::Setting;
 use clap::{Args, Parser, Subcommand};
+
+/// The CLI's words for a setting a library error asks for: its flag. The
+/// library names the setting by its concept ([`Setting::remedy`]).
+pub fn remedy(setting: Setting) -> String {
+    match setting {
+        Setting::QuasiIdentifiers => "name at least one with --qi",
+        Setting::SensitiveAttribute => "name one with --sensitive",
+        Setting::SemiSensitiveOrSensitive => "name one with --semi-sensitive or --sensitive",
+        Setting::Conditions => "add --conditions G.json",
+        Setting::Hierarchy => "give it with --hierarchies COL=FILE",
+        Setting::SensitiveHierarchy => "give it with --sa-hierarchy COL=FILE",
+        Setting::ProtectedValues => {
+            "--protected names values of the hierarchies given with --sa-hierarchy"
+        }
+        Setting::SuppressionLimit => "raise --suppression or relax the model",
+        Setting::MaxFileBytes => {
+            "raise it with --max-file-bytes (or the project's csv.max_file_bytes)"
+        }
+        Setting::MaxRowBytes => {
+            "raise it with --max-row-bytes (or the project's csv.max_row_bytes)"
+        }
+        Setting::MaxFieldBytes => {
+            "raise it with --max-field-bytes (or the project's csv.max_field_bytes)"
+        }
+        Setting::MaxColumns => "raise it with --max-columns (or the project's csv.max_columns)",
+    }
+    .to_string()
+}
+
+/// An error as the CLI prints it: anyhow's chain as `{:#}` writes it
+/// (causes joined by ": "), with each library error's setting named by its
+/// flag ([`remedy`]).
+pub fn error_message(e: &anyhow::Error) -> String {
+    e.chain()
+        .map(|cause| match cause.downcast_ref::<anonlab::Error>() {
+            Some(e) => e.message_with(remedy),
+            None => cause.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(": ")
+}
 
 #[derive(Debug, Parser)]
 #[command(

@@ -123,7 +123,7 @@ fn same_partition(a: &[String], b: &[String]) -> bool {
 fn numbers(col: &Column, what: &str) -> Result<Vec<Decimal>> {
     if !col.is_numeric() {
         return Err(Error::Parameter(format!(
-            "{what} need a numeric column; '{}' is categorical (use --mask or a grouping)",
+            "{what} need a numeric column; '{}' is categorical (a masking or grouping hierarchy fits it)",
             col.name()
         )));
     }

@@ -437,7 +437,9 @@ pub fn construct(ds: &Dataset, spec: &CorrelatedSpec) -> Result<CorrelatedHierar
         )));
     }
     if spec.min_records == 0 {
-        return Err(Error::Parameter("--min-records must be at least 1".into()));
+        return Err(Error::Parameter(
+            "the least number of records per cell (context × interval) must be at least 1".into(),
+        ));
     }
     let attrs: Vec<usize> = spec
         .attributes

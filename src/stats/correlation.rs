@@ -639,7 +639,7 @@ pub fn correlation_matrix(
     }
     if columns.len() > MAX_CORRELATED_COLUMNS {
         return Err(Error::Parameter(format!(
-            "{} columns make {} pairs to correlate; at most {MAX_CORRELATED_COLUMNS} columns are correlated at once (name them with --columns)",
+            "{} columns make {} pairs to correlate; at most {MAX_CORRELATED_COLUMNS} columns are correlated at once (name the columns to correlate)",
             crate::format::thousands(columns.len() as u64),
             crate::format::thousands((columns.len() as u64 * (columns.len() as u64 + 1)) / 2)
         )));

@@ -59,7 +59,7 @@ use crate::algorithms::full_domain::node_cell;
 use crate::algorithms::{Algorithm, Request};
 use crate::data::number::{Decimal, NumericLabel};
 use crate::data::{Condition, Conditions, Dataset, Rule};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::progress::Progress;
 use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
@@ -90,8 +90,9 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
     let n = ds.n_rows();
     let d = req.qi.len();
     if req.qi.is_empty() {
-        return Err(Error::Parameter(
-            "no quasi-identifiers: name at least one with --qi".into(),
+        return Err(Error::unmet(
+            "no quasi-identifiers",
+            Setting::QuasiIdentifiers,
         ));
     }
     let mut actions = Vec::with_capacity(conditions.conditions.len());
@@ -396,11 +397,14 @@ fn bound_levels(req: &Request<'_>, actions: &[Action]) -> Result<Vec<BoundLevel>
             continue;
         }
         let h = req.options.hierarchies.get(col.name()).ok_or_else(|| {
-            Error::Parameter(format!(
-                "condition {}: generalizing '{}' to a level needs its hierarchy (--hierarchies)",
-                i + 1,
-                col.name()
-            ))
+            Error::unmet(
+                format!(
+                    "condition {}: generalizing '{}' to a level needs its hierarchy",
+                    i + 1,
+                    col.name()
+                ),
+                Setting::Hierarchy,
+            )
         })?;
         let b = h.bind(col)?;
         if *level > b.height() {
@@ -521,8 +525,9 @@ impl Algorithm for Construction {
         // path, as the CLI always did. `construct` with empty conditions
         // still gives Construction(D, ∅) to a caller that asks for it.
         let Some(conditions) = req.options.conditions.as_ref() else {
-            return Err(Error::Parameter(
-                "construction needs conditions of generalization: add --conditions G.json".into(),
+            return Err(Error::unmet(
+                "construction needs conditions of generalization",
+                Setting::Conditions,
             ));
         };
         progress.check()?;

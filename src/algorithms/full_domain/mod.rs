@@ -93,7 +93,7 @@ use std::str::FromStr;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::hierarchy::{BoundHierarchy, Hierarchy};
 use crate::partition::Partition;
 use crate::progress::Progress;
@@ -260,8 +260,9 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
         )));
     }
     if model != PrivacyModel::K && req.sensitive.is_empty() {
-        return Err(Error::Parameter(
-            "the privacy model reads a sensitive attribute: name one with --sensitive".into(),
+        return Err(Error::unmet(
+            "the privacy model reads a sensitive attribute",
+            Setting::SensitiveAttribute,
         ));
     }
     let ds = req.ds;
@@ -319,9 +320,12 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
     }
     let best = s.optimum(monotone, max_suppressed == 0)?;
     let Some(best) = best else {
-        return Err(Error::Parameter(format!(
-            "no generalization satisfies the privacy model within the suppression limit ({max_suppressed} of {n} rows), not even the top node: raise --suppression or relax the model"
-        )));
+        return Err(Error::unmet(
+            format!(
+                "no generalization satisfies the privacy model within the suppression limit ({max_suppressed} of {n} rows), not even the top node"
+            ),
+            Setting::SuppressionLimit,
+        ));
     };
     let minimal = if opts.list_minimal {
         if !monotone {

@@ -63,7 +63,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::progress::Progress;
 use crate::release::{
     Cell, EquivalenceGroup, Guarantee, LocalBuckets, QiSubset, Release, ReleaseParams,
@@ -251,8 +251,9 @@ pub fn sensitive_attributes(req: &Request<'_>) -> Result<Vec<SensitiveAttribute>
         )));
     }
     if out.is_empty() {
-        return Err(Error::Parameter(
-            "LGB needs a semi-sensitive or sensitive attribute: name one with --semi-sensitive or --sensitive".into(),
+        return Err(Error::unmet(
+            "LGB needs a semi-sensitive or sensitive attribute",
+            Setting::SemiSensitiveOrSensitive,
         ));
     }
     if out

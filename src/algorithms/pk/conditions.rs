@@ -26,7 +26,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::release::ProtectedSubtree;
 
 use super::PkOptions;
@@ -68,21 +68,24 @@ impl SensitiveView {
 /// protected subtrees where `options` gives the attribute a hierarchy.
 pub fn views(ds: &Dataset, sensitive: &[usize], options: &PkOptions) -> Result<Vec<SensitiveView>> {
     if sensitive.is_empty() {
-        return Err(Error::Parameter(
-            "p-sensitive k-anonymity needs at least one sensitive attribute: name them with --sensitive".into(),
+        return Err(Error::unmet(
+            "p-sensitive k-anonymity needs at least one sensitive attribute",
+            Setting::SensitiveAttribute,
         ));
     }
     for a in options.sa_hierarchies.attributes() {
         let c = ds.column_index(a)?;
         if !sensitive.contains(&c) {
-            return Err(Error::Parameter(format!(
-                "--sa-hierarchy is given for '{a}', which is not a sensitive attribute (name it with --sensitive)"
-            )));
+            return Err(Error::unmet(
+                format!("a sensitive attribute's hierarchy is given for '{a}', which is not a sensitive attribute"),
+                Setting::SensitiveAttribute,
+            ));
         }
     }
     if !options.protected.is_empty() && options.sa_hierarchies.is_empty() {
-        return Err(Error::Parameter(
-            "--protected names values of a sensitive attribute's hierarchy: give the hierarchy with --sa-hierarchy COL=FILE".into(),
+        return Err(Error::unmet(
+            "protected values name values of a sensitive attribute's hierarchy, and no such hierarchy is given",
+            Setting::SensitiveHierarchy,
         ));
     }
     let mut used = vec![false; options.protected.len()];
@@ -165,11 +168,14 @@ pub fn views(ds: &Dataset, sensitive: &[usize], options: &PkOptions) -> Result<V
     }
     if let Some(i) = used.iter().position(|u| !u) {
         let names: Vec<&str> = options.sa_hierarchies.attributes().collect();
-        return Err(Error::Parameter(format!(
-            "--protected: '{}' is not a value of the hierarchy of {}",
-            options.protected[i],
-            names.join(", ")
-        )));
+        return Err(Error::unmet(
+            format!(
+                "the protected value '{}' is not a value of the hierarchy of {}",
+                options.protected[i],
+                names.join(", ")
+            ),
+            Setting::ProtectedValues,
+        ));
     }
     Ok(out)
 }

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::dataset::{ColumnBuilder, ColumnKind, Dataset};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::format::thousands;
 
 /// How to read a CSV file. Serialized into the project file so a session
@@ -115,11 +115,12 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     // inputs (pipes, devices) are counted as they stream.
     let regular = meta.is_file();
     if regular && meta.len() > opts.max_file_bytes {
-        return Err(Error::input(
+        return Err(Error::unmet_at(
             path,
             None,
             None,
             file_limit_message(meta.len(), opts.max_file_bytes),
+            Setting::MaxFileBytes,
         ));
     }
     let mut head = Vec::with_capacity(SNIFF_BYTES);
@@ -137,7 +138,7 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
 
 fn file_limit_message(size: u64, limit: u64) -> String {
     format!(
-        "the file is larger than the limit of {} bytes ({size} bytes or more); raise it with --max-file-bytes (or the project's csv.max_file_bytes)",
+        "the file is larger than the limit of {} bytes ({size} bytes or more)",
         thousands(limit)
     )
 }
@@ -279,15 +280,16 @@ fn load_from<R: Read + Send>(
         headers.trim();
     }
     if headers.len() > opts.max_columns {
-        return Err(Error::input(
+        return Err(Error::unmet_at(
             file,
             Some(1),
             None,
             format!(
-                "the header has {} columns, over the limit of {}; raise it with --max-columns (or the project's csv.max_columns)",
+                "the header has {} columns, over the limit of {}",
                 thousands(headers.len() as u64),
                 thousands(opts.max_columns as u64)
             ),
+            Setting::MaxColumns,
         ));
     }
     let names = header_names(&file, &headers, opts.max_field_bytes)?;
@@ -587,17 +589,18 @@ impl Limits<'_> {
         match exceeded {
             Some(Exceeded::Row) => {
                 let line = tracked.line_at(tracked.consumed);
-                Error::input(
+                Error::unmet_at(
                     self.file,
                     Some(line),
                     None,
                     format!(
-                        "the row is longer than the limit of {} bytes{not_regular}; a missing line break or an unclosed quote? Raise the limit with --max-row-bytes (or the project's csv.max_row_bytes)",
+                        "the row is longer than the limit of {} bytes{not_regular} (a missing line break or an unclosed quote?)",
                         thousands(self.opts.max_row_bytes)
                     ),
+                    Setting::MaxRowBytes,
                 )
             }
-            Some(Exceeded::File) => Error::input(
+            Some(Exceeded::File) => Error::unmet_at(
                 self.file,
                 None,
                 None,
@@ -605,6 +608,7 @@ impl Limits<'_> {
                     "{}{not_regular}",
                     file_limit_message(tracked.delivered, self.opts.max_file_bytes)
                 ),
+                Setting::MaxFileBytes,
             ),
             None => {
                 let line = e.position().map(|p| tracked.line_at(p.byte()));
@@ -786,23 +790,29 @@ impl Interner<'_> {
             return Ok(());
         };
         let field = self.rules.field(&records[j][i]);
-        let message = match utf8 {
-            None => format!(
-                "field is {} bytes long, over the limit of {} bytes (an unclosed quote?)",
-                field.len(),
-                self.max_field_bytes
+        let (row, column) = (Some(batch.lines[j]), Some(self.names[i].clone()));
+        Err(match utf8 {
+            None => Error::unmet_at(
+                self.file,
+                row,
+                column,
+                format!(
+                    "field is {} bytes long, over the limit of {} bytes (an unclosed quote?)",
+                    field.len(),
+                    self.max_field_bytes
+                ),
+                Setting::MaxFieldBytes,
             ),
-            Some(e) => format!(
-                "not valid UTF-8 (byte {} of the field); re-encode the file as UTF-8",
-                e.valid_up_to() + 1
+            Some(e) => Error::input(
+                self.file,
+                row,
+                column,
+                format!(
+                    "not valid UTF-8 (byte {} of the field); re-encode the file as UTF-8",
+                    e.valid_up_to() + 1
+                ),
             ),
-        };
-        Err(Error::input(
-            self.file,
-            Some(batch.lines[j]),
-            Some(self.names[i].clone()),
-            message,
-        ))
+        })
     }
 }
 
@@ -817,15 +827,16 @@ fn header_names(
         // A header field is a field: the same limit as the rows' (found by
         // tests/fuzz.rs, a 70-byte name under a 64-byte limit was kept).
         if h.len() > max_field_bytes {
-            return Err(Error::input(
+            return Err(Error::unmet_at(
                 file,
                 Some(1),
                 Some(col),
                 format!(
-                    "header name is {} bytes long, over the limit of {} bytes; raise it with --max-field-bytes (or the project's csv.max_field_bytes)",
+                    "header name is {} bytes long, over the limit of {} bytes",
                     h.len(),
                     max_field_bytes
                 ),
+                Setting::MaxFieldBytes,
             ));
         }
         let s = std::str::from_utf8(h).map_err(|_| {

@@ -98,11 +98,11 @@ fn oversized_field_is_refused() {
         max_field_bytes: 10,
         ..Default::default()
     };
-    let e = load_csv_bytes(b"a,b\n1,\"0123456789012\"\n", "t.csv", &opts)
-        .unwrap_err()
-        .to_string();
+    let e = load_csv_bytes(b"a,b\n1,\"0123456789012\"\n", "t.csv", &opts).unwrap_err();
+    assert_eq!(e.setting(), Some(Setting::MaxFieldBytes));
+    let e = e.to_string();
     assert!(
-        e.contains("row 2") && e.contains("'b'") && e.contains("limit"),
+        e.contains("row 2") && e.contains("'b'") && e.contains("raise the field size limit"),
         "{e}"
     );
 }
@@ -286,10 +286,18 @@ fn a_row_without_end_is_refused_at_the_row_limit() {
     };
     let mut bytes = b"a,b\n1,2\n3,".to_vec();
     bytes.extend(std::iter::repeat_n(0u8, 5000));
-    let e = load_trickled(&bytes, 100, &opts).unwrap_err().to_string();
+    let e = load_trickled(&bytes, 100, &opts).unwrap_err();
+    assert_eq!(e.setting(), Some(Setting::MaxRowBytes));
+    let e = e.to_string();
     assert!(
-        e.contains("row 3") && e.contains("limit of 1,000 bytes") && e.contains("--max-row-bytes"),
+        e.contains("row 3")
+            && e.contains("limit of 1,000 bytes")
+            && e.contains("raise the row size limit (the project's csv.max_row_bytes)"),
         "{e}"
+    );
+    assert!(
+        !e.contains("--"),
+        "a CLI flag in the library's message: {e}"
     );
     assert!(e.contains("not a regular file"), "{e}");
     // An unclosed quote that swallows the rest: the same limit.
@@ -309,28 +317,32 @@ fn a_row_without_end_is_refused_at_the_row_limit() {
 }
 
 #[test]
-fn file_and_column_limits_name_the_flag() {
+fn file_and_column_limits_name_the_setting_not_a_flag() {
     let opts = CsvOptions {
         max_file_bytes: 100,
         ..Default::default()
     };
     let bytes = b"a,b\n".repeat(200);
-    let e = load_trickled(&bytes, 10, &opts).unwrap_err().to_string();
+    let e = load_trickled(&bytes, 10, &opts).unwrap_err();
+    assert_eq!(e.setting(), Some(Setting::MaxFileBytes));
+    let e = e.to_string();
     assert!(
-        e.contains("limit of 100 bytes") && e.contains("--max-file-bytes"),
+        e.contains("limit of 100 bytes") && e.contains("raise the file size limit"),
         "{e}"
     );
+    assert!(!e.contains("--"), "{e}");
     let opts = CsvOptions {
         max_columns: 3,
         ..Default::default()
     };
-    let e = load_csv_bytes(b"a,b,c,d\n1,2,3,4\n", "t.csv", &opts)
-        .unwrap_err()
-        .to_string();
+    let e = load_csv_bytes(b"a,b,c,d\n1,2,3,4\n", "t.csv", &opts).unwrap_err();
+    assert_eq!(e.setting(), Some(Setting::MaxColumns));
+    let e = e.to_string();
     assert!(
-        e.contains("4 columns, over the limit of 3") && e.contains("--max-columns"),
+        e.contains("4 columns, over the limit of 3") && e.contains("raise the column limit"),
         "{e}"
     );
+    assert!(!e.contains("--"), "{e}");
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big.csv");
     std::fs::write(&big, b"a,b\n1,2\n".repeat(100)).unwrap();

@@ -337,6 +337,7 @@ fn entry_job(
     Box::new(move |progress| {
         let (outcome, view) = match release::make_view(&session, key.inputs.clone(), progress) {
             Err(crate::Error::Parameter(why)) => (Outcome::Infeasible(why), None),
+            Err(e @ crate::Error::Unmet { .. }) => (Outcome::Infeasible(e.to_string()), None),
             Err(e) => return Err(e),
             Ok(view) => {
                 let il = measure_il(&session, &view, &key.inputs);
