@@ -481,6 +481,7 @@ impl Session {
         options.full_domain.suppression = fd.suppression;
         options.full_domain.metric = fd.metric.parse::<Metric>()?;
         options.full_domain.model = full_domain_model(&fd.model, l, p.c, p.t, pk_p)?;
+        options.full_domain.node = fd.node.clone();
         options.pk.p = pk_p;
         Ok(options)
     }

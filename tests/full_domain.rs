@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use anonlab::algorithms::full_domain::{search, Metric, PrivacyModel};
+use anonlab::algorithms::full_domain::{search, Metric, NodeStatus, PrivacyModel};
 use anonlab::algorithms::{Options, Request};
 use anonlab::data::Dataset;
 use anonlab::hierarchy::{Hierarchy, HierarchySet};
@@ -37,84 +37,117 @@ fn request<'a>(
     }
 }
 
+/// Brute force's figures of one node: (metric, published classes,
+/// suppressed rows), or `None` when more than `max_supp` rows fail.
+#[allow(clippy::too_many_arguments)]
+fn brute_node(
+    rows: &[Vec<String>],
+    hier: &[Vec<Vec<String>>],
+    sens: &[String],
+    k: usize,
+    (l, entropy): (usize, bool),
+    levels: &[usize],
+    max_supp: usize,
+    metric: Metric,
+) -> Option<(f64, usize, usize)> {
+    let d = hier.len();
+    // h[a][leaf][level]: label; leaf index = position of value in the hierarchy.
+    let leaf_of = |a: usize, v: &str| hier[a].iter().position(|r| r[0] == v).unwrap();
+    let n = rows.len();
+    let mut groups: HashMap<Vec<String>, Vec<usize>> = HashMap::new();
+    for (r, row) in rows.iter().enumerate() {
+        let key: Vec<String> = (0..d)
+            .map(|a| hier[a][leaf_of(a, &row[a])][levels[a]].clone())
+            .collect();
+        groups.entry(key).or_default().push(r);
+    }
+    let mut supp = 0;
+    let mut kept = 0;
+    let mut dm = 0.0;
+    let mut loss_sum = 0.0;
+    for (key, members) in &groups {
+        let mut counts: HashMap<&String, usize> = HashMap::new();
+        for &r in members {
+            *counts.entry(&sens[r]).or_default() += 1;
+        }
+        let diverse = if entropy {
+            // Entropy l-diversity, H ≥ ln l (with the library's 1e-12
+            // relative slack for classes exactly at the bound).
+            let m = members.len() as f64;
+            let h: f64 = counts
+                .values()
+                .map(|&c| -(c as f64 / m) * (c as f64 / m).ln())
+                .sum();
+            let bound = (l as f64).ln();
+            h >= bound - 1e-12 * bound
+        } else {
+            counts.len() >= l
+        };
+        if members.len() < k || !diverse {
+            supp += members.len();
+            loss_sum += (members.len() * d) as f64;
+        } else {
+            kept += 1;
+            dm += (members.len() * members.len()) as f64;
+            for a in 0..d {
+                let under = hier[a].iter().filter(|r| r[levels[a]] == key[a]).count();
+                let m = hier[a].len();
+                let cell = if m > 1 {
+                    (under - 1) as f64 / (m - 1) as f64
+                } else {
+                    0.0
+                };
+                loss_sum += members.len() as f64 * cell;
+            }
+        }
+    }
+    if supp > max_supp {
+        return None;
+    }
+    let m = match metric {
+        Metric::Loss => loss_sum / (n * d) as f64,
+        Metric::Discernibility => dm + (n * supp) as f64,
+        Metric::Height => levels.iter().sum::<usize>() as f64,
+    };
+    Some((m, kept, supp))
+}
+
+/// Every level vector of hierarchies with these many levels, in the
+/// lattice's order (the first attribute varying slowest).
+fn all_nodes(hier: &[Vec<Vec<String>>]) -> Vec<Vec<usize>> {
+    let d = hier.len();
+    let heights: Vec<usize> = hier.iter().map(|h| h[0].len()).collect();
+    let total: usize = heights.iter().product();
+    (0..total)
+        .map(|idx| {
+            let mut levels = vec![0; d];
+            let mut rest = idx;
+            for a in (0..d).rev() {
+                levels[a] = rest % heights[a];
+                rest /= heights[a];
+            }
+            levels
+        })
+        .collect()
+}
+
 /// What brute force finds: (metric, height, levels) of the best node.
 fn brute_force(
     rows: &[Vec<String>],
     hier: &[Vec<Vec<String>>],
     sens: &[String],
     k: usize,
-    (l, entropy): (usize, bool),
+    model: (usize, bool),
     max_supp: usize,
     metric: Metric,
 ) -> Option<(f64, usize, Vec<usize>)> {
-    let d = hier.len();
-    let heights: Vec<usize> = hier.iter().map(|h| h[0].len()).collect();
-    // h[a][leaf][level]: label; leaf index = position of value in the hierarchy.
-    let leaf_of = |a: usize, v: &str| hier[a].iter().position(|r| r[0] == v).unwrap();
-    let n = rows.len();
     let mut best: Option<(f64, usize, Vec<usize>)> = None;
-    let total: usize = heights.iter().product();
-    for idx in 0..total {
-        let mut levels = vec![0; d];
-        let mut rest = idx;
-        for a in (0..d).rev() {
-            levels[a] = rest % heights[a];
-            rest /= heights[a];
-        }
-        let mut groups: HashMap<Vec<String>, Vec<usize>> = HashMap::new();
-        for (r, row) in rows.iter().enumerate() {
-            let key: Vec<String> = (0..d)
-                .map(|a| hier[a][leaf_of(a, &row[a])][levels[a]].clone())
-                .collect();
-            groups.entry(key).or_default().push(r);
-        }
-        let mut supp = 0;
-        let mut dm = 0.0;
-        let mut loss_sum = 0.0;
-        for (key, members) in &groups {
-            let mut counts: HashMap<&String, usize> = HashMap::new();
-            for &r in members {
-                *counts.entry(&sens[r]).or_default() += 1;
-            }
-            let diverse = if entropy {
-                // Entropy l-diversity, H ≥ ln l (with the library's 1e-12
-                // relative slack for classes exactly at the bound).
-                let m = members.len() as f64;
-                let h: f64 = counts
-                    .values()
-                    .map(|&c| -(c as f64 / m) * (c as f64 / m).ln())
-                    .sum();
-                let bound = (l as f64).ln();
-                h >= bound - 1e-12 * bound
-            } else {
-                counts.len() >= l
-            };
-            if members.len() < k || !diverse {
-                supp += members.len();
-                loss_sum += (members.len() * d) as f64;
-            } else {
-                dm += (members.len() * members.len()) as f64;
-                for a in 0..d {
-                    let under = hier[a].iter().filter(|r| r[levels[a]] == key[a]).count();
-                    let m = hier[a].len();
-                    let cell = if m > 1 {
-                        (under - 1) as f64 / (m - 1) as f64
-                    } else {
-                        0.0
-                    };
-                    loss_sum += members.len() as f64 * cell;
-                }
-            }
-        }
-        if supp > max_supp {
+    for levels in all_nodes(hier) {
+        let Some((m, _, _)) = brute_node(rows, hier, sens, k, model, &levels, max_supp, metric)
+        else {
             continue;
-        }
-        let height: usize = levels.iter().sum();
-        let m = match metric {
-            Metric::Loss => loss_sum / (n * d) as f64,
-            Metric::Discernibility => dm + (n * supp) as f64,
-            Metric::Height => height as f64,
         };
+        let height: usize = levels.iter().sum();
         let better = match &best {
             None => true,
             Some((bm, bh, bl)) => {
@@ -219,10 +252,145 @@ proptest! {
                 prop_assert!(v.all_hold(), "{}", v);
                 prop_assert!(report.minimal.iter().any(|n| n.levels == levels) || max_supp > 0);
                 prop_assert_eq!(report.monotone, max_supp == 0 || !(entropy && l > 1));
+                // The lattice map is the search's own answer, node by node:
+                // every resolved node as brute force finds it, every
+                // measured one with brute force's figures.
+                let model = (l as usize, entropy);
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+                let map = &report.lattice;
+                prop_assert_eq!(map.len(), report.lattice_size);
+                for (i, levels) in all_nodes(&hier).into_iter().enumerate() {
+                    prop_assert_eq!(map.index(&levels), Some(i));
+                    let node = map.nodes[i];
+                    let truth = brute_node(&rows, &hier, &sens, k as usize, model, &levels, max_supp, metric);
+                    match node.status {
+                        NodeStatus::Anonymous => prop_assert!(truth.is_some(), "{:?}", levels),
+                        NodeStatus::NotAnonymous => prop_assert!(truth.is_none(), "{:?}", levels),
+                        NodeStatus::Pruned => {
+                            prop_assert!(!node.checked);
+                            prop_assert!(node.bound >= m - 1e-9 * m.abs().max(1.0));
+                        }
+                    }
+                    if let (Some(f), Some((tm, classes, supp))) = (node.figures, truth) {
+                        prop_assert!(node.checked);
+                        prop_assert!(close(f.metric, tm), "{:?}: {} vs {}", levels, f.metric, tm);
+                        prop_assert_eq!(f.classes, classes);
+                        prop_assert_eq!(f.suppressed_rows, supp as u64);
+                    }
+                    prop_assert!(node.bound <= truth.map_or(f64::INFINITY, |t| t.0) + 1e-9);
+                }
             }
             Err(e) => prop_assert!(expected.is_none(), "search failed: {e}"),
         }
     }
+}
+
+/// A random table as the proptests build it: the rows as text (the QIs,
+/// then the sensitive value), the sensitive values, the hierarchies as
+/// rows and the dataset with the hierarchy set.
+type Built = (
+    Vec<Vec<String>>,
+    Vec<String>,
+    Vec<Vec<Vec<String>>>,
+    Dataset,
+    HierarchySet,
+);
+
+fn build(cells: &[Vec<u8>], sens: &[u8], merges: &[Vec<usize>]) -> Built {
+    let d = merges.len();
+    let names: Vec<String> = (0..=d).map(|a| format!("q{a}")).collect();
+    let mut rows: Vec<Vec<String>> = cells
+        .iter()
+        .map(|r| r.iter().map(|v| format!("v{v}")).collect())
+        .collect();
+    let sens: Vec<String> = sens[..rows.len()].iter().map(|s| format!("s{s}")).collect();
+    for (row, s) in rows.iter_mut().zip(&sens) {
+        row.push(s.clone());
+    }
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let row_refs: Vec<Vec<&str>> = rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
+    let ds = Dataset::from_rows(&name_refs, &row_refs).unwrap();
+    let domain: Vec<String> = (0..6).map(|v| format!("v{v}")).collect();
+    let hier: Vec<Vec<Vec<String>>> = merges.iter().map(|m| hierarchy_rows(&domain, m)).collect();
+    let mut set = HierarchySet::new();
+    for (a, h) in hier.iter().enumerate() {
+        set.insert(Hierarchy::from_rows(&names[a], h).unwrap());
+    }
+    (rows, sens, hier, ds, set)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A node chosen in place of the optimum publishes that node's levels
+    /// with every failing class suppressed (past the limit if need be): the
+    /// release holds what it claims, and its figures are brute force's.
+    #[test]
+    fn a_chosen_node_publishes_its_own_release(
+        (cells, sens, merges) in table(),
+        k in 1u32..5,
+        l in 1u32..3,
+        supp in prop::sample::select(vec![0.0, 0.1]),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let (rows, sens, hier, ds, set) = build(&cells, &sens, &merges);
+        let d = merges.len();
+        let nodes = all_nodes(&hier);
+        let levels = nodes[pick.index(nodes.len())].clone();
+        let mut o = Options { hierarchies: set, ..Default::default() };
+        o.full_domain.suppression = supp;
+        o.full_domain.model = if l > 1 { PrivacyModel::DistinctL { l } } else { PrivacyModel::K };
+        o.full_domain.node = Some(levels.clone());
+        let qi: Vec<usize> = (0..d).collect();
+        let req = request(&ds, &qi, &[d], k, o);
+        let max_supp = (supp * rows.len() as f64).floor() as usize;
+        let model = (l as usize, false);
+        let Ok((release, report)) = search(&req, &Progress::new()) else {
+            // No node at all is anonymous: the search says so first.
+            prop_assert!(brute_force(&rows, &hier, &sens, k as usize, model, max_supp, Metric::Loss).is_none());
+            return Ok(());
+        };
+        let chosen = report.chosen.clone().expect("a chosen node is reported");
+        prop_assert_eq!(&chosen.node.levels, &levels);
+        prop_assert_eq!(&report.published().levels, &levels);
+        let (m, classes, supp_rows) =
+            brute_node(&rows, &hier, &sens, k as usize, model, &levels, usize::MAX, Metric::Loss).unwrap();
+        prop_assert_eq!(chosen.node.classes, classes);
+        prop_assert_eq!(chosen.node.suppressed_rows, supp_rows as u64);
+        prop_assert!((chosen.node.metric - m).abs() <= 1e-9 * m.abs().max(1.0));
+        prop_assert_eq!(chosen.within_limit, supp_rows <= max_supp);
+        prop_assert_eq!(release.suppressed_rows.len(), supp_rows);
+        prop_assert_eq!(release.groups.len(), classes);
+        let v = verify(&release, &ds);
+        prop_assert!(v.all_hold(), "{}", v);
+        // The optimum's own search is unchanged by the choice.
+        let mut plain = req.options.clone();
+        plain.full_domain.node = None;
+        let (_, alone) = search(&request(&ds, &qi, &[d], k, plain), &Progress::new()).unwrap();
+        prop_assert_eq!(&alone.optimum, &report.optimum);
+        prop_assert_eq!(&alone.lattice, &report.lattice);
+    }
+}
+
+#[test]
+fn a_node_outside_the_lattice_is_refused_with_the_heights() {
+    let (_, _, _, ds, set) = build(
+        &[vec![0, 1], vec![1, 2], vec![2, 3]],
+        &[0, 1, 2],
+        &[vec![2], vec![]],
+    );
+    let mut o = Options {
+        hierarchies: set,
+        ..Default::default()
+    };
+    o.full_domain.node = Some(vec![0, 5]);
+    let e = search(&request(&ds, &[0, 1], &[], 1, o), &Progress::new())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("[0, 5]") && e.contains("[2, 1]"), "{e}");
 }
 
 #[test]

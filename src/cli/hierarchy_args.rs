@@ -60,6 +60,13 @@ pub struct HierarchyArgs {
     /// full-domain: also list every minimal anonymous node.
     #[arg(long)]
     pub list_minimal: bool,
+    /// full-domain: publish this node of the lattice instead of the
+    /// optimum, one level per quasi-identifier in column order (e.g.
+    /// 1,0,2); classes that fail the model are suppressed, past the
+    /// suppression limit if need be (default: the project's, else the
+    /// optimum).
+    #[arg(long, value_name = "L1,L2,...", value_delimiter = ',')]
+    pub node: Option<Vec<usize>>,
     /// Construction(D, G): the conditions file G.json (with --algorithm construction).
     #[arg(long, value_name = "G.json")]
     pub conditions: Option<PathBuf>,
@@ -80,6 +87,7 @@ pub struct Loaded {
     /// p of the p-sensitive model and algorithms.
     pub p: u32,
     list_minimal: bool,
+    node: Option<Vec<usize>>,
 }
 
 impl HierarchyArgs {
@@ -102,9 +110,12 @@ impl HierarchyArgs {
         if construction && self.conditions.is_none() && conditions.is_none() {
             bail!("construction needs conditions of generalization: add --conditions G.json");
         }
-        let fd_flags = self.suppression.is_some() || self.list_minimal || self.model.is_some();
+        let fd_flags = self.suppression.is_some()
+            || self.list_minimal
+            || self.model.is_some()
+            || self.node.is_some();
         if !full_domain && fd_flags {
-            bail!("--suppression, --model and --list-minimal are read by --algorithm full-domain only");
+            bail!("--suppression, --model, --node and --list-minimal are read by --algorithm full-domain only");
         }
         let fd = &params.full_domain;
         let suppression = self.suppression.unwrap_or(fd.suppression);
@@ -138,6 +149,7 @@ impl HierarchyArgs {
             t: self.t.unwrap_or(params.t),
             p: self.p.unwrap_or(params.p),
             list_minimal: self.list_minimal,
+            node: self.node.clone().or_else(|| fd.node.clone()),
         })
     }
 }
@@ -151,6 +163,7 @@ impl Loaded {
         fd.suppression = self.suppression;
         fd.metric = self.metric;
         fd.list_minimal = self.list_minimal;
+        fd.node = self.node.clone();
         fd.model = full_domain_model(&self.model, l, self.c, self.t, self.p)?;
         Ok(())
     }
@@ -208,6 +221,22 @@ pub fn human(r: &SearchReport) -> String {
             ", not monotone with suppression: no pruning by tagging"
         }
     );
+    if let Some(c) = &r.chosen {
+        let _ = writeln!(
+            o,
+            "  published instead: chosen node {}, {} = {}, {} classes, {} rows suppressed ({})",
+            node(&c.node.levels),
+            r.metric,
+            fmt_metric(r.metric, c.node.metric),
+            c.node.classes,
+            c.node.suppressed_rows,
+            if c.within_limit {
+                "within the limit"
+            } else {
+                "above the limit: not anonymous within it"
+            }
+        );
+    }
     if !r.flat.is_empty() {
         let _ = writeln!(
             o,

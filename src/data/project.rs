@@ -234,6 +234,10 @@ pub struct FullDomainParams {
     /// The privacy model besides k: `k`, `l-distinct`, `l-entropy`,
     /// `l-recursive`, `t-closeness` or `p-sensitive`.
     pub model: String,
+    /// A node of the lattice to publish instead of the optimum: one level
+    /// per quasi-identifier, in the order of the columns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<Vec<usize>>,
 }
 
 impl Default for FullDomainParams {
@@ -242,6 +246,7 @@ impl Default for FullDomainParams {
             suppression: 0.0,
             metric: "loss".into(),
             model: "k".into(),
+            node: None,
         }
     }
 }

@@ -164,8 +164,19 @@ pub fn sections(r: &Report) -> Vec<Section> {
         settings.push(vec![
             "full-domain".into(),
             format!(
-                "at most {} of the records withheld; optimum by the {} metric; privacy model {}",
+                "at most {} of the records withheld; {} by the {} metric; privacy model {}",
                 percent(fd.suppression),
+                match &fd.node {
+                    None => "optimum".to_string(),
+                    Some(levels) => format!(
+                        "the chosen node [{}] published instead of the optimum",
+                        levels
+                            .iter()
+                            .map(|l| l.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                },
                 fd.metric,
                 fd.model
             ),

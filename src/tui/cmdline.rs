@@ -44,6 +44,10 @@ pub enum Command {
     ExportReport(Option<PathBuf>),
     /// `:sweep`: the Anonymize screen with its k/l sweep open.
     Sweep,
+    /// `:lattice`: the Anonymize screen with full-domain's lattice open.
+    Lattice,
+    /// `:node L1,L2,...|optimum`: the full-domain node to publish.
+    Node(Option<Vec<usize>>),
     /// `:conditions FILE`: Construction(D, G)'s conditions file.
     Conditions(PathBuf),
     /// `:model NAME`: full-domain's privacy model besides k.
@@ -137,6 +141,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "write the report (default anonlab-report/)",
     ),
     (":sweep", "open the k/l sweep of the Anonymize screen"),
+    (":lattice", "open full-domain's lattice on the Anonymize screen"),
+    (
+        ":node L1,L2,...|optimum",
+        "full-domain: publish that node (a level per QI) instead of the optimum",
+    ),
     (
         ":conditions FILE",
         "Construction(D, G): read its conditions file (G.json) and show its rules",
@@ -246,6 +255,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
             other => return Err(format!(":compare: '{other}' is not add, remove or run")),
         }),
         "sweep" => none().map(|()| Command::Sweep)?,
+        "lattice" => none().map(|()| Command::Lattice)?,
+        "node" => match args.as_slice() {
+            [] | ["optimum"] => Command::Node(None),
+            _ => Command::Node(Some(
+                args.join(",")
+                    .split(',')
+                    .filter(|w| !w.trim().is_empty())
+                    .map(|w| {
+                        w.trim().parse::<usize>().map_err(|_| {
+                            format!(":node: '{w}' is not a level (a whole number ≥ 0)")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+            )),
+        },
         "conditions" | "G" => match args.as_slice() {
             [] => return Err(":conditions needs the path of a conditions file (G.json)".into()),
             _ => Command::Conditions(PathBuf::from(args.join(" "))),

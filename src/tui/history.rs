@@ -188,7 +188,21 @@ fn params_changes(a: &Params, b: &Params, parts: &mut Vec<String>) {
             p.full_domain.model
         )
     };
-    if a.full_domain != b.full_domain {
+    let node = |p: &Params| match &p.full_domain.node {
+        Some(levels) => format!(
+            "node [{}]",
+            levels
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "the optimum".to_string(),
+    };
+    if a.full_domain.node != b.full_domain.node {
+        parts.push(format!("full-domain published {} → {}", node(a), node(b)));
+    }
+    if fd(a) != fd(b) {
         parts.push(format!("full-domain {} → {}", fd(a), fd(b)));
     }
     if a.t_closeness != b.t_closeness {

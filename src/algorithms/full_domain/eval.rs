@@ -246,11 +246,16 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Which classes the model suppresses, or `None` when they hold more
-    /// rows than the limit allows.
-    pub(super) fn suppressed(&self, classes: &Classes) -> Option<(Vec<bool>, u64)> {
+    /// rows than `limit` (the search's limit, or `u64::MAX`: every failing
+    /// class, however many rows).
+    pub(super) fn suppressed_within(
+        &self,
+        classes: &Classes,
+        limit: u64,
+    ) -> Option<(Vec<bool>, u64)> {
         let mut fail: Vec<bool> = classes.sizes.iter().map(|&s| s < self.k).collect();
         let mut rows: u64 = sum_failing(&fail, &classes.sizes);
-        if rows > self.max_suppressed {
+        if rows > limit {
             return None;
         }
         if matches!(self.model, PrivacyModel::K) || self.sensitive.is_empty() {
@@ -270,11 +275,11 @@ impl<'a> Evaluator<'a> {
             }
         }
         rows = sum_failing(&fail, &classes.sizes);
-        if rows > self.max_suppressed {
+        if rows > limit {
             return None;
         }
         if let PrivacyModel::TCloseness { t } = self.model {
-            rows = self.t_closeness_fixpoint(&counts, &mut fail, &classes.sizes, t)?;
+            rows = self.t_closeness_fixpoint(&counts, &mut fail, &classes.sizes, t, limit)?;
         }
         Some((fail, rows))
     }
@@ -301,6 +306,7 @@ impl<'a> Evaluator<'a> {
         fail: &mut [bool],
         sizes: &[u32],
         t: f64,
+        limit: u64,
     ) -> Option<u64> {
         loop {
             let mut changed = false;
@@ -322,7 +328,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
             let rows = sum_failing(fail, sizes);
-            if rows > self.max_suppressed {
+            if rows > limit {
                 return None;
             }
             if !changed {
@@ -333,8 +339,13 @@ impl<'a> Evaluator<'a> {
 
     /// Check a node and, when it is anonymous, measure it.
     pub(super) fn evaluate(&self, levels: &[usize]) -> NodeResult {
+        self.evaluate_within(levels, self.max_suppressed)
+    }
+
+    /// As [`Evaluator::evaluate`] with another suppression limit.
+    pub(super) fn evaluate_within(&self, levels: &[usize], limit: u64) -> NodeResult {
         let classes = self.classes(levels);
-        match self.suppressed(&classes) {
+        match self.suppressed_within(&classes, limit) {
             None => NodeResult {
                 anonymous: false,
                 classes: 0,

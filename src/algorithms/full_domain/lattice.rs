@@ -12,7 +12,7 @@ pub(super) enum Status {
     NotAnonymous,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(super) struct Lattice {
     /// Levels per attribute (height + 1).
     levels: Vec<usize>,
@@ -42,6 +42,11 @@ impl Lattice {
         self.levels.len()
     }
 
+    /// Levels per attribute (height + 1).
+    pub(super) fn levels(&self) -> &[usize] {
+        &self.levels
+    }
+
     /// The level vector of a node.
     pub(super) fn vector(&self, node: usize) -> Vec<usize> {
         self.levels
@@ -51,7 +56,6 @@ impl Lattice {
             .collect()
     }
 
-    #[cfg(test)]
     pub(super) fn index(&self, vector: &[usize]) -> usize {
         vector.iter().zip(&self.step).map(|(&v, &s)| v * s).sum()
     }

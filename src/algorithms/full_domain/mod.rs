@@ -74,6 +74,16 @@
 //! listed with their figures; in the non-monotone case that checks every
 //! node.
 //!
+//! **Publishing another node.** `FullDomainOptions::node` names a node
+//! to publish instead of the optimum, as ARX lets one pick any
+//! transformation of its lattice. The search runs as usual (its report and
+//! [`LatticeMap`] are the same), then the chosen node's release is built
+//! with every class that fails the model suppressed, past the suppression
+//! limit if need be: the release then holds what it claims (k and the
+//! model on the rows it publishes), and the report says whether those rows
+//! fit within the limit (`ChosenNode::within_limit`). A node none of whose
+//! classes passes publishes no row.
+//!
 //! **Cost.** Rows are grouped once by their original QI codes; a node's
 //! classes are unions of these bottom classes, found by keying each bottom
 //! class with the bound hierarchies' per-level code tables
@@ -86,6 +96,9 @@
 
 mod eval;
 mod lattice;
+mod map;
+
+pub use map::{LatticeMap, LatticeNode, NodeFigures, NodeStatus};
 
 use std::fmt;
 use std::str::FromStr;
@@ -209,6 +222,9 @@ pub struct FullDomainOptions {
     pub model: PrivacyModel,
     /// Also list every minimal anonymous node.
     pub list_minimal: bool,
+    /// Publish this node (a level per quasi-identifier, in request order)
+    /// instead of the optimum; see [`search`].
+    pub node: Option<Vec<usize>>,
 }
 
 /// One node with its figures.
@@ -242,6 +258,32 @@ pub struct SearchReport {
     pub optimum: NodeSummary,
     /// Minimal anonymous nodes, when asked for.
     pub minimal: Vec<NodeSummary>,
+    /// The node published instead of the optimum (`FullDomainOptions::node`),
+    /// with its figures.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub chosen: Option<ChosenNode>,
+    /// Every node as the search left it, for a lattice view (not written
+    /// into JSON: thousands of nodes on Adult).
+    #[serde(skip)]
+    pub lattice: LatticeMap,
+}
+
+/// A node published in place of the optimum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChosenNode {
+    /// Its figures with every class that fails the model suppressed.
+    #[serde(flatten)]
+    pub node: NodeSummary,
+    /// Whether those suppressed rows fit within the suppression limit
+    /// (the node is anonymous in the search's sense).
+    pub within_limit: bool,
+}
+
+impl SearchReport {
+    /// The node whose release was built: the chosen one, else the optimum.
+    pub fn published(&self) -> &NodeSummary {
+        self.chosen.as_ref().map_or(&self.optimum, |c| &c.node)
+    }
 }
 
 /// Nodes measured per parallel batch of the branch and bound.
@@ -339,7 +381,28 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
     };
     let optimum = s.summary(best);
     let checked = s.results.iter().filter(|r| r.is_some()).count();
-    let release = build_release(req, &ev, &bound, &optimum.levels)?;
+    let map = LatticeMap::new(&lattice, &s.status, &s.results, |v| ev.lower_bound(v));
+    let (release, chosen) = match &opts.node {
+        None => (
+            build_release(req, &ev, &bound, &optimum.levels, max_suppressed)?,
+            None,
+        ),
+        Some(levels) => {
+            check_node(levels, &map, &bound)?;
+            // Every class failing the model is suppressed, past the limit
+            // if need be: the release then holds what it claims.
+            let r = ev.evaluate_within(levels, u64::MAX);
+            let node = NodeSummary {
+                levels: levels.clone(),
+                classes: r.classes,
+                suppressed_rows: r.suppressed_rows,
+                metric: r.metric,
+            };
+            let release = build_release(req, &ev, &bound, levels, u64::MAX)?;
+            let within_limit = node.suppressed_rows <= max_suppressed;
+            (release, Some(ChosenNode { node, within_limit }))
+        }
+    };
     let report = SearchReport {
         attributes: req
             .qi
@@ -356,8 +419,25 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
         monotone,
         optimum,
         minimal,
+        chosen,
+        lattice: map,
     };
     Ok((release, report))
+}
+
+/// A chosen node must be a node of this lattice.
+fn check_node(levels: &[usize], map: &LatticeMap, bound: &[BoundHierarchy]) -> Result<()> {
+    if map.index(levels).is_some() {
+        return Ok(());
+    }
+    let heights: Vec<String> = bound.iter().map(|h| h.height().to_string()).collect();
+    let given: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
+    Err(Error::Parameter(format!(
+        "the chosen node [{}] is not a node of the lattice: it needs one level per quasi-identifier ({}), each at most the height of its hierarchy [{}]",
+        given.join(", "),
+        heights.len(),
+        heights.join(", ")
+    )))
 }
 
 struct State<'a> {
@@ -542,17 +622,18 @@ impl State<'_> {
 }
 
 /// The release of one node: kept classes as groups of hierarchy-node cells,
-/// the rest suppressed; claims for what the model guarantees and the
-/// verifier can check.
+/// the rest suppressed (up to `limit` rows); claims for what the model
+/// guarantees and the verifier can check.
 fn build_release(
     req: &Request<'_>,
     ev: &Evaluator<'_>,
     bound: &[BoundHierarchy],
     levels: &[usize],
+    limit: u64,
 ) -> Result<Release> {
     let ds = req.ds;
     let classes = ev.classes(levels);
-    let (fail, _) = ev.suppressed(&classes).ok_or_else(|| {
+    let (fail, _) = ev.suppressed_within(&classes, limit).ok_or_else(|| {
         Error::Parameter("internal: the optimal node is no longer anonymous".into())
     })?;
     let members = Partition::from_class_ids(ev.class_of_row(&classes)).members();

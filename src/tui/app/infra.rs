@@ -217,6 +217,25 @@ impl App {
                         .step(&Action::ToggleSweep, &mut self.session, &mut out);
                 }
             }
+            Command::Lattice => {
+                self.show(Screen::Anonymize);
+                if !self.anon.state.lattice.open {
+                    self.anon
+                        .step(&Action::ToggleLattice, &mut self.session, &mut out);
+                }
+            }
+            Command::Node(node) => {
+                if self.session.params().full_domain.node != node {
+                    self.session.settings_mut().full_domain.node = node.clone();
+                }
+                self.notice = Some(match node {
+                    Some(l) => format!(
+                        "full-domain publishes node {} (:node optimum goes back)",
+                        crate::tui::screens::anonymize::levels_text(&l)
+                    ),
+                    None => "full-domain publishes the optimum".to_string(),
+                });
+            }
             Command::ExportChart(path) => self.export_chart(path),
             Command::ExportReport(dir) => self.export_report(dir),
             Command::Conditions(path) => {

@@ -142,6 +142,8 @@ pub enum Action {
     FocusParam,
     /// Anonymize screen: open or close the k/l sweep grid.
     ToggleSweep,
+    /// Anonymize screen: open or close full-domain's lattice view.
+    ToggleLattice,
     /// Write the chart of the screen in view as SVG into the export
     /// directory beside the project file.
     ExportChart,

@@ -234,13 +234,13 @@ impl Default for KeyMap {
                 anon,
                 &[I::ch('l'), I::key(K::Right)],
                 A::Right,
-                "focused parameter + 1 (sweep: next l)",
+                "focused parameter + 1 (sweep: next l; lattice: next node)",
             ),
             b(
                 anon,
                 &[I::ch('h'), I::key(K::Left)],
                 A::Left,
-                "focused parameter - 1 (sweep: previous l)",
+                "focused parameter - 1 (sweep: previous l; lattice: previous)",
             ),
             b(
                 anon,
@@ -258,6 +258,12 @@ impl Default for KeyMap {
             ),
             b(
                 anon,
+                &[I::ch('L')],
+                A::ToggleLattice,
+                "full-domain: open/close the lattice",
+            ),
+            b(
+                anon,
                 &[I::ch('m')],
                 A::CycleMeasure(1),
                 "sweep: colour by the next measure",
@@ -271,19 +277,19 @@ impl Default for KeyMap {
                 anon,
                 &[I::ch('k'), I::key(K::Up)],
                 A::Up,
-                "table: previous record (sweep: smaller k)",
+                "previous record (sweep: smaller k; lattice: a level up)",
             ),
             b(
                 anon,
                 &[I::ch('j'), I::key(K::Down)],
                 A::Down,
-                "table: next record (sweep: larger k)",
+                "next record (sweep: larger k; lattice: a level down)",
             ),
             b(
                 anon,
                 &[I::key(K::Enter)],
                 A::Confirm,
-                "show/hide the record's matching tuples (sweep: use the cell)",
+                "record's matching tuples (sweep: use the cell; lattice: publish)",
             ),
             b(
                 anon,
@@ -303,8 +309,18 @@ impl Default for KeyMap {
                 A::PageDown,
                 "table: page down",
             ),
-            b(anon, &[I::ch('g')], A::First, "table: first row"),
-            b(anon, &[I::ch('G')], A::Last, "table: last row"),
+            b(
+                anon,
+                &[I::ch('g')],
+                A::First,
+                "table: first row (lattice: bottom node)",
+            ),
+            b(
+                anon,
+                &[I::ch('G')],
+                A::Last,
+                "table: last row (lattice: top node)",
+            ),
             b(anon, &[I::WheelUp], A::Scroll(-WHEEL_ROWS), "scroll up"),
             b(anon, &[I::WheelDown], A::Scroll(WHEEL_ROWS), "scroll down"),
             b(

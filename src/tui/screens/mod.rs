@@ -13,6 +13,7 @@ pub mod data;
 pub mod explore;
 pub mod hier_folder;
 pub mod hierarchies;
+pub mod lattice;
 pub mod mark;
 pub mod record;
 pub mod release;

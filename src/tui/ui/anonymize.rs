@@ -30,6 +30,10 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
         super::sweep::draw(frame, a.breach.union(a.reid).union(a.table), app);
         return;
     }
+    if app.anonymize().lattice.open {
+        super::lattice::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        return;
+    }
     let view = app.anonymize().view.as_ref();
     let compact = anonymize_compact(body.height);
     if app.anonymize().show_detail {
@@ -324,7 +328,8 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
         // into the panel's lines under the "levels" label.
         let room = usize::from(ANON_PARAMS_WIDTH - 2) - 10;
         let mut rows: Vec<String> = vec![String::new()];
-        for ((a, l), h) in r.attributes.iter().zip(&r.optimum.levels).zip(&r.heights) {
+        let published = r.published();
+        for ((a, l), h) in r.attributes.iter().zip(&published.levels).zip(&r.heights) {
             let item = format!("{a} {l}/{h}");
             let last = rows.last_mut().expect("one row");
             if last.is_empty() {
@@ -336,8 +341,14 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
                 rows.push(item);
             }
         }
+        // A chosen node says so where the optimum's levels would be.
+        let first = if r.chosen.is_some() {
+            "chosen    "
+        } else {
+            "levels    "
+        };
         for (i, row) in rows.into_iter().enumerate() {
-            let label = if i == 0 { "levels    " } else { "          " };
+            let label = if i == 0 { first } else { "          " };
             lines.push(Line::from(vec![
                 Span::styled(label, dim()),
                 Span::styled(row, title_style()),
@@ -345,10 +356,14 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
         }
         lines.push(Line::from(vec![
             Span::styled(format!("{} ", r.metric), dim()),
-            Span::styled(format!("{:.4}", r.optimum.metric), title_style()),
+            Span::styled(format!("{:.4}", published.metric), title_style()),
             Span::styled("  suppressed ", dim()),
-            Span::styled(thousands(r.optimum.suppressed_rows), title_style()),
+            Span::styled(thousands(published.suppressed_rows), title_style()),
         ]));
+        lines.push(Line::from(Span::styled(
+            "L: the lattice, publish another node",
+            dim(),
+        )));
     }
     lines
 }

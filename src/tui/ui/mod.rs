@@ -8,6 +8,7 @@ mod anonymize;
 mod compare;
 mod data;
 mod hierarchies;
+mod lattice;
 mod mark;
 mod record;
 mod risk;

@@ -27,6 +27,7 @@
 
 use std::sync::Arc;
 
+use super::lattice::{LatticeEffect, LatticeState};
 use super::record::RecordDetail;
 use super::release::{self, queries_job, AnonymizeView, Outcome, QueryOutcome, ReleaseCache};
 use super::sweep::{self, CellFigures, SweepEffect, SweepState};
@@ -36,7 +37,7 @@ use crate::release::Release;
 use crate::session::FULL_DOMAIN_MODELS;
 use crate::tui::keymap::Action;
 use crate::tui::session::{
-    reads_p, t_closeness_candidate, AlgorithmChoice, AnonymizeInputs, SessionState,
+    reads_p, t_closeness_candidate, AlgorithmChoice, AnonymizeInputs, SessionState, FULL_DOMAIN,
 };
 use crate::tui::shared::{text_width, visible_window, JobState, Out, MAX_L};
 use crate::tui::worker::{JobId, Worker, WorkerMsg};
@@ -137,6 +138,8 @@ pub struct AnonymizeState {
     pk_memo: Option<((u64, u32), Result<PkBound, String>)>,
     /// The parameter ←/→ change (see [`AnonymizeState::focused`]).
     pub focus: Param,
+    /// Full-domain's lattice view.
+    pub lattice: LatticeState,
 }
 
 impl AnonymizeState {
@@ -216,6 +219,7 @@ impl AnonymizeState {
             t.widths.clear();
             return;
         };
+        self.lattice.refresh(view.full_domain.as_ref());
         let n = view.published_rows();
         let page = t.page.max(1);
         t.cursor = t.cursor.min(n.saturating_sub(1));
@@ -350,6 +354,7 @@ impl AnonymizeScreen {
                 pk_bound: None,
                 pk_memo: None,
                 focus: Param::K,
+                lattice: LatticeState::default(),
             },
             sweep: SweepState::new(),
             cache: ReleaseCache::default(),
@@ -449,6 +454,19 @@ impl AnonymizeScreen {
 
     /// Apply an action of the screen.
     pub fn step(&mut self, action: &Action, session: &mut SessionState, out: &mut Out) {
+        // The lattice view takes the cursor keys and Enter while open.
+        if self.state.lattice.open && self.state.choice().id == FULL_DOMAIN {
+            let report = self
+                .state
+                .view
+                .as_ref()
+                .and_then(|v| v.full_domain.as_ref());
+            match self.state.lattice.step(action, report) {
+                LatticeEffect::NotMine => {}
+                LatticeEffect::Handled => return,
+                LatticeEffect::Publish(node) => return self.publish_node(node, session, out),
+            }
+        }
         // The sweep view takes the cursor keys, Enter and `m` while open.
         if self.sweep.open {
             match self.sweep.step(action) {
@@ -487,7 +505,22 @@ impl AnonymizeScreen {
             }
             Action::ToggleSweep => {
                 self.sweep.open = !self.sweep.open;
+                if self.sweep.open {
+                    self.state.lattice.open = false;
+                }
                 self.sync_sweep(session, true);
+            }
+            Action::ToggleLattice => {
+                if self.state.choice().id != FULL_DOMAIN && !self.state.lattice.open {
+                    out.notice(
+                        "the lattice is full-domain's: choose it with a / A or :algo full-domain",
+                    );
+                    return;
+                }
+                self.state.lattice.open = !self.state.lattice.open;
+                if self.state.lattice.open {
+                    self.sweep.open = false;
+                }
             }
             Action::AdjustK(by) => {
                 let max = n.clamp(1, u32::MAX as usize) as i64;
@@ -872,6 +905,10 @@ impl AnonymizeScreen {
     /// `Esc` on the screen: stop the sweep (or close it when idle), else
     /// the anonymization. Whether anything was stopped.
     pub fn cancel(&mut self) -> bool {
+        if self.state.lattice.open && !self.state.job.is_running() {
+            self.state.lattice.open = false;
+            return true;
+        }
         if self.sweep.open {
             if self.sweep.job.is_running() {
                 self.sweep_worker.cancel();
@@ -971,6 +1008,39 @@ impl AnonymizeScreen {
         self.request_if_changed(session);
         self.state.refresh_table(session.dataset());
     }
+}
+
+impl AnonymizeScreen {
+    /// Enter in the lattice view: publish `node` (`None`: the optimum)
+    /// as the session's full-domain node, and make its release.
+    fn publish_node(
+        &mut self,
+        node: Option<Vec<usize>>,
+        session: &mut SessionState,
+        out: &mut Out,
+    ) {
+        let text = |n: &Option<Vec<usize>>| match n {
+            Some(levels) => format!("node {}", levels_text(levels)),
+            None => "the optimum".to_string(),
+        };
+        if session.params().full_domain.node == node {
+            out.notice(format!("{} is published already", text(&node)));
+            return;
+        }
+        out.notice(format!(
+            "publishing {}: the release is made and verified again",
+            text(&node)
+        ));
+        session.settings_mut().full_domain.node = node;
+        self.request_if_changed(session);
+        self.state.refresh_table(session.dataset());
+    }
+}
+
+/// A level vector as the screens write it: `[1, 0, 2]`.
+pub fn levels_text(levels: &[usize]) -> String {
+    let v: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
+    format!("[{}]", v.join(", "))
 }
 
 /// The next attribute for t-closeness: none, then each sensitive and
