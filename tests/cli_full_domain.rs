@@ -127,6 +127,71 @@ fn json_carries_the_search_and_minimal_nodes() {
 }
 
 #[test]
+fn node_publishes_a_chosen_node_of_the_lattice() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, age, sex) = small(dir.path());
+    let spec = format!("age={},sex={}", age.display(), sex.display());
+    let run = |node: &str, extra: &[&str]| {
+        anonlab()
+            .arg("anonymize")
+            .arg(&data)
+            .args(["--qi", "age,sex", "--sensitive", "disease", "-k", "2"])
+            .args(["--hierarchies", &spec, "--queries", "0", "--node", node])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // [1, 1]: decades, sex suppressed: two classes of four, above the
+    // optimum [1, 0]; within the limit.
+    let v = json_of(&run("1,1", &["-a", "full-domain", "--json"]));
+    let fd = &v["full_domain"];
+    assert_eq!(fd["optimum"]["levels"], serde_json::json!([1, 0]));
+    assert_eq!(fd["chosen"]["levels"], serde_json::json!([1, 1]));
+    assert_eq!(fd["chosen"]["classes"], serde_json::json!(2));
+    assert_eq!(fd["chosen"]["within_limit"], serde_json::json!(true));
+    assert_eq!(v["groups"], serde_json::json!(2));
+    // [0, 0]: every class has one row, so all eight are suppressed, past
+    // the limit of 0; the release holds what it claims (nothing published).
+    let out = run("0,0", &["-a", "full-domain"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("published instead: chosen node [0, 0]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("8 rows suppressed (above the limit"),
+        "{text}"
+    );
+    assert!(text.contains("ok   2-anonymity"), "{text}");
+    // Outside the lattice, or for another algorithm: refused, saying why.
+    anonlab()
+        .arg("anonymize")
+        .arg(&data)
+        .args(["--qi", "age,sex", "-k", "2", "-a", "full-domain"])
+        .args(["--hierarchies", &spec, "--node", "3,0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "[3, 0] is not a node of the lattice",
+        ))
+        .stderr(predicate::str::contains("[2, 1]"));
+    anonlab()
+        .arg("anonymize")
+        .arg(&data)
+        .args([
+            "--qi", "age,sex", "-k", "2", "-a", "mondrian", "--node", "1,0",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--node"));
+}
+
+#[test]
 fn construction_applies_the_conditions_file() {
     let dir = tempfile::tempdir().unwrap();
     let (data, _, _) = small(dir.path());

@@ -212,6 +212,12 @@ fn the_full_domain_panel_and_charts_at_both_sizes() {
         assert!(t.contains("metric") && t.contains("M"), "{t}");
         assert!(t.contains("levels"), "{t}");
         insta::assert_snapshot!(name(size, "full_domain"), t);
+        // Its lattice, in place of the charts and the table.
+        app.step(&Action::ToggleLattice);
+        let t = shown(&mut app);
+        assert!(t.contains("node [0, 5, 3]"), "{t}");
+        assert!(t.contains("[*053]"), "{t}");
+        insta::assert_snapshot!(name(size, "lattice"), t);
     }
 }
 

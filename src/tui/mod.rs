@@ -76,6 +76,7 @@ pub use screens::data::{ColumnStats, DataView};
 pub use screens::hierarchies::{
     Builder, DialogKind, HierarchiesState, HierarchyDialog, MatrixState, TreeLine, TreeView,
 };
+pub use screens::lattice::{LatticeCounts, LatticeEffect, LatticeState};
 pub use screens::mark::{MarkDialog, MarkField, MarkMode};
 pub use screens::record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
 pub use screens::release::{

@@ -95,18 +95,9 @@ fn legend_line(s: &LatticeState) -> Line<'static> {
     let c = &s.counts;
     let mut spans = vec![
         Span::styled("+", status_style(NodeStatus::Anonymous, true, false)),
-        Span::styled(
-            format!(" anonymous {} ({} checked)  ", c.anonymous.0, c.anonymous.1),
-            dim(),
-        ),
+        Span::styled(format!(" anonymous {}  ", c.anonymous.0), dim()),
         Span::styled("-", status_style(NodeStatus::NotAnonymous, true, false)),
-        Span::styled(
-            format!(
-                " not anonymous {} ({} checked)  ",
-                c.not_anonymous.0, c.not_anonymous.1
-            ),
-            dim(),
-        ),
+        Span::styled(format!(" not anonymous {}  ", c.not_anonymous.0), dim()),
     ];
     if c.pruned > 0 {
         spans.push(Span::styled(
@@ -119,7 +110,10 @@ fn legend_line(s: &LatticeState) -> Line<'static> {
         "*",
         status_style(NodeStatus::Anonymous, true, true),
     ));
-    spans.push(Span::styled(" optimum  [ ] published", dim()));
+    spans.push(Span::styled(
+        " optimum  [ ] published  bold: checked, dim: inferred",
+        dim(),
+    ));
     Line::from(spans)
 }
 
@@ -195,6 +189,10 @@ fn draw_rows(frame: &mut Frame, area: Rect, s: &LatticeState, r: &SearchReport) 
         let end = (start + fit).min(row.len());
         let mut spans = vec![Span::styled(format!("h {h:<3}"), dim())];
         spans.push(Span::styled(side_marker(start, true), dim()));
+        // Rows centred, so the lattice reads as its diagram does.
+        spans.push(Span::raw(
+            " ".repeat(room.saturating_sub((end - start) * cell) / 2),
+        ));
         for &i in &row[start..end] {
             let node: &LatticeNode = &map.nodes[i];
             let is_opt = Some(i) == optimum;
