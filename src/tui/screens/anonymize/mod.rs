@@ -1,6 +1,7 @@
 //! The Anonymize screen's component: what is asked (the session's
 //! algorithm, k, l, p, seed and settings), the jobs that answer it, the
-//! k/l sweep, and what the screen draws from the answer.
+//! k/l sweep and full-domain's lattice (`views`), the neighbour prefetch
+//! (`prefetch`), and what the screen draws from the answer.
 //!
 //! One request runs [`release::job`] — the session's own request, as
 //! `anonlab anonymize --project` makes it — in the run slot. The query
@@ -30,7 +31,7 @@ use std::sync::Arc;
 use super::lattice::{LatticeEffect, LatticeState};
 use super::record::RecordDetail;
 use super::release::{self, queries_job, AnonymizeView, Outcome, QueryOutcome, ReleaseCache};
-use super::sweep::{self, CellFigures, SweepEffect, SweepState};
+use super::sweep::{CellFigures, SweepEffect, SweepState};
 use crate::algorithms::pk::{self, PkBound, PkOptions};
 use crate::data::{Dataset, Role, Roles};
 use crate::release::Release;
@@ -239,52 +240,6 @@ impl AnonymizeState {
                     *w = (*w).max(text_width(cell).min(release::MAX_PUBLISHED_WIDTH as u16));
                 }
                 t.rows.push(row);
-            }
-        }
-    }
-}
-
-/// Speculative runs for the parameter values the user is most likely to
-/// pick next (the focused parameter ±1), made while the app is idle in a
-/// slot of their own; their outcomes go into the [`ReleaseCache`].
-#[derive(Debug, Default)]
-pub struct Prefetch {
-    /// The running speculative job and the inputs it answers.
-    pub running: Option<(JobId, AnonymizeInputs)>,
-    /// Inputs still to prefetch, next first.
-    pub pending: Vec<AnonymizeInputs>,
-}
-
-impl Prefetch {
-    /// Whether a speculative job is queued or running.
-    pub fn is_busy(&self) -> bool {
-        self.running.is_some() || !self.pending.is_empty()
-    }
-
-    /// Plan the neighbours of `shown` for the focused parameter: −1, then
-    /// +1, within the values the controls allow (k in 1..=`max_k`, l and p
-    /// in 1..=`max_lp`), leaving out those `cached`.
-    fn plan(
-        &mut self,
-        shown: &AnonymizeInputs,
-        focused: Param,
-        max_k: u32,
-        cached: impl Fn(&AnonymizeInputs) -> bool,
-    ) {
-        self.pending.clear();
-        for by in [-1i64, 1] {
-            let mut n = shown.clone();
-            let step = |v: u32, max: u32| {
-                let x = i64::from(v) + by;
-                (1..=i64::from(max)).contains(&x).then_some(x as u32)
-            };
-            let moved = match focused {
-                Param::K => step(n.k, max_k).map(|k| n.k = k),
-                Param::L => n.l.and_then(|l| step(l, MAX_L)).map(|l| n.l = Some(l)),
-                Param::P => n.p.and_then(|p| step(p, MAX_L)).map(|p| n.p = Some(p)),
-            };
-            if moved.is_some() && n != *shown && !cached(&n) {
-                self.pending.push(n);
             }
         }
     }
@@ -798,80 +753,6 @@ impl AnonymizeScreen {
         release
     }
 
-    /// Plan and start the prefetch of `shown`'s neighbours for the focused
-    /// parameter.
-    fn prefetch_neighbours(&mut self, shown: &AnonymizeInputs, session: &SessionState) {
-        if !self.prefetch_enabled {
-            self.prefetch.pending.clear();
-            return;
-        }
-        let max_k = session.dataset().n_rows().clamp(1, u32::MAX as usize) as u32;
-        let cache = &self.cache;
-        self.prefetch.plan(shown, self.state.focused(), max_k, |i| {
-            cache.get(i).is_some()
-        });
-        if let Some((_, running)) = &self.prefetch.running {
-            let running = running.clone();
-            self.prefetch.pending.retain(|i| *i != running);
-        }
-        self.request_prefetch(session);
-    }
-
-    /// Start the next planned neighbour, unless one runs or the user's
-    /// anonymization does (the two would share the cores).
-    fn request_prefetch(&mut self, session: &SessionState) {
-        if self.prefetch.running.is_some() || self.state.job.is_running() {
-            return;
-        }
-        if self.prefetch.pending.is_empty() {
-            return;
-        }
-        let inputs = self.prefetch.pending.remove(0);
-        let job = release::job(Arc::clone(session.session()), inputs.clone());
-        let id = self.prefetch_worker.submit(job);
-        self.prefetch.running = Some((id, inputs));
-    }
-
-    fn on_prefetch(&mut self, msg: WorkerMsg<Box<AnonymizeView>>, session: &SessionState) {
-        let Some((current, _)) = &self.prefetch.running else {
-            return;
-        };
-        if msg.id() != *current {
-            return;
-        }
-        let outcome = match msg {
-            WorkerMsg::Progress { .. } => return,
-            WorkerMsg::Done { output, .. } => Some(Ok(output)),
-            WorkerMsg::Failed { error, .. } => Some(Err(error)),
-            WorkerMsg::Cancelled { .. } => None,
-        };
-        if let Some((_, inputs)) = self.prefetch.running.take() {
-            if let Some(o) = outcome {
-                self.cache.insert(inputs, o);
-            }
-        }
-        self.request_prefetch(session);
-    }
-
-    /// Stop the speculative runs: the user's request needs the cores.
-    pub fn cancel_prefetch(&mut self) {
-        self.prefetch_worker.cancel();
-        self.prefetch.running = None;
-        self.prefetch.pending.clear();
-    }
-
-    /// Turn the neighbour prefetch and the cache on or off (off: every
-    /// press runs the algorithm, as benchmarks' cold presses do; the cache
-    /// is emptied).
-    pub fn set_prefetch(&mut self, on: bool) {
-        if !on {
-            self.cancel_prefetch();
-            self.cache.clear();
-        }
-        self.prefetch_enabled = on;
-        self.cache.enabled = on;
-    }
-
     /// Queue the query workload of the shown release.
     fn request_queries(&mut self, session: &SessionState) {
         let Some(view) = &self.state.view else {
@@ -932,115 +813,6 @@ impl AnonymizeScreen {
             || matches!(self.state.queries, QueriesState::Running { .. })
             || self.sweep.job.is_running()
     }
-
-    /// Keep the sweep's grid for the current inputs (k and l aside): a
-    /// change of algorithm, seed, roles or settings starts it afresh while
-    /// it is open, and stops its stale job while it is closed. `resume`
-    /// also restarts the cells left pending by a cancelled sweep.
-    pub fn sync_sweep(&mut self, session: &SessionState, resume: bool) {
-        let inputs = self.inputs(session);
-        if !self.sweep.open {
-            if self.sweep.job.is_running() && !self.sweep.is_for(&inputs) {
-                self.sweep_worker.cancel();
-                self.sweep.cancelled();
-            }
-            return;
-        }
-        let blocked = self.state.blocked.clone();
-        if blocked != self.sweep.blocked {
-            // Roles that cannot be anonymized, or can again: a new grid.
-            self.sweep_worker.cancel();
-            self.sweep = SweepState {
-                open: true,
-                blocked,
-                metric: self.sweep.metric,
-                ..SweepState::new()
-            };
-        }
-        if self.sweep.blocked.is_some() {
-            return;
-        }
-        if !self.sweep.is_for(&inputs) {
-            self.sweep_worker.cancel();
-            let uses_l = self.state.params().contains(&Param::L);
-            self.sweep
-                .reset(session.dataset(), session.roles(), &inputs, uses_l);
-            self.request_sweep_cell(session);
-        } else if resume && !self.sweep.job.is_running() {
-            self.request_sweep_cell(session);
-        }
-    }
-
-    /// Queue the sweep's next pending cell, if any.
-    fn request_sweep_cell(&mut self, session: &SessionState) {
-        let Some(cell) = self.sweep.next_pending() else {
-            return;
-        };
-        let Some(inputs) = self.sweep.inputs_of(cell) else {
-            return;
-        };
-        let job = sweep::cell_job(Arc::clone(session.session()), inputs);
-        // The sweep the user asked for takes the cores from the guesses.
-        self.cancel_prefetch();
-        let id = self.sweep_worker.submit(job);
-        self.sweep.started(cell, id);
-    }
-
-    /// Enter on a sweep cell: use its k (and l), close the grid and run.
-    fn pick_sweep_point(
-        &mut self,
-        k: u32,
-        l: Option<u32>,
-        session: &mut SessionState,
-        out: &mut Out,
-    ) {
-        let p = session.params_mut();
-        p.k = k;
-        if let Some(l) = l {
-            p.l = l;
-        }
-        self.sweep.open = false;
-        out.notice(match l {
-            Some(l) => format!("k = {k}, l = {l} from the sweep"),
-            None => format!("k = {k} from the sweep"),
-        });
-        self.refresh_blocked(session);
-        self.request_if_changed(session);
-        self.state.refresh_table(session.dataset());
-    }
-}
-
-impl AnonymizeScreen {
-    /// Enter in the lattice view: publish `node` (`None`: the optimum)
-    /// as the session's full-domain node, and make its release.
-    fn publish_node(
-        &mut self,
-        node: Option<Vec<usize>>,
-        session: &mut SessionState,
-        out: &mut Out,
-    ) {
-        let text = |n: &Option<Vec<usize>>| match n {
-            Some(levels) => format!("node {}", levels_text(levels)),
-            None => "the optimum".to_string(),
-        };
-        if session.params().full_domain.node == node {
-            out.notice(format!("{} is published already", text(&node)));
-            return;
-        }
-        out.notice(format!(
-            "publishing {}: the release is made and verified again",
-            text(&node)
-        ));
-        session.settings_mut().full_domain.node = node;
-        self.request_if_changed(session);
-        self.state.refresh_table(session.dataset());
-    }
-}
-
-/// A level vector as the screens write it: `[1, 0, 2]`.
-pub fn levels_text(levels: &[usize]) -> String {
-    let v: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
-    format!("[{}]", v.join(", "))
 }
 
 /// The next attribute for t-closeness: none, then each sensitive and
@@ -1057,6 +829,12 @@ fn next_t_closeness(session: &SessionState) -> Option<usize> {
         Some(i) => candidates.get(i + 1).copied(),
     }
 }
+
+mod prefetch;
+mod views;
+
+pub use prefetch::Prefetch;
+pub use views::levels_text;
 
 #[cfg(test)]
 mod tests;
