@@ -235,9 +235,10 @@ fn double_binding(keymap: &KeyMap, scope: Scope) -> Option<(Input, String, Strin
     None
 }
 
-/// The stable name of a binding in the config file: the action in
-/// snake_case, with its direction or target (`k_up`, `screen_data`,
-/// `role_quasi_identifier`). Unique within a scope (a unit test checks).
+/// The stable name of a binding in the config file: the action's variant
+/// in snake_case (strum), with its direction or target (`k_up`,
+/// `screen_data`, `role_quasi_identifier`). Unique within a scope (a unit
+/// test checks).
 pub fn binding_id(action: Action) -> String {
     use Action as A;
     let dir = |name: &str, by: i32| format!("{name}_{}", if by > 0 { "up" } else { "down" });
@@ -252,7 +253,7 @@ pub fn binding_id(action: Action) -> String {
         }
         A::CycleMeasure(by) => format!("{}_measure", if by > 0 { "next" } else { "previous" }),
         A::ShowScreen(s) => format!("screen_{}", s.title().to_lowercase()),
-        A::SetRole(r) => format!("role_{}", snake(&format!("{r:?}"))),
+        A::SetRole(r) => format!("role_{}", r.label().replace('-', "_")),
         A::OpenAllNodes(open) => format!("{}_all_nodes", if open { "open" } else { "close" }),
         A::Sort { descending } => format!(
             "sort_{}",
@@ -263,28 +264,8 @@ pub fn binding_id(action: Action) -> String {
             }
         ),
         A::WidenColumn(by) => format!("{}_column", if by > 0 { "widen" } else { "narrow" }),
-        other => {
-            let debug = format!("{other:?}");
-            let name = debug.split(['(', ' ', '{']).next().unwrap_or_default();
-            snake(name)
-        }
+        other => <&'static str>::from(other).to_string(),
     }
-}
-
-/// `CamelCase` as `camel_case`.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// An input as the config file writes it: `ctrl-x`, `shift-tab`, `f5`,
@@ -411,6 +392,37 @@ mod tests {
         assert_eq!(binding_id(Action::ShowScreen(Screen::Data)), "screen_data");
         assert_eq!(binding_id(Action::OpenCommandLine), "open_command_line");
         assert_eq!(binding_id(Action::Scroll(-3)), "scroll_up");
+        assert_eq!(
+            binding_id(Action::SetRole(crate::data::Role::QuasiIdentifier)),
+            "role_quasi_identifier"
+        );
+        assert_eq!(
+            binding_id(Action::Sort { descending: true }),
+            "sort_descending"
+        );
+    }
+
+    /// The action enum and the key table agree: every action a key can
+    /// send is bound in the default table, and the actions no key sends
+    /// (events the loop makes from resizes, clicks and typing) are named
+    /// here; a new action without a key fails this test.
+    #[test]
+    fn the_key_table_binds_every_action() {
+        use strum::VariantNames;
+        const NOT_KEYS: [&str; 3] = ["resize", "click", "type_char"];
+        let km = KeyMap::default();
+        let bound: std::collections::BTreeSet<&str> = km
+            .bindings
+            .iter()
+            .map(|b| <&'static str>::from(b.action))
+            .collect();
+        for &name in Action::VARIANTS {
+            assert_ne!(
+                bound.contains(name),
+                NOT_KEYS.contains(&name),
+                "action {name}: bound in the key table exactly when a key sends it"
+            );
+        }
     }
 
     #[test]

@@ -20,7 +20,10 @@ mod table;
 pub const WHEEL_ROWS: i32 = 3;
 
 /// What the user asked for. Applied by [`App::step`](super::App::step).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Its variants' names in snake_case (strum) are the config file's
+/// binding ids ([`binding_id`](super::binding_id)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 pub enum Action {
     Quit,
     ToggleHelp,
