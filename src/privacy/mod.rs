@@ -429,7 +429,125 @@ mod tests {
         Dataset::from_rows(&["q", "s"], &rows).unwrap()
     }
 
+    /// Every figure of [`evaluate`] from the models' definitions, on the
+    /// raw rows (class = the QI byte, value = the sensitive byte, 7 the
+    /// missing cell, ordered by the byte when numeric, so missing last),
+    /// in floating point and without `models` or `counts`: the check of
+    /// `evaluate` that does not share its helpers.
+    fn brute_force(rows: &[(u8, u8)], numeric: bool) -> ModelReport {
+        let n = rows.len() as f64;
+        let mut table: BTreeMap<u8, f64> = BTreeMap::new();
+        let mut classes: BTreeMap<u8, BTreeMap<u8, f64>> = BTreeMap::new();
+        for &(q, s) in rows {
+            *table.entry(s).or_default() += 1.0;
+            *classes.entry(q).or_default().entry(s).or_default() += 1.0;
+        }
+        let p = |s: &u8| table[s] / n;
+        let m = table.len();
+        let max = |a: f64, b: f64| if b > a { b } else { a };
+        let (mut k, mut l) = (f64::INFINITY, usize::MAX);
+        let mut h_min = f64::INFINITY;
+        let (mut t, mut alpha, mut delta_present, mut beta) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        let (mut delta_finite, mut beta_capped) = (true, true);
+        for class in classes.values() {
+            let size: f64 = class.values().sum();
+            let q = |s: &u8| class.get(s).copied().unwrap_or(0.0) / size;
+            k = k.min(size);
+            l = l.min(class.len());
+            h_min = h_min.min(class.values().map(|c| -(c / size) * (c / size).ln()).sum());
+            let emd = if numeric {
+                // Ordered distance: ranks over the table's values.
+                let mut acc = 0.0;
+                let mut sum = 0.0;
+                for s in table.keys() {
+                    acc += q(s) - p(s);
+                    sum += f64::abs(acc);
+                }
+                if m > 1 {
+                    sum / (m - 1) as f64
+                } else {
+                    0.0
+                }
+            } else {
+                table.keys().map(|s| (q(s) - p(s)).abs()).sum::<f64>() / 2.0
+            };
+            t = max(t, emd);
+            for s in table.keys() {
+                let (q, p) = (q(s), p(s));
+                if q == 0.0 {
+                    delta_finite = false;
+                    continue;
+                }
+                alpha = max(alpha, q);
+                delta_present = max(delta_present, (q / p).ln().abs());
+                if q > p {
+                    beta = max(beta, (q - p) / p);
+                    beta_capped &= (q - p) / p <= -p.ln();
+                }
+            }
+        }
+        // Recursive (c, l) at l = distinct l: r_1 < c (r_l + … + r_m).
+        let (mut ratio, mut c) = (0.0f64, 0u64);
+        for class in classes.values() {
+            let mut r: Vec<f64> = class.values().copied().collect();
+            r.sort_by(|a, b| b.total_cmp(a));
+            let tail: f64 = r.iter().skip(l.max(1) - 1).sum();
+            ratio = max(ratio, r[0] / tail);
+            c = c.max((r[0] / tail).floor() as u64 + 1);
+        }
+        ModelReport {
+            attribute: "s".into(),
+            k: k as u32,
+            l_distinct: l as u32,
+            l_entropy: h_min.exp(),
+            entropy_min: h_min,
+            recursive_c_l: RecursiveCL {
+                c: (l > 1).then_some(c),
+                l: l as u32,
+                ratio,
+            },
+            t_closeness: t,
+            alpha_k: AlphaK { alpha, k: k as u32 },
+            delta_disclosure: delta_finite.then_some(delta_present),
+            delta_disclosure_present_only: delta_present,
+            beta_likeness_basic: beta,
+            beta_likeness_enhanced: beta_capped.then_some(beta),
+            p_sensitive: l as u32,
+        }
+    }
+
+    fn near(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
     proptest! {
+        #[test]
+        fn evaluate_is_the_definitions_brute_force((rows, numeric) in table_strategy()) {
+            let ds = build(&rows, numeric);
+            let got = evaluate(&Partition::by_columns(&ds, &[0]), ds.col(1));
+            let want = brute_force(&rows, numeric);
+            let whole = |r: &ModelReport| {
+                (r.k, r.l_distinct, r.p_sensitive, r.alpha_k.k, r.recursive_c_l.l, r.recursive_c_l.c)
+            };
+            prop_assert_eq!(whole(&got), whole(&want), "{:?}", got);
+            let figures = |r: &ModelReport| {
+                [
+                    r.l_entropy,
+                    r.entropy_min,
+                    r.recursive_c_l.ratio,
+                    r.t_closeness,
+                    r.alpha_k.alpha,
+                    r.delta_disclosure.unwrap_or(-1.0),
+                    r.delta_disclosure_present_only,
+                    r.beta_likeness_basic,
+                    r.beta_likeness_enhanced.unwrap_or(-1.0),
+                ]
+            };
+            for (i, (g, w)) in figures(&got).into_iter().zip(figures(&want)).enumerate() {
+                prop_assert!(near(g, w), "figure {i}: {g} vs {w}\n{got:?}\n{want:?}");
+            }
+        }
+
         #[test]
         fn figures_stay_in_range((rows, numeric) in table_strategy()) {
             let ds = build(&rows, numeric);
