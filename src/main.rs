@@ -74,7 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Correlate(a)) => cli::correlate::run(&a),
         Some(Command::Hierarchy(a)) => cli::hierarchy::run(&a),
         Some(Command::Anonymize(a)) => cli::anonymize::run_anonymize(&a),
-        Some(Command::Compare(a)) => cli::anonymize::run_compare(&a),
+        Some(Command::Compare(a)) => cli::compare::run_compare(&a),
         Some(Command::Chart(a)) => cli::chart::run(&a),
         Some(Command::Report(a)) => cli::report::run(&a),
         Some(Command::Tui(a)) => tui(Some(a)),

@@ -120,7 +120,7 @@ pub struct Attacker {
     /// Pr(re-id) above which a record counts as at risk.
     pub threshold: f64,
     /// The file as a sample of a population, and which of the statistics
-    /// offices' measures to compute (issue 17): the journalist's and
+    /// offices' measures to compute: the journalist's and
     /// marketer's attacker look the target up in that population.
     pub population: PopulationSettings,
     /// How a population table is read: as the session reads its data.

@@ -1,4 +1,4 @@
-//! CLI tests of the statistics offices' measures (issue 17): the JSON
+//! CLI tests of the statistics offices' measures: the JSON
 //! fields `anonlab assess` gains and their shape, the readable report,
 //! projects that keep the settings, and clear messages for bad weights,
 //! populations and flags.

@@ -153,6 +153,17 @@ fn no_remedy_names_a_flag() {
     }
 }
 
+/// The binary's stderr (it failed) and stdout for `args`.
+fn anonlab(args: &[&str]) -> (String, String) {
+    let out = Command::cargo_bin("anonlab")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (text(&out.stderr), text(&out.stdout))
+}
+
 /// The CLI says its flag for the setting a library error asks for.
 #[test]
 fn cli_names_the_flag_of_the_setting() {
@@ -163,66 +174,43 @@ fn cli_names_the_flag_of_the_setting() {
         "age,zip,ill\n30,100,flu\n31,100,cold\n32,101,flu\n33,101,cold\n",
     )
     .unwrap();
-    let out = Command::cargo_bin("anonlab")
-        .unwrap()
-        .args([
-            "assess",
-            csv.to_str().unwrap(),
-            "--qi",
-            "age",
-            "--max-columns",
-            "2",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let file = csv.to_str().unwrap();
+    let (err, _) = anonlab(&["assess", file, "--qi", "age", "--max-columns", "2"]);
     assert!(
         err.contains("the header has 3 columns, over the limit of 2; raise it with --max-columns"),
         "{err}"
     );
-    let file = csv.to_str().unwrap();
     let output = dir.path().join("o.csv");
-    let out = Command::cargo_bin("anonlab")
-        .unwrap()
-        .args([
-            "anonymize",
-            file,
-            "-a",
-            "pk-enhanced",
-            "--qi",
-            "age",
-            "-k",
-            "2",
-            "-o",
-        ])
-        .arg(&output)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let output = output.to_str().unwrap();
+    let (err, _) = anonlab(&[
+        "anonymize",
+        file,
+        "-a",
+        "pk-enhanced",
+        "--qi",
+        "age",
+        "-k",
+        "2",
+        "-o",
+        output,
+    ]);
     assert!(
         err.contains("needs at least one sensitive attribute: name one with --sensitive"),
         "{err}"
     );
     // compare's infeasible row: the same words as the error.
-    let out = Command::cargo_bin("anonlab")
-        .unwrap()
-        .args([
-            "compare",
-            file,
-            "--qi",
-            "age",
-            "--algorithms",
-            "full-domain",
-            "--model",
-            "l-distinct",
-            "-k",
-            "2",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text) = anonlab(&[
+        "compare",
+        file,
+        "--qi",
+        "age",
+        "--algorithms",
+        "full-domain",
+        "--model",
+        "l-distinct",
+        "-k",
+        "2",
+    ]);
     assert!(
         text.contains(
             "infeasible: the privacy model reads a sensitive attribute: name one with --sensitive"

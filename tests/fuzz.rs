@@ -1,5 +1,5 @@
-//! Fuzzing that stays (issue 14): generators of hostile input for every
-//! reader the issue names — the CSV reader, the rule parser, the hierarchy
+//! Fuzzing that stays: generators of hostile input for every
+//! reader of untrusted input — the CSV reader, the rule parser, the hierarchy
 //! reader, project and conditions JSON — and for the published-table
 //! writer, run as ordinary property tests on the stable toolchain. Each
 //! property says what must hold of *any* input: no panic, an error that is

@@ -1,5 +1,5 @@
-//! The hostile-input catalogue (issue 14): one test per family of the
-//! issue, each case run through the binary as a user would, asserting the
+//! The hostile-input catalogue: one test per family of hostile input
+//! (README, "Limits and hostile input"), each case run through the binary as a user would, asserting the
 //! exact outcome — a clean refusal (exit code 2, a one-line message naming
 //! the file, row, column or value and the limit) or a correct result — and,
 //! after every case, that the input files still hash as before and that no

@@ -1,4 +1,4 @@
-//! Property tests of LGB (issue 4) on random tables with random cell masks:
+//! Property tests of LGB on random tables with random cell masks:
 //! whatever LGB_MDP and LGB_NCP publish passes the verifier (Corollary 3,
 //! local-bucket t-closeness, the LGB structure), suppresses exactly the QI
 //! subsets smaller than k and buckets exactly the published sensitive

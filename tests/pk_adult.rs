@@ -1,4 +1,4 @@
-//! p-sensitive k-anonymity on Adult (issue 6): Conditions 1–2 against the
+//! p-sensitive k-anonymity on Adult: Conditions 1–2 against the
 //! independent derivation in `tests/golden/adult_pk_bounds.py`, and
 //! EnhancedPKClustering / GreedyPKClustering on the paper's setting (a
 //! seeded sample, QIs age, workclass, marital-status, race, sex,

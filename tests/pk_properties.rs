@@ -1,4 +1,4 @@
-//! Properties of the p-sensitive algorithms (issue 6): on random tables
+//! Properties of the p-sensitive algorithms: on random tables
 //! every release of pk-enhanced and pk-greedy is p-sensitive k-anonymous by
 //! the independent verifier, publishes every row in at most maxClusters
 //! groups (Condition 2) — or the request is refused, and then for a correct

@@ -6,7 +6,7 @@
 //! `tests/golden/release_fingerprints.json`.
 //!
 //! The saved fingerprints were computed by this test on main before the
-//! layering work of issue 15 moved code (caches made explicit, big files
+//! layering work moved code (caches made explicit, big files
 //! split); a refactor that changes no behaviour keeps every one of them. A
 //! deliberate change of a release re-saves them with
 //! `ANONLAB_SAVE_FINGERPRINTS=1 cargo test --release --test release_fingerprints`

@@ -1,4 +1,4 @@
-//! The report's part for the statistics offices' measures (issue 17): when
+//! The report's part for the statistics offices' measures: when
 //! the project gives a population, asks for special uniques and attribute
 //! risks, the report carries the figures `assess` computes for the same
 //! attacker (one truth), states the population-based risk in plain words

@@ -1,5 +1,5 @@
-//! Screen tests of p-sensitive k-anonymity and ARP on the Anonymize screen
-//! (issue 6, item 7): the p control with Condition 2's maxClusters next to
+//! Screen tests of p-sensitive k-anonymity and ARP on the Anonymize
+//! screen: the p control with Condition 2's maxClusters next to
 //! it, computed over every sensitive attribute of the session and checked
 //! against `pk::max_clusters` called directly; a p the data rule out,
 //! refused with the conditions' message; a pk-enhanced run that the

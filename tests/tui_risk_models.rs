@@ -1,4 +1,4 @@
-//! The Risk screen's model selector (issue 17): the `:population`,
+//! The Risk screen's model selector: the `:population`,
 //! `:weights`, `:suda` and `:attributes` commands, the model panel
 //! (prosecutor, journalist, marketer, population uniqueness, individual
 //! risk), each record's minimal sample uniques in the list and the chart of

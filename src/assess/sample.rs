@@ -1,4 +1,4 @@
-//! The statistics offices' measures of one session (issue 17): the file as
+//! The statistics offices' measures of one session: the file as
 //! a sample of a population (journalist, marketer, population uniqueness,
 //! k-map and δ-presence with a population table), individual risk with
 //! sampling weights, special uniques and attribute risks — computed on the

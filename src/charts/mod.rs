@@ -1,5 +1,5 @@
 //! Charts for people who read them on paper: the risk and utility figures
-//! of issue 7 ("Charts with plotters") rendered to SVG and PNG.
+//! rendered to SVG and PNG by plotters.
 //!
 //! A [`Chart`] is built from data the core computed — a simulation's
 //! histogram and CDF, a release's breach CDF, per-record class sizes, a

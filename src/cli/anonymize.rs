@@ -1,16 +1,16 @@
-//! `anonlab anonymize` and `anonlab compare`: run algorithms in batch,
-//! verify every release before anything is written, and print the same
-//! measurements the TUI shows.
+//! `anonlab anonymize`: run an algorithm in batch, verify the release
+//! before anything is written, and print the same measurements the TUI
+//! shows. The preparation of the data and requests here serves `compare`
+//! too (`cli::compare`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
-use serde::Serialize;
 
 use anonlab::algorithms::{self, Request};
-use anonlab::anonymize::{evaluate, measure_pk, run, run_verified, Evaluation, Measure};
+use anonlab::anonymize::{measure_pk, run_verified, Evaluation, Measure};
 use anonlab::data::Inputs;
 use anonlab::data::{Dataset, Project, Role};
 use anonlab::hierarchy::HierarchySet;
@@ -94,41 +94,22 @@ pub struct AnonymizeArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Args)]
-pub struct CompareArgs {
-    #[command(flatten)]
-    pub columns: Columns,
-    /// Algorithms to compare (default: with --project, the project's
-    /// compare set — each entry with its own k, l, p and seed — if it has
-    /// one, else mondrian-l,anatomy,cbg).
-    #[arg(long, value_delimiter = ',')]
-    pub algorithms: Vec<String>,
-    /// One or more k (default 3).
-    #[arg(short = 'k', value_delimiter = ',')]
-    pub k: Vec<u32>,
-    /// One or more l (default 2; algorithms without l run once per k).
-    #[arg(short = 'l', value_delimiter = ',')]
-    pub l: Vec<u32>,
-    #[arg(long)]
-    pub json: bool,
-}
-
-struct Prepared {
-    session: Session,
+pub(super) struct Prepared {
+    pub(super) session: Session,
     /// A project without role flags: its session makes every request
     /// (`Session::request`), as the TUI and the report do.
-    from_session: bool,
+    pub(super) from_session: bool,
     qi: Vec<usize>,
-    sensitive: Vec<usize>,
+    pub(super) sensitive: Vec<usize>,
     identifiers: Vec<usize>,
     /// Semi-sensitive columns and the LGB options built from them.
     semi_sensitive: Vec<usize>,
     options: algorithms::Options,
     /// --seed, else the project's, else 42.
-    seed: u64,
+    pub(super) seed: u64,
 }
 
-fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
+pub(super) fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
     anonlab::metrics::check_queries(c.queries)?;
     let (mut session, from_project) = match (&c.project, &c.file) {
         (Some(file), _) => {
@@ -252,7 +233,7 @@ impl Prepared {
     }
 
     /// Hierarchies given by flags win; without any, the project's.
-    fn project_hierarchies(&self, options: &mut algorithms::Options) {
+    pub(super) fn project_hierarchies(&self, options: &mut algorithms::Options) {
         if options.hierarchies.is_empty() {
             options.hierarchies = self.session.hierarchy_set();
         }
@@ -263,7 +244,13 @@ impl Prepared {
     /// leave the semi-sensitive columns out). From flags: LGB gets the
     /// semi-sensitive cells, the others the semi-sensitive columns as QIs
     /// (`LgbArgs`' doc: the LGB paper's baselines).
-    fn request(&self, algorithm: &str, k: u32, l: u32, seed: u64) -> anyhow::Result<Request<'_>> {
+    pub(super) fn request(
+        &self,
+        algorithm: &str,
+        k: u32,
+        l: u32,
+        seed: u64,
+    ) -> anyhow::Result<Request<'_>> {
         if self.from_session {
             let mut req = self.session.request(algorithm, k, l)?;
             req.seed = seed;
@@ -292,7 +279,11 @@ impl Prepared {
 
     /// The command's loaded hierarchy and full-domain flags, the project's
     /// settings where a flag is not given.
-    fn load_settings(&self, c: &Columns, ids: &[&str]) -> anyhow::Result<hierarchy_args::Loaded> {
+    pub(super) fn load_settings(
+        &self,
+        c: &Columns,
+        ids: &[&str],
+    ) -> anyhow::Result<hierarchy_args::Loaded> {
         let (params, conditions) = if self.from_session {
             (
                 self.session.params.clone(),
@@ -416,7 +407,7 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
 /// line are published specially, and the flag column of
 /// `--sensitive-flag` is not published; every other column is passed
 /// through.
-fn published_roles(p: &Prepared, c: &Columns, ds: &Dataset) -> Vec<anonlab::data::Role> {
+pub(super) fn published_roles(p: &Prepared, c: &Columns, ds: &Dataset) -> Vec<anonlab::data::Role> {
     if p.from_session {
         return p.session.roles.as_slice().to_vec();
     }
@@ -559,326 +550,4 @@ fn correspondence_line(c: &anonlab::metrics::CorrespondenceLoss) -> String {
         c.nlp_max,
         c.reconstruction_error
     )
-}
-
-/// One line of `compare`.
-#[derive(Debug, Serialize)]
-pub struct CompareRow {
-    pub algorithm: String,
-    pub k: u32,
-    pub l: Option<u32>,
-    /// `release::fingerprint` of the published files.
-    pub fingerprint: Option<String>,
-    /// Why the combination could not run, if it could not.
-    pub infeasible: Option<String>,
-    pub evaluation: Option<Evaluation>,
-}
-
-/// Algorithms `compare` runs when neither --algorithms nor a project's
-/// compare set names any.
-const DEFAULT_COMPARE: [&str; 3] = ["mondrian-l", "anatomy", "cbg"];
-
-/// One run of `compare`: an algorithm and its parameters.
-struct CompareRun {
-    algorithm: Box<dyn algorithms::Algorithm>,
-    k: u32,
-    /// `None` for algorithms without l.
-    l: Option<u32>,
-    p: u32,
-    seed: u64,
-}
-
-/// The runs asked for: the project's compare set when --algorithms is
-/// not given and the project has one (each entry with its own k, l, p and
-/// seed; --seed overrides the seeds, -k and -l are refused since every
-/// entry gives its own), else every algorithm × k × l of the flags.
-fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>> {
-    let set = &p.session.compare;
-    let p_default = a.columns.hierarchy.p.unwrap_or(if p.from_session {
-        p.session.params.p
-    } else {
-        anonlab::data::DEFAULT_P
-    });
-    if a.algorithms.is_empty() && !set.is_empty() {
-        if !a.k.is_empty() || !a.l.is_empty() {
-            bail!("-k and -l go with --algorithms: the project's compare set gives each entry its own k and l (leave them out, or name --algorithms)");
-        }
-        return set
-            .iter()
-            .map(|e| {
-                Ok(CompareRun {
-                    algorithm: algorithms::by_id(&e.algorithm)
-                        .with_context(|| format!("the project's compare entry {e}"))?,
-                    k: e.k,
-                    l: e.l,
-                    p: e.p.unwrap_or(p_default),
-                    seed: a.columns.seed.unwrap_or(e.seed),
-                })
-            })
-            .collect();
-    }
-    let ids: Vec<String> = if a.algorithms.is_empty() {
-        DEFAULT_COMPARE.iter().map(|s| s.to_string()).collect()
-    } else {
-        a.algorithms.clone()
-    };
-    let ks = if a.k.is_empty() { vec![3] } else { a.k.clone() };
-    let ls = if a.l.is_empty() { vec![2] } else { a.l.clone() };
-    let entries = ids.len().saturating_mul(ks.len()).saturating_mul(ls.len());
-    if entries > anonlab::data::MAX_COMPARE_ENTRIES {
-        bail!(
-            "{} algorithms × {} k × {} l make {entries} runs, more than the {} anonlab compares at once",
-            ids.len(),
-            ks.len(),
-            ls.len(),
-            anonlab::data::MAX_COMPARE_ENTRIES
-        );
-    }
-    let mut runs = Vec::new();
-    for id in &ids {
-        let uses_l = algorithms::by_id(id)?.uses_l();
-        for &k in &ks {
-            let ls: Vec<Option<u32>> = if uses_l {
-                ls.iter().map(|&l| Some(l)).collect()
-            } else {
-                vec![None]
-            };
-            for l in ls {
-                runs.push(CompareRun {
-                    algorithm: algorithms::by_id(id)?,
-                    k,
-                    l,
-                    p: p_default,
-                    seed: p.seed,
-                });
-            }
-        }
-    }
-    Ok(runs)
-}
-
-pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
-    let p = prepare(&a.columns)?;
-    let runs = compare_runs(a, &p)?;
-    let ids: Vec<&str> = runs.iter().map(|r| r.algorithm.id()).collect();
-    let loaded = p.load_settings(&a.columns, &ids)?;
-    let pk = a.columns.pk.load(&ids)?;
-    let mut rows = Vec::new();
-    for r in &runs {
-        let (algo, k, l) = (&r.algorithm, r.k, r.l);
-        if algo.uses_l() && p.sensitive.is_empty() {
-            bail!(
-                "{} needs a sensitive attribute: add --sensitive COL",
-                algo.id()
-            );
-        }
-        let measure = Measure {
-            queries: a.columns.queries,
-            query_seed: r.seed,
-        };
-        let mut req = p.request(algo.id(), k, l.unwrap_or(1), r.seed)?;
-        loaded.apply(&mut req.options, l.unwrap_or(1))?;
-        p.project_hierarchies(&mut req.options);
-        pk.apply(&mut req.options, r.p);
-        let label = match l {
-            Some(l) => format!("{} k={k} l={l}", algo.id()),
-            None => format!("{} k={k}", algo.id()),
-        };
-        // A refused run is a row of the table; a failed measurement is an error.
-        let outcome = super::progress::with_bar(&label, |progress| {
-            let (release, ms) = run(algo.id(), &req, progress)?;
-            let eval = evaluate(&release, &p.session.dataset, ms, &measure, progress);
-            Ok::<_, anonlab::Error>((release, eval))
-        });
-        let roles = published_roles(&p, &a.columns, &p.session.dataset);
-        let row = match outcome {
-            Ok((release, eval)) => {
-                let mut eval = eval?;
-                let fingerprint =
-                    anonlab::release::fingerprint(&release, &p.session.dataset, Some(&roles));
-                if pk.active {
-                    measure_pk(&mut eval, &release, &req)?;
-                }
-                if !eval.verification.all_hold() {
-                    bail!(
-                        "{} (k={k}, l={l:?}) failed independent verification:\n{}",
-                        algo.id(),
-                        eval.verification
-                    );
-                }
-                CompareRow {
-                    algorithm: algo.id().into(),
-                    k,
-                    l,
-                    fingerprint: Some(fingerprint),
-                    infeasible: None,
-                    evaluation: Some(eval),
-                }
-            }
-            Err(e @ (anonlab::Error::Parameter(_) | anonlab::Error::Unmet { .. })) => CompareRow {
-                algorithm: algo.id().into(),
-                k,
-                l,
-                fingerprint: None,
-                infeasible: Some(match e {
-                    anonlab::Error::Parameter(why) => why,
-                    e => e.message_with(super::remedy),
-                }),
-                evaluation: None,
-            },
-            Err(e) => return Err(e.into()),
-        };
-        rows.push(row);
-    }
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-    } else {
-        print!("{}", compare_table(&rows));
-    }
-    Ok(())
-}
-
-fn compare_table(rows: &[CompareRow]) -> String {
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>9} {:>8} {:>8} {:>7} {:>7} {:>9}  {:<12}",
-        "algorithm", "k", "l", "breach", "max", "≤0.1", "≤0.2", "≤0.3", "C_DM", "C_AVG", "GCP share", "query err", "prob err", "groups", "buckets", "time ms", "release"
-    );
-    for r in rows {
-        let l = r.l.map_or("–".to_string(), |l| l.to_string());
-        let Some(e) = &r.evaluation else {
-            let _ = writeln!(
-                o,
-                "{:<11} {:>3} {:>3}  infeasible: {}",
-                r.algorithm,
-                r.k,
-                l,
-                r.infeasible.as_deref().unwrap_or("")
-            );
-            continue;
-        };
-        let (mean, max, c1, c2, c3) = match &e.breach {
-            Some(b) => (
-                format!("{:.4}", b.summary.mean),
-                format!("{:.4}", b.summary.max),
-                format!("{:.3}", b.cdf_at[1].1),
-                format!("{:.3}", b.cdf_at[2].1),
-                format!("{:.3}", b.cdf_at[3].1),
-            ),
-            None => ("–".into(), "–".into(), "–".into(), "–".into(), "–".into()),
-        };
-        let _ = writeln!(
-            o,
-            "{:<11} {:>3} {:>3}  {:>7} {:>7} {:>6} {:>6} {:>6}  {:>12} {:>7} {:>9.4} {:>8} {:>8} {:>7} {:>7} {:>9.1}  {:<12}",
-            r.algorithm,
-            r.k,
-            l,
-            mean,
-            max,
-            c1,
-            c2,
-            c3,
-            thousands(e.utility.discernibility as usize),
-            e.utility
-                .average_class_size
-                .map_or("–".into(), |v| format!("{v:.3}")),
-            e.utility.gcp,
-            e.queries
-                .as_ref()
-                .map_or("–".into(), |q| format!("{:.4}", q.mean_relative_error)),
-            e.probabilistic_queries
-                .as_ref()
-                .map_or("–".into(), |q| format!("{:.4}", q.mean_relative_error)),
-            thousands(e.groups),
-            thousands(e.buckets),
-            e.time_ms,
-            r.fingerprint
-                .as_deref()
-                .map_or("", anonlab::release::short_fingerprint)
-        );
-    }
-    let measured: Vec<(&CompareRow, &anonlab::metrics::CorrespondenceLoss)> = rows
-        .iter()
-        .filter_map(|r| Some((r, r.evaluation.as_ref()?.correspondence.as_ref()?)))
-        .collect();
-    if !measured.is_empty() {
-        let _ = writeln!(
-            o,
-            "\n{:<11} {:>3} {:>3}  {:>7} {:>8} {:>12} {:>12} {:>8} {:>9}",
-            "algorithm", "k", "l", "GLP", "max NLP", "RE", "RE bound", "RE/bound", "time ms"
-        );
-        for (r, c) in measured {
-            let _ = writeln!(
-                o,
-                "{:<11} {:>3} {:>3}  {:>7.4} {:>8.4} {:>12.1} {:>12} {:>8} {:>9.1}",
-                r.algorithm,
-                r.k,
-                r.l.map_or("–".to_string(), |l| l.to_string()),
-                c.glp,
-                c.nlp_max,
-                c.reconstruction_error,
-                c.re_lower_bound.map_or("–".into(), |b| format!("{b:.1}")),
-                c.re_ratio().map_or("–".into(), |x| format!("{x:.4}")),
-                r.evaluation.as_ref().map_or(0.0, |e| e.time_ms)
-            );
-        }
-        let _ = writeln!(
-            o,
-            "GLP = mean mass a record's bucket puts on sensitive values never seen with its QI values (refining-partition paper, Definition 3); RE = reconstruction error, bound n(1 − 1/ℓ) (Property 8)"
-        );
-    }
-    if rows
-        .iter()
-        .any(|r| r.evaluation.as_ref().is_some_and(|e| e.pk.is_some()))
-    {
-        let _ = writeln!(
-            o,
-            "\n{:<11} {:>3} {:>3}  {:>12} {:>9} {:>12} {:>7} {:>8} {:>8} {:>9}",
-            "algorithm",
-            "k",
-            "p",
-            "IL",
-            "IL/tuple",
-            "C_DM",
-            "C_AVG",
-            "mean Hom",
-            "mean Div",
-            "time ms"
-        );
-        for r in rows {
-            let Some((e, m)) = r
-                .evaluation
-                .as_ref()
-                .and_then(|e| e.pk.as_ref().map(|m| (e, m)))
-            else {
-                continue;
-            };
-            let _ = writeln!(
-                o,
-                "{:<11} {:>3} {:>3}  {:>12.1} {:>9.4} {:>12} {:>7} {:>8.4} {:>8.4} {:>9.1}",
-                r.algorithm,
-                r.k,
-                m.p,
-                m.information_loss,
-                m.information_loss_per_tuple,
-                thousands(e.utility.discernibility as usize),
-                e.utility
-                    .average_class_size
-                    .map_or("–".into(), |v| format!("{v:.3}")),
-                m.mean_homogeneity,
-                m.mean_diversity,
-                e.time_ms
-            );
-        }
-        let _ = writeln!(
-            o,
-            "IL = total information loss (p-sensitive paper, Definitions 9-10); Hom, Div = Definitions 11-12 (0 Hom: every group p-sensitive)"
-        );
-    }
-    let _ = writeln!(
-        o,
-        "breach = mean breach probability of the sensitive attribute (of its sensitive cells for LGB, Lemma 2); ≤p = share of records with breach probability at most p;\nGCP share = mean normalized certainty penalty of the QI cells (0 = exact, 1 = suppressed; the NCP sum per cell); release = the first 12 hex digits of the release's SHA-256 fingerprint (`anonymize --json` has it whole); prob err = the query workload answered by probabilistic counting (LGB paper, 4.2)"
-    );
-    o
 }

@@ -1,5 +1,5 @@
 //! `anonlab correlate`: the correlation matrix of a CSV file's attributes
-//! (issue 5, "Correlation"), as a readable matrix or as JSON; with
+//! as a readable matrix or as JSON; with
 //! `--build-hierarchy COL --min-records N`, the correlation-based hierarchy
 //! of Algorithm 4 and its conditions G (it lives here rather than under
 //! `hierarchy build` because it is driven by the correlations this command

@@ -1,5 +1,5 @@
 //! `anonlab hierarchy build | show`: make a generalization hierarchy from the
-//! data, or inspect one (issue 5, "Builders" and "CLI").
+//! data, or inspect one.
 //!
 //! Both print, per level, what generalizing the column to that level would
 //! give on the data — the number of distinct generalized values and the

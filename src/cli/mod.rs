@@ -4,6 +4,7 @@
 pub mod anonymize;
 pub mod assess;
 pub mod chart;
+pub mod compare;
 pub mod correlate;
 pub mod hierarchy;
 pub mod hierarchy_args;
@@ -79,7 +80,7 @@ pub enum Command {
     /// Anonymize with one algorithm; verify the release, then write it.
     Anonymize(Box<anonymize::AnonymizeArgs>),
     /// Run several algorithms and parameters side by side.
-    Compare(Box<anonymize::CompareArgs>),
+    Compare(Box<compare::CompareArgs>),
     /// Draw a risk or utility chart as SVG or PNG (the extension chooses).
     Chart(Box<chart::ChartArgs>),
     /// Write a report for stakeholders (HTML, Markdown, JSON, charts) from a project.

@@ -1,4 +1,4 @@
-//! `anonlab assess` flags for the statistics offices' measures (issue 17):
+//! `anonlab assess` flags for the statistics offices' measures:
 //! the population, sampling weights, special uniques and attribute risks,
 //! and their part of the readable report.
 

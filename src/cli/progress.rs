@@ -1,4 +1,4 @@
-//! The CLI's progress bar (issue 7, "Progress everywhere"): one adapter
+//! The CLI's progress bar: one adapter
 //! from the library's [`Progress`] counter to an `indicatif` bar on stderr,
 //! used by every long command (anonymize, compare, report, chart, assess,
 //! the full-domain search) instead of a bar per command.

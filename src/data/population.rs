@@ -1,5 +1,5 @@
 //! What the project says about the file as a sample of a population, and
-//! which of the statistics offices' measures `assess` computes (issue 17):
+//! which of the statistics offices' measures `assess` computes:
 //! the population (its size, the sampling fraction, or a population table),
 //! sampling weights for the individual risk, the special-uniques search and
 //! the attribute risks. Saved in the project's attacker model; every field

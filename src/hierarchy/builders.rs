@@ -1,4 +1,4 @@
-//! Building hierarchies from the data (issue 5, "Builders"; the simple
+//! Building hierarchies from the data (the simple
 //! constructions the correlation paper's Section 4.3 compares against).
 //!
 //! Every builder takes the column's distinct values as leaves, produces one

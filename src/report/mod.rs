@@ -1,4 +1,4 @@
-//! Reports for stakeholders (issue 7, "Reports"): one project in, one
+//! Reports for stakeholders: one project in, one
 //! directory out — a self-contained HTML page, a Markdown version with its
 //! charts as SVG files beside it, and a JSON file with the same figures.
 //!

@@ -1,4 +1,4 @@
-//! The report's part for the statistics offices' measures (issue 17): the
+//! The report's part for the statistics offices' measures: the
 //! file as a sample of a population, individual risk with sampling weights,
 //! special uniques and attribute risks — the figures `assess` computed for
 //! the project's attacker (the same values `anonlab assess --json` prints),

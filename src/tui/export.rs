@@ -1,4 +1,4 @@
-//! Exports from the TUI (issue 7, "Charts" and "Reports"): `e` writes the
+//! Exports from the TUI, charts and reports: `e` writes the
 //! chart of the screen in view as SVG (or PNG), `E` the stakeholder report
 //! of the session, both in the export job slot so the UI never waits.
 //!

@@ -1,6 +1,6 @@
 //! What every LGB release must satisfy, checked against the request's cell
 //! masks rather than the algorithm's bookkeeping (shared by the Adult and
-//! property tests of issue 4).
+//! property tests of LGB).
 
 use std::collections::HashMap;
 

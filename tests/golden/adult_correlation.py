@@ -6,7 +6,7 @@ tests/correlation_adult.rs.
 Run from the repository root:
     python3 tests/golden/adult_correlation.py > tests/golden/adult_correlation.json
 
-All 9 columns in the file's order. Definitions (as in src/stats/correlation.rs,
+All 9 columns in the file's order. Definitions (as in src/stats/correlation/,
 re-derived here from the papers, not from that code):
 
 - A column is numeric when every value parses as a number (only age on Adult).

@@ -6,7 +6,7 @@ code and no anonlab binary) for tests/golden_hidden.rs.
 Run from the repository root:
     python3 tests/golden/adult_hidden_linkage.py > tests/golden/adult_hidden_linkage.json
 
-The session of issue 13: quasi-identifiers sex, race, marital-status,
+The session with hidden cells: quasi-identifiers sex, race, marital-status,
 education, native-country, workclass; age semi-sensitive, its cells
 sensitive where age >= 60 (hidden from the attacker); occupation sensitive.
 The attacker knows the seven attributes sex, age, race, marital-status,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Expected figures of the statistics offices' measures (issue 17) on UCI
+"""Expected figures of the statistics offices' measures on UCI
 Adult, computed independently of anonlab (and of ARX and sdcMicro's code)
 from the models' definitions, for tests/population_adult.rs.
 

@@ -124,7 +124,6 @@
 //! first condition holds across batches (`corollary_2_holds`); otherwise the
 //! 1/l bound is still true and shown by the breach probabilities, but not
 //! claimed under that name.
-
 //!
 //! **Files.** This one holds Alg. 1's loop and Algs. 3–5 on a batch;
 //! `plan` the batch plan and Alg. 2 (`cal_sen_set`); `space` the QI space,

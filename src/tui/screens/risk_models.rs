@@ -1,5 +1,6 @@
 //! The Risk screen's model selector: the statistics offices' readings of
-//! the same file (issue 17) beside the prosecutor's.
+//! the same file (the file as a sample of a population) beside the
+//! prosecutor's.
 //!
 //! Every figure here is read off the session's baseline
 //! ([`crate::tui::session::Before`]), i.e. off `anonlab assess`'s
