@@ -394,8 +394,16 @@ fn help_lists_the_anonymize_keys() {
     let mut app = demo(140, 44);
     app.step(&Action::ShowScreen(Screen::Anonymize));
     app.step(&Action::ToggleHelp);
-    let t = text(&render(&app));
+    // Scrolled through: the screen's keys and the global ones are more
+    // than one page at 140 × 44.
+    let mut t = text(&render(&app));
+    for _ in 0..40 {
+        app.step(&Action::Down);
+        t.push_str(&text(&render(&app)));
+    }
     for help in [
+        "full-domain: open/close the lattice",
+        "before/after: original and published rows side by side",
         "next algorithm",
         "k + 1",
         "l - 1",

@@ -218,6 +218,11 @@ fn the_full_domain_panel_and_charts_at_both_sizes() {
         assert!(t.contains("node [0, 5, 3]"), "{t}");
         assert!(t.contains("[*053]"), "{t}");
         insta::assert_snapshot!(name(size, "lattice"), t);
+        // Before and after side by side, in the same room.
+        app.step(&Action::ToggleSideBySide);
+        let t = shown(&mut app);
+        assert!(t.contains("of 1,500, file order"), "{t}");
+        insta::assert_snapshot!(name(size, "side_by_side"), t);
     }
 }
 

@@ -903,6 +903,8 @@ impl App {
             usize::from(layout::risk_list_viewport(area, self.risk_rows()).height).max(1);
         let published = layout::anonymize_table_viewport(area);
         self.anon.state.table.page = usize::from(published.height).max(1);
+        let views = layout::anonymize_views_viewport(area);
+        self.anon.state.side_by_side.page = usize::from(views.height).max(1);
         self.anon.state.refresh_table(self.session.dataset());
     }
 

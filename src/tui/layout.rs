@@ -355,6 +355,19 @@ pub fn anonymize_table_viewport(area: Rect) -> Rect {
     }
 }
 
+/// Where the rows of the views that take the charts' and the table's
+/// place (before/after side by side) go: inside the border, below the
+/// header.
+pub fn anonymize_views_viewport(area: Rect) -> Rect {
+    let a = anonymize_areas(bands(area).body);
+    let inner = Block::bordered().inner(a.breach.union(a.reid).union(a.table));
+    Rect {
+        y: inner.y + 1.min(inner.height),
+        height: inner.height.saturating_sub(1),
+        ..inner
+    }
+}
+
 // ---- Hierarchies ----
 
 /// Characters of a column name in the heat map's row labels.

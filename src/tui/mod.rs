@@ -85,6 +85,7 @@ pub use screens::release::{
 pub use screens::risk::{
     AfterView, Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel, RiskState,
 };
+pub use screens::side_by_side::{PairRow, SideBySide};
 pub use screens::sweep::{
     CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
 };

@@ -147,6 +147,9 @@ pub enum Action {
     ToggleSweep,
     /// Anonymize screen: open or close full-domain's lattice view.
     ToggleLattice,
+    /// Anonymize screen: open or close the original and published tables
+    /// side by side.
+    ToggleSideBySide,
     /// Write the chart of the screen in view as SVG into the export
     /// directory beside the project file.
     ExportChart,

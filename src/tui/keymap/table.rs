@@ -258,6 +258,12 @@ impl Default for KeyMap {
             ),
             b(
                 anon,
+                &[I::ch('b')],
+                A::ToggleSideBySide,
+                "before/after: original and published rows side by side",
+            ),
+            b(
+                anon,
                 &[I::ch('L')],
                 A::ToggleLattice,
                 "full-domain: open/close the lattice",

@@ -19,4 +19,5 @@ pub mod record;
 pub mod release;
 pub mod risk;
 pub mod risk_models;
+pub mod side_by_side;
 pub mod sweep;

@@ -92,6 +92,9 @@ pub struct AnonymizeView {
     roles: Vec<Role>,
     /// Published rows before each group, and the total at the end.
     group_starts: Vec<usize>,
+    /// The published row of each record of the data file (`u32::MAX`:
+    /// suppressed), for the before/after view.
+    published_at: Vec<u32>,
     /// Local and release-wide buckets per row, for rendering rows.
     index: BucketIndex,
     /// LGB releases: Lemma 2 breach probability of every sensitive cell.
@@ -115,6 +118,15 @@ impl AnonymizeView {
             member,
             &self.index,
         ))
+    }
+
+    /// The published row of record `record` (a row of the data file),
+    /// `None` when the release suppresses it.
+    pub fn published_index(&self, record: usize) -> Option<usize> {
+        self.published_at
+            .get(record)
+            .filter(|&&i| i != u32::MAX)
+            .map(|&i| i as usize)
     }
 
     /// What the attacker learns about published row `i` (see `record`).
@@ -266,6 +278,7 @@ pub fn make_view(
         headers: layout.headers,
         roles,
         group_starts: layout.group_starts,
+        published_at: layout.published_at,
         index: layout.index,
         local_risk,
     };
@@ -353,6 +366,7 @@ struct TableLayout {
     /// rows, capped.
     widths: Vec<u16>,
     group_starts: Vec<usize>,
+    published_at: Vec<u32>,
     index: BucketIndex,
 }
 
@@ -364,9 +378,15 @@ impl TableLayout {
     fn new(release: &Release, ds: &Dataset, roles: &[Role]) -> Self {
         let headers = published_headers(release, ds, Some(roles));
         let mut group_starts = Vec::with_capacity(release.groups.len() + 1);
+        let mut published_at = vec![u32::MAX; ds.n_rows()];
         let mut at = 0;
         for g in &release.groups {
             group_starts.push(at);
+            for (m, &r) in g.rows.iter().enumerate() {
+                if let Some(slot) = published_at.get_mut(r as usize) {
+                    *slot = (at + m) as u32;
+                }
+            }
             at += g.rows.len();
         }
         group_starts.push(at);
@@ -390,6 +410,7 @@ impl TableLayout {
             headers,
             widths,
             group_starts,
+            published_at,
             index,
         }
     }

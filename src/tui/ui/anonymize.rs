@@ -34,6 +34,10 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
         super::lattice::draw(frame, a.breach.union(a.reid).union(a.table), app);
         return;
     }
+    if app.anonymize().side_by_side.open {
+        super::side_by_side::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        return;
+    }
     let view = app.anonymize().view.as_ref();
     let compact = anonymize_compact(body.height);
     if app.anonymize().show_detail {

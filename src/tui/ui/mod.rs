@@ -12,6 +12,7 @@ mod lattice;
 mod mark;
 mod record;
 mod risk;
+mod side_by_side;
 mod sweep;
 pub mod widgets;
 

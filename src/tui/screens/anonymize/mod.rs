@@ -31,6 +31,7 @@ use std::sync::Arc;
 use super::lattice::{LatticeEffect, LatticeState};
 use super::record::RecordDetail;
 use super::release::{self, queries_job, AnonymizeView, Outcome, QueryOutcome, ReleaseCache};
+use super::side_by_side::SideBySide;
 use super::sweep::{CellFigures, SweepEffect, SweepState};
 use crate::algorithms::pk::{self, PkBound, PkOptions};
 use crate::data::{Dataset, Role, Roles};
@@ -141,6 +142,8 @@ pub struct AnonymizeState {
     pub focus: Param,
     /// Full-domain's lattice view.
     pub lattice: LatticeState,
+    /// The original and published tables side by side.
+    pub side_by_side: SideBySide,
 }
 
 impl AnonymizeState {
@@ -221,6 +224,7 @@ impl AnonymizeState {
             return;
         };
         self.lattice.refresh(view.full_domain.as_ref());
+        self.side_by_side.refresh(Some(view), ds);
         let n = view.published_rows();
         let page = t.page.max(1);
         t.cursor = t.cursor.min(n.saturating_sub(1));
@@ -310,6 +314,7 @@ impl AnonymizeScreen {
                 pk_memo: None,
                 focus: Param::K,
                 lattice: LatticeState::default(),
+                side_by_side: SideBySide::default(),
             },
             sweep: SweepState::new(),
             cache: ReleaseCache::default(),
@@ -422,6 +427,16 @@ impl AnonymizeScreen {
                 LatticeEffect::Publish(node) => return self.publish_node(node, session, out),
             }
         }
+        // Before/after takes the cursor keys; Enter shows the record in
+        // the published table.
+        if self.state.side_by_side.open {
+            if self.state.side_by_side.step(action) {
+                return self.state.refresh_table(session.dataset());
+            }
+            if *action == Action::Confirm {
+                return self.leave_side_by_side(session.dataset());
+            }
+        }
         // The sweep view takes the cursor keys, Enter and `m` while open.
         if self.sweep.open {
             match self.sweep.step(action) {
@@ -462,6 +477,7 @@ impl AnonymizeScreen {
                 self.sweep.open = !self.sweep.open;
                 if self.sweep.open {
                     self.state.lattice.open = false;
+                    self.state.side_by_side.open = false;
                 }
                 self.sync_sweep(session, true);
             }
@@ -475,6 +491,15 @@ impl AnonymizeScreen {
                 self.state.lattice.open = !self.state.lattice.open;
                 if self.state.lattice.open {
                     self.sweep.open = false;
+                    self.state.side_by_side.open = false;
+                }
+            }
+            Action::ToggleSideBySide => {
+                let s = &mut self.state.side_by_side;
+                s.open = !s.open;
+                if s.open {
+                    self.sweep.open = false;
+                    self.state.lattice.open = false;
                 }
             }
             Action::AdjustK(by) => {
@@ -788,6 +813,10 @@ impl AnonymizeScreen {
     pub fn cancel(&mut self) -> bool {
         if self.state.lattice.open && !self.state.job.is_running() {
             self.state.lattice.open = false;
+            return true;
+        }
+        if self.state.side_by_side.open && !self.state.job.is_running() {
+            self.state.side_by_side.open = false;
             return true;
         }
         if self.sweep.open {

@@ -1,6 +1,7 @@
 //! The views that take the place of the charts and the published table:
-//! the k/l sweep (its grid follows the session's inputs) and full-domain's
-//! lattice (Enter publishes a node).
+//! the k/l sweep (its grid follows the session's inputs), full-domain's
+//! lattice (Enter publishes a node) and the before/after view (Enter
+//! selects the record in the published table).
 
 use std::sync::Arc;
 
@@ -10,6 +11,19 @@ use crate::tui::session::SessionState;
 use crate::tui::shared::Out;
 
 impl AnonymizeScreen {
+    /// Enter in the before/after view: close it and select the record's
+    /// row in the published table (a suppressed record has none: the view
+    /// stays).
+    pub(super) fn leave_side_by_side(&mut self, ds: &crate::data::Dataset) {
+        let s = &mut self.state;
+        let record = s.side_by_side.cursor;
+        if let Some(i) = s.view.as_ref().and_then(|v| v.published_index(record)) {
+            s.side_by_side.open = false;
+            s.table.cursor = i;
+            s.refresh_table(ds);
+        }
+    }
+
     /// Keep the sweep's grid for the current inputs (k and l aside): a
     /// change of algorithm, seed, roles or settings starts it afresh while
     /// it is open, and stops its stale job while it is closed. `resume`
