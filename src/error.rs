@@ -92,6 +92,8 @@ pub enum Setting {
     ProtectedValues,
     /// Full-domain's share of rows it may suppress.
     SuppressionLimit,
+    /// The columns a correlation matrix is computed over.
+    CorrelatedColumns,
     /// The CSV reader's limits ([`crate::data::CsvOptions`]).
     MaxFileBytes,
     MaxRowBytes,
@@ -114,6 +116,7 @@ impl Setting {
                 "protected values are values of the sensitive attributes' hierarchies"
             }
             Setting::SuppressionLimit => "raise the suppression limit or relax the model",
+            Setting::CorrelatedColumns => "name the columns to correlate",
             Setting::MaxFileBytes => "raise the file size limit (the project's csv.max_file_bytes)",
             Setting::MaxRowBytes => "raise the row size limit (the project's csv.max_row_bytes)",
             Setting::MaxFieldBytes => {

@@ -144,6 +144,7 @@ fn no_remedy_names_a_flag() {
         Setting::SensitiveHierarchy,
         Setting::ProtectedValues,
         Setting::SuppressionLimit,
+        Setting::CorrelatedColumns,
         Setting::MaxFileBytes,
         Setting::MaxRowBytes,
         Setting::MaxFieldBytes,

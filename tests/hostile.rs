@@ -250,7 +250,7 @@ fn endless_and_oversized_inputs_stop_at_their_limits() {
         &[
             "100,000 columns",
             "5,000,050,000 pairs",
-            "at most 1000 columns",
+            "at most 1000 columns are correlated at once: name them with --columns",
         ],
     );
     // A fanout of 2^64 − 1 ends with the right hierarchy.

@@ -34,6 +34,7 @@ pub fn remedy(setting: Setting) -> String {
             "--protected names values of the hierarchies given with --sa-hierarchy"
         }
         Setting::SuppressionLimit => "raise --suppression or relax the model",
+        Setting::CorrelatedColumns => "name them with --columns",
         Setting::MaxFileBytes => {
             "raise it with --max-file-bytes (or the project's csv.max_file_bytes)"
         }

@@ -52,7 +52,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Column, ColumnKind, Dataset};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 
 /// Default number of quantile bins for numeric columns.
 pub const DEFAULT_BINS: usize = 10;
@@ -638,11 +638,14 @@ pub fn correlation_matrix(
         }
     }
     if columns.len() > MAX_CORRELATED_COLUMNS {
-        return Err(Error::Parameter(format!(
-            "{} columns make {} pairs to correlate; at most {MAX_CORRELATED_COLUMNS} columns are correlated at once (name the columns to correlate)",
-            crate::format::thousands(columns.len() as u64),
-            crate::format::thousands((columns.len() as u64 * (columns.len() as u64 + 1)) / 2)
-        )));
+        return Err(Error::unmet(
+            format!(
+                "{} columns make {} pairs to correlate; at most {MAX_CORRELATED_COLUMNS} columns are correlated at once",
+                crate::format::thousands(columns.len() as u64),
+                crate::format::thousands((columns.len() as u64 * (columns.len() as u64 + 1)) / 2)
+            ),
+            Setting::CorrelatedColumns,
+        ));
     }
     let cats: Vec<Categories> = if measure.uses_categories() {
         columns

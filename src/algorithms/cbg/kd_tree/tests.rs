@@ -6,13 +6,7 @@ use rand::SeedableRng;
 /// The remaining row of value `v` under `node` nearest to the codes `q`
 /// by a scan of every position: the least (distance, row) with a
 /// distance below `limit`, which `KdIndex::nearest` must return.
-fn nearest_by_scan(
-    ix: &KdIndex,
-    node: u32,
-    anchor: u32,
-    v: u32,
-    limit: u64,
-) -> Option<(u64, u32)> {
+fn nearest_by_scan(ix: &KdIndex, node: u32, anchor: u32, v: u32, limit: u64) -> Option<(u64, u32)> {
     let n = ix.nodes[node as usize];
     let q = ix.query(anchor);
     (n.start as usize..n.end as usize)
