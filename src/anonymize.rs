@@ -400,8 +400,26 @@ pub fn run_verified(
     measure: &Measure,
     progress: &Progress,
 ) -> Result<(Release, Evaluation)> {
+    run_verified_with(algorithm, req, measure, progress, |_| ()).map(|(r, e, ())| (r, e))
+}
+
+/// [`run_verified`], with `beside(&release)` run alongside the evaluation
+/// (the CLI renders and stages the published files there, so the writing
+/// overlaps the verification); its result is returned only when every
+/// claim holds, and dropped otherwise — a staged file then leaves nothing.
+pub fn run_verified_with<T: Send>(
+    algorithm: &str,
+    req: &Request<'_>,
+    measure: &Measure,
+    progress: &Progress,
+    beside: impl FnOnce(&Release) -> T + Send,
+) -> Result<(Release, Evaluation, T)> {
     let (release, ms) = run(algorithm, req, progress)?;
-    let eval = evaluate(&release, req.ds, ms, measure, progress)?;
+    let (eval, extra) = rayon::join(
+        || evaluate(&release, req.ds, ms, measure, progress),
+        || beside(&release),
+    );
+    let eval = eval?;
     if !eval.verification.all_hold() {
         let failed: Vec<String> = eval
             .verification
@@ -414,7 +432,7 @@ pub fn run_verified(
             failed.join("; ")
         )));
     }
-    Ok((release, eval))
+    Ok((release, eval, extra))
 }
 
 #[cfg(test)]

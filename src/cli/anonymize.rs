@@ -10,11 +10,11 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use anonlab::algorithms::{self, Request};
-use anonlab::anonymize::{measure_pk, run_verified, Evaluation, Measure};
+use anonlab::anonymize::{measure_pk, run_verified_with, Evaluation, Measure};
 use anonlab::data::Inputs;
 use anonlab::data::{Dataset, Project, Role};
 use anonlab::hierarchy::HierarchySet;
-use anonlab::release::{buckets_path, write_csv_fingerprinted, write_json};
+use anonlab::release::{buckets_path, stage_csv_fingerprinted, write_json};
 use anonlab::session::Session;
 
 use super::hierarchy_args::{self, HierarchyArgs};
@@ -341,27 +341,36 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         queries: a.columns.queries,
         query_seed: p.seed,
     };
-    let (release, mut eval, search) = if algo.id() == "full-domain" {
+    let ds = &p.session.dataset;
+    let roles = published_roles(&p, &a.columns, ds);
+    // The published files are rendered, hashed and staged beside the
+    // evaluation (`run_verified_with`), and put in place only once every
+    // claim has been verified.
+    let stage = |release: &anonlab::release::Release| match &a.output {
+        Some(out) => stage_csv_fingerprinted(release, ds, Some(&roles), out, &inputs)
+            .map(|(staged, fp)| (Some(staged), fp)),
+        None => Ok((
+            None,
+            anonlab::release::fingerprint(release, ds, Some(&roles)),
+        )),
+    };
+    let (release, mut eval, search, staged) = if algo.id() == "full-domain" {
         let (r, e, s) = hierarchy_args::run_full_domain(&req, &measure)?;
-        (r, e, Some(s))
+        let staged = stage(&r);
+        (r, e, Some(s), staged)
     } else {
-        let (r, e) = super::progress::with_bar("anonymizing", |p| {
-            run_verified(algo.id(), &req, &measure, p)
+        let (r, e, staged) = super::progress::with_bar("anonymizing", |p| {
+            run_verified_with(algo.id(), &req, &measure, p, stage)
         })?;
-        (r, e, None)
+        (r, e, None, staged)
     };
     if pk.active {
         measure_pk(&mut eval, &release, &req)?;
     }
-    let ds = &p.session.dataset;
-    let roles = published_roles(&p, &a.columns, ds);
-    // Written and fingerprinted in one rendering of the table.
-    let (mut written, fingerprint) = match &a.output {
-        Some(out) => write_csv_fingerprinted(&release, ds, Some(&roles), out, &inputs)?,
-        None => (
-            Vec::new(),
-            anonlab::release::fingerprint(&release, ds, Some(&roles)),
-        ),
+    let (staged, fingerprint) = staged?;
+    let mut written = match staged {
+        Some(s) => s.commit()?,
+        None => Vec::new(),
     };
     if let Some(out) = &a.release_json {
         write_json(&release, ds, out, &inputs)?;

@@ -17,7 +17,7 @@ mod sensitivity;
 pub use conditions::{Condition, Conditions};
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
-pub use output::{write_bytes, write_file, Inputs, Temporaries};
+pub use output::{stage_file, write_bytes, write_file, Inputs, Staged, Temporaries};
 pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, HierarchySource,

@@ -312,11 +312,102 @@ impl Drop for Temporary {
     }
 }
 
+/// A file written but not yet in place ([`stage_file`]): [`Staged::commit`]
+/// puts it there; dropped uncommitted, it leaves nothing behind (its
+/// temporary file is removed). Lets a caller write an output while other
+/// work decides whether it may be published at all.
+pub struct Staged {
+    file: PathBuf,
+    how: StagedHow,
+}
+
+enum StagedHow {
+    /// A regular file's temporary file, written and synced.
+    Temporary { guard: Temporary, dir: PathBuf },
+    /// A device or FIFO's bytes, written at commit (never before: nothing
+    /// reaches it unless committed).
+    Direct(Vec<u8>),
+}
+
+/// [`write_file`] up to the last step: the checks, and the bytes in a
+/// synced temporary file beside `file` (held in memory for a device or
+/// FIFO); [`Staged::commit`] renames (or writes) them into place.
+pub fn stage_file(
+    file: &Path,
+    inputs: &Inputs,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Staged> {
+    inputs.check(file)?;
+    let write_err = |e| Error::Write(file.to_path_buf(), e);
+    let how = match std::fs::metadata(file) {
+        Ok(m) if m.is_dir() => {
+            return Err(write_err(std::io::Error::other(
+                "it is a directory; give a file name",
+            )))
+        }
+        Ok(m) if !m.is_file() => {
+            let mut bytes = Vec::new();
+            fill(&mut bytes).map_err(write_err)?;
+            StagedHow::Direct(bytes)
+        }
+        _ => {
+            let (guard, dir) =
+                stage_replace(file, inputs.tracker.as_ref(), fill).map_err(write_err)?;
+            StagedHow::Temporary { guard, dir }
+        }
+    };
+    Ok(Staged {
+        file: file.to_path_buf(),
+        how,
+    })
+}
+
+impl Staged {
+    /// The file this will write.
+    pub fn path(&self) -> &Path {
+        &self.file
+    }
+
+    /// Put the file in place: rename the temporary file over it (and sync
+    /// the directory), or write a device's bytes.
+    pub fn commit(self) -> Result<()> {
+        let write_err = |e| Error::Write(self.file.clone(), e);
+        match self.how {
+            StagedHow::Temporary { guard, dir } => {
+                guard.rename_to(&self.file).map_err(write_err)?;
+                sync_dir(&dir);
+                Ok(())
+            }
+            StagedHow::Direct(bytes) => {
+                let mut f = OpenOptions::new()
+                    .write(true)
+                    .open(&self.file)
+                    .map_err(write_err)?;
+                f.write_all(&bytes).map_err(write_err)?;
+                f.flush().map_err(write_err)
+            }
+        }
+    }
+}
+
 fn replace(
     file: &Path,
     tracker: Option<&Temporaries>,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let (guard, dir) = stage_replace(file, tracker, fill)?;
+    guard.rename_to(file)?;
+    sync_dir(&dir);
+    Ok(())
+}
+
+/// The bytes of `file` in a synced temporary file beside it, and the
+/// directory (to sync after the rename).
+fn stage_replace(
+    file: &Path,
+    tracker: Option<&Temporaries>,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<(Temporary, PathBuf)> {
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -333,9 +424,7 @@ fn replace(
     // Synced before the rename: a file reported as written is on the disk.
     f.sync_all()?;
     drop(f);
-    guard.rename_to(file)?;
-    sync_dir(&dir);
-    Ok(())
+    Ok((guard, dir))
 }
 
 /// Sync the directory so the rename itself is durable (Unix; elsewhere

@@ -14,9 +14,12 @@
 //! target value on its own row (no bucket detaches it) and no local bucket
 //! on any of its rows. A query whose predicates are all on QIs gives every
 //! row of a whole group the same chance to satisfy it — the product of its
-//! cells' shares ([`WholeGroups::products`], one pass per predicate over a
-//! QI-major table of cell ids) — so both engines add such a group's target
-//! totals at once; only the other groups are visited row by row.
+//! cells' shares ([`WholeGroups::products`], one pass over a group-major
+//! table of cell ids, a group left at its first share of 0) — so both
+//! engines add such a group's target totals at once; only the other groups
+//! are visited row by row ([`WholeGroups::partial`]). The cell table, the
+//! target's buckets and the whole groups ([`Layout`]) are built once for
+//! both readings of one workload.
 
 use rustc_hash::FxHashMap;
 
@@ -116,11 +119,6 @@ impl CellTable {
         self.ids[a * self.groups + g] as usize
     }
 
-    /// Every group's cell id on QI position `a`.
-    fn ids(&self, a: usize) -> &[u32] {
-        &self.ids[a * self.groups..(a + 1) * self.groups]
-    }
-
     fn qis(&self) -> usize {
         self.cells.len()
     }
@@ -194,15 +192,42 @@ impl CellTable {
     }
 }
 
+/// What both readings of the workload (`queries::QueryEngine`,
+/// `prob_queries::ProbabilisticEngine`) build alike from a release and a
+/// target: built once when one workload is answered both ways.
+pub(crate) struct Layout {
+    pub cells: CellTable,
+    /// The target's buckets (`risk::ValueBuckets`).
+    pub buckets: ValueBuckets,
+    pub whole: WholeGroups,
+}
+
+impl Layout {
+    pub fn new(release: &Release, ds: &Dataset, target: usize) -> Self {
+        let cells = CellTable::new(release, ds);
+        let buckets = ValueBuckets::new(release, ds, target);
+        let whole = WholeGroups::new(release, &cells, ds.col(target), &buckets);
+        Layout {
+            cells,
+            buckets,
+            whole,
+        }
+    }
+}
+
 /// The whole groups of a release (see the module doc) and their target
 /// values.
 pub(crate) struct WholeGroups {
     /// Indices of the whole groups, ascending.
     pub groups: Vec<u32>,
-    pub is_whole: Vec<bool>,
-    /// Per QI position, the whole groups' cell ids (`CellTable::id`), so
-    /// the product pass reads them in order.
-    ids: Vec<Vec<u32>>,
+    /// Indices of the other groups, ascending: the only ones a query whose
+    /// predicates are all on QIs visits (none on Mondrian's releases).
+    pub partial: Vec<u32>,
+    /// The whole groups' cell ids (`CellTable::id`), group-major: the
+    /// i-th whole group's at `ids[i * qis..(i + 1) * qis]`, so the product
+    /// pass reads one group's cells together and stops at a 0.
+    ids: Vec<u32>,
+    qis: usize,
     /// Rows per target code of each whole group: `dense[code * W + i]` for
     /// the i-th whole group when codes × W is small, else `sparse[i]`.
     dense: Vec<u32>,
@@ -246,9 +271,8 @@ impl WholeGroups {
                     })
             })
             .collect();
-        let groups: Vec<u32> = (0..release.groups.len() as u32)
-            .filter(|&g| is_whole[g as usize])
-            .collect();
+        let (groups, partial): (Vec<u32>, Vec<u32>) =
+            (0..release.groups.len() as u32).partition(|&g| is_whole[g as usize]);
         let w = groups.len();
         let space = target.code_space();
         let counts: Vec<Vec<ValueCount>> = groups
@@ -275,16 +299,16 @@ impl WholeGroups {
         } else {
             (Vec::new(), counts)
         };
-        let ids = (0..cells.qis())
-            .map(|a| {
-                let all = cells.ids(a);
-                groups.iter().map(|&g| all[g as usize]).collect()
-            })
-            .collect();
+        let qis = cells.qis();
+        let mut ids = Vec::with_capacity(w * qis);
+        for &g in &groups {
+            ids.extend((0..qis).map(|a| cells.id(g as usize, a) as u32));
+        }
         WholeGroups {
             groups,
-            is_whole,
+            partial,
             ids,
+            qis,
             dense,
             sparse,
             sum,
@@ -313,13 +337,23 @@ impl WholeGroups {
     /// shares in predicate order — each row's chance to satisfy the query.
     pub fn products(&self, prepared: &Prepared, qi: &[usize], out: &mut Vec<f64>) {
         out.clear();
-        out.resize(self.groups.len(), 1.0);
-        for (i, &a) in qi.iter().enumerate() {
-            let shares = &prepared.shares[i];
-            for (p, &id) in out.iter_mut().zip(&self.ids[a]) {
-                *p *= shares[id as usize];
-            }
+        if self.qis == 0 {
+            out.resize(self.groups.len(), 1.0);
+            return;
         }
+        let shares: Vec<&[f64]> = (0..qi.len()).map(|i| &prepared.shares[i][..]).collect();
+        // Predicate order as the rows would multiply; a 0 stays 0 (shares
+        // are never negative), so the rest is not read.
+        out.extend(self.ids.chunks_exact(self.qis).map(|cells| {
+            let mut p = 1.0;
+            for (s, &a) in shares.iter().zip(qi) {
+                p *= s[cells[a] as usize];
+                if p == 0.0 {
+                    break;
+                }
+            }
+            p
+        }));
     }
 }
 

@@ -46,14 +46,16 @@
 //! tighter, and no longer guaranteed (an estimate rounded, as the paper
 //! does).
 
+use std::sync::{Arc, OnceLock};
+
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::release::Release;
-use crate::risk::{check_release_fits, ValueBuckets};
+use crate::risk::check_release_fits;
 
 use super::actual::{Actual, ActualScratch};
-use super::cell_table::{CellTable, Prepared, WholeGroups, ORIGINAL};
+use super::cell_table::{Layout, Prepared, ORIGINAL};
 use super::queries::{
     answer_workload, generate_queries, report_of, Aggregate, Answer, Query, QueryEngine,
     QueryReport,
@@ -75,30 +77,19 @@ pub struct ProbabilisticEngine<'a> {
     /// Per entry of `release.local_buckets`, the local bucket of each source
     /// row (`NONE` where the row's cell is not a sensitive value).
     local_bucket_of_row: Vec<Vec<u32>>,
-    target_buckets: ValueBuckets,
-    /// Per target bucket, its values ascending (for SUM).
-    sorted_values: Vec<Vec<f64>>,
-    /// Groups whose rows all satisfy a query alike (see `cell_table`).
-    whole: WholeGroups,
+    /// The distinct cells per QI and each group's, the target's buckets
+    /// and the groups whose rows all satisfy a query alike (see
+    /// `cell_table`).
+    layout: Arc<Layout>,
+    /// Per target bucket, its values ascending (for SUM); built when a
+    /// bucket is first counted (never for the whole groups of Mondrian).
+    sorted_values: OnceLock<Vec<Vec<f64>>>,
     /// The actual answers by bitsets (see `metrics::actual`), when built.
     fast: Option<Actual<'a>>,
-    /// The distinct cells per QI and each group's (see `cell_table`).
-    cells: CellTable,
 }
 
 impl<'a> ProbabilisticEngine<'a> {
     pub fn new(release: &'a Release, ds: &'a Dataset, target: usize) -> Result<Self> {
-        Self::build(release, ds, target, true)
-    }
-
-    /// `with_actual`: index the rows for actual answers (not needed when a
-    /// `QueryEngine` gives them, as in [`query_errors`]).
-    fn build(
-        release: &'a Release,
-        ds: &'a Dataset,
-        target: usize,
-        with_actual: bool,
-    ) -> Result<Self> {
         check_release_fits(release, ds)?;
         if target >= ds.n_cols() {
             return Err(Error::Parameter(format!(
@@ -106,6 +97,20 @@ impl<'a> ProbabilisticEngine<'a> {
                 ds.n_cols()
             )));
         }
+        let layout = Arc::new(Layout::new(release, ds, target));
+        Ok(Self::build(release, ds, target, layout, true))
+    }
+
+    /// On a [`Layout`] built for this release and target (which must fit);
+    /// `with_actual`: index the rows for actual answers (not needed when a
+    /// `QueryEngine` gives them, as in [`query_errors`]).
+    fn build(
+        release: &'a Release,
+        ds: &'a Dataset,
+        target: usize,
+        layout: Arc<Layout>,
+        with_actual: bool,
+    ) -> Self {
         let n = ds.n_rows();
         let tcol = ds.col(target);
         let mut position = vec![None; ds.n_cols()];
@@ -126,37 +131,40 @@ impl<'a> ProbabilisticEngine<'a> {
                     .collect()
             })
             .collect();
-        let target_buckets = ValueBuckets::new(release, ds, target);
-        let sorted_values = (0..target_buckets.len())
-            .map(|b| {
-                let mut v: Vec<f64> = target_buckets
-                    .values(b)
-                    .iter()
-                    .flat_map(|v| std::iter::repeat_n(value_of(tcol, v.code), v.count as usize))
-                    .collect();
-                v.sort_unstable_by(f64::total_cmp);
-                v
-            })
-            .collect();
-        let cells = CellTable::new(release, ds);
-        let whole = WholeGroups::new(release, &cells, tcol, &target_buckets);
         let fast = if with_actual {
             Actual::new(release, ds, target)
         } else {
             None
         };
-        Ok(ProbabilisticEngine {
+        ProbabilisticEngine {
             release,
             ds,
             target: tcol,
             position,
             local_of_column,
             local_bucket_of_row,
-            target_buckets,
-            sorted_values,
-            whole,
+            layout,
+            sorted_values: OnceLock::new(),
             fast,
-            cells,
+        }
+    }
+
+    fn sorted_values(&self) -> &[Vec<f64>] {
+        self.sorted_values.get_or_init(|| {
+            let buckets = &self.layout.buckets;
+            (0..buckets.len())
+                .map(|b| {
+                    let mut v: Vec<f64> = buckets
+                        .values(b)
+                        .iter()
+                        .flat_map(|v| {
+                            std::iter::repeat_n(value_of(self.target, v.code), v.count as usize)
+                        })
+                        .collect();
+                    v.sort_unstable_by(f64::total_cmp);
+                    v
+                })
+                .collect()
         })
     }
 
@@ -170,7 +178,8 @@ impl<'a> ProbabilisticEngine<'a> {
 
     fn prepare(&self, query: &Query) -> Prepared {
         let mut prepared = Prepared::default();
-        self.cells
+        self.layout
+            .cells
             .prepare(self.ds, &self.position, query, &mut prepared);
         prepared
     }
@@ -219,7 +228,7 @@ impl<'a> ProbabilisticEngine<'a> {
             let products = match products {
                 Some(p) => p,
                 None => {
-                    self.whole.products(prepared, &qi, &mut own);
+                    self.layout.whole.products(prepared, &qi, &mut own);
                     &own
                 }
             };
@@ -230,7 +239,7 @@ impl<'a> ProbabilisticEngine<'a> {
                 let sure = pro + SLACK >= 1.0;
                 match query.aggregate {
                     Aggregate::Count { code } => {
-                        let n = self.whole.count(i, code);
+                        let n = self.layout.whole.count(i, code);
                         if sure {
                             lower += n;
                         }
@@ -238,11 +247,11 @@ impl<'a> ProbabilisticEngine<'a> {
                     }
                     Aggregate::Sum => {
                         if sure {
-                            lower += self.whole.sum[i];
-                            upper += self.whole.sum[i];
+                            lower += self.layout.whole.sum[i];
+                            upper += self.layout.whole.sum[i];
                         } else {
-                            lower += self.whole.negative[i];
-                            upper += self.whole.positive[i];
+                            lower += self.layout.whole.negative[i];
+                            upper += self.layout.whole.positive[i];
                         }
                     }
                 }
@@ -250,16 +259,26 @@ impl<'a> ProbabilisticEngine<'a> {
         }
         let mut expected: Vec<f64> = Vec::new();
         let mut cell_share = vec![None; n_pred];
-        for (gi, g) in self.release.groups.iter().enumerate() {
-            if by_group && self.whole.is_whole[gi] {
-                continue;
-            }
+        // The whole groups were added above: visit the others.
+        let visited = if by_group {
+            self.layout.whole.partial.len()
+        } else {
+            self.release.groups.len()
+        };
+        let buckets = &self.layout.buckets;
+        for v in 0..visited {
+            let gi = if by_group {
+                self.layout.whole.partial[v] as usize
+            } else {
+                v
+            };
+            let g = &self.release.groups[gi];
             self.cell_shares(gi, query, prepared, &mut cell_share);
             if expected.is_empty() {
-                expected.resize(self.target_buckets.len(), 0.0);
+                expected.resize(buckets.len(), 0.0);
             }
             self.group_probabilities(g, query, tables, &cell_share, |r, p| {
-                if let Some(b) = self.target_buckets.bucket_of_row(r as usize) {
+                if let Some(b) = buckets.bucket_of_row(r as usize) {
                     expected[b] += p;
                 }
             });
@@ -268,7 +287,7 @@ impl<'a> ProbabilisticEngine<'a> {
             if p <= SLACK {
                 continue;
             }
-            let size = self.target_buckets.size(b) as f64;
+            let size = buckets.size(b) as f64;
             let lo = (p + SLACK).floor().min(size) as usize;
             let hi = (p - SLACK).ceil().clamp(0.0, size) as usize;
             let (l, u) = self.bucket_bounds(b, lo, hi.max(lo), query.aggregate);
@@ -304,7 +323,7 @@ impl<'a> ProbabilisticEngine<'a> {
     ) {
         for (i, p) in query.predicates.iter().enumerate() {
             cell_share[i] = self.position[p.column]
-                .map(|a| prepared.shares[i][self.cells.id(gi, a)])
+                .map(|a| prepared.shares[i][self.layout.cells.id(gi, a)])
                 .filter(|&s| s != ORIGINAL);
         }
     }
@@ -374,9 +393,10 @@ impl<'a> ProbabilisticEngine<'a> {
     fn bucket_bounds(&self, b: usize, lo: usize, hi: usize, agg: Aggregate) -> (f64, f64) {
         match agg {
             Aggregate::Count { code } => {
-                let size = self.target_buckets.size(b);
+                let size = self.layout.buckets.size(b);
                 let n_v = self
-                    .target_buckets
+                    .layout
+                    .buckets
                     .values(b)
                     .iter()
                     .find(|v| v.code == code)
@@ -384,7 +404,7 @@ impl<'a> ProbabilisticEngine<'a> {
                 (lo.saturating_sub(size - n_v) as f64, hi.min(n_v) as f64)
             }
             Aggregate::Sum => {
-                let values = &self.sorted_values[b];
+                let values = &self.sorted_values()[b];
                 let negatives = values.iter().take_while(|&&x| x < 0.0).count();
                 let positives = values.iter().rev().take_while(|&&x| x > 0.0).count();
                 let lower: f64 = values[..negatives.clamp(lo, hi)].iter().sum();
@@ -461,8 +481,11 @@ pub fn query_errors(
     progress: &Progress,
 ) -> Result<(QueryReport, QueryReport)> {
     let workload = generate_queries(release, ds, target, queries, seed)?;
-    let det = QueryEngine::new(release, ds, target)?;
-    let prob = ProbabilisticEngine::build(release, ds, target, false)?;
+    // One layout for both engines (the same cells, buckets and whole
+    // groups); the workload's draw has checked that the release fits.
+    let layout = Arc::new(Layout::new(release, ds, target));
+    let det = QueryEngine::with_layout(release, ds, target, layout.clone());
+    let prob = ProbabilisticEngine::build(release, ds, target, layout, false);
     let both = answer_workload(
         &workload,
         progress,

@@ -24,7 +24,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{Guarantee, Release, ReleaseParams};
-use crate::data::{write_file, Dataset, Inputs, Role};
+use crate::data::{stage_file, write_file, Dataset, Inputs, Role, Staged};
 use crate::error::Result;
 use crate::partition::counts_of_rows;
 
@@ -309,22 +309,55 @@ pub fn write_csv_fingerprinted(
     path: &Path,
     inputs: &Inputs,
 ) -> Result<(Vec<PathBuf>, String)> {
+    let (staged, fingerprint) = stage_csv_fingerprinted(release, ds, roles, path, inputs)?;
+    Ok((staged.commit()?, fingerprint))
+}
+
+/// The files of a release written but not yet in place
+/// ([`stage_csv_fingerprinted`]).
+pub struct StagedRelease {
+    files: Vec<Staged>,
+}
+
+impl StagedRelease {
+    /// Put every file in place, in [`csv_files`]' order; returns them.
+    pub fn commit(self) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::with_capacity(self.files.len());
+        for f in self.files {
+            written.push(f.path().to_path_buf());
+            f.commit()?;
+        }
+        Ok(written)
+    }
+}
+
+/// [`write_csv_fingerprinted`] up to the last step: every file checked,
+/// rendered, hashed and synced to a temporary file beside its target
+/// (`data::output::stage_file`), so that the rendering can run beside the
+/// release's verification and nothing is published unless the caller
+/// commits. Dropped uncommitted, it leaves no file behind.
+pub fn stage_csv_fingerprinted(
+    release: &Release,
+    ds: &Dataset,
+    roles: Option<&[Role]>,
+    path: &Path,
+    inputs: &Inputs,
+) -> Result<(StagedRelease, String)> {
     let files = files(release, ds, roles, path);
     inputs.check_all(&files.iter().map(|f| f.1.as_path()).collect::<Vec<_>>())?;
-    let mut written = Vec::new();
+    let mut staged = Vec::new();
     let mut parts = Vec::new();
     for (name, file, fill) in files {
         let mut hash = Sha256::new();
-        write_file(&file, inputs, |w| {
+        staged.push(stage_file(&file, inputs, |w| {
             fill(&mut Tee {
                 inner: w,
                 hash: &mut hash,
             })
-        })?;
+        })?);
         parts.push((name, hash.finalize()));
-        written.push(file);
     }
-    Ok((written, combine(parts)))
+    Ok((StagedRelease { files: staged }, combine(parts)))
 }
 
 /// The release's fingerprint: SHA-256 over exactly the bytes

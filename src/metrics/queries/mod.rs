@@ -42,21 +42,23 @@ use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, OnceLock};
 
 use crate::data::{Column, Dataset};
 use crate::error::{Error, Result};
-use crate::privacy::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
 use crate::release::Release;
-use crate::risk::{check_release_fits, ValueBuckets};
+use crate::risk::check_release_fits;
 
 use super::actual::{Actual, ActualScratch};
-use super::cell_table::{CellTable, Prepared, WholeGroups, ORIGINAL};
+use super::cell_table::{Layout, Prepared, ORIGINAL};
+
+mod rows;
+use rows::RowIndex;
 
 /// `QueryEngine::row_bucket` of a row whose value is on the row.
-const SINGLE: u32 = u32::MAX;
+pub(super) const SINGLE: u32 = u32::MAX;
 
 /// The paper's workload size.
 pub const DEFAULT_QUERIES: usize = 1000;
@@ -260,176 +262,60 @@ pub struct QueryEngine<'a> {
     target: &'a Column,
     /// QI position of each dataset column, if it is a QI.
     position: Vec<Option<usize>>,
-    /// The distinct cells per QI and each group's (see `cell_table`): a
-    /// query judges each distinct cell once, then each group by lookup.
-    cells: CellTable,
-    /// Groups whose rows all satisfy a query alike (see `cell_table`).
-    whole: WholeGroups,
-    buckets: ValueBuckets,
-    /// Published rows, ascending.
-    published: Vec<u32>,
-    /// Per bucket: prefix sums of its values ascending, then descending
-    /// (|B| + 1 each, at `prefix_at[b]`), and its negative and positive
-    /// value counts.
-    prefix_at: Vec<usize>,
-    ascending: Vec<f64>,
-    descending: Vec<f64>,
-    negatives: Vec<u32>,
-    positives: Vec<u32>,
-    /// Per group whose rows all keep their target value on the row (no
-    /// bucket of more than one row): its totals, so that a group that
-    /// satisfies a query as a whole is added without visiting its rows.
-    totals: Vec<Option<GroupTotals>>,
-    /// Target values per group, (code, count) in code order, at
-    /// `group_values_at[g]..group_values_at[g + 1]`.
-    group_values_at: Vec<usize>,
-    group_values: Vec<ValueCount>,
-    /// Group rows concatenated (group g at `row_at[g]..row_at[g + 1]`), with
-    /// per position the row's multi-row bucket (`SINGLE` when its value is
-    /// on the row), its target code and its QI codes, so that the per-row
-    /// pass of a query reads memory in order.
-    row_at: Vec<usize>,
-    row_bucket: Vec<u32>,
-    row_target: Vec<u32>,
-    row_qi: Vec<Vec<u32>>,
+    /// The distinct cells per QI and each group's (a query judges each
+    /// distinct cell once, then each group by lookup), the target's
+    /// buckets and the whole groups (see `cell_table`); shared with the
+    /// probabilistic engine when both answer one workload.
+    layout: Arc<Layout>,
     /// The actual answers by bitsets over the published rows (see
     /// `metrics::actual`); `None` when that index would be too large.
     fast: Option<Actual<'a>>,
-    /// Without it: the published rows' distinct QI combinations (d codes
-    /// each, flat), with the target values of their rows, for the actual
-    /// answers: rows with equal QI values satisfy the same queries.
-    combos: Vec<u32>,
-    combo_values_at: Vec<usize>,
-    combo_values: Vec<ValueCount>,
-}
-
-/// Σ of a group's target values, and of its negative and positive ones.
-#[derive(Debug, Clone, Copy)]
-struct GroupTotals {
-    sum: f64,
-    negative: f64,
-    positive: f64,
+    /// What visiting groups row by row needs ([`RowIndex`]), built on the
+    /// first query that visits a group so: never on a release whose groups
+    /// are all whole (Mondrian's, full-domain's) under the paper's
+    /// workload, whose predicates are all on QIs.
+    rows: OnceLock<RowIndex>,
 }
 
 impl<'a> QueryEngine<'a> {
     pub fn new(release: &'a Release, ds: &'a Dataset, target: usize) -> Result<Self> {
         check_target(release, ds, target)?;
-        let tcol = ds.col(target);
+        let layout = Arc::new(Layout::new(release, ds, target));
+        Ok(Self::with_layout(release, ds, target, layout))
+    }
+
+    /// An engine on a [`Layout`] already built for this release and
+    /// target (after [`check_target`]).
+    pub(crate) fn with_layout(
+        release: &'a Release,
+        ds: &'a Dataset,
+        target: usize,
+        layout: Arc<Layout>,
+    ) -> Self {
         let mut position = vec![None; ds.n_cols()];
         for (a, &c) in release.quasi_identifiers.iter().enumerate() {
             position[c] = Some(a);
         }
-        let cells = CellTable::new(release, ds);
-        let buckets = ValueBuckets::new(release, ds, target);
-        let whole = WholeGroups::new(release, &cells, tcol, &buckets);
-        let mut published: Vec<u32> = release
-            .groups
-            .iter()
-            .flat_map(|g| g.rows.iter().copied())
-            .collect();
-        published.sort_unstable();
-        let mut prefix_at = Vec::with_capacity(buckets.len());
-        let (mut ascending, mut descending) = (Vec::new(), Vec::new());
-        let (mut negatives, mut positives) = (Vec::new(), Vec::new());
-        let mut values = Vec::new();
-        for b in 0..buckets.len() {
-            prefix_at.push(ascending.len());
-            values.clear();
-            for v in buckets.values(b) {
-                let x = sum_value(tcol, v.code);
-                values.extend(std::iter::repeat_n(x, v.count as usize));
-            }
-            values.sort_unstable_by(f64::total_cmp);
-            negatives.push(values.iter().filter(|&&x| x < 0.0).count() as u32);
-            positives.push(values.iter().filter(|&&x| x > 0.0).count() as u32);
-            let mut acc = 0.0;
-            ascending.push(0.0);
-            for &x in &values {
-                acc += x;
-                ascending.push(acc);
-            }
-            acc = 0.0;
-            descending.push(0.0);
-            for &x in values.iter().rev() {
-                acc += x;
-                descending.push(acc);
-            }
-        }
-        let mut totals = Vec::with_capacity(release.groups.len());
-        let mut group_values_at = vec![0usize];
-        let mut group_values = Vec::new();
-        for g in &release.groups {
-            let on_rows = g.rows.iter().all(|&r| {
-                buckets
-                    .bucket_of_row(r as usize)
-                    .is_some_and(|b| buckets.size(b) == 1)
-            });
-            let values = counts_of_rows(&g.rows, tcol);
-            totals.push(on_rows.then(|| {
-                let mut t = GroupTotals {
-                    sum: 0.0,
-                    negative: 0.0,
-                    positive: 0.0,
-                };
-                for v in &values {
-                    let x = sum_value(tcol, v.code) * f64::from(v.count);
-                    t.sum += x;
-                    t.negative += x.min(0.0);
-                    t.positive += x.max(0.0);
-                }
-                t
-            }));
-            group_values.extend(values);
-            group_values_at.push(group_values.len());
-        }
-        let fast = Actual::new(release, ds, target);
-        let (combos, combo_values_at, combo_values) = if fast.is_some() {
-            (Vec::new(), Vec::new(), Vec::new())
-        } else {
-            combinations(release, ds, &published, tcol)
-        };
-        let mut row_at = vec![0usize];
-        let (mut row_bucket, mut row_target) = (Vec::new(), Vec::new());
-        let mut row_qi: Vec<Vec<u32>> = vec![Vec::new(); release.quasi_identifiers.len()];
-        for g in &release.groups {
-            for &r in &g.rows {
-                let r = r as usize;
-                row_bucket.push(match buckets.bucket_of_row(r) {
-                    Some(b) if buckets.size(b) > 1 => b as u32,
-                    _ => SINGLE,
-                });
-                row_target.push(tcol.code(r));
-                for (codes, &c) in row_qi.iter_mut().zip(&release.quasi_identifiers) {
-                    codes.push(ds.col(c).code(r));
-                }
-            }
-            row_at.push(row_bucket.len());
-        }
-        Ok(QueryEngine {
+        QueryEngine {
             release,
             ds,
-            target: tcol,
+            target: ds.col(target),
             position,
-            cells,
-            whole,
-            buckets,
-            published,
-            prefix_at,
-            ascending,
-            descending,
-            negatives,
-            positives,
-            totals,
-            group_values_at,
-            group_values,
-            row_at,
-            row_bucket,
-            row_target,
-            row_qi,
-            fast,
-            combos,
-            combo_values_at,
-            combo_values,
+            layout,
+            fast: Actual::new(release, ds, target),
+            rows: OnceLock::new(),
+        }
+    }
+
+    fn rows(&self) -> &RowIndex {
+        self.rows.get_or_init(|| {
+            RowIndex::new(
+                self.release,
+                self.ds,
+                self.target,
+                &self.layout.buckets,
+                self.fast.is_none(),
+            )
         })
     }
 
@@ -441,8 +327,8 @@ impl<'a> QueryEngine<'a> {
     pub(crate) fn scratch(&self) -> Scratch {
         Scratch {
             actual: ActualScratch::default(),
-            sure: vec![0; self.buckets.len()],
-            possible: vec![0; self.buckets.len()],
+            sure: vec![0; self.layout.buckets.len()],
+            possible: vec![0; self.layout.buckets.len()],
             touched: Vec::new(),
             row_checks: Vec::new(),
             prepared: Prepared::default(),
@@ -452,7 +338,8 @@ impl<'a> QueryEngine<'a> {
     }
 
     pub(crate) fn answer_with(&self, query: &Query, scratch: &mut Scratch) -> Answer {
-        self.cells
+        self.layout
+            .cells
             .prepare(self.ds, &self.position, query, &mut scratch.prepared);
         self.answer_prepared(query, scratch)
     }
@@ -502,7 +389,7 @@ impl<'a> QueryEngine<'a> {
         let by_group = qi.len() == n_pred;
         if by_group {
             let prods = products.get_or_insert_with(Vec::new);
-            self.whole.products(prepared, qi, prods);
+            self.layout.whole.products(prepared, qi, prods);
             for (i, &p) in prods.iter().enumerate() {
                 if p == 0.0 {
                     continue;
@@ -510,7 +397,7 @@ impl<'a> QueryEngine<'a> {
                 let sure = p == 1.0;
                 match query.aggregate {
                     Aggregate::Count { code } => {
-                        let n = self.whole.count(i, code);
+                        let n = self.layout.whole.count(i, code);
                         if sure {
                             lower += n;
                         }
@@ -518,11 +405,11 @@ impl<'a> QueryEngine<'a> {
                     }
                     Aggregate::Sum => {
                         if sure {
-                            lower += self.whole.sum[i];
-                            upper += self.whole.sum[i];
+                            lower += self.layout.whole.sum[i];
+                            upper += self.layout.whole.sum[i];
                         } else {
-                            lower += self.whole.negative[i];
-                            upper += self.whole.positive[i];
+                            lower += self.layout.whole.negative[i];
+                            upper += self.layout.whole.positive[i];
                         }
                     }
                 }
@@ -530,10 +417,22 @@ impl<'a> QueryEngine<'a> {
         } else {
             *products = None;
         }
-        for (gi, g) in self.release.groups.iter().enumerate() {
-            if by_group && self.whole.is_whole[gi] {
-                continue;
-            }
+        // The groups visited: the partial ones when the whole ones were
+        // added above, else all.
+        let visited = if by_group {
+            self.layout.whole.partial.len()
+        } else {
+            self.release.groups.len()
+        };
+        let rows = if visited > 0 { Some(self.rows()) } else { None };
+        for v in 0..visited {
+            let gi = if by_group {
+                self.layout.whole.partial[v] as usize
+            } else {
+                v
+            };
+            let g = &self.release.groups[gi];
+            let rows = rows.expect("built when a group is visited");
             let mut all = true;
             row_checks.clear();
             let mut ruled_out = false;
@@ -544,7 +443,7 @@ impl<'a> QueryEngine<'a> {
                     row_checks.push((pi, None));
                     continue;
                 };
-                let share = prepared.shares[pi][self.cells.id(gi, a)];
+                let share = prepared.shares[pi][self.layout.cells.id(gi, a)];
                 if share == ORIGINAL {
                     row_checks.push((pi, Some(a)));
                 } else if share == 0.0 {
@@ -557,12 +456,12 @@ impl<'a> QueryEngine<'a> {
             if ruled_out {
                 continue;
             }
-            if let (true, Some(t)) = (row_checks.is_empty(), self.totals[gi]) {
+            if let (true, Some(t)) = (row_checks.is_empty(), rows.totals[gi]) {
                 let (sure_part, possible_part) = match query.aggregate {
                     Aggregate::Sum => (t.sum, (t.negative, t.positive)),
                     Aggregate::Count { code } => {
-                        let values = &self.group_values
-                            [self.group_values_at[gi]..self.group_values_at[gi + 1]];
+                        let values = &rows.group_values
+                            [rows.group_values_at[gi]..rows.group_values_at[gi + 1]];
                         let n = values
                             .binary_search_by_key(&code, |v| v.code)
                             .map_or(0.0, |i| f64::from(values[i].count));
@@ -578,17 +477,17 @@ impl<'a> QueryEngine<'a> {
                 }
                 continue;
             }
-            for i in self.row_at[gi]..self.row_at[gi + 1] {
+            for i in rows.row_at[gi]..rows.row_at[gi + 1] {
                 let passes = row_checks.iter().all(|&(pi, a)| match a {
-                    Some(a) => tables[pi][self.row_qi[a][i] as usize],
-                    None => holds(pi, g.rows[i - self.row_at[gi]]),
+                    Some(a) => tables[pi][rows.row_qi[a][i] as usize],
+                    None => holds(pi, g.rows[i - rows.row_at[gi]]),
                 });
                 if !passes {
                     continue;
                 }
-                let b = self.row_bucket[i];
+                let b = rows.row_bucket[i];
                 if b == SINGLE {
-                    let x = value(self.row_target[i]);
+                    let x = value(rows.row_target[i]);
                     if all {
                         lower += x;
                         upper += x;
@@ -637,6 +536,7 @@ impl<'a> QueryEngine<'a> {
         let Some(positions) = positions else {
             // A predicate outside the QIs: row by row.
             return self
+                .rows()
                 .published
                 .iter()
                 .filter(|&&r| {
@@ -650,7 +550,8 @@ impl<'a> QueryEngine<'a> {
         };
         let d = self.release.quasi_identifiers.len();
         let mut total = 0.0;
-        for (i, combo) in self.combos.chunks_exact(d.max(1)).enumerate() {
+        let rows = self.rows();
+        for (i, combo) in rows.combos.chunks_exact(d.max(1)).enumerate() {
             if d == 0
                 || tables
                     .iter()
@@ -658,7 +559,7 @@ impl<'a> QueryEngine<'a> {
                     .all(|(t, &a)| t[combo[a] as usize])
             {
                 let values =
-                    &self.combo_values[self.combo_values_at[i]..self.combo_values_at[i + 1]];
+                    &rows.combo_values[rows.combo_values_at[i]..rows.combo_values_at[i + 1]];
                 total += values.iter().map(|v| value(v.code, v.count)).sum::<f64>();
             }
         }
@@ -666,10 +567,11 @@ impl<'a> QueryEngine<'a> {
     }
 
     fn bucket_bounds(&self, b: usize, sure: u32, possible: u32, agg: Aggregate) -> (f64, f64) {
-        let size = self.buckets.size(b) as u32;
+        let size = self.layout.buckets.size(b) as u32;
         match agg {
             Aggregate::Count { code } => {
                 let n_v = self
+                    .layout
                     .buckets
                     .values(b)
                     .iter()
@@ -679,56 +581,19 @@ impl<'a> QueryEngine<'a> {
                 (f64::from(lo), f64::from(possible.min(n_v)))
             }
             Aggregate::Sum => {
-                let at = self.prefix_at[b];
-                let lo = self.negatives[b].clamp(sure, possible) as usize;
-                let hi = self.positives[b].clamp(sure, possible) as usize;
-                (self.ascending[at + lo], self.descending[at + hi])
+                let rows = self.rows();
+                let at = rows.prefix_at[b];
+                let lo = rows.negatives[b].clamp(sure, possible) as usize;
+                let hi = rows.positives[b].clamp(sure, possible) as usize;
+                (rows.ascending[at + lo], rows.descending[at + hi])
             }
         }
     }
 }
 
-/// The distinct QI combinations of the published rows, flat, with each
-/// combination's target values (code order).
-fn combinations(
-    release: &Release,
-    ds: &Dataset,
-    published: &[u32],
-    target: &Column,
-) -> (Vec<u32>, Vec<usize>, Vec<ValueCount>) {
-    let qi = &release.quasi_identifiers;
-    let mut ids: FxHashMap<Box<[u32]>, usize> = FxHashMap::default();
-    let mut members: Vec<Vec<u32>> = Vec::new();
-    let mut combos = Vec::new();
-    let mut key = Vec::with_capacity(qi.len());
-    for &r in published {
-        key.clear();
-        key.extend(qi.iter().map(|&c| ds.col(c).code(r as usize)));
-        let id = *ids
-            .entry(key.clone().into_boxed_slice())
-            .or_insert_with(|| {
-                combos.extend_from_slice(&key);
-                members.push(Vec::new());
-                members.len() - 1
-            });
-        members[id].push(r);
-    }
-    if qi.is_empty() && !published.is_empty() {
-        // One combination, with no codes: every row.
-        members = vec![published.to_vec()];
-    }
-    let mut at = vec![0usize];
-    let mut values = Vec::new();
-    for rows in &members {
-        values.extend(counts_of_rows(rows, target));
-        at.push(values.len());
-    }
-    (combos, at, values)
-}
-
 /// A numeric target's value for SUM; missing cells and categorical targets
 /// add 0.
-fn sum_value(col: &Column, code: u32) -> f64 {
+pub(super) fn sum_value(col: &Column, code: u32) -> f64 {
     col.number(code).unwrap_or(0.0)
 }
 
