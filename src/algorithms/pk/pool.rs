@@ -10,15 +10,47 @@
 //! candidate's lowest row; ties go to the earlier combo, then to the lower
 //! row. A row taken is always the lowest of its cell (its head), so a cell
 //! is a sorted list with a head index.
+//!
+//! A scan with a floor (Cluster::floor: no candidate can beat a row whose
+//! QI values lie inside gen(cl) and that brings every deficient sensitive
+//! attribute a new value) returns the first combo in order that reaches
+//! it. Only a combo each of whose codes leaves its QI's IL term where it is
+//! can reach it (terms never fall as gen(cl) grows), so the combos are
+//! indexed by code (a bitset of combos per QI and code): the candidates are
+//! the alive combos in the AND over the QIs of the union of the codes that
+//! keep the term, scanned first, in order; only when none of them reaches
+//! the floor is every alive combo scanned. On Adult (k = 20, p = 6) most
+//! scans of GreedyPKClustering end among the candidates.
+//!
+//! A diverse scan (most Div first) is narrowed further by the cells'
+//! sensitive ids (*keys*: each distinct tuple of ids; 224 on Adult's
+//! education × occupation): Div depends on the key alone, so the scan
+//! computes it once per key, takes the largest Div D any alive cell
+//! reaches, and visits only the combos holding an alive cell of a key
+//! worth D (a bitset of combos per key) — the best candidate is among
+//! them. Among those, the ones inside gen(cl) are visited first: when the
+//! best of them adds no more IL than a combo outside can (every combo
+//! outside grows some term by more than the margin), it is the answer.
+//! The key index is built when keys × combos stays within [`KEY_BITS`].
 
 use std::cmp::Ordering;
 
+use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
 use super::{better, Cluster, Problem, Score, Terms};
 
-/// Alive combos per parallel chunk of a scan.
-const CHUNK: usize = 1024;
+/// Combos per parallel chunk of a scan: only the first scans of a large
+/// table run in parallel (under load, handing small scans to rayon cost
+/// more than it saved).
+const CHUNK: usize = 4096;
+
+/// The largest key index (keys × combos bits, 8 MB).
+const KEY_BITS: usize = 64 << 20;
+
+/// A term grown by no more than this (relative to 1 + IL(cl)/|cl|) counts
+/// as kept by [`Pool::inside`]; far above the floor's rounding allowance.
+const MARGIN: f64 = 1e-6;
 
 pub(crate) struct Pool {
     d: usize,
@@ -37,10 +69,24 @@ pub(crate) struct Pool {
     cell_head: Vec<u32>,
     /// Per combo: its lowest row not taken (`u32::MAX` when none).
     combo_head: Vec<u32>,
-    /// Combos with rows left, ascending.
+    /// Combos with rows left, ascending, and as a bitset.
     alive: Vec<u32>,
+    alive_bits: FixedBitSet,
+    /// Per QI and code: the combos with that code.
+    by_code: Vec<Vec<FixedBitSet>>,
+    /// Per cell: its key (distinct tuple of sensitive ids), the keys' ids
+    /// (`views` each, flat); per key, the combos holding an alive cell of
+    /// it and how many such cells (`None`: not built, see [`KEY_BITS`]).
+    cell_key: Vec<u32>,
+    key_ids: Vec<u32>,
+    keys: Option<Keys>,
     left: Vec<u32>,
     len: usize,
+}
+
+struct Keys {
+    combos: Vec<FixedBitSet>,
+    alive: Vec<u32>,
 }
 
 /// The best candidate of part of a scan: its score and its row; `reached`
@@ -110,6 +156,45 @@ impl Pool {
             *c = new_id[*c as usize];
         }
         let combos = combo_cells.len();
+        let mut by_code: Vec<Vec<FixedBitSet>> = pr
+            .code_space
+            .iter()
+            .map(|&space| vec![FixedBitSet::with_capacity(combos); space])
+            .collect();
+        for (combo, key) in codes.chunks_exact(d.max(1)).enumerate().take(combos) {
+            for (a, &c) in key.iter().enumerate() {
+                by_code[a][c as usize].insert(combo);
+            }
+        }
+        let mut alive_bits = FixedBitSet::with_capacity(combos);
+        alive_bits.insert_range(..);
+        let mut key_of: rustc_hash::FxHashMap<&[u32], u32> = Default::default();
+        let mut key_ids = Vec::new();
+        let cell_key: Vec<u32> = sens_sorted
+            .chunks_exact(views.max(1))
+            .take(rows_sorted.len())
+            .map(|ids| {
+                *key_of.entry(ids).or_insert_with(|| {
+                    key_ids.extend_from_slice(ids);
+                    (key_ids.len() / views.max(1) - 1) as u32
+                })
+            })
+            .collect();
+        let n_keys = key_of.len();
+        let keys = (views > 0 && n_keys.saturating_mul(combos) <= KEY_BITS).then(|| {
+            let mut k = Keys {
+                combos: vec![FixedBitSet::with_capacity(combos); n_keys],
+                alive: vec![0; n_keys],
+            };
+            for (combo, &(a, b)) in combo_cells.iter().enumerate() {
+                for &key in &cell_key[a as usize..b as usize] {
+                    let key = key as usize;
+                    k.combos[key].insert(combo);
+                    k.alive[key] += 1;
+                }
+            }
+            k
+        });
         let cell_head: Vec<u32> = rows_sorted.iter().map(|r| r[0]).collect();
         let combo_head = combo_cells
             .iter()
@@ -139,6 +224,11 @@ impl Pool {
             cell_head,
             combo_head,
             alive: (0..combos as u32).collect(),
+            alive_bits,
+            by_code,
+            cell_key,
+            key_ids,
+            keys,
             left,
             len: n,
         }
@@ -172,6 +262,11 @@ impl Pool {
             .copied()
             .unwrap_or(u32::MAX);
         let combo = self.combo_of_cell(cell);
+        if let (u32::MAX, Some(keys)) = (self.cell_head[cell], &mut self.keys) {
+            let key = self.cell_key[cell] as usize;
+            keys.combos[key].set(combo, false);
+            keys.alive[key] -= 1;
+        }
         let (a, b) = self.combo_cells[combo];
         self.combo_head[combo] = self.cell_head[a as usize..b as usize]
             .iter()
@@ -185,6 +280,7 @@ impl Pool {
                 .binary_search(&(combo as u32))
                 .expect("combo alive");
             self.alive.remove(i);
+            self.alive_bits.set(combo, false);
         }
     }
 
@@ -224,13 +320,46 @@ impl Pool {
         negate: bool,
     ) -> Option<u32> {
         let terms = cl.terms(pr);
+        let weight = self.weights(pr, cl);
+        // A diverse scan visits only the combos holding a cell of the
+        // largest Div any alive cell reaches.
+        let worth = match (&self.keys, diverse) {
+            (Some(keys), true) => Some(self.worth(keys, cl, &weight)),
+            _ => None,
+        };
+        if !negate {
+            // The combos inside gen(cl) first (among those worth it).
+            let mut inside = self.inside(cl, pr, &terms);
+            if let Some(w) = &worth {
+                inside.intersect_with(w);
+            }
+            let inside: Vec<u32> = inside.ones().map(|c| c as u32).collect();
+            let f = self.scan(cl, &terms, &weight, diverse, floor, negate, &inside);
+            if let Some(f) = f {
+                // A combo outside grows some term by more than the margin,
+                // so its IL increase is at least (|cl| + 1) · margin above
+                // IL(cl)/|cl|: half of that is beyond rounding.
+                let outside = cl.cost + 0.5 * (cl.len() + 1) as f64 * MARGIN * (1.0 + cl.cost);
+                if f.reached || (worth.is_some() && f.score.dil <= outside) {
+                    return Some(f.row);
+                }
+            }
+        }
+        let listed: Vec<u32>;
+        let combos = match worth {
+            Some(w) => {
+                listed = w.ones().map(|c| c as u32).collect();
+                &listed
+            }
+            None => &self.alive,
+        };
         // Chunks come back in order, so the first that reached the floor
         // and, among equal bests, the earlier are kept.
-        let scan = |combos: &[u32]| self.scan(pr, cl, &terms, diverse, floor, negate, combos);
-        let found: Vec<Found> = if self.alive.len() > CHUNK {
-            self.alive.par_chunks(CHUNK).filter_map(scan).collect()
+        let scan = |combos: &[u32]| self.scan(cl, &terms, &weight, diverse, floor, negate, combos);
+        let found: Vec<Found> = if combos.len() > CHUNK {
+            combos.par_chunks(CHUNK).filter_map(scan).collect()
         } else {
-            scan(&self.alive).into_iter().collect()
+            scan(combos).into_iter().collect()
         };
         if let Some(f) = found.iter().find(|f| f.reached) {
             return Some(f.row);
@@ -244,13 +373,87 @@ impl Pool {
             .map(|f| f.row)
     }
 
+    /// Per sensitive view, the Div units a new value brings `cl`: p −
+    /// min(distinct, p) ([`Cluster::div`]).
+    fn weights(&self, pr: &Problem<'_>, cl: &Cluster) -> Vec<u32> {
+        cl.distinct
+            .iter()
+            .map(|&d| pr.p - crate::metrics::pk_measures::capped(d, pr.p))
+            .collect()
+    }
+
+    /// Div of a key's ids for `cl`.
+    fn key_div(&self, key: usize, cl: &Cluster, weight: &[u32]) -> u32 {
+        let ids = &self.key_ids[key * self.views..(key + 1) * self.views];
+        ids.iter()
+            .zip(&cl.counts)
+            .zip(weight)
+            .map(|((&id, counts), &w)| if counts[id as usize] == 0 { w } else { 0 })
+            .sum()
+    }
+
+    /// The alive combos holding a cell of the largest Div any alive cell
+    /// reaches for `cl`.
+    fn worth(&self, keys: &Keys, cl: &Cluster, weight: &[u32]) -> FixedBitSet {
+        let divs: Vec<Option<u32>> = (0..keys.alive.len())
+            .map(|k| (keys.alive[k] > 0).then(|| self.key_div(k, cl, weight)))
+            .collect();
+        let mut out = FixedBitSet::with_capacity(self.alive_bits.len());
+        if let Some(top) = divs.iter().flatten().max() {
+            for (k, d) in divs.iter().enumerate() {
+                if *d == Some(*top) {
+                    out.union_with(&keys.combos[k]);
+                }
+            }
+        }
+        out
+    }
+
+    /// The alive combos whose every code keeps its QI's IL term (up to
+    /// [`MARGIN`], far above the floor's rounding allowance): a superset of
+    /// those that can reach [`Cluster::floor`].
+    fn inside(&self, cl: &Cluster, pr: &Problem<'_>, terms: &Terms) -> FixedBitSet {
+        let margin = MARGIN * (1.0 + cl.cost);
+        let mut acc = self.alive_bits.clone();
+        let mut union = FixedBitSet::with_capacity(acc.len());
+        for (a, by_code) in self.by_code.iter().enumerate() {
+            let base = pr.model.term(a, cl.gen[a]);
+            let keeps = |c: usize| terms.0[a][c] <= base + margin;
+            let kept = (0..by_code.len()).filter(|&c| keeps(c)).count();
+            if kept == by_code.len() {
+                continue;
+            }
+            union.clear();
+            // The fewer of the codes kept and the codes ruled out.
+            if kept <= by_code.len() - kept {
+                for (c, set) in by_code.iter().enumerate() {
+                    if keeps(c) {
+                        union.union_with(set);
+                    }
+                }
+                acc.intersect_with(&union);
+            } else {
+                for (c, set) in by_code.iter().enumerate() {
+                    if !keeps(c) {
+                        union.union_with(set);
+                    }
+                }
+                acc.difference_with(&union);
+            }
+            if acc.is_clear() {
+                break;
+            }
+        }
+        acc
+    }
+
     /// One chunk of [`Self::best`]: the alive combos `combos`.
     #[allow(clippy::too_many_arguments)]
     fn scan(
         &self,
-        pr: &Problem<'_>,
         cl: &Cluster,
         terms: &Terms,
+        weight: &[u32],
         diverse: bool,
         floor: Option<Score>,
         negate: bool,
@@ -262,16 +465,11 @@ impl Pool {
         // Div of a cell ([`Cluster::div`] for its sensitive ids): Σ over
         // the views where its id is new to the cluster of the view's weight
         // p − min(distinct, p).
-        let weight: Vec<u32> = cl
-            .distinct
-            .iter()
-            .map(|&d| pr.p - crate::metrics::pk_measures::capped(d, pr.p))
-            .collect();
         let div_of = |cell: usize| -> u32 {
             let ids = &self.sens[cell * self.views..(cell + 1) * self.views];
             ids.iter()
                 .zip(&cl.counts)
-                .zip(&weight)
+                .zip(weight)
                 .map(|((&id, counts), &w)| if counts[id as usize] == 0 { w } else { 0 })
                 .sum()
         };
