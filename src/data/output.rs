@@ -499,6 +499,23 @@ mod tests {
         v
     }
 
+    /// A staged file is in place only once committed; dropped, it leaves
+    /// nothing (the CLI stages a release beside its verification).
+    #[test]
+    fn a_staged_file_is_in_place_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        let inputs = Inputs::new();
+        let staged = stage_file(&out, &inputs, |w| w.write_all(b"a\n")).unwrap();
+        assert!(!out.exists());
+        drop(staged);
+        assert!(names(dir.path()).is_empty());
+        let staged = stage_file(&out, &inputs, |w| w.write_all(b"b\n")).unwrap();
+        staged.commit().unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"b\n");
+        assert_eq!(names(dir.path()), vec!["out.csv".to_string()]);
+    }
+
     #[test]
     fn an_input_is_never_replaced_by_any_of_its_names() {
         let dir = tempfile::tempdir().unwrap();
