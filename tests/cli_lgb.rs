@@ -328,3 +328,40 @@ fn lgb_runs_with_semi_sensitive_attributes_only() {
         .stdout(predicate::str::contains("sensitive cells of age"))
         .stdout(predicate::str::contains("sensitive cells of occupation"));
 }
+
+/// `--lgb-ncp` picks LGB_NCP's categorical measure: the paper's
+/// size(v*)/|A| by default, the normalized one on request; both verify,
+/// and an unknown name is refused with the two names.
+#[test]
+fn lgb_ncp_measures_the_papers_way_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--semi-sensitive",
+        "age,occupation",
+        "--sensitive-flag",
+        "hide_occupation",
+        "-k",
+        "2",
+        "-l",
+        "2",
+        "--json",
+    ];
+    let fingerprint = |extra: &[&str]| {
+        let out = dir.path().join("out.csv");
+        let o = demo("lgb-ncp", &args)
+            .args(extra)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        json_of(&o)["fingerprint"].as_str().unwrap().to_string()
+    };
+    let default = fingerprint(&[]);
+    assert_eq!(default, fingerprint(&["--lgb-ncp", "paper"]));
+    assert_ne!(default, fingerprint(&["--lgb-ncp", "normalized"]));
+    demo("lgb-ncp", &args)
+        .args(["--lgb-ncp", "xu"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("'paper' and 'normalized'"));
+}

@@ -59,6 +59,9 @@ pub struct Options {
     /// p, sensitive-attribute hierarchies and protected values
     /// (pk-enhanced, pk-greedy).
     pub pk: pk::PkOptions,
+    /// How LGB_NCP measures a categorical cell: the paper's size(v*)/|A|
+    /// (the default) or the normalized (|v*| − 1)/(|A| − 1) (lgb-ncp).
+    pub lgb_ncp: lgb::NcpMeasure,
     /// A kd-tree cache the caller keeps between runs (cbg): `None` builds
     /// the tree every run. Never changes a release (`cbg::TreeCache`).
     pub cbg_tree: Option<std::sync::Arc<cbg::TreeCache>>,

@@ -45,6 +45,11 @@ pub struct LgbArgs {
     /// are semi-sensitive or sensitive here.
     #[arg(long, value_delimiter = ',', value_name = "ATTR=T")]
     pub t_closeness: Vec<String>,
+    /// How lgb-ncp measures a categorical cell: 'paper' (the LGB paper's
+    /// size(v*)/|A|, the default) or 'normalized' ((|v*| − 1)/(|A| − 1),
+    /// the NCP anonlab reports for every release).
+    #[arg(long, value_name = "MEASURE")]
+    pub lgb_ncp: Option<String>,
 }
 
 impl LgbArgs {
@@ -154,9 +159,17 @@ impl LgbArgs {
             }
             t_closeness.push((c, t));
         }
+        let lgb_ncp = match self.lgb_ncp.as_deref() {
+            None | Some("paper") => algorithms::lgb::NcpMeasure::Paper,
+            Some("normalized") => algorithms::lgb::NcpMeasure::Normalized,
+            Some(other) => {
+                bail!("--lgb-ncp {other}: the measures are 'paper' and 'normalized'")
+            }
+        };
         Ok(Options {
             semi_sensitive,
             t_closeness,
+            lgb_ncp,
             ..Options::default()
         })
     }

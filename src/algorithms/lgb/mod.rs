@@ -21,7 +21,8 @@
 //!    equivalence groups of at least k rows by Algorithm 3 (LGB_MDP,
 //!    multidimensional partition: Mondrian's cut nearest the median,
 //!    [`super::mondrian::partition_rows`], on the subset's QI attributes)
-//!    or Algorithm 4 (LGB_NCP, [`ncp`]).
+//!    or Algorithm 4 (LGB_NCP, [`ncp`]; by default with the paper's NCP,
+//!    size(v*)/|A| for a categorical cell, `Options::lgb_ncp`).
 //!
 //! The release (see `release` for the shape): quasi-identifiers are the QI
 //! columns then the semi-sensitive ones; each group belongs to one
@@ -70,6 +71,7 @@ use crate::release::{
 };
 
 pub use bucketize::{eligible, l_diverse_buckets, reference_distribution, t_close_buckets};
+pub use ncp::NcpMeasure;
 
 use super::mondrian::{covering_groups, partition_rows, Allowable};
 use super::{check_k, Algorithm, Request};
@@ -386,7 +388,15 @@ pub fn lgb(req: &Request<'_>, how: LocalGeneralization, progress: &Progress) -> 
                     // depend on which thread runs which subset.
                     let mut rng = ChaCha8Rng::seed_from_u64(req.seed);
                     rng.set_stream(s as u64);
-                    let groups = ncp::ncp_partition(ds, qi, rows.clone(), k, &mut rng, progress)?;
+                    let groups = ncp::ncp_partition(
+                        ds,
+                        qi,
+                        rows.clone(),
+                        k,
+                        req.options.lgb_ncp,
+                        &mut rng,
+                        progress,
+                    )?;
                     covering_groups(ds, qi, groups)
                 }
             };

@@ -13,12 +13,20 @@
 //!
 //! Choices where the papers leave room:
 //!
-//! - **NCP of a group on one attribute**, as `metrics::utility` measures
-//!   it: numeric, (largest − smallest value) / the column's range; a group
-//!   holding both missing and present numbers counts 1. Categorical (no
-//!   hierarchy), (distinct values − 1) / (domain − 1), so a single value
-//!   costs nothing and the whole domain 1. A group's NCP is the sum over
-//!   the subset's QI attributes. The size weight matters: with NCP alone a
+//! - **NCP of a group on one attribute**: numeric, (largest − smallest
+//!   value) / the column's range; a group holding both missing and present
+//!   numbers counts 1. Categorical (no hierarchy: the generalized value v*
+//!   is the set of the group's values), by default the paper's
+//!   size(v*)/|A| (Section 3.2.2: leaves below v* over the attribute's
+//!   distinct values, the missing value one of them when the column has
+//!   it), so a single value costs 1/|A| and the whole domain 1
+//!   ([`NcpMeasure::Paper`]); or, as `metrics::utility` measures every
+//!   release, (distinct values − 1) / (|A| − 1), a single value costing
+//!   nothing ([`NcpMeasure::Normalized`], `--lgb-ncp normalized`). The two
+//!   differ per categorical attribute by a constant per group and by the
+//!   scale 1/|A| against 1/(|A| − 1), so they weigh attributes of few
+//!   values differently. A group's NCP is the sum over the subset's QI
+//!   attributes. The size weight matters: with NCP alone a
 //!   group that already spans a wide box takes every further row for free,
 //!   so on Adult the first cut gave one row against the rest and LGB_NCP
 //!   stopped at 11 groups; weighted, it gives 3,712 groups of ≥ k (k = 5).
@@ -48,17 +56,40 @@ use crate::algorithms::mondrian::present_span;
 /// Rounds of the farthest-row heuristic in `find_seeds`.
 const SEED_ROUNDS: usize = 3;
 
+/// How LGB_NCP measures a categorical cell (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NcpMeasure {
+    /// The LGB paper's size(v*)/|A|.
+    #[default]
+    Paper,
+    /// (|v*| − 1)/(|A| − 1), `metrics::utility`'s NCP.
+    Normalized,
+}
+
+impl NcpMeasure {
+    /// The name `--lgb-ncp` takes and the release records.
+    pub fn name(self) -> &'static str {
+        match self {
+            NcpMeasure::Paper => "paper",
+            NcpMeasure::Normalized => "normalized",
+        }
+    }
+}
+
 /// What NCP needs of one QI attribute.
 struct Dim<'a> {
     col: &'a Column,
     numeric: bool,
     missing: u32,
-    /// Numeric: the column's value range. Categorical: domain − 1.
+    /// Numeric: the column's value range. Categorical: |A| (the paper's
+    /// measure) or |A| − 1 (normalized).
     scale: f64,
+    /// Categorical: a single value costs 1/scale (the paper's measure).
+    floor: bool,
 }
 
 impl<'a> Dim<'a> {
-    fn new(col: &'a Column) -> Self {
+    fn new(col: &'a Column, measure: NcpMeasure) -> Self {
         let missing = col.missing_code();
         if col.is_numeric() {
             let scale = present_span(col);
@@ -67,14 +98,21 @@ impl<'a> Dim<'a> {
                 numeric: true,
                 missing,
                 scale,
+                floor: false,
             }
         } else {
             let domain = col.cardinality() + usize::from(col.missing_count() > 0);
+            let paper = measure == NcpMeasure::Paper;
             Dim {
                 col,
                 numeric: false,
                 missing,
-                scale: domain.saturating_sub(1) as f64,
+                scale: if paper {
+                    domain
+                } else {
+                    domain.saturating_sub(1)
+                } as f64,
+                floor: paper,
             }
         }
     }
@@ -85,16 +123,16 @@ impl<'a> Dim<'a> {
 
     /// NCP of the pair of codes `a`, `b`.
     fn pair(&self, a: u32, b: u32) -> f64 {
-        if a == b || self.scale <= 0.0 {
-            return 0.0;
-        }
         if self.numeric {
+            if a == b || self.scale <= 0.0 {
+                return 0.0;
+            }
             if a == self.missing || b == self.missing {
                 return 1.0;
             }
             (self.number(a) - self.number(b)).abs() / self.scale
         } else {
-            1.0 / self.scale
+            categorical_ncp(1 + usize::from(a != b), self)
         }
     }
 }
@@ -139,7 +177,7 @@ impl Extent {
                 present,
                 missing,
             } => numeric_ncp(*lo, *hi, *present, *missing, dim.scale),
-            Extent::Categorical { distinct, .. } => categorical_ncp(*distinct, dim.scale),
+            Extent::Categorical { distinct, .. } => categorical_ncp(*distinct, dim),
         }
     }
 
@@ -157,7 +195,7 @@ impl Extent {
             }
             Extent::Categorical { seen, distinct } => {
                 let new = usize::from(!seen.contains(code as usize));
-                categorical_ncp(distinct + new, dim.scale)
+                categorical_ncp(distinct + new, dim)
             }
         }
     }
@@ -208,11 +246,14 @@ fn numeric_ncp(lo: f64, hi: f64, present: bool, missing: bool, scale: f64) -> f6
     }
 }
 
-fn categorical_ncp(distinct: usize, scale: f64) -> f64 {
-    if scale <= 0.0 {
+/// NCP of a categorical set of `distinct` values (0 for an empty extent).
+fn categorical_ncp(distinct: usize, dim: &Dim<'_>) -> f64 {
+    if dim.scale <= 0.0 || distinct == 0 {
         0.0
+    } else if dim.floor {
+        distinct as f64 / dim.scale
     } else {
-        distinct.saturating_sub(1) as f64 / scale
+        (distinct - 1) as f64 / dim.scale
     }
 }
 
@@ -261,10 +302,11 @@ pub(super) fn ncp_partition(
     qi: &[usize],
     rows: Vec<u32>,
     k: usize,
+    measure: NcpMeasure,
     rng: &mut ChaCha8Rng,
     progress: &Progress,
 ) -> Result<Vec<Vec<u32>>> {
-    let dims: Vec<Dim<'_>> = qi.iter().map(|&c| Dim::new(ds.col(c))).collect();
+    let dims: Vec<Dim<'_>> = qi.iter().map(|&c| Dim::new(ds.col(c), measure)).collect();
     let d = dims.len();
     let k = k.max(1);
     let mut out = Vec::new();
@@ -361,7 +403,16 @@ mod tests {
         let ds = Dataset::from_rows(&["age", "city"], &rows).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let all: Vec<u32> = (0..rows.len() as u32).collect();
-        let mut g = ncp_partition(&ds, &[0, 1], all, k, &mut rng, &Progress::new()).unwrap();
+        let mut g = ncp_partition(
+            &ds,
+            &[0, 1],
+            all,
+            k,
+            NcpMeasure::Paper,
+            &mut rng,
+            &Progress::new(),
+        )
+        .unwrap();
         g.sort();
         g
     }
@@ -381,6 +432,29 @@ mod tests {
             sizes.len() >= 6 && sizes.iter().all(|&s| (5..=10).contains(&s)),
             "{sizes:?}"
         );
+    }
+
+    /// The paper's measure: a set of v values of a column of |A| costs
+    /// v/|A| (one value 1/|A|), the normalized one (v − 1)/(|A| − 1);
+    /// pairs alike.
+    #[test]
+    fn the_papers_ncp_is_size_over_domain() {
+        let rows: Vec<Vec<&str>> = ["a", "b", "c", "d"].iter().map(|v| vec![*v]).collect();
+        let ds = Dataset::from_rows(&["city"], &rows).unwrap();
+        let paper = Dim::new(ds.col(0), NcpMeasure::Paper);
+        let normalized = Dim::new(ds.col(0), NcpMeasure::Normalized);
+        assert_eq!(categorical_ncp(1, &paper), 0.25);
+        assert_eq!(categorical_ncp(3, &paper), 0.75);
+        assert_eq!(categorical_ncp(1, &normalized), 0.0);
+        assert_eq!(categorical_ncp(3, &normalized), 2.0 / 3.0);
+        assert_eq!(paper.pair(0, 0), 0.25);
+        assert_eq!(paper.pair(0, 1), 0.5);
+        assert_eq!(normalized.pair(0, 1), 1.0 / 3.0);
+        let mut e = Extent::new(&paper);
+        assert_eq!(e.ncp(&paper), 0.0);
+        e.add(&paper, 2);
+        assert_eq!(e.ncp(&paper), 0.25);
+        assert_eq!(e.ncp_with(&paper, 3), 0.5);
     }
 
     /// Two clusters far apart are cut between them.
