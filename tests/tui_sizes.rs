@@ -260,3 +260,59 @@ fn the_dialogs_at_both_sizes() {
         insta::assert_snapshot!(name(size, "command_line"), shown(&mut app));
     }
 }
+
+/// `t` with the temporary folder's path written as `<dir>`: it differs
+/// from run to run.
+fn unrooted(t: &str, dir: &std::path::Path) -> String {
+    t.replace(&dir.display().to_string(), "<dir>")
+}
+
+#[test]
+fn the_newer_dialogs_at_both_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("h");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(folder.join("demo_hierarchy_sex.csv"), "Female;*\nMale;*\n").unwrap();
+    std::fs::write(folder.join("demo_hierarchy_income.csv"), "1;*\n").unwrap();
+    std::fs::write(dir.path().join("people.csv"), "sex,age\nF,34\n").unwrap();
+    for size in SIZES {
+        let mut app = App::new(Session::demo().unwrap())
+            .unwrap()
+            .with_project_path(dir.path().join("p.json"))
+            .with_recent(anonlab::tui::RecentFiles::default());
+        app.step(&Action::Resize(size.0, size.1));
+        app.run_pending_jobs_blocking();
+        // The frequency table of the focused column (sex).
+        let sex = app.dataset().column_index("sex").unwrap();
+        while app.data_view().col < sex {
+            app.step(&Action::Right);
+        }
+        app.step(&Action::ShowFrequencies);
+        let t = shown(&mut app);
+        assert!(t.contains("Female") && t.contains("Male"), "{t}");
+        insta::assert_snapshot!(name(size, "frequencies"), t);
+        app.step(&Action::Cancel);
+        // The folder preview of an ARX hierarchy folder.
+        command(&mut app, &format!("hierarchies {}", folder.display()));
+        let t = unrooted(&shown(&mut app), dir.path());
+        assert!(t.contains("✓ sex") && t.contains("✗ income"), "{t}");
+        insta::assert_snapshot!(name(size, "folder_preview"), t);
+        app.step(&Action::Cancel);
+        // The file picker.
+        app.step(&Action::OpenFile);
+        let t = unrooted(&shown(&mut app), dir.path());
+        assert!(t.contains("people.csv"), "{t}");
+        insta::assert_snapshot!(name(size, "open_picker"), t);
+        app.step(&Action::Cancel);
+        // The question before quitting with unsaved changes.
+        app.step(&Action::ShowScreen(Screen::Data));
+        app.step(&Action::CycleRole);
+        app.step(&Action::Quit);
+        assert!(app.confirm().is_some());
+        let t = shown(&mut app);
+        assert!(t.contains("Unsaved changes"), "{t}");
+        insta::assert_snapshot!(name(size, "quit_question"), t);
+        app.step(&Action::Cancel);
+        assert!(!app.should_quit());
+    }
+}

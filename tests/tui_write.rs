@@ -7,15 +7,22 @@
 #![cfg(feature = "tui")]
 
 use std::path::Path;
+use std::time::Duration;
 
 use anonlab::algorithms;
-use anonlab::release::buckets_path;
+use anonlab::anonymize::{evaluate, Measure};
+use anonlab::progress::Progress;
+use anonlab::release::{buckets_path, Guarantee};
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, Screen};
+use anonlab::tui::{
+    verification_lines, Action, AnonymizeMsg, App, JobMsg, JobState, Screen, WorkerMsg,
+};
 
 mod common;
 use common::cli::anonlab;
-use common::screen::{build_hierarchies, choose_algorithm, command, conditions, run_to_done};
+use common::screen::{
+    build_hierarchies, choose_algorithm, command, conditions, render, run_to_done, text,
+};
 
 fn bytes(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -151,4 +158,65 @@ fn write_refuses_without_a_release_for_the_session_as_it_is() {
         "writing over the data file is refused"
     );
     assert_eq!(bytes(&csv), before);
+}
+
+/// A release the independent verifier refutes is never written: here a
+/// Mondrian release whose k claim is raised past its smallest class (as a
+/// faulty algorithm would claim), measured again by `anonymize::evaluate`
+/// — the real verifier — and delivered to the app as its run's answer.
+#[test]
+fn write_refuses_a_release_the_verifier_refuted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = App::new(Session::demo().unwrap())
+        .unwrap()
+        .with_project_path(dir.path().join("p.json"));
+    app.step(&Action::Resize(120, 40));
+    app.set_prefetch(false);
+    choose_algorithm(&mut app, "mondrian");
+    run_to_done(&mut app);
+    let mut view = app.anonymize().view.clone().unwrap();
+    let mut release = (*view.release).clone();
+    let smallest = release.group_sizes().into_iter().min().unwrap() as u32;
+    for c in &mut release.claims {
+        if let Guarantee::KAnonymity { k } = c {
+            *k = smallest + 1;
+        }
+    }
+    let ds = app.dataset().clone();
+    let measure = Measure {
+        queries: 0,
+        query_seed: 0,
+    };
+    view.evaluation = evaluate(&release, &ds, 0.0, &measure, &Progress::new()).unwrap();
+    assert!(!view.evaluation.verification.all_hold());
+    view.checks = verification_lines(&view.evaluation.verification.checks, release.claims.len());
+    view.release = std::sync::Arc::new(release);
+    // The run the app waits for answers with the refuted release.
+    app.step(&Action::Recompute);
+    let JobState::Running { id, .. } = app.anonymize().job else {
+        panic!("{:?}", app.anonymize().job)
+    };
+    app.on_worker(JobMsg::Anonymize(AnonymizeMsg::Run(WorkerMsg::Done {
+        id,
+        output: Box::new(view),
+        elapsed: Duration::ZERO,
+    })));
+    assert_eq!(app.anonymize().job, JobState::Done);
+    // The screen says it, and :write and W refuse, naming the claim.
+    let t = text(&render(&app));
+    assert!(t.contains("FAIL") || t.contains("fail"), "{t}");
+    let out = dir.path().join("out").join("release.csv");
+    command(&mut app, &format!("write {}", out.display()));
+    let p = app.popup().expect("refused with a reason").clone();
+    assert!(p.message.contains("refuted"), "{}", p.message);
+    assert!(
+        p.message.contains(&format!("{}-anonymity", smallest + 1)),
+        "{}",
+        p.message
+    );
+    app.step(&Action::Cancel);
+    app.step(&Action::WriteRelease);
+    assert!(app.popup().is_some());
+    assert!(!out.exists());
+    assert!(!dir.path().join("anonlab-release").exists());
 }

@@ -69,6 +69,7 @@ pub fn drive<T>(
 ) -> T {
     let (done, finished) = channel::<()>();
     let start = Instant::now();
+    let label = bar.message();
     let out = std::thread::scope(|s| {
         s.spawn(move || {
             let mut shown = false;
@@ -76,6 +77,14 @@ pub fn drive<T>(
                 if visible && !shown && start.elapsed() >= SHOW_AFTER {
                     bar.set_draw_target(ProgressDrawTarget::stderr());
                     shown = true;
+                }
+                // A named phase restarts the counter: the message says so.
+                let message = match progress.phase() {
+                    Some(p) => format!("{label}: {p}"),
+                    None => label.clone(),
+                };
+                if bar.message() != message {
+                    bar.set_message(message);
                 }
                 bar.set_position(position(progress.fraction()));
                 match finished.recv_timeout(POLL) {

@@ -41,6 +41,7 @@ use crate::stats::CorrelationMatrix;
 
 mod exports;
 mod infra;
+mod open;
 
 /// A message from one of the background job slots, for the component
 /// that owns the slot.
@@ -123,6 +124,10 @@ pub struct App {
     /// A file to open in place of this session (`:open`), for the
     /// terminal loop to pick up with [`take_open`](Self::take_open).
     open_request: Option<PathBuf>,
+    /// The files opened lately (`app/open.rs`).
+    recent: super::recent::RecentFiles,
+    /// The `:open` picker, while open.
+    picker: Option<super::picker::FilePicker>,
 }
 
 /// What waits for the user's answer about unsaved changes.
@@ -155,6 +160,8 @@ impl App {
             history: History::default(),
             confirm: None,
             open_request: None,
+            recent: Default::default(),
+            picker: None,
             session,
             popup: None,
             cmdline: LineEditor::default(),
@@ -336,6 +343,7 @@ impl App {
     /// [`KeyMap::translate_dialog`].
     pub fn dialog_open(&self) -> bool {
         self.confirm.is_some()
+            || self.picker.is_some()
             || self.data.mark.is_some()
             || self.hier.dialog_open()
             || self.cmdline.is_open()
@@ -503,6 +511,8 @@ impl App {
                 app.theme = self.theme;
                 app.mouse = self.mouse;
                 app.cmdline = self.cmdline.clone();
+                app.recent = std::mem::take(&mut self.recent);
+                app.recent.remember(&path);
                 app.step(&Action::Resize(self.size.0, self.size.1));
                 if app.notice.is_none() {
                     app.notice = Some(format!("opened {}", path.display()));
@@ -589,6 +599,7 @@ impl App {
                 }
             }
             _ if self.cmdline.is_open() => self.step_cmdline(action),
+            _ if self.picker.is_some() => self.step_picker(action),
             _ if self.search.editor.is_open() => self.step_search_line(action),
             _ if self.data.mark.is_some() => {
                 self.data.step_mark(action, &mut self.session, &mut out)
@@ -620,6 +631,7 @@ impl App {
                 self.help_scroll = 0;
             }
             Action::OpenCommandLine => self.cmdline.open(),
+            Action::OpenFile => self.open_picker(),
             Action::OpenFilter if self.screen == Screen::Data => {
                 self.cmdline.open();
                 let current = self.data.view.order.filter.clone().unwrap_or_default();

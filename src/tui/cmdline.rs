@@ -61,8 +61,9 @@ pub enum Command {
     /// `:attributes on|off`: the attribute risks of every combination.
     AttributeRisks(bool),
     /// `:open PATH`: a CSV file or a project (.json) in place of the
-    /// session.
-    Open(PathBuf),
+    /// session; without a path, the picker of recent files and the
+    /// project's folder.
+    Open(Option<PathBuf>),
     /// `:hierarchies PATH`: import a folder of `*hierarchy_<column>.csv`
     /// files (previewed first) or one such file.
     Hierarchies(PathBuf),
@@ -111,8 +112,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":theme dark|light|mono", "switch colours"),
     (":mouse on|off", "mouse clicks and wheel"),
     (
-        ":open PATH",
-        "open a CSV file or a project (.json) in place of the session; Tab completes the path",
+        ":open [PATH]",
+        "open a CSV file or a project (.json) in place of the session; Tab completes the path; no PATH: recent files and the project's folder",
     ),
     (
         ":hierarchies PATH",
@@ -328,8 +329,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             _ => Command::Write(Some(PathBuf::from(args.join(" ")))),
         },
         "open" | "e" | "o" => match args.as_slice() {
-            [] => return Err(":open needs the path of a CSV file or a project (.json)".into()),
-            _ => Command::Open(PathBuf::from(args.join(" "))),
+            [] => Command::Open(None),
+            _ => Command::Open(Some(PathBuf::from(args.join(" ")))),
         },
         // More commands: one arm above this line.
         other => return Err(format!("unknown command ':{other}'; :help lists them")),

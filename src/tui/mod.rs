@@ -7,9 +7,10 @@
 //! applies it to the [`App`], then draws once. The rest, in layers that
 //! only use those before them (a test checks there is no cycle):
 //!
-//! - `shared`, `worker`, `keymap`, `config`, `theme`, `cmdline`, `search`,
-//!   `layout`: types and tools every part uses (the screens, a job slot,
-//!   the key map, the config file, the line editor, the panels' areas);
+//! - `shared`, `worker`, `keymap`, `config`, `recent`, `picker`, `theme`,
+//!   `cmdline`, `search`, `layout`: types and tools every part uses (the
+//!   screens, a job slot, the key map, the config file, the recent files
+//!   and the `:open` picker, the line editor, the panels' areas);
 //! - `session`: the one session state — the library's session, the
 //!   attacker picker's order, generation counters and the session's
 //!   baseline, computed in a job slot of its own;
@@ -30,6 +31,8 @@ mod history;
 mod jobs;
 mod keymap;
 mod layout;
+mod picker;
+mod recent;
 mod screens;
 mod search;
 mod session;
@@ -65,6 +68,8 @@ pub use export::{
 pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
 pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
 pub use layout::{anonymize_table_viewport, data_table_viewport, tab_at};
+pub use picker::{FilePicker, Origin, PickerEffect};
+pub use recent::{RecentFiles, MAX_RECENT};
 pub use screens::anonymize::{
     AnonymizeMsg, AnonymizeState, Param, Prefetch, PublishedTable, QueriesState,
 };
@@ -80,7 +85,7 @@ pub use screens::lattice::{LatticeCounts, LatticeEffect, LatticeState};
 pub use screens::mark::{MarkDialog, MarkField, MarkMode};
 pub use screens::record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
 pub use screens::release::{
-    AnonymizeView, CheckLine, Curve, QueryOutcome, ReleaseCache, CACHE_ENTRIES,
+    verification_lines, AnonymizeView, CheckLine, Curve, QueryOutcome, ReleaseCache, CACHE_ENTRIES,
 };
 pub use screens::risk::{
     AfterView, Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel, RiskState,
@@ -121,7 +126,11 @@ enum Event {
 /// (see [`App::new`]) is an error before the terminal is touched. The
 /// project is saved to [`DEFAULT_PROJECT_FILE`].
 pub fn run(session: Session) -> anyhow::Result<()> {
-    run_app(App::new(session)?.with_config(Config::load()))
+    run_app(
+        App::new(session)?
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
+    )
 }
 
 /// Like [`run`], saving the project to `project` (the file the session was
@@ -130,14 +139,19 @@ pub fn run_with_project(session: Session, project: std::path::PathBuf) -> anyhow
     run_app(
         App::new(session)?
             .with_project_path(project)
-            .with_config(Config::load()),
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
     )
 }
 
 /// Run the TUI on a project file (see [`App::open_project`]), saving back
 /// to it.
 pub fn run_project(path: &std::path::Path) -> anyhow::Result<()> {
-    run_app(App::open_project(path)?.with_config(Config::load()))
+    run_app(
+        App::open_project(path)?
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
+    )
 }
 
 /// Refuse, with a message saying why, when there is no terminal to draw

@@ -117,6 +117,13 @@ impl<T: Send + 'static> Worker<T> {
         Ok(w)
     }
 
+    /// The phase the running job named last ("building the kd-tree 1/3"),
+    /// if any.
+    pub fn phase(&self) -> Option<crate::progress::Phase> {
+        let slot = self.shared.lock();
+        slot.running.as_ref().and_then(|(_, p)| p.phase())
+    }
+
     pub fn is_threaded(&self) -> bool {
         self.threaded
     }

@@ -240,7 +240,8 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     release.params.k = Some(req.k);
     release.params.l = Some(req.l);
     release.params.seed = Some(req.seed);
-    progress.set_total(n as u64);
+    // Three phases, named so a watcher sees why the counter restarts.
+    progress.set_phase("building the kd-tree", 1, 3);
 
     let mut rng = ChaCha8Rng::seed_from_u64(req.seed);
     let mut space = Space::new(ds, &req.qi);
@@ -248,6 +249,8 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     let leaf_cap = (4 * n * n_values).div_ceil(MAX_COUNTERS).max(16);
     let cache = req.options.cbg_tree.as_deref();
     let mut index = cache::first_tree(&mut space, &value, n_values, leaf_cap, cache);
+    progress.set_phase("grouping the batches", 2, 3);
+    progress.set_total(n as u64);
     // The depth-first stack of every nearest-neighbour search of the run.
     let mut stack = Vec::new();
     let mut scratch = ValueScratch::new(n_values);
@@ -306,6 +309,7 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
         l: req.l,
     });
     let qi_codes: Vec<&[u32]> = req.qi.iter().map(|&c| ds.col(c).codes()).collect();
+    progress.set_phase("checking cross-bucket l-diversity", 3, 3);
     if corollary_2_holds(
         &release,
         &qi_codes,

@@ -188,7 +188,8 @@ impl App {
                 self.notice = Some(format!("mouse {}", if on { "on" } else { "off" }));
             }
             Command::Quit => self.request_quit(),
-            Command::Open(path) => self.request_open(path),
+            Command::Open(Some(path)) => self.request_open(path),
+            Command::Open(None) => self.open_picker(),
             Command::Write(path) => self.write_release(path),
             Command::Filter(rule) => {
                 self.show(Screen::Data);

@@ -129,6 +129,8 @@ pub enum Action {
     SwitchRecordList,
     /// Open the `:` command line.
     OpenCommandLine,
+    /// The `:open` picker: recent files and the project's folder.
+    OpenFile,
     /// Open the `/` search line of the screen's table.
     OpenSearch,
     /// Go to the next match of the last search.

@@ -599,6 +599,12 @@ impl Default for KeyMap {
             ),
             b(
                 Scope::Global,
+                &[I::ctrl('o')],
+                A::OpenFile,
+                "open a file: the recent ones and the project's folder",
+            ),
+            b(
+                Scope::Global,
                 &[I::ch('/')],
                 A::OpenSearch,
                 "search the table or list in view",

@@ -218,6 +218,7 @@ pub fn make_view(
     let req = request(session, &inputs)?;
     let (release, ms, report) = run_release(inputs.algorithm, &req, progress)?;
     phase("algorithm");
+    progress.set_phase("verifying and measuring the release", 0, 0);
     let skip_queries = Measure {
         queries: 0,
         query_seed: inputs.seed,

@@ -620,11 +620,7 @@ fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
     if let JobState::Running { fraction, .. } = s.job {
         let gauge = Gauge::default()
             .ratio(fraction.clamp(0.0, 1.0))
-            .label(format!(
-                "running {} {:.0}%  (Esc cancels)",
-                s.requested.as_ref().map_or("", |r| r.algorithm),
-                fraction * 100.0
-            ))
+            .label(s.gauge_label().unwrap_or_default())
             .gauge_style(Style::new().fg(Color::Yellow).bg(Color::DarkGray));
         frame.render_widget(gauge, area);
     } else if matches!(s.queries, QueriesState::Running { .. }) {

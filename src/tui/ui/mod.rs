@@ -56,9 +56,74 @@ fn draw_screens(frame: &mut Frame, app: &App) {
     if let Some(p) = app.popup() {
         draw_popup(frame, b.body, &p.title, &p.message);
     }
+    if let Some(p) = app.picker() {
+        draw_picker(frame, b.body, p);
+    }
     if app.confirm().is_some() {
         draw_confirm(frame, b.body, app);
     }
+}
+/// The `:open` picker: the filter typed so far, the recent files, then the
+/// project folder's files, the selected one reversed.
+fn draw_picker(frame: &mut Frame, area: Rect, picker: &super::picker::FilePicker) {
+    use super::picker::Origin;
+    let width = area.width.saturating_sub(4).min(100);
+    let height = area.height.saturating_sub(2).min(24);
+    let popup = centered(area, width, height);
+    let shown = picker.shown();
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("open: ", dim()),
+            Span::raw(picker.filter.clone()),
+            Span::styled("▏", dim()),
+        ]),
+        Line::from(Span::styled(
+            "type to filter · ↑↓ select · Enter opens · Esc closes",
+            dim(),
+        )),
+    ];
+    let room = usize::from(height.saturating_sub(4));
+    let start = picker.cursor.saturating_sub(room.saturating_sub(1));
+    let mut last = None;
+    for (i, (path, origin)) in shown.iter().enumerate().skip(start).take(room) {
+        if last != Some(*origin) && lines.len() < room + 1 {
+            // A section title where the origin changes.
+            lines.push(Line::from(Span::styled(
+                match origin {
+                    Origin::Recent => "recent files".to_string(),
+                    Origin::Folder => format!("in {}", picker.folder.display()),
+                },
+                Style::new().fg(Color::Cyan),
+            )));
+            last = Some(*origin);
+        }
+        let text = match origin {
+            Origin::Recent => path.display().to_string(),
+            Origin::Folder => path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        };
+        let style = if i == picker.cursor {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::from(Span::styled(format!("  {text}"), style)));
+    }
+    if shown.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no file matches (recent files, and .csv / .json files of the project's folder)",
+            dim(),
+        )));
+    }
+    let p = Paragraph::new(lines).block(
+        Block::bordered()
+            .border_type(BorderType::Rounded)
+            .title(" Open a file "),
+    );
+    widgets::clear_under_popup(frame, popup);
+    frame.render_widget(p, popup);
 }
 
 /// The question before quitting (or opening another file) with unsaved

@@ -140,6 +140,8 @@ pub struct AnonymizeState {
     pk_memo: Option<((u64, u32), Result<PkBound, String>)>,
     /// The parameter ←/→ change (see [`AnonymizeState::focused`]).
     pub focus: Param,
+    /// The phase the running anonymization named last, for the gauge.
+    pub phase: Option<crate::progress::Phase>,
     /// Full-domain's lattice view.
     pub lattice: LatticeState,
     /// The original and published tables side by side.
@@ -211,6 +213,22 @@ impl AnonymizeState {
             }
         };
         self.pk_bound = Some(bound);
+    }
+
+    /// What the gauge says while a run goes: the algorithm, the phase it
+    /// named last (a named phase restarts the counter, so the bar going
+    /// back to the start reads as the next step, not a restart) and how
+    /// far that phase is.
+    pub fn gauge_label(&self) -> Option<String> {
+        let JobState::Running { fraction, .. } = self.job else {
+            return None;
+        };
+        let algorithm = self.requested.as_ref().map_or("", |r| r.algorithm);
+        let pct = fraction * 100.0;
+        Some(match &self.phase {
+            Some(p) => format!("running {algorithm}: {p}, {pct:.0}%  (Esc cancels)"),
+            None => format!("running {algorithm} {pct:.0}%  (Esc cancels)"),
+        })
     }
 
     /// Refill the rows on screen from the shown release, keep the cursor
@@ -313,6 +331,7 @@ impl AnonymizeScreen {
                 pk_bound: None,
                 pk_memo: None,
                 focus: Param::K,
+                phase: None,
                 lattice: LatticeState::default(),
                 side_by_side: SideBySide::default(),
             },
@@ -690,6 +709,7 @@ impl AnonymizeScreen {
         self.state.requested = Some(inputs);
         let id = self.run_worker.submit(job);
         self.state.job = JobState::Running { id, fraction: 0.0 };
+        self.state.phase = None;
     }
 
     /// Show a finished anonymization (run now or taken from the cache)
@@ -738,6 +758,7 @@ impl AnonymizeScreen {
         match msg {
             WorkerMsg::Progress { id, fraction } => {
                 self.state.job = JobState::Running { id, fraction };
+                self.state.phase = self.run_worker.phase();
             }
             WorkerMsg::Done { output, .. } => {
                 let inputs = output.inputs.clone();

@@ -24,3 +24,40 @@ fn the_pk_bound_is_reused_while_the_roles_and_p_stay() {
     s.state.refresh_pk_bound(&session);
     assert_eq!(s.state.pk_bound, None);
 }
+
+#[test]
+fn the_gauge_names_the_phase_of_a_cbg_run() {
+    let (mut session, _) = SessionState::new(Session::demo().unwrap()).unwrap();
+    let mut s = AnonymizeScreen::new(&session);
+    assert!(s.choose("cbg", &mut session));
+    assert_eq!(s.state.gauge_label(), None);
+    s.request(&session);
+    assert_eq!(
+        s.state.gauge_label().as_deref(),
+        Some("running cbg 0%  (Esc cancels)")
+    );
+    // The phases CBG names, in order, and the job's own after them: what
+    // the gauge reads while each runs.
+    let progress = crate::progress::Progress::new();
+    let inputs = s.inputs(&session);
+    release::make_view(session.session(), inputs, &progress).unwrap();
+    let phases: Vec<String> = progress.phases().iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        phases,
+        [
+            "building the kd-tree 1/3",
+            "grouping the batches 2/3",
+            "checking cross-bucket l-diversity 3/3",
+            "verifying and measuring the release",
+        ]
+    );
+    let JobState::Running { id, .. } = s.state.job else {
+        panic!("{:?}", s.state.job)
+    };
+    s.state.job = JobState::Running { id, fraction: 0.25 };
+    s.state.phase = progress.phases().get(1).copied();
+    assert_eq!(
+        s.state.gauge_label().as_deref(),
+        Some("running cbg: grouping the batches 2/3, 25%  (Esc cancels)")
+    );
+}
