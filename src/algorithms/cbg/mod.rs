@@ -310,14 +310,17 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     });
     let qi_codes: Vec<&[u32]> = req.qi.iter().map(|&c| ds.col(c).codes()).collect();
     progress.set_phase("checking cross-bucket l-diversity", 3, 3);
-    if corollary_2_holds(
+    progress.set_total(1);
+    let holds = corollary_2_holds(
         &release,
         &qi_codes,
         &value,
         &batch_of_group,
         &batch_values,
         progress,
-    )? {
+    )?;
+    progress.advance(1);
+    if holds {
         release.claims.push(Guarantee::CrossBucketLDiversity {
             attribute: scol.name().to_string(),
             l: req.l,
@@ -530,6 +533,10 @@ pub(super) mod tests {
         assert_eq!(a, b);
         assert_eq!(a.params.seed, Some(42));
         assert_eq!(p.fraction(), 1.0);
+        // Each run names its three phases; the last ends full.
+        let names: Vec<String> = p.phases().iter().map(|x| x.to_string()).collect();
+        assert_eq!(names.len(), 6);
+        assert_eq!(names[5], "checking cross-bucket l-diversity 3/3");
         assert!(a.groups.iter().all(|g| g.rows.len() >= 2));
     }
 
