@@ -360,7 +360,7 @@ impl WholeGroups {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::queries::{Aggregate, Condition, Predicate};
+    use crate::metrics::queries::{Aggregate, CodeTest, Predicate};
     use crate::release::EquivalenceGroup;
 
     #[test]
@@ -392,7 +392,7 @@ mod tests {
         let q = Query {
             predicates: vec![Predicate {
                 column: 0,
-                condition: Condition::AtLeast(2),
+                condition: CodeTest::AtLeast(2),
             }],
             aggregate: Aggregate::Count { code: 0 },
         };

@@ -16,7 +16,7 @@ pub mod utility;
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
-    check_queries, generate_queries, query_error, Aggregate, Answer, Condition, Predicate, Query,
+    check_queries, generate_queries, query_error, Aggregate, Answer, CodeTest, Predicate, Query,
     QueryEngine, QueryReport, DEFAULT_QUERIES, MAX_QUERIES, PREDICATES_PER_QUERY,
 };
 pub use utility::{

@@ -514,11 +514,11 @@ pub fn query_errors(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::queries::{Condition, Predicate};
+    use crate::metrics::queries::{CodeTest, Predicate};
     use crate::release::examples::code;
     use crate::risk::lgb_fixture::{self as fixture, AGE, DISEASE, GENDER, SALARY, ZIP};
 
-    fn query(predicates: Vec<(usize, Condition)>, aggregate: Aggregate) -> Query {
+    fn query(predicates: Vec<(usize, CodeTest)>, aggregate: Aggregate) -> Query {
         Query {
             predicates: predicates
                 .into_iter()
@@ -546,7 +546,7 @@ mod tests {
         // {10, 30, 50, 70}: [10, 70 + 50]. S1 = {1, 3, 5, 7}: P = 5/3 again,
         // values {20, 40, 60, 80}: [20, 80 + 60]. Actual: rows 0, 1, 4, 5.
         let q = query(
-            vec![(ZIP, Condition::AtMost(code(&ds, ZIP, "43305")))],
+            vec![(ZIP, CodeTest::AtMost(code(&ds, ZIP, "43305")))],
             Aggregate::Sum,
         );
         assert_answer(e.answer(&q), 30.0, 260.0, 140.0);
@@ -565,8 +565,8 @@ mod tests {
         // Actual: rows 0 (10) and 4 (50).
         let q = query(
             vec![
-                (GENDER, Condition::OneOf(vec![code(&ds, GENDER, "F")])),
-                (AGE, Condition::AtMost(code(&ds, AGE, "25"))),
+                (GENDER, CodeTest::OneOf(vec![code(&ds, GENDER, "F")])),
+                (AGE, CodeTest::AtMost(code(&ds, AGE, "25"))),
             ],
             Aggregate::Sum,
         );
@@ -582,7 +582,7 @@ mod tests {
         // holds Flu once among 4 values: at least max(0, 1 − 3) = 0, at most
         // min(2, 1) = 1 per bucket. Actual: rows 0, 1, 4, 5 hold one Flu.
         let q = query(
-            vec![(ZIP, Condition::AtMost(code(&ds, ZIP, "43305")))],
+            vec![(ZIP, CodeTest::AtMost(code(&ds, ZIP, "43305")))],
             Aggregate::Count {
                 code: code(&ds, DISEASE, "Flu"),
             },

@@ -65,11 +65,12 @@ pub const DEFAULT_QUERIES: usize = 1000;
 /// QI predicates per query in the paper.
 pub const PREDICATES_PER_QUERY: usize = 4;
 
-/// A condition on one attribute's codes. Numeric codes are in value order,
-/// so comparisons on codes are comparisons on values.
+/// A test of one attribute's codes, the condition of a query predicate
+/// (named apart from `data::Condition`, a rule of a conditions file). Numeric
+/// codes are in value order, so comparisons on codes are comparisons on values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Condition {
+pub enum CodeTest {
     /// A ∈ {codes}, sorted.
     OneOf(Vec<u32>),
     Greater(u32),
@@ -82,17 +83,17 @@ pub enum Condition {
     NotEqual(u32),
 }
 
-impl Condition {
+impl CodeTest {
     /// Whether a non-missing code satisfies the condition.
     pub fn holds(&self, code: u32) -> bool {
         match self {
-            Condition::OneOf(codes) => codes.binary_search(&code).is_ok(),
-            Condition::Greater(v) => code > *v,
-            Condition::Less(v) => code < *v,
-            Condition::Equal(v) => code == *v,
-            Condition::AtMost(v) => code <= *v,
-            Condition::AtLeast(v) => code >= *v,
-            Condition::NotEqual(v) => code != *v,
+            CodeTest::OneOf(codes) => codes.binary_search(&code).is_ok(),
+            CodeTest::Greater(v) => code > *v,
+            CodeTest::Less(v) => code < *v,
+            CodeTest::Equal(v) => code == *v,
+            CodeTest::AtMost(v) => code <= *v,
+            CodeTest::AtLeast(v) => code >= *v,
+            CodeTest::NotEqual(v) => code != *v,
         }
     }
 }
@@ -100,7 +101,7 @@ impl Condition {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Predicate {
     pub column: usize,
-    pub condition: Condition,
+    pub condition: CodeTest,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,12 +190,12 @@ pub fn generate_queries(
                 let condition = if ds.col(*column).is_numeric() {
                     let v = domain[rng.random_range(0..domain.len())];
                     match rng.random_range(0..6) {
-                        0 => Condition::Greater(v),
-                        1 => Condition::Less(v),
-                        2 => Condition::Equal(v),
-                        3 => Condition::AtMost(v),
-                        4 => Condition::AtLeast(v),
-                        _ => Condition::NotEqual(v),
+                        0 => CodeTest::Greater(v),
+                        1 => CodeTest::Less(v),
+                        2 => CodeTest::Equal(v),
+                        3 => CodeTest::AtMost(v),
+                        4 => CodeTest::AtLeast(v),
+                        _ => CodeTest::NotEqual(v),
                     }
                 } else {
                     let m = rng.random_range(1..=domain.len());
@@ -203,7 +204,7 @@ pub fn generate_queries(
                         .map(|i| domain[i])
                         .collect();
                     codes.sort_unstable();
-                    Condition::OneOf(codes)
+                    CodeTest::OneOf(codes)
                 };
                 Predicate {
                     column: *column,

@@ -51,12 +51,12 @@ fn q(aggregate: Aggregate, female: bool) -> Query {
     // age > 20 (code 0) AND sex ∈ {F}, or age > 20 only.
     let mut predicates = vec![Predicate {
         column: 0,
-        condition: Condition::Greater(0),
+        condition: CodeTest::Greater(0),
     }];
     if female {
         predicates.push(Predicate {
             column: 1,
-            condition: Condition::OneOf(vec![0]),
+            condition: CodeTest::OneOf(vec![0]),
         });
     }
     Query {
@@ -131,7 +131,7 @@ fn count_bounds_by_hand() {
     let only_f = Query {
         predicates: vec![Predicate {
             column: 1,
-            condition: Condition::OneOf(vec![0]),
+            condition: CodeTest::OneOf(vec![0]),
         }],
         aggregate: count,
     };
@@ -165,7 +165,7 @@ fn negative_values_widen_both_bounds() {
     let query = Query {
         predicates: vec![Predicate {
             column: 0,
-            condition: Condition::AtLeast(1),
+            condition: CodeTest::AtLeast(1),
         }],
         aggregate: Aggregate::Sum,
     };
@@ -195,14 +195,14 @@ fn negative_values_widen_both_bounds() {
 
 #[test]
 fn conditions_on_codes() {
-    let codes = |c: Condition| (0..6).filter(|&x| c.holds(x)).collect::<Vec<u32>>();
-    assert_eq!(codes(Condition::Greater(3)), vec![4, 5]);
-    assert_eq!(codes(Condition::Less(0)), Vec::<u32>::new());
-    assert_eq!(codes(Condition::Equal(2)), vec![2]);
-    assert_eq!(codes(Condition::AtMost(1)), vec![0, 1]);
-    assert_eq!(codes(Condition::AtLeast(4)), vec![4, 5]);
-    assert_eq!(codes(Condition::NotEqual(3)), vec![0, 1, 2, 4, 5]);
-    assert_eq!(codes(Condition::OneOf(vec![1, 4])), vec![1, 4]);
+    let codes = |c: CodeTest| (0..6).filter(|&x| c.holds(x)).collect::<Vec<u32>>();
+    assert_eq!(codes(CodeTest::Greater(3)), vec![4, 5]);
+    assert_eq!(codes(CodeTest::Less(0)), Vec::<u32>::new());
+    assert_eq!(codes(CodeTest::Equal(2)), vec![2]);
+    assert_eq!(codes(CodeTest::AtMost(1)), vec![0, 1]);
+    assert_eq!(codes(CodeTest::AtLeast(4)), vec![4, 5]);
+    assert_eq!(codes(CodeTest::NotEqual(3)), vec![0, 1, 2, 4, 5]);
+    assert_eq!(codes(CodeTest::OneOf(vec![1, 4])), vec![1, 4]);
 }
 
 #[test]
