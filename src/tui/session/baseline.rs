@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use super::super::worker::JobFn;
+use super::super::shared::JobState;
+use super::super::worker::{JobFn, Worker, WorkerMsg};
 use crate::assess::{assess_with, Assessment, Baseline};
 use crate::data::{Dataset, Roles};
 use crate::session::{Attacker, AttackerSummary};
@@ -86,4 +87,95 @@ pub(super) fn baseline_job(
             listed,
         }))
     })
+}
+
+/// The baseline as the session holds it: keyed by the generations it
+/// depends on, computed in its own job slot.
+impl super::SessionState {
+    /// What the current baseline depends on.
+    pub fn baseline_key(&self) -> BaselineKey {
+        let g = self.generations;
+        (g.cells, g.attacker)
+    }
+
+    /// The baseline, when one was computed for the current session;
+    /// `stale` marks one computed for an earlier attacker (shown dimmed
+    /// until the new one arrives).
+    pub fn baseline(&self) -> Option<&Arc<Before>> {
+        self.baseline.as_ref()
+    }
+
+    /// Whether the baseline shown is for the current session.
+    pub fn baseline_current(&self) -> bool {
+        self.baseline
+            .as_ref()
+            .is_some_and(|b| b.key == self.baseline_key())
+    }
+
+    pub fn baseline_job(&self) -> &JobState {
+        &self.baseline_job
+    }
+
+    /// Queue the baseline for the current session unless it is computed
+    /// or queued already (`force`: again anyway).
+    pub fn request_baseline(&mut self, force: bool) {
+        let key = self.baseline_key();
+        if !force && (self.baseline_current() || self.baseline_requested == Some(key)) {
+            return;
+        }
+        let job = baseline_job(
+            Arc::clone(self.dataset()),
+            self.label.clone(),
+            self.roles().clone(),
+            self.attacker(),
+            key,
+        );
+        self.baseline_requested = Some(key);
+        let id = self.worker.submit(job);
+        self.baseline_job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    /// Stop the baseline's job; whether one was running.
+    pub fn cancel_baseline(&mut self) -> bool {
+        if !self.baseline_job.is_running() {
+            return false;
+        }
+        self.worker.cancel();
+        self.baseline_job = JobState::Cancelled;
+        self.baseline_requested = None;
+        true
+    }
+
+    /// The baseline's job slot, for the app to start its thread or run it
+    /// inline.
+    pub fn worker_mut(&mut self) -> &mut Worker<Box<Before>> {
+        &mut self.worker
+    }
+
+    /// Apply a message of the baseline's job; a failure's message is
+    /// returned for a popup.
+    pub fn on_baseline(&mut self, msg: WorkerMsg<Box<Before>>) -> Option<String> {
+        let JobState::Running { id: current, .. } = self.baseline_job else {
+            return None;
+        };
+        if msg.id() != current {
+            return None;
+        }
+        match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                self.baseline_job = JobState::Running { id, fraction }
+            }
+            WorkerMsg::Done { output, .. } => {
+                self.baseline = Some(Arc::from(output));
+                self.baseline_job = JobState::Done;
+            }
+            WorkerMsg::Cancelled { .. } => self.baseline_job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                self.baseline_job = JobState::Failed;
+                self.baseline_requested = None;
+                return Some(error);
+            }
+        }
+        None
+    }
 }
