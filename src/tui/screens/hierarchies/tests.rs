@@ -1,4 +1,5 @@
 use super::*;
+use crate::hierarchy::Hierarchy;
 
 #[test]
 fn interval_widths_are_round_numbers_at_or_above_the_target() {
