@@ -294,6 +294,11 @@ fn the_newer_dialogs_at_both_sizes() {
         app.step(&Action::Cancel);
         // The folder preview of an ARX hierarchy folder.
         command(&mut app, &format!("hierarchies {}", folder.display()));
+        // The Hierarchies screen starts its correlation job; finish it, so
+        // the status bar does not depend on the wall clock (a job running
+        // past GAUGE_AFTER is drawn as a gauge, which a loaded machine
+        // reaches between two steps).
+        app.run_pending_jobs_blocking();
         let t = unrooted(&shown(&mut app), dir.path());
         assert!(t.contains("✓ sex") && t.contains("✗ income"), "{t}");
         insta::assert_snapshot!(name(size, "folder_preview"), t);
@@ -307,6 +312,7 @@ fn the_newer_dialogs_at_both_sizes() {
         // The question before quitting with unsaved changes.
         app.step(&Action::ShowScreen(Screen::Data));
         app.step(&Action::CycleRole);
+        app.run_pending_jobs_blocking();
         app.step(&Action::Quit);
         assert!(app.confirm().is_some());
         let t = shown(&mut app);
