@@ -21,14 +21,7 @@ fn project(dir: &Path, algorithm: &str) -> std::path::PathBuf {
     s.params.k = 3;
     s.params.l = 2;
     if algorithm == "construction" {
-        let g = dir.join("G.json");
-        std::fs::write(
-            &g,
-            r#"{"conditions": [{"when": "age>=70", "generalize": "age", "to": "70+"},
-                {"when": "zip>=45000", "delete": "record"}]}"#,
-        )
-        .unwrap();
-        s.params.conditions = Some(g);
+        s.params.conditions = Some(common::demo_conditions(dir));
     }
     let path = dir.join(format!("{algorithm}.json"));
     s.to_project().save(&path).unwrap();

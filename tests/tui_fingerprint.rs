@@ -12,7 +12,8 @@ use anonlab::tui::{Action, App};
 
 mod common;
 use common::cli::{anonlab, json_of};
-use common::screen::{build_hierarchies, choose_algorithm, command, conditions, run_to_done};
+use common::demo_conditions as conditions;
+use common::screen::{build_hierarchies, choose_algorithm, command, run_to_done};
 
 #[test]
 fn the_screen_the_saved_project_and_the_report_show_one_release_for_every_algorithm() {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use anonlab::algorithms::full_domain::{NodeStatus, SearchReport};
 use anonlab::tui::{Action, App};
-use common::cli::anonlab;
+use common::cli::publish_project;
 use common::screen::{
     build_hierarchies, choose_algorithm, command, demo, masked_text, render, run_to_done, text,
 };
@@ -281,20 +281,7 @@ fn publishing_a_chosen_node_gives_the_release_anonymize_gives_for_it() {
         command(&mut app, &format!("write {}", tui.display()));
         assert!(app.popup().is_none(), "{:?}", app.popup());
         let cli = dir.path().join(format!("cli{n}.csv"));
-        let out = anonlab()
-            .args(["anonymize", "--project"])
-            .arg(&project)
-            .arg("-o")
-            .arg(&cli)
-            .arg("--release")
-            .arg(cli.with_extension("json"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = publish_project(&project, &cli);
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(

@@ -19,10 +19,9 @@ use anonlab::tui::{
 };
 
 mod common;
-use common::cli::anonlab;
-use common::screen::{
-    build_hierarchies, choose_algorithm, command, conditions, render, run_to_done, text,
-};
+use common::cli::publish_project;
+use common::demo_conditions as conditions;
+use common::screen::{build_hierarchies, choose_algorithm, command, render, run_to_done, text};
 
 fn bytes(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -67,20 +66,7 @@ fn write_gives_the_files_of_anonymize_o_byte_for_byte_for_every_algorithm() {
         let cli_dir = dir.path().join(id).join("cli");
         std::fs::create_dir_all(&cli_dir).unwrap();
         let cli = cli_dir.join("release.csv");
-        let out = anonlab()
-            .args(["anonymize", "--project"])
-            .arg(&project)
-            .arg("-o")
-            .arg(&cli)
-            .arg("--release")
-            .arg(cli.with_extension("json"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{id}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        publish_project(&project, &cli);
         assert_eq!(bytes(&tui), bytes(&cli), "{id}: the published table");
         assert_eq!(
             bytes(&tui.with_extension("json")),

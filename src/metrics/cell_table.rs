@@ -28,7 +28,7 @@ use crate::privacy::{counts_of_rows, ValueCount};
 use crate::release::{Cell, Release};
 use crate::risk::ValueBuckets;
 
-use super::queries::Query;
+use super::queries::{Aggregate, Query};
 
 /// The share of an `Original` cell: each row's own value decides.
 pub(crate) const ORIGINAL: f64 = -1.0;
@@ -314,6 +314,21 @@ impl WholeGroups {
             sum,
             negative,
             positive,
+        }
+    }
+
+    /// What the i-th whole group adds to a query's (lower, upper) answer:
+    /// all of its count or sum when every row surely satisfies the
+    /// predicates (`sure`); otherwise nothing at least and all at most for a
+    /// count, and its negative and positive parts for a sum.
+    pub fn bounds(&self, i: usize, aggregate: Aggregate, sure: bool) -> (f64, f64) {
+        match aggregate {
+            Aggregate::Count { code } => {
+                let n = self.count(i, code);
+                (if sure { n } else { 0.0 }, n)
+            }
+            Aggregate::Sum if sure => (self.sum[i], self.sum[i]),
+            Aggregate::Sum => (self.negative[i], self.positive[i]),
         }
     }
 

@@ -237,24 +237,9 @@ impl<'a> ProbabilisticEngine<'a> {
                     continue;
                 }
                 let sure = pro + SLACK >= 1.0;
-                match query.aggregate {
-                    Aggregate::Count { code } => {
-                        let n = self.layout.whole.count(i, code);
-                        if sure {
-                            lower += n;
-                        }
-                        upper += n;
-                    }
-                    Aggregate::Sum => {
-                        if sure {
-                            lower += self.layout.whole.sum[i];
-                            upper += self.layout.whole.sum[i];
-                        } else {
-                            lower += self.layout.whole.negative[i];
-                            upper += self.layout.whole.positive[i];
-                        }
-                    }
-                }
+                let (lo, up) = self.layout.whole.bounds(i, query.aggregate, sure);
+                lower += lo;
+                upper += up;
             }
         }
         let mut expected: Vec<f64> = Vec::new();

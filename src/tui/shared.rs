@@ -119,6 +119,21 @@ pub fn visible_window(n_rows: usize, top: usize, page: usize) -> Range<usize> {
     start..(start + page).min(n_rows)
 }
 
+/// The first row of a window of `page` rows over `n` rows that keeps
+/// `cursor` in view, moving `top` as little as possible: the scrolling of
+/// every table that follows a cursor.
+pub fn follow(top: usize, cursor: usize, page: usize, n: usize) -> usize {
+    let page = page.max(1);
+    let top = if cursor < top {
+        cursor
+    } else if cursor >= top + page {
+        cursor + 1 - page
+    } else {
+        top
+    };
+    top.min(n.saturating_sub(page))
+}
+
 /// An empirical CDF's points as a line that steps up at each point and
 /// runs from 0 to 1 on the x axis: how the screens draw a distribution.
 pub fn step_series(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, f64)> {

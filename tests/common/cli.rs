@@ -17,3 +17,25 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// `anonlab anonymize --project PROJECT -o CSV --release CSV.json`: what
+/// `:write` must write byte for byte for the same saved session. Fails the
+/// test with the run's stderr when the run fails.
+pub fn publish_project(project: &std::path::Path, csv: &std::path::Path) -> std::process::Output {
+    let out = anonlab()
+        .args(["anonymize", "--project"])
+        .arg(project)
+        .arg("-o")
+        .arg(csv)
+        .arg("--release")
+        .arg(csv.with_extension("json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        project.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

@@ -110,3 +110,16 @@ pub fn parse_html(html: &str) -> roxmltree::Document<'_> {
     )
     .unwrap_or_else(|e| panic!("report.html is not well-formed XML: {e}"))
 }
+
+/// Construction's conditions for the demo (old ages pooled, high zips
+/// deleted), written to `dir/G.json`; the path returned.
+pub fn demo_conditions(dir: &std::path::Path) -> PathBuf {
+    let g = dir.join("G.json");
+    std::fs::write(
+        &g,
+        r#"{"conditions": [{"when": "age>=70", "generalize": "age", "to": "70+"},
+            {"when": "zip>=45000", "delete": "record"}]}"#,
+    )
+    .unwrap();
+    g
+}

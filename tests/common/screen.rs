@@ -166,15 +166,3 @@ pub fn build_hierarchies(app: &mut App) {
         assert!(app.session().hierarchies().contains_key(name), "{name}");
     }
 }
-
-/// Construction's conditions for the demo, written beside the project.
-pub fn conditions(dir: &std::path::Path) -> std::path::PathBuf {
-    let g = dir.join("G.json");
-    std::fs::write(
-        &g,
-        r#"{"conditions": [{"when": "age>=70", "generalize": "age", "to": "70+"},
-            {"when": "zip>=45000", "delete": "record"}]}"#,
-    )
-    .unwrap();
-    g
-}

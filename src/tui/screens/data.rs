@@ -13,7 +13,7 @@ use super::mark::MarkDialog;
 use crate::data::{CellSensitivity, ColumnKind, Dataset, Role};
 use crate::tui::keymap::Action;
 use crate::tui::session::SessionState;
-use crate::tui::shared::{visible_window, Out};
+use crate::tui::shared::{follow, visible_window, Out};
 
 /// Most frequent values kept for the side panel's bar chart.
 const TOP_VALUES: usize = 12;
@@ -485,13 +485,7 @@ impl DataScreen {
     /// Scroll so the cursor is on screen, and recompute the visible columns.
     pub fn follow_cursor(&mut self, n: usize) {
         let d = &mut self.view;
-        let page = d.page.max(1);
-        if d.row < d.top {
-            d.top = d.row;
-        } else if d.row >= d.top + page {
-            d.top = d.row + 1 - page;
-        }
-        d.top = d.top.min(n.saturating_sub(page));
+        d.top = follow(d.top, d.row, d.page, n);
         if d.col < d.left {
             d.left = d.col;
         }

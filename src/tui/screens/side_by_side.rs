@@ -13,7 +13,7 @@
 use super::release::{AnonymizeView, MAX_PUBLISHED_WIDTH};
 use crate::data::Dataset;
 use crate::tui::keymap::Action;
-use crate::tui::shared::{text_width, visible_window};
+use crate::tui::shared::{follow, text_width, visible_window};
 
 /// Widest an original column is drawn.
 const MAX_ORIGINAL_WIDTH: u16 = 20;
@@ -84,14 +84,8 @@ impl SideBySide {
             return;
         };
         let n = ds.n_rows();
-        let page = self.page.max(1);
         self.cursor = self.cursor.min(n.saturating_sub(1));
-        if self.cursor < self.top {
-            self.top = self.cursor;
-        } else if self.cursor >= self.top + page {
-            self.top = self.cursor + 1 - page;
-        }
-        self.top = self.top.min(n.saturating_sub(page));
+        self.top = follow(self.top, self.cursor, self.page, n);
         self.columns = view
             .headers
             .iter()

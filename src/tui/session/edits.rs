@@ -160,15 +160,21 @@ impl SessionState {
         self.edit().attacker.threshold = t;
     }
 
-    pub(super) fn attacker_changed(&mut self) {
+    /// The attacker's known attributes by name as a project holds them, and
+    /// whether the attacker knows nothing: an empty list means "every
+    /// attribute" in a project, so knowing nothing is said explicitly.
+    fn known_in_project(&self) -> (Vec<String>, bool) {
         let known: Vec<String> = self
             .known_columns()
             .into_iter()
             .map(|c| self.dataset().col(c).name().to_string())
             .collect();
-        // An empty list means "every attribute" in a project: knowing
-        // nothing is said explicitly.
         let nothing = known.is_empty() && !self.order.is_empty();
+        (known, nothing)
+    }
+
+    pub(super) fn attacker_changed(&mut self) {
+        let (known, nothing) = self.known_in_project();
         let a = &mut self.edit().attacker;
         a.known = known;
         a.knows_nothing = nothing;
@@ -274,12 +280,7 @@ impl SessionState {
                 self.known[c] = false;
             }
         }
-        let known: Vec<String> = self
-            .known_columns()
-            .into_iter()
-            .map(|c| self.dataset().col(c).name().to_string())
-            .collect();
-        let nothing = known.is_empty() && !self.order.is_empty();
+        let (known, nothing) = self.known_in_project();
         if self.session.attacker.known != known || self.session.attacker.knows_nothing != nothing {
             let a = &mut Arc::make_mut(&mut self.session).attacker;
             a.known = known;

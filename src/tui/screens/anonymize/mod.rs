@@ -41,7 +41,7 @@ use crate::tui::keymap::Action;
 use crate::tui::session::{
     reads_p, t_closeness_candidate, AlgorithmChoice, AnonymizeInputs, SessionState, FULL_DOMAIN,
 };
-use crate::tui::shared::{text_width, visible_window, JobState, Out, MAX_L};
+use crate::tui::shared::{follow, text_width, visible_window, JobState, Out, MAX_L};
 use crate::tui::worker::{JobId, Worker, WorkerMsg};
 
 /// Largest record-suppression limit the keys offer, in percent.
@@ -244,14 +244,8 @@ impl AnonymizeState {
         self.lattice.refresh(view.full_domain.as_ref());
         self.side_by_side.refresh(Some(view), ds);
         let n = view.published_rows();
-        let page = t.page.max(1);
         t.cursor = t.cursor.min(n.saturating_sub(1));
-        if t.cursor < t.top {
-            t.top = t.cursor;
-        } else if t.cursor >= t.top + page {
-            t.top = t.cursor + 1 - page;
-        }
-        t.top = t.top.min(n.saturating_sub(page));
+        t.top = follow(t.top, t.cursor, t.page, n);
         if self.show_detail {
             self.detail = view.detail(ds, t.cursor);
         }

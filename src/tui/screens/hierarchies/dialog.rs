@@ -85,6 +85,31 @@ pub struct HierarchyDialog {
 }
 
 impl HierarchyDialog {
+    /// A dialog on `column` with its fields, nothing previewed, built or
+    /// failed yet, and no columns to condition on.
+    pub(super) fn new(
+        kind: DialogKind,
+        ds: &Dataset,
+        column: usize,
+        builder: Builder,
+        fields: Vec<Field>,
+    ) -> Self {
+        HierarchyDialog {
+            kind,
+            column,
+            attribute: ds.col(column).name().to_string(),
+            builder,
+            fields,
+            focus: 0,
+            preview: Ok(Vec::new()),
+            error: None,
+            note: None,
+            built: None,
+            folder: None,
+            candidates: Vec::new(),
+        }
+    }
+
     /// Index into `fields` of the focused field, if a text field has focus.
     pub fn focused_field(&self) -> Option<usize> {
         match self.kind {

@@ -260,42 +260,25 @@ impl HierarchiesState {
         } else {
             Builder::Frequency
         };
-        let mut d = HierarchyDialog {
-            kind: DialogKind::Build,
-            column,
-            attribute: ds.col(column).name().to_string(),
-            builder,
-            fields: builder_fields(ds, column, builder, k),
-            focus: 0,
-            preview: Ok(Vec::new()),
-            error: None,
-            note: None,
-            built: None,
-            folder: None,
-            candidates: self.matrix.columns.clone(),
-        };
+        let fields = builder_fields(ds, column, builder, k);
+        let mut d = HierarchyDialog::new(DialogKind::Build, ds, column, builder, fields);
+        d.candidates = self.matrix.columns.clone();
         d.refresh_preview(ds);
         self.dialog = Some(d);
     }
 
     fn open_path(&mut self, ds: &Dataset, kind: DialogKind, path: String) {
-        self.dialog = Some(HierarchyDialog {
+        let fields = vec![Field {
+            label: "file or folder",
+            value: path,
+        }];
+        self.dialog = Some(HierarchyDialog::new(
             kind,
-            column: self.cursor,
-            attribute: ds.col(self.cursor).name().to_string(),
-            builder: Builder::Mask,
-            fields: vec![Field {
-                label: "file or folder",
-                value: path,
-            }],
-            focus: 0,
-            preview: Ok(Vec::new()),
-            error: None,
-            note: None,
-            built: None,
-            folder: None,
-            candidates: Vec::new(),
-        });
+            ds,
+            self.cursor,
+            Builder::Mask,
+            fields,
+        ));
     }
 
     /// Apply an action to the open dialog (it is modal).
