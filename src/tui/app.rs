@@ -488,7 +488,12 @@ impl App {
         }
         self.apply(out);
         self.follow_session();
-        self.sync_clock(Instant::now());
+        // A key press notes the jobs it started but does not move the
+        // clock: only time the app waited for (a tick, a worker's message)
+        // does, so what a sequence of steps draws never depends on how fast
+        // the machine ran them.
+        let list = self.job_lines();
+        self.clock.note(&list, Instant::now());
     }
 
     /// Apply a worker message. Messages of superseded requests are dropped.

@@ -42,8 +42,10 @@ pub fn shows_gauge(started: Instant, now: Instant) -> bool {
     now.saturating_duration_since(started) >= GAUGE_AFTER
 }
 
-/// When each running job started, as seen by the app. The app syncs it
-/// after every change with the current time; tests pass a later instant to
+/// When each running job started, as seen by the app. Key presses note the
+/// jobs they start ([`note`](Self::note)); ticks and worker messages also
+/// move the clock ([`sync`](Self::sync)), so a gauge appears on the first of
+/// those after [`GAUGE_AFTER`]. Tests pass a later instant to
 /// [`App::on_tick_at`](super::App::on_tick_at) instead of sleeping.
 #[derive(Debug, Clone)]
 pub struct JobClock {
@@ -66,7 +68,13 @@ impl JobClock {
     /// sync. Time never goes back: an earlier `now` is ignored.
     pub fn sync(&mut self, jobs: &[JobLine], now: Instant) {
         self.now = self.now.max(now);
-        let now = self.now;
+        self.note(jobs, self.now);
+    }
+
+    /// Record the jobs that started since the last sync at `now` and forget
+    /// the ones that stopped, without moving the clock: a job noted after
+    /// the clock's time has not run at all as far as the gauge is concerned.
+    pub fn note(&mut self, jobs: &[JobLine], now: Instant) {
         self.started.retain(|&(name, id, _)| {
             jobs.iter()
                 .any(|j| j.name == name && j.running() == Some(id))
