@@ -224,6 +224,34 @@ fn endless_and_oversized_inputs_stop_at_their_limits() {
         let out = c.run(&["assess", "--project", "pz.json"]);
         refused(&out, &["/dev/zero, row 1", "--max-row-bytes"]);
     }
+    // A short row over a small row limit is refused where it is, not only
+    // once the reader has buffered more than the limit past it.
+    c.input("short.csv", "a,b\n1,2\n3,456789012345\n5,6\n");
+    // Blank lines before a row are not part of it.
+    c.input("blank.csv", format!("a,b\n1,2\n{}3,4\n", "\n".repeat(40)));
+    let out = c.run(&["assess", "blank.csv", "--qi", "a", "--max-row-bytes", "10"]);
+    succeeded(&out);
+    let out = c.run(&["assess", "short.csv", "--qi", "a", "--max-row-bytes", "10"]);
+    refused(
+        &out,
+        &["short.csv, row 3", "limit of 10 bytes", "--max-row-bytes"],
+    );
+    let out = c.run(&["assess", "short.csv", "--qi", "a", "--max-row-bytes", "3"]);
+    refused(&out, &["short.csv, row 1", "limit of 3 bytes"]);
+    let adult = common::adult_path();
+    if common::require(adult.exists(), "Adult at ../shared/data/adult/") {
+        // Adult's first lines are 88, 82 and 97 bytes with their line
+        // breaks: the third is the first over 90.
+        let out = c.run(&[
+            "assess",
+            adult.to_str().unwrap(),
+            "--qi",
+            "age",
+            "--max-row-bytes",
+            "90",
+        ]);
+        refused(&out, &["adult.csv, row 3", "limit of 90 bytes"]);
+    }
     // 100,000 columns in 600 KB: refused at the header; raised, correlate
     // refuses the 5 billion pairs before any work.
     let wide: String = (0..100_000)

@@ -76,6 +76,12 @@ impl<R> Tracked<R> {
     /// before the blank lines it skips; those are counted too. Positions
     /// must not decrease from call to call.
     pub(super) fn line_at(&mut self, pos: u64) -> u64 {
+        self.line_and_start(pos).0
+    }
+
+    /// [`Self::line_at`], and the byte at which the record's own text
+    /// starts, after the blank lines the reader skipped before it.
+    pub(super) fn line_and_start(&mut self, pos: u64) -> (u64, u64) {
         // A break that starts before `pos` is behind it; the reader may put
         // a record on the `\n` of a `\r\n` it split across two reads.
         let mut at = pos;
@@ -97,7 +103,7 @@ impl<R> Tracked<R> {
             blank += 1;
             at = end;
         }
-        self.lines_behind + blank + 1
+        (self.lines_behind + blank + 1, at)
     }
 
     /// The loader took the record ending at byte `end`.

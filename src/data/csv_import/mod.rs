@@ -33,7 +33,7 @@ use crate::format::thousands;
 // The byte counting of the input and the messages of its limits.
 mod limits;
 
-use limits::{file_limit_message, Limits, LineMap, Tracked};
+use limits::{file_limit_message, Exceeded, Limits, LineMap, Tracked};
 
 /// How to read a CSV file. Serialized into the project file so a session
 /// re-reads its data the same way.
@@ -272,6 +272,10 @@ fn load_from<R: Read + Send>(
         Err(e) => return Err(limits.csv_error(reader.get_mut(), &[], e)),
     };
     let header_end = reader.position().byte();
+    if header_end > opts.max_row_bytes {
+        let e = std::io::Error::other(Exceeded::Row).into();
+        return Err(limits.csv_error(reader.get_mut(), &[], e));
+    }
     reader.get_mut().consumed(header_end);
     if opts.trim {
         headers.trim();
@@ -450,7 +454,16 @@ impl Batch {
             let start = record.position().map_or(0, csv::Position::byte);
             let end = reader.position().byte();
             let tracked = reader.get_mut();
-            let line = tracked.line_at(start);
+            let (line, text_start) = tracked.line_and_start(start);
+            // `Tracked::read` sees a long row only when the reader asks for
+            // more than the row limit past the last record; a row that fits
+            // in the reader's buffer is measured here, once it is whole
+            // (its text and line break, not the blank lines before it).
+            if end.saturating_sub(text_start) > tracked.max_row {
+                tracked.consumed(text_start);
+                tracked.exceeded = Some(Exceeded::Row);
+                break Parsed::Failed(std::io::Error::other(Exceeded::Row).into());
+            }
             tracked.consumed(end);
             last.line = line;
             last_slot = Some(self.len);
