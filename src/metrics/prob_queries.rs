@@ -244,6 +244,7 @@ impl<'a> ProbabilisticEngine<'a> {
         }
         let mut expected: Vec<f64> = Vec::new();
         let mut cell_share = vec![None; n_pred];
+        let mut bucket_share = None;
         // The whole groups were added above: visit the others.
         let visited = if by_group {
             self.layout.whole.partial.len()
@@ -262,7 +263,8 @@ impl<'a> ProbabilisticEngine<'a> {
             if expected.is_empty() {
                 expected.resize(buckets.len(), 0.0);
             }
-            self.group_probabilities(g, query, tables, &cell_share, |r, p| {
+            let shares = bucket_share.get_or_insert_with(|| self.bucket_shares(query, tables));
+            self.group_probabilities(g, query, tables, &cell_share, shares, |r, p| {
                 if let Some(b) = buckets.bucket_of_row(r as usize) {
                     expected[b] += p;
                 }
@@ -291,9 +293,10 @@ impl<'a> ProbabilisticEngine<'a> {
     ) {
         let tables = &prepared.tables[..query.predicates.len()];
         let mut cell_share = vec![None; query.predicates.len()];
+        let bucket_share = self.bucket_shares(query, tables);
         for (gi, g) in self.release.groups.iter().enumerate() {
             self.cell_shares(gi, query, prepared, &mut cell_share);
-            self.group_probabilities(g, query, tables, &cell_share, &mut f);
+            self.group_probabilities(g, query, tables, &cell_share, &bucket_share, &mut f);
         }
     }
 
@@ -313,18 +316,12 @@ impl<'a> ProbabilisticEngine<'a> {
         }
     }
 
-    /// Calls `f(row, Pro(row))` for every row of a group.
-    fn group_probabilities(
-        &self,
-        g: &crate::release::EquivalenceGroup,
-        query: &Query,
-        tables: &[Vec<bool>],
-        cell_share: &[Option<f64>],
-        mut f: impl FnMut(u32, f64),
-    ) {
-        // Per predicate on a bucketized column: each local bucket's share
-        // of satisfying values (computed once per query, on first need).
-        let bucket_share: Vec<Option<Vec<f64>>> = query
+    /// Per predicate on a bucketized column: each local bucket's share of
+    /// satisfying values. Computed once per query (it reads every row of
+    /// the column's local buckets), not once per group: on an LGB release
+    /// of Adult that was most of the workload's time.
+    fn bucket_shares(&self, query: &Query, tables: &[Vec<bool>]) -> Vec<Option<Vec<f64>>> {
+        query
             .predicates
             .iter()
             .zip(tables)
@@ -350,7 +347,20 @@ impl<'a> ProbabilisticEngine<'a> {
                         .collect(),
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    /// Calls `f(row, Pro(row))` for every row of a group; `bucket_share`
+    /// from [`Self::bucket_shares`].
+    fn group_probabilities(
+        &self,
+        g: &crate::release::EquivalenceGroup,
+        query: &Query,
+        tables: &[Vec<bool>],
+        cell_share: &[Option<f64>],
+        bucket_share: &[Option<Vec<f64>>],
+        mut f: impl FnMut(u32, f64),
+    ) {
         for &r in &g.rows {
             let mut pro = 1.0;
             for (i, p) in query.predicates.iter().enumerate() {
