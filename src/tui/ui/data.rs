@@ -49,7 +49,16 @@ fn draw_frequencies(frame: &mut Frame, area: Rect, f: &FrequencyView) {
         .clamp(5, 40) as u16;
     let count_w = thousands(f.rows as u64).len().max(5) as u16;
     let small_w = small_head.chars().count() as u16;
-    let width = (widest + count_w + 7 + small_w + 3 + 2).min(area.width);
+    let known = if f.known.is_empty() {
+        "the attacker knows no attribute".to_string()
+    } else {
+        format!("classes on {}", f.known.join(", "))
+    };
+    let footer = format!(" {known} · Esc closes ");
+    // Wide enough for the footer too, which says whose classes these are.
+    let table_w = widest + count_w + 7 + small_w + 3 + 2;
+    let footer_w = Span::raw(footer.as_str()).width() as u16 + 2;
+    let width = table_w.max(footer_w).min(area.width);
     let height = (f.values.len() as u16 + 5).min(area.height);
     let popup = widgets::centered(area, width, height);
     let room = usize::from(popup.height.saturating_sub(4)).max(1);
@@ -64,11 +73,6 @@ fn draw_frequencies(frame: &mut Frame, area: Rect, f: &FrequencyView) {
             ),
         ])
     });
-    let known = if f.known.is_empty() {
-        "the attacker knows no attribute".to_string()
-    } else {
-        format!("classes on {}", f.known.join(", "))
-    };
     let title = format!(
         " {}: {} values ({}–{}) ",
         f.name,
@@ -90,7 +94,7 @@ fn draw_frequencies(frame: &mut Frame, area: Rect, f: &FrequencyView) {
     .block(
         Block::bordered()
             .title(Span::styled(title, title_style()))
-            .title_bottom(Span::styled(format!(" {known} · Esc closes "), dim())),
+            .title_bottom(Span::styled(footer, dim())),
     );
     widgets::clear_under_popup(frame, popup);
     frame.render_widget(table, popup);
