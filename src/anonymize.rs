@@ -140,8 +140,9 @@ pub struct Evaluation {
     /// sensitive cells of each bucketized attribute.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub local_breach: Vec<AttributeBreach>,
-    /// Bucketized releases: GLP and reconstruction error (refining-partition
-    /// paper, Definition 3 and Property 8, `metrics::glp`).
+    /// Bucketized releases and NG's: GLP and reconstruction error
+    /// (refining-partition paper, Definition 3 and Property 8,
+    /// `metrics::glp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correspondence: Option<metrics::CorrespondenceLoss>,
     /// p-sensitive measures (IL, Div, Hom of the p-sensitive paper,
@@ -288,9 +289,9 @@ fn verify_and_measure_risk(
 }
 
 /// GLP and reconstruction error of a bucketized release without local
-/// buckets; `None` for the others.
+/// buckets, or of NG's (its assignment); `None` for the others.
 fn glp(release: &Release, ds: &Dataset) -> Result<Option<metrics::CorrespondenceLoss>> {
-    if release.is_bucketized() && release.local_buckets.is_empty() {
+    if (release.is_bucketized() || release.has_assignment()) && release.local_buckets.is_empty() {
         metrics::correspondence_loss(release, ds)
     } else {
         Ok(None)

@@ -452,6 +452,11 @@ proptest! {
                     Guarantee::KAnonymity { k } => {
                         prop_assert!(link.summary.max <= 1.0 / f64::from(*k) + 1e-12, "{}", alg.id());
                     }
+                    // Each record lies in its l assigned tuples' cells,
+                    // its own among them: at least l matches.
+                    Guarantee::RegularAssignment { l, .. } => {
+                        prop_assert!(link.summary.max <= 1.0 / f64::from(*l) + 1e-12, "{}", alg.id());
+                    }
                     Guarantee::BucketLDiversity { l, .. } | Guarantee::CrossBucketLDiversity { l, .. } => {
                         prop_assert!(breach.summary.max <= 1.0 / f64::from(*l) + 1e-9, "{}", alg.id());
                     }

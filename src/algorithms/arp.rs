@@ -38,11 +38,9 @@
 //! - `at` is anatomy's own partition, published by anatomy: exactly the
 //!   `anatomy` algorithm (same code, same seed, same release) under the id
 //!   the paper uses.
-//! - NG (non-homogeneous generalization) is not implemented: it publishes
-//!   one generalized tuple per record whose privacy rests on the k-regular
-//!   assignment graph between records and tuples, which the Release model
-//!   (one cell per QI per group) cannot express and the verifier's breach
-//!   computation (a ratio of matching tuples) would not accept.
+//! - NG (non-homogeneous generalization), the paper's fourth method, is
+//!   `ng` (`algorithms::ng`): ring handling on this file's Algorithm 1,
+//!   one generalized tuple per record with its ℓ-regular assignment.
 //!
 //! Choices the paper leaves open:
 //! - Partitioning uses exact values (dictionary codes; numeric codes are in

@@ -13,6 +13,7 @@ pub mod construction;
 pub mod full_domain;
 pub mod lgb;
 mod mondrian;
+pub mod ng;
 pub mod pk;
 
 use fixedbitset::FixedBitSet;
@@ -100,6 +101,7 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(arp::Arp::generalization()),
         Box::new(arp::Aip),
         Box::new(arp::At),
+        Box::new(ng::Ng),
         Box::new(pk::EnhancedPk),
         Box::new(pk::GreedyPk),
     ]

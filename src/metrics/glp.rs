@@ -21,6 +21,10 @@
 //!   is exactly (n − r)(1 − 1/ℓ) + r with r the residues inserted at the end
 //!   of Algorithm 2 (a block of m distinct values contributes m − 1).
 //!
+//! A release with NG's assignment (`Release::assignment`) has no blocks:
+//! record t's block is the set of tuples assigned to it, each carrying its
+//! owner's value (`assignment_loss`).
+//!
 //! The NSAs are the release's quasi-identifiers, the SA its first sensitive
 //! attribute; a missing value is a value of its own; S_t is taken over every
 //! row of T, suppressed ones included (they are part of the original table
@@ -81,6 +85,9 @@ pub fn correspondence_loss(release: &Release, ds: &Dataset) -> Result<Option<Cor
     let nsa = Partition::by_columns(ds, &release.quasi_identifiers);
     // (class of NSA values, SA value) pairs that occur in T.
     let seen = SeenPairs::new(&nsa, codes, col.code_space());
+    if release.has_assignment() {
+        return Ok(Some(assignment_loss(release, ds, sa, &nsa, &seen)?));
+    }
     let blocks: Vec<&[u32]> = if release.is_bucketized() {
         release.buckets.iter().map(|b| b.rows.as_slice()).collect()
     } else {
@@ -136,6 +143,76 @@ pub fn correspondence_loss(release: &Release, ds: &Dataset) -> Result<Option<Cor
             .filter(|&l| l > 0)
             .map(|l| records as f64 * (1.0 - 1.0 / f64::from(l))),
     }))
+}
+
+/// GLP and RE of a release with NG's assignment: record t's block is the
+/// tuples assigned to it, each carrying its owner's value, so
+/// Pr(t*[SA] = s) = (t's tuples carrying s)/(t's tuples) — 1/ℓ per value
+/// under an ℓ-regular assignment with distinct values, the reading under
+/// which the refining-partition paper compares NG with ARP's sub-blocks.
+fn assignment_loss(
+    release: &Release,
+    ds: &Dataset,
+    sa: usize,
+    nsa: &Partition,
+    seen: &SeenPairs,
+) -> Result<CorrespondenceLoss> {
+    let col = ds.col(sa);
+    let codes = col.codes();
+    let n = ds.n_rows();
+    let out_of_range = |r: u32| {
+        Error::Parameter(format!(
+            "the release publishes row {r}, the dataset has {n} rows"
+        ))
+    };
+    let mut values: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (group, assigned) in release.groups.iter().zip(&release.assignment) {
+        for &own in &group.rows {
+            let value = *codes.get(own as usize).ok_or_else(|| out_of_range(own))?;
+            for &r in assigned {
+                values
+                    .get_mut(r as usize)
+                    .ok_or_else(|| out_of_range(r))?
+                    .push(value);
+            }
+        }
+    }
+    let (mut records, mut with_loss) = (0usize, 0usize);
+    let (mut nlp_sum, mut nlp_max, mut re) = (0.0f64, 0.0f64, 0.0f64);
+    for t in release.groups.iter().flat_map(|g| &g.rows) {
+        let t = *t as usize;
+        let vals = &values[t];
+        if vals.is_empty() {
+            continue;
+        }
+        let class = nsa.class_of(t);
+        let unseen = vals.iter().filter(|&&v| !seen.contains(class, v)).count();
+        let own = vals.iter().filter(|&&v| v == codes[t]).count();
+        let size = vals.len() as f64;
+        let nlp = unseen as f64 / size;
+        nlp_sum += nlp;
+        nlp_max = nlp_max.max(nlp);
+        with_loss += usize::from(unseen > 0);
+        re += 1.0 - own as f64 / size;
+        records += 1;
+    }
+    Ok(CorrespondenceLoss {
+        attribute: col.name().to_string(),
+        records,
+        glp: if records == 0 {
+            0.0
+        } else {
+            nlp_sum / records as f64
+        },
+        nlp_max,
+        records_with_loss: with_loss,
+        reconstruction_error: re,
+        re_lower_bound: release
+            .params
+            .l
+            .filter(|&l| l > 0)
+            .map(|l| records as f64 * (1.0 - 1.0 / f64::from(l))),
+    })
 }
 
 /// Which (original QI class, sensitive value) pairs occur in the table.

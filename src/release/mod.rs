@@ -22,6 +22,13 @@
 //!   of the column's local buckets, published only as a bucket reference.
 //!   Fully sensitive columns (`sensitive`) have every published cell in a
 //!   local bucket.
+//! - **Assignment** (NG only, non-homogeneous generalization): every group
+//!   is one published tuple (one row, its owner) whose cells were
+//!   generalized over several records, and `assignment[g]` lists those
+//!   records: the edges of the k-regular assignment graph between records
+//!   and published tuples that NG's privacy rests on. It is the publisher's
+//!   evidence for the verifier, not part of the published files (the
+//!   attacker builds his own graph from the cells; see `algorithms::ng`).
 //! - **Suppressed rows** are not published at all.
 //! - **Claims** are the guarantees the algorithm says hold; the verifier in
 //!   `privacy::verify` re-checks each by its definition.
@@ -211,6 +218,20 @@ pub struct QiSubset {
 pub enum Guarantee {
     /// Every equivalence group has at least k rows.
     KAnonymity { k: u32 },
+    /// Non-homogeneous generalization's guarantee (Wong, Mamoulis and
+    /// Cheung, SIGMOD 2010, as the refining-partition paper's NG baseline
+    /// uses it with ℓ): every group is one published tuple, and the
+    /// release's `assignment` is an l-regular bipartite graph between the
+    /// published records and the tuples (each tuple assigned to l records,
+    /// each record to l tuples, the tuple's own record among its l), every
+    /// assigned record's QI values lie in the tuple's cells, and the l
+    /// tuples assigned to a record carry l distinct values of the
+    /// attribute. By König's theorem an l-regular bipartite graph is the
+    /// union of l perfect matchings, so each of a record's l tuples is its
+    /// own in some matching consistent with everything published: an
+    /// attacker who knows every QI value cannot tell which, nor rule out
+    /// any of l distinct sensitive values.
+    RegularAssignment { attribute: String, l: u32 },
     /// Every equivalence group holds at least l distinct values of the
     /// attribute (Mondrian's l-diverse variant).
     GroupLDiversity { attribute: String, l: u32 },
@@ -313,6 +334,11 @@ pub struct Release {
     /// their rows carry QI values on every quasi-identifier).
     #[serde(default)]
     pub qi_partition: Vec<QiSubset>,
+    /// NG's assignment, parallel to `groups`: the records each published
+    /// tuple is assigned to (its own row among them). Empty for releases
+    /// of other algorithms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assignment: Vec<Vec<u32>>,
     pub suppressed_rows: Vec<u32>,
     pub claims: Vec<Guarantee>,
     /// Rows of the source dataset.
@@ -335,6 +361,7 @@ impl Release {
             local_buckets: Vec::new(),
             semi_sensitive: Vec::new(),
             qi_partition: Vec::new(),
+            assignment: Vec::new(),
             suppressed_rows: Vec::new(),
             claims: Vec::new(),
             source_rows: ds.n_rows(),
@@ -366,6 +393,11 @@ impl Release {
     /// Bucket index per source row (`None` when not in a bucket).
     pub fn bucket_of_row(&self) -> Vec<Option<u32>> {
         index_of_row(self.source_rows, self.buckets.iter().map(|b| &b.rows))
+    }
+
+    /// Whether the release carries NG's assignment graph.
+    pub fn has_assignment(&self) -> bool {
+        !self.assignment.is_empty()
     }
 
     pub fn is_bucketized(&self) -> bool {

@@ -76,11 +76,17 @@
 //!   attribute, (3) each such bucket has at least l cells. An attribute
 //!   without sensitive cells holds vacuously (a sensitive one without local
 //!   buckets does not);
+//! - `RegularAssignment` (NG): the release's assignment is l-regular
+//!   (every tuple — a group of one row — assigned to l distinct published
+//!   records, its own among them, and every published record to l tuples),
+//!   each assigned record's QI values lie in the tuple's cells, and the l
+//!   tuples of a record carry l distinct values of the attribute
+//!   (`assignment`, which says why that is NG's guarantee);
 //! - `LocalTCloseness` (LGB): every local bucket of the attribute within EMD
 //!   t of the distribution of all its bucketed cells, as `TCloseness`.
 //!
 //! The checks live by seam: `structure` (the release's shape and truthful
-//! cells), `diversity` (k, l, p and LGB's Corollary 3 on groups and
+//! cells), `assignment` (NG's regular assignment), `diversity` (k, l, p and LGB's Corollary 3 on groups and
 //! buckets), `cross_bucket` (Corollary 2 and Definition 10 over matching
 //! tuples), `closeness` (t-closeness and its EMD).
 //!
@@ -95,6 +101,7 @@ use crate::data::Dataset;
 use crate::release::{Guarantee, Release};
 use crate::risk::{Breach, Matching};
 
+mod assignment;
 mod closeness;
 mod cross_bucket;
 mod diversity;
@@ -102,6 +109,7 @@ mod structure;
 #[cfg(test)]
 mod tests;
 
+use assignment::regular_assignment;
 use closeness::{local_t_closeness, t_closeness};
 use cross_bucket::{breach_bound, cross_bucket_l_diversity};
 use diversity::{
@@ -224,6 +232,9 @@ pub fn verify_with(release: &Release, ds: &Dataset, shared: Shared<'_>) -> Verif
 fn claim_name(claim: &Guarantee) -> String {
     match claim {
         Guarantee::KAnonymity { k } => format!("{k}-anonymity"),
+        Guarantee::RegularAssignment { attribute, l } => {
+            format!("{l}-regular assignment with distinct values of '{attribute}' (NG)")
+        }
         Guarantee::GroupLDiversity { attribute, l } => {
             format!("distinct {l}-diversity of '{attribute}' in every group")
         }
@@ -279,6 +290,9 @@ fn verify_claim(
     let column = |name: &str| ds.column_index(name).map_err(|e| e.to_string());
     match claim {
         Guarantee::KAnonymity { k } => k_anonymity(release, ds, *k),
+        Guarantee::RegularAssignment { attribute, l } => {
+            regular_assignment(release, ds, column(attribute)?, *l)
+        }
         Guarantee::GroupLDiversity { attribute, l } => {
             group_l_diversity(release, ds, column(attribute)?, *l)
         }

@@ -125,11 +125,11 @@ pub fn reads_p(algorithm: &str) -> bool {
 }
 
 /// Whether an algorithm reads k: bucketization alone (Anatomy, the
-/// refining-partition family) and Construction(D, G) do not.
+/// refining-partition family and its NG baseline) and Construction(D, G) do not.
 pub fn reads_k(algorithm: &str) -> bool {
     !matches!(
         algorithm,
-        "anatomy" | "arp" | "arp-gen" | "aip" | "at" | CONSTRUCTION
+        "anatomy" | "arp" | "arp-gen" | "aip" | "at" | "ng" | CONSTRUCTION
     )
 }
 
