@@ -62,6 +62,16 @@ pub struct CorrelateArgs {
     /// `anonymize --algorithm construction --conditions`).
     #[arg(long, value_name = "FILE", requires = "build_hierarchy")]
     pub conditions_out: Option<PathBuf>,
+    /// How contexts cut the focused attribute: `nested` (every cut a
+    /// frontier of one interval tree, the hierarchy file's) or
+    /// `per-context` (each context on its own tree; G carries the cuts,
+    /// which may overlap across contexts).
+    #[arg(long, default_value = "nested", value_parser = ["nested", "per-context"], requires = "build_hierarchy")]
+    pub cuts: String,
+    /// The paper's last step: G asks Construction to delete the records of
+    /// every published class smaller than K.
+    #[arg(long, value_name = "K", requires = "build_hierarchy")]
+    pub delete_below: Option<u32>,
     #[command(flatten)]
     pub csv: CsvArgs,
 }
@@ -124,6 +134,8 @@ fn build(a: &CorrelateArgs, ds: &Dataset, focus: &str, inputs: &Inputs) -> anyho
             .with_context(at)?;
     }
     spec.depth = a.depth;
+    spec.per_context = a.cuts == "per-context";
+    spec.delete_below = a.delete_below;
     spec.measure = a.measure;
     spec.discretization = Discretization {
         bins: a.bins,
@@ -198,10 +210,25 @@ fn human_build(r: &CorrelatedHierarchy, a: &CorrelateArgs, n: u64) -> String {
             .collect();
         let _ = writeln!(
             o,
-            "  {} — {} records\n    {}",
+            "  {} — {} records, {} intervals ({} on a tree of its own)\n    {}",
             c.when.as_deref().unwrap_or("all records"),
             thousands(c.records as usize),
+            c.cut.len(),
+            c.alone,
             cut.join(" ")
+        );
+    }
+    let used: usize = r.contexts.iter().map(|c| c.cut.len()).sum();
+    let alone: usize = r.contexts.iter().map(|c| c.alone).sum();
+    let _ = writeln!(
+        o,
+        "cuts: {} — {used} intervals over the contexts, {alone} if each context had a tree of its own",
+        a.cuts
+    );
+    if let Some(k) = a.delete_below {
+        let _ = writeln!(
+            o,
+            "G deletes the records of every published class smaller than {k} (the paper's last step)"
         );
     }
     let h = &r.hierarchy;

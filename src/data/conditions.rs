@@ -26,6 +26,12 @@ use crate::error::{Error, Result};
 #[serde(deny_unknown_fields)]
 pub struct Conditions {
     pub conditions: Vec<Condition>,
+    /// The correlation-hierarchy paper's last step of Algorithm 4's use
+    /// ("we delete some records to fulfill the required conditions"): after
+    /// the conditions, Construction deletes the records of every published
+    /// class (equal published QI values) smaller than this k.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_below: Option<u32>,
 }
 
 /// One condition, as written in the file: `when` plus exactly one action
@@ -118,6 +124,7 @@ mod tests {
                 Condition::generalize_interval(None, "age", 30.0, 39.0),
                 Condition::delete_record(Some("age>90")),
             ],
+            delete_below: Some(2),
         };
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("g.json");

@@ -10,7 +10,11 @@
 //!   hierarchy (`"level": 2`, from `Options::hierarchies`);
 //! - **delete the record** (`"delete": "record"`): the row is not published;
 //! - **delete cells** (`"delete": "cells", "columns": [...]`): those QI cells
-//!   publish `*`.
+//!   publish `*`;
+//! - and, for the whole file, `"delete_below": k`: after the conditions,
+//!   the records of every published class smaller than k are deleted (the
+//!   paper's last step, "we delete some records to fulfill the required
+//!   conditions, k = 5 for example").
 //!
 //! The conditions file (G.json), as H5's correlation-based construction
 //! writes it:
@@ -242,6 +246,17 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
             });
         }
         release.groups[g].rows.push(r as u32);
+    }
+    if let Some(below) = conditions.delete_below {
+        // The paper's last step: the records of classes short of k go.
+        let (keep, short): (Vec<_>, Vec<_>) = std::mem::take(&mut release.groups)
+            .into_iter()
+            .partition(|grp| grp.rows.len() >= below as usize);
+        release.groups = keep;
+        release
+            .suppressed_rows
+            .extend(short.into_iter().flat_map(|grp| grp.rows));
+        release.suppressed_rows.sort_unstable();
     }
     let k = release.group_sizes().into_iter().min().unwrap_or(0);
     if k > 0 {

@@ -145,3 +145,51 @@ fn errors_name_the_condition_column_and_value() {
     let e = Conditions::load(&f).unwrap_err().to_string();
     assert!(e.contains("g.json") && e.contains("generalise"), "{e}");
 }
+
+/// G's `delete_below` (the correlation-hierarchy paper's last step):
+/// after the conditions, every class smaller than k is deleted, the
+/// others published as they were, and the release claims the k it now
+/// reaches.
+#[test]
+fn delete_below_deletes_exactly_the_short_classes() {
+    let d = ds();
+    // sex generalized away, height to two ranges, ages 90 and over to
+    // [90-99]: no two rows agree on (height range, age).
+    let json = |below: &str| {
+        format!(
+            r#"{{"conditions": [{{"when": "height<150", "generalize": "height", "to": "<150"}},
+                {{"when": "height>=150", "generalize": "height", "to": ">=150"}},
+                {{"when": "age>=90", "generalize": "age", "interval": [90, 99]}},
+                {{"generalize": "sex", "to": "any"}}]{below}}}"#
+        )
+    };
+    let before = Construction
+        .run(&req(&d, g(&json(""))), &Progress::new())
+        .unwrap();
+    // Classes: (<150, 91-99: row 0), (<150, 30: 1), (<150, 31: 4),
+    // (>=150, 35: 2), (>=150, 38: 3), (>=150, 90-99: 5) — all singletons.
+    assert_eq!(before.groups.len(), 6);
+    let mut rq = req(&d, g(&json(r#", "delete_below": 2"#)));
+    let all = Construction.run(&rq, &Progress::new()).unwrap();
+    assert!(all.groups.is_empty());
+    assert_eq!(all.suppressed_rows, vec![0, 1, 2, 3, 4, 5]);
+    // Without age as a QI: {0, 1, 4} and {2, 3, 5} stay, nothing deleted;
+    // with a class of one (row 5 taken apart by its own label), only it goes.
+    rq.qi = vec![0, 2];
+    let json = r#"{"conditions": [{"when": "height<150", "generalize": "height", "to": "<150"},
+        {"when": "height>=150", "generalize": "height", "to": ">=150"},
+        {"generalize": "sex", "to": "any"}], "delete_below": 2}"#;
+    rq.options.conditions = Some(g(json));
+    let kept = Construction.run(&rq, &Progress::new()).unwrap();
+    assert_eq!(kept.group_sizes(), vec![3, 3]);
+    assert!(kept.suppressed_rows.is_empty());
+    let json = r#"{"conditions": [{"when": "height<150", "generalize": "height", "to": "<150"},
+        {"when": "height>=150 and height<175", "generalize": "height", "to": "[150-174]"},
+        {"generalize": "sex", "to": "any"}], "delete_below": 2}"#;
+    rq.options.conditions = Some(g(json));
+    let r = Construction.run(&rq, &Progress::new()).unwrap();
+    assert_eq!(r.group_sizes(), vec![3, 2]);
+    assert_eq!(r.suppressed_rows, vec![5]);
+    assert_eq!(r.claims, vec![Guarantee::KAnonymity { k: 2 }]);
+    assert!(crate::privacy::verify(&r, &d).all_hold());
+}

@@ -70,11 +70,22 @@
 //!   interval when it has fewer, so level 1 generalizes every value and each
 //!   level is a coarsening of the one below. Labels are `[lo-hi]` as the
 //!   quantile builder writes them.
+//! - **Per-context cuts** (`per_context`, `correlate --cuts per-context`):
+//!   each final context is cut on a tree of its own, so its intervals may
+//!   overlap another context's (the paper's male −162 beside female
+//!   161–164; Table 2's finer cuts for ages 15 and 20 around 170 cm beside
+//!   age 12's). Only G carries them (Construction applies G per record);
+//!   the hierarchy file stays the nested tree's, as one ARX hierarchy maps
+//!   each value to one interval per level. Each context reports both
+//!   (`Context::cut` as used, `Context::alone` the own tree's count), so
+//!   what the nesting costs is measured, not argued.
 //! - **G**: one condition per (context, interval) with records, `when =
 //!   context predicate and f>=lo and f<=hi`, generalizing `f` to the interval
 //!   `[lo, hi]`; records with a missing `f` get no condition (Construction
 //!   leaves missing cells as they are). The paper's last step, deleting
-//!   records to reach a k, is left to the user (a `delete` condition).
+//!   records to reach a k, is `delete_below` (G's `delete_below`:
+//!   Construction deletes the records of every published class smaller
+//!   than k, so exactly the records that miss k, whatever the QIs).
 
 use crate::data::{Column, Dataset};
 use crate::data::{Condition, Conditions};
@@ -96,6 +107,16 @@ pub struct CorrelatedSpec {
     pub depth: usize,
     pub measure: Measure,
     pub discretization: Discretization,
+    /// Cut each final context on a tree of its own (G carries overlapping
+    /// cuts, as the paper's Section 5.2 makes them) instead of as a
+    /// frontier of the one nested tree. The hierarchy file stays the
+    /// nested one: an ARX hierarchy cannot hold overlapping intervals.
+    pub per_context: bool,
+    /// The paper's last step ("we delete some records to fulfill the
+    /// required conditions, k = 5 for example"): G asks Construction to
+    /// delete the records of every published class smaller than this k
+    /// (`Conditions::delete_below`).
+    pub delete_below: Option<u32>,
 }
 
 impl CorrelatedSpec {
@@ -108,6 +129,8 @@ impl CorrelatedSpec {
             depth: 2,
             measure: Measure::Phi2,
             discretization: Discretization::default(),
+            per_context: false,
+            delete_below: None,
         }
     }
 }
@@ -130,6 +153,9 @@ pub struct Context {
     pub when: Option<String>,
     pub records: u64,
     pub cut: Vec<CutInterval>,
+    /// Intervals the context would get on a tree of its own (the cut of
+    /// `per_context`): what the nesting costs it, `cut.len()` against this.
+    pub alone: usize,
 }
 
 /// The result: ranking, contexts, hierarchy and G.
@@ -528,10 +554,29 @@ pub fn construct(ds: &Dataset, spec: &CorrelatedSpec) -> Result<CorrelatedHierar
     let mut tree = Tree::new(focus.cardinality());
     let cuts = cut_all(&mut tree, &contexts);
     let hierarchy = build_hierarchy(focus, &tree, &cuts)?;
+    // Each context's cut on a tree of its own: reported beside the nested
+    // cut, and what G carries with `per_context`.
+    let own: Vec<(Tree, Vec<usize>)> = contexts
+        .iter()
+        .map(|ctx| {
+            let mut t = Tree::new(focus.cardinality());
+            let mut cut = Vec::new();
+            t.refine(0, &Counts::new(focus, &ctx.rows), n, &mut cut);
+            (t, cut)
+        })
+        .collect();
     let fname = word(focus.name())?;
-    let mut conditions = Conditions::default();
+    let mut conditions = Conditions {
+        delete_below: spec.delete_below,
+        ..Conditions::default()
+    };
     let mut out_contexts = Vec::with_capacity(contexts.len());
-    for (ctx, cut) in contexts.iter().zip(&cuts) {
+    for ((ctx, nested), (own_tree, own_cut)) in contexts.iter().zip(&cuts).zip(&own) {
+        let (tree, cut) = if spec.per_context {
+            (own_tree, own_cut)
+        } else {
+            (&tree, nested)
+        };
         let counts = Counts::new(focus, &ctx.rows);
         let when = ctx.when();
         let mut intervals = Vec::with_capacity(cut.len());
@@ -572,6 +617,7 @@ pub fn construct(ds: &Dataset, spec: &CorrelatedSpec) -> Result<CorrelatedHierar
             when,
             records: ctx.rows.len() as u64,
             cut: intervals,
+            alone: own_cut.len(),
         });
     }
     Ok(CorrelatedHierarchy {

@@ -150,3 +150,89 @@ fn a_categorical_focus_is_refused() {
     let e = construct(&ds, &CorrelatedSpec::new(&ds, 0, 5)).unwrap_err();
     assert!(e.to_string().contains("'sex' is not numeric"), "{e}");
 }
+
+/// The paper's Table 2 (height × age, 50 people per age), with age as a
+/// text attribute so each age is one value group.
+fn table_2() -> Dataset {
+    let counts: [(&str, [usize; 3]); 8] = [
+        ("140", [0, 1, 1]),
+        ("145", [4, 1, 0]),
+        ("150", [11, 0, 2]),
+        ("155", [23, 2, 2]),
+        ("160", [9, 7, 1]),
+        ("165", [2, 9, 12]),
+        ("170", [1, 20, 17]),
+        ("175", [0, 10, 15]),
+    ];
+    let mut rows = Vec::new();
+    for (h, by_age) in counts {
+        for (age, k) in ["a12", "a15", "a20"].into_iter().zip(by_age) {
+            for _ in 0..k {
+                rows.push(vec![h, age]);
+            }
+        }
+    }
+    Dataset::from_rows(&["height", "age"], &rows).unwrap()
+}
+
+/// Tables 1–2's point: ages 15 and 20 are tall, age 12 short, and each
+/// should get its own cut. N = 10. The nested tree lets the first context
+/// (age 12, first of three equal sizes) cut the root into [140-150] |
+/// 155 | [160-175], and the tall ages can then only merge those pieces:
+/// their few records below 160 cannot stand alone, so each gets only
+/// [140-175] (what the issue found). On trees of
+/// their own (`per_context`) they get the paper's finer cuts around
+/// 170 cm, and G carries them.
+#[test]
+fn table_2_per_context_cuts_where_the_nested_tree_cannot() {
+    let ds = table_2();
+    let mut spec = CorrelatedSpec::new(&ds, 0, 10);
+    let show = |c: &Context| {
+        c.cut
+            .iter()
+            .filter(|i| i.records > 0)
+            .map(|i| format!("{}:{}", i.label, i.records))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let nested = construct(&ds, &spec).unwrap();
+    assert_eq!(nested.used, ["age"]);
+    let by_age = |r: &CorrelatedHierarchy| -> Vec<String> {
+        r.contexts
+            .iter()
+            .map(|c| format!("{}: {}", c.when.as_deref().unwrap_or(""), show(c)))
+            .collect()
+    };
+    assert_eq!(
+        by_age(&nested),
+        [
+            "age=a12: [140-150]:15 155:23 [160-175]:12",
+            "age=a15: [140-175]:50",
+            "age=a20: [140-175]:50",
+        ]
+    );
+    assert_eq!(
+        nested.contexts.iter().map(|c| c.alone).collect::<Vec<_>>(),
+        [3, 3, 3]
+    );
+    spec.per_context = true;
+    let own = construct(&ds, &spec).unwrap();
+    assert_eq!(
+        by_age(&own),
+        [
+            "age=a12: [140-150]:15 155:23 [160-175]:12",
+            "age=a15: [140-160]:11 [165-170]:29 175:10",
+            "age=a20: [140-165]:18 170:17 175:15",
+        ]
+    );
+    // G follows the per-context cuts; the hierarchy file is the nested one.
+    assert!(own
+        .conditions
+        .conditions
+        .iter()
+        .any(|c| c.when.as_deref() == Some("age=a15 and height>=165 and height<=170")));
+    assert_eq!(
+        own.hierarchy.rows().collect::<Vec<_>>(),
+        nested.hierarchy.rows().collect::<Vec<_>>()
+    );
+}
