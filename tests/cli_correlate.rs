@@ -215,3 +215,38 @@ fn build_hierarchy_needs_min_records_and_a_numeric_focus() {
         .failure()
         .stderr(predicate::str::contains("'sex' is not numeric"));
 }
+
+/// `--cuts per-context`: each sex cut on its own tree, so the men's
+/// [150-170] overlaps the women's [160-180] (nested, the men could only
+/// refine the women's pieces: 150 | [160-170] 180); `--delete-below`:
+/// G asks Construction to delete the classes short of k, the paper's last
+/// step — here the 6 women at 150 and the 6 men at 180 for k = 7.
+#[test]
+fn per_context_cuts_and_the_deletion_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = heights_file(&dir);
+    let g = dir.path().join("G.json");
+    anonlab()
+        .args(["correlate", f.to_str().unwrap(), "--build-hierarchy"])
+        .args(["height", "--min-records", "5", "--cuts", "per-context"])
+        .args(["--delete-below", "7", "--conditions-out", g.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[150-170] (8) 180 (6)"))
+        .stdout(predicate::str::contains(
+            "cuts: per-context — 4 intervals over the contexts, 4 if each context had a tree of its own",
+        ))
+        .stdout(predicate::str::contains("smaller than 7"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&g).unwrap()).unwrap();
+    assert_eq!(json["delete_below"], 7);
+    anonlab()
+        .args(["anonymize", f.to_str().unwrap(), "--qi", "sex,height"])
+        .args(["--algorithm", "construction", "--conditions"])
+        .arg(&g)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("k = 8"))
+        .stdout(predicate::str::contains("12 of 28 rows suppressed"))
+        .stdout(predicate::str::contains("FAIL").not());
+}

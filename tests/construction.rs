@@ -90,6 +90,7 @@ proptest! {
                     c
                 })
                 .collect(),
+            delete_below: None,
         };
         let release = construct(&request(&ds, g.clone()), &g).unwrap();
 
