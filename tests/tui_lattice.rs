@@ -332,3 +332,131 @@ fn the_lattice_is_full_domains_and_node_commands_reach_it() {
     app.step(&Action::ToggleLattice);
     assert!(!app.sweep().open);
 }
+
+/// Adult's eight quasi-identifiers with its ARX hierarchies bound from
+/// their folder: a lattice of 6,480 nodes in rows far wider than a
+/// terminal, drawn as windows around the cursor.
+#[test]
+fn adults_lattice_of_6480_nodes_is_drawn_in_windows_around_the_cursor() {
+    use anonlab::data::{CsvOptions, Role};
+    use anonlab::session::Session;
+    if !common::require(common::have_adult(), "Adult (../shared/data/adult)") {
+        return;
+    }
+    let csv = common::adult_path();
+    let mut s = Session::open(&csv, CsvOptions::default()).unwrap();
+    for q in common::ADULT_QI8 {
+        let c = s.dataset.column_index(q).unwrap();
+        s.roles.set(c, Role::QuasiIdentifier);
+    }
+    let mut app = App::new(s).unwrap();
+    app.step(&Action::Resize(120, 40));
+    let dir = csv.parent().unwrap().to_path_buf();
+    command(&mut app, &format!("hierarchies {}", dir.display()));
+    app.step(&Action::Confirm);
+    assert_eq!(app.session().hierarchies().len(), 9);
+    choose_algorithm(&mut app, "full-domain");
+    run_to_done(&mut app);
+    app.step(&Action::ToggleLattice);
+    let r = report(&app).clone();
+    let map = &r.lattice;
+    assert_eq!(map.len(), 6480);
+    let t = text(&render(&app));
+    assert!(t.contains("6,480 nodes"), "{t}");
+    let count = |st: NodeStatus| map.nodes.iter().filter(|n| n.status == st).count();
+    for legend in [
+        format!("anonymous {}", count(NodeStatus::Anonymous)),
+        format!("not anonymous {}", count(NodeStatus::NotAnonymous)),
+    ] {
+        assert!(t.contains(&legend), "no {legend:?} in\n{t}");
+    }
+    let packed = |l: &[usize]| l.iter().map(|x| x.to_string()).collect::<String>();
+    // The focused node is always drawn, reversed, and each row says how
+    // many of its nodes lie outside the window on either side.
+    let shows_focus = |app: &App| {
+        let buf = render(app);
+        let t = text(&buf);
+        let levels = focused(app);
+        let cell = packed(&levels);
+        let (y, line) = t
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains(&cell))
+            .unwrap_or_else(|| panic!("the focus {cell} is not drawn:\n{t}"));
+        let x = line[..line.find(&cell).unwrap()].chars().count() as u16;
+        assert!(
+            buf[(x, y as u16)].modifier.contains(Modifier::REVERSED),
+            "{cell} is not reversed"
+        );
+        let h = map.height(map.index(&levels).unwrap());
+        let row_len = (0..map.len()).filter(|&i| map.height(i) == h).count();
+        let row_line = t
+            .lines()
+            .find(|l| l.contains(&format!("h {h:<3}")))
+            .unwrap();
+        let drawn = row_line
+            .split_whitespace()
+            .filter(|w| w.trim_matches(['[', ']']).starts_with(['+', '-', '?', '*']))
+            .count();
+        // "‹7 " before the window, " 84›" after it.
+        let before = row_line
+            .split_once('‹')
+            .and_then(|(_, p)| p.split_whitespace().next()?.parse::<usize>().ok());
+        let after = row_line
+            .split_once('›')
+            .and_then(|(p, _)| p.split_whitespace().last()?.parse::<usize>().ok());
+        let hidden = before.unwrap_or(0) + after.unwrap_or(0);
+        assert!(
+            drawn + hidden == row_len || row_line.contains('…'),
+            "row {h}: {drawn} drawn + {hidden} left out != {row_len}:\n{row_line}"
+        );
+    };
+    assert_eq!(focused(&app), r.optimum.levels);
+    shows_focus(&app);
+    // Along the widest row, end to end.
+    let widest = (0..=map.height(map.len() - 1))
+        .max_by_key(|&h| (0..map.len()).filter(|&i| map.height(i) == h).count())
+        .unwrap();
+    app.step(&Action::First);
+    for _ in 0..widest {
+        app.step(&Action::Up);
+    }
+    let row_len = (0..map.len()).filter(|&i| map.height(i) == widest).count();
+    assert!(row_len > 400, "the widest row has {row_len} nodes");
+    for step in 0..row_len {
+        if step % 37 == 0 {
+            shows_focus(&app);
+        }
+        app.step(&Action::Right);
+    }
+    shows_focus(&app);
+    app.step(&Action::Last);
+    shows_focus(&app);
+    // A direct generalization of the optimum is anonymous: published,
+    // verified.
+    publish(&mut app, &r.optimum.levels);
+    app.step(&Action::Up);
+    let up = focused(&app);
+    assert_ne!(up, r.optimum.levels);
+    app.step(&Action::Confirm);
+    run_to_done(&mut app);
+    let view = app.anonymize().view.as_ref().unwrap();
+    assert_eq!(
+        view.full_domain
+            .as_ref()
+            .unwrap()
+            .chosen
+            .as_ref()
+            .unwrap()
+            .node
+            .levels,
+        up
+    );
+    assert!(
+        view.evaluation.verification.all_hold(),
+        "{}",
+        view.evaluation.verification
+    );
+    let t = text(&render(&app));
+    assert!(t.contains("verified ✓"), "{t}");
+}
