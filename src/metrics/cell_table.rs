@@ -228,6 +228,10 @@ pub(crate) struct WholeGroups {
     /// pass reads one group's cells together and stops at a 0.
     ids: Vec<u32>,
     qis: usize,
+    /// Per QI position, per cell id: the whole groups with that cell (how
+    /// many groups a predicate rules out is the sum over its cells of
+    /// share 0).
+    groups_of_cell: Vec<Vec<u32>>,
     /// Rows per target code of each whole group: `dense[code * W + i]` for
     /// the i-th whole group when codes × W is small, else `sparse[i]`.
     dense: Vec<u32>,
@@ -301,14 +305,21 @@ impl WholeGroups {
         };
         let qis = cells.qis();
         let mut ids = Vec::with_capacity(w * qis);
+        let mut groups_of_cell: Vec<Vec<u32>> =
+            cells.cells.iter().map(|c| vec![0; c.len()]).collect();
         for &g in &groups {
-            ids.extend((0..qis).map(|a| cells.id(g as usize, a) as u32));
+            for (a, of_cell) in groups_of_cell.iter_mut().enumerate() {
+                let id = cells.id(g as usize, a);
+                ids.push(id as u32);
+                of_cell[id] += 1;
+            }
         }
         WholeGroups {
             groups,
             partial,
             ids,
             qis,
+            groups_of_cell,
             dense,
             sparse,
             sum,
@@ -357,15 +368,33 @@ impl WholeGroups {
             return;
         }
         let shares: Vec<&[f64]> = (0..qi.len()).map(|i| &prepared.shares[i][..]).collect();
-        // Predicate order as the rows would multiply; a 0 stays 0 (shares
-        // are never negative), so the rest is not read.
+        // A group with a share of 0 has product 0, whichever predicate
+        // gives it: look for the 0 first with the predicates that rule out
+        // the most groups, and multiply (in predicate order, as the rows
+        // would) only the groups none rules out.
+        let mut order: Vec<(u32, usize)> = shares
+            .iter()
+            .zip(qi)
+            .enumerate()
+            .map(|(i, (s, &a))| {
+                let out: u32 = s
+                    .iter()
+                    .zip(&self.groups_of_cell[a])
+                    .filter(|(&share, _)| share == 0.0)
+                    .map(|(_, &n)| n)
+                    .sum();
+                (out, i)
+            })
+            .collect();
+        order.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        let first: Vec<(&[f64], usize)> = order.iter().map(|&(_, i)| (shares[i], qi[i])).collect();
         out.extend(self.ids.chunks_exact(self.qis).map(|cells| {
+            if first.iter().any(|(s, a)| s[cells[*a] as usize] == 0.0) {
+                return 0.0;
+            }
             let mut p = 1.0;
             for (s, &a) in shares.iter().zip(qi) {
                 p *= s[cells[a] as usize];
-                if p == 0.0 {
-                    break;
-                }
             }
             p
         }));

@@ -36,6 +36,7 @@
 //! Codes index the source dataset's dictionaries, so a Release is only
 //! meaningful together with the dataset it was made from.
 
+mod csv_fields;
 pub mod examples;
 mod render;
 

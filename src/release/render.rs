@@ -23,13 +23,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::csv_fields::write_table;
 use super::{Guarantee, Release, ReleaseParams};
 use crate::data::{stage_file, write_file, Dataset, Inputs, Role, Staged};
 use crate::error::Result;
 use crate::partition::counts_of_rows;
 
 /// Columns published as they are: neither identifier, QI, nor sensitive.
-fn passthrough(release: &Release, ds: &Dataset, roles: Option<&[Role]>) -> Vec<usize> {
+pub(super) fn passthrough(release: &Release, ds: &Dataset, roles: Option<&[Role]>) -> Vec<usize> {
     (0..ds.n_cols())
         .filter(|c| {
             !release.quasi_identifiers.contains(c)
@@ -96,17 +97,17 @@ impl BucketIndex {
 }
 
 /// Local bucket per row, per column with local buckets.
-struct LocalRef<'a>(&'a [(usize, Vec<Option<u32>>)]);
+pub(super) struct LocalRef<'a>(pub(super) &'a [(usize, Vec<Option<u32>>)]);
 
 impl LocalRef<'_> {
-    fn local(&self, column: usize, row: usize) -> Option<u32> {
+    pub(super) fn local(&self, column: usize, row: usize) -> Option<u32> {
         self.0
             .iter()
             .find(|(c, _)| *c == column)
             .and_then(|(_, of)| of.get(row).copied().flatten())
     }
 
-    fn has_local(&self, column: usize) -> bool {
+    pub(super) fn has_local(&self, column: usize) -> bool {
         self.0.iter().any(|(c, _)| *c == column)
     }
 }
@@ -132,7 +133,7 @@ pub fn published_row(
     row_fields(release, ds, roles, g, i, bucket_of_row, &local)
 }
 
-fn local_index(release: &Release) -> Vec<(usize, Vec<Option<u32>>)> {
+pub(super) fn local_index(release: &Release) -> Vec<(usize, Vec<Option<u32>>)> {
     release
         .local_buckets
         .iter()
@@ -419,81 +420,6 @@ impl Write for Tee<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
-}
-
-/// The published table as CSV into `w`.
-fn write_table(
-    release: &Release,
-    ds: &Dataset,
-    roles: Option<&[Role]>,
-    w: &mut dyn Write,
-) -> std::io::Result<()> {
-    let bucket_of_row = release.bucket_of_row();
-    let passthrough = passthrough(release, ds, roles);
-    let bucketized = release.is_bucketized();
-    let local = local_index(release);
-    let local = LocalRef(&local);
-    let has_local = !release.local_buckets.is_empty();
-    let mut reference = String::new();
-    let mut out = csv::Writer::from_writer(w);
-    out.write_record(published_headers(release, ds, roles))?;
-    // A group's generalized cells are the same on all its rows: render
-    // them once per group, not once per row (a 1M-row release spends
-    // most of its export time here otherwise). Per-row fields borrow
-    // the dictionaries' strings.
-    let mut group_cells: Vec<Option<String>> = Vec::new();
-    let mut ids = (String::new(), String::new());
-    for (g, group) in release.groups.iter().enumerate() {
-        group_cells.clear();
-        group_cells.extend(
-            release
-                .quasi_identifiers
-                .iter()
-                .zip(&group.cells)
-                .map(|(&c, cell)| match cell {
-                    super::Cell::Original => None,
-                    _ => Some(cell.render(ds.col(c), 0)),
-                }),
-        );
-        ids.0 = (g + 1).to_string();
-        for &r in &group.rows {
-            let r = r as usize;
-            for (&c, cell) in release.quasi_identifiers.iter().zip(&group_cells) {
-                if let Some(b) = has_local.then(|| local.local(c, r)).flatten() {
-                    reference.clear();
-                    reference.push_str(&bucket_reference(b));
-                    out.write_field(&reference)?;
-                    continue;
-                }
-                match cell {
-                    Some(text) => out.write_field(text)?,
-                    None => out.write_field(ds.col(c).display(ds.col(c).code(r)))?,
-                }
-            }
-            for &c in &passthrough {
-                out.write_field(ds.col(c).display(ds.col(c).code(r)))?;
-            }
-            if !bucketized {
-                for &c in &release.sensitive {
-                    match has_local.then(|| local.local(c, r)).flatten() {
-                        Some(b) => out.write_field(bucket_reference(b))?,
-                        None if local.has_local(c) => out.write_field("")?,
-                        None => out.write_field(ds.col(c).display(ds.col(c).code(r)))?,
-                    }
-                }
-            }
-            out.write_field(&ids.0)?;
-            if bucketized {
-                ids.1.clear();
-                if let Some(b) = bucket_of_row.get(r).copied().flatten() {
-                    ids.1 = (b + 1).to_string();
-                }
-                out.write_field(&ids.1)?;
-            }
-            out.write_record(None::<&[u8]>)?;
-        }
-    }
-    out.flush()
 }
 
 /// The bucket table of a bucketized release as CSV into `w`.

@@ -100,10 +100,19 @@ impl ValueBuckets {
                 offsets.push(rows.len());
             }
         }
-        let mut value_offsets = vec![0usize];
-        let mut values = Vec::new();
+        let mut value_offsets = Vec::with_capacity(offsets.len());
+        value_offsets.push(0);
+        let mut values = Vec::with_capacity(rows.len());
         for b in 0..offsets.len() - 1 {
-            values.extend(counts_of_rows(&rows[offsets[b]..offsets[b + 1]], col));
+            match &rows[offsets[b]..offsets[b + 1]] {
+                // A row's own bucket (every row of a generalized release):
+                // its one value, without counting.
+                &[r] => values.push(ValueCount {
+                    code: col.code(r as usize),
+                    count: 1,
+                }),
+                bucket => values.extend(counts_of_rows(bucket, col)),
+            }
             value_offsets.push(values.len());
         }
         ValueBuckets {
