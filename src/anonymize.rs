@@ -288,10 +288,22 @@ fn verify_and_measure_risk(
     }
 }
 
-/// GLP and reconstruction error of a bucketized release without local
-/// buckets, or of NG's (its assignment); `None` for the others.
+/// GLP and reconstruction error of a bucketization (every bucket the rows
+/// of one group: Anatomy, ARP, AIP, AT) or of NG's release (its
+/// assignment); `None` for the others. Cross-bucket generalization also
+/// has buckets, but each holds one value and an attacker spreads a
+/// record's value over its matching buckets, not over its own bucket:
+/// Definition 3 read per bucket would give it GLP 0, a figure that says
+/// nothing, so it has none.
 fn glp(release: &Release, ds: &Dataset) -> Result<Option<metrics::CorrespondenceLoss>> {
-    if (release.is_bucketized() || release.has_assignment()) && release.local_buckets.is_empty() {
+    let bucketization = release.is_bucketized()
+        && release.buckets.len() == release.groups.len()
+        && release
+            .buckets
+            .iter()
+            .zip(&release.groups)
+            .all(|(b, g)| b.rows == g.rows);
+    if (bucketization || release.has_assignment()) && release.local_buckets.is_empty() {
         metrics::correspondence_loss(release, ds)
     } else {
         Ok(None)

@@ -91,9 +91,12 @@ fn three_entries_on_the_demo_run_side_by_side() {
     // All three ran: no row says it failed or was refused.
     assert!(!t.contains("infeasible") && !t.contains("failed"), "{t}");
     insta::assert_snapshot!(t);
-    // Bucketized releases have a GLP, the generalized one none.
+    // Bucketizations have a GLP, the generalized release none.
     assert!(measured(&app, 0).evaluation.correspondence.is_none());
     assert!(measured(&app, 2).evaluation.correspondence.is_some());
+    // Cross-bucket generalization's buckets are not its records' blocks
+    // (one value each, spread over matching buckets): no GLP, not 0.
+    assert!(measured(&app, 1).evaluation.correspondence.is_none());
     // Nothing changed: R runs nothing.
     app.step(&Action::Recompute);
     assert_eq!(app.notice(), Some("every entry is up to date"));
