@@ -18,7 +18,7 @@ use crate::algorithms::full_domain::{Metric, PrivacyModel};
 use crate::algorithms::{Options, Request};
 use crate::data::Conditions;
 use crate::data::{
-    load_csv, load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
+    load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
     HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Result};
@@ -254,7 +254,7 @@ impl Session {
 
     /// Open a CSV file with no roles set.
     pub fn open(path: &Path, csv: CsvOptions) -> Result<Self> {
-        let ds = load_csv(path, &csv)?;
+        let ds = crate::data::load(path, &csv)?;
         Ok(Self::new(ds, Some(path.to_path_buf()), csv))
     }
 
@@ -289,7 +289,7 @@ impl Session {
     /// Load the data a project names and apply its settings.
     pub fn from_project(project: &Project) -> Result<Self> {
         let ds = match &project.data.path {
-            Some(p) => load_csv(p, &project.data.csv)?,
+            Some(p) => crate::data::load(p, &project.data.csv)?,
             None => load_csv_bytes(DEMO_CSV, DEMO_LABEL, &project.data.csv)?,
         };
         Self::with_project(ds, project)

@@ -97,7 +97,7 @@ impl Algorithm for Anatomy {
         let mut groups: Vec<Vec<u32>> = Vec::with_capacity(ds.n_rows() / l.max(1));
         let mut taken = Vec::with_capacity(l);
         while by_size.len() >= l {
-            if groups.len() % CHECK_EVERY == 0 {
+            if groups.len().is_multiple_of(CHECK_EVERY) {
                 progress.check()?;
             }
             taken.clear();

@@ -424,7 +424,7 @@ impl Partitioning<'_> {
         for run in done {
             if run.merged || last {
                 self.progress.advance(run.range.len() as u64);
-                if out.len() % CHECK_EVERY == 0 {
+                if out.len().is_multiple_of(CHECK_EVERY) {
                     self.progress.check()?;
                 }
                 out.push(run.range);

@@ -11,7 +11,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::data::{load_csv, IndividualMethod, PopulationSettings};
+use crate::data::{load, IndividualMethod, PopulationSettings};
 use crate::data::{CsvOptions, Dataset};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -302,7 +302,7 @@ fn population_model(
         ));
     }
     if let Some(path) = &s.table {
-        let pop = load_csv(path, csv)?;
+        let pop = load(path, csv)?;
         return Ok(Some((
             PopulationModel::with_size(rows, pop.n_rows() as u64)?,
             Some(path.clone()),
@@ -331,7 +331,7 @@ fn match_population(
     simulation: &Simulation,
     path: &Path,
 ) -> Result<Matched> {
-    let pop = load_csv(path, csv)?;
+    let pop = load(path, csv)?;
     // Per known column: population code → sample code (None: a value the
     // sample does not hold).
     let mut maps: Vec<(&[u32], Vec<Option<u32>>)> = Vec::with_capacity(known.len());

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 
-use anonlab::data::{load_csv, Dataset, Inputs};
+use anonlab::data::{load, Dataset, Inputs};
 use anonlab::hierarchy::arx;
 use anonlab::hierarchy::correlated::{construct, CorrelatedHierarchy, CorrelatedSpec};
 use anonlab::stats::{correlation_matrix, CorrelationMatrix, Discretization, Measure, Missing};
@@ -92,7 +92,7 @@ pub fn run(a: &CorrelateArgs) -> anyhow::Result<()> {
         .map(PathBuf::as_path)
         .collect();
     inputs.check_all(&outputs)?;
-    let ds = load_csv(&a.file, &a.csv.options()?)?;
+    let ds = load(&a.file, &a.csv.options()?)?;
     if let Some(focus) = &a.build_hierarchy {
         return build(a, &ds, focus, &inputs);
     }

@@ -12,7 +12,7 @@ use anyhow::bail;
 use clap::{ArgGroup, Args, Subcommand};
 
 use anonlab::data::number::Decimal;
-use anonlab::data::{load_csv, Column, Dataset};
+use anonlab::data::{load, Column, Dataset};
 use anonlab::hierarchy::builders::{self, BuildSpec};
 use anonlab::hierarchy::{arx, Hierarchy};
 
@@ -170,7 +170,7 @@ fn run_build(a: &BuildArgs) -> anyhow::Result<()> {
         inputs.check(o)?;
     }
     let (spec, how) = spec(a)?;
-    let ds = load_csv(&a.file, &a.csv.options()?)?;
+    let ds = load(&a.file, &a.csv.options()?)?;
     let column = ds.column_index(&a.column)?;
     let h = builders::build(&ds, column, &spec)?;
     let mut out = format!(
@@ -204,7 +204,7 @@ fn run_show(a: &ShowArgs) -> anyhow::Result<()> {
     );
     match &a.data {
         Some(data) => {
-            let ds: Dataset = load_csv(data, &a.csv.options()?)?;
+            let ds: Dataset = load(data, &a.csv.options()?)?;
             let name = a.column.as_deref().unwrap_or(h.attribute());
             let col = ds.column(name)?;
             preview(&mut out, &h, col, a.labels)?;

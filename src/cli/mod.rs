@@ -107,9 +107,13 @@ pub struct TuiArgs {
     pub csv: CsvArgs,
 }
 
-/// How to read the CSV file.
+/// How to read the data file.
 #[derive(Debug, Args, Clone, Default)]
 pub struct CsvArgs {
+    /// How the data file is stored: csv, csv.gz, csv.zst, parquet or arrow
+    /// (by its extension, else its first bytes, when omitted).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: Option<anonlab::data::InputFormat>,
     /// Field delimiter; sniffed among , ; tab | when omitted. Use 'tab' for a tab.
     #[arg(long, value_name = "CHAR")]
     pub delimiter: Option<String>,
@@ -138,7 +142,10 @@ pub struct CsvArgs {
 
 impl CsvArgs {
     pub fn options(&self) -> anyhow::Result<anonlab::data::CsvOptions> {
-        let mut o = anonlab::data::CsvOptions::default();
+        let mut o = anonlab::data::CsvOptions {
+            format: self.format,
+            ..anonlab::data::CsvOptions::default()
+        };
         if let Some(d) = &self.delimiter {
             o.delimiter = Some(match d.as_str() {
                 "tab" | "\\t" | "\t" => '\t',
@@ -165,6 +172,10 @@ impl CsvArgs {
         }
         Ok(o)
     }
+}
+
+fn parse_format(s: &str) -> Result<anonlab::data::InputFormat, String> {
+    s.parse()
 }
 
 /// The temporary files of this process's writes in progress, which the

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
+use anonlab::data::{formats, InputFormat};
 use anonlab::synth;
 
 #[derive(Debug, Args)]
@@ -18,6 +19,10 @@ pub struct SynthArgs {
     /// Write the embedded demo table instead (its rows and seed are fixed).
     #[arg(long, conflicts_with_all = ["rows", "seed"])]
     pub demo: bool,
+    /// How to store the table: csv, csv.gz, csv.zst or parquet (by the
+    /// output's extension when omitted, else csv).
+    #[arg(long, value_name = "FORMAT", value_parser = super::parse_format)]
+    pub format: Option<InputFormat>,
     /// Output file (written to a temporary file, then renamed; a device
     /// or FIFO is written directly).
     #[arg(short, long)]
@@ -35,24 +40,38 @@ pub fn run(args: &SynthArgs) -> anyhow::Result<()> {
             super::thousands(MAX_ROWS as usize)
         );
     }
+    let format = args
+        .format
+        .or_else(|| InputFormat::from_extension(&args.output))
+        .unwrap_or(InputFormat::Csv);
+    if format == InputFormat::Arrow {
+        anyhow::bail!("synth writes csv, csv.gz, csv.zst or parquet, not arrow");
+    }
+    if !format.available() {
+        anyhow::bail!(
+            "this build of anonlab writes CSV only; --format {format} needs the `formats` feature"
+        );
+    }
     anonlab::data::write_file(&args.output, &super::inputs(), |w| {
-        if args.demo {
-            synth::write_demo(w, synth::DEMO_SEED)
-        } else {
-            synth::write_census(w, args.rows, args.seed)
-        }
+        formats::encode(format, w, |w| {
+            if args.demo {
+                synth::write_demo(w, synth::DEMO_SEED)
+            } else {
+                synth::write_census(w, args.rows, args.seed)
+            }
+        })
     })
     .with_context(|| format!("writing {}", args.output.display()))?;
     if args.demo {
         eprintln!(
-            "wrote the demo table ({} rows, seed {}) to {}",
+            "wrote the demo table ({} rows, seed {}) as {format} to {}",
             synth::DEMO_ROWS,
             synth::DEMO_SEED,
             args.output.display()
         );
     } else {
         eprintln!(
-            "wrote {} rows (seed {}) to {}",
+            "wrote {} rows (seed {}) as {format} to {}",
             super::thousands(args.rows as usize),
             args.seed,
             args.output.display()

@@ -1,10 +1,12 @@
-//! Datasets, CSV import, roles, cell sensitivity, the rule language, the
+//! Datasets, the readers (CSV; Parquet, Arrow IPC and compressed CSV with
+//! the `formats` feature), roles, cell sensitivity, the rule language, the
 //! conditions file and the project file.
 
 mod conditions;
 mod csv_import;
 mod dataset;
 pub mod examples;
+pub mod formats;
 pub mod input;
 pub mod number;
 pub mod output;
@@ -17,6 +19,7 @@ mod sensitivity;
 pub use conditions::{Condition, Conditions};
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
+pub use formats::{load, InputFormat};
 pub use output::{stage_file, write_bytes, write_file, Inputs, Staged, Temporaries};
 pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{

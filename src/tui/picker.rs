@@ -39,9 +39,16 @@ pub enum PickerEffect {
     Open(PathBuf),
 }
 
+/// A data file in a format other than plain CSV that this build reads.
+fn data_file(p: &Path) -> bool {
+    use crate::data::InputFormat;
+    InputFormat::from_extension(p).is_some_and(|f| f != InputFormat::Csv && f.available())
+}
+
 impl FilePicker {
     /// The recent files that still exist, then `folder`'s `.csv` and
-    /// `.json` files (by name, those not listed already).
+    /// `.json` files and the other data files this build reads (Parquet,
+    /// Arrow, compressed CSV), by name, those not listed already.
     pub fn new(recent: &[PathBuf], folder: &Path) -> Self {
         let mut entries: Vec<(PathBuf, Origin)> = recent
             .iter()
@@ -53,9 +60,9 @@ impl FilePicker {
                 rd.filter_map(|e| e.ok().map(|e| e.path()))
                     .filter(|p| {
                         p.is_file()
-                            && p.extension().is_some_and(|x| {
+                            && (p.extension().is_some_and(|x| {
                                 x.eq_ignore_ascii_case("csv") || x.eq_ignore_ascii_case("json")
-                            })
+                            }) || data_file(p))
                     })
                     .collect()
             })

@@ -13,7 +13,7 @@ pub(crate) fn cal_diversity(k: usize, l: usize) -> usize {
 /// Alg. 4's group sizes for a batch of `beta ≥ k` tuples: groups of k, or
 /// `beta / k` groups with the remainder spread over them, larger ones first.
 pub(crate) fn group_sizes(beta: usize, k: usize) -> Vec<usize> {
-    if beta % k == 0 {
+    if beta.is_multiple_of(k) {
         return vec![k; beta / k];
     }
     let group_num = beta / k;
@@ -130,7 +130,7 @@ pub(crate) fn plan_batches(
             let b = (base + 1..=lambda as u64).find(|&b| is_valid(b));
             let (Some(a), Some(b)) = (a, b) else { continue };
             let over = n - a * h;
-            if over % (b - a) != 0 {
+            if !over.is_multiple_of(b - a) {
                 continue;
             }
             let n_b = over / (b - a);

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::io::{Chain, Cursor, Read};
 use std::path::Path;
 
+use super::compressed::{Codec, DecodeError};
 use super::{csv_error, CsvOptions};
 use crate::error::{Error, Setting};
 use crate::format::thousands;
@@ -202,6 +203,9 @@ impl LineMap {
 pub(super) struct Limits<'a> {
     pub(super) file: &'a Path,
     pub(super) regular: bool,
+    /// The compression the text is decoded from: the file limit then
+    /// counts decompressed bytes.
+    pub(super) codec: Option<Codec>,
     pub(super) opts: &'a CsvOptions,
 }
 
@@ -213,14 +217,17 @@ impl Limits<'_> {
         names: &[String],
         e: csv::Error,
     ) -> Error {
-        let exceeded = match e.kind() {
-            csv::ErrorKind::Io(io) => io
-                .get_ref()
-                .and_then(|i| i.downcast_ref::<Exceeded>())
-                .copied(),
+        let inner = match e.kind() {
+            csv::ErrorKind::Io(io) => io.get_ref(),
             _ => None,
         };
-        let not_regular = if self.regular {
+        if let Some(d) = inner.and_then(|i| i.downcast_ref::<DecodeError>()) {
+            let line = tracked.line_at(tracked.consumed);
+            return Error::input(self.file, Some(line), None, d.message(tracked.delivered));
+        }
+        let exceeded = inner.and_then(|i| i.downcast_ref::<Exceeded>()).copied();
+        // A decompressed stream's end is the file's: it is no pipe.
+        let not_regular = if self.codec.is_some() || self.regular {
             String::new()
         } else {
             " (the input is not a regular file: does it ever end?)".to_string()
@@ -239,16 +246,23 @@ impl Limits<'_> {
                     Setting::MaxRowBytes,
                 )
             }
-            Some(Exceeded::File) => Error::unmet_at(
-                self.file,
-                None,
-                None,
-                format!(
-                    "{}{not_regular}",
-                    file_limit_message(tracked.delivered, self.opts.max_file_bytes)
-                ),
-                Setting::MaxFileBytes,
-            ),
+            Some(Exceeded::File) => {
+                let what = match self.codec {
+                    Some(c) => format!(
+                        "the {} data decompresses to more than the limit of {} bytes (a file that inflates without end?)",
+                        c.name(),
+                        thousands(self.opts.max_file_bytes)
+                    ),
+                    None => file_limit_message(tracked.delivered, self.opts.max_file_bytes),
+                };
+                Error::unmet_at(
+                    self.file,
+                    None,
+                    None,
+                    format!("{what}{not_regular}"),
+                    Setting::MaxFileBytes,
+                )
+            }
             None => {
                 let line = e.position().map(|p| tracked.line_at(p.byte()));
                 csv_error(self.file, names, line, e)

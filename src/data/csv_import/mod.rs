@@ -27,12 +27,16 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::dataset::{ColumnBuilder, ColumnKind, Dataset};
+use super::formats::InputFormat;
 use crate::error::{Error, Result, Setting};
 use crate::format::thousands;
 
 // The byte counting of the input and the messages of its limits.
 mod limits;
+// Compressed CSV: the decoders and their errors.
+mod compressed;
 
+pub(super) use compressed::{load_csv_compressed, Codec};
 use limits::{file_limit_message, Exceeded, Limits, LineMap, Tracked};
 
 /// How to read a CSV file. Serialized into the project file so a session
@@ -40,6 +44,11 @@ use limits::{file_limit_message, Exceeded, Limits, LineMap, Tracked};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CsvOptions {
+    /// How the file is stored; `None` reads it by its extension or first
+    /// bytes (`data::formats::detect`). The other fields apply to every
+    /// format (the delimiter to delimited text only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<InputFormat>,
     /// `None` sniffs among `,` `;` tab `|`.
     pub delimiter: Option<char>,
     /// Field values read as missing (compared after trimming).
@@ -86,6 +95,7 @@ fn is_default_max_file_bytes(v: &u64) -> bool {
 impl Default for CsvOptions {
     fn default() -> Self {
         Self {
+            format: None,
             delimiter: None,
             missing: vec![String::new(), "?".into(), "NA".into()],
             numeric: Vec::new(),
@@ -132,12 +142,47 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(io)?;
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "data".into());
-    let size_hint = if regular { meta.len() } else { 0 };
-    load_from(path, &name, head, file, size_hint, regular, opts)
+    let name = dataset_name(path);
+    let source = Source {
+        path,
+        name: &name,
+        size_hint: if regular { meta.len() } else { 0 },
+        regular,
+        codec: None,
+    };
+    load_from(&source, head, file, opts)
+}
+
+/// The name a dataset takes from its file: the file name without its
+/// extension, and without the text's extension under a compressed one
+/// (`adult.csv.gz` → `adult`, as `adult.csv` and `adult.parquet`).
+pub(in crate::data) fn dataset_name(path: &Path) -> String {
+    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let compressed = matches!(
+        InputFormat::from_extension(path),
+        Some(InputFormat::CsvGzip | InputFormat::CsvZstd)
+    );
+    let name = stem(path).map(|s| {
+        let inner = Path::new(&s);
+        match InputFormat::from_extension(inner) {
+            Some(InputFormat::Csv) if compressed => stem(inner).unwrap_or(s.clone()),
+            _ => s,
+        }
+    });
+    name.filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "data".into())
+}
+
+/// Where the CSV text comes from, for messages and estimates.
+struct Source<'a> {
+    path: &'a Path,
+    name: &'a str,
+    /// The text's size when known beforehand (0 otherwise).
+    size_hint: u64,
+    /// A regular file (whose end is known), not a pipe or a device.
+    regular: bool,
+    /// The compression the text is decoded from.
+    codec: Option<Codec>,
 }
 
 /// Load CSV text held in memory (the embedded demo); `label` names it in
@@ -148,15 +193,14 @@ pub fn load_csv_bytes(bytes: &[u8], label: &str, opts: &CsvOptions) -> Result<Da
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| label.to_string());
-    load_from(
-        Path::new(label),
-        &name,
-        bytes[..split].to_vec(),
-        &bytes[split..],
-        bytes.len() as u64,
-        true,
-        opts,
-    )
+    let source = Source {
+        path: Path::new(label),
+        name: &name,
+        size_hint: bytes.len() as u64,
+        regular: true,
+        codec: None,
+    };
+    load_from(&source, bytes[..split].to_vec(), &bytes[split..], opts)
 }
 
 /// Pick the delimiter for a file's first bytes. Public for the TUI's
@@ -224,15 +268,13 @@ fn fields_per_line(text: &[u8], d: u8) -> Vec<usize> {
 }
 
 fn load_from<R: Read + Send>(
-    path: &Path,
-    name: &str,
+    source: &Source,
     mut head: Vec<u8>,
     rest: R,
-    size_hint: u64,
-    regular: bool,
     opts: &CsvOptions,
 ) -> Result<Dataset> {
-    let file = path.to_path_buf();
+    let (name, size_hint) = (source.name, source.size_hint);
+    let file = source.path.to_path_buf();
     if head.starts_with(b"\xEF\xBB\xBF") {
         head.drain(..3);
     }
@@ -263,7 +305,8 @@ fn load_from<R: Read + Send>(
         ));
     let limits = Limits {
         file: &file,
-        regular,
+        regular: source.regular,
+        codec: source.codec,
         opts,
     };
 
@@ -293,7 +336,7 @@ fn load_from<R: Read + Send>(
             Setting::MaxColumns,
         ));
     }
-    let names = header_names(&file, &headers, opts.max_field_bytes)?;
+    let names = header_names(&file, Some(1), headers.iter(), opts.max_field_bytes)?;
     check_forced(&names, opts)?;
 
     // A row estimate from the average line length of the first 64 KiB
@@ -487,7 +530,8 @@ impl Batch {
 }
 
 /// How a raw field is read: trimmed or not, and which values are missing.
-struct FieldRules<'a> {
+/// Every reader applies them (`data::formats`).
+pub(in crate::data) struct FieldRules<'a> {
     trim: bool,
     missing: &'a [&'a [u8]],
     missing_empty: bool,
@@ -497,7 +541,7 @@ struct FieldRules<'a> {
 }
 
 impl<'a> FieldRules<'a> {
-    fn new(trim: bool, missing: &'a [&'a [u8]]) -> Self {
+    pub(in crate::data) fn new(trim: bool, missing: &'a [&'a [u8]]) -> Self {
         let mut missing_first = [false; 256];
         for m in missing {
             if let Some(&b) = m.first() {
@@ -514,7 +558,7 @@ impl<'a> FieldRules<'a> {
 
     /// The field as read: ASCII white space trimmed as the csv crate's
     /// `Trim::All` would.
-    fn field<'f>(&self, raw: &'f [u8]) -> &'f [u8] {
+    pub(in crate::data) fn field<'f>(&self, raw: &'f [u8]) -> &'f [u8] {
         if self.trim {
             raw.trim_ascii()
         } else {
@@ -522,7 +566,7 @@ impl<'a> FieldRules<'a> {
         }
     }
 
-    fn is_missing(&self, field: &[u8]) -> bool {
+    pub(in crate::data) fn is_missing(&self, field: &[u8]) -> bool {
         match field.first() {
             None => self.missing_empty,
             Some(&b) => self.missing_first[b as usize] && self.missing.contains(&field),
@@ -591,20 +635,23 @@ impl Interner<'_> {
     }
 }
 
-fn header_names(
+/// The column names, checked: within the field limit, UTF-8, not empty,
+/// free of control characters, distinct. Every reader checks its names so.
+pub(in crate::data) fn header_names<'h>(
     file: &PathBuf,
-    headers: &csv::ByteRecord,
+    row: Option<u64>,
+    headers: impl Iterator<Item = &'h [u8]>,
     max_field_bytes: usize,
 ) -> Result<Vec<String>> {
-    let mut names: Vec<String> = Vec::with_capacity(headers.len());
-    for (i, h) in headers.iter().enumerate() {
+    let mut names: Vec<String> = Vec::with_capacity(headers.size_hint().0);
+    for (i, h) in headers.enumerate() {
         let col = format!("#{}", i + 1);
         // A header field is a field: the same limit as the rows' (found by
         // tests/fuzz.rs, a 70-byte name under a 64-byte limit was kept).
         if h.len() > max_field_bytes {
             return Err(Error::unmet_at(
                 file,
-                Some(1),
+                row,
                 Some(col),
                 format!(
                     "header name is {} bytes long, over the limit of {} bytes",
@@ -617,7 +664,7 @@ fn header_names(
         let s = std::str::from_utf8(h).map_err(|_| {
             Error::input(
                 file,
-                Some(1),
+                row,
                 Some(col.clone()),
                 "header name is not valid UTF-8",
             )
@@ -626,7 +673,7 @@ fn header_names(
         if s.is_empty() {
             return Err(Error::input(
                 file,
-                Some(1),
+                row,
                 Some(col),
                 "header name is empty; every column needs a name",
             ));
@@ -637,7 +684,7 @@ fn header_names(
         if let Some(c) = s.chars().find(|c| c.is_control()) {
             return Err(Error::input(
                 file,
-                Some(1),
+                row,
                 Some(col),
                 format!(
                     "header name '{}' holds the control character U+{:04X}; rename the column",
@@ -649,7 +696,7 @@ fn header_names(
         if let Some(first) = names.iter().position(|n| n == s) {
             return Err(Error::input(
                 file,
-                Some(1),
+                row,
                 Some(s.to_string()),
                 format!(
                     "duplicated header name: columns {} and {} are both called '{s}'",
@@ -663,7 +710,7 @@ fn header_names(
     Ok(names)
 }
 
-fn check_forced(names: &[String], opts: &CsvOptions) -> Result<()> {
+pub(in crate::data) fn check_forced(names: &[String], opts: &CsvOptions) -> Result<()> {
     for n in opts.numeric.iter().chain(&opts.categorical) {
         if !names.contains(n) {
             return Err(Error::UnknownColumn {

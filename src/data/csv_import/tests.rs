@@ -237,15 +237,14 @@ impl Read for Trickle<'_> {
 fn load_trickled(bytes: &[u8], step: usize, opts: &CsvOptions) -> Result<Dataset> {
     let split = bytes.len().min(2);
     let rest = Trickle(&bytes[split..], step);
-    load_from(
-        Path::new("t.csv"),
-        "t",
-        bytes[..split].to_vec(),
-        rest,
-        0,
-        false,
-        opts,
-    )
+    let source = Source {
+        path: Path::new("t.csv"),
+        name: "t",
+        size_hint: 0,
+        regular: false,
+        codec: None,
+    };
+    load_from(&source, bytes[..split].to_vec(), rest, opts)
 }
 
 #[test]
