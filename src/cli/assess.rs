@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use anonlab::assess::{assess, AssessReport};
-use anonlab::data::{CellSensitivity, Project, Role, Roles, Rule, SensitivitySource};
+use anonlab::data::{CellSensitivity, CsvOptions, Project, Role, Roles, Rule, SensitivitySource};
 use anonlab::session::Session;
 
 use super::{thousands, CsvArgs};
@@ -65,8 +65,45 @@ pub struct AssessArgs {
     pub save_project: Option<PathBuf>,
     #[command(flatten)]
     pub population: super::population_args::PopulationArgs,
+    /// Where the file is read: `memory` loads it whole; `datafusion` has
+    /// the embedded query engine (Apache DataFusion) stream it and build
+    /// the frequency table of the columns the assessment reads, in bounded
+    /// memory; `auto` takes the engine for a plain CSV, Parquet or Arrow
+    /// file over 1 GiB. The figures are the same either way.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: Engine,
     #[command(flatten)]
     pub csv: CsvArgs,
+}
+
+/// Where `assess` reads its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    Auto,
+    Memory,
+    Datafusion,
+}
+
+/// The file size from which `--engine auto` takes the query engine: the
+/// in-memory path holds 10 million census rows (914 MB of CSV) in 820 MB;
+/// above that the engine's bounded memory is worth its start-up.
+pub const ENGINE_FROM_BYTES: u64 = 1 << 30;
+
+/// Whether `assess` reads `file` with the query engine.
+fn engine_for(a: &AssessArgs, file: &std::path::Path, opts: &CsvOptions) -> bool {
+    use anonlab::data::{formats, InputFormat};
+    match a.engine {
+        Engine::Memory => false,
+        Engine::Datafusion => true,
+        Engine::Auto => {
+            cfg!(feature = "engine")
+                && matches!(
+                    formats::detect(file, opts),
+                    InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
+                )
+                && std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
+        }
+    }
 }
 
 /// Validate the flags into a session (ripgrep's "parse raw, then build").
@@ -77,17 +114,86 @@ pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
             if let Some(w) = project.data_changed() {
                 eprintln!("anonlab: warning: {w}");
             }
+            if a.engine == Engine::Datafusion {
+                bail!("--engine datafusion reads a data file given on the command line; a project's data is read in memory");
+            }
             Session::from_project(&project)?
         }
-        (None, Some(f)) => Session::open(f, a.csv.options()?)?,
+        (None, Some(f)) => {
+            let opts = a.csv.options()?;
+            if engine_for(a, f, &opts) {
+                return engine_session(a, f, opts);
+            }
+            Session::open(f, opts)?
+        }
         (None, None) => bail!("give a CSV file or --project"),
     };
     // Name the file in every message about its columns or cells.
     let label = s.label();
-    configure(s, a).with_context(|| label)
+    configure(s, a, false).with_context(|| label)
 }
 
-fn configure(mut s: Session, a: &AssessArgs) -> anyhow::Result<Session> {
+/// The session of `assess --engine datafusion`: the frequency table of the
+/// columns the flags name, given back as a dataset of those columns
+/// (`anonlab::data::engine`). Identifiers are checked and left out: the
+/// assessment never reads them, and a column unique per record would make
+/// the table as large as the file.
+#[cfg(feature = "engine")]
+fn engine_session(
+    a: &AssessArgs,
+    f: &std::path::Path,
+    opts: CsvOptions,
+) -> anyhow::Result<Session> {
+    use anonlab::data::engine::{frequency_table, EngineOptions};
+    if a.sensitive_density.is_some() {
+        bail!("--sensitive-density marks cells by their row, and the query engine reads combinations, not rows in order; use --engine memory");
+    }
+    let mut columns: Vec<String> =
+        a.qi.iter()
+            .chain(&a.sensitive)
+            .chain(&a.semi_sensitive)
+            .chain(&a.attacker_knows)
+            .cloned()
+            .collect();
+    for spec in &a.sensitive_flag {
+        if let Some((col, flag)) = spec.split_once(':') {
+            columns.extend([col.to_string(), flag.to_string()]);
+        }
+    }
+    for text in &a.sensitive_when {
+        let rule = Rule::parse(text)?;
+        columns.extend(rule.columns().into_iter().map(str::to_string));
+    }
+    columns.extend(a.population.weights.iter().cloned());
+    if columns.is_empty() {
+        bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
+    }
+    let table = frequency_table(f, &opts, &columns, &EngineOptions::default())?;
+    for id in &a.identifier {
+        if !table.file_columns().contains(id) {
+            return Err(anonlab::error::Error::UnknownColumn {
+                name: id.clone(),
+                available: anonlab::error::listed(
+                    table.file_columns(),
+                    anonlab::error::COLUMNS_LISTED,
+                ),
+            }
+            .into());
+        }
+    }
+    let s = Session::new(table.to_dataset()?, Some(f.to_path_buf()), opts);
+    let label = s.label();
+    configure(s, a, true).with_context(|| label)
+}
+
+#[cfg(not(feature = "engine"))]
+fn engine_session(_: &AssessArgs, _: &std::path::Path, _: CsvOptions) -> anyhow::Result<Session> {
+    bail!("this build of anonlab has no query engine (it needs the `engine` feature); use --engine memory")
+}
+
+/// Apply the flags to `s`; `engine` leaves out the identifiers, which the
+/// engine's dataset does not hold.
+fn configure(mut s: Session, a: &AssessArgs, engine: bool) -> anyhow::Result<Session> {
     let ds = &s.dataset;
     let given_roles = !(a.qi.is_empty()
         && a.sensitive.is_empty()
@@ -96,10 +202,13 @@ fn configure(mut s: Session, a: &AssessArgs) -> anyhow::Result<Session> {
     if given_roles {
         let mut roles = Roles::new(ds.n_cols());
         for (cols, role) in [
-            (&a.identifier, Role::Identifier),
-            (&a.qi, Role::QuasiIdentifier),
-            (&a.sensitive, Role::Sensitive),
-            (&a.semi_sensitive, Role::SemiSensitive),
+            (
+                if engine { &[][..] } else { &a.identifier[..] },
+                Role::Identifier,
+            ),
+            (&a.qi[..], Role::QuasiIdentifier),
+            (&a.sensitive[..], Role::Sensitive),
+            (&a.semi_sensitive[..], Role::SemiSensitive),
         ] {
             for name in cols {
                 let c = ds.column_index(name)?;

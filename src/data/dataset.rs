@@ -147,6 +147,24 @@ impl Column {
     pub fn missing_count(&self) -> u64 {
         self.missing
     }
+
+    /// The same column (name, kind, dictionary) with other codes, one per
+    /// row, each in `0..=missing_code()`: a table built from this column's
+    /// values in another order or multiplicity (the engine's frequency
+    /// table and the dataset it gives back).
+    pub fn recoded(&self, codes: Vec<u32>) -> Column {
+        let missing_code = self.missing_code();
+        debug_assert!(codes.iter().all(|&c| c <= missing_code));
+        let missing = codes.iter().filter(|&&c| c == missing_code).count() as u64;
+        Column {
+            name: self.name.clone(),
+            kind: self.kind,
+            values: self.values.clone(),
+            numbers: self.numbers.clone(),
+            codes,
+            missing,
+        }
+    }
 }
 
 /// A table of dictionary-encoded columns of equal length.

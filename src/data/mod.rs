@@ -5,6 +5,8 @@
 mod conditions;
 mod csv_import;
 mod dataset;
+#[cfg(feature = "engine")]
+pub mod engine;
 pub mod examples;
 pub mod formats;
 pub mod input;

@@ -281,15 +281,7 @@ fn load_from<R: Read + Send>(
     if head.iter().all(u8::is_ascii_whitespace) {
         return Err(Error::input(file, None, None, "the file is empty"));
     }
-    let delimiter = match opts.delimiter {
-        Some(c) if c.is_ascii() => c as u8,
-        Some(c) => {
-            return Err(Error::Parameter(format!(
-                "delimiter '{c}' is not a single-byte character"
-            )))
-        }
-        None => sniff_delimiter(&head),
-    };
+    let delimiter = delimiter_of(opts, &head)?;
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(true)
@@ -425,6 +417,68 @@ fn load_from<R: Read + Send>(
         columns.push(col);
     }
     Dataset::new(name, columns)
+}
+
+/// The delimiter `opts` gives, else the one sniffed from the file's head.
+fn delimiter_of(opts: &CsvOptions, head: &[u8]) -> Result<u8> {
+    match opts.delimiter {
+        Some(c) if c.is_ascii() => Ok(c as u8),
+        Some(c) => Err(Error::Parameter(format!(
+            "delimiter '{c}' is not a single-byte character"
+        ))),
+        None => Ok(sniff_delimiter(head)),
+    }
+}
+
+/// The column names and delimiter of a plain CSV file, read and checked as
+/// the loader reads them, for a reader that parses the rows itself (the
+/// query engine).
+#[cfg(feature = "engine")]
+pub(in crate::data) fn csv_header(path: &Path, opts: &CsvOptions) -> Result<(Vec<String>, u8)> {
+    let io = |e| Error::Io(path.to_path_buf(), e);
+    let file = File::open(path).map_err(io)?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    file.take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    if head.starts_with(b"\xEF\xBB\xBF") {
+        head.drain(..3);
+    }
+    if head.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::input(path, None, None, "the file is empty"));
+    }
+    let delimiter = delimiter_of(opts, &head)?;
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(true)
+        .from_reader(&head[..]);
+    let mut headers = match reader.byte_headers() {
+        Ok(h) => h.clone(),
+        Err(e) => return Err(csv_error(path, &[], Some(1), e)),
+    };
+    if opts.trim {
+        headers.trim();
+    }
+    if headers.len() > opts.max_columns {
+        return Err(Error::unmet_at(
+            path,
+            Some(1),
+            None,
+            format!(
+                "the header has {} columns, over the limit of {}",
+                thousands(headers.len() as u64),
+                thousands(opts.max_columns as u64)
+            ),
+            Setting::MaxColumns,
+        ));
+    }
+    let names = header_names(
+        &path.to_path_buf(),
+        Some(1),
+        headers.iter(),
+        opts.max_field_bytes,
+    )?;
+    Ok((names, delimiter))
 }
 
 /// Records per batch of the load pipeline: large enough that handing a

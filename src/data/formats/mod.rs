@@ -40,7 +40,7 @@ use super::{CsvOptions, Dataset};
 use crate::error::{Error, Result};
 
 #[cfg(feature = "formats")]
-mod columnar;
+pub(super) mod columnar;
 #[cfg(feature = "formats")]
 mod parquet_out;
 

@@ -1,0 +1,398 @@
+//! The embedded query engine for files larger than memory: Apache
+//! DataFusion streams the file and builds its **frequency table** — the
+//! distinct combinations of the columns an assessment reads, with the
+//! number of records of each — in bounded memory, spilling its group-by to
+//! disk when the memory pool is full. Nearly every risk and privacy figure
+//! reads only that table: the classes, their sizes, the sensitive values'
+//! counts per class.
+//!
+//! Choices made here, and why:
+//! - The engine groups by the cells **as stored** (text as written, typed
+//!   values as typed), and anonlab's own reading rules run on the groups
+//!   afterwards: each distinct cell goes through the same [`FieldRules`]
+//!   (trimming, missing-value tokens) and the same [`ColumnBuilder`]
+//!   (exact numbers) as on the in-memory path, and groups that then
+//!   coincide (` Male` and `Male`, `39` and `039`) are merged, their
+//!   counts added. So the table's dictionaries are the in-memory path's
+//!   (only the columns' distinct values are read into them) and its
+//!   figures are the same (tested on the demo, Adult and 1 M synthetic
+//!   rows in `tests/engine.rs`; a mean over records differs only in the
+//!   order of its floating-point sum, within 1e-12).
+//! - CSV is read by the engine with every column as text (no type
+//!   inference over a sample that a later row could contradict), its
+//!   header and delimiter read first by anonlab's own reader, so the names
+//!   pass the same checks. An empty field is text unless the empty string
+//!   is a missing-value token (the engine would otherwise make it a null).
+//!   Quoted line breaks are allowed, which keeps the engine from splitting
+//!   one CSV file across cores; Parquet is split by row groups. A blank
+//!   line inside a CSV file is a ragged row to the engine (the in-memory
+//!   reader skips it).
+//! - Compressed CSV is not read by the engine: DataFusion's decompression
+//!   brings xz and bzip2 C libraries into the build; a file too large for
+//!   memory is better stored as Parquet, which the engine reads in
+//!   parallel.
+//! - The grouped columns keep the file's order, whatever order they are
+//!   asked in, as the in-memory dataset has them: the figures list
+//!   attributes in column order.
+//! - [`FrequencyTable::to_dataset`] gives the table back as a dataset with
+//!   one row per record (combinations in code order), so the whole
+//!   assessment runs unchanged on it: the figures of `assess` do not
+//!   depend on row order. It holds only the columns asked for, as codes.
+//!   Figures that do depend on row order (random cell sensitivity by
+//!   density) are refused on the engine path by the front ends.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema};
+use datafusion::datasource::file_format::options::ArrowReadOptions;
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::prelude::{
+    CsvReadOptions, DataFrame, Expr, ParquetReadOptions, SessionConfig, SessionContext,
+};
+use futures::StreamExt;
+use rustc_hash::FxHashMap;
+
+use super::csv_import::{check_forced, csv_header, dataset_name, header_names, FieldRules};
+use super::dataset::{Column, ColumnBuilder, ColumnKind, Dataset};
+use super::formats::{columnar, detect, InputFormat};
+use super::CsvOptions;
+use crate::error::{Error, Result};
+use crate::format::thousands;
+
+/// How the engine runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineOptions {
+    /// The memory the engine's operators may hold before they spill.
+    pub memory_limit: usize,
+    /// Where spill files go (the system's temporary directory when `None`).
+    pub spill_dir: Option<PathBuf>,
+    /// Threads of the engine (and partitions of its plans).
+    pub threads: usize,
+}
+
+/// The default memory pool: 1 GiB, far under the machine's memory and far
+/// over the group-by of census data's quasi-identifiers.
+pub const DEFAULT_MEMORY_LIMIT: usize = 1 << 30;
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            spill_dir: None,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}
+
+/// The distinct combinations of some columns of a file, with the number
+/// of records of each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrequencyTable {
+    name: String,
+    /// The grouped columns: dictionaries as the in-memory loader builds
+    /// them, one code per combination.
+    columns: Vec<Column>,
+    /// Records of each combination.
+    counts: Vec<u64>,
+    /// Every column of the file, in its order.
+    file_columns: Vec<String>,
+}
+
+impl FrequencyTable {
+    /// The grouped columns, one code per combination.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+    /// Records of each combination.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+    /// Distinct combinations.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+    /// Records in the file.
+    pub fn rows(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+    /// Every column of the file, grouped or not.
+    pub fn file_columns(&self) -> &[String] {
+        &self.file_columns
+    }
+
+    /// One row per record, combinations in code order: the grouped columns
+    /// of the file as the in-memory loader would read them, rows reordered.
+    pub fn to_dataset(&self) -> Result<Dataset> {
+        let rows = self.rows();
+        if rows > u32::MAX as u64 - 1 {
+            return Err(Error::Parameter(format!(
+                "the file has {} records, more than a dataset holds; the assessment of the frequency table alone is for a later version",
+                thousands(rows)
+            )));
+        }
+        let columns = self
+            .columns
+            .iter()
+            .map(|c| {
+                let mut codes = Vec::with_capacity(rows as usize);
+                for (&code, &n) in c.codes().iter().zip(&self.counts) {
+                    codes.extend(std::iter::repeat_n(code, n as usize));
+                }
+                c.recoded(codes)
+            })
+            .collect();
+        Dataset::new(self.name.clone(), columns)
+    }
+}
+
+/// A message about the engine's work on `path`.
+fn engine_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::input(
+        path,
+        None,
+        None,
+        format!("the query engine cannot read the file: {e}"),
+    )
+}
+
+/// Build the frequency table of `columns` of the file at `path`, read as
+/// `opts` says, with the engine.
+pub fn frequency_table(
+    path: &Path,
+    opts: &CsvOptions,
+    columns: &[String],
+    engine: &EngineOptions,
+) -> Result<FrequencyTable> {
+    if columns.is_empty() {
+        return Err(Error::Parameter(
+            "the engine needs at least one column to group by".into(),
+        ));
+    }
+    let meta = std::fs::metadata(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    if meta.is_dir() {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            "is a directory, not a data file",
+        ));
+    }
+    let format = detect(path, opts);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(engine.threads.max(1))
+        .thread_name("anonlab-engine")
+        .build()
+        .map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    runtime.block_on(group(path, format, opts, columns, engine))
+}
+
+async fn group(
+    path: &Path,
+    format: InputFormat,
+    opts: &CsvOptions,
+    columns: &[String],
+    engine: &EngineOptions,
+) -> Result<FrequencyTable> {
+    let mut runtime = RuntimeEnvBuilder::new()
+        .with_memory_pool(Arc::new(FairSpillPool::new(engine.memory_limit)));
+    if let Some(dir) = &engine.spill_dir {
+        runtime = runtime.with_temp_file_path(dir);
+    }
+    let runtime = runtime.build_arc().map_err(|e| engine_error(path, e))?;
+    let config = SessionConfig::new()
+        .with_target_partitions(engine.threads.max(1))
+        .with_batch_size(8192);
+    let ctx = SessionContext::new_with_config_rt(config, runtime);
+    let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    let url = absolute.to_string_lossy().into_owned();
+    let file = path.to_path_buf();
+    let (df, names): (DataFrame, Vec<String>) = match format {
+        InputFormat::CsvGzip | InputFormat::CsvZstd => {
+            return Err(Error::input(
+                path,
+                None,
+                None,
+                format!(
+                    "the query engine reads plain CSV, Parquet and Arrow, not {format}; decompress the file or store it as Parquet (the in-memory path reads it as it is)"
+                ),
+            ))
+        }
+        InputFormat::Csv => {
+            let (names, delimiter) = csv_header(path, opts)?;
+            let schema = Schema::new(
+                names
+                    .iter()
+                    .map(|n| Field::new(n, DataType::Utf8, true))
+                    .collect::<Vec<_>>(),
+            );
+            let mut read = CsvReadOptions::new()
+                .has_header(true)
+                .delimiter(delimiter)
+                .schema(&schema)
+                .file_extension("")
+                .newlines_in_values(true);
+            if !opts.missing.iter().any(String::is_empty) {
+                // A class that matches nothing: an empty field stays text.
+                read = read.null_regex(Some("[^\\s\\S]".to_string()));
+            }
+            let df = ctx
+                .read_csv(url.as_str(), read)
+                .await
+                .map_err(|e| engine_error(path, e))?;
+            (df, names)
+        }
+        InputFormat::Parquet | InputFormat::Arrow => {
+            let df = if format == InputFormat::Parquet {
+                let read = ParquetReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_parquet(url.as_str(), read).await
+            } else {
+                let read = ArrowReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_arrow(url.as_str(), read).await
+            }
+            .map_err(|e| engine_error(path, e))?;
+            let schema = df.schema().as_arrow().clone();
+            let names = header_names(
+                &file,
+                None,
+                schema.fields().iter().map(|f| f.name().as_bytes()),
+                opts.max_field_bytes,
+            )?;
+            for f in schema.fields() {
+                columnar::check_type(&file, f)?;
+            }
+            (df, names)
+        }
+    };
+    check_forced(&names, opts)?;
+    let mut at = Vec::with_capacity(columns.len());
+    for c in columns {
+        match names.iter().position(|n| n == c) {
+            Some(i) => at.push(i),
+            None => {
+                return Err(Error::UnknownColumn {
+                    name: c.clone(),
+                    available: crate::error::listed(&names, crate::error::COLUMNS_LISTED),
+                })
+            }
+        }
+    }
+    at.sort_unstable();
+    at.dedup();
+    let columns: Vec<String> = at.iter().map(|&i| names[i].clone()).collect();
+    let keys: Vec<Expr> = columns
+        .iter()
+        .map(|c| Expr::Column(datafusion::common::Column::from_name(c)))
+        .collect();
+    let df = df
+        .aggregate(keys, vec![count_all()])
+        .map_err(|e| engine_error(path, e))?;
+    let mut stream = df
+        .execute_stream()
+        .await
+        .map_err(|e| engine_error(path, e))?;
+    let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
+    let rules = FieldRules::new(opts.trim, &missing);
+    let mut builders: Vec<ColumnBuilder> = columns
+        .iter()
+        .map(|c| ColumnBuilder::new(c.clone()))
+        .collect();
+    let mut counts: Vec<u64> = Vec::new();
+    while let Some(batch) = stream.next().await {
+        let batch = batch.map_err(|e| engine_error(path, e))?;
+        push_groups(&file, &batch, &mut builders, &mut counts, &rules, opts)?;
+    }
+    if counts.is_empty() {
+        return Err(Error::input(file, None, None, "the file has no rows"));
+    }
+    let mut grouped = Vec::with_capacity(builders.len());
+    for b in builders {
+        let name = b.name().to_string();
+        let kind = if opts.numeric.contains(&name) {
+            Some(ColumnKind::Numeric)
+        } else if opts.categorical.contains(&name) {
+            Some(ColumnKind::Categorical)
+        } else {
+            None
+        };
+        // The row of a value that is not a number is not known here: the
+        // engine's groups have no file order.
+        let col = b
+            .finish(kind)
+            .map_err(|e| Error::input(&file, None, Some(name.clone()), e.to_string()))?;
+        grouped.push(col);
+    }
+    let (columns, counts) = merge(grouped, counts);
+    Ok(FrequencyTable {
+        name: dataset_name(path),
+        columns,
+        counts,
+        file_columns: names,
+    })
+}
+
+/// One batch of the engine's groups into the builders: its key columns
+/// read as the loaders read cells, its count column added.
+fn push_groups(
+    file: &Path,
+    batch: &RecordBatch,
+    builders: &mut [ColumnBuilder],
+    counts: &mut Vec<u64>,
+    rules: &FieldRules,
+    opts: &CsvOptions,
+) -> Result<()> {
+    let k = builders.len();
+    for (i, b) in builders.iter_mut().enumerate() {
+        columnar::push_array(b, batch.column(i).as_ref(), rules, opts.max_field_bytes).map_err(
+            |(_, e)| columnar::cell_error(file, None, b.name(), e, opts.max_field_bytes),
+        )?;
+    }
+    let n = batch.column(k);
+    let n = n
+        .as_any()
+        .downcast_ref::<arrow_array::Int64Array>()
+        .ok_or_else(|| engine_error(file, format!("a count of type {}", n.data_type())))?;
+    counts.extend(n.values().iter().map(|&c| c.max(0) as u64));
+    Ok(())
+}
+
+/// Merge the groups whose codes coincide once the cells are read (trimmed,
+/// missing, numbers canonical), adding their counts; combinations in code
+/// order.
+fn merge(columns: Vec<Column>, counts: Vec<u64>) -> (Vec<Column>, Vec<u64>) {
+    let mut index: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
+    let mut keys: Vec<Vec<u32>> = Vec::new();
+    let mut merged: Vec<u64> = Vec::new();
+    for (g, &n) in counts.iter().enumerate() {
+        let key: Vec<u32> = columns.iter().map(|c| c.code(g)).collect();
+        match index.get(&key) {
+            Some(&at) => merged[at] += n,
+            None => {
+                index.insert(key.clone(), keys.len());
+                keys.push(key);
+                merged.push(n);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let counts = order.iter().map(|&i| merged[i]).collect();
+    let columns = columns
+        .iter()
+        .enumerate()
+        .map(|(j, c)| c.recoded(order.iter().map(|&i| keys[i][j]).collect()))
+        .collect();
+    (columns, counts)
+}

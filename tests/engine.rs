@@ -1,0 +1,237 @@
+//! The query engine's frequency table gives the figures of the in-memory
+//! path: `assess --engine datafusion` and `assess --engine memory` print
+//! the same JSON on the demo (CSV and Parquet, a semi-sensitive attribute
+//! with a flag column), on UCI Adult (8 QIs, the population models, SUDA
+//! and the attribute risks) and on 1,000,000 synthetic rows in Parquet;
+//! the table's counts add up to the rows and the reading rules merge what
+//! they make equal.
+#![cfg(feature = "engine")]
+
+use std::path::Path;
+
+use anonlab::data::engine::{frequency_table, EngineOptions};
+use anonlab::data::{load_csv, CsvOptions};
+
+mod common;
+use common::cli::{anonlab, json_of};
+
+fn assess(file: &Path, engine: &str, args: &[&str]) -> serde_json::Value {
+    json_of(
+        &anonlab()
+            .arg("assess")
+            .arg(file)
+            .args(["--engine", engine, "--json"])
+            .args(args)
+            .output()
+            .unwrap(),
+    )
+}
+
+/// The same figures: every count, label and exact figure equal; a float
+/// that is a sum over records (a mean) equal up to the order of the
+/// summation (relative 1e-12), since the engine's dataset holds the
+/// records grouped, not in file order.
+fn same(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Result<(), String> {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Object(x), Object(y)) => {
+            if x.len() != y.len() {
+                return Err(format!("{at}: keys differ"));
+            }
+            for (k, v) in x {
+                let w = y.get(k).ok_or_else(|| format!("{at}/{k}: missing"))?;
+                same(v, w, &format!("{at}/{k}"))?;
+            }
+            Ok(())
+        }
+        (Array(x), Array(y)) => {
+            if x.len() != y.len() {
+                return Err(format!("{at}: {} vs {} items", x.len(), y.len()));
+            }
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                same(v, w, &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Number(x), Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            if (x - y).abs() <= 1e-12 * x.abs().max(1.0) {
+                Ok(())
+            } else {
+                Err(format!("{at}: {x} vs {y}"))
+            }
+        }
+        _ if a == b => Ok(()),
+        _ => Err(format!("{at}: {a} vs {b}")),
+    }
+}
+
+#[track_caller]
+fn same_figures(file: &Path, args: &[&str]) -> serde_json::Value {
+    let memory = assess(file, "memory", args);
+    let engine = assess(file, "datafusion", args);
+    if let Err(e) = same(&memory, &engine, "") {
+        panic!("{}: the engine's figures differ: {e}", file.display());
+    }
+    memory
+}
+
+#[test]
+fn the_demo_gives_the_same_figures_through_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let pq = dir.path().join("demo.parquet");
+    anonlab()
+        .args(["synth", "--demo", "-o"])
+        .arg(&pq)
+        .assert()
+        .success();
+    let args = [
+        "--qi",
+        "sex,age,zip",
+        "--semi-sensitive",
+        "occupation",
+        "--sensitive-flag",
+        "occupation:hide_occupation",
+        "--sensitive",
+        "disease",
+        "--identifier",
+        "name",
+    ];
+    for f in [Path::new("assets/demo.csv"), &pq] {
+        let v = same_figures(f, &args);
+        assert_eq!(v["rows"], 1500, "{v}");
+        assert!(v["hidden_cells"].as_u64().unwrap() > 0, "{v}");
+    }
+    // A rule instead of the flag column, and the attacker's order.
+    same_figures(
+        Path::new("assets/demo.csv"),
+        &[
+            "--qi",
+            "sex,age,zip",
+            "--semi-sensitive",
+            "occupation",
+            "--sensitive-when",
+            "occupation in {Prof-specialty,Sales}",
+            "--attacker-knows",
+            "zip,sex,occupation",
+        ],
+    );
+}
+
+#[test]
+fn adult_gives_the_same_figures_through_the_engine() {
+    if !common::have_adult() {
+        return;
+    }
+    let adult = common::adult_path();
+    let v = same_figures(
+        &adult,
+        &[
+            "--qi",
+            &common::ADULT_QI8.join(","),
+            "--sensitive",
+            "salary-class",
+            "--sampling-fraction",
+            "0.01",
+            "--suda",
+            "3",
+            "--attribute-risks",
+        ],
+    );
+    assert_eq!(v["rows"], 30_162);
+}
+
+#[test]
+fn a_million_synthetic_rows_in_parquet_give_the_same_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let pq = dir.path().join("census-1m.parquet");
+    anonlab()
+        .args(["synth", "--rows", "1000000", "--seed", "3", "-o"])
+        .arg(&pq)
+        .assert()
+        .success();
+    let v = same_figures(
+        &pq,
+        &[
+            "--qi",
+            "sex,age,race,marital-status,education,native-country,workclass,zip",
+            "--sensitive",
+            "salary-class,occupation",
+        ],
+    );
+    assert_eq!(v["rows"], 1_000_000);
+}
+
+#[test]
+fn the_table_counts_every_record_and_merges_what_reading_makes_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.csv");
+    // ` Male` and `Male`, `39` and `039` are one value once read; `NA` and
+    // the empty field are missing.
+    std::fs::write(
+        &f,
+        "sex,age,zip\nMale,39,1\n Male,039,2\nFemale,NA,3\nFemale,,4\nMale,39,5\n",
+    )
+    .unwrap();
+    let opts = CsvOptions::default();
+    let cols = ["age".to_string(), "sex".to_string()];
+    let t = frequency_table(&f, &opts, &cols, &EngineOptions::default()).unwrap();
+    assert_eq!(t.rows(), 5);
+    assert_eq!(t.len(), 2, "{t:?}");
+    assert_eq!(t.file_columns(), ["sex", "age", "zip"]);
+    // The file's order, whatever order asked.
+    let names: Vec<&str> = t.columns().iter().map(|c| c.name()).collect();
+    assert_eq!(names, ["sex", "age"]);
+    let ds = t.to_dataset().unwrap();
+    let mem = load_csv(&f, &opts).unwrap();
+    for name in names {
+        let (a, b) = (ds.column(name).unwrap(), mem.column(name).unwrap());
+        assert_eq!(a.dictionary(), b.dictionary(), "{name}");
+        assert_eq!(a.kind(), b.kind(), "{name}");
+        assert_eq!(a.frequencies(), b.frequencies(), "{name}");
+    }
+    // An unknown column is named as on the in-memory path.
+    let e = frequency_table(&f, &opts, &["height".into()], &EngineOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown column 'height'"), "{e}");
+}
+
+#[test]
+fn what_the_engine_cannot_do_is_refused_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let gz = dir.path().join("demo.csv.gz");
+    anonlab()
+        .args(["synth", "--demo", "-o"])
+        .arg(&gz)
+        .assert()
+        .success();
+    let out = anonlab()
+        .args(["assess", "--engine", "datafusion", "--qi", "sex"])
+        .arg(&gz)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("demo.csv.gz") && e.contains("not csv.gz"), "{e}");
+    let out = anonlab()
+        .args([
+            "assess",
+            "assets/demo.csv",
+            "--engine",
+            "datafusion",
+            "--qi",
+            "sex",
+            "--semi-sensitive",
+            "occupation",
+            "--sensitive-density",
+            "0.2",
+        ])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("--engine memory"),
+        "{e}"
+    );
+}
