@@ -57,7 +57,7 @@ use futures::StreamExt;
 use rustc_hash::FxHashMap;
 
 use super::csv_import::{check_forced, csv_header, dataset_name, header_names, FieldRules};
-use super::dataset::{Column, ColumnBuilder, ColumnKind, Dataset};
+use super::dataset::{Column, ColumnBuilder, Dataset};
 use super::formats::{columnar, detect, InputFormat};
 use super::CsvOptions;
 use crate::error::{Error, Result};
@@ -320,13 +320,7 @@ async fn group(
     let mut grouped = Vec::with_capacity(builders.len());
     for b in builders {
         let name = b.name().to_string();
-        let kind = if opts.numeric.contains(&name) {
-            Some(ColumnKind::Numeric)
-        } else if opts.categorical.contains(&name) {
-            Some(ColumnKind::Categorical)
-        } else {
-            None
-        };
+        let kind = opts.forced_kind(&name);
         // The row of a value that is not a number is not known here: the
         // engine's groups have no file order.
         let col = b

@@ -92,6 +92,20 @@ fn is_default_max_file_bytes(v: &u64) -> bool {
     *v == DEFAULT_MAX_FILE_BYTES
 }
 
+impl CsvOptions {
+    /// The kind the user forced on column `name` (`--numeric`,
+    /// `--categorical`), if any: every reader applies it the same way.
+    pub fn forced_kind(&self, name: &str) -> Option<ColumnKind> {
+        if self.numeric.iter().any(|c| c == name) {
+            Some(ColumnKind::Numeric)
+        } else if self.categorical.iter().any(|c| c == name) {
+            Some(ColumnKind::Categorical)
+        } else {
+            None
+        }
+    }
+}
+
 impl Default for CsvOptions {
     fn default() -> Self {
         Self {
@@ -399,13 +413,7 @@ fn load_from<R: Read + Send>(
     let mut columns = Vec::with_capacity(builders.len());
     for b in builders {
         let name = b.name().to_string();
-        let kind = if opts.numeric.contains(&name) {
-            Some(ColumnKind::Numeric)
-        } else if opts.categorical.contains(&name) {
-            Some(ColumnKind::Categorical)
-        } else {
-            None
-        };
+        let kind = opts.forced_kind(&name);
         let col = b.finish(kind).map_err(|e| {
             Error::input(
                 &file,

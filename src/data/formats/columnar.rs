@@ -18,7 +18,7 @@ use arrow_schema::{ArrowError, DataType, Schema};
 use rayon::prelude::*;
 
 use crate::data::csv_import::{check_forced, dataset_name, header_names, FieldRules};
-use crate::data::dataset::{ColumnBuilder, ColumnKind, Dataset};
+use crate::data::dataset::{ColumnBuilder, Dataset};
 use crate::data::CsvOptions;
 use crate::error::{Error, Result, Setting};
 use crate::format::thousands;
@@ -286,13 +286,7 @@ fn read_batches(
     let mut columns = Vec::with_capacity(builders.len());
     for b in builders {
         let name = b.name().to_string();
-        let kind = if opts.numeric.contains(&name) {
-            Some(ColumnKind::Numeric)
-        } else if opts.categorical.contains(&name) {
-            Some(ColumnKind::Categorical)
-        } else {
-            None
-        };
+        let kind = opts.forced_kind(&name);
         let col = b.finish(kind).map_err(|e| {
             Error::input(
                 &file,
