@@ -89,7 +89,7 @@ fn main() {
         let cols: Vec<Codes> = qi.iter().map(|&c| Codes::of(&ds, c)).collect();
         let names: Vec<String> = QI8.iter().map(|s| s.to_string()).collect();
         let t = time(runs, || {
-            let w = walk(&cols, n, cols.len(), 0, &Progress::new()).expect("walk");
+            let w = walk(&cols, n, None, cols.len(), 0, &Progress::new()).expect("walk");
             attribute_risks(&w, &names, n as u64)
         });
         row(
@@ -100,8 +100,8 @@ fn main() {
         );
         let full = SizeCounts::from_sizes(&sizes);
         let t = time(runs, || {
-            let w = walk(&cols, n, 4, 4, &Progress::new()).expect("walk");
-            special_uniques(&w, cols.len(), n, 4, &full, 0.01)
+            let w = walk(&cols, n, None, 4, 4, &Progress::new()).expect("walk");
+            special_uniques(&w, cols.len(), n, n as u64, 4, &full, 0.01)
         });
         row(
             "Adult, 8 QIs",

@@ -326,7 +326,7 @@ fn parts(session: &Session, algorithm: &str, k: u32, l: u32, runs: usize) -> Vec
             "matching index + linkage + breach (risk)".into(),
             best(time(runs, || {
                 let m = Matching::new(&release, ds, &p).expect("matching");
-                let link = risk::linkage_from(&m, &release);
+                let link = risk::linkage_from(&m, &release, ds);
                 let b = risk::breach_from(&m, &release, ds, s, &p).expect("breach");
                 (link, b)
             })),

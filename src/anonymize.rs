@@ -35,9 +35,19 @@ pub struct Distribution {
 impl Distribution {
     /// Per-record probabilities over `published` published records.
     pub fn from_probabilities(probabilities: &[f64], published: usize, threshold: f64) -> Self {
-        let d = risk::ProbabilityDistribution::of_probabilities(probabilities);
+        Self::from_runs(
+            &risk::ProbabilityRuns::of_probabilities(probabilities, None),
+            published,
+            threshold,
+        )
+    }
+
+    /// The distribution of per-record probabilities given as runs (so a
+    /// grouped table's rows count as the records they stand for).
+    pub fn from_runs(runs: &risk::ProbabilityRuns, published: usize, threshold: f64) -> Self {
+        let d = runs.distribution();
         Self::new(
-            ProbabilitySummary::new(probabilities, published, threshold),
+            ProbabilitySummary::of_runs(runs, published, threshold),
             d.histogram,
             d.cdf,
         )
@@ -48,7 +58,12 @@ impl Distribution {
     /// `risk::ProbabilityDistribution`, so a distribution of match counts
     /// reads the same whichever attack counted them.
     pub fn from_matches(matches: &[u32], threshold: f64) -> Self {
-        let s = risk::summarize(matches, 0, threshold);
+        Self::from_match_runs(&risk::ProbabilityRuns::of_matches(matches, None), threshold)
+    }
+
+    /// [`Distribution::from_matches`] from the match counts' runs.
+    pub fn from_match_runs(runs: &risk::ProbabilityRuns, threshold: f64) -> Self {
+        let s = risk::summarize_runs(runs, 0, threshold);
         let records = s.records;
         let summary = ProbabilitySummary {
             records,
@@ -63,7 +78,7 @@ impl Distribution {
                 s.records_above_threshold as f64 / records as f64
             },
         };
-        let d = risk::ProbabilityDistribution::of_matches(matches);
+        let d = runs.distribution();
         Self::new(summary, d.histogram, d.cdf)
     }
 
@@ -182,6 +197,10 @@ impl Default for Measure {
 pub fn run(algorithm: &str, req: &Request<'_>, progress: &Progress) -> Result<(Release, f64)> {
     let algo = algorithms::by_id(algorithm)?;
     req.check_roles()?;
+    if !algo.reads_grouped() {
+        req.ds
+            .require_records(&format!("{} ({algorithm})", algo.name()))?;
+    }
     let start = Instant::now();
     let release = algo.run(req, progress)?;
     Ok((release, start.elapsed().as_secs_f64() * 1000.0))
@@ -208,8 +227,10 @@ pub fn evaluate(
     // uniform reading, one by the probabilistic one; drawn and answered on
     // the data once. The workload reads neither the matching nor the
     // verification: it runs beside them.
+    // The workload draws and answers queries over records one by one: a
+    // grouped table (the query engine's) has none in memory.
     let workload = || match sensitive {
-        Some(s) if measure.queries > 0 => metrics::query_errors(
+        Some(s) if measure.queries > 0 && !ds.is_grouped() => metrics::query_errors(
             release,
             ds,
             s,
@@ -279,7 +300,7 @@ fn verify_and_measure_risk(
             };
             rayon::join(
                 || verify_with(release, ds, shared),
-                || Ok(shared_risk(&matching, release, breach.as_ref())),
+                || Ok(shared_risk(&matching, release, ds, breach.as_ref())),
             )
         }
         // The release does not fit the dataset, or the run was cancelled:
@@ -325,7 +346,7 @@ pub fn measure_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Res
         return local_measures(release, ds, sensitive, progress);
     }
     let (matching, breach) = matching_and_breach(release, ds, sensitive, progress)?;
-    Ok(shared_risk(&matching, release, breach.as_ref()))
+    Ok(shared_risk(&matching, release, ds, breach.as_ref()))
 }
 
 /// The matching index of `release` and the breach probabilities of
@@ -346,8 +367,13 @@ fn matching_and_breach(
 
 /// The figures of [`measure_risk`] from the matching index and the breach
 /// probabilities of the first sensitive attribute built on it.
-fn shared_risk(matching: &Matching, release: &Release, breach: Option<&Breach>) -> RiskFigures {
-    let link = risk::linkage_from(matching, release);
+fn shared_risk(
+    matching: &Matching,
+    release: &Release,
+    ds: &Dataset,
+    breach: Option<&Breach>,
+) -> RiskFigures {
+    let link = risk::linkage_from(matching, release, ds);
     let breach =
         breach.map(|b| Distribution::new(b.summary.clone(), b.histogram.clone(), b.cdf.clone()));
     let reid = Distribution::new(link.summary, link.histogram, link.cdf);

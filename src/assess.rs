@@ -24,7 +24,9 @@ use crate::data::{Dataset, Role, Roles};
 use crate::error::Result;
 use crate::privacy::{self, ModelReport};
 use crate::progress::Progress;
-use crate::risk::{self, CdfPoint, HistogramBin, PrefixRow, RiskSummary, Simulation};
+use crate::risk::{
+    self, CdfPoint, HistogramBin, PrefixRow, ProbabilityRuns, RiskSummary, Simulation,
+};
 use crate::session::{Attacker, AttackerSummary, Session};
 
 pub use sample::{DeltaPresence, IndividualRiskReport, PopulationReport, SampleRisks};
@@ -135,17 +137,29 @@ pub fn assess_with(
     let (simulation, original, lattice) = (simulation?, original?, lattice?);
     progress.check()?;
     let threshold = attacker.threshold;
-    let n = ds.n_rows();
+    // Records (a grouped table's rows stand for several each).
+    let n = ds.records() as usize;
+    let weights = ds.multiplicities();
     let baseline = Baseline {
         attacker: attacker.summary(ds),
-        key_count: Distribution::from_matches(&simulation.matches, threshold),
-        linkage: Distribution::from_matches(&original.matches, threshold),
+        key_count: Distribution::from_match_runs(
+            &ProbabilityRuns::of_matches(&simulation.matches, weights),
+            threshold,
+        ),
+        linkage: Distribution::from_match_runs(
+            &ProbabilityRuns::of_matches(&original.matches, weights),
+            threshold,
+        ),
         breach: sensitive_column
             .zip(original.breach())
             .map(|(s, p)| AttributeBreach {
                 attribute: ds.col(s).name().to_string(),
                 cells: n,
-                distribution: Distribution::from_probabilities(&p, n, threshold),
+                distribution: Distribution::from_runs(
+                    &ProbabilityRuns::of_probabilities(&p, weights),
+                    n,
+                    threshold,
+                ),
             }),
     };
     let sensitive: Vec<_> = roles
@@ -175,7 +189,7 @@ pub fn assess_with(
     let sample = sample::sample_risks(ds, &file, attacker, &simulation, lattice, progress)?;
     let report = AssessReport {
         file,
-        rows: ds.n_rows(),
+        rows: n,
         quasi_identifiers: names(roles.with(Role::QuasiIdentifier)),
         semi_sensitive: names(roles.with(Role::SemiSensitive)),
         attacker_knows: simulation.attributes.clone(),

@@ -156,7 +156,17 @@ impl Attacker {
                 .map(|&c| ds.col(c).name().to_string())
                 .collect(),
             of: self.visible,
-            hidden_cells: self.hidden_cells(),
+            hidden_cells: match ds.multiplicities() {
+                None => self.hidden_cells(),
+                // A grouped table's row hides its cell in every record.
+                Some(w) => self
+                    .hidden
+                    .iter()
+                    .flatten()
+                    .flat_map(|b| b.ones())
+                    .map(|r| w[r] as usize)
+                    .sum(),
+            },
             threshold: self.threshold,
         }
     }

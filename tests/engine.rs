@@ -182,8 +182,11 @@ fn the_table_counts_every_record_and_merges_what_reading_makes_equal() {
     // The file's order, whatever order asked.
     let names: Vec<&str> = t.columns().iter().map(|c| c.name()).collect();
     assert_eq!(names, ["sex", "age"]);
-    let ds = t.to_dataset().unwrap();
+    let ds = t.to_records().unwrap();
     let mem = load_csv(&f, &opts).unwrap();
+    let grouped = t.to_dataset().unwrap();
+    assert_eq!(grouped.records(), 5);
+    assert_eq!(grouped.n_rows(), 2);
     for name in names {
         let (a, b) = (ds.column(name).unwrap(), mem.column(name).unwrap());
         assert_eq!(a.dictionary(), b.dictionary(), "{name}");

@@ -86,9 +86,9 @@ proptest! {
         let m = ds.n_cols();
         let n = ds.n_rows();
         let cols: Vec<Codes> = (0..m).map(|c| Codes::of(&ds, c)).collect();
-        let w = walk(&cols, n, max.min(m), max.min(m), &Progress::new()).unwrap();
+        let w = walk(&cols, n, None, max.min(m), max.min(m), &Progress::new()).unwrap();
         let full = anonlab::partition::Partition::by_columns(&ds, &(0..m).collect::<Vec<_>>());
-        let s = special_uniques(&w, m, n, max, &SizeCounts::from_sizes(full.sizes()), 0.05);
+        let s = special_uniques(&w, m, n, n as u64, max, &SizeCounts::from_sizes(full.sizes()), 0.05);
         let mut counts = vec![0u64; max.min(m)];
         for r in 0..n {
             let want = brute_msus(&raw, r, m, max);
@@ -112,7 +112,7 @@ proptest! {
         let m = ds.n_cols();
         let n = ds.n_rows();
         let cols: Vec<Codes> = (0..m).map(|c| Codes::of(&ds, c)).collect();
-        let w = walk(&cols, n, m, 0, &Progress::new()).unwrap();
+        let w = walk(&cols, n, None, m, 0, &Progress::new()).unwrap();
         let names: Vec<String> = (0..m).map(|i| format!("a{i}")).collect();
         let risks = attribute_risks(&w, &names, n as u64);
         prop_assert_eq!(risks.len(), (1 << m) - 1);

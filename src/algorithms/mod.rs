@@ -82,6 +82,13 @@ pub trait Algorithm: Send + Sync {
     fn reads_semi_sensitive(&self) -> bool {
         false
     }
+    /// Whether it runs on a grouped table (`Dataset::is_grouped`: the
+    /// query engine's frequency table, each row standing for its records),
+    /// counting records by multiplicity. Algorithms that read records one
+    /// by one (buckets of rows, clustering, seeded draws) do not.
+    fn reads_grouped(&self) -> bool {
+        false
+    }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release>;
 }
 

@@ -23,7 +23,7 @@ use crate::risk::population::{
     RecordRisk, SampleSummary, SizeCounts, SolverSettings,
 };
 use crate::risk::suda::{special_uniques, Suda, SudaReport, DEFAULT_DIS_FRACTION};
-use crate::risk::Simulation;
+use crate::risk::{ProbabilityRuns, Simulation};
 use crate::session::Attacker;
 
 /// δ-presence against a population table.
@@ -94,7 +94,9 @@ pub fn sample_risks(
 ) -> Result<SampleRisks> {
     let settings = &attacker.population;
     let known = &attacker.known[..];
+    // Rows, and the records they stand for (more in a grouped table).
     let n = ds.n_rows();
+    let records = ds.records();
     let classes = &simulation.classes;
     let sizes = classes.sizes();
     let table = SizeCounts::from_sizes(sizes);
@@ -108,7 +110,7 @@ pub fn sample_risks(
     };
     let hidden = simulation.hidden_cells > 0;
 
-    let model = population_model(&attacker.population_csv, settings, n as u64)?;
+    let model = population_model(&attacker.population_csv, settings, records)?;
     if let Some((model, pop_table)) = &model {
         let matched = match pop_table {
             Some(path) => {
@@ -143,8 +145,10 @@ pub fn sample_risks(
             records_at_max: simulation
                 .matches
                 .iter()
-                .filter(|&&m| m == min_matches)
-                .count() as u64,
+                .enumerate()
+                .filter(|&(_, &m)| m == min_matches)
+                .map(|(r, _)| u64::from(ds.multiplicity(r)))
+                .sum(),
         };
         out.journalist = Some(
             (0..n)
@@ -157,10 +161,10 @@ pub fn sample_risks(
             prosecutor,
             journalist: summary.journalist,
             marketer: summary.marketer,
-            sample_uniques: if n == 0 {
+            sample_uniques: if records == 0 {
                 0.0
             } else {
-                simulation.summary.uniques as f64 / n as f64
+                simulation.summary.uniques as f64 / records as f64
             },
             population_uniques: uniques,
             journalist_basis: summary.basis,
@@ -172,9 +176,11 @@ pub fn sample_risks(
 
     if let Some(col) = &settings.weights {
         let w = weights(ds, file, known, col)?;
+        // Σ weights per class: a grouped row adds its weight once per
+        // record it stands for.
         let mut sums = vec![0.0f64; classes.n_classes()];
         for (r, &x) in w.iter().enumerate() {
-            sums[classes.class_of(r) as usize] += x;
+            sums[classes.class_of(r) as usize] += x * f64::from(ds.multiplicity(r));
         }
         let method = settings.individual_method;
         let per_class: Vec<f64> = sizes
@@ -185,31 +191,30 @@ pub fn sample_risks(
         let risk: Vec<f64> = (0..n)
             .map(|r| per_class[classes.class_of(r) as usize])
             .collect();
-        let er: f64 = risk.iter().sum();
-        let mean = if n == 0 { 0.0 } else { er / n as f64 };
+        let runs = ProbabilityRuns::of_probabilities(&risk, ds.multiplicities());
+        let mean = runs.mean();
         out.individual = Some(IndividualRiskReport {
             weights: col.clone(),
             method,
             mean,
-            max: risk.iter().copied().fold(0.0, f64::max),
+            max: runs.max(),
             global_risk: mean,
-            expected_reidentifications: er,
-            records_above_threshold: risk.iter().filter(|&&x| x > attacker.threshold).count()
-                as u64,
+            expected_reidentifications: runs.sum(),
+            records_above_threshold: runs.count(|x| x > attacker.threshold),
         });
         out.individual_risk = Some(risk);
     }
 
     if let Some(w) = lattice {
         if settings.attribute_risks {
-            out.attribute_risks = Some(attribute_risks(&w, &names, n as u64));
+            out.attribute_risks = Some(attribute_risks(&w, &names, records));
         }
         if let Some(m) = settings.suda_max_size {
             let fraction = out
                 .population
                 .as_ref()
                 .map_or(DEFAULT_DIS_FRACTION, |p| p.sampling_fraction);
-            let s = special_uniques(&w, known.len(), n, m, &table, fraction);
+            let s = special_uniques(&w, known.len(), n, records, m, &table, fraction);
             out.suda_report = Some(s.report(&names));
             out.suda = Some(s);
         }
@@ -256,7 +261,15 @@ pub fn lattice_walk(
     } else {
         keep
     };
-    walk(&cols, ds.n_rows(), depth, keep, progress).map(Some)
+    walk(
+        &cols,
+        ds.n_rows(),
+        ds.multiplicities(),
+        depth,
+        keep,
+        progress,
+    )
+    .map(Some)
 }
 
 /// The known columns' codes as the simulation keyed them: a hidden cell is

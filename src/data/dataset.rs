@@ -10,6 +10,8 @@
 //! `dictionary.len()` (one past the last value), so it is a known code that
 //! sorts last and never indexes out of the dictionary by surprise.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -168,11 +170,25 @@ impl Column {
 }
 
 /// A table of dictionary-encoded columns of equal length.
+///
+/// A row is one record, or — in a *grouped* dataset, the frequency table
+/// the query engine builds of a file too large for memory — one distinct
+/// combination of values standing for [`Dataset::multiplicity`] identical
+/// records. Code that reads a grouped dataset must count records by
+/// multiplicity (the attack simulator, the linkage, the privacy models,
+/// the statistics offices' measures, full-domain generalization and
+/// Mondrian do); everything else refuses one through
+/// [`Dataset::require_records`] rather than count combinations as records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
     name: String,
     columns: Vec<Column>,
     rows: usize,
+    /// Records per row of a grouped dataset; `None`: one record per row.
+    /// Shared, since partitions of the table carry them too.
+    multiplicities: Option<Arc<[u32]>>,
+    /// Σ multiplicities (`rows` when there are none).
+    records: u64,
 }
 
 impl Dataset {
@@ -190,7 +206,123 @@ impl Dataset {
             name: name.into(),
             columns,
             rows,
+            multiplicities: None,
+            records: rows as u64,
         })
+    }
+
+    /// The same columns as a grouped dataset: row `r` stands for
+    /// `multiplicities[r]` identical records (each at least 1). Records
+    /// are counted in `u32` classes and match counts, so a table of more
+    /// than `u32::MAX - 1` records is refused.
+    pub fn grouped(mut self, multiplicities: Vec<u32>) -> Result<Self> {
+        if multiplicities.len() != self.rows {
+            return Err(Error::Parameter(format!(
+                "{} multiplicities for {} rows",
+                multiplicities.len(),
+                self.rows
+            )));
+        }
+        if multiplicities.contains(&0) {
+            return Err(Error::Parameter(
+                "a row of a grouped table stands for at least one record".into(),
+            ));
+        }
+        let records: u64 = multiplicities.iter().map(|&m| u64::from(m)).sum();
+        if records >= u64::from(u32::MAX) {
+            return Err(Error::Parameter(format!(
+                "the table holds {} records; anonlab counts at most {} records",
+                crate::format::thousands(records),
+                crate::format::thousands(u64::from(u32::MAX) - 1)
+            )));
+        }
+        self.records = records;
+        self.multiplicities = Some(multiplicities.into());
+        Ok(self)
+    }
+
+    /// Records per row when the dataset is grouped, `None` when every row
+    /// is one record.
+    pub fn multiplicities(&self) -> Option<&[u32]> {
+        self.multiplicities.as_deref()
+    }
+
+    /// The multiplicities as a shared handle, for a partition of the table
+    /// ([`crate::partition::Partition::weighted`]).
+    pub fn shared_multiplicities(&self) -> Option<Arc<[u32]>> {
+        self.multiplicities.clone()
+    }
+
+    /// Records row `row` stands for: 1 unless the dataset is grouped.
+    #[inline]
+    pub fn multiplicity(&self, row: usize) -> u32 {
+        self.multiplicities.as_ref().map_or(1, |m| m[row])
+    }
+
+    /// Records the rows `rows` stand for (their number unless the table
+    /// is grouped).
+    pub fn records_of(&self, rows: &[u32]) -> usize {
+        match &self.multiplicities {
+            None => rows.len(),
+            Some(m) => rows.iter().map(|&r| m[r as usize] as usize).sum(),
+        }
+    }
+
+    /// Whether rows stand for several records (a frequency table).
+    pub fn is_grouped(&self) -> bool {
+        self.multiplicities.is_some()
+    }
+
+    /// Records in the table: the rows, or the sum of a grouped table's
+    /// multiplicities.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The table grouped: one row per distinct combination of the columns'
+    /// codes, in code order (first column most significant), standing for
+    /// the records that hold it — what the query engine builds of a file
+    /// (`data::engine`), built here from a table in memory. A grouped
+    /// table's rows are merged by their multiplicities.
+    pub fn to_grouped(&self) -> Result<Dataset> {
+        let mut order: Vec<u32> = (0..self.rows as u32).collect();
+        let key = |r: u32| self.columns.iter().map(move |c| c.codes[r as usize]);
+        order.sort_by(|&a, &b| key(a).cmp(key(b)));
+        let mut firsts: Vec<u32> = Vec::new();
+        let mut counts: Vec<u32> = Vec::new();
+        for &r in &order {
+            let w = self.multiplicity(r as usize);
+            match firsts.last() {
+                Some(&f) if key(f).eq(key(r)) => {
+                    if let Some(c) = counts.last_mut() {
+                        *c += w;
+                    }
+                }
+                _ => {
+                    firsts.push(r);
+                    counts.push(w);
+                }
+            }
+        }
+        let columns = self
+            .columns
+            .iter()
+            .map(|c| c.recoded(firsts.iter().map(|&r| c.codes[r as usize]).collect()))
+            .collect();
+        Dataset::new(self.name.clone(), columns)?.grouped(counts)
+    }
+
+    /// Refuse a grouped dataset for work that reads rows as records.
+    pub fn require_records(&self, what: &str) -> Result<()> {
+        if self.is_grouped() {
+            return Err(Error::Parameter(format!(
+                "{what} reads every record, and '{}' is read as a frequency table of {} distinct combinations standing for {} records (the query engine's path); read the file in memory (--engine memory) for it",
+                self.name,
+                crate::format::thousands(self.rows as u64),
+                crate::format::thousands(self.records)
+            )));
+        }
+        Ok(())
     }
 
     /// Build from string rows; handy for tests and small examples.

@@ -34,12 +34,13 @@
 //! - The grouped columns keep the file's order, whatever order they are
 //!   asked in, as the in-memory dataset has them: the figures list
 //!   attributes in column order.
-//! - [`FrequencyTable::to_dataset`] gives the table back as a dataset with
-//!   one row per record (combinations in code order), so the whole
-//!   assessment runs unchanged on it: the figures of `assess` do not
-//!   depend on row order. It holds only the columns asked for, as codes.
-//!   Figures that do depend on row order (random cell sensitivity by
-//!   density) are refused on the engine path by the front ends.
+//! - [`FrequencyTable::to_dataset`] gives the table back as a *grouped*
+//!   dataset: one row per combination, standing for its records
+//!   (`Dataset::grouped`), so memory follows the combinations, not the
+//!   records, and the assessment counts each row as the records it stands
+//!   for. It holds only the columns asked for, as codes. Figures that
+//!   depend on row order (random cell sensitivity by density) are refused
+//!   on the engine path by the front ends.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -127,13 +128,33 @@ impl FrequencyTable {
         &self.file_columns
     }
 
+    /// The table as a grouped dataset (`Dataset::grouped`): one row per
+    /// combination, in code order, standing for its records. Every
+    /// assessment runs on it as on the file read in memory — the
+    /// simulator, the linkage, the models and the statistics offices'
+    /// measures count rows by the records they stand for — in memory
+    /// proportional to the combinations, not the records.
+    pub fn to_dataset(&self) -> Result<Dataset> {
+        let rows = self.rows();
+        if rows >= u64::from(u32::MAX) {
+            return Err(Error::Parameter(format!(
+                "the file has {} records; anonlab counts at most {} records",
+                thousands(rows),
+                thousands(u64::from(u32::MAX) - 1)
+            )));
+        }
+        let multiplicities = self.counts.iter().map(|&n| n as u32).collect();
+        Dataset::new(self.name.clone(), self.columns.clone())?.grouped(multiplicities)
+    }
+
     /// One row per record, combinations in code order: the grouped columns
     /// of the file as the in-memory loader would read them, rows reordered.
-    pub fn to_dataset(&self) -> Result<Dataset> {
+    /// For tests that compare the grouped path with the row path.
+    pub fn to_records(&self) -> Result<Dataset> {
         let rows = self.rows();
         if rows > u32::MAX as u64 - 1 {
             return Err(Error::Parameter(format!(
-                "the file has {} records, more than a dataset holds; the assessment of the frequency table alone is for a later version",
+                "the file has {} records, more than a dataset holds",
                 thousands(rows)
             )));
         }

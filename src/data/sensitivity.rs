@@ -69,9 +69,17 @@ impl CellSensitivity {
             SensitivitySource::Rule { rule } => Rule::parse(rule)?.evaluate(ds)?,
             SensitivitySource::FlagColumn { column: flag } => flag_bits(ds, flag)?,
             SensitivitySource::Density { density, seed } => {
+                // A seeded draw of rows is a draw of records only when a
+                // row is one record.
+                ds.require_records(&format!(
+                    "a random density of sensitive cells of '{column}'"
+                ))?;
                 density_bits(n, *density, mix_seed(*seed, column))?
             }
         };
+        if !self.toggled.is_empty() {
+            ds.require_records(&format!("marking cells of '{column}' one by one"))?;
+        }
         for &r in &self.toggled {
             if (r as usize) < n {
                 bits.toggle(r as usize);
@@ -93,7 +101,12 @@ fn flag_bits(ds: &Dataset, flag: &str) -> Result<FixedBitSet> {
             "1" | "true" | "yes" | "y" => true,
             "0" | "false" | "no" | "n" => false,
             other => {
-                let row = col.codes().iter().position(|&c| c as usize == code);
+                // A grouped table's rows are not the file's.
+                let row = col
+                    .codes()
+                    .iter()
+                    .position(|&c| c as usize == code)
+                    .filter(|_| !ds.is_grouped());
                 return Err(Error::input(
                     ds.name(),
                     row.map(|r| r as u64 + 2),

@@ -76,7 +76,7 @@ pub fn class_sizes(release: &Release, ds: &Dataset) -> Vec<usize> {
             .map(|(_, &col)| col)
             .collect();
         if original.is_empty() {
-            sizes.push(g.rows.len());
+            sizes.push(ds.records_of(&g.rows));
             continue;
         }
         let mut split: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
@@ -85,7 +85,7 @@ pub fn class_sizes(release: &Release, ds: &Dataset) -> Vec<usize> {
                 .iter()
                 .map(|&c| ds.col(c).code(r as usize))
                 .collect();
-            *split.entry(key).or_default() += 1;
+            *split.entry(key).or_default() += ds.multiplicity(r as usize) as usize;
         }
         sizes.extend(split.into_values());
     }
@@ -98,7 +98,7 @@ pub fn discernibility(release: &Release, ds: &Dataset) -> u64 {
         .iter()
         .map(|&s| (s as u64) * (s as u64))
         .sum();
-    classes + release.source_rows as u64 * release.suppressed_rows.len() as u64
+    classes + ds.records() * ds.records_of(&release.suppressed_rows) as u64
 }
 
 /// C_AVG = (published rows / classes) / k; `None` when nothing is published
@@ -198,11 +198,12 @@ fn numeric_span(col: &Column, a: u32, b: u32) -> f64 {
 /// the dataset.
 pub fn utility(release: &Release, ds: &Dataset) -> Result<Utility> {
     check_release_fits(release, ds)?;
-    let n = release.source_rows;
+    // Records: a grouped table's rows stand for several each.
+    let n = ds.records();
     let qi = &release.quasi_identifiers;
     let d = qi.len();
-    let suppressed = release.suppressed_rows.len();
-    let published = release.published_rows();
+    let suppressed = ds.records_of(&release.suppressed_rows);
+    let published: usize = release.groups.iter().map(|g| ds.records_of(&g.rows)).sum();
     let scales: Vec<Scale> = qi.iter().map(|&c| Scale::new(ds.col(c))).collect();
     let mut per_attr = vec![suppressed as f64; d];
     // QI cells per attribute: in an LGB release a group's cell on a column
@@ -214,10 +215,11 @@ pub fn utility(release: &Release, ds: &Dataset) -> Result<Utility> {
     let carried = release.is_local().then(|| release.carries_qi());
     for (i, g) in release.groups.iter().enumerate() {
         let carried = carried.as_ref().map(|c| c[i].as_slice());
+        let records = ds.records_of(&g.rows);
         for (a, cell) in g.cells.iter().enumerate() {
             if carried.is_none_or(|c| c.get(a).copied().unwrap_or(true)) {
-                per_attr[a] += scales[a].ncp(cell) * g.rows.len() as f64;
-                cells[a] += g.rows.len();
+                per_attr[a] += scales[a].ncp(cell) * records as f64;
+                cells[a] += records;
             }
         }
     }
@@ -226,7 +228,7 @@ pub fn utility(release: &Release, ds: &Dataset) -> Result<Utility> {
     let sizes = class_sizes(release, ds);
     let classes = sizes.len();
     let discernibility =
-        sizes.iter().map(|&s| (s as u64) * (s as u64)).sum::<u64>() + n as u64 * suppressed as u64;
+        sizes.iter().map(|&s| (s as u64) * (s as u64)).sum::<u64>() + n * suppressed as u64;
     Ok(Utility {
         groups: release.groups.len(),
         classes,

@@ -71,6 +71,14 @@ pub fn class_counts(partition: &Partition, sensitive: &Column) -> ClassCounts {
         "partition and sensitive column '{}' differ in row count",
         sensitive.name()
     );
+    match partition.multiplicities() {
+        None => plain_counts(partition, sensitive),
+        Some(w) => weighted_counts(partition, sensitive, w),
+    }
+}
+
+/// [`class_counts`] with one record per row.
+fn plain_counts(partition: &Partition, sensitive: &Column) -> ClassCounts {
     let table = TableDistribution::new(sensitive);
     let codes = sensitive.codes();
     let class_of = partition.class_ids();
@@ -126,6 +134,64 @@ pub fn class_counts(partition: &Partition, sensitive: &Column) -> ClassCounts {
     }
 }
 
+/// [`class_counts`] of a grouped table: row `r` stands for `weights[r]`
+/// records. The same two counting sorts, over rows, each run of equal
+/// codes in a class then summing its rows' records.
+fn weighted_counts(partition: &Partition, sensitive: &Column, weights: &[u32]) -> ClassCounts {
+    let table = TableDistribution::weighted(sensitive, weights);
+    let codes = sensitive.codes();
+    let class_of = partition.class_ids();
+    let n = codes.len();
+    let mut code_start = vec![0usize; sensitive.code_space() + 1];
+    for &c in codes {
+        code_start[c as usize + 1] += 1;
+    }
+    for i in 1..code_start.len() {
+        code_start[i] += code_start[i - 1];
+    }
+    let mut fill = code_start;
+    let mut rows_by_code = vec![0u32; n];
+    for (r, &code) in codes.iter().enumerate() {
+        let slot = &mut fill[code as usize];
+        rows_by_code[*slot] = r as u32;
+        *slot += 1;
+    }
+    let mut class_start = vec![0usize; partition.n_classes() + 1];
+    for &c in class_of {
+        class_start[c as usize + 1] += 1;
+    }
+    for i in 1..class_start.len() {
+        class_start[i] += class_start[i - 1];
+    }
+    let mut class_fill = class_start.clone();
+    let mut by_class = vec![0u32; n];
+    for &r in &rows_by_code {
+        let slot = &mut class_fill[class_of[r as usize] as usize];
+        by_class[*slot] = r;
+        *slot += 1;
+    }
+    drop(rows_by_code);
+    let mut offsets = Vec::with_capacity(class_start.len());
+    let mut entries = Vec::new();
+    offsets.push(0);
+    for class in 0..partition.n_classes() {
+        let rows = &by_class[class_start[class]..class_start[class + 1]];
+        entries.extend(
+            rows.chunk_by(|&a, &b| codes[a as usize] == codes[b as usize])
+                .map(|run| ValueCount {
+                    code: codes[run[0] as usize],
+                    count: run.iter().map(|&r| weights[r as usize]).sum(),
+                }),
+        );
+        offsets.push(entries.len());
+    }
+    ClassCounts {
+        offsets,
+        entries,
+        table,
+    }
+}
+
 /// The sensitive values of an arbitrary set of rows (a candidate group of an
 /// algorithm, a bucket), in code order. O(r log r) in the number of rows.
 pub fn counts_of_rows(rows: &[u32], sensitive: &Column) -> Vec<ValueCount> {
@@ -134,6 +200,30 @@ pub fn counts_of_rows(rows: &[u32], sensitive: &Column) -> Vec<ValueCount> {
     let mut out = Vec::new();
     run_length(&codes, &mut out);
     out
+}
+
+/// [`counts_of_rows`] counting records: row `r` stands for
+/// `multiplicities[r]` of them in a grouped table (one each when `None`).
+pub fn counts_of_records(
+    rows: &[u32],
+    sensitive: &Column,
+    multiplicities: Option<&[u32]>,
+) -> Vec<ValueCount> {
+    let Some(w) = multiplicities else {
+        return counts_of_rows(rows, sensitive);
+    };
+    let mut pairs: Vec<(u32, u32)> = rows
+        .iter()
+        .map(|&r| (sensitive.code(r as usize), w[r as usize]))
+        .collect();
+    pairs.sort_unstable_by_key(|p| p.0);
+    pairs
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| ValueCount {
+            code: run[0].0,
+            count: run.iter().map(|p| p.1).sum(),
+        })
+        .collect()
 }
 
 fn run_length(sorted: &[u32], out: &mut Vec<ValueCount>) {
@@ -167,6 +257,16 @@ pub struct TableDistribution {
 impl TableDistribution {
     pub fn new(sensitive: &Column) -> Self {
         Self::from_counts(sensitive.frequencies(), sensitive.is_numeric())
+    }
+
+    /// The distribution of a grouped table's column: row `r` stands for
+    /// `multiplicities[r]` records.
+    pub fn weighted(sensitive: &Column, multiplicities: &[u32]) -> Self {
+        let mut counts = vec![0u64; sensitive.code_space()];
+        for (&c, &w) in sensitive.codes().iter().zip(multiplicities) {
+            counts[c as usize] += u64::from(w);
+        }
+        Self::from_counts(counts, sensitive.is_numeric())
     }
 
     /// From rows per code (`counts[code]`); `ordered` selects ordered

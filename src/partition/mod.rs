@@ -7,16 +7,27 @@
 
 mod counts;
 
-pub use counts::{class_counts, counts_of_rows, ClassCounts, TableDistribution, ValueCount};
+pub use counts::{
+    class_counts, counts_of_records, counts_of_rows, ClassCounts, TableDistribution, ValueCount,
+};
+
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;
 
+/// A class id per row, and each class's size in records. Over a grouped
+/// dataset (`Dataset::is_grouped`: a row stands for several identical
+/// records) the partition carries the rows' multiplicities, its sizes
+/// count records, and [`class_counts`] counts values by record: every
+/// model reading classes then sees the table the rows stand for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partition {
     class_of: Vec<u32>,
     sizes: Vec<u32>,
+    /// Records per row; `None`: one each.
+    multiplicities: Option<Arc<[u32]>>,
 }
 
 /// Rows of each class, stored contiguously (compressed sparse rows).
@@ -49,7 +60,44 @@ impl Partition {
         for &c in &class_of {
             sizes[c as usize] += 1;
         }
-        Self { class_of, sizes }
+        Self {
+            class_of,
+            sizes,
+            multiplicities: None,
+        }
+    }
+
+    /// The same classes over rows standing for `multiplicities` records
+    /// each (`None`: one record per row): sizes count records.
+    pub fn weighted(mut self, multiplicities: Option<Arc<[u32]>>) -> Self {
+        if let Some(m) = &multiplicities {
+            debug_assert_eq!(m.len(), self.class_of.len());
+            self.sizes.iter_mut().for_each(|s| *s = 0);
+            for (&c, &w) in self.class_of.iter().zip(m.iter()) {
+                self.sizes[c as usize] += w;
+            }
+        }
+        self.multiplicities = multiplicities;
+        self
+    }
+
+    /// Records row `row` stands for (1 unless the partition is weighted).
+    #[inline]
+    pub fn multiplicity(&self, row: usize) -> u32 {
+        self.multiplicities.as_ref().map_or(1, |m| m[row])
+    }
+
+    /// Records per row, when rows stand for several records.
+    pub fn multiplicities(&self) -> Option<&[u32]> {
+        self.multiplicities.as_deref()
+    }
+
+    /// Records in all classes.
+    pub fn n_records(&self) -> u64 {
+        match &self.multiplicities {
+            Some(m) => m.iter().map(|&w| u64::from(w)).sum(),
+            None => self.class_of.len() as u64,
+        }
     }
 
     /// Every row in one class (what an attacker who knows nothing sees).
@@ -58,13 +106,14 @@ impl Partition {
     }
 
     /// Group rows by equal codes on `columns`, by hashing. Class ids are
-    /// given in order of first appearance.
+    /// given in order of first appearance; over a grouped dataset the
+    /// sizes count records.
     pub fn by_columns(ds: &Dataset, columns: &[usize]) -> Self {
         let cols: Vec<(&[u32], usize)> = columns
             .iter()
             .map(|&c| (ds.col(c).codes(), ds.col(c).code_space()))
             .collect();
-        Self::by_codes(&cols, ds.n_rows())
+        Self::by_codes(&cols, ds.n_rows()).weighted(ds.shared_multiplicities())
     }
 
     /// Group `rows` rows by equal codes on `columns` (each a code per row
@@ -105,6 +154,8 @@ impl Partition {
         Self::from_class_ids(class_of)
     }
 
+    /// Rows partitioned (of a grouped dataset: distinct combinations, see
+    /// [`Partition::n_records`]).
     pub fn n_rows(&self) -> usize {
         self.class_of.len()
     }
@@ -133,13 +184,25 @@ impl Partition {
         self.sizes.iter().filter(|&&s| s == 1).count()
     }
 
+    /// Rows of each class (of a grouped table: its combinations).
     pub fn members(&self) -> Members {
         let mut offsets = Vec::with_capacity(self.sizes.len() + 1);
-        let mut acc = 0usize;
         offsets.push(0);
-        for &s in &self.sizes {
-            acc += s as usize;
-            offsets.push(acc);
+        if self.multiplicities.is_some() {
+            // Sizes count records: count the rows again.
+            offsets.resize(self.sizes.len() + 1, 0);
+            for &c in &self.class_of {
+                offsets[c as usize + 1] += 1;
+            }
+            for i in 1..offsets.len() {
+                offsets[i] += offsets[i - 1];
+            }
+        } else {
+            let mut acc = 0usize;
+            for &s in &self.sizes {
+                acc += s as usize;
+                offsets.push(acc);
+            }
         }
         let mut fill = offsets.clone();
         let mut rows = vec![0u32; self.class_of.len()];

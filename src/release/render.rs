@@ -344,6 +344,9 @@ pub fn stage_csv_fingerprinted(
     path: &Path,
     inputs: &Inputs,
 ) -> Result<(StagedRelease, String)> {
+    // A grouped table holds only the columns its frequency table grouped:
+    // its release is published by the engine's pass over the file.
+    ds.require_records("writing the published table from memory")?;
     let files = files(release, ds, roles, path);
     inputs.check_all(&files.iter().map(|f| f.1.as_path()).collect::<Vec<_>>())?;
     let mut staged = Vec::new();

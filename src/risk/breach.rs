@@ -32,11 +32,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::distribution::{
-    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilitySummary, TOLERANCE,
+    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns, ProbabilitySummary, TOLERANCE,
 };
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::partition::{counts_of_rows, ValueCount};
+use crate::partition::{counts_of_records, ValueCount};
 use crate::progress::Progress;
 use crate::release::{Bucket, Guarantee, Release};
 
@@ -62,6 +62,9 @@ pub struct ValueBuckets {
     rows: Vec<u32>,
     value_offsets: Vec<usize>,
     values: Vec<ValueCount>,
+    /// Records per bucket (its rows, or what a grouped table's rows
+    /// stand for).
+    records: Vec<u32>,
     from_release: usize,
 }
 
@@ -103,15 +106,25 @@ impl ValueBuckets {
         let mut value_offsets = Vec::with_capacity(offsets.len());
         value_offsets.push(0);
         let mut values = Vec::with_capacity(rows.len());
+        let weights = ds.multiplicities();
+        let mut records = Vec::with_capacity(offsets.len() - 1);
         for b in 0..offsets.len() - 1 {
             match &rows[offsets[b]..offsets[b + 1]] {
                 // A row's own bucket (every row of a generalized release):
-                // its one value, without counting.
-                &[r] => values.push(ValueCount {
-                    code: col.code(r as usize),
-                    count: 1,
-                }),
-                bucket => values.extend(counts_of_rows(bucket, col)),
+                // its one value, without counting. A grouped table's row
+                // stands for records that all hold it.
+                &[r] => {
+                    let count = ds.multiplicity(r as usize);
+                    values.push(ValueCount {
+                        code: col.code(r as usize),
+                        count,
+                    });
+                    records.push(count);
+                }
+                bucket => {
+                    values.extend(counts_of_records(bucket, col, weights));
+                    records.push(ds.records_of(bucket) as u32);
+                }
             }
             value_offsets.push(values.len());
         }
@@ -121,6 +134,7 @@ impl ValueBuckets {
             rows,
             value_offsets,
             values,
+            records,
             from_release,
         }
     }
@@ -145,9 +159,9 @@ impl ValueBuckets {
     pub fn rows(&self, bucket: usize) -> &[u32] {
         &self.rows[self.offsets[bucket]..self.offsets[bucket + 1]]
     }
-    /// |B|.
+    /// |B|, in records.
     pub fn size(&self, bucket: usize) -> usize {
-        self.offsets[bucket + 1] - self.offsets[bucket]
+        self.records[bucket] as usize
     }
     /// The bucket's values with their counts, in code order.
     pub fn values(&self, bucket: usize) -> &[ValueCount] {
@@ -213,7 +227,7 @@ pub fn breach_from(
     }
     let col = ds.col(attribute);
     let buckets = ValueBuckets::new(release, ds, attribute);
-    let weights = UnitWeights::new(matching, &buckets, col.code_space());
+    let weights = UnitWeights::new(matching, &buckets, col.code_space(), ds.multiplicities());
     let codes = col.codes();
     let n_targets = matching.n_targets();
     progress.set_total(n_targets as u64);
@@ -260,11 +274,13 @@ pub fn breach_from(
         probabilities[r as usize] = p;
     }
     let threshold = promised_l(release, col.name()).map_or(0.5, |l| 1.0 / f64::from(l.max(1)));
-    let ProbabilityDistribution { histogram, cdf } =
-        ProbabilityDistribution::of_probabilities(&probabilities);
+    // Per record: a grouped table's row counts for the records it stands for.
+    let runs = ProbabilityRuns::of_probabilities(&probabilities, ds.multiplicities());
+    let ProbabilityDistribution { histogram, cdf } = runs.distribution();
+    let published = release.groups.iter().map(|g| ds.records_of(&g.rows)).sum();
     Ok(Breach {
         attribute: col.name().to_string(),
-        summary: ProbabilitySummary::new(&probabilities, release.published_rows(), threshold),
+        summary: ProbabilitySummary::of_runs(&runs, published, threshold),
         histogram,
         cdf,
         probabilities,
@@ -307,14 +323,22 @@ enum UnitWeights {
 }
 
 impl UnitWeights {
-    fn new(matching: &Matching, buckets: &ValueBuckets, code_space: usize) -> Self {
-        Self::with_limit(matching, buckets, code_space, DENSE_WEIGHTS)
+    /// `multiplicities`: records per row of a grouped table (each of
+    /// them a tuple of the unit).
+    fn new(
+        matching: &Matching,
+        buckets: &ValueBuckets,
+        code_space: usize,
+        multiplicities: Option<&[u32]>,
+    ) -> Self {
+        Self::with_limit(matching, buckets, code_space, multiplicities, DENSE_WEIGHTS)
     }
 
     fn with_limit(
         matching: &Matching,
         buckets: &ValueBuckets,
         code_space: usize,
+        multiplicities: Option<&[u32]>,
         dense_limit: usize,
     ) -> Self {
         // One unit's weights, merged by value. The pairs are summed in the
@@ -327,12 +351,20 @@ impl UnitWeights {
                     continue;
                 };
                 let size = buckets.size(b) as f64;
-                pairs.extend(
-                    buckets
-                        .values(b)
-                        .iter()
-                        .map(|v| (v.code, f64::from(v.count) / size)),
-                );
+                match multiplicities.map(|m| m[r as usize]) {
+                    None => pairs.extend(
+                        buckets
+                            .values(b)
+                            .iter()
+                            .map(|v| (v.code, f64::from(v.count) / size)),
+                    ),
+                    Some(w) => pairs.extend(
+                        buckets
+                            .values(b)
+                            .iter()
+                            .map(|v| (v.code, f64::from(w) * f64::from(v.count) / size)),
+                    ),
+                }
             }
             pairs.sort_unstable_by_key(|p| p.0);
             for &(code, w) in pairs.iter() {
@@ -418,8 +450,8 @@ mod tests {
             let m = Matching::new(&r, &ds, &Progress::new()).unwrap();
             let buckets = ValueBuckets::new(&r, &ds, disease);
             let cs = ds.col(disease).code_space();
-            let dense = UnitWeights::with_limit(&m, &buckets, cs, usize::MAX);
-            let sparse = UnitWeights::with_limit(&m, &buckets, cs, 0);
+            let dense = UnitWeights::with_limit(&m, &buckets, cs, None, usize::MAX);
+            let sparse = UnitWeights::with_limit(&m, &buckets, cs, None, 0);
             assert!(matches!(dense, UnitWeights::Dense { .. }));
             assert!(matches!(sparse, UnitWeights::Sparse { .. }));
             for t in 0..m.n_targets() {

@@ -54,44 +54,22 @@ pub struct ProbabilityDistribution {
 impl ProbabilityDistribution {
     /// One probability per record.
     pub fn of_probabilities(probabilities: &[f64]) -> Self {
-        let mut sorted = probabilities.to_vec();
-        sorted.sort_unstable_by(f64::total_cmp);
-        let mut runs: Vec<(f64, usize)> = Vec::new();
-        for p in sorted {
-            match runs.last_mut() {
-                Some((q, c)) if *q == p => *c += 1,
-                _ => runs.push((p, 1)),
-            }
-        }
-        Self::of_runs(&runs, probabilities.len())
+        ProbabilityRuns::of_probabilities(probabilities, None).distribution()
     }
 
     /// Pr(re-id) = 1/m per record, from each record's match count m.
-    /// Records are counted per distinct m first: a million records have
-    /// few distinct counts.
     pub fn of_matches(matches: &[u32]) -> Self {
-        let mut records: FxHashMap<u32, usize> = FxHashMap::default();
-        for &m in matches {
-            *records.entry(m).or_default() += 1;
-        }
-        let mut counts: Vec<(u32, usize)> = records.into_iter().collect();
-        // Descending match count = ascending probability.
-        counts.sort_unstable_by_key(|&(m, _)| std::cmp::Reverse(m));
-        let runs: Vec<(f64, usize)> = counts
-            .into_iter()
-            .map(|(m, c)| (1.0 / f64::from(m), c))
-            .collect();
-        Self::of_runs(&runs, matches.len())
+        ProbabilityRuns::of_matches(matches, None).distribution()
     }
 
     /// `runs`: (probability, records) in ascending probability, `n`
     /// records in all.
-    fn of_runs(runs: &[(f64, usize)], n: usize) -> Self {
+    fn of_runs(runs: &[(f64, u64)], n: u64) -> Self {
         let mut counts = [0usize; HISTOGRAM_BINS];
         let mut cdf: Vec<CdfPoint> = Vec::new();
-        let mut at_most = 0usize;
+        let mut at_most = 0u64;
         for &(p, records) in runs {
-            counts[bin(p)] += records;
+            counts[bin(p)] += records as usize;
             at_most += records;
             let share = at_most as f64 / n as f64;
             match cdf.last_mut() {
@@ -112,6 +90,105 @@ impl ProbabilityDistribution {
             })
             .collect();
         ProbabilityDistribution { histogram, cdf }
+    }
+}
+
+/// Per-record probabilities as runs: each distinct probability with the
+/// records that have it, in ascending order. Every summary and
+/// distribution of per-record figures is computed from runs, so a figure
+/// does not depend on the order of the records nor on whether they come
+/// one per row or as a grouped table's rows standing for several records
+/// (`Dataset::is_grouped`): sums run over the runs in ascending
+/// probability, each adding p × records, and come out bit for bit the
+/// same either way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbabilityRuns {
+    runs: Vec<(f64, u64)>,
+    records: u64,
+}
+
+impl ProbabilityRuns {
+    /// One probability per row; row `r` stands for `weights[r]` records
+    /// (one each without weights).
+    pub fn of_probabilities(probabilities: &[f64], weights: Option<&[u32]>) -> Self {
+        let mut sorted: Vec<(f64, u64)> = match weights {
+            None => probabilities.iter().map(|&p| (p, 1)).collect(),
+            Some(w) => probabilities
+                .iter()
+                .zip(w)
+                .map(|(&p, &w)| (p, u64::from(w)))
+                .collect(),
+        };
+        sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut runs: Vec<(f64, u64)> = Vec::new();
+        for (p, c) in sorted {
+            match runs.last_mut() {
+                Some((q, n)) if *q == p => *n += c,
+                _ => runs.push((p, c)),
+            }
+        }
+        Self::from_runs(runs)
+    }
+
+    /// Pr(re-id) = 1/m per row from its match count m, each row standing
+    /// for `weights[r]` records. Counted per distinct m first: a million
+    /// records have few distinct counts.
+    pub fn of_matches(matches: &[u32], weights: Option<&[u32]>) -> Self {
+        let mut records: FxHashMap<u32, u64> = FxHashMap::default();
+        match weights {
+            None => matches
+                .iter()
+                .for_each(|&m| *records.entry(m).or_default() += 1),
+            Some(w) => matches
+                .iter()
+                .zip(w)
+                .for_each(|(&m, &w)| *records.entry(m).or_default() += u64::from(w)),
+        }
+        let mut counts: Vec<(u32, u64)> = records.into_iter().collect();
+        // Descending match count = ascending probability.
+        counts.sort_unstable_by_key(|&(m, _)| std::cmp::Reverse(m));
+        Self::from_runs(
+            counts
+                .into_iter()
+                .map(|(m, c)| (1.0 / f64::from(m), c))
+                .collect(),
+        )
+    }
+
+    fn from_runs(runs: Vec<(f64, u64)>) -> Self {
+        let records = runs.iter().map(|r| r.1).sum();
+        ProbabilityRuns { runs, records }
+    }
+
+    /// (probability, records), ascending.
+    pub fn runs(&self) -> &[(f64, u64)] {
+        &self.runs
+    }
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+    /// The sum of the probabilities over the records.
+    pub fn sum(&self) -> f64 {
+        self.runs.iter().map(|&(p, c)| p * c as f64).sum()
+    }
+    /// The mean probability over the records (0 without records).
+    pub fn mean(&self) -> f64 {
+        if self.records == 0 {
+            return 0.0;
+        }
+        self.sum() / self.records as f64
+    }
+    /// The largest probability (0 without records).
+    pub fn max(&self) -> f64 {
+        self.runs.last().map_or(0.0, |r| r.0.max(0.0))
+    }
+    /// Records whose probability passes `above`.
+    pub fn count(&self, above: impl Fn(f64) -> bool) -> u64 {
+        self.runs.iter().filter(|r| above(r.0)).map(|r| r.1).sum()
+    }
+    /// The histogram and CDF.
+    pub fn distribution(&self) -> ProbabilityDistribution {
+        ProbabilityDistribution::of_runs(&self.runs, self.records)
     }
 }
 
@@ -138,20 +215,22 @@ pub struct ProbabilitySummary {
 
 impl ProbabilitySummary {
     pub fn new(probabilities: &[f64], published: usize, threshold: f64) -> Self {
-        let n = probabilities.len();
-        let above = probabilities
-            .iter()
-            .filter(|&&p| p > threshold + TOLERANCE)
-            .count();
+        Self::of_runs(
+            &ProbabilityRuns::of_probabilities(probabilities, None),
+            published,
+            threshold,
+        )
+    }
+
+    /// The summary of `runs`, of which `published` records are published.
+    pub fn of_runs(runs: &ProbabilityRuns, published: usize, threshold: f64) -> Self {
+        let n = runs.records() as usize;
+        let above = runs.count(|p| p > threshold + TOLERANCE) as usize;
         ProbabilitySummary {
             records: n,
             published,
-            mean: if n == 0 {
-                0.0
-            } else {
-                probabilities.iter().sum::<f64>() / n as f64
-            },
-            max: probabilities.iter().copied().fold(0.0, f64::max),
+            mean: runs.mean(),
+            max: runs.max(),
             threshold,
             records_above_threshold: above,
             share_above_threshold: if n == 0 { 0.0 } else { above as f64 / n as f64 },

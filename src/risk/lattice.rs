@@ -81,9 +81,12 @@ struct Tuples {
 }
 
 impl Tuples {
-    fn of(columns: &[Codes<'_>], rows: usize) -> Self {
+    /// `multiplicities`: records per row of a grouped table, whose rows
+    /// then group into items weighted by the records they stand for.
+    fn of(columns: &[Codes<'_>], rows: usize, multiplicities: Option<&[u32]>) -> Self {
         let cols: Vec<(&[u32], usize)> = columns.iter().map(|c| (c.codes, c.code_space)).collect();
-        let classes = Partition::by_codes(&cols, rows);
+        let classes =
+            Partition::by_codes(&cols, rows).weighted(multiplicities.map(|m| m.to_vec().into()));
         let weights = classes.sizes().to_vec();
         // Class ids come in order of first appearance.
         let mut row = Vec::with_capacity(weights.len());
@@ -130,10 +133,12 @@ impl Tuples {
 
 /// Walk the combinations of `columns` (each `rows` codes long) of at most
 /// `max_size` attributes, keeping the unique rows of those of at most
-/// `keep_uniques`.
+/// `keep_uniques`. Rows stand for `multiplicities[r]` records each when
+/// given (a grouped table), one each otherwise.
 pub fn walk(
     columns: &[Codes<'_>],
     rows: usize,
+    multiplicities: Option<&[u32]>,
     max_size: usize,
     keep_uniques: usize,
     progress: &Progress,
@@ -144,7 +149,7 @@ pub fn walk(
             columns.len()
         )));
     }
-    let tuples = Tuples::of(columns, rows);
+    let tuples = Tuples::of(columns, rows, multiplicities);
     let root = Runs::of_weights(&tuples.weights);
     let root_uniques = FixedBitSet::with_capacity(rows);
     let ctx = Ctx {
@@ -296,7 +301,7 @@ mod tests {
         )
         .unwrap();
         let cols: Vec<Codes> = (0..3).map(|c| Codes::of(&ds, c)).collect();
-        let w = walk(&cols, ds.n_rows(), 3, 2, &Progress::new()).unwrap();
+        let w = walk(&cols, ds.n_rows(), None, 3, 2, &Progress::new()).unwrap();
         assert_eq!(w.combinations.len(), 7);
         for c in &w.combinations {
             let cols: Vec<usize> = (0..3).filter(|&a| c.mask & (1 << a) != 0).collect();
@@ -318,7 +323,7 @@ mod tests {
                 assert!(!w.uniques.contains_key(&c.mask));
             }
         }
-        let limited = walk(&cols, ds.n_rows(), 1, 1, &Progress::new()).unwrap();
+        let limited = walk(&cols, ds.n_rows(), None, 1, 1, &Progress::new()).unwrap();
         assert_eq!(limited.combinations.len(), 3);
     }
 }

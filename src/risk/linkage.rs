@@ -13,7 +13,9 @@ use crate::error::Result;
 use crate::progress::Progress;
 use crate::release::{Guarantee, Release};
 
-use super::distribution::{CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilitySummary};
+use super::distribution::{
+    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns, ProbabilitySummary,
+};
 use super::matching::Matching;
 
 /// Re-identification risk of every source row under the linkage attack.
@@ -36,12 +38,12 @@ pub struct Linkage {
 /// promises none.
 pub fn linkage_attack(release: &Release, ds: &Dataset, progress: &Progress) -> Result<Linkage> {
     let matching = Matching::new(release, ds, progress)?;
-    Ok(linkage_from(&matching, release))
+    Ok(linkage_from(&matching, release, ds))
 }
 
 /// The linkage attack from an already built `Matching` (shared with
 /// breach probability).
-pub fn linkage_from(matching: &Matching, release: &Release) -> Linkage {
+pub fn linkage_from(matching: &Matching, release: &Release, ds: &Dataset) -> Linkage {
     let n = release.source_rows;
     let mut matches = vec![0u32; n];
     let mut probabilities = vec![0.0f64; n];
@@ -58,10 +60,12 @@ pub fn linkage_from(matching: &Matching, release: &Release) -> Linkage {
         }
     }
     let threshold = promised_k(release).map_or(0.5, |k| 1.0 / f64::from(k.max(1)));
-    let ProbabilityDistribution { histogram, cdf } =
-        ProbabilityDistribution::of_probabilities(&probabilities);
+    // Per record: a grouped table's row counts for the records it stands for.
+    let runs = ProbabilityRuns::of_probabilities(&probabilities, ds.multiplicities());
+    let ProbabilityDistribution { histogram, cdf } = runs.distribution();
+    let published = release.groups.iter().map(|g| ds.records_of(&g.rows)).sum();
     Linkage {
-        summary: ProbabilitySummary::new(&probabilities, release.published_rows(), threshold),
+        summary: ProbabilitySummary::of_runs(&runs, published, threshold),
         histogram,
         cdf,
         matches,

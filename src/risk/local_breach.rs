@@ -145,7 +145,7 @@ pub fn local_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Resul
         progress.check()?;
         let sub = subset_release(release, ds, &subset);
         let matching = Matching::new(&sub, ds, progress)?;
-        let link = linkage_from(&matching, &sub);
+        let link = linkage_from(&matching, &sub, ds);
         k_threshold = link.summary.threshold;
         for g in &sub.groups {
             for &r in &g.rows {

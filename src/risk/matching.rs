@@ -93,7 +93,8 @@ pub struct Matching {
     target_rows: Vec<u32>,
     match_offsets: Vec<usize>,
     match_units: Vec<u32>,
-    /// Per target, Num_tuples: the rows of its matched units.
+    /// Per target, Num_tuples: the records of its matched units (rows,
+    /// or what a grouped table's rows stand for).
     match_tuples: Vec<u64>,
 }
 
@@ -203,13 +204,17 @@ impl Matching {
                 }
             })?
         };
+        // Records per unit: its rows, or what a grouped table's rows stand for.
+        let unit_records: Vec<u64> = (0..units.group.len())
+            .map(|u| ds.records_of(&units.rows[units.offsets[u]..units.offsets[u + 1]]) as u64)
+            .collect();
         let match_tuples = (0..n_targets)
             .into_par_iter()
             .map(|t| {
                 matched
                     .of(t)
                     .iter()
-                    .map(|&u| (units.offsets[u as usize + 1] - units.offsets[u as usize]) as u64)
+                    .map(|&u| unit_records[u as usize])
                     .sum()
             })
             .collect();
@@ -238,7 +243,7 @@ impl Matching {
     pub fn matched_units(&self, target: usize) -> &[u32] {
         &self.match_units[self.match_offsets[target]..self.match_offsets[target + 1]]
     }
-    /// Num_tuples(t): published tuples matching the target.
+    /// Num_tuples(t): published tuples (records) matching the target.
     pub fn matched_tuples(&self, target: usize) -> u64 {
         self.match_tuples[target]
     }

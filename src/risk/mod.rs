@@ -19,7 +19,8 @@ pub mod suda;
 
 pub use breach::{breach_from, breach_probability, detaching_buckets, Breach, ValueBuckets};
 pub use distribution::{
-    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilitySummary, HISTOGRAM_BINS,
+    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns, ProbabilitySummary,
+    HISTOGRAM_BINS,
 };
 pub use linkage::{linkage_attack, linkage_from, Linkage};
 #[cfg(test)]
@@ -27,4 +28,6 @@ pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
 pub use matching::{check_release_fits, Matching};
 pub use original::{original_matches, OriginalMatches};
-pub use simulator::{simulate, summarize, Knowledge, PrefixRow, RiskSummary, Simulation};
+pub use simulator::{
+    simulate, summarize, summarize_runs, Knowledge, PrefixRow, RiskSummary, Simulation,
+};

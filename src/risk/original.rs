@@ -38,7 +38,9 @@ use super::Knowledge;
 const MAX_PATTERNS: usize = 4096;
 
 /// Per record of the original table: how many records match it and, for
-/// the sensitive attribute, how many of those share its value.
+/// the sensitive attribute, how many of those share its value. Of a grouped
+/// table (`Dataset::is_grouped`), per row: the figures of each of the
+/// identical records it stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OriginalMatches {
     /// Records matching each record, itself included (at least 1).
@@ -128,6 +130,7 @@ pub fn original_matches(
     let bits = widths.iter().sum::<u32>() + value_width;
     let tables = Tables {
         codes: &codes,
+        weights: ds.multiplicities(),
         values,
         widths: &widths,
         value_width,
@@ -160,6 +163,8 @@ pub fn original_matches(
 /// The tables a pass reads.
 struct Tables<'a> {
     codes: &'a [&'a [u32]],
+    /// Records per row of a grouped table (one each when `None`).
+    weights: Option<&'a [u32]>,
     values: Option<&'a [u32]>,
     /// Bits of each known attribute's codes, and of the sensitive one's.
     widths: &'a [u32],
@@ -188,11 +193,12 @@ impl Tables<'_> {
         let mut count: FxHashMap<K, u32> = FxHashMap::default();
         let mut count_value: FxHashMap<K, u32> = FxHashMap::default();
         for &s in pass.sources {
-            *count.entry(key(self, s, skip, None)).or_default() += 1;
+            let records = self.weights.map_or(1, |w| w[s as usize]);
+            *count.entry(key(self, s, skip, None)).or_default() += records;
             if let Some(v) = self.values {
                 *count_value
                     .entry(key(self, s, skip, Some(v[s as usize])))
-                    .or_default() += 1;
+                    .or_default() += records;
             }
         }
         for &t in pass.targets {

@@ -64,6 +64,9 @@ pub struct Suda {
     /// Per attribute, in percent (module doc).
     pub contribution: Vec<f64>,
     pub dis_fraction: f64,
+    /// Records of the table (its rows, or the records a grouped table's
+    /// rows stand for): what the DIS-SUDA mean is over.
+    pub records: u64,
 }
 
 impl Suda {
@@ -102,7 +105,9 @@ pub struct SudaReport {
 
 impl Suda {
     pub fn report(&self, names: &[String]) -> SudaReport {
-        let n = self.dis.len();
+        // Over the records (a grouped table's rows of several records
+        // have no MSU: their DIS is 0).
+        let n = self.records;
         let mean = if n == 0 {
             0.0
         } else {
@@ -138,12 +143,15 @@ fn weights(m: usize) -> Vec<f64> {
 
 /// MSUs, scores and DIS-SUDA from a walk that kept the unique rows of every
 /// combination of at most `max_msu_size` of `attributes` attributes.
-/// `full_key` is the class-size table on all attributes; `dis_fraction`
-/// the sampling fraction π.
+/// `records` is the rows the walk's bitsets span, `population` the records
+/// they stand for (the same unless the table is grouped; a row of several
+/// records is never unique). `full_key` is the class-size table on all
+/// attributes; `dis_fraction` the sampling fraction π.
 pub fn special_uniques(
     walk: &Walk,
     attributes: usize,
     records: usize,
+    population: u64,
     max_msu_size: usize,
     full_key: &SizeCounts,
     dis_fraction: f64,
@@ -226,6 +234,7 @@ pub fn special_uniques(
         records_with_msu,
         contribution,
         dis_fraction,
+        records: population,
     }
 }
 
@@ -273,9 +282,9 @@ mod tests {
         )
         .unwrap();
         let cols: Vec<Codes> = (0..3).map(|c| Codes::of(&ds, c)).collect();
-        let w = walk(&cols, ds.n_rows(), 3, 3, &Progress::new()).unwrap();
+        let w = walk(&cols, ds.n_rows(), None, 3, 3, &Progress::new()).unwrap();
         let full = SizeCounts::from_sizes(&[2, 1, 1, 1]);
-        let s = special_uniques(&w, 3, 5, 3, &full, 0.1);
+        let s = special_uniques(&w, 3, 5, 5, 3, &full, 0.1);
         // Row 2: c = q alone → MSU {c}; {a,b} = (2,x) also unique and
         // contains no unique single → MSU {a,b}.
         assert_eq!(s.msus(2), &[0b100, 0b011]);

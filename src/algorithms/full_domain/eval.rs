@@ -42,7 +42,10 @@ pub(super) struct NodeResult {
 
 pub(super) struct Evaluator<'a> {
     hierarchies: &'a [BoundHierarchy],
+    /// Records: the rows, or what a grouped table's rows stand for.
     n: usize,
+    /// Records per row of a grouped table.
+    multiplicities: Option<std::sync::Arc<[u32]>>,
     /// `bottom[a][b]`: the code of attribute `a` in bottom class `b`.
     bottom: Vec<Vec<u32>>,
     bottom_sizes: Vec<u32>,
@@ -77,7 +80,8 @@ pub(super) struct Setup<'a> {
 
 impl<'a> Evaluator<'a> {
     pub(super) fn new(s: Setup<'a>) -> Self {
-        let n = s.ds.n_rows();
+        let n = s.ds.records() as usize;
+        // Weighted by a grouped table's multiplicities: sizes in records.
         let bottom_part = Partition::by_columns(s.ds, s.qi);
         let members = bottom_part.members();
         let bottom: Vec<Vec<u32>> =
@@ -109,7 +113,7 @@ impl<'a> Evaluator<'a> {
                 .zip(s.hierarchies)
                 .zip(&loss)
                 .map(|((&c, h), per_level)| {
-                    let freq = s.ds.col(c).frequencies();
+                    let freq = frequencies(s.ds.col(c), s.ds.multiplicities());
                     (0..h.levels())
                         .map(|level| {
                             freq.iter()
@@ -125,6 +129,7 @@ impl<'a> Evaluator<'a> {
         Evaluator {
             hierarchies: s.hierarchies,
             n,
+            multiplicities: s.ds.shared_multiplicities(),
             bottom,
             bottom_sizes: bottom_part.sizes().to_vec(),
             bottom_of_row: bottom_part.class_ids().to_vec(),
@@ -237,6 +242,11 @@ impl<'a> Evaluator<'a> {
         classes
     }
 
+    /// The code of attribute `a` in bottom class `b`.
+    pub(super) fn bottom_code(&self, a: usize, b: usize) -> u32 {
+        self.bottom[a][b]
+    }
+
     /// Class id of every row.
     pub(super) fn class_of_row(&self, classes: &Classes) -> Vec<u32> {
         self.bottom_of_row
@@ -261,7 +271,8 @@ impl<'a> Evaluator<'a> {
         if matches!(self.model, PrivacyModel::K) || self.sensitive.is_empty() {
             return Some((fail, rows));
         }
-        let partition = Partition::from_class_ids(self.class_of_row(classes));
+        let partition = Partition::from_class_ids(self.class_of_row(classes))
+            .weighted(self.multiplicities.clone());
         let counts: Vec<ClassCounts> = self
             .sensitive
             .iter()
@@ -311,7 +322,7 @@ impl<'a> Evaluator<'a> {
         loop {
             let mut changed = false;
             for (cc, col) in counts.iter().zip(&self.sensitive) {
-                let mut published = col.frequencies();
+                let mut published = frequencies(col, self.multiplicities.as_deref());
                 for (c, class) in cc.iter().enumerate() {
                     if fail[c] {
                         for v in class {
@@ -411,6 +422,21 @@ fn iyengar_loss(leaves: Option<usize>, total: usize) -> f64 {
         Some(m) if m >= 1 && total > 1 => (m - 1) as f64 / (total - 1) as f64,
         Some(_) if total <= 1 => 0.0,
         _ => 1.0,
+    }
+}
+
+/// Records per code of `col`: its rows, or what a grouped table's rows
+/// stand for.
+fn frequencies(col: &Column, multiplicities: Option<&[u32]>) -> Vec<u64> {
+    match multiplicities {
+        None => col.frequencies(),
+        Some(w) => {
+            let mut f = vec![0u64; col.code_space()];
+            for (&c, &m) in col.codes().iter().zip(w) {
+                f[c as usize] += u64::from(m);
+            }
+            f
+        }
     }
 }
 

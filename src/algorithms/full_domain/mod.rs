@@ -332,7 +332,8 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    let n = ds.n_rows();
+    // Records (a grouped table's rows stand for several).
+    let n = ds.records();
     let max_suppressed = (opts.suppression * n as f64).floor() as u64;
     let ev = Evaluator::new(Setup {
         ds,
@@ -650,7 +651,22 @@ fn build_release(
         .collect();
     let mut release = Release::new("full-domain", ds, req.qi.clone(), req.sensitive.clone());
     release.identifiers = req.identifiers.clone();
-    for (c, rows) in members.iter().enumerate() {
+    // Groups in the order of their generalized values (the hierarchy
+    // nodes' ids, first QI first), not of the rows' first appearance: the
+    // release is then the same whatever the order of the file's rows, and
+    // whether its rows come one by one or grouped by the query engine.
+    let key = |c: usize| -> Vec<u32> {
+        let b = classes.representative[c] as usize;
+        levels
+            .iter()
+            .enumerate()
+            .map(|(a, &l)| bound[a].node(l, ev.bottom_code(a, b)))
+            .collect()
+    };
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by_cached_key(|&c| key(c));
+    for c in order {
+        let rows = members.class(c);
         if fail[c] {
             release.suppressed_rows.extend_from_slice(rows);
             continue;
@@ -767,6 +783,11 @@ impl Algorithm for FullDomain {
     }
     fn uses_l(&self) -> bool {
         false
+    }
+    /// Classes are unions of the bottom classes, whose sizes count the
+    /// records a grouped table's rows stand for.
+    fn reads_grouped(&self) -> bool {
+        true
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         search(req, progress).map(|(release, _)| release)

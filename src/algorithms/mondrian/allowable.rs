@@ -79,12 +79,18 @@ impl Allowable {
 
 /// Counts of sensitive values on one side of a sweep: per value, and how
 /// many values have each count, so the most frequent count follows every
-/// ±1 change in O(1) (it moves by at most one per change).
+/// ±1 change in O(1) (it moves by at most one per change). A grouped
+/// table's row moves all its records at once ([`Tally::add_n`]): the most
+/// frequent count is then recomputed over the values when a removal may
+/// have lowered it, instead of a count-of-counts table as long as the
+/// records.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
     count: Vec<u32>,
     of_count: Vec<u32>,
     side: Side,
+    /// Whether `side.most` may be too high after a weighted removal.
+    stale: bool,
 }
 
 impl Tally {
@@ -98,6 +104,44 @@ impl Tally {
         self.of_count.clear();
         self.of_count.resize(rows + 2, 0);
         self.side = Side::default();
+        self.stale = false;
+    }
+
+    /// Ready for weighted moves ([`Tally::add_n`], [`Tally::remove_n`])
+    /// of values below `space`.
+    pub fn reset_weighted(&mut self, space: usize) {
+        if self.count.len() < space {
+            self.count.resize(space, 0);
+        }
+        self.of_count.clear();
+        self.side = Side::default();
+        self.stale = false;
+    }
+
+    /// Add `n` records of value `s` (after [`Tally::reset_weighted`]).
+    pub fn add_n(&mut self, s: u32, n: u32) {
+        let c = &mut self.count[s as usize];
+        if *c == 0 {
+            self.side.distinct += 1;
+        }
+        *c += n;
+        if !self.stale {
+            self.side.most = self.side.most.max(*c as usize);
+        }
+        self.side.rows += n as usize;
+    }
+
+    /// Remove `n` records of value `s` (after [`Tally::reset_weighted`]).
+    pub fn remove_n(&mut self, s: u32, n: u32) {
+        let c = &mut self.count[s as usize];
+        if *c as usize == self.side.most {
+            self.stale = true;
+        }
+        *c -= n;
+        if *c == 0 {
+            self.side.distinct -= 1;
+        }
+        self.side.rows -= n as usize;
     }
 
     pub fn add(&mut self, s: u32) {
@@ -128,7 +172,11 @@ impl Tally {
         self.side.rows -= 1;
     }
 
-    pub fn side(&self) -> Side {
+    pub fn side(&mut self) -> Side {
+        if self.stale {
+            self.side.most = self.count.iter().copied().max().unwrap_or(0) as usize;
+            self.stale = false;
+        }
         self.side
     }
 

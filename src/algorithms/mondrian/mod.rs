@@ -140,6 +140,8 @@ impl Mondrian {
         };
         let ds = req.ds;
         let n = ds.n_rows();
+        // Rows: a grouped table's distinct combinations (each cut by the
+        // records it stands for).
         progress.set_total(n as u64);
         let rows: Vec<u32> = (0..n as u32).collect();
         let allow = self.allowable(req.k, req.l);
@@ -202,6 +204,13 @@ impl Algorithm for Mondrian {
         self.variant != Variant::K
     }
 
+    /// Cuts are judged by records: a grouped table's rows weigh what they
+    /// stand for, and records with equal QI values never straddle a cut,
+    /// so the groups are those of the records.
+    fn reads_grouped(&self) -> bool {
+        true
+    }
+
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         self.run_traced(req, progress, None)
     }
@@ -237,7 +246,9 @@ pub(crate) fn partition_rows(
         })
         .collect::<Result<Vec<_>>>()?;
     let d = dims.len();
-    let stride = 1 + d + usize::from(sensitive.is_some());
+    // A grouped table's rows carry the records they stand for, last.
+    let weights = ds.multiplicities();
+    let stride = 1 + d + usize::from(sensitive.is_some()) + usize::from(weights.is_some());
     let mut records = Vec::with_capacity(rows.len() * stride);
     for &row in rows {
         records.push(row);
@@ -245,10 +256,15 @@ pub(crate) fn partition_rows(
         if let Some(s) = sensitive {
             records.push(ds.col(s).code(row as usize));
         }
+        if let Some(w) = weights {
+            records.push(w[row as usize]);
+        }
     }
     let ctx = Ctx {
         dims,
         stride,
+        sens_at: 1 + d,
+        weight_at: weights.map(|_| stride - 1),
         allow: if sensitive.is_some() {
             allow
         } else {

@@ -38,8 +38,13 @@ pub(crate) struct TracedCut {
 
 pub(super) struct Ctx<'a> {
     pub dims: Vec<Dim<'a>>,
-    /// 1 + QIs (+ 1 with a sensitive code last).
+    /// 1 + QIs (+ 1 with a sensitive code, + 1 with a weight).
     pub stride: usize,
+    /// Where a record holds its sensitive code (when the model reads one).
+    pub sens_at: usize,
+    /// Where a record holds the records its row stands for, in a grouped
+    /// table (`Dataset::is_grouped`); `None`: one record per row.
+    pub weight_at: Option<usize>,
     pub allow: Allowable,
     /// Sensitive codes range over `0..sensitive_space` (0 without one).
     pub sensitive_space: usize,
@@ -61,10 +66,17 @@ pub(super) struct Scratch {
     cuts: Vec<u32>,
     /// Position in `order` of each slot.
     pos: Vec<u32>,
-    /// Rows before each position of `order`.
+    /// Records before each position of `order`.
     before: Vec<usize>,
+    /// Rows (items) before each position of `order`, when rows are
+    /// weighted.
+    before_rows: Vec<usize>,
     /// Sensitive codes of the node's records, by position.
     sens: Vec<u32>,
+    /// Their weights, when rows are weighted.
+    sens_weight: Vec<u32>,
+    /// Records in the node last gathered.
+    records: usize,
     fill: Vec<usize>,
     ok: Vec<bool>,
     left: Tally,
@@ -88,7 +100,10 @@ impl Scratch {
             cuts: Vec::new(),
             pos: Vec::new(),
             before: Vec::new(),
+            before_rows: Vec::new(),
             sens: Vec::new(),
+            sens_weight: Vec::new(),
+            records: 0,
             fill: Vec::new(),
             ok: Vec::new(),
             left: Tally::default(),
@@ -144,11 +159,15 @@ pub(super) fn partition(
 /// for a leaf.
 fn split(ctx: &Ctx<'_>, node: &mut [u32], sc: &mut Scratch) -> Option<usize> {
     let w = ctx.stride;
-    let n = node.len() / w;
-    if n < ctx.allow.smallest_cuttable() {
+    // Rows of a grouped table stand for several records each: only the
+    // gathered counts tell the records.
+    if ctx.weight_at.is_none() && node.len() / w < ctx.allow.smallest_cuttable() {
         return None;
     }
     gather(ctx, node, sc);
+    if sc.records < ctx.allow.smallest_cuttable() {
+        return None;
+    }
     let d = ctx.dims.len();
     sc.dims.clear();
     for j in 0..d {
@@ -193,19 +212,23 @@ fn gather(ctx: &Ctx<'_>, node: &[u32], sc: &mut Scratch) {
         sc.vals[j].clear();
         sc.counts[j].clear();
     }
+    let mut records = 0usize;
     for rec in node.chunks_exact(ctx.stride) {
+        let n = ctx.weight_at.map_or(1, |at| rec[at]);
+        records += n as usize;
         for j in 0..d {
             let c = rec[1 + j];
             let slot = &mut sc.slots[j][c as usize];
             if slot.0 == epoch {
-                sc.counts[j][slot.1 as usize] += 1;
+                sc.counts[j][slot.1 as usize] += n;
             } else {
                 *slot = (epoch, sc.vals[j].len() as u32);
                 sc.vals[j].push(c);
-                sc.counts[j].push(1);
+                sc.counts[j].push(n);
             }
         }
     }
+    sc.records = records;
 }
 
 /// The allowable cut of dimension `j` nearest the node's median: a
@@ -213,7 +236,7 @@ fn gather(ctx: &Ctx<'_>, node: &[u32], sc: &mut Scratch) {
 /// half the node (ties to the earlier position), among the positions where
 /// both sides are allowable. Leaves the order in `sc.order` / `sc.pos`.
 fn best_cut(ctx: &Ctx<'_>, node: &[u32], j: usize, sc: &mut Scratch) -> Option<usize> {
-    let n = node.len() / ctx.stride;
+    let n = sc.records;
     let dim = &ctx.dims[j];
     let vals = &sc.vals[j];
     let counts = &sc.counts[j];
@@ -253,6 +276,9 @@ fn best_cut(ctx: &Ctx<'_>, node: &[u32], j: usize, sc: &mut Scratch) -> Option<u
 /// the records, position by position of the order, from the right side's
 /// tally to the left's.
 fn sweep(ctx: &Ctx<'_>, node: &[u32], j: usize, sc: &mut Scratch) {
+    if let Some(at) = ctx.weight_at {
+        return sweep_weighted(ctx, node, j, at, sc);
+    }
     let w = ctx.stride;
     let n = node.len() / w;
     let positions = sc.order.len();
@@ -264,7 +290,7 @@ fn sweep(ctx: &Ctx<'_>, node: &[u32], j: usize, sc: &mut Scratch) {
     let slots = &sc.slots[j];
     for rec in node.chunks_exact(w) {
         let p = sc.pos[slots[rec[1 + j] as usize].1 as usize] as usize;
-        sc.sens[sc.fill[p]] = rec[w - 1];
+        sc.sens[sc.fill[p]] = rec[ctx.sens_at];
         sc.fill[p] += 1;
     }
     sc.left.reset(ctx.sensitive_space, n);
@@ -279,6 +305,57 @@ fn sweep(ctx: &Ctx<'_>, node: &[u32], j: usize, sc: &mut Scratch) {
         for &s in &sc.sens[moved..to] {
             sc.right.remove(s);
             sc.left.add(s);
+        }
+        moved = to;
+        sc.ok
+            .push(ctx.allow.allows(&sc.left.side()) && ctx.allow.allows(&sc.right.side()));
+    }
+    sc.left.clear(sc.sens.iter().copied());
+    sc.right.clear(sc.sens.iter().copied());
+}
+
+/// [`sweep`] over a grouped table's rows: each row moves its records at
+/// once, and the rows before each position are counted apart from the
+/// records (the cut is judged by records, the sort places rows).
+fn sweep_weighted(ctx: &Ctx<'_>, node: &[u32], j: usize, weight_at: usize, sc: &mut Scratch) {
+    let w = ctx.stride;
+    let rows = node.len() / w;
+    let positions = sc.order.len();
+    let slots = &sc.slots[j];
+    let mut per_position = vec![0usize; positions];
+    for rec in node.chunks_exact(w) {
+        per_position[sc.pos[slots[rec[1 + j] as usize].1 as usize] as usize] += 1;
+    }
+    sc.before_rows.clear();
+    sc.before_rows.push(0);
+    for &c in &per_position {
+        let b = sc.before_rows[sc.before_rows.len() - 1] + c;
+        sc.before_rows.push(b);
+    }
+    sc.fill.clear();
+    sc.fill.extend_from_slice(&sc.before_rows[..positions]);
+    sc.sens.clear();
+    sc.sens.resize(rows, 0);
+    sc.sens_weight.clear();
+    sc.sens_weight.resize(rows, 0);
+    for rec in node.chunks_exact(w) {
+        let p = sc.pos[slots[rec[1 + j] as usize].1 as usize] as usize;
+        sc.sens[sc.fill[p]] = rec[ctx.sens_at];
+        sc.sens_weight[sc.fill[p]] = rec[weight_at];
+        sc.fill[p] += 1;
+    }
+    sc.left.reset_weighted(ctx.sensitive_space);
+    sc.right.reset_weighted(ctx.sensitive_space);
+    for (&s, &n) in sc.sens.iter().zip(&sc.sens_weight) {
+        sc.right.add_n(s, n);
+    }
+    sc.ok.clear();
+    let mut moved = 0;
+    for &p in &sc.cuts {
+        let to = sc.before_rows[p as usize];
+        for (&s, &n) in sc.sens[moved..to].iter().zip(&sc.sens_weight[moved..to]) {
+            sc.right.remove_n(s, n);
+            sc.left.add_n(s, n);
         }
         moved = to;
         sc.ok

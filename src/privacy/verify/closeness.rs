@@ -40,11 +40,17 @@ pub(super) struct Reference {
 }
 
 impl Reference {
-    /// The distribution of `col` over `rows`.
-    pub(super) fn of_rows<'a>(col: &Column, rows: impl Iterator<Item = &'a u32>) -> Self {
+    /// The distribution of `col` over `rows`, row `r` counting
+    /// `weights[r]` records in a grouped table (one each when `None`).
+    pub(super) fn of_rows<'a>(
+        col: &Column,
+        rows: impl Iterator<Item = &'a u32>,
+        weights: Option<&[u32]>,
+    ) -> Self {
         let mut by_code = vec![0u64; col.code_space()];
         for &r in rows {
-            by_code[col.code(r as usize) as usize] += 1;
+            by_code[col.code(r as usize) as usize] +=
+                weights.map_or(1, |w| u64::from(w[r as usize]));
         }
         let mut rank = vec![u32::MAX; by_code.len()];
         let mut counts = Vec::new();
@@ -71,9 +77,16 @@ impl Reference {
     /// reference. `q` is scratch space of m zeros, left zeroed. Every value
     /// of `rows` must be in the reference (the callers build it from a
     /// superset of the rows).
-    pub(super) fn emd(&self, col: &Column, rows: &[u32], q: &mut [u64]) -> Result<f64, String> {
+    pub(super) fn emd(
+        &self,
+        col: &Column,
+        rows: &[u32],
+        weights: Option<&[u32]>,
+        q: &mut [u64],
+    ) -> Result<f64, String> {
         let m = self.values();
-        let n = rows.len() as u128;
+        let records = |r: u32| weights.map_or(1, |w| u64::from(w[r as usize]));
+        let n: u128 = rows.iter().map(|&r| u128::from(records(r))).sum();
         let total = self.total as u128;
         if n == 0 || total == 0 {
             return Ok(0.0);
@@ -81,7 +94,7 @@ impl Reference {
         for &r in rows {
             let code = col.code(r as usize);
             match self.rank.get(code as usize) {
-                Some(&i) if i != u32::MAX => q[i as usize] += 1,
+                Some(&i) if i != u32::MAX => q[i as usize] += records(r),
                 _ => {
                     q.iter_mut().for_each(|x| *x = 0);
                     return Err(format!(
@@ -120,12 +133,17 @@ impl Reference {
 
     /// The largest EMD over `sets` of rows, as (index, EMD); `None` for no
     /// sets.
-    fn farthest(&self, col: &Column, sets: &[&[u32]]) -> Result<Option<(usize, f64)>, String> {
+    fn farthest(
+        &self,
+        col: &Column,
+        sets: &[&[u32]],
+        weights: Option<&[u32]>,
+    ) -> Result<Option<(usize, f64)>, String> {
         let distances: Vec<Result<f64, String>> = sets
             .par_iter()
             .map_init(
                 || vec![0u64; self.values()],
-                |q, rows| self.emd(col, rows, q),
+                |q, rows| self.emd(col, rows, weights, q),
             )
             .collect();
         let mut worst: Option<(usize, f64)> = None;
@@ -153,9 +171,10 @@ pub(super) fn t_closeness(
     t: f64,
 ) -> Result<String, String> {
     let col = ds.col(column);
-    let table = Reference::of_rows(col, release.groups.iter().flat_map(|g| &g.rows));
+    let weights = ds.multiplicities();
+    let table = Reference::of_rows(col, release.groups.iter().flat_map(|g| &g.rows), weights);
     let groups: Vec<&[u32]> = release.groups.iter().map(|g| g.rows.as_slice()).collect();
-    match table.farthest(col, &groups)? {
+    match table.farthest(col, &groups, weights)? {
         None => Ok("nothing published".to_string()),
         Some((g, d)) if exceeds(d, t) => Err(format!(
             "group {g} is at EMD {d:.6} from the table's '{}', more than t = {t}",
@@ -177,9 +196,9 @@ pub(super) fn local_t_closeness(
     let Some(buckets) = lgb_buckets(release, col, column)? else {
         return Ok(format!("0 sensitive cells of '{}'", col.name()));
     };
-    let reference = Reference::of_rows(col, buckets.iter().flat_map(|b| &b.rows));
+    let reference = Reference::of_rows(col, buckets.iter().flat_map(|b| &b.rows), None);
     let sets: Vec<&[u32]> = buckets.iter().map(|b| b.rows.as_slice()).collect();
-    match reference.farthest(col, &sets)? {
+    match reference.farthest(col, &sets, None)? {
         None => Ok("no sensitive cells".to_string()),
         Some((b, d)) if exceeds(d, t) => Err(format!(
             "local bucket {b} of '{}' is at EMD {d:.6} from the distribution of its sensitive cells, more than t = {t}",
@@ -264,13 +283,13 @@ mod tests {
         let ds = Dataset::from_rows(&["G", "S"], &rows).unwrap();
         let col = ds.col(1);
         let all: Vec<u32> = (0..9).collect();
-        let p = Reference::of_rows(col, all.iter());
+        let p = Reference::of_rows(col, all.iter(), None);
         let mut q = vec![0; p.values()];
-        let d = p.emd(col, &[0, 1, 2], &mut q).unwrap();
+        let d = p.emd(col, &[0, 1, 2], None, &mut q).unwrap();
         assert!((d - 0.375).abs() < 1e-12, "{d}");
         assert!(q.iter().all(|&x| x == 0), "scratch left zeroed");
         // Q2 = {6k, 8k, 11k}: 0.167 in the paper (1/6).
-        let d = p.emd(col, &[3, 5, 8], &mut q).unwrap();
+        let d = p.emd(col, &[3, 5, 8], None, &mut q).unwrap();
         assert!((d - 1.0 / 6.0).abs() < 1e-12, "{d}");
     }
 
@@ -296,13 +315,13 @@ mod tests {
                 }
             }
             let all: Vec<&str> = values.iter().map(String::as_str).collect();
-            let table = Reference::of_rows(col, r.groups.iter().flat_map(|g| &g.rows));
+            let table = Reference::of_rows(col, r.groups.iter().flat_map(|g| &g.rows), None);
             let mut q = vec![0; table.values()];
             let mut largest = 0.0f64;
             for g in &r.groups {
                 let group: Vec<&str> = g.rows.iter().map(|&i| all[i as usize]).collect();
                 let want = emd_by_definition(&group, &all, numeric);
-                let got = table.emd(col, &g.rows, &mut q).unwrap();
+                let got = table.emd(col, &g.rows, None, &mut q).unwrap();
                 proptest::prop_assert!((got - want).abs() < 1e-9, "{got} vs {want}");
                 largest = largest.max(want);
             }

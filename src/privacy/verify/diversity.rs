@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::data::{Column, Dataset};
-use crate::partition::counts_of_rows;
+use crate::partition::{counts_of_records, counts_of_rows};
 use crate::release::{Bucket, Cell, Release};
 use crate::risk::detaching_buckets;
 
@@ -25,7 +25,7 @@ pub(super) fn k_anonymity(release: &Release, ds: &Dataset, k: u32) -> Result<Str
                 .map(|(&col, _)| col)
                 .collect();
             if original.is_empty() {
-                return (g.rows.len(), false);
+                return (ds.records_of(&g.rows), false);
             }
             let mut classes: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
             for &r in &g.rows {
@@ -33,7 +33,7 @@ pub(super) fn k_anonymity(release: &Release, ds: &Dataset, k: u32) -> Result<Str
                     .iter()
                     .map(|&c| ds.col(c).code(r as usize))
                     .collect();
-                *classes.entry(key).or_default() += 1;
+                *classes.entry(key).or_default() += ds.multiplicity(r as usize) as usize;
             }
             (classes.into_values().min().unwrap_or(0), true)
         })
@@ -92,8 +92,8 @@ pub(super) fn entropy_l_diversity(
                 // minimum a number instead of ln 0 − 0/0.
                 return 0.0;
             }
-            let n = g.rows.len() as f64;
-            let weighted: f64 = counts_of_rows(&g.rows, col)
+            let n = ds.records_of(&g.rows) as f64;
+            let weighted: f64 = counts_of_records(&g.rows, col, ds.multiplicities())
                 .iter()
                 .map(|v| {
                     let r = f64::from(v.count);
@@ -141,7 +141,7 @@ pub(super) fn recursive_cl_diversity(
         .groups
         .par_iter()
         .map(|g| {
-            let mut r: Vec<u64> = counts_of_rows(&g.rows, col)
+            let mut r: Vec<u64> = counts_of_records(&g.rows, col, ds.multiplicities())
                 .iter()
                 .map(|v| u64::from(v.count))
                 .collect();
@@ -192,7 +192,7 @@ pub(super) fn p_sensitive_k_anonymity(
     if release.is_bucketized() || !release.local_buckets.is_empty() {
         return Err("the release detaches sensitive values into buckets; p-sensitivity is a property of groups that keep them".into());
     }
-    if let Some((g, size)) = group_below_k(release, k) {
+    if let Some((g, size)) = group_below_k(release, ds, k) {
         return Err(format!("group {g} has {size} rows, fewer than k = {k}"));
     }
     let mut fewest = Vec::new();
@@ -266,13 +266,13 @@ pub(super) fn extended_p_sensitivity(
 
 /// The first group with fewer than `k` rows, as (index, size): the
 /// group-size condition that p-sensitive k-anonymity and Corollary 3 share.
-fn group_below_k(release: &Release, k: u32) -> Option<(usize, usize)> {
+fn group_below_k(release: &Release, ds: &Dataset, k: u32) -> Option<(usize, usize)> {
     release
         .groups
         .iter()
         .enumerate()
-        .find(|(_, g)| g.rows.len() < k as usize)
-        .map(|(g, group)| (g, group.rows.len()))
+        .map(|(g, group)| (g, ds.records_of(&group.rows)))
+        .find(|&(_, size)| size < k as usize)
 }
 
 pub(super) fn bucket_l_diversity(
@@ -384,7 +384,7 @@ pub(super) fn corollary_3(
     l: u32,
 ) -> Result<String, String> {
     let col = ds.col(column);
-    if let Some((g, size)) = group_below_k(release, k) {
+    if let Some((g, size)) = group_below_k(release, ds, k) {
         return Err(format!(
             "(1) local group {g} has {size} rows, fewer than k = {k}"
         ));

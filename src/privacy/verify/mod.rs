@@ -201,7 +201,7 @@ pub fn verify_with(release: &Release, ds: &Dataset, shared: Shared<'_>) -> Verif
     if fits_ok {
         checks.push(check(
             "every row published once or suppressed",
-            rows_once(release),
+            rows_once(release, ds),
         ));
         checks.push(check(
             "buckets hold published rows, each at most once",

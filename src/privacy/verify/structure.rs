@@ -57,8 +57,10 @@ pub(super) fn fits(release: &Release, ds: &Dataset) -> Result<String, String> {
         &|| "the suppressed list".to_string(),
         &release.suppressed_rows,
     )?;
+    // Records: a grouped table's rows stand for several.
     Ok(format!(
-        "{n} rows, {} groups, {} buckets",
+        "{} rows, {} groups, {} buckets",
+        ds.records(),
         release.groups.len(),
         release.buckets.len()
     ))
@@ -86,7 +88,7 @@ pub(super) fn identifiers(release: &Release, ds: &Dataset) -> Result<String, Str
     Ok(format!("{} identifiers dropped", release.identifiers.len()))
 }
 
-pub(super) fn rows_once(release: &Release) -> Result<String, String> {
+pub(super) fn rows_once(release: &Release, ds: &Dataset) -> Result<String, String> {
     let n = release.source_rows;
     // 0: unseen; g + 1: in group g; u32::MAX: suppressed.
     let mut seen = vec![0u32; n];
@@ -113,8 +115,12 @@ pub(super) fn rows_once(release: &Release) -> Result<String, String> {
     }
     Ok(format!(
         "{} published, {} suppressed",
-        release.published_rows(),
-        release.suppressed_rows.len()
+        release
+            .groups
+            .iter()
+            .map(|g| ds.records_of(&g.rows))
+            .sum::<usize>(),
+        ds.records_of(&release.suppressed_rows)
     ))
 }
 

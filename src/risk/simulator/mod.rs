@@ -44,7 +44,7 @@ use crate::error::{Error, Result};
 use crate::partition::Partition;
 use crate::progress::Progress;
 
-use super::distribution::{CdfPoint, HistogramBin, ProbabilityDistribution};
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns};
 
 /// What the attacker knows: columns in order, and per column the rows whose
 /// cell is hidden (sensitive cells of semi-sensitive attributes).
@@ -269,16 +269,21 @@ fn simulate_in_forest(
     let n = ds.n_rows();
     let cols = knowledge.columns;
     let d = cols.len();
+    // Cells, i.e. records' cells: a grouped table's row counts once per
+    // record it stands for.
     let hidden_cells: usize = (0..d)
         .filter_map(|a| knowledge.hidden_at(a))
-        .map(|b| b.count_ones(..))
+        .map(|b| match ds.multiplicities() {
+            None => b.count_ones(..),
+            Some(w) => b.ones().map(|r| w[r] as usize).sum(),
+        })
         .sum();
     progress.set_total((n * (d + 2)) as u64);
 
     let layout = KeyLayout::new(ds, cols);
     let forest = Forest::new(ds, cols, records_per_tree);
     let repeats = index_repeats(ds, knowledge, &layout, &forest, hidden_cells == 0, progress)?;
-    let classes = Partition::from_class_ids(repeats.class_of);
+    let classes = Partition::from_class_ids(repeats.class_of).weighted(ds.shared_multiplicities());
 
     let (matches, prefix_counts) = if hidden_cells == 0 {
         let m: Vec<u32> = (0..n).map(|r| classes.size_of_row(r)).collect();
@@ -315,8 +320,9 @@ fn simulate_in_forest(
             uniques,
         })
         .collect();
-    let summary = summarize(&matches, classes.n_classes(), threshold);
-    let ProbabilityDistribution { histogram, cdf } = ProbabilityDistribution::of_matches(&matches);
+    let runs = ProbabilityRuns::of_matches(&matches, ds.multiplicities());
+    let summary = summarize_runs(&runs, classes.n_classes(), threshold);
+    let ProbabilityDistribution { histogram, cdf } = runs.distribution();
     Ok(Simulation {
         attributes: cols.iter().map(|&c| ds.col(c).name().to_string()).collect(),
         histogram,
@@ -387,14 +393,14 @@ impl Forest {
 
     /// (classes, uniques) for the prefix lengths 1..=attrs, from the number
     /// of records in each tree.
-    fn prefix_rows(&self, tree_size: impl Fn(usize) -> usize) -> Vec<(usize, usize)> {
+    fn prefix_rows(&self, tree_size: impl Fn(usize) -> u64) -> Vec<(usize, usize)> {
         (1..=self.attrs)
             .map(|len| {
                 // Trees that share the first `len` codes are consecutive.
                 let per_group: usize = self.spaces[len..].iter().product();
                 let (mut classes, mut uniques) = (0, 0);
                 for g in 0..self.trees / per_group {
-                    let size: usize = (g * per_group..(g + 1) * per_group).map(&tree_size).sum();
+                    let size: u64 = (g * per_group..(g + 1) * per_group).map(&tree_size).sum();
                     classes += usize::from(size > 0);
                     uniques += usize::from(size == 1);
                 }
@@ -471,9 +477,17 @@ fn index_repeats(
     let mut order = vec![0u32; n];
     let mut keys = vec![0u8; n * len];
     let mut fill = start.clone();
+    // A grouped table's records per row, in tree order, and per tree.
+    let weights = ds.multiplicities();
+    let mut slot_weight = vec![0u32; if weights.is_some() { n } else { 0 }];
+    let mut tree_records = vec![0u64; if weights.is_some() { forest.trees } else { 0 }];
     for (r, &t) in local.iter().enumerate() {
         let slot = fill[t as usize];
         fill[t as usize] += 1;
+        if let Some(w) = weights {
+            slot_weight[slot] = w[r];
+            tree_records[t as usize] += u64::from(w[r]);
+        }
         let mut key = &mut keys[slot * len..(slot + 1) * len];
         for (a, &w) in layout.widths.iter().enumerate().skip(forest.attrs) {
             let (head, tail) = key.split_at_mut(w);
@@ -493,12 +507,17 @@ fn index_repeats(
             continue;
         }
         let (ids, tail) = std::mem::take(&mut rest).split_at_mut(b - a);
-        jobs.push((&keys[a * len..b * len], ids));
+        let w = if weights.is_some() {
+            Some(&slot_weight[a..b])
+        } else {
+            None
+        };
+        jobs.push((&keys[a * len..b * len], ids, w));
         rest = tail;
     }
     let built: Vec<(usize, Vec<(usize, usize)>)> = jobs
         .into_par_iter()
-        .map(|(tree_keys, ids)| {
+        .map(|(tree_keys, ids, w)| {
             progress.check()?;
             let mut trie = KeyTrie::new();
             let mut sizes: Vec<u32> = Vec::new();
@@ -509,15 +528,16 @@ fn index_repeats(
                     progress.advance(8192);
                 }
                 key.set(&tree_keys[i * len..(i + 1) * len]);
+                let records = w.map_or(1, |w| w[i]);
                 *id = match trie.get(&key) {
                     Some(&c) => {
-                        sizes[c as usize] += 1;
+                        sizes[c as usize] += records;
                         c
                     }
                     None => {
                         let c = sizes.len() as u32;
                         trie.insert(key.clone(), c);
-                        sizes.push(1);
+                        sizes.push(records);
                         c
                     }
                 };
@@ -531,11 +551,14 @@ fn index_repeats(
             Ok((sizes.len(), levels))
         })
         .collect::<Result<_>>()?;
-    drop(keys);
+    drop((keys, slot_weight));
 
     let mut prefix = Vec::new();
     if walk {
-        prefix = forest.prefix_rows(|t| start[t + 1] - start[t]);
+        prefix = forest.prefix_rows(|t| match weights {
+            None => (start[t + 1] - start[t]) as u64,
+            Some(_) => tree_records[t],
+        });
         prefix.resize(d, (0, 0));
         for (_, levels) in &built {
             for (p, l) in prefix[forest.attrs..].iter_mut().zip(levels) {
@@ -684,10 +707,11 @@ fn wildcard_matches(
             let mut trie = KeyTrie::new();
             for r in rows_of(q) {
                 key_of(r, skip, &mut key);
+                let records = ds.multiplicity(r);
                 match trie.get_mut(&key) {
-                    Some(c) => *c += 1,
+                    Some(c) => *c += records,
                     None => {
-                        trie.insert(key.clone(), 1);
+                        trie.insert(key.clone(), records);
                     }
                 }
             }
@@ -704,21 +728,34 @@ fn wildcard_matches(
 /// `classes` keys. The report summarizes a release's published class sizes
 /// with it too, so its before and after columns are computed alike.
 pub fn summarize(matches: &[u32], classes: usize, threshold: f64) -> RiskSummary {
-    let n = matches.len();
-    let sum: f64 = matches.iter().map(|&m| 1.0 / f64::from(m)).sum();
-    let k = matches.iter().copied().min().unwrap_or(0);
+    summarize_runs(
+        &ProbabilityRuns::of_matches(matches, None),
+        classes,
+        threshold,
+    )
+}
+
+/// [`summarize`] from the match counts' runs (a grouped table's rows
+/// weighted by the records they stand for): the same figures, summed in the
+/// same order, whichever way the records came.
+pub fn summarize_runs(runs: &ProbabilityRuns, classes: usize, threshold: f64) -> RiskSummary {
+    let n = runs.records() as usize;
+    // Runs ascend in probability: the largest is the smallest count.
+    let max = runs.max();
+    let k = if n == 0 {
+        0
+    } else {
+        (1.0 / max).round() as u32
+    };
     RiskSummary {
         records: n,
         classes,
         k,
-        uniques: matches.iter().filter(|&&m| m == 1).count(),
-        mean: if n == 0 { 0.0 } else { sum / n as f64 },
-        max: if k == 0 { 0.0 } else { 1.0 / f64::from(k) },
+        uniques: runs.count(|p| p == 1.0) as usize,
+        mean: runs.mean(),
+        max,
         threshold,
-        records_above_threshold: matches
-            .iter()
-            .filter(|&&m| 1.0 / f64::from(m) > threshold)
-            .count(),
+        records_above_threshold: runs.count(|p| p > threshold) as usize,
     }
 }
 
