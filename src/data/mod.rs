@@ -7,6 +7,8 @@ mod csv_import;
 mod dataset;
 #[cfg(feature = "engine")]
 pub mod engine;
+#[cfg(feature = "engine")]
+pub mod engine_scan;
 pub mod examples;
 pub mod formats;
 pub mod input;
@@ -22,7 +24,7 @@ pub use conditions::{Condition, Conditions};
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use formats::{load, InputFormat};
-pub use output::{stage_file, write_bytes, write_file, Inputs, Staged, Temporaries};
+pub use output::{stage_file, write_bytes, write_file, Inputs, Scratch, Staged, Temporaries};
 pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, HierarchySource,

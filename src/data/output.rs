@@ -390,6 +390,32 @@ impl Staged {
     }
 }
 
+/// A scratch file of a long write: the engine's publishing pass spills
+/// rows to them before it writes its output in order. Created as
+/// `.NAME.PID.N.tmp` in `dir` and registered with the inputs' tracking
+/// list as a temporary file is, so it is removed when dropped, on
+/// SIGINT/SIGTERM/SIGHUP, and — when a killed process left it — by the
+/// next scratch file of the same name.
+pub struct Scratch {
+    guard: Temporary,
+}
+
+impl Scratch {
+    /// Create a scratch file in `dir`; `name` names it (several scratch
+    /// files may share a name). Returns it opened for writing.
+    pub fn create(dir: &Path, name: &str, inputs: &Inputs) -> Result<(Scratch, File)> {
+        remove_stale(dir, name);
+        let (guard, file) = Temporary::create(dir, name, inputs.tracker.as_ref())
+            .map_err(|e| Error::Write(dir.join(name), e))?;
+        Ok((Scratch { guard }, file))
+    }
+
+    /// Where the scratch file is.
+    pub fn path(&self) -> &Path {
+        &self.guard.path
+    }
+}
+
 fn replace(
     file: &Path,
     tracker: Option<&Temporaries>,

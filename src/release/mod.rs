@@ -38,6 +38,8 @@
 
 mod csv_fields;
 pub mod examples;
+#[cfg(feature = "engine")]
+pub mod publish;
 mod render;
 
 use serde::{Deserialize, Serialize};

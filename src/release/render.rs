@@ -389,7 +389,7 @@ pub fn fingerprint(release: &Release, ds: &Dataset, roles: Option<&[Role]>) -> S
 }
 
 /// The fingerprint of the files' digests, each hashed with its role.
-fn combine<D: AsRef<[u8]>>(parts: Vec<(String, D)>) -> String {
+pub(super) fn combine<D: AsRef<[u8]>>(parts: Vec<(String, D)>) -> String {
     let mut all = Sha256::new();
     for (name, digest) in parts {
         all.update(name.as_bytes());

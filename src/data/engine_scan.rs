@@ -1,0 +1,482 @@
+//! The records of a data file in the file's order, streamed by the query
+//! engine and read by anonlab's rules: what the publishing pass
+//! (`release::publish`) maps through a release, for a file too large for
+//! memory.
+//!
+//! The frequency table (`data::engine`) needs no order; publishing does:
+//! inside an equivalence group the published rows keep the file's order,
+//! as the in-memory writer keeps it. Choices made here, and why:
+//! - The scan is the frequency table's: the same read options (CSV as
+//!   text in every column, header and delimiter from anonlab's reader,
+//!   quoted line breaks allowed; Parquet and Arrow typed), so a cell the
+//!   first pass read is read the same way here.
+//! - Partitions are read **one after the other, in their order**, never
+//!   interleaved: a CSV file is one partition (quoted line breaks keep the
+//!   engine from splitting it), and a Parquet file split across
+//!   partitions is split into consecutive byte ranges, partition *i*
+//!   holding the row groups of the *i*-th range (tested in
+//!   `tests/publish.rs` with a file of many row groups over four
+//!   partitions). Reading partitions in parallel would need their batches
+//!   buffered until their turn, which is what bounded memory forbids; the
+//!   pass is bound by its own per-row work, not by decoding.
+//! - The plan is checked before it runs: only scans, projections and
+//!   batch coalescing, which keep each partition's order, are accepted; a
+//!   session whose optimizer inserts a repartition (round robin would
+//!   shuffle rows) is refused rather than published in a wrong order.
+//! - Each cell goes through the readers' [`FieldRules`] (trimming,
+//!   missing-value tokens), field limit and UTF-8 check, and a typed cell
+//!   is first written as text exactly as the columnar reader writes it
+//!   (`arrow-cast`'s default formatting; a dictionary column by its
+//!   values), so the text here is the text the in-memory path interns.
+//! - Rows are numbered in messages as records: a CSV file's header is row
+//!   1 and its first record row 2 (the line, unless a quoted field spans
+//!   lines); a Parquet or Arrow file's first record is row 1.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::Array;
+use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use arrow_schema::{DataType, Field, Schema};
+use datafusion::datasource::file_format::options::ArrowReadOptions;
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::{
+    CsvReadOptions, DataFrame, Expr, ParquetReadOptions, SessionConfig, SessionContext,
+};
+use futures::StreamExt;
+
+use super::csv_import::{check_forced, csv_header, header_names, FieldRules};
+use super::engine::EngineOptions;
+use super::formats::columnar::{cell_error, check_type, CellError};
+use super::formats::{detect, InputFormat};
+use super::CsvOptions;
+use crate::error::{Error, Result};
+
+/// How the local engine names itself in messages.
+pub const LOCAL_ENGINE: &str = "the query engine";
+
+/// The engine's session on this machine, as the frequency table makes it:
+/// a memory pool of `engine.memory_limit` that spills to
+/// `engine.spill_dir`, and `engine.threads` partitions.
+pub fn local_context(path: &Path, engine: &EngineOptions) -> Result<SessionContext> {
+    let mut runtime = RuntimeEnvBuilder::new()
+        .with_memory_pool(Arc::new(FairSpillPool::new(engine.memory_limit)));
+    if let Some(dir) = &engine.spill_dir {
+        runtime = runtime.with_temp_file_path(dir);
+    }
+    let runtime = runtime
+        .build_arc()
+        .map_err(|e| engine_error(LOCAL_ENGINE, path, e))?;
+    let config = SessionConfig::new()
+        .with_target_partitions(engine.threads.max(1))
+        .with_batch_size(8192);
+    Ok(SessionContext::new_with_config_rt(config, runtime))
+}
+
+/// The runtime the local engine's futures run on.
+pub fn local_runtime(path: &Path, engine: &EngineOptions) -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(engine.threads.max(1))
+        .thread_name("anonlab-engine")
+        .build()
+        .map_err(|e| Error::Io(path.to_path_buf(), e))
+}
+
+fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::input(
+        path,
+        None,
+        None,
+        format!("{engine} cannot read the file: {e}"),
+    )
+}
+
+/// A data file opened for a scan in file order: its columns are known,
+/// no record has been read.
+pub struct FileScan {
+    engine: String,
+    file: PathBuf,
+    format: InputFormat,
+    names: Vec<String>,
+    df: DataFrame,
+    opts: CsvOptions,
+}
+
+/// Open `path`, read as `opts` says, in the session `ctx` (`engine`
+/// names it in messages).
+pub async fn open_in_file_order(
+    ctx: &SessionContext,
+    engine: &str,
+    path: &Path,
+    opts: &CsvOptions,
+) -> Result<FileScan> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    if meta.is_dir() {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            "is a directory, not a data file",
+        ));
+    }
+    let format = detect(path, opts);
+    if matches!(format, InputFormat::CsvGzip | InputFormat::CsvZstd) {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            format!(
+                "{engine} reads plain CSV, Parquet and Arrow, not {format}; decompress the file or store it as Parquet (the in-memory path reads it as it is)"
+            ),
+        ));
+    }
+    let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    let url = absolute.to_str().ok_or_else(|| {
+        Error::input(
+            path,
+            None,
+            None,
+            format!("{engine} reads files by a path in UTF-8, and this one is not"),
+        )
+    })?;
+    let file = path.to_path_buf();
+    let fail = |e: datafusion::error::DataFusionError| engine_error(engine, path, e);
+    let (df, names) = match format {
+        InputFormat::Csv => {
+            let (names, delimiter) = csv_header(path, opts)?;
+            let schema = Schema::new(
+                names
+                    .iter()
+                    .map(|n| Field::new(n, DataType::Utf8, true))
+                    .collect::<Vec<_>>(),
+            );
+            let mut read = CsvReadOptions::new()
+                .has_header(true)
+                .delimiter(delimiter)
+                .schema(&schema)
+                .file_extension("")
+                .newlines_in_values(true);
+            if !opts.missing.iter().any(String::is_empty) {
+                // A class that matches nothing: an empty field stays text.
+                read = read.null_regex(Some("[^\\s\\S]".to_string()));
+            }
+            (ctx.read_csv(url, read).await.map_err(fail)?, names)
+        }
+        _ => {
+            let df = if format == InputFormat::Parquet {
+                let read = ParquetReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_parquet(url, read).await
+            } else {
+                let read = ArrowReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_arrow(url, read).await
+            }
+            .map_err(fail)?;
+            let schema = df.schema().as_arrow().clone();
+            let names = header_names(
+                &file,
+                None,
+                schema.fields().iter().map(|f| f.name().as_bytes()),
+                opts.max_field_bytes,
+            )?;
+            for f in schema.fields() {
+                check_type(&file, f)?;
+            }
+            (df, names)
+        }
+    };
+    check_forced(&names, opts)?;
+    Ok(FileScan {
+        engine: engine.to_string(),
+        file,
+        format,
+        names,
+        df,
+        opts: opts.clone(),
+    })
+}
+
+/// The nodes of a plan that keep the order of each partition's rows.
+const ORDER_PRESERVING: [&str; 4] = [
+    "DataSourceExec",
+    "ProjectionExec",
+    "CoalesceBatchesExec",
+    "CooperativeExec",
+];
+
+/// The first node of `plan` that may reorder rows, if any.
+fn reordering(plan: &Arc<dyn ExecutionPlan>) -> Option<String> {
+    if !ORDER_PRESERVING.contains(&plan.name()) {
+        return Some(plan.name().to_string());
+    }
+    plan.children().into_iter().find_map(reordering)
+}
+
+impl FileScan {
+    /// Every column of the file, in its order.
+    pub fn columns(&self) -> &[String] {
+        &self.names
+    }
+
+    /// How the file is stored.
+    pub fn format(&self) -> InputFormat {
+        self.format
+    }
+
+    /// The row number messages give for the record at `index` (0-based in
+    /// file order): see the module doc.
+    pub fn row_label(&self, index: u64) -> u64 {
+        row_label(self.format, index)
+    }
+
+    /// Stream the records, in file order, through `visit`, one batch at a
+    /// time, holding the cells of `columns` (indices into
+    /// [`Self::columns`]; each batch's columns in that order). Returns the
+    /// number of records.
+    pub async fn for_each_batch(
+        self,
+        columns: &[usize],
+        mut visit: impl FnMut(&TextBatch) -> Result<()>,
+    ) -> Result<u64> {
+        let file = self.file.clone();
+        let engine = self.engine.clone();
+        let fail = |e: datafusion::error::DataFusionError| engine_error(&engine, &file, e);
+        let mut names = Vec::with_capacity(columns.len());
+        for &c in columns {
+            let name = self.names.get(c).ok_or_else(|| {
+                Error::Parameter(format!(
+                    "column {} of a file of {} columns",
+                    c + 1,
+                    self.names.len()
+                ))
+            })?;
+            names.push(name.clone());
+        }
+        let exprs: Vec<Expr> = names
+            .iter()
+            .map(|c| Expr::Column(datafusion::common::Column::from_name(c)))
+            .collect();
+        let df = self.df.select(exprs).map_err(fail)?;
+        let task = Arc::new(df.task_ctx());
+        let plan = df.create_physical_plan().await.map_err(fail)?;
+        if let Some(node) = reordering(&plan) {
+            return Err(engine_error(
+                &engine,
+                &file,
+                format!("its plan for reading the records in file order holds a {node}, which may reorder them; publishing needs a session that plans a plain scan"),
+            ));
+        }
+        let missing: Vec<&[u8]> = self.opts.missing.iter().map(|s| s.as_bytes()).collect();
+        let rules = FieldRules::new(self.opts.trim, &missing);
+        let mut batch = TextBatch {
+            columns: (0..columns.len()).map(|_| TextColumn::default()).collect(),
+            len: 0,
+            first: 0,
+        };
+        let mut records = 0u64;
+        let partitions = plan.properties().output_partitioning().partition_count();
+        for partition in 0..partitions {
+            // Executed only when the previous partition is done: one
+            // partition's reader at a time.
+            let mut stream = plan.execute(partition, task.clone()).map_err(fail)?;
+            while let Some(arrays) = stream.next().await {
+                let arrays = arrays.map_err(fail)?;
+                batch.first = records;
+                batch.len = arrays.num_rows();
+                for (i, column) in batch.columns.iter_mut().enumerate() {
+                    column.clear();
+                    column
+                        .push_array(arrays.column(i).as_ref(), &rules, self.opts.max_field_bytes)
+                        .map_err(|(j, e)| {
+                            cell_error(
+                                &file,
+                                Some(row_label(self.format, records + j as u64)),
+                                &names[i],
+                                e,
+                                self.opts.max_field_bytes,
+                            )
+                        })?;
+                }
+                visit(&batch)?;
+                records += batch.len as u64;
+            }
+        }
+        Ok(records)
+    }
+}
+
+/// The row number of the record at `index` in a file stored as `format`.
+pub fn row_label(format: InputFormat, index: u64) -> u64 {
+    match format {
+        InputFormat::Csv | InputFormat::CsvGzip | InputFormat::CsvZstd => index + 2,
+        InputFormat::Parquet | InputFormat::Arrow => index + 1,
+    }
+}
+
+/// Consecutive records of the file, their cells as read.
+pub struct TextBatch {
+    columns: Vec<TextColumn>,
+    len: usize,
+    /// Index of the first record in the file.
+    first: u64,
+}
+
+impl TextBatch {
+    /// Records in the batch.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Index (0-based, file order) of the batch's first record.
+    pub fn first_record(&self) -> u64 {
+        self.first
+    }
+    /// The cell of the batch's `row`-th record in its `column`-th column
+    /// as read (trimmed if the rules trim), `None` when it is missing.
+    pub fn cell(&self, column: usize, row: usize) -> Option<&str> {
+        self.columns[column].cell(row)
+    }
+}
+
+/// One column of a batch as text.
+#[derive(Default)]
+struct TextColumn {
+    text: String,
+    ends: Vec<usize>,
+    missing: Vec<bool>,
+}
+
+impl TextColumn {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+        self.missing.clear();
+    }
+
+    fn cell(&self, row: usize) -> Option<&str> {
+        if self.missing[row] {
+            return None;
+        }
+        let start = if row == 0 { 0 } else { self.ends[row - 1] };
+        Some(&self.text[start..self.ends[row]])
+    }
+
+    fn push_missing(&mut self) {
+        self.ends.push(self.text.len());
+        self.missing.push(true);
+    }
+
+    /// One cell's raw bytes, read as the loaders read a field.
+    fn push(
+        &mut self,
+        raw: Option<&[u8]>,
+        rules: &FieldRules,
+        max: usize,
+    ) -> std::result::Result<(), CellError> {
+        let Some(raw) = raw else {
+            self.push_missing();
+            return Ok(());
+        };
+        let field = rules.field(raw);
+        if field.len() > max {
+            return Err(CellError::TooLong(field.len()));
+        }
+        if rules.is_missing(field) {
+            self.push_missing();
+            return Ok(());
+        }
+        self.text
+            .push_str(std::str::from_utf8(field).map_err(CellError::Utf8)?);
+        self.ends.push(self.text.len());
+        self.missing.push(false);
+        Ok(())
+    }
+
+    fn push_cells<'a>(
+        &mut self,
+        cells: impl Iterator<Item = Option<&'a [u8]>>,
+        rules: &FieldRules,
+        max: usize,
+    ) -> std::result::Result<(), (usize, CellError)> {
+        for (j, cell) in cells.enumerate() {
+            self.push(cell, rules, max).map_err(|e| (j, e))?;
+        }
+        Ok(())
+    }
+
+    /// A batch's column, as `formats::columnar::push_array` reads it.
+    fn push_array(
+        &mut self,
+        array: &dyn Array,
+        rules: &FieldRules,
+        max: usize,
+    ) -> std::result::Result<(), (usize, CellError)> {
+        match array.data_type() {
+            DataType::Null => {
+                (0..array.len()).for_each(|_| self.push_missing());
+                Ok(())
+            }
+            DataType::Utf8 => self.push_cells(
+                array
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|v| v.map(str::as_bytes)),
+                rules,
+                max,
+            ),
+            DataType::LargeUtf8 => self.push_cells(
+                array
+                    .as_string::<i64>()
+                    .iter()
+                    .map(|v| v.map(str::as_bytes)),
+                rules,
+                max,
+            ),
+            DataType::Utf8View => self.push_cells(
+                array.as_string_view().iter().map(|v| v.map(str::as_bytes)),
+                rules,
+                max,
+            ),
+            DataType::Binary => self.push_cells(array.as_binary::<i32>().iter(), rules, max),
+            DataType::LargeBinary => self.push_cells(array.as_binary::<i64>().iter(), rules, max),
+            DataType::BinaryView => self.push_cells(array.as_binary_view().iter(), rules, max),
+            DataType::FixedSizeBinary(_) => {
+                self.push_cells(array.as_fixed_size_binary().iter(), rules, max)
+            }
+            DataType::Dictionary(_, value) => {
+                let plain =
+                    arrow_cast::cast(array, value).map_err(|e| (0, CellError::Format(e)))?;
+                self.push_array(plain.as_ref(), rules, max)
+            }
+            _ => {
+                let format = ArrayFormatter::try_new(array, &FormatOptions::default())
+                    .map_err(|e| (0, CellError::Format(e)))?;
+                let mut text = String::new();
+                for j in 0..array.len() {
+                    if array.is_null(j) {
+                        self.push_missing();
+                        continue;
+                    }
+                    text.clear();
+                    format
+                        .value(j)
+                        .write(&mut text)
+                        .map_err(|e| (j, CellError::Format(e)))?;
+                    self.push(Some(text.as_bytes()), rules, max)
+                        .map_err(|e| (j, e))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
