@@ -166,7 +166,7 @@ fn through_engine(
     let names: Vec<&str> = table.file_columns().iter().map(String::as_str).collect();
     let file_roles = roles.of(&names);
     let inputs = Inputs::new();
-    let mut job = PublishJob::new(file, opts, &grouped, &release, &file_roles, out, &inputs);
+    let mut job = PublishJob::new(file, opts, &grouped, &release, &file_roles, &inputs).to(out);
     if let Some(b) = range_bytes {
         job.range_bytes = b;
     }
@@ -704,7 +704,7 @@ fn a_file_changed_between_the_passes_is_refused() {
     let inputs = Inputs::new();
     let try_with = |text: &str| -> String {
         std::fs::write(&f, text).unwrap();
-        let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &out, &inputs);
+        let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &inputs).to(&out);
         publish(&job, &EngineOptions::default())
             .unwrap_err()
             .to_string()
@@ -737,7 +737,7 @@ fn a_file_changed_between_the_passes_is_refused() {
     assert!(left.is_empty(), "{left:?}");
     // The output may not be the data file.
     std::fs::write(&f, original).unwrap();
-    let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &f, &inputs);
+    let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &inputs).to(&f);
     let e = publish(&job, &EngineOptions::default())
         .unwrap_err()
         .to_string();
@@ -774,7 +774,7 @@ fn releases_with_buckets_and_record_tables_are_refused() {
     let file_roles = roles.of(&["sex", "age", "disease"]);
     let out = dir.path().join("out.csv");
     let inputs = Inputs::new();
-    let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &out, &inputs);
+    let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &inputs).to(&out);
     let e = publish(&job, &EngineOptions::default())
         .unwrap_err()
         .to_string();
@@ -787,7 +787,7 @@ fn releases_with_buckets_and_record_tables_are_refused() {
         ..a
     };
     let (release, _) = run(k2.id, &request(&ds, &roles, &k2), &Progress::new()).unwrap();
-    let job = PublishJob::new(&f, &opts, &ds, &release, &file_roles, &out, &inputs);
+    let job = PublishJob::new(&f, &opts, &ds, &release, &file_roles, &inputs).to(&out);
     let e = publish(&job, &EngineOptions::default())
         .unwrap_err()
         .to_string();
@@ -851,4 +851,139 @@ proptest! {
         let a = Algorithm { id, k, l: 1, options: Options::default() };
         same_table(&f, &CsvOptions::default(), &roles, &a, budget);
     }
+}
+
+/// `anonymize --engine datafusion` prints and writes what `--engine
+/// memory` does: the same table (CSV, or Parquet by name), the same
+/// `--release` JSON (counts in records), the same fingerprint with or
+/// without `-o`; the query workload is left out, saying why.
+#[test]
+fn anonymize_through_the_engine_writes_what_memory_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |engine: &str, extra: &[&str]| {
+        let out = anonlab()
+            .arg("anonymize")
+            .arg("assets/demo.csv")
+            .args([
+                "-a",
+                "mondrian-l",
+                "--qi",
+                "sex,age,zip",
+                "--sensitive",
+                "disease",
+                "--identifier",
+                "name",
+                "--semi-sensitive",
+                "occupation",
+                "--sensitive-flag",
+                "hide_occupation",
+                "--engine",
+                engine,
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let fingerprint = |text: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("release fingerprint "))
+            .unwrap()
+            .to_string()
+    };
+    let memory = run(
+        "memory",
+        &["-o", &file("m.csv"), "--release", &file("m.json")],
+    );
+    let engine = run(
+        "datafusion",
+        &["-o", &file("e.csv"), "--release", &file("e.json")],
+    );
+    assert_eq!(
+        std::fs::read(file("m.csv")).unwrap(),
+        std::fs::read(file("e.csv")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(file("m.json")).unwrap(),
+        std::fs::read(file("e.json")).unwrap()
+    );
+    assert_eq!(fingerprint(&memory), fingerprint(&engine));
+    assert!(
+        engine.contains("query workload: not run on the query engine's table"),
+        "{engine}"
+    );
+    // Without -o the pass computes the fingerprint only.
+    assert_eq!(fingerprint(&run("datafusion", &[])), fingerprint(&memory));
+    // Parquet by name, the CSV table's fingerprint.
+    let pq = run("datafusion", &["-o", &file("e.parquet")]);
+    assert_eq!(fingerprint(&pq), fingerprint(&memory));
+    assert!(std::fs::read(file("e.parquet"))
+        .unwrap()
+        .starts_with(b"PAR1"));
+}
+
+#[test]
+fn anonymize_through_the_engine_refuses_what_it_cannot_do() {
+    let refused = |args: &[&str]| {
+        let out = anonlab()
+            .args(["anonymize", "assets/demo.csv", "--qi", "sex,age,zip"])
+            .args(["--sensitive", "disease", "--engine", "datafusion"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let e = refused(&["-a", "anatomy"]);
+    assert!(
+        e.contains("reads every record") && e.contains("--engine memory"),
+        "{e}"
+    );
+    let e = refused(&[
+        "-a",
+        "mondrian",
+        "--semi-sensitive",
+        "occupation",
+        "--sensitive-density",
+        "0.2",
+    ]);
+    assert!(
+        e.contains("--sensitive-density") && e.contains("--engine memory"),
+        "{e}"
+    );
+    let e = refused(&["-a", "mondrian", "--identifier", "nam"]);
+    assert!(e.contains("unknown column 'nam'"), "{e}");
+    // The output may not be the data file; nothing is written.
+    let before = std::fs::read("assets/demo.csv").unwrap();
+    let e = refused(&["-a", "mondrian", "-o", "assets/demo.csv"]);
+    assert!(e.contains("never writes its inputs"), "{e}");
+    assert_eq!(std::fs::read("assets/demo.csv").unwrap(), before);
+}
+
+#[test]
+fn adult_full_domain_through_the_engine_has_the_memory_fingerprint() {
+    if !common::have_adult() {
+        return;
+    }
+    let adult = common::adult_path();
+    let hierarchies = adult.parent().unwrap().to_str().unwrap().to_string();
+    let qi = common::ADULT_QI7.join(",");
+    let json = |engine: &str| {
+        common::cli::json_of(
+            &anonlab()
+                .arg("anonymize")
+                .arg(&adult)
+                .args(["-a", "full-domain", "--hierarchies", &hierarchies])
+                .args(["--qi", &qi, "--sensitive", "occupation", "--json"])
+                .args(["--queries", "0", "--engine", engine])
+                .output()
+                .unwrap(),
+        )
+    };
+    let (m, e) = (json("memory"), json("datafusion"));
+    assert_eq!(m["fingerprint"], e["fingerprint"]);
+    assert_eq!(m["full_domain"], e["full_domain"]);
+    assert_eq!(m["groups"], e["groups"]);
 }

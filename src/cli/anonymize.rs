@@ -17,6 +17,7 @@ use anonlab::hierarchy::HierarchySet;
 use anonlab::release::{buckets_path, stage_csv_fingerprinted, write_json};
 use anonlab::session::Session;
 
+use super::assess::{Engine, ENGINE_FROM_BYTES};
 use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
 use super::pk_args::PkArgs;
@@ -92,6 +93,20 @@ pub struct AnonymizeArgs {
     /// Print the measurements as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Where the file is read: `memory` loads it whole; `datafusion` has
+    /// the embedded query engine (Apache DataFusion) build the frequency
+    /// table of the columns the algorithm reads (quasi-identifiers,
+    /// sensitive and semi-sensitive attributes, the flag and rule
+    /// columns) in bounded memory, runs the algorithm on it (mondrian,
+    /// mondrian-l, mondrian-distinct-l, full-domain) and publishes the
+    /// table with a second streaming pass over the file (-o: CSV, or
+    /// Parquet for a .parquet name); `auto` takes the engine for a plain
+    /// CSV, Parquet or Arrow file over 1 GiB when the algorithm runs on a
+    /// frequency table. The release, its figures and its fingerprint are
+    /// the same either way; the query workload is not run on the engine's
+    /// table (it reads records one by one).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: Engine,
 }
 
 pub(super) struct Prepared {
@@ -110,9 +125,17 @@ pub(super) struct Prepared {
 }
 
 pub(super) fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
+    prepare_with(c, None)
+}
+
+/// [`prepare`], with the data already read as `opened` (the query
+/// engine's frequency table, which holds no identifier column: the
+/// identifiers were checked against the file and are left out).
+fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Result<Prepared> {
     anonlab::metrics::check_queries(c.queries)?;
-    let (mut session, from_project) = match (&c.project, &c.file) {
-        (Some(file), _) => {
+    let engine = opened.is_some();
+    let (mut session, from_project) = match (&c.project, &c.file, opened) {
+        (Some(file), _, _) => {
             let project = Project::load(file)?;
             if let Some(w) = project.data_changed() {
                 eprintln!("anonlab: warning: {w}");
@@ -121,8 +144,9 @@ pub(super) fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
                 .with_context(|| format!("project {}", file.display()))?;
             (s, true)
         }
-        (None, Some(file)) => (Session::open(file, c.csv.options()?)?, false),
-        (None, None) => bail!("give a CSV file or --project"),
+        (None, Some(_), Some(s)) => (s, false),
+        (None, Some(file), None) => (Session::open(file, c.csv.options()?)?, false),
+        (None, None, _) => bail!("give a CSV file or --project"),
     };
     let seed = c.seed.unwrap_or(if from_project {
         session.params.seed
@@ -174,6 +198,8 @@ pub(super) fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
     };
     let identifiers = if from_project && c.identifier.is_empty() {
         roles.with(Role::Identifier)
+    } else if engine {
+        Vec::new()
     } else {
         idx(&c.identifier)?
     };
@@ -297,7 +323,15 @@ impl Prepared {
 }
 
 pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
-    let p = prepare(&a.columns)?;
+    let engine = if engine_wanted(a)? {
+        Some(engine_session(&a.columns)?)
+    } else {
+        None
+    };
+    let (p, file_columns) = match engine {
+        Some((session, columns)) => (prepare_with(&a.columns, Some(session))?, Some(columns)),
+        None => (prepare(&a.columns)?, None),
+    };
     let params = p.from_session.then_some(&p.session.params);
     let Some(id) = a
         .algorithm
@@ -347,6 +381,9 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     // evaluation (`run_verified_with`), and put in place only once every
     // claim has been verified.
     let stage = |release: &anonlab::release::Release| match &a.output {
+        // The engine's table holds only the grouped columns: its release
+        // is published by a pass over the file once it is verified.
+        _ if file_columns.is_some() => Ok((None, String::new())),
         Some(out) => stage_csv_fingerprinted(release, ds, Some(&roles), out, &inputs)
             .map(|(staged, fp)| (Some(staged), fp)),
         None => Ok((
@@ -367,11 +404,18 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     if pk.active {
         measure_pk(&mut eval, &release, &req)?;
     }
-    let (staged, fingerprint) = staged?;
+    let (staged, mut fingerprint) = staged?;
     let mut written = match staged {
         Some(s) => s.commit()?,
         None => Vec::new(),
     };
+    if let Some(columns) = &file_columns {
+        let file_roles = file_roles(&roles, &a.columns, ds, columns);
+        let (fp, file) =
+            publish_by_engine(&p, &release, &file_roles, a.output.as_deref(), &inputs)?;
+        fingerprint = fp;
+        written.extend(file);
+    }
     if let Some(out) = &a.release_json {
         write_json(&release, ds, out, &inputs)?;
         written.push(out.clone());
@@ -382,7 +426,10 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
             hierarchy_args::json(&eval, &fingerprint, search.as_ref())?
         );
     } else {
-        print!("{}", human(&eval, ds.n_rows()));
+        print!("{}", human(&eval, ds.records() as usize));
+        if file_columns.is_some() && a.columns.queries > 0 {
+            println!("query workload: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");
+        }
         println!("release fingerprint {fingerprint}");
         let left_out: Vec<&str> = p
             .semi_sensitive
@@ -408,6 +455,169 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether the query engine reads the file (`--engine`): refused with a
+/// reason when asked for what it cannot do; `auto` takes it only where
+/// it can.
+fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
+    use anonlab::data::{formats, InputFormat};
+    let c = &a.columns;
+    let algo = a.algorithm.as_deref().map(algorithms::by_id).transpose()?;
+    match a.engine {
+        Engine::Memory => Ok(false),
+        Engine::Datafusion => {
+            if c.project.is_some() {
+                bail!("--engine datafusion reads a data file given on the command line; a project's data is read in memory");
+            }
+            let Some(algo) = algo else {
+                bail!("name the algorithm: -a ID");
+            };
+            if !algo.reads_grouped() {
+                bail!(
+                    "{} ({}) reads every record, and --engine datafusion reads the file as a frequency table of distinct combinations; read the file in memory (--engine memory) for it",
+                    algo.name(),
+                    algo.id()
+                );
+            }
+            if c.lgb.sensitive_density.is_some() {
+                bail!("--sensitive-density marks cells by their row, and the query engine reads combinations, not rows in order; use --engine memory");
+            }
+            if c.pk.sample.is_some() {
+                bail!("--sample draws records by their row, and the query engine reads combinations; use --engine memory");
+            }
+            if algo.uses_l() && c.sensitive.is_empty() {
+                bail!(
+                    "{} needs a sensitive attribute: add --sensitive COL",
+                    algo.id()
+                );
+            }
+            Ok(true)
+        }
+        Engine::Auto => Ok(cfg!(feature = "engine")
+            && c.project.is_none()
+            && c.lgb.sensitive_density.is_none()
+            && c.pk.sample.is_none()
+            && algo.is_some_and(|a| a.reads_grouped())
+            && c.file.as_deref().is_some_and(|f| {
+                c.csv.options().is_ok_and(|opts| {
+                    matches!(
+                        formats::detect(f, &opts),
+                        InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
+                    )
+                }) && std::fs::metadata(f).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
+            })),
+    }
+}
+
+/// The session of `anonymize --engine datafusion`: the frequency table of
+/// the columns the algorithm reads, as a grouped dataset, and every
+/// column of the file. Identifiers are checked against the file and left
+/// out (a column unique per record would make the table as large as the
+/// file).
+#[cfg(feature = "engine")]
+fn engine_session(c: &Columns) -> anyhow::Result<(Session, Vec<String>)> {
+    use anonlab::data::engine::{frequency_table, EngineOptions};
+    use anonlab::data::Rule;
+    let Some(file) = &c.file else {
+        bail!("--engine datafusion reads a data file given on the command line");
+    };
+    let opts = c.csv.options()?;
+    let mut columns: Vec<String> =
+        c.qi.iter()
+            .chain(&c.sensitive)
+            .chain(&c.lgb.semi_sensitive)
+            .chain(&c.lgb.sensitive_flag)
+            .cloned()
+            .collect();
+    if let Some(text) = &c.lgb.sensitive_when {
+        let rule = Rule::parse(text)?;
+        columns.extend(rule.columns().into_iter().map(str::to_string));
+    }
+    if columns.is_empty() {
+        bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
+    }
+    let table = frequency_table(file, &opts, &columns, &EngineOptions::default())?;
+    for id in &c.identifier {
+        if !table.file_columns().contains(id) {
+            return Err(anonlab::error::Error::UnknownColumn {
+                name: id.clone(),
+                available: anonlab::error::listed(
+                    table.file_columns(),
+                    anonlab::error::COLUMNS_LISTED,
+                ),
+            }
+            .into());
+        }
+    }
+    let file_columns = table.file_columns().to_vec();
+    Ok((
+        Session::new(table.to_dataset()?, Some(file.clone()), opts),
+        file_columns,
+    ))
+}
+
+#[cfg(not(feature = "engine"))]
+fn engine_session(_: &Columns) -> anyhow::Result<(Session, Vec<String>)> {
+    bail!("this build of anonlab has no query engine (it needs the `engine` feature); use --engine memory")
+}
+
+/// The roles of the file's columns for the engine's publishing pass:
+/// those of the grouped table's columns ([`published_roles`]), the
+/// identifiers, and every other column passed through.
+fn file_roles(grouped: &[Role], c: &Columns, ds: &Dataset, file_columns: &[String]) -> Vec<Role> {
+    file_columns
+        .iter()
+        .map(|name| {
+            if c.identifier.contains(name) {
+                Role::Identifier
+            } else {
+                ds.column_index(name)
+                    .map_or(Role::Insensitive, |i| grouped[i])
+            }
+        })
+        .collect()
+}
+
+/// Publish a verified release made on the engine's table: to `output`, or
+/// only its fingerprint. Gives the fingerprint and the file written.
+#[cfg(feature = "engine")]
+fn publish_by_engine(
+    p: &Prepared,
+    release: &anonlab::release::Release,
+    roles: &[Role],
+    output: Option<&Path>,
+    inputs: &Inputs,
+) -> anyhow::Result<(String, Option<PathBuf>)> {
+    use anonlab::data::engine::EngineOptions;
+    use anonlab::release::publish::{publish, PublishJob};
+    let Some(file) = &p.session.source else {
+        bail!("the query engine's session has no data file");
+    };
+    let mut job = PublishJob::new(
+        file,
+        &p.session.csv,
+        &p.session.dataset,
+        release,
+        roles,
+        inputs,
+    );
+    if let Some(out) = output {
+        job = job.to(out);
+    }
+    let report = publish(&job, &EngineOptions::default())?;
+    Ok((report.fingerprint, report.file))
+}
+
+#[cfg(not(feature = "engine"))]
+fn publish_by_engine(
+    _: &Prepared,
+    _: &anonlab::release::Release,
+    _: &[Role],
+    _: Option<&Path>,
+    _: &Inputs,
+) -> anyhow::Result<(String, Option<PathBuf>)> {
+    bail!("this build of anonlab has no query engine (it needs the `engine` feature)")
 }
 
 /// Roles for rendering. From a project, the session's (a flag column that

@@ -140,8 +140,9 @@ pub struct PublishJob<'a> {
     /// in-memory path passes them to `write_csv`: identifiers are dropped,
     /// insensitive columns passed through.
     pub roles: &'a [Role],
-    /// The published table.
-    pub output: &'a Path,
+    /// The published table; `None` computes the fingerprint only (the
+    /// rows are rendered and hashed, nothing is written).
+    pub output: Option<&'a Path>,
     /// The files the command reads: none may be the output (the data file
     /// is checked too).
     pub inputs: &'a Inputs,
@@ -156,14 +157,14 @@ pub struct PublishJob<'a> {
 }
 
 impl<'a> PublishJob<'a> {
-    /// A job with the default format, memory and spill directory.
+    /// A job that computes the fingerprint only ([`Self::to`] gives it an
+    /// output), with the default format, memory and spill directory.
     pub fn new(
         data: &'a Path,
         opts: &'a CsvOptions,
         grouped: &'a Dataset,
         release: &'a Release,
         roles: &'a [Role],
-        output: &'a Path,
         inputs: &'a Inputs,
     ) -> Self {
         PublishJob {
@@ -172,7 +173,7 @@ impl<'a> PublishJob<'a> {
             grouped,
             release,
             roles,
-            output,
+            output: None,
             inputs,
             format: None,
             range_bytes: DEFAULT_RANGE_BYTES,
@@ -180,12 +181,19 @@ impl<'a> PublishJob<'a> {
         }
     }
 
+    /// The same job, writing the table to `output`.
+    pub fn to(mut self, output: &'a Path) -> Self {
+        self.output = Some(output);
+        self
+    }
+
     /// The format written: [`Self::format`] or the output's extension.
     pub fn output_format(&self) -> Result<InputFormat> {
+        let parquet_name = self
+            .output
+            .is_some_and(|o| InputFormat::from_extension(o) == Some(InputFormat::Parquet));
         match self.format {
-            None if InputFormat::from_extension(self.output) == Some(InputFormat::Parquet) => {
-                Ok(InputFormat::Parquet)
-            }
+            None if parquet_name => Ok(InputFormat::Parquet),
             None | Some(InputFormat::Csv) => Ok(InputFormat::Csv),
             Some(InputFormat::Parquet) => Ok(InputFormat::Parquet),
             Some(other) => Err(Error::Parameter(format!(
@@ -198,8 +206,8 @@ impl<'a> PublishJob<'a> {
 /// What the pass did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PublishReport {
-    /// The file written.
-    pub file: PathBuf,
+    /// The file written (`None`: the fingerprint only).
+    pub file: Option<PathBuf>,
     /// CSV or Parquet.
     pub format: InputFormat,
     /// The release's fingerprint (`release::fingerprint`), from the CSV
@@ -231,7 +239,8 @@ pub fn publish(job: &PublishJob<'_>, engine: &EngineOptions) -> Result<PublishRe
 /// Stream `job.data` in the session `ctx` (this machine's engine, or a
 /// cluster's; `engine` names it in messages) and write the release's
 /// published table to `job.output` through `data::output` (a temporary
-/// file synced and renamed into place; never over an input).
+/// file synced and renamed into place; never over an input), or only
+/// hash it when there is no output.
 pub async fn publish_in(
     ctx: &SessionContext,
     engine: &str,
@@ -240,7 +249,9 @@ pub async fn publish_in(
     let format = job.output_format()?;
     let mut inputs = job.inputs.clone();
     inputs.add(job.data);
-    inputs.check(job.output)?;
+    if let Some(out) = job.output {
+        inputs.check(out)?;
+    }
     check_release(job)?;
     let scan = open_in_file_order(ctx, engine, job.data, job.opts).await?;
     let file_columns = scan.columns().to_vec();
@@ -251,7 +262,7 @@ pub async fn publish_in(
     let records = scan.for_each_batch(&at, |batch| pass.batch(batch)).await?;
     let spilled = pass.finish(records)?;
     let mut report = PublishReport {
-        file: job.output.to_path_buf(),
+        file: job.output.map(Path::to_path_buf),
         format,
         fingerprint: String::new(),
         records,
@@ -260,12 +271,15 @@ pub async fn publish_in(
         largest_range: 0,
     };
     let mut writer = Writer::new(job, &layout, format, &inputs);
-    write_file(job.output, &inputs, |w| {
-        writer.write(w, &spilled).map_err(|e| match e {
-            Error::Write(_, io) => io,
-            other => std::io::Error::other(other.to_string()),
-        })
-    })?;
+    match job.output {
+        Some(out) => write_file(out, &inputs, |w| {
+            writer.write(w, &spilled).map_err(|e| match e {
+                Error::Write(_, io) => io,
+                other => std::io::Error::other(other.to_string()),
+            })
+        })?,
+        None => writer.write(&mut std::io::sink(), &spilled)?,
+    }
     report.fingerprint = writer.fingerprint.take().unwrap_or_default();
     report.ranges = writer.ranges;
     report.largest_range = writer.largest;
@@ -450,8 +464,11 @@ fn spill_dir(job: &PublishJob<'_>) -> PathBuf {
     if let Some(d) = &job.spill_dir {
         return d.clone();
     }
-    let device = std::fs::metadata(job.output).is_ok_and(|m| !m.is_file() && !m.is_dir());
-    match job.output.parent() {
+    let Some(output) = job.output else {
+        return std::env::temp_dir();
+    };
+    let device = std::fs::metadata(output).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    match output.parent() {
         _ if device => std::env::temp_dir(),
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -463,7 +480,7 @@ fn spill_dir(job: &PublishJob<'_>) -> PathBuf {
 fn spill_name(job: &PublishJob<'_>) -> String {
     let name = job
         .output
-        .file_name()
+        .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "release".into());
     format!("{name}.spill")
@@ -805,8 +822,16 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The file messages name.
+    fn target(&self) -> PathBuf {
+        self.job
+            .output
+            .map_or_else(|| PathBuf::from("(the published table)"), Path::to_path_buf)
+    }
+
     fn write(&mut self, w: &mut dyn Write, spilled: &Spilled) -> Result<()> {
-        let io = |e| Error::Write(self.job.output.to_path_buf(), e);
+        let target = self.target();
+        let io = |e| Error::Write(target.clone(), e);
         let mut header = csv::Writer::from_writer(Vec::new());
         header
             .write_record(&self.layout.headers)
@@ -1019,7 +1044,7 @@ impl<'a> Writer<'a> {
         self.csv.push(b'\n');
         if let Sink::Parquet(p) = sink {
             p.push(&self.text, &self.ends)
-                .map_err(|e| Error::Write(self.job.output.to_path_buf(), e))?;
+                .map_err(|e| Error::Write(self.target(), e))?;
         }
         if self.csv.len() >= BLOCK {
             self.flush(sink)?;
@@ -1032,7 +1057,7 @@ impl<'a> Writer<'a> {
         self.hash.update(&self.csv);
         if let Sink::Csv(w) = sink {
             w.write_all(&self.csv)
-                .map_err(|e| Error::Write(self.job.output.to_path_buf(), e))?;
+                .map_err(|e| Error::Write(self.target(), e))?;
         }
         self.csv.clear();
         Ok(())

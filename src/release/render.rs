@@ -514,6 +514,9 @@ pub struct BucketJson {
 }
 
 /// The JSON form of a release: what is published, and what is claimed.
+/// Sizes and row counts are records: on a grouped table (the query
+/// engine's) a row counts as the records it stands for, so the JSON is the
+/// one the same release on the records gives.
 #[derive(Debug, Serialize)]
 pub struct ReleaseJson {
     pub algorithm: String,
@@ -549,7 +552,8 @@ impl ReleaseJson {
             .enumerate()
             .map(|(g, (group, carries))| GroupJson {
                 gid: g + 1,
-                size: group.rows.len(),
+                // Records: a grouped table's row stands for several.
+                size: ds.records_of(&group.rows),
                 cells: qi_names
                     .iter()
                     .zip(release.quasi_identifiers.iter().zip(&group.cells))
@@ -606,9 +610,13 @@ impl ReleaseJson {
             algorithm: release.algorithm.clone(),
             params: release.params.clone(),
             claims: release.claims.clone(),
-            source_rows: release.source_rows,
-            published_rows: release.published_rows(),
-            suppressed_rows: release.suppressed_rows.len(),
+            source_rows: if ds.is_grouped() {
+                ds.records() as usize
+            } else {
+                release.source_rows
+            },
+            published_rows: release.groups.iter().map(|g| ds.records_of(&g.rows)).sum(),
+            suppressed_rows: ds.records_of(&release.suppressed_rows),
             quasi_identifiers: qi_names,
             sensitive: release
                 .sensitive
