@@ -487,6 +487,47 @@ impl ColumnBuilder {
         self.codes.push(PENDING_MISSING);
     }
 
+    /// Append the rows of `other`, a builder of the rows that follow this
+    /// one's (a later part of the same file, read on another core): its
+    /// values are interned here and its codes renumbered, so the result is
+    /// the builder that had taken every row in turn, but for the order of
+    /// its dictionary, which [`Self::finish`] sorts anyway.
+    pub fn append(&mut self, other: ColumnBuilder) {
+        let remap: Vec<u32> = other
+            .values
+            .into_iter()
+            .map(|v| {
+                let packed = pack(v.as_bytes());
+                let known = match packed {
+                    Some(key) => self.short.get(&key),
+                    None => self.index.get(v.as_bytes()),
+                };
+                if let Some(&c) = known {
+                    return c;
+                }
+                let c = self.values.len() as u32;
+                match packed {
+                    Some(key) => self.short.insert(key, c),
+                    None => self.index.insert(v.as_bytes().into(), c),
+                };
+                self.values.push(v);
+                c
+            })
+            .collect();
+        // Every value here is a number while this is `None`, so `other`'s
+        // first non-number is new here and the first one of the whole.
+        if self.first_non_numeric.is_none() {
+            self.first_non_numeric = other.first_non_numeric.map(|r| self.codes.len() + r);
+        }
+        self.codes.extend(other.codes.iter().map(|&c| {
+            if c == PENDING_MISSING {
+                c
+            } else {
+                remap[c as usize]
+            }
+        }));
+    }
+
     /// Sort the dictionary and remap codes. `kind` forces a kind; `None`
     /// detects it: numeric when every non-missing value is a number
     /// (`data::number`) and there is at least one.
@@ -589,17 +630,53 @@ fn remap_codes(mut codes: Vec<u32>, remap: &[u32], missing: u32) -> (Vec<u32>, u
 /// A value shorter than 16 bytes as one number: its bytes, zero-padded,
 /// then its length in the last byte (so `a` and `a\0` differ).
 fn pack(value: &[u8]) -> Option<u128> {
-    (value.len() < 16).then(|| {
-        let mut bytes = [0u8; 16];
-        bytes[..value.len()].copy_from_slice(value);
-        bytes[15] = value.len() as u8;
-        u128::from_le_bytes(bytes)
-    })
+    let n = value.len();
+    // Two overlapping loads of a power-of-two width cover a value of
+    // 2w/2..2w bytes; the bytes of the second load the first already
+    // holds are shifted out. Every field of a file goes through here: a
+    // copy of a variable length is a call to `memcpy`.
+    let le4 = |at: usize| {
+        let mut b = [0u8; 4];
+        b.copy_from_slice(&value[at..at + 4]);
+        u128::from(u32::from_le_bytes(b))
+    };
+    let le8 = |at: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&value[at..at + 8]);
+        u128::from(u64::from_le_bytes(b))
+    };
+    let low = match n {
+        0 => 0,
+        1..=3 => {
+            u128::from(value[0])
+                | u128::from(value[n / 2]) << (8 * (n / 2))
+                | u128::from(value[n - 1]) << (8 * (n - 1))
+        }
+        4..=7 => le4(0) | le4(n - 4) << (8 * (n - 4)),
+        8..=15 => le8(0) | le8(n - 8) << (8 * (n - 8)),
+        _ => return None,
+    };
+    Some(low | (n as u128) << 120)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pack_is_the_bytes_zero_padded_then_the_length() {
+        let text: Vec<u8> = (1..=20).collect();
+        for n in 0..=17 {
+            let value = &text[..n];
+            let want = (n < 16).then(|| {
+                let mut bytes = [0u8; 16];
+                bytes[..n].copy_from_slice(value);
+                bytes[15] = n as u8;
+                u128::from_le_bytes(bytes)
+            });
+            assert_eq!(pack(value), want, "{n} bytes");
+        }
+    }
 
     #[test]
     fn numeric_dictionary_is_in_numeric_order() {

@@ -132,6 +132,7 @@ pub(in crate::data) fn load_csv_compressed(
         size_hint: if meta.is_file() { meta.len() * 3 } else { 0 },
         regular: meta.is_file(),
         codec: Some(codec),
+        text: None,
     };
     load_from(&source, head, text, opts)
 }

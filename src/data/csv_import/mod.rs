@@ -3,6 +3,10 @@
 //! The file is streamed record by record with the `csv` crate and every
 //! field goes straight into its column's interner, so a large file is never
 //! held as row strings: memory is one `u32` per cell plus the distinct values.
+//! A regular file up to 64 MiB is read whole instead, and when its text
+//! holds no double quote its rows are parsed on every core (`unquoted`);
+//! whatever that path cannot take (a quote, a malformed row, a limit) is
+//! read by the streaming path, which words every message.
 //!
 //! Choices made here, and why:
 //! - The delimiter is sniffed among `,` `;` tab `|` from the first 64 KiB:
@@ -20,13 +24,13 @@
 //! - Rows are counted as a spreadsheet would: the header is row 1.
 
 use std::fs::File;
-use std::io::{Cursor, Read};
+use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::dataset::{ColumnBuilder, ColumnKind, Dataset};
+use super::dataset::{Column, ColumnBuilder, ColumnKind, Dataset};
 use super::formats::InputFormat;
 use crate::error::{Error, Result, Setting};
 use crate::format::thousands;
@@ -35,6 +39,8 @@ use crate::format::thousands;
 mod limits;
 // Compressed CSV: the decoders and their errors.
 mod compressed;
+// A quote-free text held whole, its rows read on every core.
+mod unquoted;
 
 pub(super) use compressed::{load_csv_compressed, Codec};
 use limits::{file_limit_message, Exceeded, Limits, LineMap, Tracked};
@@ -151,19 +157,41 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
             Setting::MaxFileBytes,
         ));
     }
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&mut file)
-        .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)
-        .map_err(io)?;
     let name = dataset_name(path);
-    let source = Source {
+    let mut source = Source {
         path,
         name: &name,
         size_hint: if regular { meta.len() } else { 0 },
         regular,
         codec: None,
+        text: None,
     };
+    // A regular file of moderate size is read whole, so that a text
+    // without quotes can be parsed on every core (`unquoted`).
+    if regular && meta.len() <= unquoted::MAX_WHOLE_BYTES {
+        let mut text = unquoted::read_whole(&file, meta.len() as usize).map_err(io)?;
+        // A file that grew since its size was taken: the rest, up to the
+        // bound (past it, the text streams).
+        file.seek(SeekFrom::Start(text.len() as u64)).map_err(io)?;
+        (&mut file)
+            .take(unquoted::MAX_WHOLE_BYTES + 1 - text.len() as u64)
+            .read_to_end(&mut text)
+            .map_err(io)?;
+        let split = text.len().min(SNIFF_BYTES);
+        let head = text[..split].to_vec();
+        if text.len() as u64 <= unquoted::MAX_WHOLE_BYTES {
+            source.text = Some(&text);
+            return load_from(&source, head, &text[split..], opts);
+        }
+        // It grew past the bound while read: stream it.
+        let rest = Cursor::new(text[split..].to_vec()).chain(file);
+        return load_from(&source, head, rest, opts);
+    }
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
     load_from(&source, head, file, opts)
 }
 
@@ -197,6 +225,8 @@ struct Source<'a> {
     regular: bool,
     /// The compression the text is decoded from.
     codec: Option<Codec>,
+    /// The whole text, when it is held in memory.
+    text: Option<&'a [u8]>,
 }
 
 /// Load CSV text held in memory (the embedded demo); `label` names it in
@@ -213,6 +243,7 @@ pub fn load_csv_bytes(bytes: &[u8], label: &str, opts: &CsvOptions) -> Result<Da
         size_hint: bytes.len() as u64,
         regular: true,
         codec: None,
+        text: Some(bytes),
     };
     load_from(&source, bytes[..split].to_vec(), &bytes[split..], opts)
 }
@@ -351,12 +382,35 @@ fn load_from<R: Read + Send>(
     let head_lines = memchr::memchr_iter(b'\n', reader.get_ref().head_sample()).count();
     let line_bytes = (reader.get_ref().head_sample().len() / head_lines.max(1)).max(1) as u64;
     let est_rows = (size_hint / line_bytes + size_hint / line_bytes / 10 + 16).min(50_000_000);
+    let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
+    let rules = FieldRules::new(opts.trim, &missing);
+    // A quote-free text held whole: its rows on every core. Anything the
+    // streaming reader would report sends the text down that path instead,
+    // from the header on, and it words the message.
+    if let Some(text) = source.text {
+        let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        let rows = text.get(header_end as usize..).unwrap_or_default();
+        if text.len() as u64 <= opts.max_file_bytes && unquoted::applies(rows, delimiter) {
+            let plain = unquoted::Plain {
+                delimiter,
+                names: &names,
+                rules: &rules,
+                max_field_bytes: opts.max_field_bytes,
+                max_row_bytes: opts.max_row_bytes,
+            };
+            if let Some(built) = plain.read(rows, est_rows as usize) {
+                // A kind error's row needs the streaming reader's line
+                // numbers: it too goes down that path.
+                if let Ok(columns) = finish_columns(built, opts, &file, |row| row) {
+                    return Dataset::new(name, columns);
+                }
+            }
+        }
+    }
     let mut builders: Vec<ColumnBuilder> = names
         .iter()
         .map(|n| ColumnBuilder::with_capacity(n.clone(), est_rows as usize))
         .collect();
-    let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
-    let rules = FieldRules::new(opts.trim, &missing);
     let interner = Interner {
         file: &file,
         names: &names,
@@ -410,21 +464,36 @@ fn load_from<R: Read + Send>(
             "the file has a header row but no data rows",
         ));
     }
-    let mut columns = Vec::with_capacity(builders.len());
-    for b in builders {
-        let name = b.name().to_string();
-        let kind = opts.forced_kind(&name);
-        let col = b.finish(kind).map_err(|e| {
-            Error::input(
-                &file,
-                Some(lines.line(e.row as u64)),
-                Some(name.clone()),
-                e.to_string(),
-            )
-        })?;
-        columns.push(col);
-    }
+    let columns = finish_columns(builders, opts, &file, |row| lines.line(row))?;
     Dataset::new(name, columns)
+}
+
+/// The columns of `builders`, each finished (its kind detected or forced,
+/// its dictionary sorted) on its own core. A kind error names the line
+/// `line(row)` of the data row (0-based) holding the value; the first
+/// column's in file order is reported.
+fn finish_columns(
+    builders: Vec<ColumnBuilder>,
+    opts: &CsvOptions,
+    file: &Path,
+    line: impl Fn(u64) -> u64,
+) -> Result<Vec<Column>> {
+    let finished: Vec<_> = builders
+        .into_par_iter()
+        .map(|b| {
+            let name = b.name().to_string();
+            let kind = opts.forced_kind(&name);
+            b.finish(kind).map_err(|e| (name, e))
+        })
+        .collect();
+    finished
+        .into_iter()
+        .map(|c| {
+            c.map_err(|(name, e)| {
+                Error::input(file, Some(line(e.row as u64)), Some(name), e.to_string())
+            })
+        })
+        .collect()
 }
 
 /// The delimiter `opts` gives, else the one sniffed from the file's head.

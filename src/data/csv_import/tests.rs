@@ -170,6 +170,9 @@ fn batches_keep_every_record_in_order() {
     assert!((0..n).all(|r| c.number(c.code(r)) == Some(r as f64)));
     let b = ds.column("b").unwrap();
     assert!((0..n).all(|r| b.display(b.code(r)) == format!("x{}", r % 13)));
+    // The text has no quote, so it took the path that reads it whole; the
+    // streaming reader's batches give the same table.
+    assert_eq!(load_streaming(&bytes, &CsvOptions::default()).unwrap(), ds);
 }
 
 #[test]
@@ -243,6 +246,7 @@ fn load_trickled(bytes: &[u8], step: usize, opts: &CsvOptions) -> Result<Dataset
         size_hint: 0,
         regular: false,
         codec: None,
+        text: None,
     };
     load_from(&source, bytes[..split].to_vec(), rest, opts)
 }
@@ -385,4 +389,145 @@ fn numbers_equal_as_numbers_are_one_value_in_canonical_form() {
         e.contains("row 3") && e.contains("'NaN' is not a number"),
         "{e}"
     );
+}
+
+/// The streaming reader on a regular file's bytes, never the path that
+/// reads a quote-free text whole (`unquoted`).
+fn load_streaming(bytes: &[u8], opts: &CsvOptions) -> Result<Dataset> {
+    let split = bytes.len().min(SNIFF_BYTES);
+    let source = Source {
+        path: Path::new("t.csv"),
+        name: "t",
+        size_hint: bytes.len() as u64,
+        regular: true,
+        codec: None,
+        text: None,
+    };
+    load_from(&source, bytes[..split].to_vec(), &bytes[split..], opts)
+}
+
+/// The rows after a one-line header `header` read by `unquoted` in
+/// `parts` parts, finished as the loader finishes them; `None` where that
+/// path gives up.
+fn load_unquoted(bytes: &[u8], header: usize, opts: &CsvOptions, parts: usize) -> Option<Dataset> {
+    let names: Vec<String> = std::str::from_utf8(&bytes[..header])
+        .ok()?
+        .trim_end()
+        .split(',')
+        .map(String::from)
+        .collect();
+    let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
+    let rules = FieldRules::new(opts.trim, &missing);
+    let rows = &bytes[header..];
+    if !unquoted::applies(rows, b',') {
+        return None;
+    }
+    let plain = unquoted::Plain {
+        delimiter: b',',
+        names: &names,
+        rules: &rules,
+        max_field_bytes: opts.max_field_bytes,
+        max_row_bytes: opts.max_row_bytes,
+    };
+    let built = plain.read_in(rows, parts, 4)?;
+    let columns = finish_columns(built, opts, Path::new("t.csv"), |r| r).ok()?;
+    Dataset::new("t", columns).ok()
+}
+
+#[test]
+fn a_quote_free_text_read_in_parts_is_the_streamed_table() {
+    // Rows of awkward shapes: blank lines, every line ending, a last row
+    // without one, missing tokens, padded and numeric-looking values.
+    let mut text = b"a,b,c\n".to_vec();
+    for r in 0..500 {
+        let end: &[u8] = match r % 4 {
+            0 => b"\n",
+            1 => b"\r\n",
+            2 => b"\r",
+            _ => b"\n\n\r\n",
+        };
+        let a = ["1", " 2 ", "?", "", "3.0", "x"][r % 6];
+        text.extend_from_slice(format!("{a},v{},{}", r % 11, r * 7 % 13).as_bytes());
+        text.extend_from_slice(end);
+    }
+    text.extend_from_slice(b"9,last,0");
+    let opts = CsvOptions::default();
+    let streamed = load_streaming(&text, &opts).unwrap();
+    assert_eq!(streamed.n_rows(), 501);
+    for parts in 1..=7 {
+        assert_eq!(
+            load_unquoted(&text, 6, &opts, parts).as_ref(),
+            Some(&streamed),
+            "{parts} parts"
+        );
+    }
+    assert_eq!(load(std::str::from_utf8(&text).unwrap()).unwrap(), streamed);
+}
+
+mod same_as_streamed {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A field: mostly a few values, sometimes a long one, bytes that are
+    /// not UTF-8, a delimiter too many, or a line break (a blank line).
+    fn field() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            8 => prop::sample::select(vec!["", " ", "?", "NA", "1", "2.0", " 7 ", "x", "yy", "é", "1e3", "-0"])
+                .prop_map(|s| s.as_bytes().to_vec()),
+            1 => Just(b"a-rather-long-value-of-thirty".to_vec()),
+            1 => Just(b"\xff\xfe".to_vec()),
+            1 => Just(b"p,q".to_vec()),
+            1 => Just(b"\n".to_vec()),
+            1 => Just(b"\r\n\r\n".to_vec()),
+        ]
+    }
+
+    fn text() -> impl Strategy<Value = (usize, Vec<u8>)> {
+        (1usize..4).prop_flat_map(|cols| {
+            let row = prop::collection::vec(field(), cols..=cols);
+            let end = prop::sample::select(vec![&b"\n"[..], b"\r\n", b"\r", b"\n\n", b""]);
+            (Just(cols), prop::collection::vec((row, end), 0..40)).prop_map(|(cols, rows)| {
+                let names: Vec<String> = (0..cols).map(|c| format!("c{c}")).collect();
+                let mut out = format!("{}\n", names.join(",")).into_bytes();
+                for (fields, end) in rows {
+                    out.extend_from_slice(&fields.join(&b","[..]));
+                    out.extend_from_slice(end);
+                }
+                (out.iter().position(|&b| b == b'\n').unwrap_or(0) + 1, out)
+            })
+        })
+    }
+
+    fn options() -> impl Strategy<Value = CsvOptions> {
+        (
+            prop::sample::select(vec![4usize, 16, 1 << 20]),
+            prop::sample::select(vec![8u64, 24, 64, 16 << 20]),
+            any::<bool>(),
+        )
+            .prop_map(|(field, row, numeric)| CsvOptions {
+                max_field_bytes: field,
+                max_row_bytes: row,
+                numeric: if numeric {
+                    vec!["c0".into()]
+                } else {
+                    Vec::new()
+                },
+                ..Default::default()
+            })
+    }
+
+    proptest! {
+        /// The loader (which reads a quote-free text whole, in parts)
+        /// gives the streaming reader's table, or its very message.
+        #[test]
+        fn loads_alike((header, text) in text(), opts in options(), parts in 1usize..5) {
+            let streamed = load_streaming(&text, &opts).map_err(|e| e.to_string());
+            let whole = load_csv_bytes(&text, "t.csv", &opts).map_err(|e| e.to_string());
+            prop_assert_eq!(&whole, &streamed);
+            // In parts, the rows path gives the table or gives up.
+            if let Some(ds) = load_unquoted(&text, header, &opts, parts) {
+                prop_assert_eq!(Ok(ds), streamed);
+            }
+        }
+    }
 }
