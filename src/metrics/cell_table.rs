@@ -15,11 +15,13 @@
 //! on any of its rows. A query whose predicates are all on QIs gives every
 //! row of a whole group the same chance to satisfy it — the product of its
 //! cells' shares ([`WholeGroups::products`], one pass over a group-major
-//! table of cell ids, a group left at its first share of 0) — so both
-//! engines add such a group's target totals at once; only the other groups
-//! are visited row by row ([`WholeGroups::partial`]). The cell table, the
-//! target's buckets and the whole groups ([`Layout`]) are built once for
-//! both readings of one workload.
+//! table of cell ids, a group left at its first share of 0, and under
+//! COUNT(target = v) only over the groups holding v) — so both engines add
+//! such a group's target totals at once; only the other groups are visited
+//! row by row ([`WholeGroups::partial`]). The share of a set of codes is a
+//! popcount of two bit masks when the column has at most 128 codes. The
+//! cell table, the target's buckets and the whole groups ([`Layout`]) are
+//! built once for both readings of one workload.
 
 use rustc_hash::FxHashMap;
 
@@ -48,6 +50,11 @@ pub(crate) struct CellTable {
     /// Per QI position: its distinct cells.
     cells: Vec<Vec<Compact>>,
     set_codes: Vec<u32>,
+    /// Per QI position whose codes fit in 128 bits: each cell's set of
+    /// codes as a bit mask (0 for a cell that is no set), so that a
+    /// predicate's share of a set is one popcount instead of a look-up per
+    /// code. `None` for a wider column, or one whose sets repeat a code.
+    masks: Vec<Option<Vec<u128>>>,
     groups: usize,
     /// `ids[a * groups + g]`: group g's cell on QI a.
     ids: Vec<u32>,
@@ -106,10 +113,35 @@ impl CellTable {
                 ids[a * n_groups + g] = id;
             }
         }
+        let masks = release
+            .quasi_identifiers
+            .iter()
+            .zip(&cells)
+            .map(|(&c, cells)| {
+                if ds.col(c).code_space() > 128 {
+                    return None;
+                }
+                cells
+                    .iter()
+                    .map(|cell| match *cell {
+                        Compact::Set(start, end) => {
+                            let codes = &set_codes[start as usize..end as usize];
+                            if codes.is_empty() || codes.iter().any(|&c| c >= 128) {
+                                return None;
+                            }
+                            let mask = codes.iter().fold(0u128, |m, &c| m | 1 << c);
+                            (mask.count_ones() as usize == codes.len()).then_some(mask)
+                        }
+                        _ => Some(0),
+                    })
+                    .collect()
+            })
+            .collect();
         CellTable {
             groups: n_groups,
             cells,
             set_codes,
+            masks,
             ids,
         }
     }
@@ -153,12 +185,31 @@ impl CellTable {
             }
             let shares = &mut out.shares[i];
             shares.clear();
-            if let Some(a) = position[p.column] {
-                shares.extend(
+            let Some(a) = position[p.column] else {
+                continue;
+            };
+            match &self.masks[a] {
+                Some(masks) => {
+                    let satisfying = table
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &t)| t)
+                        .fold(0u128, |m, (c, _)| m | 1 << c);
+                    shares.extend(self.cells[a].iter().zip(masks).map(
+                        |(&cell, &mask)| match cell {
+                            Compact::Set(start, end) => {
+                                let sat = (mask & satisfying).count_ones();
+                                f64::from(sat) / f64::from(end - start)
+                            }
+                            _ => self.share(cell, table, pre, missing),
+                        },
+                    ));
+                }
+                None => shares.extend(
                     self.cells[a]
                         .iter()
                         .map(|&cell| self.share(cell, table, pre, missing)),
-                );
+                ),
             }
         }
     }
@@ -232,6 +283,11 @@ pub(crate) struct WholeGroups {
     /// many groups a predicate rules out is the sum over its cells of
     /// share 0).
     groups_of_cell: Vec<Vec<u32>>,
+    /// The whole groups holding each target code, ascending (the i-th
+    /// whole group as i): `holding[holding_at[code]..holding_at[code + 1]]`.
+    /// Only they can add to COUNT(target = code).
+    holding: Vec<u32>,
+    holding_at: Vec<usize>,
     /// Rows per target code of each whole group: `dense[code * W + i]` for
     /// the i-th whole group when codes × W is small, else `sparse[i]`.
     dense: Vec<u32>,
@@ -292,6 +348,22 @@ impl WholeGroups {
                 positive[i] += x.max(0.0);
             }
         }
+        let mut holding_at = vec![0usize; space + 1];
+        for v in counts.iter().flatten() {
+            holding_at[v.code as usize + 1] += 1;
+        }
+        for c in 0..space {
+            holding_at[c + 1] += holding_at[c];
+        }
+        let mut fill = holding_at.clone();
+        let mut holding = vec![0u32; holding_at[space]];
+        for (i, values) in counts.iter().enumerate() {
+            for v in values {
+                let slot = &mut fill[v.code as usize];
+                holding[*slot] = i as u32;
+                *slot += 1;
+            }
+        }
         let (dense, sparse) = if space.saturating_mul(w) <= MAX_DENSE {
             let mut dense = vec![0u32; space * w];
             for (i, values) in counts.iter().enumerate() {
@@ -320,6 +392,8 @@ impl WholeGroups {
             ids,
             qis,
             groups_of_cell,
+            holding,
+            holding_at,
             dense,
             sparse,
             sum,
@@ -359,12 +433,38 @@ impl WholeGroups {
     }
 
     /// For a query whose predicates are all on QIs (`qi[i]` the QI
-    /// position of predicate i): per whole group, the product of its cells'
-    /// shares in predicate order — each row's chance to satisfy the query.
-    pub fn products(&self, prepared: &Prepared, qi: &[usize], out: &mut Vec<f64>) {
+    /// position of predicate i): the whole groups that can add to its
+    /// answer, as (i, product of the i-th whole group's cells' shares in
+    /// predicate order — each row's chance to satisfy the query), ascending
+    /// in i, those whose product is 0 left out. Under COUNT(target = v)
+    /// only the groups holding v can add anything (a third of them on
+    /// Adult's occupation); under SUM every group can. Both readings add
+    /// the same groups' bounds in the same order from this list, so their
+    /// sums are those of a pass over every group.
+    pub fn products(
+        &self,
+        prepared: &Prepared,
+        qi: &[usize],
+        aggregate: Aggregate,
+        out: &mut Vec<(u32, f64)>,
+    ) {
         out.clear();
+        let holding = match aggregate {
+            Aggregate::Count { code } => {
+                let code = code as usize;
+                if code + 1 >= self.holding_at.len() {
+                    return;
+                }
+                Some(&self.holding[self.holding_at[code]..self.holding_at[code + 1]])
+            }
+            Aggregate::Sum => None,
+        };
+        let all = 0..self.groups.len() as u32;
         if self.qis == 0 {
-            out.resize(self.groups.len(), 1.0);
+            match holding {
+                Some(h) => out.extend(h.iter().map(|&i| (i, 1.0))),
+                None => out.extend(all.map(|i| (i, 1.0))),
+            }
             return;
         }
         let shares: Vec<&[f64]> = (0..qi.len()).map(|i| &prepared.shares[i][..]).collect();
@@ -388,16 +488,22 @@ impl WholeGroups {
             .collect();
         order.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
         let first: Vec<(&[f64], usize)> = order.iter().map(|&(_, i)| (shares[i], qi[i])).collect();
-        out.extend(self.ids.chunks_exact(self.qis).map(|cells| {
+        let product = |i: u32| {
+            let at = i as usize * self.qis;
+            let cells = &self.ids[at..at + self.qis];
             if first.iter().any(|(s, a)| s[cells[*a] as usize] == 0.0) {
-                return 0.0;
+                return None;
             }
             let mut p = 1.0;
             for (s, &a) in shares.iter().zip(qi) {
                 p *= s[cells[a] as usize];
             }
-            p
-        }));
+            (p != 0.0).then_some((i, p))
+        };
+        match holding {
+            Some(h) => out.extend(h.iter().filter_map(|&i| product(i))),
+            None => out.extend(all.filter_map(product)),
+        }
     }
 }
 

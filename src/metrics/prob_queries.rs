@@ -212,7 +212,7 @@ impl<'a> ProbabilisticEngine<'a> {
         &self,
         query: &Query,
         prepared: &Prepared,
-        products: Option<&[f64]>,
+        products: Option<&[(u32, f64)]>,
     ) -> (f64, f64) {
         let n_pred = query.predicates.len();
         let tables = &prepared.tables[..n_pred];
@@ -228,16 +228,18 @@ impl<'a> ProbabilisticEngine<'a> {
             let products = match products {
                 Some(p) => p,
                 None => {
-                    self.layout.whole.products(prepared, &qi, &mut own);
+                    self.layout
+                        .whole
+                        .products(prepared, &qi, query.aggregate, &mut own);
                     &own
                 }
             };
-            for (i, &pro) in products.iter().enumerate() {
+            for &(i, pro) in products {
                 if pro <= SLACK {
                     continue;
                 }
                 let sure = pro + SLACK >= 1.0;
-                let (lo, up) = self.layout.whole.bounds(i, query.aggregate, sure);
+                let (lo, up) = self.layout.whole.bounds(i as usize, query.aggregate, sure);
                 lower += lo;
                 upper += up;
             }

@@ -83,9 +83,13 @@ impl ValueBuckets {
             }
         }
         let mut bucket_of_row = vec![NONE; n];
-        let mut offsets = vec![0usize];
-        let mut rows = Vec::new();
         let release_buckets = detaching_buckets(release, column).unwrap_or(&[]);
+        // A row's own bucket for (nearly) every published row: sized at
+        // once rather than grown, as they are as long as the table.
+        let most = release_buckets.len() + release.published_rows();
+        let mut offsets = Vec::with_capacity(most + 1);
+        offsets.push(0usize);
+        let mut rows = Vec::with_capacity(release.published_rows());
         for (b, bucket) in release_buckets.iter().enumerate() {
             for &r in bucket.rows.iter().filter(|&&r| (r as usize) < n) {
                 rows.push(r);

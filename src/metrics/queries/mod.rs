@@ -390,13 +390,12 @@ impl<'a> QueryEngine<'a> {
         let by_group = qi.len() == n_pred;
         if by_group {
             let prods = products.get_or_insert_with(Vec::new);
-            self.layout.whole.products(prepared, qi, prods);
-            for (i, &p) in prods.iter().enumerate() {
-                if p == 0.0 {
-                    continue;
-                }
+            self.layout
+                .whole
+                .products(prepared, qi, query.aggregate, prods);
+            for &(i, p) in prods.iter() {
                 let sure = p == 1.0;
-                let (lo, up) = self.layout.whole.bounds(i, query.aggregate, sure);
+                let (lo, up) = self.layout.whole.bounds(i as usize, query.aggregate, sure);
                 lower += lo;
                 upper += up;
             }
@@ -592,8 +591,9 @@ pub(crate) struct Scratch {
     /// QI position of each predicate.
     qi: Vec<usize>,
     /// The whole groups' share products of the last query, when its
-    /// predicates were all on QIs (`prob_queries` reuses them).
-    pub(crate) products: Option<Vec<f64>>,
+    /// predicates were all on QIs (`WholeGroups::products`;
+    /// `prob_queries` reuses them).
+    pub(crate) products: Option<Vec<(u32, f64)>>,
     sure: Vec<u32>,
     possible: Vec<u32>,
     touched: Vec<u32>,
