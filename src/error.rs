@@ -70,6 +70,12 @@ pub enum Error {
         setting: Setting,
     },
 
+    /// A cluster process or the cluster's work: `address` is the
+    /// scheduler's or executor's `HOST:PORT` as given, `msg` what went
+    /// wrong there (unreachable, port taken, a job that failed).
+    #[error("cluster at {}: {}", escaped(.address), escaped(.msg))]
+    Cluster { address: String, msg: String },
+
     #[error("cancelled")]
     Cancelled,
 }

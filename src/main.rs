@@ -11,9 +11,14 @@ fn main() {
     restore_sigpipe();
     let cli = Cli::parse();
     // The TUI restores the terminal itself and is left to the default
-    // actions; every other command writes its files through
-    // `data::output`, whose temporary files a signal must not leave behind.
-    if !matches!(cli.command, None | Some(Command::Tui(_))) {
+    // actions; a cluster process stops on signals in its own way (it tells
+    // its scheduler, removes its work directory) and writes no files;
+    // every other command writes its files through `data::output`, whose
+    // temporary files a signal must not leave behind.
+    if !matches!(
+        cli.command,
+        None | Some(Command::Tui(_)) | Some(Command::Cluster(_))
+    ) {
         clean_up_on_signals();
     }
     if let Err(e) = run(cli) {
@@ -77,6 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Compare(a)) => cli::compare::run_compare(&a),
         Some(Command::Chart(a)) => cli::chart::run(&a),
         Some(Command::Report(a)) => cli::report::run(&a),
+        Some(Command::Cluster(a)) => cli::cluster::run(&a),
         Some(Command::Tui(a)) => tui(Some(a)),
         None => tui(None),
     }

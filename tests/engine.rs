@@ -13,7 +13,7 @@ use anonlab::data::engine::{frequency_table, EngineOptions};
 use anonlab::data::{load_csv, CsvOptions};
 
 mod common;
-use common::cli::{anonlab, json_of};
+use common::cli::{anonlab, json_of, same_json};
 
 fn assess(file: &Path, engine: &str, args: &[&str]) -> serde_json::Value {
     json_of(
@@ -27,50 +27,11 @@ fn assess(file: &Path, engine: &str, args: &[&str]) -> serde_json::Value {
     )
 }
 
-/// The same figures: every count, label and exact figure equal; a float
-/// that is a sum over records (a mean) equal up to the order of the
-/// summation (relative 1e-12), since the engine's dataset holds the
-/// records grouped, not in file order.
-fn same(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Result<(), String> {
-    use serde_json::Value::*;
-    match (a, b) {
-        (Object(x), Object(y)) => {
-            if x.len() != y.len() {
-                return Err(format!("{at}: keys differ"));
-            }
-            for (k, v) in x {
-                let w = y.get(k).ok_or_else(|| format!("{at}/{k}: missing"))?;
-                same(v, w, &format!("{at}/{k}"))?;
-            }
-            Ok(())
-        }
-        (Array(x), Array(y)) => {
-            if x.len() != y.len() {
-                return Err(format!("{at}: {} vs {} items", x.len(), y.len()));
-            }
-            for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                same(v, w, &format!("{at}[{i}]"))?;
-            }
-            Ok(())
-        }
-        (Number(x), Number(y)) if x.is_f64() || y.is_f64() => {
-            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
-            if (x - y).abs() <= 1e-12 * x.abs().max(1.0) {
-                Ok(())
-            } else {
-                Err(format!("{at}: {x} vs {y}"))
-            }
-        }
-        _ if a == b => Ok(()),
-        _ => Err(format!("{at}: {a} vs {b}")),
-    }
-}
-
 #[track_caller]
 fn same_figures(file: &Path, args: &[&str]) -> serde_json::Value {
     let memory = assess(file, "memory", args);
     let engine = assess(file, "datafusion", args);
-    if let Err(e) = same(&memory, &engine, "") {
+    if let Err(e) = same_json(&memory, &engine, "") {
         panic!("{}: the engine's figures differ: {e}", file.display());
     }
     memory

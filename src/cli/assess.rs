@@ -73,6 +73,8 @@ pub struct AssessArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: Engine,
     #[command(flatten)]
+    pub cluster: super::cluster::ClusterClientArgs,
+    #[command(flatten)]
     pub csv: CsvArgs,
 }
 
@@ -92,6 +94,9 @@ pub const ENGINE_FROM_BYTES: u64 = 1 << 30;
 /// Whether `assess` reads `file` with the query engine.
 fn engine_for(a: &AssessArgs, file: &std::path::Path, opts: &CsvOptions) -> bool {
     use anonlab::data::{formats, InputFormat};
+    if a.cluster.cluster.is_some() {
+        return true;
+    }
     match a.engine {
         Engine::Memory => false,
         Engine::Datafusion => true,
@@ -117,9 +122,15 @@ pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
             if a.engine == Engine::Datafusion {
                 bail!("--engine datafusion reads a data file given on the command line; a project's data is read in memory");
             }
+            if a.cluster.cluster.is_some() {
+                bail!("--cluster reads a data file given on the command line; a project's data is read in memory");
+            }
             Session::from_project(&project)?
         }
         (None, Some(f)) => {
+            if a.engine == Engine::Memory && a.cluster.cluster.is_some() {
+                bail!("--cluster builds the frequency table on the cluster, and --engine memory reads the file here; give one of them");
+            }
             let opts = a.csv.options()?;
             if engine_for(a, f, &opts) {
                 return engine_session(a, f, opts);
@@ -168,7 +179,10 @@ fn engine_session(
     if columns.is_empty() {
         bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
     }
-    let table = frequency_table(f, &opts, &columns, &EngineOptions::default())?;
+    let table = match on_cluster(a, f, &opts, &columns)? {
+        Some(table) => table,
+        None => frequency_table(f, &opts, &columns, &EngineOptions::default())?,
+    };
     for id in &a.identifier {
         if !table.file_columns().contains(id) {
             return Err(anonlab::error::Error::UnknownColumn {
@@ -184,6 +198,33 @@ fn engine_session(
     let s = Session::new(table.to_dataset()?, Some(f.to_path_buf()), opts);
     let label = s.label();
     configure(s, a, true).with_context(|| label)
+}
+
+/// The frequency table built on the cluster `--cluster` names, if any.
+#[cfg(feature = "cluster")]
+fn on_cluster(
+    a: &AssessArgs,
+    f: &std::path::Path,
+    opts: &CsvOptions,
+    columns: &[String],
+) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+    match a.cluster.cluster()? {
+        Some(cluster) => Ok(Some(cluster.frequency_table(f, opts, columns)?)),
+        None => Ok(None),
+    }
+}
+
+#[cfg(all(feature = "engine", not(feature = "cluster")))]
+fn on_cluster(
+    a: &AssessArgs,
+    _: &std::path::Path,
+    _: &CsvOptions,
+    _: &[String],
+) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+    if a.cluster.cluster.is_some() {
+        bail!("this build of anonlab has no cluster (it needs the `cluster` feature); use --engine datafusion");
+    }
+    Ok(None)
 }
 
 #[cfg(not(feature = "engine"))]

@@ -4,6 +4,7 @@
 pub mod anonymize;
 pub mod assess;
 pub mod chart;
+pub mod cluster;
 pub mod compare;
 pub mod correlate;
 pub mod hierarchy;
@@ -94,6 +95,9 @@ pub enum Command {
     Correlate(Box<correlate::CorrelateArgs>),
     /// Write a synthetic census-like dataset (or the demo) for tests and benchmarks.
     Synth(synth::SynthArgs),
+    /// Run a cluster's scheduler or executor (Apache Ballista), for
+    /// `assess --cluster`.
+    Cluster(Box<cluster::ClusterArgs>),
 }
 
 #[derive(Debug, Args)]

@@ -173,24 +173,64 @@ impl FrequencyTable {
     }
 }
 
-/// A message about the engine's work on `path`.
-fn engine_error(path: &Path, e: impl std::fmt::Display) -> Error {
+/// A message about `engine`'s work on `path`.
+fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
     Error::input(
         path,
         None,
         None,
-        format!("the query engine cannot read the file: {e}"),
+        format!("{engine} cannot read the file: {e}"),
     )
 }
 
+/// How the local engine's messages name it.
+const LOCAL: &str = "the query engine";
+
 /// Build the frequency table of `columns` of the file at `path`, read as
-/// `opts` says, with the engine.
+/// `opts` says, with the engine on this machine.
 pub fn frequency_table(
     path: &Path,
     opts: &CsvOptions,
     columns: &[String],
     engine: &EngineOptions,
 ) -> Result<FrequencyTable> {
+    check_input(LOCAL, path, opts, columns)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(engine.threads.max(1))
+        .thread_name("anonlab-engine")
+        .build()
+        .map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    runtime.block_on(async {
+        let ctx = local_context(path, engine)?;
+        frequency_table_in(&ctx, LOCAL, path, opts, columns).await
+    })
+}
+
+/// The session of the engine on this machine: its memory pool, spill
+/// directory and partitions as `engine` says.
+fn local_context(path: &Path, engine: &EngineOptions) -> Result<SessionContext> {
+    let mut runtime = RuntimeEnvBuilder::new()
+        .with_memory_pool(Arc::new(FairSpillPool::new(engine.memory_limit)));
+    if let Some(dir) = &engine.spill_dir {
+        runtime = runtime.with_temp_file_path(dir);
+    }
+    let runtime = runtime
+        .build_arc()
+        .map_err(|e| engine_error(LOCAL, path, e))?;
+    let config = SessionConfig::new()
+        .with_target_partitions(engine.threads.max(1))
+        .with_batch_size(8192);
+    Ok(SessionContext::new_with_config_rt(config, runtime))
+}
+
+/// What every engine checks before it plans: a file (not a directory) in
+/// a format it reads, and something to group by. Gives the format.
+pub(crate) fn check_input(
+    engine: &str,
+    path: &Path,
+    opts: &CsvOptions,
+    columns: &[String],
+) -> Result<InputFormat> {
     if columns.is_empty() {
         return Err(Error::Parameter(
             "the engine needs at least one column to group by".into(),
@@ -206,45 +246,48 @@ pub fn frequency_table(
         ));
     }
     let format = detect(path, opts);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(engine.threads.max(1))
-        .thread_name("anonlab-engine")
-        .build()
-        .map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    runtime.block_on(group(path, format, opts, columns, engine))
+    if matches!(format, InputFormat::CsvGzip | InputFormat::CsvZstd) {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            format!(
+                "{engine} reads plain CSV, Parquet and Arrow, not {format}; decompress the file or store it as Parquet (the in-memory path reads it as it is)"
+            ),
+        ));
+    }
+    Ok(format)
 }
 
-async fn group(
+/// Build the frequency table of `columns` of the file at `path` in the
+/// DataFusion session `ctx`: this machine's engine ([`frequency_table`])
+/// or a cluster's (`data::cluster`), which differ only in how their
+/// session is made. `engine` names it in messages ("the query engine").
+///
+/// The plan reads the file by its absolute path, so every process that
+/// runs part of it (a cluster's scheduler and executors) must see the
+/// file at that path.
+pub async fn frequency_table_in(
+    ctx: &SessionContext,
+    engine: &str,
     path: &Path,
-    format: InputFormat,
     opts: &CsvOptions,
     columns: &[String],
-    engine: &EngineOptions,
 ) -> Result<FrequencyTable> {
-    let mut runtime = RuntimeEnvBuilder::new()
-        .with_memory_pool(Arc::new(FairSpillPool::new(engine.memory_limit)));
-    if let Some(dir) = &engine.spill_dir {
-        runtime = runtime.with_temp_file_path(dir);
-    }
-    let runtime = runtime.build_arc().map_err(|e| engine_error(path, e))?;
-    let config = SessionConfig::new()
-        .with_target_partitions(engine.threads.max(1))
-        .with_batch_size(8192);
-    let ctx = SessionContext::new_with_config_rt(config, runtime);
+    let format = check_input(engine, path, opts, columns)?;
     let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    let url = absolute.to_string_lossy().into_owned();
+    // A path that is not UTF-8 would reach the engine altered.
+    let url = absolute.to_str().ok_or_else(|| {
+        Error::input(
+            path,
+            None,
+            None,
+            format!("{engine} reads files by a path in UTF-8, and this one is not"),
+        )
+    })?;
     let file = path.to_path_buf();
+    let fail = |e: datafusion::error::DataFusionError| engine_error(engine, path, e);
     let (df, names): (DataFrame, Vec<String>) = match format {
-        InputFormat::CsvGzip | InputFormat::CsvZstd => {
-            return Err(Error::input(
-                path,
-                None,
-                None,
-                format!(
-                    "the query engine reads plain CSV, Parquet and Arrow, not {format}; decompress the file or store it as Parquet (the in-memory path reads it as it is)"
-                ),
-            ))
-        }
         InputFormat::Csv => {
             let (names, delimiter) = csv_header(path, opts)?;
             let schema = Schema::new(
@@ -263,27 +306,24 @@ async fn group(
                 // A class that matches nothing: an empty field stays text.
                 read = read.null_regex(Some("[^\\s\\S]".to_string()));
             }
-            let df = ctx
-                .read_csv(url.as_str(), read)
-                .await
-                .map_err(|e| engine_error(path, e))?;
+            let df = ctx.read_csv(url, read).await.map_err(fail)?;
             (df, names)
         }
-        InputFormat::Parquet | InputFormat::Arrow => {
+        _ => {
             let df = if format == InputFormat::Parquet {
                 let read = ParquetReadOptions {
                     file_extension: "",
                     ..Default::default()
                 };
-                ctx.read_parquet(url.as_str(), read).await
+                ctx.read_parquet(url, read).await
             } else {
                 let read = ArrowReadOptions {
                     file_extension: "",
                     ..Default::default()
                 };
-                ctx.read_arrow(url.as_str(), read).await
+                ctx.read_arrow(url, read).await
             }
-            .map_err(|e| engine_error(path, e))?;
+            .map_err(fail)?;
             let schema = df.schema().as_arrow().clone();
             let names = header_names(
                 &file,
@@ -317,13 +357,8 @@ async fn group(
         .iter()
         .map(|c| Expr::Column(datafusion::common::Column::from_name(c)))
         .collect();
-    let df = df
-        .aggregate(keys, vec![count_all()])
-        .map_err(|e| engine_error(path, e))?;
-    let mut stream = df
-        .execute_stream()
-        .await
-        .map_err(|e| engine_error(path, e))?;
+    let df = df.aggregate(keys, vec![count_all()]).map_err(fail)?;
+    let mut stream = df.execute_stream().await.map_err(fail)?;
     let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
     let rules = FieldRules::new(opts.trim, &missing);
     let mut builders: Vec<ColumnBuilder> = columns
@@ -332,8 +367,16 @@ async fn group(
         .collect();
     let mut counts: Vec<u64> = Vec::new();
     while let Some(batch) = stream.next().await {
-        let batch = batch.map_err(|e| engine_error(path, e))?;
-        push_groups(&file, &batch, &mut builders, &mut counts, &rules, opts)?;
+        let batch = batch.map_err(fail)?;
+        push_groups(
+            engine,
+            &file,
+            &batch,
+            &mut builders,
+            &mut counts,
+            &rules,
+            opts,
+        )?;
     }
     if counts.is_empty() {
         return Err(Error::input(file, None, None, "the file has no rows"));
@@ -361,6 +404,7 @@ async fn group(
 /// One batch of the engine's groups into the builders: its key columns
 /// read as the loaders read cells, its count column added.
 fn push_groups(
+    engine: &str,
     file: &Path,
     batch: &RecordBatch,
     builders: &mut [ColumnBuilder],
@@ -378,7 +422,7 @@ fn push_groups(
     let n = n
         .as_any()
         .downcast_ref::<arrow_array::Int64Array>()
-        .ok_or_else(|| engine_error(file, format!("a count of type {}", n.data_type())))?;
+        .ok_or_else(|| engine_error(engine, file, format!("a count of type {}", n.data_type())))?;
     counts.extend(n.values().iter().map(|&c| c.max(0) as u64));
     Ok(())
 }

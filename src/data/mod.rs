@@ -2,6 +2,8 @@
 //! the `formats` feature), roles, cell sensitivity, the rule language, the
 //! conditions file and the project file.
 
+#[cfg(feature = "cluster")]
+pub mod cluster;
 mod conditions;
 mod csv_import;
 mod dataset;

@@ -39,3 +39,42 @@ pub fn publish_project(project: &std::path::Path, csv: &std::path::Path) -> std:
     );
     out
 }
+
+/// The same figures: every count, label and exact figure equal; a float
+/// that is a sum over records (a mean) equal up to the order of the
+/// summation (relative 1e-12), since the engine's dataset holds the
+/// records grouped, not in file order.
+pub fn same_json(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Result<(), String> {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Object(x), Object(y)) => {
+            if x.len() != y.len() {
+                return Err(format!("{at}: keys differ"));
+            }
+            for (k, v) in x {
+                let w = y.get(k).ok_or_else(|| format!("{at}/{k}: missing"))?;
+                same_json(v, w, &format!("{at}/{k}"))?;
+            }
+            Ok(())
+        }
+        (Array(x), Array(y)) => {
+            if x.len() != y.len() {
+                return Err(format!("{at}: {} vs {} items", x.len(), y.len()));
+            }
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                same_json(v, w, &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Number(x), Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            if (x - y).abs() <= 1e-12 * x.abs().max(1.0) {
+                Ok(())
+            } else {
+                Err(format!("{at}: {x} vs {y}"))
+            }
+        }
+        _ if a == b => Ok(()),
+        _ => Err(format!("{at}: {a} vs {b}")),
+    }
+}

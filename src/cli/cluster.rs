@@ -1,0 +1,259 @@
+//! `anonlab cluster scheduler|executor`: Apache Ballista's scheduler and
+//! executor in this binary (`anonlab::data::cluster`), and the flags by
+//! which other commands send their group-bys to such a cluster.
+//!
+//! Each process prints one line when it is ready — `anonlab cluster
+//! scheduler listening on HOST:PORT`, `anonlab cluster executor listening
+//! on …` — so that scripts and tests can wait for it, and stops on SIGINT,
+//! SIGTERM or SIGHUP (a second one ends it at once). Ballista's own log
+//! goes to stderr: a process's warnings and errors, a client's nothing
+//! (its command reports what failed), unless `ANONLAB_LOG` names a level
+//! (`info`, `debug`, ...).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    #[command(subcommand)]
+    pub command: ClusterCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Start a scheduler: clients send it jobs (`assess --cluster HOST:PORT`),
+    /// executors register with it.
+    Scheduler(SchedulerArgs),
+    /// Start an executor: it registers with a scheduler and runs its jobs'
+    /// tasks, reading the data files itself.
+    Executor(ExecutorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SchedulerArgs {
+    /// The address to listen on: loopback unless told otherwise (0.0.0.0
+    /// for every interface; Ballista has no authentication).
+    #[arg(long, default_value = "127.0.0.1", value_name = "HOST")]
+    pub bind: String,
+    /// The port (0 for a free one, printed when listening).
+    #[arg(long, default_value_t = 50050, value_name = "P")]
+    pub port: u16,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecutorArgs {
+    /// The scheduler to register with.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub scheduler: String,
+    /// The address to listen on: loopback unless told otherwise.
+    #[arg(long, default_value = "127.0.0.1", value_name = "HOST")]
+    pub bind: String,
+    /// The data port, where clients and other executors fetch results
+    /// (0 for a free one, printed when listening).
+    #[arg(long, default_value_t = 50051, value_name = "P")]
+    pub port: u16,
+    /// The task port, where the scheduler sends tasks (default: the data
+    /// port + 1, or a free one when the data port is 0).
+    #[arg(long = "task-port", value_name = "P")]
+    pub task_port: Option<u16>,
+    /// Where to make the work directory for shuffle files and spills
+    /// (a fresh directory inside it, removed when the executor stops;
+    /// default: the system's temporary directory).
+    #[arg(long = "work-dir", value_name = "D")]
+    pub work_dir: Option<PathBuf>,
+    /// Tasks to run at once (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub vcores: Option<usize>,
+    /// Memory the tasks may hold before they spill to the work directory
+    /// (default: 70% of the machine's or container's memory).
+    #[arg(long = "memory-limit", value_name = "BYTES")]
+    pub memory_limit: Option<u64>,
+    /// Keep trying to reach the scheduler for this long.
+    #[arg(long = "connect-timeout", default_value_t = 10, value_name = "SECS")]
+    pub connect_timeout: u64,
+}
+
+/// The flags of a command that can send its group-by to a cluster.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ClusterClientArgs {
+    /// Build the frequency table on a cluster: its scheduler's HOST:PORT
+    /// (see `anonlab cluster`). Every executor reads the file at its
+    /// absolute path, so it must be there for each of them.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub cluster: Option<String>,
+    /// Give up on the cluster after this many seconds: waiting for it to
+    /// have an executor (10 s at most), then for the job.
+    #[arg(
+        long = "cluster-timeout",
+        default_value_t = 3600,
+        value_name = "SECS",
+        requires = "cluster"
+    )]
+    pub cluster_timeout: u64,
+}
+
+#[cfg(feature = "cluster")]
+impl ClusterClientArgs {
+    /// The cluster the flags name, if any.
+    pub fn cluster(&self) -> anyhow::Result<Option<anonlab::data::cluster::Cluster>> {
+        use anonlab::data::cluster::{Address, Cluster, ClusterOptions};
+        use std::time::Duration;
+        let Some(text) = &self.cluster else {
+            return Ok(None);
+        };
+        let address: Address = text.parse()?;
+        if self.cluster_timeout == 0 {
+            anyhow::bail!("--cluster-timeout must be at least 1 second");
+        }
+        // Ballista's client logs a failed job as an error, which the
+        // command reports itself: its messages only when asked for.
+        init_logger(log::LevelFilter::Off);
+        Ok(Some(Cluster::new(
+            address,
+            ClusterOptions {
+                job_timeout: Duration::from_secs(self.cluster_timeout),
+                ready_within: ClusterOptions::default()
+                    .ready_within
+                    .min(Duration::from_secs(self.cluster_timeout)),
+                ..ClusterOptions::default()
+            },
+        )))
+    }
+}
+
+#[cfg(not(feature = "cluster"))]
+pub fn run(_: &ClusterArgs) -> anyhow::Result<()> {
+    anyhow::bail!("this build of anonlab has no cluster (it needs the `cluster` feature)")
+}
+
+#[cfg(feature = "cluster")]
+pub fn run(a: &ClusterArgs) -> anyhow::Result<()> {
+    use anonlab::data::cluster::{Executor, ExecutorOptions, Scheduler, SchedulerOptions};
+    init_logger(log::LevelFilter::Warn);
+    let stop = stop_on_signals()?;
+    match &a.command {
+        ClusterCommand::Scheduler(s) => {
+            let scheduler = Scheduler::bind(&SchedulerOptions {
+                bind: s.bind.clone(),
+                port: s.port,
+            })?;
+            scheduler.run(
+                |at| say(format_args!("anonlab cluster scheduler listening on {at}")),
+                stop,
+            )?;
+            println!("anonlab cluster scheduler stopped");
+        }
+        ClusterCommand::Executor(e) => {
+            let mut opts = ExecutorOptions::new(e.scheduler.parse()?);
+            opts.bind = e.bind.clone();
+            opts.port = e.port;
+            opts.task_port = e.task_port;
+            opts.work_dir = e.work_dir.clone();
+            opts.vcores = e.vcores.unwrap_or(0);
+            if e.vcores == Some(0) {
+                anyhow::bail!("--vcores must be at least 1");
+            }
+            opts.memory_limit = e.memory_limit;
+            if e.memory_limit == Some(0) {
+                anyhow::bail!("--memory-limit must be more than 0 bytes");
+            }
+            opts.connect_within = std::time::Duration::from_secs(e.connect_timeout);
+            let scheduler = opts.scheduler.clone();
+            let executor = Executor::bind(opts)?;
+            executor.run(
+                |r| {
+                    say(format_args!(
+                        "anonlab cluster executor listening on {} (data) and {} (tasks), registered with the scheduler at {scheduler} as {}; work directory {}",
+                        r.data,
+                        r.tasks,
+                        r.executor_id,
+                        r.work_dir.display()
+                    ))
+                },
+                stop,
+            )?;
+            println!("anonlab cluster executor stopped");
+        }
+    }
+    Ok(())
+}
+
+/// A line on stdout from a cluster process's thread, where SIGPIPE is
+/// blocked (`data::cluster`): a reader that has gone is no reason to stop
+/// serving, and `println!` would panic.
+#[cfg(feature = "cluster")]
+fn say(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// A future that completes at the first SIGINT, SIGTERM or SIGHUP; a
+/// second one ends the process at once, as the signal would have.
+#[cfg(all(feature = "cluster", unix))]
+fn stop_on_signals() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    let (tx, rx) = futures::channel::oneshot::channel::<()>();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for signal in signals.forever() {
+            match tx.take() {
+                Some(tx) => {
+                    let _ = tx.send(());
+                }
+                None => {
+                    let _ = signal_hook::low_level::emulate_default_handler(signal);
+                    std::process::exit(128 + signal);
+                }
+            }
+        }
+    });
+    Ok(async move {
+        // The sender lives as long as the signal thread, which is as long
+        // as the process: an error here cannot mean "stop".
+        if rx.await.is_err() {
+            futures::future::pending::<()>().await;
+        }
+    })
+}
+
+#[cfg(all(feature = "cluster", not(unix)))]
+fn stop_on_signals() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    Ok(futures::future::pending::<()>())
+}
+
+/// Ballista's log messages on stderr, at the level `ANONLAB_LOG` names
+/// (`error`, `warn`, `info`, `debug`, `trace`, `off`), else `default`.
+#[cfg(feature = "cluster")]
+fn init_logger(default: log::LevelFilter) {
+    struct Stderr(log::LevelFilter);
+    impl log::Log for Stderr {
+        fn enabled(&self, m: &log::Metadata) -> bool {
+            m.level() <= self.0
+        }
+        fn log(&self, r: &log::Record) {
+            if self.enabled(r.metadata()) {
+                // Messages may quote a file's values: escaped, as every
+                // message of anonlab's.
+                eprintln!(
+                    "anonlab: {} {}: {}",
+                    r.level().as_str().to_lowercase(),
+                    r.target(),
+                    anonlab::error::escaped(&r.args().to_string())
+                );
+            }
+        }
+        fn flush(&self) {}
+    }
+    let level = std::env::var("ANONLAB_LOG")
+        .ok()
+        .and_then(|v| v.parse::<log::LevelFilter>().ok())
+        .unwrap_or(default);
+    // A second call (a logger already set) keeps the first.
+    if log::set_boxed_logger(Box::new(Stderr(level))).is_ok() {
+        log::set_max_level(level);
+    }
+}

@@ -1,0 +1,525 @@
+//! A cluster on loopback: a scheduler and two executors started as
+//! separate processes of the anonlab binary (`anonlab cluster scheduler`,
+//! `anonlab cluster executor`, free ports, their printed listening lines
+//! parsed), `assess --cluster` on synthetic rows in Parquet and on the
+//! demo CSV (flag column, identifier), every figure of its JSON compared
+//! with the single machine's (`--engine datafusion` and `--engine
+//! memory`), both executors seen running tasks, then every process
+//! stopped by SIGTERM with its work directory removed.
+//!
+//! Every wait is bounded, and the processes are killed and reaped when a
+//! test fails ([`Process`]'s drop); their files are in a temporary
+//! directory. Another check of the same cluster (the full-domain
+//! `anonymize --cluster` release, byte for byte) is one more function
+//! taking the [`TestCluster`], called in the test beside the others.
+#![cfg(all(feature = "cluster", unix))]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+mod common;
+use common::cli::{anonlab, json_of, same_json};
+
+/// How long a process may take to print that it listens.
+const START: Duration = Duration::from_secs(60);
+/// How long one `assess` may take.
+const RUN: Duration = Duration::from_secs(300);
+/// How long a process may take to stop after SIGTERM.
+const STOP: Duration = Duration::from_secs(20);
+
+/// Synthetic rows of the scale check: a few million, as the issue asks,
+/// within a minute or two on 2 cores in the test profile.
+const ROWS: u64 = 2_000_000;
+
+fn binary() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("anonlab")
+}
+
+/// A child process of the anonlab binary, its stdout read line by line,
+/// its stderr in a file; killed and reaped on drop, whatever happened.
+struct Process {
+    name: String,
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    stderr: PathBuf,
+}
+
+impl Process {
+    fn start(name: &str, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Process {
+        let stderr = dir.join(format!("{name}.stderr"));
+        let mut child = Command::new(binary())
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Process {
+            name: name.to_string(),
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// The first line of stdout starting with `prefix`, within `within`;
+    /// fails with the process's stderr when it ends or the time is up.
+    #[track_caller]
+    fn line(&mut self, prefix: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self
+                .lines
+                .recv_timeout(left.min(Duration::from_millis(200)))
+            {
+                Ok(line) if line.starts_with(prefix) => return line,
+                Ok(_) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.wait(Duration::from_secs(5));
+                    panic!(
+                        "{} ended ({status:?}) before printing '{prefix}': {}",
+                        self.name,
+                        self.stderr()
+                    );
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if left.is_zero() => panic!(
+                    "{} did not print '{prefix}' within {within:?}: {}",
+                    self.name,
+                    self.stderr()
+                ),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// The exit status within `within`, or `None` (then it still runs).
+    fn wait(&mut self, within: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGTERM, then its exit status and stdout's last lines; fails when it
+    /// does not end within [`STOP`] or ends with an error.
+    #[track_caller]
+    fn stop(mut self) -> Vec<String> {
+        // SAFETY: kill(2) on our own child's pid, which we have not reaped.
+        let sent = unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        assert_eq!(sent, 0, "SIGTERM to {}", self.name);
+        let status = self.wait(STOP);
+        let status = status.unwrap_or_else(|| {
+            panic!(
+                "{} did not stop within {STOP:?} of SIGTERM: {}",
+                self.name,
+                self.stderr()
+            )
+        });
+        assert!(
+            status.success(),
+            "{} stopped with {status}: {}",
+            self.name,
+            self.stderr()
+        );
+        self.lines.try_iter().collect()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A scheduler and its executors, each a process.
+struct TestCluster {
+    scheduler: Process,
+    executors: Vec<Process>,
+    /// The scheduler's HOST:PORT.
+    address: String,
+    /// Each executor's work directory, as it printed it.
+    work_dirs: Vec<PathBuf>,
+}
+
+/// The address after `listening on ` in a listening line.
+fn listening_address(line: &str) -> String {
+    line.split("listening on ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in '{line}'"))
+        .to_string()
+}
+
+impl TestCluster {
+    /// A scheduler and `n` executors on loopback, on free ports, their
+    /// work directories in `dir`.
+    fn start(dir: &Path, n: usize) -> TestCluster {
+        let mut scheduler = Process::start(
+            "scheduler",
+            dir,
+            &["cluster", "scheduler", "--port", "0"],
+            &[],
+        );
+        let line = scheduler.line("anonlab cluster scheduler listening on ", START);
+        let address = listening_address(&line);
+        let work = dir.join("work");
+        let mut executors = Vec::new();
+        let mut work_dirs = Vec::new();
+        for i in 0..n {
+            let mut e = Process::start(
+                &format!("executor{i}"),
+                dir,
+                &[
+                    "cluster",
+                    "executor",
+                    "--scheduler",
+                    &address,
+                    "--port",
+                    "0",
+                    "--vcores",
+                    "2",
+                    "--memory-limit",
+                    "1073741824",
+                    "--work-dir",
+                    work.to_str().unwrap(),
+                ],
+                // Ballista's info messages name each task it runs.
+                &[("ANONLAB_LOG", "info")],
+            );
+            let line = e.line("anonlab cluster executor listening on ", START);
+            assert!(line.contains(&format!("scheduler at {address}")), "{line}");
+            let dir = line
+                .split("work directory ")
+                .nth(1)
+                .unwrap_or_else(|| panic!("no work directory in '{line}'"));
+            let dir = PathBuf::from(dir);
+            assert!(dir.starts_with(&work) && dir.is_dir(), "{line}");
+            work_dirs.push(dir);
+            executors.push(e);
+        }
+        TestCluster {
+            scheduler,
+            executors,
+            address,
+            work_dirs,
+        }
+    }
+
+    /// Stop the executors, then the scheduler: each ends well within its
+    /// time and says so, and the work directories are gone.
+    fn stop(self) {
+        for e in self.executors {
+            let lines = e.stop();
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l == "anonlab cluster executor stopped"),
+                "{lines:?}"
+            );
+        }
+        let lines = self.scheduler.stop();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l == "anonlab cluster scheduler stopped"),
+            "{lines:?}"
+        );
+        for dir in self.work_dirs {
+            assert!(!dir.exists(), "{} left behind", dir.display());
+        }
+    }
+}
+
+/// Run anonlab with `args`, within [`RUN`]; its output.
+#[track_caller]
+fn run(args: &[&str]) -> Output {
+    let mut child = Command::new(binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).map(|_| v)
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).map(|_| v)
+    });
+    let deadline = Instant::now() + RUN;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("anonlab {args:?} did not end within {RUN:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap().unwrap(),
+        stderr: err.join().unwrap().unwrap(),
+    }
+}
+
+/// `assess FILE ARGS --json` on the cluster, with the engine on this
+/// machine and in memory: every figure the same (a mean up to the order of
+/// its sum). The cluster's JSON.
+#[track_caller]
+fn same_assessment(cluster: &TestCluster, file: &Path, args: &[&str]) -> serde_json::Value {
+    let assess = |how: &[&str]| {
+        let mut all = vec!["assess", file.to_str().unwrap(), "--json"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(how);
+        json_of(&run(&all))
+    };
+    let on_cluster = assess(&["--cluster", &cluster.address]);
+    for engine in ["datafusion", "memory"] {
+        let here = assess(&["--engine", engine]);
+        if let Err(e) = same_json(&here, &on_cluster, "") {
+            panic!(
+                "{}: the cluster's figures differ from --engine {engine}'s: {e}",
+                file.display()
+            );
+        }
+    }
+    on_cluster
+}
+
+#[test]
+fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let pq = dir.path().join("census.parquet");
+    anonlab()
+        .args(["synth", "--rows", &ROWS.to_string(), "--seed", "5", "-o"])
+        .arg(&pq)
+        .assert()
+        .success();
+    let cluster = TestCluster::start(dir.path(), 2);
+
+    let v = same_assessment(
+        &cluster,
+        &pq,
+        &[
+            "--qi",
+            "sex,age,race,marital-status,education,native-country,workclass,zip",
+            "--sensitive",
+            "salary-class,occupation",
+        ],
+    );
+    assert_eq!(v["rows"], ROWS);
+
+    // CSV, a flag column of sensitive cells and an identifier.
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.csv");
+    let v = same_assessment(
+        &cluster,
+        &demo,
+        &[
+            "--qi",
+            "sex,age,zip",
+            "--semi-sensitive",
+            "occupation",
+            "--sensitive-flag",
+            "occupation:hide_occupation",
+            "--sensitive",
+            "disease",
+            "--identifier",
+            "name",
+        ],
+    );
+    assert_eq!(v["rows"], 1500);
+
+    // Both executors ran tasks of the jobs.
+    for e in &cluster.executors {
+        let log = e.stderr();
+        assert!(
+            log.contains("Execute task"),
+            "{} ran no task: {log}",
+            e.name
+        );
+    }
+    cluster.stop();
+}
+
+#[test]
+fn what_goes_wrong_around_a_cluster_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // A port nothing listens on: one just released.
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let nowhere = format!("127.0.0.1:{free}");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.csv");
+    let demo = demo.to_str().unwrap();
+    let fails = |args: &[&str], says: &[&str]| {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        for s in says {
+            assert!(err.contains(s), "{args:?}: '{s}' not in: {err}");
+        }
+    };
+
+    // Addresses that are not HOST:PORT.
+    for bad in [
+        "localhost",
+        "localhost:0",
+        "df://localhost:50050",
+        "::1:50050",
+    ] {
+        fails(
+            &["assess", demo, "--qi", "sex", "--cluster", bad],
+            &["is not a HOST:PORT address"],
+        );
+        fails(
+            &["cluster", "executor", "--scheduler", bad, "--port", "0"],
+            &["is not a HOST:PORT address"],
+        );
+    }
+    // No scheduler there: the client at once, the executor after its
+    // connect timeout.
+    fails(
+        &["assess", demo, "--qi", "sex", "--cluster", &nowhere],
+        &[&format!("cluster at {nowhere}"), "nothing answers there"],
+    );
+    let started = Instant::now();
+    let work = dir.path().join("work");
+    fails(
+        &[
+            "cluster",
+            "executor",
+            "--scheduler",
+            &nowhere,
+            "--port",
+            "0",
+            "--connect-timeout",
+            "1",
+            "--work-dir",
+            work.to_str().unwrap(),
+        ],
+        &[
+            &format!("cluster at {nowhere}"),
+            "no scheduler to register with",
+        ],
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+    // The work directory it made is gone (the one asked for stays).
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+    // A port in use.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    fails(
+        &["cluster", "scheduler", "--port", &port],
+        &[&format!("127.0.0.1:{port}"), "the port is in use"],
+    );
+    // Not an address of this machine.
+    fails(
+        &["cluster", "scheduler", "--bind", "192.0.2.1", "--port", "0"],
+        &["192.0.2.1", "not one of this machine's"],
+    );
+    // Something that is not a scheduler.
+    let server = std::thread::spawn(move || {
+        let (s, _) = taken.accept().unwrap();
+        drop(s);
+    });
+    fails(
+        &[
+            "assess",
+            demo,
+            "--qi",
+            "sex",
+            "--cluster",
+            &format!("127.0.0.1:{port}"),
+        ],
+        &["does not answer as a Ballista scheduler"],
+    );
+    server.join().unwrap();
+
+    // A scheduler without executors: the client waits at most its
+    // timeout, then says what is missing.
+    let mut scheduler = Process::start(
+        "scheduler",
+        dir.path(),
+        &["cluster", "scheduler", "--port", "0"],
+        &[],
+    );
+    let address =
+        listening_address(&scheduler.line("anonlab cluster scheduler listening on ", START));
+    fails(
+        &[
+            "assess",
+            demo,
+            "--qi",
+            "sex",
+            "--cluster",
+            &address,
+            "--cluster-timeout",
+            "1",
+        ],
+        &[
+            "the scheduler has no executor",
+            "anonlab cluster executor --scheduler",
+        ],
+    );
+    // The file's own problems come before the network's, named as on one
+    // machine.
+    let missing = dir.path().join("missing.csv");
+    fails(
+        &[
+            "assess",
+            missing.to_str().unwrap(),
+            "--qi",
+            "sex",
+            "--cluster",
+            &address,
+        ],
+        &["missing.csv", "cannot read file"],
+    );
+    fails(
+        &[
+            "assess",
+            demo,
+            "--qi",
+            "sex",
+            "--cluster",
+            &address,
+            "--engine",
+            "memory",
+        ],
+        &["--cluster", "--engine memory"],
+    );
+    scheduler.stop();
+}
