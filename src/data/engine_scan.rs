@@ -402,6 +402,36 @@ impl TextColumn {
         Ok(())
     }
 
+    /// Cells of a text array: as [`Self::push`] without the UTF-8 check
+    /// (trimming ASCII white space keeps a text valid).
+    fn push_texts<'a>(
+        &mut self,
+        cells: impl Iterator<Item = Option<&'a str>>,
+        rules: &FieldRules,
+        max: usize,
+    ) -> std::result::Result<(), (usize, CellError)> {
+        for (j, cell) in cells.enumerate() {
+            let Some(text) = cell else {
+                self.push_missing();
+                continue;
+            };
+            let field = rules.field(text.as_bytes());
+            if field.len() > max {
+                return Err((j, CellError::TooLong(field.len())));
+            }
+            if rules.is_missing(field) {
+                self.push_missing();
+                continue;
+            }
+            // The field is a slice of the text, cut at ASCII bytes.
+            let start = field.as_ptr() as usize - text.as_ptr() as usize;
+            self.text.push_str(&text[start..start + field.len()]);
+            self.ends.push(self.text.len());
+            self.missing.push(false);
+        }
+        Ok(())
+    }
+
     fn push_cells<'a>(
         &mut self,
         cells: impl Iterator<Item = Option<&'a [u8]>>,
@@ -426,27 +456,10 @@ impl TextColumn {
                 (0..array.len()).for_each(|_| self.push_missing());
                 Ok(())
             }
-            DataType::Utf8 => self.push_cells(
-                array
-                    .as_string::<i32>()
-                    .iter()
-                    .map(|v| v.map(str::as_bytes)),
-                rules,
-                max,
-            ),
-            DataType::LargeUtf8 => self.push_cells(
-                array
-                    .as_string::<i64>()
-                    .iter()
-                    .map(|v| v.map(str::as_bytes)),
-                rules,
-                max,
-            ),
-            DataType::Utf8View => self.push_cells(
-                array.as_string_view().iter().map(|v| v.map(str::as_bytes)),
-                rules,
-                max,
-            ),
+            // Arrow's text arrays hold valid UTF-8: no check again.
+            DataType::Utf8 => self.push_texts(array.as_string::<i32>().iter(), rules, max),
+            DataType::LargeUtf8 => self.push_texts(array.as_string::<i64>().iter(), rules, max),
+            DataType::Utf8View => self.push_texts(array.as_string_view().iter(), rules, max),
             DataType::Binary => self.push_cells(array.as_binary::<i32>().iter(), rules, max),
             DataType::LargeBinary => self.push_cells(array.as_binary::<i64>().iter(), rules, max),
             DataType::BinaryView => self.push_cells(array.as_binary_view().iter(), rules, max),

@@ -446,7 +446,7 @@ struct Pass<'a> {
     layout: &'a Layout,
     format: InputFormat,
     lookups: Vec<Lookup<'a>>,
-    combos: FxHashMap<Box<[u32]>, u32>,
+    combos: Combinations,
     /// Records of each combination seen so far.
     seen: Vec<u32>,
     /// Rows of each group placed so far.
@@ -494,12 +494,7 @@ impl<'a> Pass<'a> {
         inputs: &Inputs,
     ) -> Result<Self> {
         let ds = job.grouped;
-        let mut combos: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
-        combos.reserve(ds.n_rows());
-        for r in 0..ds.n_rows() {
-            let key: Box<[u32]> = ds.columns().iter().map(|c| c.code(r)).collect();
-            combos.insert(key, r as u32);
-        }
+        let combos = Combinations::new(ds);
         // Ranges from an estimate of the spilled bytes: the passthrough
         // text is at most the records' share of the file for CSV (twice
         // that for a compressed columnar file); a range that comes out
@@ -588,7 +583,7 @@ impl<'a> Pass<'a> {
                     },
                 };
             }
-            let Some(&combo) = self.combos.get(&self.key[..]) else {
+            let Some(combo) = self.combos.get(&self.key) else {
                 return Err(self.changed(
                     index,
                     None,
@@ -611,7 +606,7 @@ impl<'a> Pass<'a> {
             for (i, seen) in self.kinds.iter_mut().enumerate() {
                 if let Some(text) = batch.cell(grouped + i, r) {
                     seen.any_value = true;
-                    if seen.first_text.is_none() && !is_number(text) {
+                    if seen.first_text.is_none() && !plain_integer(text) && !is_number(text) {
                         seen.first_text = Some((index, text.to_string()));
                     }
                 }
@@ -708,24 +703,98 @@ impl<'a> Pass<'a> {
     }
 }
 
-/// One spilled row read back.
-struct SpilledRow<'b> {
-    combo: usize,
-    /// The passthrough cells, `None` where missing.
-    cells: Vec<Option<&'b str>>,
+/// A number written in its canonical form already, told without parsing
+/// (most numbers of a table): digits without a leading zero, far below
+/// `data::number`'s magnitude bound.
+fn plain_integer(text: &str) -> bool {
+    let b = text.as_bytes();
+    !b.is_empty()
+        && b.len() <= 100
+        && (b[0] != b'0' || b.len() == 1)
+        && b.iter().all(u8::is_ascii_digit)
 }
 
-/// Read the spilled record at `bytes[at..]`: its place, the row and the
-/// offset after it.
-fn read_record(
-    bytes: &[u8],
+/// The grouped table's rows by their codes: packed into one `u64` when
+/// the columns' code spaces fit (they nearly always do), so a lookup
+/// hashes a number, not a slice.
+enum Combinations {
+    Packed {
+        bits: Vec<u32>,
+        rows: FxHashMap<u64, u32>,
+    },
+    Wide(FxHashMap<Box<[u32]>, u32>),
+}
+
+impl Combinations {
+    fn new(ds: &Dataset) -> Self {
+        let bits: Vec<u32> = ds
+            .columns()
+            .iter()
+            .map(|c| u32::BITS - c.missing_code().leading_zeros())
+            .collect();
+        if bits.iter().sum::<u32>() <= 64 {
+            let mut rows = FxHashMap::default();
+            rows.reserve(ds.n_rows());
+            let mut key = vec![0u32; ds.n_cols()];
+            for r in 0..ds.n_rows() {
+                for (k, c) in key.iter_mut().zip(ds.columns()) {
+                    *k = c.code(r);
+                }
+                rows.insert(pack(&bits, &key), r as u32);
+            }
+            return Combinations::Packed { bits, rows };
+        }
+        let mut rows: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+        rows.reserve(ds.n_rows());
+        for r in 0..ds.n_rows() {
+            let key: Box<[u32]> = ds.columns().iter().map(|c| c.code(r)).collect();
+            rows.insert(key, r as u32);
+        }
+        Combinations::Wide(rows)
+    }
+
+    /// The row of a combination of codes (each within its column's code
+    /// space).
+    fn get(&self, key: &[u32]) -> Option<u32> {
+        match self {
+            Combinations::Packed { bits, rows } => rows.get(&pack(bits, key)).copied(),
+            Combinations::Wide(rows) => rows.get(key).copied(),
+        }
+    }
+}
+
+fn pack(bits: &[u32], key: &[u32]) -> u64 {
+    key.iter()
+        .zip(bits)
+        .fold(0u64, |acc, (&k, &b)| (acc << b) | u64::from(k))
+}
+
+/// Where the spilled record at `bytes[at..]` goes, and where the next
+/// one starts.
+fn record_end(bytes: &[u8], at: usize, passthrough: usize) -> Option<(u64, usize)> {
+    let place = u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?);
+    let mut next = at + 12;
+    for _ in 0..passthrough {
+        let len = u32::from_le_bytes(bytes.get(next..next + 4)?.try_into().ok()?);
+        next += 4;
+        if len != MISSING {
+            next += len as usize;
+        }
+    }
+    (next <= bytes.len()).then_some((place, next))
+}
+
+/// The spilled record at `bytes[at..]`: its combination, its passthrough
+/// cells into `cells` (`None` where missing).
+fn read_record<'b>(
+    bytes: &'b [u8],
     at: usize,
     passthrough: usize,
-) -> Option<(u64, SpilledRow<'_>, usize)> {
-    let place = u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?);
+    cells: &mut Vec<Option<&'b str>>,
+) -> Option<usize> {
     let combo = u32::from_le_bytes(bytes.get(at + 8..at + 12)?.try_into().ok()?) as usize;
     let mut next = at + 12;
-    let mut cells = Vec::with_capacity(passthrough);
+    cells.clear();
     for _ in 0..passthrough {
         let len = u32::from_le_bytes(bytes.get(next..next + 4)?.try_into().ok()?);
         next += 4;
@@ -737,7 +806,7 @@ fn read_record(
         next += len as usize;
         cells.push(Some(text));
     }
-    Some((place, SpilledRow { combo, cells }, next))
+    Some(combo)
 }
 
 /// Read one spilled record from a stream (to split a range): its place
@@ -896,7 +965,7 @@ impl<'a> Writer<'a> {
         let mut slots = vec![usize::MAX; (hi - lo) as usize];
         let mut at = 0;
         while at < bytes.len() {
-            let (place, _, next) = read_record(&bytes, at, passthrough).ok_or_else(corrupt)?;
+            let (place, next) = record_end(&bytes, at, passthrough).ok_or_else(corrupt)?;
             let slot = place
                 .checked_sub(lo)
                 .and_then(|s| slots.get_mut(s as usize))
@@ -905,9 +974,10 @@ impl<'a> Writer<'a> {
             *slot = at;
             at = next;
         }
+        let mut cells = Vec::with_capacity(passthrough);
         for at in slots {
-            let (_, row, _) = read_record(&bytes, at, passthrough).ok_or_else(corrupt)?;
-            self.row(&row, kinds, sink)?;
+            let combo = read_record(&bytes, at, passthrough, &mut cells).ok_or_else(corrupt)?;
+            self.row(combo, &cells, kinds, sink)?;
         }
         Ok(())
     }
@@ -979,15 +1049,17 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
-    /// One published row.
+    /// One published row: the record of combination `combo` whose
+    /// passthrough cells are `cells`.
     fn row(
         &mut self,
-        row: &SpilledRow<'_>,
+        combo: usize,
+        cells: &[Option<&str>],
         kinds: &[ColumnKind],
         sink: &mut Sink<'_>,
     ) -> Result<()> {
         let (ds, release) = (self.job.grouped, self.job.release);
-        let g = self.layout.group_of[row.combo] as usize;
+        let g = self.layout.group_of[combo] as usize;
         if self.group != Some(g) {
             self.group = Some(g);
             self.cells.clear();
@@ -1010,14 +1082,17 @@ impl<'a> Writer<'a> {
                 Some(text) => self.text.push_str(text),
                 None => {
                     let col = ds.col(c);
-                    self.text.push_str(col.display(col.code(row.combo)));
+                    self.text.push_str(col.display(col.code(combo)));
                 }
             }
             self.ends.push(self.text.len());
         }
-        for (cell, kind) in row.cells.iter().zip(kinds) {
+        for (cell, kind) in cells.iter().zip(kinds) {
             match cell {
                 None => self.text.push('?'),
+                Some(text) if *kind == ColumnKind::Numeric && plain_integer(text) => {
+                    self.text.push_str(text)
+                }
                 Some(text) if *kind == ColumnKind::Numeric => match Decimal::parse(text) {
                     Some(d) => self.text.push_str(&d.canonical()),
                     None => self.text.push_str(text),
@@ -1028,7 +1103,7 @@ impl<'a> Writer<'a> {
         }
         for &c in &release.sensitive {
             let col = ds.col(c);
-            self.text.push_str(col.display(col.code(row.combo)));
+            self.text.push_str(col.display(col.code(combo)));
             self.ends.push(self.text.len());
         }
         self.text.push_str(&self.gid);
@@ -1134,5 +1209,56 @@ impl<'w> ParquetSink<'w> {
         let rest = self.writer.into_inner().map_err(std::io::Error::other)?;
         self.out.write_all(&rest)?;
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Combinations are found by their codes whether they pack into a
+    /// `u64` or not (nine columns of 256 values and a missing code need 81
+    /// bits).
+    #[test]
+    fn combinations_are_found_packed_or_wide() {
+        for columns in [3usize, 9] {
+            let names: Vec<String> = (0..columns).map(|c| format!("c{c}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let text: Vec<Vec<String>> = (0..256)
+                .map(|r| {
+                    (0..columns)
+                        .map(|c| format!("v{}", (r * 7 + c * 31) % 256))
+                        .collect()
+                })
+                .collect();
+            let rows: Vec<Vec<&str>> = text
+                .iter()
+                .map(|r| r.iter().map(String::as_str).collect())
+                .collect();
+            let ds = Dataset::from_rows(&names, &rows).unwrap();
+            let combos = Combinations::new(&ds);
+            assert_eq!(
+                matches!(combos, Combinations::Packed { .. }),
+                columns == 3,
+                "{columns} columns"
+            );
+            for r in 0..ds.n_rows() {
+                let key: Vec<u32> = ds.columns().iter().map(|c| c.code(r)).collect();
+                assert_eq!(combos.get(&key), Some(r as u32));
+            }
+            let missing: Vec<u32> = ds.columns().iter().map(Column::missing_code).collect();
+            assert_eq!(combos.get(&missing), None);
+        }
+    }
+
+    #[test]
+    fn plain_integers_are_canonical_numbers() {
+        for t in ["0", "7", "39", "1234567890123456789012345"] {
+            assert!(plain_integer(t), "{t}");
+            assert_eq!(Decimal::parse(t).unwrap().canonical(), t);
+        }
+        for t in ["", "039", "00", "-1", "+1", "1.0", "1e3", " 1", "x"] {
+            assert!(!plain_integer(t), "{t}");
+        }
     }
 }
