@@ -265,7 +265,9 @@ pub fn evaluate(
         verification,
         groups: release.groups.len(),
         buckets: release.buckets.len(),
-        suppressed: release.suppressed_rows.len(),
+        // Records, not rows: a grouped table's suppressed row stands for
+        // all the records of its combination.
+        suppressed: ds.records_of(&release.suppressed_rows),
         breach,
         reidentification,
         utility,

@@ -410,6 +410,11 @@ fn load_streaming(bytes: &[u8], opts: &CsvOptions) -> Result<Dataset> {
 /// `parts` parts, finished as the loader finishes them; `None` where that
 /// path gives up.
 fn load_unquoted(bytes: &[u8], header: usize, opts: &CsvOptions, parts: usize) -> Option<Dataset> {
+    // The loader refuses a header over the row limit before the rows'
+    // reader runs (`load_csv_source`); the rows' reader never sees one.
+    if header as u64 > opts.max_row_bytes {
+        return None;
+    }
     let names: Vec<String> = std::str::from_utf8(&bytes[..header])
         .ok()?
         .trim_end()
