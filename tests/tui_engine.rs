@@ -399,3 +399,23 @@ fn tui_engine_refuses_bad_arguments_with_a_clear_message() {
         );
     }
 }
+
+#[test]
+fn what_counts_rows_is_refused_on_a_grouped_session_with_the_reason() {
+    let mut app = grouped(&demo_path(), &DEMO, 120, 40);
+    // The correlation matrix counts rows, which are combinations here.
+    app.step(&Action::ShowScreen(Screen::Hierarchies));
+    app.run_pending_jobs_blocking();
+    let why = app.hierarchies().matrix.error.clone().unwrap_or_default();
+    assert!(why.contains("frequency table"), "{why}");
+    assert!(why.contains("--engine memory"), "{why}");
+    assert!(app.hierarchies().matrix.view.is_none());
+    // The report renders the published table from the dataset.
+    app.step(&Action::ExportReport);
+    let popup = app.popup().expect("the report is refused");
+    assert!(
+        popup.message.contains("--engine memory"),
+        "{}",
+        popup.message
+    );
+}

@@ -40,6 +40,16 @@ impl App {
     /// file would): into `anonlab-report/` beside the project file, or
     /// into `dir`.
     pub fn export_report(&mut self, dir: Option<PathBuf>) {
+        // The report renders the published table and its fingerprint
+        // from the dataset, and runs the query workload: records, which a
+        // grouped session does not hold.
+        if let Err(e) = self.session.dataset().require_records("the report") {
+            self.popup = Some(crate::tui::shared::Popup::new(
+                "The report was not written",
+                e.to_string(),
+            ));
+            return;
+        }
         let project_file = self.project_path();
         let dir = dir.unwrap_or_else(|| beside(&project_file, export::REPORT_DIR));
         let job = report_job(
