@@ -416,10 +416,15 @@ fn publish_job(
     let Some(data) = session.source.clone() else {
         return Err("the session has no data file to publish from".into());
     };
-    Ok(Box::new(move |_progress| {
+    Ok(Box::new(move |progress| {
         let ds = &session.dataset;
         let roles = file.roles(ds, &session.roles);
         let job = PublishJob::new(&data, &session.csv, ds, &release, &roles, &inputs).to(&table);
+        progress.set_phase("publishing: a pass over the data file", 0, 0);
+        // The pass takes no cancel token: Esc stops the job before it
+        // starts; once it has written the table, the release JSON follows
+        // so the two files always go together.
+        progress.check()?;
         let report = publish(&job, &EngineOptions::default())?;
         crate::release::write_json(&release, ds, &json, &inputs)?;
         let mut files: Vec<PathBuf> = report.file.into_iter().collect();
