@@ -83,7 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Chart(a)) => cli::chart::run(&a),
         Some(Command::Report(a)) => cli::report::run(&a),
         Some(Command::Cluster(a)) => cli::cluster::run(&a),
-        Some(Command::Tui(a)) => tui(Some(a)),
+        Some(Command::Tui(a)) => tui(Some(*a)),
         None => tui(None),
     }
 }
@@ -91,15 +91,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 #[cfg(feature = "tui")]
 fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
     use anonlab::session::Session;
+    // A file is opened by `cli::tui`, which checks its flags before the
+    // terminal (a typo costs nothing either way).
+    if let Some(a @ cli::TuiArgs { file: Some(_), .. }) = args {
+        let file = a.file.clone().unwrap_or_default();
+        return cli::tui::run(&a, &file);
+    }
+    if let Some(a) = &args {
+        if a.engine == cli::assess::Engine::Datafusion {
+            anyhow::bail!("--engine datafusion reads a data file given on the command line; a project's data (and the demo) is read in memory");
+        }
+    }
     anonlab::tui::check_terminal()?;
     match args {
         // A project opened from a file is saved back to that file.
         Some(cli::TuiArgs {
             project: Some(p), ..
         }) => anonlab::tui::run_project(&p),
-        Some(cli::TuiArgs {
-            file: Some(f), csv, ..
-        }) => anonlab::tui::run(Session::open(&f, csv.options()?)?),
         _ => anonlab::tui::run(Session::demo()?),
     }
 }

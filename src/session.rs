@@ -242,6 +242,106 @@ impl HeldHierarchy {
     }
 }
 
+/// Records of the file a grouped session shows as a sample: enough to page
+/// through and see what the columns hold, read in a blink.
+pub const SAMPLE_RECORDS: usize = 1_000;
+
+/// What a session opened through the query engine's frequency table
+/// (issue 19) knows of its file beyond the table: the table holds only
+/// the columns whose roles were given up front, one row per combination,
+/// so the file's other columns and its records as written are read here,
+/// a bounded sample of them for front ends to show, and the publishing
+/// pass (`release::publish`) reads the rest again from the file.
+#[derive(Debug, Clone)]
+pub struct GroupedFile {
+    /// Every column of the file, in its order.
+    pub columns: Vec<String>,
+    /// Columns given as identifiers: not grouped (a column unique per
+    /// record would make the table as large as the file), never published.
+    pub identifiers: Vec<String>,
+    /// The file's first records (at most [`SAMPLE_RECORDS`]), every column.
+    pub sample: Arc<Dataset>,
+}
+
+impl GroupedFile {
+    /// Read the first records of `path` and check that `grouped` (the
+    /// columns the frequency table will group) and `identifiers` are
+    /// columns of the file: cheap, so a front end can refuse a typo
+    /// before the engine reads the whole file.
+    #[cfg(feature = "engine")]
+    pub fn read(
+        path: &Path,
+        csv: &CsvOptions,
+        grouped: &[String],
+        identifiers: &[String],
+    ) -> Result<Self> {
+        let sample = crate::data::engine_scan::head(path, csv, SAMPLE_RECORDS)?;
+        let columns: Vec<String> = sample
+            .columns()
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect();
+        for name in grouped.iter().chain(identifiers) {
+            if !columns.contains(name) {
+                return Err(Error::UnknownColumn {
+                    name: name.clone(),
+                    available: crate::error::listed(&columns, crate::error::COLUMNS_LISTED),
+                });
+            }
+        }
+        Ok(GroupedFile {
+            columns,
+            identifiers: identifiers.to_vec(),
+            sample: Arc::new(sample),
+        })
+    }
+
+    /// The session over the frequency table of `grouped`, built by the
+    /// query engine from the whole file (every column with no role yet).
+    #[cfg(feature = "engine")]
+    pub fn session(&self, path: &Path, csv: &CsvOptions, grouped: &[String]) -> Result<Session> {
+        use crate::data::engine::{frequency_table, EngineOptions};
+        let table = frequency_table(path, csv, grouped, &EngineOptions::default())?;
+        Ok(Session::new(
+            table.to_dataset()?,
+            Some(path.to_path_buf()),
+            csv.clone(),
+        ))
+    }
+
+    /// The column of the grouped dataset `ds` that column `c` of the file
+    /// (and of the sample) is, if the table grouped it.
+    pub fn table_column(&self, ds: &Dataset, c: usize) -> Option<usize> {
+        self.columns
+            .get(c)
+            .and_then(|name| ds.column_index(name).ok())
+    }
+
+    /// The role of column `c` of the file: its table column's in `roles`,
+    /// an identifier's, or insensitive (published as it is).
+    pub fn role(&self, ds: &Dataset, roles: &Roles, c: usize) -> Role {
+        match self.table_column(ds, c) {
+            Some(t) => roles.get(t),
+            None if self
+                .columns
+                .get(c)
+                .is_some_and(|n| self.identifiers.contains(n)) =>
+            {
+                Role::Identifier
+            }
+            None => Role::Insensitive,
+        }
+    }
+
+    /// The role of every column of the file, in its order, as the
+    /// publishing pass takes them (`release::publish::PublishJob`).
+    pub fn roles(&self, ds: &Dataset, roles: &Roles) -> Vec<Role> {
+        (0..self.columns.len())
+            .map(|c| self.role(ds, roles, c))
+            .collect()
+    }
+}
+
 impl Session {
     /// A session over a dataset with every column insensitive.
     pub fn new(dataset: impl Into<Arc<Dataset>>, source: Option<PathBuf>, csv: CsvOptions) -> Self {

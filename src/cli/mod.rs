@@ -15,6 +15,8 @@ pub mod population_args;
 pub mod progress;
 pub mod report;
 pub mod synth;
+#[cfg(feature = "tui")]
+pub mod tui;
 
 use std::path::PathBuf;
 
@@ -88,7 +90,7 @@ pub enum Command {
     /// Write a report for stakeholders (HTML, Markdown, JSON, charts) from a project.
     Report(Box<report::ReportArgs>),
     /// Open the terminal UI on a file, a project, or the demo.
-    Tui(TuiArgs),
+    Tui(Box<TuiArgs>),
     /// Build generalization hierarchies from the data, or inspect one.
     Hierarchy(Box<hierarchy::HierarchyArgs>),
     /// Correlation matrix of the attributes (φ², Cramér's V, Pearson, mutual information).
@@ -107,6 +109,53 @@ pub struct TuiArgs {
     /// Open a saved project instead of a bare file.
     #[arg(long, conflicts_with = "file")]
     pub project: Option<PathBuf>,
+    /// Quasi-identifiers, in the order the attacker learns them.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "COLS",
+        conflicts_with = "project"
+    )]
+    pub qi: Vec<String>,
+    /// Sensitive attributes.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "COLS",
+        conflicts_with = "project"
+    )]
+    pub sensitive: Vec<String>,
+    /// Semi-sensitive attributes: some cells sensitive, the rest quasi-identifying.
+    #[arg(
+        long = "semi-sensitive",
+        value_delimiter = ',',
+        value_name = "COLS",
+        conflicts_with = "project"
+    )]
+    pub semi_sensitive: Vec<String>,
+    /// Identifiers (never published).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "COLS",
+        conflicts_with = "project"
+    )]
+    pub identifier: Vec<String>,
+    /// Where the file is read: `memory` loads it whole (every screen and
+    /// algorithm, roles changed at will); `datafusion` has the embedded
+    /// query engine (Apache DataFusion) stream it and build the frequency
+    /// table of the columns given a role with --qi, --sensitive and
+    /// --semi-sensitive, and the screens work on that table, in memory
+    /// that follows its combinations, not the file's records. Roles must
+    /// be given up front: only those columns are in the table, so another
+    /// column cannot be given a role later. The Data screen then pages a
+    /// sample (the file's first records) and says so; the algorithms that
+    /// run on a table (mondrian, mondrian-l, mondrian-distinct-l,
+    /// full-domain) are offered, the others shown unavailable; `:write`
+    /// publishes by a second pass over the file. `auto` takes the engine
+    /// for a plain CSV, Parquet or Arrow file over 1 GiB.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: assess::Engine,
     #[command(flatten)]
     pub csv: CsvArgs,
 }

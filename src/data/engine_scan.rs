@@ -246,6 +246,18 @@ impl FileScan {
         columns: &[usize],
         mut visit: impl FnMut(&TextBatch) -> Result<()>,
     ) -> Result<u64> {
+        self.scan(columns, |batch| visit(batch).map(|()| true))
+            .await
+    }
+
+    /// [`Self::for_each_batch`], stopping after the batch for which
+    /// `visit` returns `false`: the records after it are not read (the
+    /// engine's stream is dropped). Returns the number of records visited.
+    pub async fn scan(
+        self,
+        columns: &[usize],
+        mut visit: impl FnMut(&TextBatch) -> Result<bool>,
+    ) -> Result<u64> {
         let file = self.file.clone();
         let engine = self.engine.clone();
         let fail = |e: datafusion::error::DataFusionError| engine_error(&engine, &file, e);
@@ -305,12 +317,69 @@ impl FileScan {
                             )
                         })?;
                 }
-                visit(&batch)?;
+                let more = visit(&batch)?;
                 records += batch.len as u64;
+                if !more {
+                    return Ok(records);
+                }
             }
         }
         Ok(records)
     }
+}
+
+/// The first `limit` records of the file at `path` (all of them when it
+/// has fewer), every column, in file order, read by the same scan and
+/// rules as the publishing pass: what a front end shows of a file it
+/// assesses through its frequency table (the TUI's Data screen, issue 19).
+/// Reading stops after the batch that holds the `limit`-th record, so the
+/// cost does not grow with the file. Each column's kind is decided on
+/// these records alone (forced kinds as `opts` says), so a column numeric
+/// in the first records may be categorical in the file.
+pub fn head(path: &Path, opts: &CsvOptions, limit: usize) -> Result<super::Dataset> {
+    use super::dataset::ColumnBuilder;
+    // One partition: the first records are the first partition's.
+    let engine = EngineOptions {
+        threads: 1,
+        ..EngineOptions::default()
+    };
+    let runtime = local_runtime(path, &engine)?;
+    runtime.block_on(async {
+        let ctx = local_context(path, &engine)?;
+        let scan = open_in_file_order(&ctx, LOCAL_ENGINE, path, opts).await?;
+        let names = scan.columns().to_vec();
+        let all: Vec<usize> = (0..names.len()).collect();
+        let mut builders: Vec<ColumnBuilder> = names
+            .iter()
+            .map(|n| ColumnBuilder::with_capacity(n.clone(), limit.min(1 << 16)))
+            .collect();
+        let mut taken = 0usize;
+        if limit > 0 {
+            scan.scan(&all, |batch| {
+                let n = batch.len().min(limit - taken);
+                for (c, b) in builders.iter_mut().enumerate() {
+                    for r in 0..n {
+                        match batch.cell(c, r) {
+                            Some(v) => b.push(v),
+                            None => b.push_missing(),
+                        }
+                    }
+                }
+                taken += n;
+                Ok(taken < limit)
+            })
+            .await?;
+        }
+        let mut columns = Vec::with_capacity(builders.len());
+        for b in builders {
+            let name = b.name().to_string();
+            let col = b
+                .finish(opts.forced_kind(&name))
+                .map_err(|e| Error::input(path, None, Some(name.clone()), e.to_string()))?;
+            columns.push(col);
+        }
+        super::Dataset::new(super::csv_import::dataset_name(path), columns)
+    })
 }
 
 /// The row number of the record at `index` in a file stored as `format`.

@@ -188,6 +188,19 @@ impl App {
         Ok(app)
     }
 
+    /// The app on a session whose dataset is the frequency table of
+    /// `file` (`anonlab tui --engine datafusion`): every screen works on
+    /// the table, and the Data screen pages the file's sample and says so.
+    pub fn with_grouped(mut self, file: crate::session::GroupedFile) -> Self {
+        self.session.set_grouped(file);
+        let semi_key = std::mem::take(&mut self.data.semi_key);
+        self.data = DataScreen::new(self.session.table());
+        self.data.semi_key = semi_key;
+        self.relayout();
+        self.data.refresh_stats(&self.session);
+        self
+    }
+
     /// Save the project to `path` instead of [`DEFAULT_PROJECT_FILE`] (the
     /// project the session was opened from, or a file the user named).
     pub fn with_project_path(mut self, path: PathBuf) -> Self {
@@ -530,8 +543,18 @@ impl App {
             self.popup = Some(p);
         }
         if let Some(row) = out.jump {
-            self.data.select(row, None, &self.session);
-            self.show(Screen::Data);
+            if self.session.grouped().is_some() {
+                // The row is a combination of the frequency table; the Data
+                // screen pages the file's first records, not combinations.
+                self.notice = Some(format!(
+                    "row {} is a combination of the frequency table, standing for {} records; the Data screen shows a sample of the file's records, not combinations",
+                    row + 1,
+                    self.session.dataset().multiplicity(row)
+                ));
+            } else {
+                self.data.select(row, None, &self.session);
+                self.show(Screen::Data);
+            }
         }
         if let Some(s) = out.show {
             self.show(s);
@@ -723,9 +746,9 @@ impl App {
         self.data.relayout(
             usize::from(table.height),
             table.width,
-            self.session.dataset().n_rows(),
+            self.session.table().n_rows(),
         );
-        self.data.follow_cursor(self.session.dataset().n_rows());
+        self.data.follow_cursor(self.session.table().n_rows());
         self.risk.state.list_page =
             usize::from(layout::risk_list_viewport(area, self.risk_rows()).height).max(1);
         let published = layout::anonymize_table_viewport(area);

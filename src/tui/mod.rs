@@ -133,6 +133,17 @@ pub fn run(session: Session) -> anyhow::Result<()> {
     )
 }
 
+/// Run the TUI on a session whose dataset is the frequency table of
+/// `file` (see [`App::with_grouped`]).
+pub fn run_grouped(session: Session, file: crate::session::GroupedFile) -> anyhow::Result<()> {
+    run_app(
+        App::new(session)?
+            .with_grouped(file)
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
+    )
+}
+
 /// Like [`run`], saving the project to `project` (the file the session was
 /// opened from, or one named on the command line).
 pub fn run_with_project(session: Session, project: std::path::PathBuf) -> anyhow::Result<()> {

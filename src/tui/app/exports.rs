@@ -40,6 +40,16 @@ impl App {
     /// file would): into `anonlab-report/` beside the project file, or
     /// into `dir`.
     pub fn export_report(&mut self, dir: Option<PathBuf>) {
+        // The report renders the published table and its fingerprint
+        // from the dataset, and runs the query workload: records, which a
+        // grouped session does not hold.
+        if let Err(e) = self.session.dataset().require_records("the report") {
+            self.popup = Some(crate::tui::shared::Popup::new(
+                "The report was not written",
+                e.to_string(),
+            ));
+            return;
+        }
         let project_file = self.project_path();
         let dir = dir.unwrap_or_else(|| beside(&project_file, export::REPORT_DIR));
         let job = report_job(
@@ -65,7 +75,12 @@ impl App {
     /// the files and the fingerprint.
     pub fn write_release(&mut self, path: Option<PathBuf>) {
         match self.try_write_release(path) {
-            Ok(notice) => self.notice = Some(notice),
+            Ok((notice, job)) => {
+                self.notice = Some(notice);
+                if let Some(job) = job {
+                    self.export_job = job;
+                }
+            }
             Err(why) => {
                 self.popup = Some(crate::tui::shared::Popup::new(
                     "The release was not written",
@@ -75,7 +90,12 @@ impl App {
         }
     }
 
-    fn try_write_release(&self, path: Option<PathBuf>) -> Result<String, String> {
+    /// The notice, and the export job started when the release is
+    /// written in the background (a grouped session's).
+    fn try_write_release(
+        &mut self,
+        path: Option<PathBuf>,
+    ) -> Result<(String, Option<JobState>), String> {
         let state = &self.anon.state;
         let Some(view) = state.view.as_ref() else {
             return Err(
@@ -128,15 +148,39 @@ impl App {
         if let Some(dir) = table.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
+        if let Some(file) = self.session.grouped() {
+            // The table holds only its grouped columns, one row per
+            // combination: the published table is written by the
+            // publishing pass over the file, as `anonlab anonymize
+            // --engine datafusion -o` writes it, in the export slot (it
+            // reads the whole file).
+            let job = publish_job(
+                Arc::clone(self.session.session()),
+                Arc::clone(file),
+                Arc::clone(&view.release),
+                table,
+                json,
+                inputs,
+            )?;
+            let id = self.export_worker.submit(job);
+            return Ok((
+                "publishing the release: a pass over the file… (it runs in the background)"
+                    .to_string(),
+                Some(JobState::Running { id, fraction: 0.0 }),
+            ));
+        }
         let mut files = crate::release::write_csv(&view.release, ds, Some(roles), &table, &inputs)
             .map_err(|e| e.to_string())?;
         crate::release::write_json(&view.release, ds, &json, &inputs).map_err(|e| e.to_string())?;
         files.push(json);
         let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        Ok(format!(
-            "wrote {} — release fingerprint {}",
-            names.join(", "),
-            view.fingerprint
+        Ok((
+            format!(
+                "wrote {} — release fingerprint {}",
+                names.join(", "),
+                view.fingerprint
+            ),
+            None,
         ))
     }
 
@@ -352,4 +396,59 @@ impl App {
             attacker,
         })
     }
+}
+
+/// The job publishing `release`, made on `session`'s frequency table of
+/// `file`: the table by the publishing pass over the data file
+/// (`release::publish`, temporary file then rename, never over an input),
+/// then the release JSON, which counts records on either path.
+#[cfg(feature = "engine")]
+fn publish_job(
+    session: Arc<crate::session::Session>,
+    file: Arc<crate::session::GroupedFile>,
+    release: Arc<crate::release::Release>,
+    table: PathBuf,
+    json: PathBuf,
+    inputs: crate::data::Inputs,
+) -> Result<crate::tui::worker::JobFn<Exported>, String> {
+    use crate::data::engine::EngineOptions;
+    use crate::release::publish::{publish, PublishJob};
+    let Some(data) = session.source.clone() else {
+        return Err("the session has no data file to publish from".into());
+    };
+    Ok(Box::new(move |progress| {
+        let ds = &session.dataset;
+        let roles = file.roles(ds, &session.roles);
+        let job = PublishJob::new(&data, &session.csv, ds, &release, &roles, &inputs).to(&table);
+        progress.set_phase("publishing: a pass over the data file", 0, 0);
+        // The pass takes no cancel token: Esc stops the job before it
+        // starts; once it has written the table, the release JSON follows
+        // so the two files always go together.
+        progress.check()?;
+        let report = publish(&job, &EngineOptions::default())?;
+        crate::release::write_json(&release, ds, &json, &inputs)?;
+        let mut files: Vec<PathBuf> = report.file.into_iter().collect();
+        files.push(json);
+        Ok(Exported {
+            files,
+            what: format!(
+                "release ({} records; fingerprint {})",
+                crate::format::thousands(report.rows),
+                report.fingerprint
+            ),
+        })
+    }))
+}
+
+/// Without the query engine there is no grouped session to publish.
+#[cfg(not(feature = "engine"))]
+fn publish_job(
+    _: Arc<crate::session::Session>,
+    _: Arc<crate::session::GroupedFile>,
+    _: Arc<crate::release::Release>,
+    _: PathBuf,
+    _: PathBuf,
+    _: crate::data::Inputs,
+) -> Result<crate::tui::worker::JobFn<Exported>, String> {
+    Err("this build of anonlab has no query engine (it needs the `engine` feature)".into())
 }

@@ -134,7 +134,7 @@ impl App {
         let mut out = Out::default();
         match command {
             Command::K(k) => {
-                let rows = self.session.dataset().n_rows();
+                let rows = self.session.dataset().records() as usize;
                 if k as usize > rows {
                     return Err(format!(
                         ":k {k} is more than the {} rows of the data",
@@ -274,7 +274,7 @@ impl App {
     /// message, not a failed baseline); the notice says what is set.
     fn set_measures(&mut self, command: Command) -> Result<String, String> {
         use crate::risk::population::PopulationModel;
-        let rows = self.session.dataset().n_rows() as u64;
+        let rows = self.session.dataset().records();
         let mut p = self.session.population().clone();
         let notice = match command {
             Command::Population(PopulationCommand::Size(n)) => {
@@ -354,7 +354,7 @@ impl App {
         };
         let found = match self.screen {
             Screen::Data => {
-                let ds = std::sync::Arc::clone(self.session.dataset());
+                let ds = std::sync::Arc::clone(self.session.table());
                 if ds.n_cols() == 0 {
                     return;
                 }
@@ -516,7 +516,7 @@ impl App {
                 }
                 let d = &self.data.view;
                 let r = d.top + usize::from(row - vp.y);
-                if r >= d.order.len(self.session.dataset().n_rows()) {
+                if r >= d.order.len(self.session.table().n_rows()) {
                     return;
                 }
                 // The row-number gutter, then the columns one space apart.

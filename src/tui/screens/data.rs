@@ -39,6 +39,9 @@ pub struct ColumnStats {
     pub other: u64,
     /// Cells marked sensitive, for semi-sensitive columns.
     pub sensitive: Option<usize>,
+    /// Counted in a grouped session's sample (a column its frequency
+    /// table does not hold), not over every record.
+    pub of_sample: bool,
 }
 
 /// Cursor and viewport of the Data screen's table.
@@ -126,9 +129,9 @@ impl DataScreen {
 
     /// Apply an action of the screen.
     pub fn step(&mut self, action: &Action, session: &mut SessionState, out: &mut Out) {
-        let n = self.view.order.len(session.dataset().n_rows());
+        let n = self.view.order.len(session.table().n_rows());
         let last_row = n.saturating_sub(1);
-        let last_col = session.dataset().n_cols().saturating_sub(1);
+        let last_col = session.table().n_cols().saturating_sub(1);
         let page = self.view.page.max(1);
         let d = &mut self.view;
         let old_col = d.col;
@@ -155,7 +158,7 @@ impl DataScreen {
                 d.row = d.row.clamp(d.top, (d.top + page - 1).min(last_row));
             }
             Action::CycleRole => {
-                let role = session.roles().get(d.col).next();
+                let role = session.table_role(d.col).next();
                 return self.set_role(role, session, out);
             }
             Action::SetRole(role) => return self.set_role(role, session, out),
@@ -168,13 +171,21 @@ impl DataScreen {
                 }
             }
             Action::ShowFrequencies => {
-                if session.dataset().n_cols() > 0 {
-                    self.freq = Some(FrequencyView::new(
-                        session.dataset(),
-                        d.col,
-                        &session.known_columns(),
-                        session.params().k,
-                    ));
+                if session.table().n_cols() == 0 {
+                    return;
+                }
+                // Over every record: a grouped session's column is counted
+                // in its frequency table, not in the sample.
+                match session.table_column(d.col) {
+                    Some(c) => {
+                        self.freq = Some(FrequencyView::new(
+                            session.dataset(),
+                            c,
+                            &session.known_columns(),
+                            session.params().k,
+                        ))
+                    }
+                    None => out.notice(not_in_table(session, d.col)),
                 }
                 return;
             }
@@ -198,7 +209,7 @@ impl DataScreen {
     /// descending; the same key again goes back to file order. The cursor
     /// stays on its record.
     fn sort(&mut self, descending: bool, session: &SessionState, out: &mut Out) {
-        let ds = session.dataset();
+        let ds = session.table();
         if ds.n_cols() == 0 {
             return;
         }
@@ -229,7 +240,7 @@ impl DataScreen {
     /// shows every row again. A rule the data does not accept is named in
     /// a popup and the view stays.
     pub fn set_filter(&mut self, rule: Option<String>, session: &SessionState, out: &mut Out) {
-        let ds = session.dataset();
+        let ds = session.table();
         let record = self.view.record();
         let mut order = self.view.order.clone();
         order.filter = rule;
@@ -257,7 +268,7 @@ impl DataScreen {
 
     /// Enter: every value of the record under the cursor, in a popup.
     fn row_detail(&mut self, session: &SessionState, out: &mut Out) {
-        let ds = session.dataset();
+        let ds = session.table();
         if ds.n_rows() == 0 {
             return;
         }
@@ -271,7 +282,7 @@ impl DataScreen {
         let lines: Vec<String> = (0..ds.n_cols())
             .map(|c| {
                 let col = ds.col(c);
-                let mark = if session.is_sensitive(r, c) {
+                let mark = if session.table_cell_sensitive(r, c) {
                     " (sensitive cell)"
                 } else {
                     ""
@@ -279,7 +290,7 @@ impl DataScreen {
                 format!(
                     "{:<width$}  {}  {}{mark}",
                     col.name(),
-                    session.roles().get(c).tag(),
+                    session.table_role(c).tag(),
                     col.display(col.code(r))
                 )
             })
@@ -311,7 +322,7 @@ impl DataScreen {
     /// [`select_position`](Self::select_position); a search match, a jump
     /// from the Risk screen). A record the filter hides clears the filter.
     pub fn select(&mut self, record: usize, col: Option<usize>, session: &SessionState) {
-        let n = session.dataset().n_rows();
+        let n = session.table().n_rows();
         if record >= n {
             return;
         }
@@ -319,7 +330,7 @@ impl DataScreen {
             Some(p) => p,
             None => {
                 self.view.order.filter = None;
-                let _ = self.view.order.rebuild(session.dataset());
+                let _ = self.view.order.rebuild(session.table());
                 self.view.order.position(record).unwrap_or(record)
             }
         };
@@ -328,7 +339,7 @@ impl DataScreen {
 
     /// Put the cursor on a view position.
     pub fn select_position(&mut self, row: usize, col: Option<usize>, session: &SessionState) {
-        let n = self.view.order.len(session.dataset().n_rows());
+        let n = self.view.order.len(session.table().n_rows());
         if row >= n {
             return;
         }
@@ -344,7 +355,19 @@ impl DataScreen {
     }
 
     fn set_role(&mut self, role: Role, session: &mut SessionState, out: &mut Out) {
-        if let Some(n) = session.set_role(self.view.col, role) {
+        let Some(c) = session.table_column(self.view.col) else {
+            // A grouped session's table holds only the columns given a
+            // role when the file was opened: another column's figures
+            // would need the file grouped again.
+            if role != session.table_role(self.view.col) {
+                out.popup(
+                    "The role was not changed",
+                    not_in_table(session, self.view.col),
+                );
+            }
+            return;
+        };
+        if let Some(n) = session.set_role(c, role) {
             out.notice(n);
         }
         self.refresh_stats(session);
@@ -352,8 +375,11 @@ impl DataScreen {
 
     fn toggle_sensitivity(&mut self, session: &mut SessionState, out: &mut Out) {
         let (row, col) = (self.view.record(), self.view.col);
-        if session.dataset().n_rows() == 0 {
+        if session.table().n_rows() == 0 {
             return;
+        }
+        if session.grouped().is_some() {
+            return out.notice(CELLS_NEED_RECORDS);
         }
         if session.roles().get(col) != Role::SemiSensitive {
             return self.explain_not_semi_sensitive(out);
@@ -364,8 +390,11 @@ impl DataScreen {
 
     fn open_mark_dialog(&mut self, session: &SessionState, out: &mut Out) {
         let col = self.view.col;
-        if session.dataset().n_cols() == 0 {
+        if session.table().n_cols() == 0 {
             return;
+        }
+        if session.grouped().is_some() {
+            return out.notice(CELLS_NEED_RECORDS);
         }
         if session.roles().get(col) != Role::SemiSensitive {
             return self.explain_not_semi_sensitive(out);
@@ -438,21 +467,35 @@ impl DataScreen {
     /// O(rows), so it is done only when the focused column changes; a role
     /// change or a toggle only updates the role and the sensitive count.
     pub fn refresh_stats(&mut self, session: &SessionState) {
-        let ds = session.dataset();
-        if ds.n_cols() == 0 {
+        if session.table().n_cols() == 0 {
             self.stats = empty_stats();
             return;
         }
         let c = self.view.col;
-        let role = session.roles().get(c);
-        let sensitive = (role == Role::SemiSensitive).then(|| session.cell_spec(c).1);
+        let role = session.table_role(c);
+        // A grouped session's column is counted over every record in its
+        // frequency table; a column the table does not hold, in the sample.
+        let (ds, at, of_sample) = match (session.grouped(), session.table_column(c)) {
+            (None, _) => (session.dataset(), c, false),
+            (Some(_), Some(t)) => (session.dataset(), t, false),
+            (Some(_), None) => (session.table(), c, true),
+        };
+        let sensitive = (role == Role::SemiSensitive).then(|| session.cell_spec(at).1);
         if self.stats.column == c && !self.stats.name.is_empty() {
             self.stats.role = role;
             self.stats.sensitive = sensitive;
             return;
         }
-        let col = ds.col(c);
-        let freq = col.frequencies();
+        let col = ds.col(at);
+        let freq = if ds.is_grouped() {
+            let mut f = vec![0u64; col.code_space()];
+            for (r, &v) in col.codes().iter().enumerate() {
+                f[v as usize] += u64::from(ds.multiplicity(r));
+            }
+            f
+        } else {
+            col.frequencies()
+        };
         let missing = freq.last().copied().unwrap_or(0);
         let mut order: Vec<usize> = (0..col.cardinality()).filter(|&v| freq[v] > 0).collect();
         let by_count = |a: &usize, b: &usize| freq[*b].cmp(&freq[*a]).then(a.cmp(b));
@@ -475,10 +518,11 @@ impl DataScreen {
             role,
             distinct: col.cardinality(),
             missing,
-            rows: ds.n_rows(),
-            other: ds.n_rows() as u64 - shown - missing,
+            rows: ds.records() as usize,
+            other: ds.records() - shown - missing,
             top,
             sensitive,
+            of_sample,
         };
     }
 
@@ -549,5 +593,21 @@ fn empty_stats() -> ColumnStats {
         top: Vec::new(),
         other: 0,
         sensitive: None,
+        of_sample: false,
     }
+}
+
+/// Marking cells by hand or by a rule reads the rows of the dataset; a
+/// grouped session's rows are combinations and the sample's are not its.
+const CELLS_NEED_RECORDS: &str = "sensitive cells are marked on records, and this session holds the file's frequency table (combinations); open the file with --engine memory to mark them";
+
+/// Why column `c` of a grouped session's sample has no role to change.
+fn not_in_table(session: &SessionState, c: usize) -> String {
+    let name = session.table().col(c).name();
+    format!(
+        "'{name}' is not in the frequency table: the file was opened through the query engine, \
+         which grouped only the columns given a role on the command line. To give '{name}' a \
+         role, open the file again naming it (anonlab tui FILE --engine datafusion --qi ... or \
+         --sensitive {name}), or with --engine memory."
+    )
 }

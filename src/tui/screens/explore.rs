@@ -143,22 +143,24 @@ impl FrequencyView {
     /// Count column `c` of `ds`; class sizes on the columns `known`.
     pub fn new(ds: &Dataset, c: usize, known: &[usize], k: u32) -> Self {
         let col = ds.col(c);
+        // Records, not rows: a grouped table's row stands for several.
         let n = ds.n_rows();
+        let records = ds.records() as usize;
         let mut count = vec![0u64; col.code_space()];
-        for &v in col.codes() {
-            count[v as usize] += 1;
+        for (r, &v) in col.codes().iter().enumerate() {
+            count[v as usize] += u64::from(ds.multiplicity(r));
         }
         // Class of each record on the known attributes: its codes.
         let small = (!known.is_empty()).then(|| {
             let key = |r: usize| -> Vec<u32> { known.iter().map(|&q| ds.col(q).code(r)).collect() };
             let mut size: HashMap<Vec<u32>, u32> = HashMap::new();
             for r in 0..n {
-                *size.entry(key(r)).or_default() += 1;
+                *size.entry(key(r)).or_default() += ds.multiplicity(r);
             }
             let mut small = vec![0u64; count.len()];
             for r in 0..n {
                 if size[&key(r)] < k {
-                    small[col.code(r) as usize] += 1;
+                    small[col.code(r) as usize] += u64::from(ds.multiplicity(r));
                 }
             }
             small
@@ -168,7 +170,7 @@ impl FrequencyView {
             .map(|v| Frequency {
                 value: col.display(v as u32).to_string(),
                 count: count[v],
-                share: count[v] as f64 / n.max(1) as f64,
+                share: count[v] as f64 / records.max(1) as f64,
                 in_small_classes: small.as_ref().map(|s| s[v]),
             })
             .collect();
@@ -176,7 +178,7 @@ impl FrequencyView {
         FrequencyView {
             column: c,
             name: col.name().to_string(),
-            rows: n,
+            rows: records,
             values,
             k,
             known: known

@@ -594,8 +594,10 @@ pub fn measure_after(
     let table = published_table(&release, ds, &columns)?;
     // A table of no columns has no rows to simulate on: knowing nothing,
     // every published record hides among all of them.
+    // Records, not rows: a grouped table's row stands for several.
+    let published = ds.records_of(&table.source);
     let published_matches = if columns.is_empty() {
-        vec![table.source.len() as u32; table.source.len()]
+        vec![published as u32; table.source.len()]
     } else {
         let hidden: Vec<Option<&FixedBitSet>> = table.hidden.iter().map(Some).collect();
         let positions: Vec<usize> = (0..columns.len()).collect();
@@ -613,9 +615,9 @@ pub fn measure_after(
         .iter()
         .map(|&m| if m == 0 { 0.0 } else { 1.0 / f64::from(m) })
         .collect();
-    let simulator = Figures::new(&Distribution::from_probabilities(
-        &probabilities,
-        table.source.len(),
+    let simulator = Figures::new(&Distribution::from_runs(
+        &crate::risk::ProbabilityRuns::of_probabilities(&probabilities, ds.multiplicities()),
+        published,
         threshold,
     ));
 
@@ -730,7 +732,17 @@ fn published_table(
                 .map_err(|e| crate::Error::Parameter(format!("published table: {e}")))
         })
         .collect::<crate::Result<Vec<_>>>()?;
-    let dataset = Dataset::new("published", cols)?;
+    let mut dataset = Dataset::new("published", cols)?;
+    if ds.is_grouped() {
+        // Each published row stands for its source row's records, so the
+        // simulator counts records sharing a key, as on the baseline.
+        dataset = dataset.grouped(
+            source
+                .iter()
+                .map(|&r| ds.multiplicity(r as usize))
+                .collect(),
+        )?;
+    }
     Ok(PublishedTable {
         dataset,
         source,

@@ -30,7 +30,7 @@ use super::worker::Worker;
 use crate::algorithms;
 use crate::data::Conditions;
 use crate::data::{CellSensitivity, CompareEntry, Dataset, Params, Project, Role, Roles};
-use crate::session::{Attacker, AttackerSummary, HeldHierarchy, Session, DEMO_LABEL};
+use crate::session::{Attacker, AttackerSummary, GroupedFile, HeldHierarchy, Session, DEMO_LABEL};
 
 mod baseline;
 mod edits;
@@ -92,6 +92,9 @@ pub struct AlgorithmChoice {
     /// The others leave the semi-sensitive columns out of the release
     /// (`Session::request`).
     pub reads_cells: bool,
+    /// Runs on a grouped dataset (a frequency table) as on the records it
+    /// stands for (`Algorithm::reads_grouped`).
+    pub reads_grouped: bool,
 }
 
 impl AlgorithmChoice {
@@ -103,6 +106,7 @@ impl AlgorithmChoice {
                 name: a.name(),
                 uses_l: a.uses_l(),
                 reads_cells: a.reads_semi_sensitive(),
+                reads_grouped: a.reads_grouped(),
             })
             .collect()
     }
@@ -202,6 +206,10 @@ pub struct SessionState {
     /// a cache keyed by generations never mistakes one state for another.
     high: Generations,
     baseline: Option<Arc<Before>>,
+    /// The file behind a session opened through its frequency table
+    /// (`anonlab tui --engine datafusion`): the dataset is the grouped
+    /// table, and the Data screen pages this file's sample instead.
+    grouped: Option<Arc<GroupedFile>>,
     baseline_job: JobState,
     baseline_requested: Option<BaselineKey>,
     worker: Worker<Box<Before>>,
@@ -282,6 +290,7 @@ impl SessionState {
             generations: Generations::default(),
             high: Generations::default(),
             baseline: None,
+            grouped: None,
             baseline_job: JobState::Idle,
             baseline_requested: None,
             worker: Worker::inline(),
@@ -299,7 +308,52 @@ impl SessionState {
         Ok((s, warnings))
     }
 
+    /// Say that the session's dataset is the frequency table of `file`
+    /// (see [`GroupedFile`]): the Data screen then pages its sample.
+    pub fn set_grouped(&mut self, file: GroupedFile) {
+        self.grouped = Some(Arc::new(file));
+    }
+
     // ---- reading ----
+
+    /// The file behind a grouped session, if the session is one.
+    pub fn grouped(&self) -> Option<&Arc<GroupedFile>> {
+        self.grouped.as_ref()
+    }
+
+    /// The table the Data screen pages: the dataset, or a grouped
+    /// session's sample of its file (every column of the file, its first
+    /// records), whose columns are the file's, not the dataset's.
+    pub fn table(&self) -> &Arc<Dataset> {
+        match &self.grouped {
+            Some(g) => &g.sample,
+            None => &self.session.dataset,
+        }
+    }
+
+    /// The dataset's column shown as column `c` of [`Self::table`]: the
+    /// same column, or for a grouped session the table's column of that
+    /// name, if it grouped it.
+    pub fn table_column(&self, c: usize) -> Option<usize> {
+        match &self.grouped {
+            Some(g) => g.table_column(&self.session.dataset, c),
+            None => (c < self.session.dataset.n_cols()).then_some(c),
+        }
+    }
+
+    /// The role of column `c` of [`Self::table`].
+    pub fn table_role(&self, c: usize) -> Role {
+        match &self.grouped {
+            Some(g) => g.role(&self.session.dataset, &self.session.roles, c),
+            None => self.session.roles.get(c),
+        }
+    }
+
+    /// Whether a cell of [`Self::table`] is marked sensitive: never on a
+    /// grouped session's sample, whose rows are not the dataset's.
+    pub fn table_cell_sensitive(&self, row: usize, col: usize) -> bool {
+        self.grouped.is_none() && self.is_sensitive(row, col)
+    }
 
     /// The session as a job takes it.
     pub fn session(&self) -> &Arc<Session> {
@@ -496,6 +550,21 @@ impl SessionState {
     /// settings, whatever k, l and p.
     pub fn blocked(&self, algorithm: &AlgorithmChoice) -> Option<String> {
         let roles = self.roles();
+        // The library refuses these on a grouped table (`require_records`);
+        // said here, before any run, with the way to get them.
+        if self.dataset().is_grouped() && !algorithm.reads_grouped {
+            let ds = self.dataset();
+            return Some(format!(
+                "{} is unavailable on this session: it reads every record, and the file was \
+                 opened through its frequency table ({} records in {} combinations). Mondrian, \
+                 its l-diverse variants and full-domain run on the table; for {} open the file \
+                 in memory (anonlab tui FILE --engine memory).",
+                algorithm.name,
+                crate::format::thousands(ds.records()),
+                crate::format::thousands(ds.n_rows() as u64),
+                algorithm.id,
+            ));
+        }
         if roles.with(Role::QuasiIdentifier).is_empty() {
             return Some(
                 "No quasi-identifier yet: on the Data screen (key 1), give the columns an \

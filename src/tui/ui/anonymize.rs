@@ -432,6 +432,10 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         },
         QueriesState::Running { .. } => vec![Span::styled("measuring…", dim())],
         QueriesState::Failed(e) => vec![Span::styled(e.clone(), Style::new().fg(Color::Red))],
+        QueriesState::Idle if app.dataset().is_grouped() => vec![Span::styled(
+            "not run on the frequency table (it draws records one by one)",
+            dim(),
+        )],
         QueriesState::Idle => vec![Span::styled("-", dim())],
     };
     let mut query_line = vec![label("query error")];
@@ -456,10 +460,14 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     // checks a report against it (`anonlab anonymize --json`, the report
     // and the Compare table print the same one).
     let holds = view.checks.iter().all(|c| c.holds);
-    title.push(Span::styled(
-        format!("{} ", short_fingerprint(&view.fingerprint)),
-        title_style(),
-    ));
+    // A grouped session's published table is made by the publishing
+    // pass over the file, which gives its fingerprint (`:write`).
+    let fingerprint = if view.fingerprint.is_empty() {
+        "fingerprint on :write ".to_string()
+    } else {
+        format!("{} ", short_fingerprint(&view.fingerprint))
+    };
+    title.push(Span::styled(fingerprint, title_style()));
     title.push(if holds {
         Span::styled("verified ✓ ", Style::new().fg(Color::Green))
     } else {
@@ -685,6 +693,16 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     let mut title = vec![Span::styled(
         if n == 0 {
             " Published table: no rows ".to_string()
+        } else if app.dataset().is_grouped() {
+            // Rows are the frequency table's combinations, each standing
+            // for its records; `:write` publishes every record.
+            format!(
+                " Published combinations: rows {}–{} of {} (for {} records; :write publishes them) ",
+                thousands(t.top as u64 + 1),
+                thousands((t.top + t.rows.len()) as u64),
+                thousands(n as u64),
+                thousands(view.evaluation.reidentification.summary.published as u64)
+            )
         } else {
             format!(
                 " Published table: rows {}–{} of {} ",

@@ -101,12 +101,23 @@ fn draw_frequencies(frame: &mut Frame, area: Rect, f: &FrequencyView) {
 }
 
 fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
-    let ds = app.dataset();
+    let session = app.session();
+    let ds = session.table();
     let view = app.data_view();
     let rows_on_screen = view.visible_rows(ds.n_rows());
     let shown = view.order.len(ds.n_rows());
+    let grouped = session.grouped().is_some();
     let mut title = if shown == 0 {
         " no rows ".to_string()
+    } else if grouped {
+        // Said first, where the eye lands: these rows are not the data
+        // the figures are computed on.
+        format!(
+            " SAMPLE: rows {}–{} of the file's first {} records ",
+            thousands(rows_on_screen.start as u64 + 1),
+            thousands(rows_on_screen.end as u64),
+            thousands(shown as u64)
+        )
     } else {
         format!(
             " rows {}–{} of {} ",
@@ -130,7 +141,17 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     }
     let mut block = Block::bordered().title(Span::styled(title, title_style()));
     let counts = sensitive_counts(app);
-    if !counts.spans.is_empty() {
+    if grouped {
+        let table = app.dataset();
+        block = block.title_bottom(Span::styled(
+            format!(
+                " figures: all {} records, {} combinations (frequency table) ",
+                thousands(table.records()),
+                thousands(table.n_rows() as u64)
+            ),
+            title_style(),
+        ));
+    } else if !counts.spans.is_empty() {
         block = block.title_bottom(counts);
     }
     if ds.n_cols() == 0 {
@@ -143,7 +164,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
 
     let header = Row::new(
         std::iter::once(Cell::new("")).chain(view.columns.iter().map(|&(c, _)| {
-            let role = app.roles().get(c);
+            let role = session.table_role(c);
             let mut name = role_style(role).add_modifier(Modifier::BOLD);
             if c == view.col {
                 name = name.add_modifier(Modifier::UNDERLINED);
@@ -174,7 +195,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
             std::iter::once(number).chain(view.columns.iter().map(|&(c, _)| {
                 let col = ds.col(c);
                 let text = col.display(col.code(r));
-                let sensitive = app.is_sensitive(r, c);
+                let sensitive = session.table_cell_sensitive(r, c);
                 let line = if sensitive {
                     Line::from(format!("{SENSITIVE_MARK}{text}"))
                 } else {
@@ -247,7 +268,7 @@ fn draw_side(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::bordered().title(Span::styled(" Column ", title_style()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if app.dataset().n_cols() == 0 {
+    if app.session().table().n_cols() == 0 {
         return;
     }
     let label = |k: &str| Span::styled(format!("{k:<10}"), dim());
@@ -297,10 +318,11 @@ fn draw_side(frame: &mut Frame, area: Rect, app: &App) {
     }
     let [caption, bars_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(chart);
-    let caption_text = if s.other > 0 {
-        format!("top values, +{} other rows", thousands(s.other))
-    } else {
-        "values".to_string()
+    let caption_text = match (s.other > 0, s.of_sample) {
+        (true, false) => format!("top values, +{} other rows", thousands(s.other)),
+        (false, false) => "values".to_string(),
+        (true, true) => format!("in the sample, +{} other", thousands(s.other)),
+        (false, true) => "values in the sample".to_string(),
     };
     frame.render_widget(Line::styled(caption_text, dim()), caption);
     let fit = usize::from(bars_area.height);

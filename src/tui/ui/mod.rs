@@ -251,11 +251,19 @@ fn status_parts(app: &App) -> Vec<Part> {
     let qis = app.roles().with(Role::QuasiIdentifier).len();
     let semi = app.roles().with(Role::SemiSensitive).len();
     let mut size = vec![
-        Span::raw(format!(
-            "{} rows · {} cols · ",
-            thousands(ds.n_rows() as u64),
-            ds.n_cols()
-        )),
+        Span::raw(if ds.is_grouped() {
+            format!(
+                "{} records in {} combinations · ",
+                thousands(ds.records()),
+                thousands(ds.n_rows() as u64)
+            )
+        } else {
+            format!(
+                "{} rows · {} cols · ",
+                thousands(ds.n_rows() as u64),
+                ds.n_cols()
+            )
+        }),
         Span::styled(
             format!("{qis} QI"),
             widgets::role_style(Role::QuasiIdentifier),

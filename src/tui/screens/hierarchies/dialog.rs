@@ -180,6 +180,9 @@ impl HierarchyDialog {
     /// The correlation-based construction: the hierarchy and which
     /// attributes conditioned the cuts.
     pub(super) fn construct_correlated(&self, ds: &Dataset) -> Result<(Hierarchy, String), String> {
+        // Its cuts count rows: on a grouped table, combinations.
+        ds.require_records("the correlation-based construction")
+            .map_err(|e| e.to_string())?;
         let mut spec = CorrelatedSpec::new(ds, self.column, self.count("min records")?);
         spec.depth = self.count("attributes used")? as usize;
         spec.attributes = self

@@ -527,6 +527,13 @@ impl HierarchiesScreen {
 
     /// Queue the correlation matrix for the current measure and columns.
     pub fn request_matrix(&mut self, session: &SessionState) {
+        // The measures count rows; a grouped table's rows are
+        // combinations, so the matrix would not be the file's.
+        if let Err(e) = session.dataset().require_records("the correlation matrix") {
+            self.state.matrix.error = Some(e.to_string());
+            self.state.matrix.job = JobState::Failed;
+            return;
+        }
         let job = self
             .state
             .matrix_job(std::sync::Arc::clone(session.dataset()));
