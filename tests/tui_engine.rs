@@ -410,6 +410,14 @@ fn what_counts_rows_is_refused_on_a_grouped_session_with_the_reason() {
     assert!(why.contains("frequency table"), "{why}");
     assert!(why.contains("--engine memory"), "{why}");
     assert!(app.hierarchies().matrix.view.is_none());
+    // Before/after pairs records of the file, which is not in memory.
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    choose_algorithm(&mut app, "mondrian");
+    app.run_pending_jobs_blocking();
+    app.step(&Action::ToggleSideBySide);
+    assert!(!app.anonymize().side_by_side.open);
+    let notice = app.notice().expect("a notice").to_string();
+    assert!(notice.contains("--engine memory"), "{notice}");
     // The report renders the published table from the dataset.
     app.step(&Action::ExportReport);
     let popup = app.popup().expect("the report is refused");

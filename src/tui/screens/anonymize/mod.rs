@@ -508,6 +508,15 @@ impl AnonymizeScreen {
                 }
             }
             Action::ToggleSideBySide => {
+                // Its lines are records in file order; a frequency table's
+                // rows are combinations, and the file is not in memory.
+                if session.dataset().is_grouped() && !self.state.side_by_side.open {
+                    out.notice(
+                        "before/after pairs records of the file; this session holds its \
+                         frequency table (open the file with --engine memory to see them)",
+                    );
+                    return;
+                }
                 let s = &mut self.state.side_by_side;
                 s.open = !s.open;
                 if s.open {
