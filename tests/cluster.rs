@@ -34,6 +34,9 @@ const STOP: Duration = Duration::from_secs(20);
 /// within a minute or two on 2 cores in the test profile.
 const ROWS: u64 = 2_000_000;
 
+/// Adult's seven quasi-identifiers, which the synthetic rows share.
+const ADULT_QI7: &str = "sex,age,race,marital-status,education,native-country,workclass";
+
 fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("anonlab")
 }
@@ -317,6 +320,66 @@ fn same_assessment(cluster: &TestCluster, file: &Path, args: &[&str]) -> serde_j
     on_cluster
 }
 
+/// `anonymize FILE ARGS` on the cluster and on this machine (`--engine
+/// here`): the published table (`-o`) and the release JSON byte for byte,
+/// and the printed figures (JSON) the same. Timed, as the issue asks how
+/// long a few million rows take.
+#[track_caller]
+fn same_release(cluster: &TestCluster, file: &Path, dir: &Path, here: &str, args: &[&str]) {
+    let anonymize = |name: &str, how: &[&str]| {
+        let out = dir.join(format!("{name}.csv"));
+        let release = dir.join(format!("{name}.json"));
+        let mut all = vec![
+            "anonymize",
+            file.to_str().unwrap(),
+            "--qi",
+            ADULT_QI7,
+            "--sensitive",
+            "occupation",
+            "--queries",
+            "0",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+            "--release",
+            release.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        all.extend_from_slice(how);
+        let started = Instant::now();
+        let v = json_of(&run(&all));
+        eprintln!("anonymize {args:?} {how:?}: {:.1?}", started.elapsed());
+        let (table, release) = (
+            std::fs::read(&out).unwrap(),
+            std::fs::read(&release).unwrap(),
+        );
+        std::fs::remove_file(out).unwrap();
+        (v, table, release)
+    };
+    let (v, table, release) = anonymize("cluster", &["--cluster", &cluster.address]);
+    let (w, their_table, their_release) = anonymize(here, &["--engine", here]);
+    assert!(
+        table == their_table,
+        "{args:?}: the cluster's table ({} bytes) is not --engine {here}'s ({} bytes)",
+        table.len(),
+        their_table.len()
+    );
+    assert!(
+        release == their_release,
+        "{args:?}: the release JSON differs"
+    );
+    assert!(!table.is_empty());
+    // Every figure but the run's own time (the query workload is off).
+    let figures = |mut v: serde_json::Value| {
+        v.as_object_mut().unwrap().remove("time_ms");
+        v
+    };
+    assert!(v["fingerprint"].is_string(), "{v}");
+    if let Err(e) = same_json(&figures(w), &figures(v), "") {
+        panic!("{args:?}: the cluster's figures differ from --engine {here}'s: {e}");
+    }
+}
+
 #[test]
 fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
     let dir = tempfile::tempdir().unwrap();
@@ -359,6 +422,58 @@ fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
         ],
     );
     assert_eq!(v["rows"], 1500);
+
+    // anonymize on the same cluster: full-domain with Adult's hierarchies
+    // (the synthetic rows take Adult's values), then Mondrian.
+    if common::have_adult() {
+        let hierarchies = common::adult_path()
+            .parent()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        same_release(
+            &cluster,
+            &pq,
+            dir.path(),
+            "memory",
+            &[
+                "-a",
+                "full-domain",
+                "-k",
+                "5",
+                "--hierarchies",
+                &hierarchies,
+            ],
+        );
+    }
+    same_release(
+        &cluster,
+        &pq,
+        dir.path(),
+        "datafusion",
+        &["-a", "mondrian", "-k", "5"],
+    );
+    // An algorithm that reads every record is refused before any job.
+    let out = run(&[
+        "anonymize",
+        pq.to_str().unwrap(),
+        "--qi",
+        "sex,age",
+        "-a",
+        "anatomy",
+        "--sensitive",
+        "occupation",
+        "--cluster",
+        &cluster.address,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--cluster reads the file as a frequency table")
+            && err.contains("--engine memory"),
+        "{err}"
+    );
 
     // Both executors ran tasks of the jobs.
     for e in &cluster.executors {

@@ -107,6 +107,8 @@ pub struct AnonymizeArgs {
     /// table (it reads records one by one).
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: Engine,
+    #[command(flatten)]
+    pub cluster: super::cluster::ClusterClientArgs,
 }
 
 pub(super) struct Prepared {
@@ -324,7 +326,7 @@ impl Prepared {
 
 pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let engine = if engine_wanted(a)? {
-        Some(engine_session(&a.columns)?)
+        Some(engine_session(&a.columns, &a.cluster)?)
     } else {
         None
     };
@@ -411,8 +413,14 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     };
     if let Some(columns) = &file_columns {
         let file_roles = file_roles(&roles, &a.columns, ds, columns);
-        let (fp, file) =
-            publish_by_engine(&p, &release, &file_roles, a.output.as_deref(), &inputs)?;
+        let (fp, file) = publish_by_engine(
+            &p,
+            &release,
+            &file_roles,
+            a.output.as_deref(),
+            &inputs,
+            &a.cluster,
+        )?;
         fingerprint = fp;
         written.extend(file);
     }
@@ -464,36 +472,21 @@ fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
     use anonlab::data::{formats, InputFormat};
     let c = &a.columns;
     let algo = a.algorithm.as_deref().map(algorithms::by_id).transpose()?;
+    // --cluster is the engine on other machines: the same table, the same
+    // refusals, named by the flag the user gave.
+    let cluster = a.cluster.cluster.is_some();
+    if cluster && a.engine == Engine::Memory {
+        bail!("--cluster builds the frequency table on the cluster, and --engine memory reads the file here; give one of them");
+    }
+    let flag = if cluster {
+        "--cluster"
+    } else {
+        "--engine datafusion"
+    };
     match a.engine {
         Engine::Memory => Ok(false),
-        Engine::Datafusion => {
-            if c.project.is_some() {
-                bail!("--engine datafusion reads a data file given on the command line; a project's data is read in memory");
-            }
-            let Some(algo) = algo else {
-                bail!("name the algorithm: -a ID");
-            };
-            if !algo.reads_grouped() {
-                bail!(
-                    "{} ({}) reads every record, and --engine datafusion reads the file as a frequency table of distinct combinations; read the file in memory (--engine memory) for it",
-                    algo.name(),
-                    algo.id()
-                );
-            }
-            if c.lgb.sensitive_density.is_some() {
-                bail!("--sensitive-density marks cells by their row, and the query engine reads combinations, not rows in order; use --engine memory");
-            }
-            if c.pk.sample.is_some() {
-                bail!("--sample draws records by their row, and the query engine reads combinations; use --engine memory");
-            }
-            if algo.uses_l() && c.sensitive.is_empty() {
-                bail!(
-                    "{} needs a sensitive attribute: add --sensitive COL",
-                    algo.id()
-                );
-            }
-            Ok(true)
-        }
+        _ if cluster => grouped_table_fits(c, algo.as_deref(), flag),
+        Engine::Datafusion => grouped_table_fits(c, algo.as_deref(), flag),
         Engine::Auto => Ok(cfg!(feature = "engine")
             && c.project.is_none()
             && c.lgb.sensitive_density.is_none()
@@ -510,13 +503,52 @@ fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
     }
 }
 
+/// Whether the run can be made on a frequency table (`flag` asked for
+/// one: `--engine datafusion` or `--cluster`); refused with the reason
+/// when not.
+fn grouped_table_fits(
+    c: &Columns,
+    algo: Option<&dyn algorithms::Algorithm>,
+    flag: &str,
+) -> anyhow::Result<bool> {
+    if c.project.is_some() {
+        bail!("{flag} reads a data file given on the command line; a project's data is read in memory");
+    }
+    let Some(algo) = algo else {
+        bail!("name the algorithm: -a ID");
+    };
+    if !algo.reads_grouped() {
+        bail!(
+            "{} ({}) reads every record, and {flag} reads the file as a frequency table of distinct combinations; read the file in memory (--engine memory) for it",
+            algo.name(),
+            algo.id()
+        );
+    }
+    if c.lgb.sensitive_density.is_some() {
+        bail!("--sensitive-density marks cells by their row, and {flag} reads combinations, not rows in order; use --engine memory");
+    }
+    if c.pk.sample.is_some() {
+        bail!("--sample draws records by their row, and {flag} reads combinations; use --engine memory");
+    }
+    if algo.uses_l() && c.sensitive.is_empty() {
+        bail!(
+            "{} needs a sensitive attribute: add --sensitive COL",
+            algo.id()
+        );
+    }
+    Ok(true)
+}
+
 /// The session of `anonymize --engine datafusion`: the frequency table of
 /// the columns the algorithm reads, as a grouped dataset, and every
 /// column of the file. Identifiers are checked against the file and left
 /// out (a column unique per record would make the table as large as the
 /// file).
 #[cfg(feature = "engine")]
-fn engine_session(c: &Columns) -> anyhow::Result<(Session, Vec<String>)> {
+fn engine_session(
+    c: &Columns,
+    cluster: &super::cluster::ClusterClientArgs,
+) -> anyhow::Result<(Session, Vec<String>)> {
     use anonlab::data::engine::{frequency_table, EngineOptions};
     use anonlab::data::Rule;
     let Some(file) = &c.file else {
@@ -537,7 +569,10 @@ fn engine_session(c: &Columns) -> anyhow::Result<(Session, Vec<String>)> {
     if columns.is_empty() {
         bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
     }
-    let table = frequency_table(file, &opts, &columns, &EngineOptions::default())?;
+    let table = match table_on_cluster(cluster, file, &opts, &columns)? {
+        Some(table) => table,
+        None => frequency_table(file, &opts, &columns, &EngineOptions::default())?,
+    };
     for id in &c.identifier {
         if !table.file_columns().contains(id) {
             return Err(anonlab::error::Error::UnknownColumn {
@@ -557,8 +592,64 @@ fn engine_session(c: &Columns) -> anyhow::Result<(Session, Vec<String>)> {
     ))
 }
 
+/// The frequency table built on the cluster `--cluster` names, if any.
+#[cfg(feature = "cluster")]
+fn table_on_cluster(
+    a: &super::cluster::ClusterClientArgs,
+    file: &Path,
+    opts: &anonlab::data::CsvOptions,
+    columns: &[String],
+) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+    match a.cluster()? {
+        Some(cluster) => Ok(Some(cluster.frequency_table(file, opts, columns)?)),
+        None => Ok(None),
+    }
+}
+
+/// The release published through the cluster `--cluster` names, if any:
+/// the scan there, the writing here.
+#[cfg(feature = "cluster")]
+fn publish_on_cluster(
+    a: &super::cluster::ClusterClientArgs,
+    job: &anonlab::release::publish::PublishJob<'_>,
+) -> anyhow::Result<Option<anonlab::release::publish::PublishReport>> {
+    match a.cluster()? {
+        Some(cluster) => Ok(Some(cluster.publish(job)?)),
+        None => Ok(None),
+    }
+}
+
+#[cfg(all(feature = "engine", not(feature = "cluster")))]
+fn table_on_cluster(
+    a: &super::cluster::ClusterClientArgs,
+    _: &Path,
+    _: &anonlab::data::CsvOptions,
+    _: &[String],
+) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+    no_cluster(a).map(|()| None)
+}
+
+#[cfg(all(feature = "engine", not(feature = "cluster")))]
+fn publish_on_cluster(
+    a: &super::cluster::ClusterClientArgs,
+    _: &anonlab::release::publish::PublishJob<'_>,
+) -> anyhow::Result<Option<anonlab::release::publish::PublishReport>> {
+    no_cluster(a).map(|()| None)
+}
+
+#[cfg(all(feature = "engine", not(feature = "cluster")))]
+fn no_cluster(a: &super::cluster::ClusterClientArgs) -> anyhow::Result<()> {
+    if a.cluster.is_some() {
+        bail!("this build of anonlab has no cluster (it needs the `cluster` feature); use --engine datafusion");
+    }
+    Ok(())
+}
+
 #[cfg(not(feature = "engine"))]
-fn engine_session(_: &Columns) -> anyhow::Result<(Session, Vec<String>)> {
+fn engine_session(
+    _: &Columns,
+    _: &super::cluster::ClusterClientArgs,
+) -> anyhow::Result<(Session, Vec<String>)> {
     bail!("this build of anonlab has no query engine (it needs the `engine` feature); use --engine memory")
 }
 
@@ -588,6 +679,7 @@ fn publish_by_engine(
     roles: &[Role],
     output: Option<&Path>,
     inputs: &Inputs,
+    cluster: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(String, Option<PathBuf>)> {
     use anonlab::data::engine::EngineOptions;
     use anonlab::release::publish::{publish, PublishJob};
@@ -605,7 +697,10 @@ fn publish_by_engine(
     if let Some(out) = output {
         job = job.to(out);
     }
-    let report = publish(&job, &EngineOptions::default())?;
+    let report = match publish_on_cluster(cluster, &job)? {
+        Some(report) => report,
+        None => publish(&job, &EngineOptions::default())?,
+    };
     Ok((report.fingerprint, report.file))
 }
 
@@ -616,6 +711,7 @@ fn publish_by_engine(
     _: &[Role],
     _: Option<&Path>,
     _: &Inputs,
+    _: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(String, Option<PathBuf>)> {
     bail!("this build of anonlab has no query engine (it needs the `engine` feature)")
 }

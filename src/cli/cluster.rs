@@ -78,8 +78,10 @@ pub struct ExecutorArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ClusterClientArgs {
     /// Build the frequency table on a cluster: its scheduler's HOST:PORT
-    /// (see `anonlab cluster`). Every executor reads the file at its
-    /// absolute path, so it must be there for each of them.
+    /// (see `anonlab cluster`); `anonymize` also has an executor read the
+    /// file again for the publishing pass, the table written here. Every
+    /// executor reads the file at its absolute path, so it must be there
+    /// for each of them.
     #[arg(long, value_name = "HOST:PORT")]
     pub cluster: Option<String>,
     /// Give up on the cluster after this many seconds: waiting for it to

@@ -23,6 +23,20 @@
 //!   batch coalescing, which keep each partition's order, are accepted; a
 //!   session whose optimizer inserts a repartition (round robin would
 //!   shuffle rows) is refused rather than published in a wrong order.
+//! - On a cluster (a Ballista session, `data::cluster::Cluster::publish`)
+//!   the executors run the scan and the client fetches the job's output
+//!   partitions, but in the order the scheduler lists them: the order
+//!   their tasks *finished* in (Ballista 55's `ExecutionGraph` appends a
+//!   final stage's locations as its tasks report), not partition order.
+//!   So a scan on a cluster must be one partition, one task reading the
+//!   file from its first row group to its last: the session must plan
+//!   one partition, and the plan the scheduler makes of the same logical
+//!   plan and configuration (the same DataFusion planner, checked here on
+//!   a local twin of the session) must hold only order-keeping nodes.
+//!   Fetching several partitions and putting them back in partition order
+//!   would let more executors read, but needs Ballista's client rewritten
+//!   (its `DistributedQueryExec` flattens the list it is given); the
+//!   publishing pass is bound by the client's per-row work anyway.
 //! - Each cell goes through the readers' [`FieldRules`] (trimming,
 //!   missing-value tokens), field limit and UTF-8 check, and a typed cell
 //!   is first written as text exactly as the columnar reader writes it
@@ -220,6 +234,54 @@ fn reordering(plan: &Arc<dyn ExecutionPlan>) -> Option<String> {
     plan.children().into_iter().find_map(reordering)
 }
 
+/// The plan a Ballista session gives its client: the job's stages run on
+/// the executors, and this node fetches the final stage's partitions.
+const DISTRIBUTED: &str = "DistributedQueryExec";
+
+/// Refuse a scan on a cluster that could come back out of file order.
+/// Ballista's client fetches a job's output partitions in the order the
+/// scheduler lists them, which is the order their tasks *finished* in,
+/// not their partition order. So the scan must be one partition, read by
+/// one task from the first row group to the last: the session must plan
+/// one partition, and the plan the scheduler makes from the same logical
+/// plan and configuration (the same DataFusion planner) must be a plain
+/// scan.
+async fn check_distributed(df: &DataFrame, engine: &str, file: &Path) -> Result<()> {
+    let config = df.task_ctx().session_config().clone();
+    if config.target_partitions() != 1 {
+        return Err(engine_error(
+            engine,
+            file,
+            format!("a cluster returns a job's partitions in the order their tasks finish, so a scan in file order needs a session of one partition, and this one has {}", config.target_partitions()),
+        ));
+    }
+    let state = datafusion::execution::SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build();
+    let fail = |e: datafusion::error::DataFusionError| engine_error(engine, file, e);
+    let plan = state
+        .create_physical_plan(df.logical_plan())
+        .await
+        .map_err(fail)?;
+    if let Some(node) = reordering(&plan) {
+        return Err(engine_error(
+            engine,
+            file,
+            format!("its plan for reading the records in file order holds a {node}, which may reorder them; publishing needs a session that plans a plain scan"),
+        ));
+    }
+    let partitions = plan.properties().output_partitioning().partition_count();
+    if partitions != 1 {
+        return Err(engine_error(
+            engine,
+            file,
+            format!("its plan for reading the records in file order has {partitions} partitions, whose order a cluster does not keep"),
+        ));
+    }
+    Ok(())
+}
+
 impl FileScan {
     /// Every column of the file, in its order.
     pub fn columns(&self) -> &[String] {
@@ -278,8 +340,10 @@ impl FileScan {
             .collect();
         let df = self.df.select(exprs).map_err(fail)?;
         let task = Arc::new(df.task_ctx());
-        let plan = df.create_physical_plan().await.map_err(fail)?;
-        if let Some(node) = reordering(&plan) {
+        let plan = df.clone().create_physical_plan().await.map_err(fail)?;
+        if plan.name() == DISTRIBUTED {
+            check_distributed(&df, &engine, &file).await?;
+        } else if let Some(node) = reordering(&plan) {
             return Err(engine_error(
                 &engine,
                 &file,

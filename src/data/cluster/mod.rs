@@ -7,7 +7,9 @@
 //! remote session instead of a local one. The executors read the file and
 //! do the group-by; the distinct combinations come back to the client,
 //! which applies anonlab's reading rules to them and computes every figure
-//! from the table, as on one machine.
+//! from the table, as on one machine. A release made on that table is
+//! published through the cluster too ([`Cluster::publish`]): an executor
+//! reads the file in file order, the client places and writes the rows.
 //!
 //! Choices made here, and why:
 //! - Every process reads the file by the same absolute path: the client
@@ -45,6 +47,7 @@ pub use scheduler::{Scheduler, SchedulerOptions};
 use super::engine::{check_input, frequency_table_in, FrequencyTable};
 use super::CsvOptions;
 use crate::error::{escaped, Error, Result};
+use crate::release::publish::{publish_in, PublishJob, PublishReport};
 
 /// The address of a cluster process as given on a command line:
 /// `HOST:PORT`, an IPv6 host in brackets (`[::1]:50050`).
@@ -274,6 +277,42 @@ impl Cluster {
         opts: &CsvOptions,
         columns: &[String],
     ) -> Result<FrequencyTable> {
+        self.run(self.options.partitions, |ctx| async move {
+            frequency_table_in(&ctx, engine, path, opts, columns).await
+        })
+    }
+
+    /// Publish a release made on a frequency table: the scan of the
+    /// publishing pass runs on the cluster (an executor reads the file),
+    /// the rows come back here in file order and the table is written
+    /// here (`job.output`), the same bytes as
+    /// [`crate::release::publish::publish`] writes on this machine.
+    ///
+    /// Ballista's client fetches a job's output partitions in the order
+    /// their tasks finish, so the scan is planned as one partition
+    /// (`data::engine_scan` refuses any other plan on a cluster): one task
+    /// reads the file from its first row group to its last, and the
+    /// client receives them in that order. What the executors do is the
+    /// reading and decoding; the per-row work (placing each record) is the
+    /// client's, which streams and spills as it does on one machine.
+    pub fn publish(&self, job: &PublishJob<'_>) -> Result<PublishReport> {
+        let engine = format!(
+            "the cluster at {} (an executor reads the file at {})",
+            self.scheduler,
+            std::path::absolute(job.data)
+                .unwrap_or_else(|_| job.data.to_path_buf())
+                .display()
+        );
+        without_sigpipe(|| self.run(1, |ctx| async move { publish_in(&ctx, &engine, job).await }))
+    }
+
+    /// Run `work` in a session on the cluster whose plans have
+    /// `partitions` partitions, within the job timeout, once the scheduler
+    /// has an executor.
+    fn run<T, F>(&self, partitions: usize, work: impl FnOnce(SessionContext) -> F) -> Result<T>
+    where
+        F: std::future::Future<Output = Result<T>>,
+    {
         self.wait_ready()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -285,14 +324,9 @@ impl Cluster {
                     .error(format!("cannot start the client: {e}"))
             })?;
         let result = runtime.block_on(async {
-            let ctx = self.context().await?;
-            match tokio::time::timeout(
-                self.options.job_timeout,
-                frequency_table_in(&ctx, engine, path, opts, columns),
-            )
-            .await
-            {
-                Ok(table) => table,
+            let ctx = self.context(partitions).await?;
+            match tokio::time::timeout(self.options.job_timeout, work(ctx)).await {
+                Ok(out) => out,
                 Err(_) => Err(self.scheduler.error(format!(
                     "the job did not finish within {} s (the client's limit); it may still run on the cluster",
                     self.options.job_timeout.as_secs()
@@ -306,9 +340,9 @@ impl Cluster {
     }
 
     /// A DataFusion session whose plans run on the cluster.
-    async fn context(&self) -> Result<SessionContext> {
+    async fn context(&self, partitions: usize) -> Result<SessionContext> {
         let config = SessionConfig::new_with_ballista()
-            .with_target_partitions(self.options.partitions.max(1))
+            .with_target_partitions(partitions.max(1))
             .with_batch_size(8192);
         let state = SessionStateBuilder::new()
             .with_config(config)
