@@ -614,7 +614,7 @@ fn publish_on_cluster(
     job: &anonlab::release::publish::PublishJob<'_>,
 ) -> anyhow::Result<Option<anonlab::release::publish::PublishReport>> {
     match a.cluster()? {
-        Some(cluster) => Ok(Some(cluster.publish(job)?)),
+        Some(cluster) => Ok(Some(anonlab::release::publish::publish_on(&cluster, job)?)),
         None => Ok(None),
     }
 }

@@ -1212,6 +1212,34 @@ impl<'w> ParquetSink<'w> {
     }
 }
 
+/// Publish a release made on a frequency table through a Ballista cluster
+/// (`anonymize --cluster`): the publishing pass's scan runs there (an
+/// executor reads the file), the rows come back here in file order and the
+/// table is written here (`job.output`), the bytes [`publish`] writes on
+/// this machine.
+///
+/// Ballista's client fetches a job's output partitions in the order their
+/// tasks finish, so the scan is planned as one partition
+/// (`data::engine_scan` refuses any other plan on a cluster): one task
+/// reads the file from its first row group to its last, and the client
+/// receives them in that order. What the executor does is the reading and
+/// decoding; the per-row work (placing each record) is the client's, which
+/// streams and spills as it does on one machine.
+#[cfg(feature = "cluster")]
+pub fn publish_on(
+    cluster: &crate::data::cluster::Cluster,
+    job: &PublishJob<'_>,
+) -> Result<PublishReport> {
+    let engine = format!(
+        "the cluster at {} (an executor reads the file at {})",
+        cluster.scheduler(),
+        std::path::absolute(job.data)
+            .unwrap_or_else(|_| job.data.to_path_buf())
+            .display()
+    );
+    cluster.in_session(1, |ctx| async move { publish_in(&ctx, &engine, job).await })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,7 +47,6 @@ pub use scheduler::{Scheduler, SchedulerOptions};
 use super::engine::{check_input, frequency_table_in, FrequencyTable};
 use super::CsvOptions;
 use crate::error::{escaped, Error, Result};
-use crate::release::publish::{publish_in, PublishJob, PublishReport};
 
 /// The address of a cluster process as given on a command line:
 /// `HOST:PORT`, an IPv6 host in brackets (`[::1]:50050`).
@@ -282,28 +281,22 @@ impl Cluster {
         })
     }
 
-    /// Publish a release made on a frequency table: the scan of the
-    /// publishing pass runs on the cluster (an executor reads the file),
-    /// the rows come back here in file order and the table is written
-    /// here (`job.output`), the same bytes as
-    /// [`crate::release::publish::publish`] writes on this machine.
-    ///
-    /// Ballista's client fetches a job's output partitions in the order
-    /// their tasks finish, so the scan is planned as one partition
-    /// (`data::engine_scan` refuses any other plan on a cluster): one task
-    /// reads the file from its first row group to its last, and the
-    /// client receives them in that order. What the executors do is the
-    /// reading and decoding; the per-row work (placing each record) is the
-    /// client's, which streams and spills as it does on one machine.
-    pub fn publish(&self, job: &PublishJob<'_>) -> Result<PublishReport> {
-        let engine = format!(
-            "the cluster at {} (an executor reads the file at {})",
-            self.scheduler,
-            std::path::absolute(job.data)
-                .unwrap_or_else(|_| job.data.to_path_buf())
-                .display()
-        );
-        without_sigpipe(|| self.run(1, |ctx| async move { publish_in(&ctx, &engine, job).await }))
+    /// Run `work` in a session on the cluster whose plans have
+    /// `partitions` partitions, on a client runtime made for it, within
+    /// the job timeout once the scheduler has an executor, with SIGPIPE
+    /// blocked on its threads. What the layers above send to the cluster
+    /// (the publishing pass's scan: `release::publish::publish_on`) goes
+    /// through here, so this layer does not depend on theirs.
+    pub fn in_session<T, F>(
+        &self,
+        partitions: usize,
+        work: impl FnOnce(SessionContext) -> F + Send,
+    ) -> Result<T>
+    where
+        T: Send,
+        F: std::future::Future<Output = Result<T>>,
+    {
+        without_sigpipe(|| self.run(partitions, work))
     }
 
     /// Run `work` in a session on the cluster whose plans have
