@@ -230,3 +230,58 @@ fn other_algorithms_refuse_a_grouped_table() {
     assert!(eval.queries.is_none() && eval.probabilistic_queries.is_none());
     assert_eq!(eval.utility.published, 4);
 }
+
+/// k and l are checked against records, not a grouped table's rows: one
+/// combination standing for two records is 2-anonymous, and a sensitive
+/// value on one row standing for three of four records is not 2-eligible
+/// (the property test's first cases of each).
+#[test]
+fn k_and_l_are_checked_against_records() {
+    let same = Dataset::from_rows(
+        &["a", "b", "n", "s"],
+        &[vec!["p", "M", "20", "flu"], vec!["p", "M", "20", "flu"]],
+    )
+    .unwrap();
+    let grouped = same.to_grouped().unwrap();
+    assert_eq!((grouped.n_rows(), grouped.records()), (1, 2));
+    let (release, _) = run_verified(
+        "mondrian",
+        &request(&grouped, 2, 1, Options::default()),
+        &Measure::default(),
+        &Progress::new(),
+    )
+    .unwrap();
+    assert_eq!(release.groups.len(), 1);
+    let e = run(
+        "mondrian",
+        &request(&grouped, 3, 1, Options::default()),
+        &Progress::new(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("k = 3 is larger than the data (2 records)"),
+        "{e}"
+    );
+
+    let skewed = Dataset::from_rows(
+        &["a", "b", "n", "s"],
+        &[
+            vec!["p", "M", "20", "flu"],
+            vec!["p", "M", "20", "flu"],
+            vec!["p", "M", "20", "flu"],
+            vec!["q", "F", "27", "hiv"],
+        ],
+    )
+    .unwrap();
+    for ds in [skewed.clone(), skewed.to_grouped().unwrap()] {
+        let e = run(
+            "mondrian-distinct-l",
+            &request(&ds, 1, 2, Options::default()),
+            &Progress::new(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("'flu' is on 3 of 4 records"), "{e}");
+    }
+}

@@ -164,7 +164,8 @@ impl Request<'_> {
 /// at least one QI, k within the data.
 pub fn check_k(req: &Request<'_>) -> Result<()> {
     req.check_roles()?;
-    let n = req.ds.n_rows();
+    // Records, not rows: a grouped table's row stands for several.
+    let n = req.ds.records();
     if req.qi.is_empty() {
         return Err(Error::unmet(
             "no quasi-identifiers",
@@ -174,9 +175,9 @@ pub fn check_k(req: &Request<'_>) -> Result<()> {
     if req.k == 0 {
         return Err(Error::Parameter("k must be at least 1".into()));
     }
-    if req.k as usize > n {
+    if u64::from(req.k) > n {
         return Err(Error::Parameter(format!(
-            "k = {} is larger than the data ({n} rows): no group of {} rows can be formed",
+            "k = {} is larger than the data ({n} records): no group of {} records can be formed",
             req.k, req.k
         )));
     }
@@ -194,7 +195,7 @@ pub fn check_l(req: &Request<'_>) -> Result<usize> {
         ));
     };
     let col = req.ds.col(s);
-    let freq = col.frequencies();
+    let freq = req.ds.record_frequencies(s);
     let distinct = freq.iter().filter(|&&f| f > 0).count();
     let l = req.l as usize;
     if l == 0 {
@@ -206,11 +207,11 @@ pub fn check_l(req: &Request<'_>) -> Result<usize> {
             col.name()
         )));
     }
-    let n = req.ds.n_rows() as u64;
+    let n = req.ds.records();
     if let Some((code, &f)) = freq.iter().enumerate().max_by_key(|(_, &f)| f) {
         if f * l as u64 > n {
             return Err(Error::Parameter(format!(
-                "'{}' is not {l}-eligible: the value '{}' is on {f} of {n} rows, more than 1/{l} of them (at most {} allowed); lower l",
+                "'{}' is not {l}-eligible: the value '{}' is on {f} of {n} records, more than 1/{l} of them (at most {} allowed); lower l",
                 col.name(),
                 col.display(code as u32),
                 n / l as u64

@@ -268,6 +268,23 @@ impl Dataset {
         }
     }
 
+    /// Records per code of column `col`, indexed `0..=missing_code()`:
+    /// [`Column::frequencies`] weighted by the rows' multiplicities, so a
+    /// grouped table counts what its records would.
+    pub fn record_frequencies(&self, col: usize) -> Vec<u64> {
+        let column = &self.columns[col];
+        match &self.multiplicities {
+            None => column.frequencies(),
+            Some(m) => {
+                let mut f = vec![0u64; column.code_space()];
+                for (&c, &w) in column.codes.iter().zip(m.iter()) {
+                    f[c as usize] += u64::from(w);
+                }
+                f
+            }
+        }
+    }
+
     /// Whether rows stand for several records (a frequency table).
     pub fn is_grouped(&self) -> bool {
         self.multiplicities.is_some()
