@@ -584,9 +584,10 @@ mod tests {
             assert_eq!(values.rows(), 3000);
             assert!(values.len() > 2000, "{}", values.len());
             assert_eq!(values, codes, "{file}");
-            // A few columns: many records per combination.
+            // A few columns (at most 9 × 1 × 50 × 3 combinations): most
+            // combinations stand for several records.
             let (values, codes) = both(&path, &["c2", "one", "n", "d"]);
-            assert!(values.len() < 1000, "{}", values.len());
+            assert!(values.len() <= 1350, "{}", values.len());
             assert_eq!(values, codes, "{file}");
         }
     }
