@@ -34,6 +34,13 @@
 //! - The grouped columns keep the file's order, whatever order they are
 //!   asked in, as the in-memory dataset has them: the figures list
 //!   attributes in column order.
+//! - On this machine a Parquet or Arrow file is grouped by integer codes
+//!   of its cells, not by the cells ([`GroupBy::Codes`], `codes`): each
+//!   column's distinct values first, then a group-by on the codes packed
+//!   into `UInt64` keys, which compares integers instead of text and
+//!   stays far inside the memory pool (on 100 M census rows, 8 QIs and a
+//!   sensitive attribute: BENCHMARKS.md). A cluster's plan groups by the
+//!   cells, which its executors can run without anonlab's functions.
 //! - [`FrequencyTable::to_dataset`] gives the table back as a *grouped*
 //!   dataset: one row per combination, standing for its records
 //!   (`Dataset::grouped`), so memory follows the combinations, not the
@@ -63,6 +70,8 @@ use super::formats::{columnar, detect, InputFormat};
 use super::CsvOptions;
 use crate::error::{Error, Result};
 use crate::format::thousands;
+
+mod codes;
 
 /// How the engine runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -202,7 +211,7 @@ pub fn frequency_table(
         .map_err(|e| Error::Io(path.to_path_buf(), e))?;
     runtime.block_on(async {
         let ctx = local_context(path, engine)?;
-        frequency_table_in(&ctx, LOCAL, path, opts, columns).await
+        frequency_table_with(&ctx, LOCAL, path, opts, columns, GroupBy::Codes).await
     })
 }
 
@@ -259,10 +268,25 @@ pub(crate) fn check_input(
     Ok(format)
 }
 
+/// How the engine's plan groups the records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// By the columns' values: a plan any DataFusion session runs, a
+    /// cluster's included.
+    Values,
+    /// By integer codes of the values, packed into `UInt64` keys
+    /// (`codes`): far faster and smaller on a Parquet or Arrow file, but
+    /// the plan calls a function of anonlab's that only this process
+    /// knows, so only for a session on this machine. CSV files and
+    /// floating-point columns are grouped by their values.
+    Codes,
+}
+
 /// Build the frequency table of `columns` of the file at `path` in the
-/// DataFusion session `ctx`: this machine's engine ([`frequency_table`])
-/// or a cluster's (`data::cluster`), which differ only in how their
-/// session is made. `engine` names it in messages ("the query engine").
+/// DataFusion session `ctx`, grouping by the values ([`GroupBy::Values`]):
+/// a cluster's session (`data::cluster`), whose executors know only
+/// DataFusion's own functions. `engine` names it in messages ("the query
+/// engine").
 ///
 /// The plan reads the file by its absolute path, so every process that
 /// runs part of it (a cluster's scheduler and executors) must see the
@@ -273,6 +297,21 @@ pub async fn frequency_table_in(
     path: &Path,
     opts: &CsvOptions,
     columns: &[String],
+) -> Result<FrequencyTable> {
+    frequency_table_with(ctx, engine, path, opts, columns, GroupBy::Values).await
+}
+
+/// Build the frequency table of `columns` of the file at `path` in the
+/// DataFusion session `ctx`, grouping as `group_by` says: the same table
+/// either way. [`frequency_table`] is this with this machine's session
+/// and [`GroupBy::Codes`].
+pub async fn frequency_table_with(
+    ctx: &SessionContext,
+    engine: &str,
+    path: &Path,
+    opts: &CsvOptions,
+    columns: &[String],
+    group_by: GroupBy,
 ) -> Result<FrequencyTable> {
     let format = check_input(engine, path, opts, columns)?;
     let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
@@ -353,44 +392,67 @@ pub async fn frequency_table_in(
     at.sort_unstable();
     at.dedup();
     let columns: Vec<String> = at.iter().map(|&i| names[i].clone()).collect();
-    let keys: Vec<Expr> = columns
-        .iter()
-        .map(|c| Expr::Column(datafusion::common::Column::from_name(c)))
-        .collect();
-    let df = df.aggregate(keys, vec![count_all()]).map_err(fail)?;
-    let mut stream = df.execute_stream().await.map_err(fail)?;
     let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
     let rules = FieldRules::new(opts.trim, &missing);
-    let mut builders: Vec<ColumnBuilder> = columns
-        .iter()
-        .map(|c| ColumnBuilder::new(c.clone()))
-        .collect();
-    let mut counts: Vec<u64> = Vec::new();
-    while let Some(batch) = stream.next().await {
-        let batch = batch.map_err(fail)?;
-        push_groups(
-            engine,
-            &file,
-            &batch,
-            &mut builders,
-            &mut counts,
-            &rules,
-            opts,
-        )?;
-    }
+    let coded = group_by == GroupBy::Codes
+        && matches!(format, InputFormat::Parquet | InputFormat::Arrow)
+        && codes::codable(
+            &columns
+                .iter()
+                .map(|c| {
+                    df.schema()
+                        .field_with_unqualified_name(c)
+                        .map(|f| f.data_type())
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(fail)?,
+        );
+    let (grouped, counts) = if coded {
+        let groups = codes::coded_groups(&df, &columns).await.map_err(fail)?;
+        let mut grouped = Vec::with_capacity(columns.len());
+        for ((name, values), indices) in columns.iter().zip(&groups.values).zip(groups.indices) {
+            // Each distinct value read once; the groups take its code.
+            let mut b = ColumnBuilder::new(name.clone());
+            columnar::push_array(&mut b, values.as_ref(), &rules, opts.max_field_bytes).map_err(
+                |(_, e)| columnar::cell_error(&file, None, name, e, opts.max_field_bytes),
+            )?;
+            let read = finish_column(b, &file, opts)?;
+            let of_groups = indices.iter().map(|&i| read.code(i as usize)).collect();
+            grouped.push(read.recoded(of_groups));
+        }
+        (grouped, groups.counts)
+    } else {
+        let keys: Vec<Expr> = columns
+            .iter()
+            .map(|c| Expr::Column(datafusion::common::Column::from_name(c)))
+            .collect();
+        let df = df.aggregate(keys, vec![count_all()]).map_err(fail)?;
+        let mut stream = df.execute_stream().await.map_err(fail)?;
+        let mut builders: Vec<ColumnBuilder> = columns
+            .iter()
+            .map(|c| ColumnBuilder::new(c.clone()))
+            .collect();
+        let mut counts: Vec<u64> = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(fail)?;
+            push_groups(
+                engine,
+                &file,
+                &batch,
+                &mut builders,
+                &mut counts,
+                &rules,
+                opts,
+            )?;
+        }
+        let mut grouped = Vec::with_capacity(builders.len());
+        for b in builders {
+            grouped.push(finish_column(b, &file, opts)?);
+        }
+        (grouped, counts)
+    };
     if counts.is_empty() {
         return Err(Error::input(file, None, None, "the file has no rows"));
-    }
-    let mut grouped = Vec::with_capacity(builders.len());
-    for b in builders {
-        let name = b.name().to_string();
-        let kind = opts.forced_kind(&name);
-        // The row of a value that is not a number is not known here: the
-        // engine's groups have no file order.
-        let col = b
-            .finish(kind)
-            .map_err(|e| Error::input(&file, None, Some(name.clone()), e.to_string()))?;
-        grouped.push(col);
     }
     let (columns, counts) = merge(grouped, counts);
     Ok(FrequencyTable {
@@ -399,6 +461,16 @@ pub async fn frequency_table_in(
         counts,
         file_columns: names,
     })
+}
+
+/// A grouped column's dictionary, as the loaders finish theirs.
+fn finish_column(b: ColumnBuilder, file: &Path, opts: &CsvOptions) -> Result<Column> {
+    let name = b.name().to_string();
+    let kind = opts.forced_kind(&name);
+    // The row of a value that is not a number is not known here: the
+    // engine's groups have no file order.
+    b.finish(kind)
+        .map_err(|e| Error::input(file, None, Some(name.clone()), e.to_string()))
 }
 
 /// One batch of the engine's groups into the builders: its key columns
