@@ -54,6 +54,12 @@ pub struct Session {
     /// clones (the TUI's background jobs), shares it. Replace it with a
     /// fresh one, or set `None`, to keep nothing.
     pub cbg_tree: Option<Arc<TreeCache>>,
+    /// Identifier columns of the file that `dataset` leaves out: the query
+    /// engine's frequency table holds none (a column unique per record
+    /// would make it as large as the file) and its publishing pass drops
+    /// them. Every request carries them (`Options::identifiers_outside`),
+    /// so a release's verification counts them. Empty in memory.
+    pub identifiers_outside: Vec<String>,
 }
 
 /// The privacy models full-domain generalization offers besides k, by the
@@ -302,11 +308,9 @@ impl GroupedFile {
     pub fn session(&self, path: &Path, csv: &CsvOptions, grouped: &[String]) -> Result<Session> {
         use crate::data::engine::{frequency_table, EngineOptions};
         let table = frequency_table(path, csv, grouped, &EngineOptions::default())?;
-        Ok(Session::new(
-            table.to_dataset()?,
-            Some(path.to_path_buf()),
-            csv.clone(),
-        ))
+        let mut session = Session::new(table.to_dataset()?, Some(path.to_path_buf()), csv.clone());
+        session.identifiers_outside = self.identifiers.clone();
+        Ok(session)
     }
 
     /// The column of the grouped dataset `ds` that column `c` of the file
@@ -359,6 +363,7 @@ impl Session {
             compare: Vec::new(),
             conditions: None,
             cbg_tree: Some(Arc::new(TreeCache::new())),
+            identifiers_outside: Vec::new(),
         }
     }
 
@@ -441,6 +446,7 @@ impl Session {
             compare: project.compare.clone(),
             conditions,
             cbg_tree: Some(Arc::new(TreeCache::new())),
+            identifiers_outside: Vec::new(),
         };
         s.hide_flag_columns(&project.roles);
         Ok(s)
@@ -586,6 +592,7 @@ impl Session {
             hierarchies: self.hierarchy_set(),
             conditions: self.conditions.clone(),
             cbg_tree: self.cbg_tree.clone(),
+            identifiers_outside: self.identifiers_outside.clone(),
             ..Default::default()
         };
         options.full_domain.suppression = fd.suppression;

@@ -454,6 +454,48 @@ fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
         "datafusion",
         &["-a", "mondrian", "-k", "5"],
     );
+    // compare on the same cluster: the table once, each release's
+    // fingerprint by a publishing pass there; the rows of --engine
+    // datafusion (anatomy's says why it cannot run), every figure but the
+    // runs' times.
+    let compare = |how: &[&str]| {
+        let mut all = vec![
+            "compare",
+            demo.to_str().unwrap(),
+            "--json",
+            "--queries",
+            "0",
+            "--qi",
+            "sex,age,zip",
+            "--sensitive",
+            "disease",
+            "--identifier",
+            "name",
+            "--algorithms",
+            "mondrian,mondrian-l,anatomy",
+            "-k",
+            "3,10",
+        ];
+        all.extend_from_slice(how);
+        let mut rows = json_of(&run(&all));
+        for row in rows.as_array_mut().unwrap() {
+            if let Some(e) = row["evaluation"].as_object_mut() {
+                e.remove("time_ms");
+            }
+        }
+        rows
+    };
+    let on_cluster = compare(&["--cluster", &cluster.address]);
+    if let Err(e) = same_json(&compare(&["--engine", "datafusion"]), &on_cluster, "") {
+        panic!("compare: the cluster's rows differ from --engine datafusion's: {e}");
+    }
+    let rows = on_cluster.as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    assert!(rows.iter().filter(|r| r["fingerprint"].is_string()).count() == 4);
+    assert!(rows[4]["infeasible"]
+        .as_str()
+        .is_some_and(|w| w.contains("reads every record")));
+
     // An algorithm that reads every record is refused before any job.
     let out = run(&[
         "anonymize",

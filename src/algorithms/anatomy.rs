@@ -149,7 +149,7 @@ impl Algorithm for Anatomy {
 /// family): the request's attributes, its l and its seed.
 pub(super) fn new_release(id: &str, req: &Request<'_>) -> Release {
     let mut release = Release::new(id, req.ds, req.qi.clone(), req.sensitive.clone());
-    release.identifiers = req.identifiers.clone();
+    req.drop_identifiers(&mut release);
     release.params = ReleaseParams {
         k: None,
         l: Some(req.l),

@@ -44,6 +44,13 @@ pub struct Request<'a> {
 /// read it; the others ignore it, so adding a field never changes them.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// Identifier columns of the file that are not columns of the dataset
+    /// (every algorithm): the query engine's frequency table leaves them
+    /// out, since a column unique per record would make it as large as
+    /// the file, and its publishing pass drops them. Carried to the
+    /// release ([`Release::identifiers_outside`](crate::release::Release))
+    /// so that its verification counts every identifier dropped.
+    pub identifiers_outside: Vec<String>,
     /// Semi-sensitive columns with their sensitive rows (LGB): a set bit
     /// marks a cell whose value is a sensitive value; the other cells of the
     /// column act as quasi-identifier values.
@@ -157,6 +164,16 @@ impl Request<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Request<'_> {
+    /// Name in `release` the identifiers it must not publish: the
+    /// dataset's identifier columns and those of the file the dataset
+    /// leaves out ([`Options::identifiers_outside`]).
+    pub fn drop_identifiers(&self, release: &mut crate::release::Release) {
+        release.identifiers = self.identifiers.clone();
+        release.identifiers_outside = self.options.identifiers_outside.clone();
     }
 }
 

@@ -97,7 +97,7 @@ impl Algorithm for Ng {
         }
         tuples.shuffle(&mut rng);
         let mut release = Release::new(self.id(), req.ds, req.qi.clone(), req.sensitive.clone());
-        release.identifiers = req.identifiers.clone();
+        req.drop_identifiers(&mut release);
         release.params = ReleaseParams {
             k: None,
             l: Some(req.l),

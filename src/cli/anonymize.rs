@@ -133,7 +133,7 @@ pub(super) fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
 /// [`prepare`], with the data already read as `opened` (the query
 /// engine's frequency table, which holds no identifier column: the
 /// identifiers were checked against the file and are left out).
-fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Result<Prepared> {
+pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Result<Prepared> {
     anonlab::metrics::check_queries(c.queries)?;
     let engine = opened.is_some();
     let (mut session, from_project) = match (&c.project, &c.file, opened) {
@@ -244,7 +244,7 @@ fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Result<Prepared
 impl Prepared {
     /// Every file the command reads: the session's, the project file and
     /// the hierarchy, conditions and sensitive-hierarchy files of the flags.
-    fn inputs(&self, c: &Columns) -> anyhow::Result<Inputs> {
+    pub(super) fn inputs(&self, c: &Columns) -> anyhow::Result<Inputs> {
         let mut more: Vec<PathBuf> = Vec::new();
         if let Some(spec) = &c.hierarchy.hierarchies {
             more.extend(HierarchySet::spec_files(spec)?);
@@ -289,6 +289,14 @@ impl Prepared {
         if !lgb {
             qi.extend(&self.semi_sensitive);
         }
+        let mut options = if lgb {
+            self.options.clone()
+        } else {
+            algorithms::Options::default()
+        };
+        options
+            .identifiers_outside
+            .clone_from(&self.session.identifiers_outside);
         Ok(Request {
             ds: &self.session.dataset,
             qi,
@@ -297,11 +305,7 @@ impl Prepared {
             k,
             l,
             seed,
-            options: if lgb {
-                self.options.clone()
-            } else {
-                Default::default()
-            },
+            options,
         })
     }
 
@@ -469,51 +473,13 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
 /// reason when asked for what it cannot do; `auto` takes it only where
 /// it can.
 fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
-    use anonlab::data::{formats, InputFormat};
-    let c = &a.columns;
     let algo = a.algorithm.as_deref().map(algorithms::by_id).transpose()?;
-    // --cluster is the engine on other machines: the same table, the same
-    // refusals, named by the flag the user gave.
-    let cluster = a.cluster.cluster.is_some();
-    if cluster && a.engine == Engine::Memory {
-        bail!("--cluster builds the frequency table on the cluster, and --engine memory reads the file here; give one of them");
-    }
-    let flag = if cluster {
-        "--cluster"
-    } else {
-        "--engine datafusion"
+    let algos: Vec<&dyn algorithms::Algorithm> = algo.as_deref().into_iter().collect();
+    let flag = match engine_flag(&a.columns, a.engine, &a.cluster, &algos)? {
+        None => return Ok(false),
+        Some(EngineBy::Auto) => return Ok(true),
+        Some(EngineBy::Flag(flag)) => flag,
     };
-    match a.engine {
-        Engine::Memory => Ok(false),
-        _ if cluster => grouped_table_fits(c, algo.as_deref(), flag),
-        Engine::Datafusion => grouped_table_fits(c, algo.as_deref(), flag),
-        Engine::Auto => Ok(cfg!(feature = "engine")
-            && c.project.is_none()
-            && c.lgb.sensitive_density.is_none()
-            && c.pk.sample.is_none()
-            && algo.is_some_and(|a| a.reads_grouped())
-            && c.file.as_deref().is_some_and(|f| {
-                c.csv.options().is_ok_and(|opts| {
-                    matches!(
-                        formats::detect(f, &opts),
-                        InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
-                    )
-                }) && std::fs::metadata(f).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
-            })),
-    }
-}
-
-/// Whether the run can be made on a frequency table (`flag` asked for
-/// one: `--engine datafusion` or `--cluster`); refused with the reason
-/// when not.
-fn grouped_table_fits(
-    c: &Columns,
-    algo: Option<&dyn algorithms::Algorithm>,
-    flag: &str,
-) -> anyhow::Result<bool> {
-    if c.project.is_some() {
-        bail!("{flag} reads a data file given on the command line; a project's data is read in memory");
-    }
     let Some(algo) = algo else {
         bail!("name the algorithm: -a ID");
     };
@@ -524,13 +490,7 @@ fn grouped_table_fits(
             algo.id()
         );
     }
-    if c.lgb.sensitive_density.is_some() {
-        bail!("--sensitive-density marks cells by their row, and {flag} reads combinations, not rows in order; use --engine memory");
-    }
-    if c.pk.sample.is_some() {
-        bail!("--sample draws records by their row, and {flag} reads combinations; use --engine memory");
-    }
-    if algo.uses_l() && c.sensitive.is_empty() {
+    if algo.uses_l() && a.columns.sensitive.is_empty() {
         bail!(
             "{} needs a sensitive attribute: add --sensitive COL",
             algo.id()
@@ -539,13 +499,76 @@ fn grouped_table_fits(
     Ok(true)
 }
 
+/// Why the query engine reads the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum EngineBy {
+    /// `--engine auto` took it (a large file, runs that fit a table).
+    Auto,
+    /// The flag that asked for it: `--cluster` or `--engine datafusion`.
+    Flag(&'static str),
+}
+
+/// Whether runs of `algos` read the file through the query engine
+/// (`anonymize` and `compare`), and why; `None` for memory. `--cluster` is the engine on other
+/// machines: the same table, the same refusals, named by the flag given.
+/// What no run can do on a frequency table is refused here, with the
+/// reason; whether each algorithm reads one is the caller's question
+/// (`auto` takes the engine only when all do).
+pub(super) fn engine_flag(
+    c: &Columns,
+    engine: Engine,
+    cluster: &super::cluster::ClusterClientArgs,
+    algos: &[&dyn algorithms::Algorithm],
+) -> anyhow::Result<Option<EngineBy>> {
+    use anonlab::data::{formats, InputFormat};
+    let on_cluster = cluster.cluster.is_some();
+    if on_cluster && engine == Engine::Memory {
+        bail!("--cluster builds the frequency table on the cluster, and --engine memory reads the file here; give one of them");
+    }
+    let flag = if on_cluster {
+        "--cluster"
+    } else {
+        "--engine datafusion"
+    };
+    match engine {
+        Engine::Memory => Ok(None),
+        Engine::Auto if !on_cluster => Ok((cfg!(feature = "engine")
+            && c.project.is_none()
+            && c.lgb.sensitive_density.is_none()
+            && c.pk.sample.is_none()
+            && !algos.is_empty()
+            && algos.iter().all(|a| a.reads_grouped())
+            && c.file.as_deref().is_some_and(|f| {
+                c.csv.options().is_ok_and(|opts| {
+                    matches!(
+                        formats::detect(f, &opts),
+                        InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
+                    )
+                }) && std::fs::metadata(f).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
+            }))
+        .then_some(EngineBy::Auto)),
+        _ => {
+            if c.project.is_some() {
+                bail!("{flag} reads a data file given on the command line; a project's data is read in memory");
+            }
+            if c.lgb.sensitive_density.is_some() {
+                bail!("--sensitive-density marks cells by their row, and {flag} reads combinations, not rows in order; use --engine memory");
+            }
+            if c.pk.sample.is_some() {
+                bail!("--sample draws records by their row, and {flag} reads combinations; use --engine memory");
+            }
+            Ok(Some(EngineBy::Flag(flag)))
+        }
+    }
+}
+
 /// The session of `anonymize --engine datafusion`: the frequency table of
 /// the columns the algorithm reads, as a grouped dataset, and every
 /// column of the file. Identifiers are checked against the file and left
 /// out (a column unique per record would make the table as large as the
 /// file).
 #[cfg(feature = "engine")]
-fn engine_session(
+pub(super) fn engine_session(
     c: &Columns,
     cluster: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(Session, Vec<String>)> {
@@ -586,10 +609,9 @@ fn engine_session(
         }
     }
     let file_columns = table.file_columns().to_vec();
-    Ok((
-        Session::new(table.to_dataset()?, Some(file.clone()), opts),
-        file_columns,
-    ))
+    let mut session = Session::new(table.to_dataset()?, Some(file.clone()), opts);
+    session.identifiers_outside = c.identifier.clone();
+    Ok((session, file_columns))
 }
 
 /// The frequency table built on the cluster `--cluster` names, if any.
@@ -646,7 +668,7 @@ fn no_cluster(a: &super::cluster::ClusterClientArgs) -> anyhow::Result<()> {
 }
 
 #[cfg(not(feature = "engine"))]
-fn engine_session(
+pub(super) fn engine_session(
     _: &Columns,
     _: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(Session, Vec<String>)> {
@@ -656,7 +678,12 @@ fn engine_session(
 /// The roles of the file's columns for the engine's publishing pass:
 /// those of the grouped table's columns ([`published_roles`]), the
 /// identifiers, and every other column passed through.
-fn file_roles(grouped: &[Role], c: &Columns, ds: &Dataset, file_columns: &[String]) -> Vec<Role> {
+pub(super) fn file_roles(
+    grouped: &[Role],
+    c: &Columns,
+    ds: &Dataset,
+    file_columns: &[String],
+) -> Vec<Role> {
     file_columns
         .iter()
         .map(|name| {
@@ -673,7 +700,7 @@ fn file_roles(grouped: &[Role], c: &Columns, ds: &Dataset, file_columns: &[Strin
 /// Publish a verified release made on the engine's table: to `output`, or
 /// only its fingerprint. Gives the fingerprint and the file written.
 #[cfg(feature = "engine")]
-fn publish_by_engine(
+pub(super) fn publish_by_engine(
     p: &Prepared,
     release: &anonlab::release::Release,
     roles: &[Role],
@@ -705,7 +732,7 @@ fn publish_by_engine(
 }
 
 #[cfg(not(feature = "engine"))]
-fn publish_by_engine(
+pub(super) fn publish_by_engine(
     _: &Prepared,
     _: &anonlab::release::Release,
     _: &[Role],

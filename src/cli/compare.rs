@@ -11,7 +11,11 @@ use serde::Serialize;
 use anonlab::algorithms;
 use anonlab::anonymize::{evaluate, measure_pk, run, Evaluation, Measure};
 
-use super::anonymize::{prepare, published_roles, Columns, Prepared};
+use super::anonymize::{
+    engine_flag, engine_session, file_roles, prepare, prepare_with, publish_by_engine,
+    published_roles, Columns, Prepared,
+};
+use super::assess::Engine;
 use super::thousands;
 
 #[derive(Debug, Args)]
@@ -31,6 +35,17 @@ pub struct CompareArgs {
     pub l: Vec<u32>,
     #[arg(long)]
     pub json: bool,
+    /// Where the file is read, as `anonymize --engine` says: `datafusion`
+    /// builds the frequency table once and every run works on it
+    /// (algorithms that read every record are shown infeasible, with the
+    /// reason); each run's fingerprint is then a publishing pass over the
+    /// file, and the query workload is not run. `auto` takes the engine
+    /// for a file over 1 GiB when every algorithm runs on a frequency
+    /// table.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: Engine,
+    #[command(flatten)]
+    pub cluster: super::cluster::ClusterClientArgs,
 }
 
 /// One line of `compare`.
@@ -129,12 +144,44 @@ fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>
     Ok(runs)
 }
 
+/// The algorithms `compare` would run, before the data is read: what
+/// decides whether the query engine may read it (a project's compare set
+/// is read in memory, so none is named for it).
+fn algorithms_named(a: &CompareArgs) -> anyhow::Result<Vec<Box<dyn algorithms::Algorithm>>> {
+    if a.columns.project.is_some() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<&str> = if a.algorithms.is_empty() {
+        DEFAULT_COMPARE.to_vec()
+    } else {
+        a.algorithms.iter().map(String::as_str).collect()
+    };
+    Ok(ids
+        .into_iter()
+        .map(algorithms::by_id)
+        .collect::<anonlab::Result<_>>()?)
+}
+
 pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
-    let p = prepare(&a.columns)?;
+    let named = algorithms_named(a)?;
+    let named: Vec<&dyn algorithms::Algorithm> = named.iter().map(|a| a.as_ref()).collect();
+    // With the engine, every run works on the file's frequency table,
+    // built once; an algorithm that reads every record is a row saying
+    // why (the table refuses it), not an error of the whole comparison.
+    let (p, file_columns) = match engine_flag(&a.columns, a.engine, &a.cluster, &named)? {
+        Some(_) => {
+            let (session, columns) = engine_session(&a.columns, &a.cluster)?;
+            (prepare_with(&a.columns, Some(session))?, Some(columns))
+        }
+        None => (prepare(&a.columns)?, None),
+    };
     let runs = compare_runs(a, &p)?;
     let ids: Vec<&str> = runs.iter().map(|r| r.algorithm.id()).collect();
     let loaded = p.load_settings(&a.columns, &ids)?;
     let pk = a.columns.pk.load(&ids)?;
+    let inputs = p.inputs(&a.columns)?;
+    let ds = &p.session.dataset;
+    let roles = published_roles(&p, &a.columns, ds);
     let mut rows = Vec::new();
     for r in &runs {
         let (algo, k, l) = (&r.algorithm, r.k, r.l);
@@ -159,15 +206,12 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         // A refused run is a row of the table; a failed measurement is an error.
         let outcome = super::progress::with_bar(&label, |progress| {
             let (release, ms) = run(algo.id(), &req, progress)?;
-            let eval = evaluate(&release, &p.session.dataset, ms, &measure, progress);
+            let eval = evaluate(&release, ds, ms, &measure, progress);
             Ok::<_, anonlab::Error>((release, eval))
         });
-        let roles = published_roles(&p, &a.columns, &p.session.dataset);
         let row = match outcome {
             Ok((release, eval)) => {
                 let mut eval = eval?;
-                let fingerprint =
-                    anonlab::release::fingerprint(&release, &p.session.dataset, Some(&roles));
                 if pk.active {
                     measure_pk(&mut eval, &release, &req)?;
                 }
@@ -178,6 +222,16 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                         eval.verification
                     );
                 }
+                // The engine's table holds only the columns the runs read:
+                // the fingerprint of what the run would publish is a pass
+                // over the file (nothing written).
+                let fingerprint = match &file_columns {
+                    Some(columns) => {
+                        let file_roles = file_roles(&roles, &a.columns, ds, columns);
+                        publish_by_engine(&p, &release, &file_roles, None, &inputs, &a.cluster)?.0
+                    }
+                    None => anonlab::release::fingerprint(&release, ds, Some(&roles)),
+                };
                 CompareRow {
                     algorithm: algo.id().into(),
                     k,
@@ -206,6 +260,9 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         print!("{}", compare_table(&rows));
+        if file_columns.is_some() && a.columns.queries > 0 {
+            println!("query err: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");
+        }
     }
     Ok(())
 }

@@ -326,6 +326,11 @@ pub struct Release {
     pub sensitive: Vec<usize>,
     /// Identifier columns: never published.
     pub identifiers: Vec<usize>,
+    /// Identifier columns of the file that are not in the dataset (the
+    /// query engine's table leaves them out; its publishing pass drops
+    /// them): never published either.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identifiers_outside: Vec<String>,
     pub groups: Vec<EquivalenceGroup>,
     /// Empty when sensitive values stay on their rows.
     pub buckets: Vec<Bucket>,
@@ -359,6 +364,7 @@ impl Release {
             quasi_identifiers: qi,
             sensitive,
             identifiers: Vec::new(),
+            identifiers_outside: Vec::new(),
             groups: Vec::new(),
             buckets: Vec::new(),
             local_buckets: Vec::new(),

@@ -236,7 +236,7 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     })?;
 
     let mut release = Release::new("cbg", ds, req.qi.clone(), req.sensitive.clone());
-    release.identifiers = req.identifiers.clone();
+    req.drop_identifiers(&mut release);
     release.params.k = Some(req.k);
     release.params.l = Some(req.l);
     release.params.seed = Some(req.seed);

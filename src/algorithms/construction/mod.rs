@@ -230,7 +230,7 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
     // Group the published rows by their published cells.
     let mut groups: FxHashMap<&[u32], usize> = FxHashMap::default();
     let mut release = Release::new("construction", ds, req.qi.clone(), req.sensitive.clone());
-    release.identifiers = req.identifiers.clone();
+    req.drop_identifiers(&mut release);
     for r in 0..n {
         if deleted.contains(r) {
             release.suppressed_rows.push(r as u32);

@@ -650,7 +650,7 @@ fn build_release(
         })
         .collect();
     let mut release = Release::new("full-domain", ds, req.qi.clone(), req.sensitive.clone());
-    release.identifiers = req.identifiers.clone();
+    req.drop_identifiers(&mut release);
     // Groups in the order of their generalized values (the hierarchy
     // nodes' ids, first QI first), not of the rows' first appearance: the
     // release is then the same whatever the order of the file's rows, and

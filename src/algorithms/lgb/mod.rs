@@ -405,7 +405,7 @@ pub fn lgb(req: &Request<'_>, how: LocalGeneralization, progress: &Progress) -> 
         .collect();
 
     let mut release = Release::new(Lgb { how }.id(), ds, quasi.clone(), req.sensitive.clone());
-    release.identifiers = req.identifiers.clone();
+    req.drop_identifiers(&mut release);
     release.semi_sensitive = semi.iter().map(|a| a.column).collect();
     for (groups, qi) in per_subset.into_iter().zip(subset_qi) {
         let groups = groups?;

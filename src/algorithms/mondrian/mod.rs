@@ -157,7 +157,7 @@ impl Mondrian {
         )?;
 
         let mut release = Release::new(self.id(), ds, req.qi.clone(), req.sensitive.clone());
-        release.identifiers = req.identifiers.clone();
+        req.drop_identifiers(&mut release);
         release.params = ReleaseParams {
             k: Some(req.k),
             l: sensitive.map(|_| req.l),

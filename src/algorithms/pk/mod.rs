@@ -341,7 +341,7 @@ pub(crate) fn release_of(
         })
         .collect();
     let mut release = Release::new(id, ds, req.qi.clone(), req.sensitive.clone());
-    release.identifiers = req.identifiers.clone();
+    req.drop_identifiers(&mut release);
     for cl in clusters {
         let mut rows = cl.rows;
         rows.sort_unstable();

@@ -85,7 +85,12 @@ pub(super) fn identifiers(release: &Release, ds: &Dataset) -> Result<String, Str
             return Err(format!("identifier '{name}' is published"));
         }
     }
-    Ok(format!("{} identifiers dropped", release.identifiers.len()))
+    // The file's identifiers the dataset leaves out (the query engine's
+    // table) are dropped too: its publishing pass never writes them.
+    Ok(format!(
+        "{} identifiers dropped",
+        release.identifiers.len() + release.identifiers_outside.len()
+    ))
 }
 
 pub(super) fn rows_once(release: &Release, ds: &Dataset) -> Result<String, String> {
