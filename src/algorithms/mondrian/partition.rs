@@ -207,28 +207,33 @@ fn gather(ctx: &Ctx<'_>, node: &[u32], sc: &mut Scratch) {
     }
     sc.epoch += 1;
     let epoch = sc.epoch;
-    let d = ctx.dims.len();
-    for j in 0..d {
-        sc.vals[j].clear();
-        sc.counts[j].clear();
-    }
-    let mut records = 0usize;
-    for rec in node.chunks_exact(ctx.stride) {
-        let n = ctx.weight_at.map_or(1, |at| rec[at]);
-        records += n as usize;
-        for j in 0..d {
-            let c = rec[1 + j];
-            let slot = &mut sc.slots[j][c as usize];
+    // One dimension at a time: its slot table, values and counts stay in
+    // registers and cache for the whole pass (each dimension's values come
+    // out in the order of first appearance either way).
+    let weight = |rec: &[u32]| ctx.weight_at.map_or(1, |at| rec[at]);
+    let tables = sc.slots.iter_mut().zip(&mut sc.vals).zip(&mut sc.counts);
+    for (j, ((slots, vals), counts)) in tables.enumerate() {
+        vals.clear();
+        counts.clear();
+        for rec in node.chunks_exact(ctx.stride) {
+            let (c, n) = (rec[1 + j], weight(rec));
+            let slot = &mut slots[c as usize];
             if slot.0 == epoch {
-                sc.counts[j][slot.1 as usize] += n;
+                counts[slot.1 as usize] += n;
             } else {
-                *slot = (epoch, sc.vals[j].len() as u32);
-                sc.vals[j].push(c);
-                sc.counts[j].push(n);
+                *slot = (epoch, vals.len() as u32);
+                vals.push(c);
+                counts.push(n);
             }
         }
     }
-    sc.records = records;
+    sc.records = match ctx.weight_at {
+        None => node.len() / ctx.stride,
+        Some(at) => node
+            .chunks_exact(ctx.stride)
+            .map(|rec| rec[at] as usize)
+            .sum(),
+    };
 }
 
 /// The allowable cut of dimension `j` nearest the node's median: a
