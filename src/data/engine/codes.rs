@@ -40,7 +40,6 @@
 //!   columns' distinct values, which the frequency table holds anyway.
 
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -265,10 +264,6 @@ fn layout(bits: &[u32]) -> Vec<Vec<(usize, u32)>> {
     keys
 }
 
-/// Tells the functions of one plan apart (DataFusion compares functions
-/// by value; two plans' dictionaries differ).
-static PLANS: AtomicU64 = AtomicU64::new(0);
-
 /// The scalar function that packs the codes of some columns into a key.
 #[derive(Debug)]
 struct PackCodes {
@@ -350,7 +345,12 @@ pub(super) async fn coded_groups(
     let dictionaries = Arc::new(dictionaries);
     let bits: Vec<u32> = dictionaries.iter().map(Dictionary::bits).collect();
     let layout = layout(&bits);
-    let plan = PLANS.fetch_add(1, Ordering::Relaxed);
+    // Tells this plan's functions from another's (DataFusion compares
+    // functions by name, and two plans' dictionaries differ): the address
+    // of the dictionaries they share, which no other plan's can have while
+    // these functions live (no global counter: the library keeps no
+    // hidden state).
+    let plan = Arc::as_ptr(&dictionaries) as usize;
     let keys: Vec<Expr> = layout
         .iter()
         .enumerate()
