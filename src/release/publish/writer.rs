@@ -1,0 +1,377 @@
+//! The second pass of [`publish`](super::publish): the spilled ranges read
+//! back in output order and written as CSV or Parquet, hashed as written.
+
+use super::*;
+
+/// The second pass: ranges read back in order and written out.
+pub(super) struct Writer<'a> {
+    job: &'a PublishJob<'a>,
+    layout: &'a Layout,
+    format: InputFormat,
+    inputs: &'a Inputs,
+    hash: Sha256,
+    pub(super) fingerprint: Option<String>,
+    pub(super) ranges: usize,
+    pub(super) largest: u64,
+    /// The group whose cells are rendered in `cells`.
+    group: Option<usize>,
+    cells: Vec<Option<String>>,
+    gid: String,
+    /// One row's fields, unencoded.
+    text: String,
+    ends: Vec<usize>,
+    /// CSV bytes not yet written.
+    csv: Vec<u8>,
+}
+
+/// Where the rows go besides the hash.
+pub(super) enum Sink<'w> {
+    Csv(&'w mut dyn Write),
+    Parquet(Box<ParquetSink<'w>>),
+}
+
+impl<'a> Writer<'a> {
+    pub(super) fn new(
+        job: &'a PublishJob<'a>,
+        layout: &'a Layout,
+        format: InputFormat,
+        inputs: &'a Inputs,
+    ) -> Self {
+        Writer {
+            job,
+            layout,
+            format,
+            inputs,
+            hash: Sha256::new(),
+            fingerprint: None,
+            ranges: 0,
+            largest: 0,
+            group: None,
+            cells: Vec::new(),
+            gid: String::new(),
+            text: String::new(),
+            ends: Vec::new(),
+            csv: Vec::with_capacity(BLOCK + 4096),
+        }
+    }
+
+    /// The file messages name.
+    fn target(&self) -> PathBuf {
+        self.job
+            .output
+            .map_or_else(|| PathBuf::from("(the published table)"), Path::to_path_buf)
+    }
+
+    pub(super) fn write(&mut self, w: &mut dyn Write, spilled: &Spilled) -> Result<()> {
+        let target = self.target();
+        let io = |e| Error::Write(target.clone(), e);
+        let mut header = csv::Writer::from_writer(Vec::new());
+        header
+            .write_record(&self.layout.headers)
+            .map_err(|e| io(std::io::Error::other(e)))?;
+        let header = header
+            .into_inner()
+            .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+        self.hash.update(&header);
+        let mut sink = match self.format {
+            InputFormat::Parquet => Sink::Parquet(Box::new(
+                ParquetSink::new(&self.layout.headers, w).map_err(io)?,
+            )),
+            _ => {
+                w.write_all(&header).map_err(io)?;
+                Sink::Csv(w)
+            }
+        };
+        for (scratch, lo, hi) in &spilled.files {
+            self.range(scratch, *lo, *hi, &spilled.kinds, &mut sink)?;
+        }
+        self.flush(&mut sink)?;
+        match sink {
+            Sink::Csv(w) => w.flush().map_err(io)?,
+            Sink::Parquet(p) => p.finish().map_err(io)?,
+        }
+        let digest = std::mem::take(&mut self.hash).finalize();
+        self.fingerprint = Some(combine(vec![("table".to_string(), digest)]));
+        Ok(())
+    }
+
+    /// Write the rows placed in `lo..hi`, spilled to `scratch`: at once
+    /// when they fit the budget, else split into smaller ranges first.
+    fn range(
+        &mut self,
+        scratch: &Scratch,
+        lo: u64,
+        hi: u64,
+        kinds: &[ColumnKind],
+        sink: &mut Sink<'_>,
+    ) -> Result<()> {
+        let path = scratch.path().to_path_buf();
+        let read_err = |e| Error::Io(path.clone(), e);
+        let size = std::fs::metadata(&path).map_err(read_err)?.len();
+        let passthrough = kinds.len();
+        if size > self.job.range_bytes as u64 && hi - lo > 1 {
+            return self.split(scratch, lo, hi, size, kinds, sink);
+        }
+        let mut bytes = Vec::with_capacity(size as usize);
+        File::open(&path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(read_err)?;
+        self.ranges += 1;
+        self.largest = self.largest.max(size);
+        let corrupt = || {
+            Error::Io(
+                path.clone(),
+                std::io::Error::other(
+                    "a spilled row cannot be read back (the scratch file was changed or truncated)",
+                ),
+            )
+        };
+        let mut slots = vec![usize::MAX; (hi - lo) as usize];
+        let mut at = 0;
+        while at < bytes.len() {
+            let (place, next) = record_end(&bytes, at, passthrough).ok_or_else(corrupt)?;
+            let slot = place
+                .checked_sub(lo)
+                .and_then(|s| slots.get_mut(s as usize))
+                .filter(|s| **s == usize::MAX)
+                .ok_or_else(corrupt)?;
+            *slot = at;
+            at = next;
+        }
+        let mut cells = Vec::with_capacity(passthrough);
+        for at in slots {
+            let combo = read_record(&bytes, at, passthrough, &mut cells).ok_or_else(corrupt)?;
+            self.row(combo, &cells, kinds, sink)?;
+        }
+        Ok(())
+    }
+
+    /// Split a range too large for the budget into ranges of a budget's
+    /// half each (by estimate), then write them in order.
+    fn split(
+        &mut self,
+        scratch: &Scratch,
+        lo: u64,
+        hi: u64,
+        size: u64,
+        kinds: &[ColumnKind],
+        sink: &mut Sink<'_>,
+    ) -> Result<()> {
+        let path = scratch.path();
+        let budget = (self.job.range_bytes as u64 / 2).max(1);
+        let parts = size
+            .div_ceil(budget)
+            .clamp(2, MAX_RANGES as u64)
+            .min(hi - lo);
+        let per = (hi - lo).div_ceil(parts);
+        let dir = path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let name = spill_name(self.job);
+        let mut parts_out = Vec::new();
+        let mut start = lo;
+        while start < hi {
+            let (s, f) = Scratch::create(&dir, &name, self.inputs)?;
+            parts_out.push((
+                s,
+                BufWriter::with_capacity(SPILL_BUFFER, f),
+                start,
+                (start + per).min(hi),
+            ));
+            start += per;
+        }
+        let mut reader =
+            BufReader::new(File::open(path).map_err(|e| Error::Io(path.to_path_buf(), e))?);
+        let mut buf = Vec::new();
+        while let Some(place) = next_record(&mut reader, kinds.len(), &mut buf)
+            .map_err(|e| Error::Io(path.to_path_buf(), e))?
+        {
+            let i = place
+                .checked_sub(lo)
+                .map(|p| (p / per) as usize)
+                .filter(|&i| i < parts_out.len())
+                .ok_or_else(|| {
+                    Error::Io(
+                        path.to_path_buf(),
+                        std::io::Error::other("a spilled row is out of its range"),
+                    )
+                })?;
+            let (s, w, _, _) = &mut parts_out[i];
+            w.write_all(&buf)
+                .map_err(|e| Error::Write(s.path().to_path_buf(), e))?;
+        }
+        drop(reader);
+        let mut parts = Vec::with_capacity(parts_out.len());
+        for (s, w, a, b) in parts_out {
+            w.into_inner()
+                .map_err(|e| Error::Write(s.path().to_path_buf(), e.into_error()))?;
+            parts.push((s, a, b));
+        }
+        for (s, a, b) in &parts {
+            self.range(s, *a, *b, kinds, sink)?;
+        }
+        Ok(())
+    }
+
+    /// One published row: the record of combination `combo` whose
+    /// passthrough cells are `cells`.
+    fn row(
+        &mut self,
+        combo: usize,
+        cells: &[Option<&str>],
+        kinds: &[ColumnKind],
+        sink: &mut Sink<'_>,
+    ) -> Result<()> {
+        let (ds, release) = (self.job.grouped, self.job.release);
+        let g = self.layout.group_of[combo] as usize;
+        if self.group != Some(g) {
+            self.group = Some(g);
+            self.cells.clear();
+            self.cells.extend(
+                release
+                    .quasi_identifiers
+                    .iter()
+                    .zip(&release.groups[g].cells)
+                    .map(|(&c, cell)| match cell {
+                        Cell::Original => None,
+                        _ => Some(cell.render(ds.col(c), 0)),
+                    }),
+            );
+            self.gid = (g + 1).to_string();
+        }
+        self.text.clear();
+        self.ends.clear();
+        for (&c, cell) in release.quasi_identifiers.iter().zip(&self.cells) {
+            match cell {
+                Some(text) => self.text.push_str(text),
+                None => {
+                    let col = ds.col(c);
+                    self.text.push_str(col.display(col.code(combo)));
+                }
+            }
+            self.ends.push(self.text.len());
+        }
+        for (cell, kind) in cells.iter().zip(kinds) {
+            match cell {
+                None => self.text.push('?'),
+                Some(text) if *kind == ColumnKind::Numeric && plain_integer(text) => {
+                    self.text.push_str(text)
+                }
+                Some(text) if *kind == ColumnKind::Numeric => match Decimal::parse(text) {
+                    Some(d) => self.text.push_str(&d.canonical()),
+                    None => self.text.push_str(text),
+                },
+                Some(text) => self.text.push_str(text),
+            }
+            self.ends.push(self.text.len());
+        }
+        for &c in &release.sensitive {
+            let col = ds.col(c);
+            self.text.push_str(col.display(col.code(combo)));
+            self.ends.push(self.text.len());
+        }
+        self.text.push_str(&self.gid);
+        self.ends.push(self.text.len());
+        let mut start = 0;
+        for (i, &end) in self.ends.iter().enumerate() {
+            if i > 0 {
+                self.csv.push(b',');
+            }
+            encode(&self.text[start..end], &mut self.csv);
+            start = end;
+        }
+        self.csv.push(b'\n');
+        if let Sink::Parquet(p) = sink {
+            p.push(&self.text, &self.ends)
+                .map_err(|e| Error::Write(self.target(), e))?;
+        }
+        if self.csv.len() >= BLOCK {
+            self.flush(sink)?;
+        }
+        Ok(())
+    }
+
+    /// Hand the CSV bytes to the hash and, for CSV output, the writer.
+    fn flush(&mut self, sink: &mut Sink<'_>) -> Result<()> {
+        self.hash.update(&self.csv);
+        if let Sink::Csv(w) = sink {
+            w.write_all(&self.csv)
+                .map_err(|e| Error::Write(self.target(), e))?;
+        }
+        self.csv.clear();
+        Ok(())
+    }
+}
+
+/// The published table as Parquet, every column text.
+pub(super) struct ParquetSink<'w> {
+    out: &'w mut dyn Write,
+    writer: ArrowWriter<Vec<u8>>,
+    schema: SchemaRef,
+    columns: Vec<StringBuilder>,
+    rows: usize,
+}
+
+impl<'w> ParquetSink<'w> {
+    fn new(headers: &[String], out: &'w mut dyn Write) -> std::io::Result<Self> {
+        let schema: SchemaRef = Arc::new(Schema::new(
+            headers
+                .iter()
+                .map(|h| Field::new(h, DataType::Utf8, false))
+                .collect::<Vec<_>>(),
+        ));
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_max_row_group_row_count(Some(PARQUET_ROW_GROUP))
+            .set_max_row_group_bytes(Some(64 << 20))
+            .build();
+        let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))
+            .map_err(std::io::Error::other)?;
+        Ok(ParquetSink {
+            out,
+            writer,
+            columns: headers.iter().map(|_| StringBuilder::new()).collect(),
+            schema,
+            rows: 0,
+        })
+    }
+
+    fn push(&mut self, text: &str, ends: &[usize]) -> std::io::Result<()> {
+        let mut start = 0;
+        for (b, &end) in self.columns.iter_mut().zip(ends) {
+            b.append_value(&text[start..end]);
+            start = end;
+        }
+        self.rows += 1;
+        if self.rows >= PARQUET_BATCH {
+            self.write_batch()?;
+        }
+        Ok(())
+    }
+
+    fn write_batch(&mut self) -> std::io::Result<()> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef)
+            .collect();
+        let batch =
+            RecordBatch::try_new(self.schema.clone(), arrays).map_err(std::io::Error::other)?;
+        self.writer.write(&batch).map_err(std::io::Error::other)?;
+        self.rows = 0;
+        let bytes = self.writer.inner_mut();
+        self.out.write_all(bytes)?;
+        bytes.clear();
+        Ok(())
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.write_batch()?;
+        let rest = self.writer.into_inner().map_err(std::io::Error::other)?;
+        self.out.write_all(&rest)?;
+        self.out.flush()
+    }
+}
