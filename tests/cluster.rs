@@ -21,7 +21,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::cli::{anonlab, json_of, same_json};
+use common::cli::{anonlab, json_of, same_json, without_run_times};
 
 /// How long a process may take to print that it listens.
 const START: Duration = Duration::from_secs(60);
@@ -477,13 +477,7 @@ fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
             "3,10",
         ];
         all.extend_from_slice(how);
-        let mut rows = json_of(&run(&all));
-        for row in rows.as_array_mut().unwrap() {
-            if let Some(e) = row["evaluation"].as_object_mut() {
-                e.remove("time_ms");
-            }
-        }
-        rows
+        without_run_times(json_of(&run(&all)))
     };
     let on_cluster = compare(&["--cluster", &cluster.address]);
     if let Err(e) = same_json(&compare(&["--engine", "datafusion"]), &on_cluster, "") {

@@ -940,15 +940,26 @@ fn anonymize_through_the_engine_writes_what_memory_writes() {
 
 #[test]
 fn anonymize_through_the_engine_refuses_what_it_cannot_do() {
-    let refused = |args: &[&str]| {
-        let out = anonlab()
-            .args(["anonymize", "assets/demo.csv", "--qi", "sex,age,zip"])
-            .args(["--sensitive", "disease", "--engine", "datafusion"])
-            .args(args)
-            .output()
-            .unwrap();
+    // The stderr of a run that must fail: `command` then `args`.
+    let fails = |command: &[&str], args: &[&str]| {
+        let out = anonlab().args(command).args(args).output().unwrap();
         assert!(!out.status.success());
         String::from_utf8(out.stderr).unwrap()
+    };
+    let refused = |args: &[&str]| {
+        fails(
+            &[
+                "anonymize",
+                "assets/demo.csv",
+                "--qi",
+                "sex,age,zip",
+                "--sensitive",
+                "disease",
+                "--engine",
+                "datafusion",
+            ],
+            args,
+        )
     };
     let e = refused(&["-a", "anatomy"]);
     assert!(
@@ -977,14 +988,19 @@ fn anonymize_through_the_engine_refuses_what_it_cannot_do() {
 
     // compare refuses what no run can do on a frequency table.
     let compare = |args: &[&str]| {
-        let out = anonlab()
-            .args(["compare", "assets/demo.csv", "--qi", "sex,age,zip"])
-            .args(["--sensitive", "disease", "--algorithms", "mondrian"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(!out.status.success());
-        String::from_utf8(out.stderr).unwrap()
+        fails(
+            &[
+                "compare",
+                "assets/demo.csv",
+                "--qi",
+                "sex,age,zip",
+                "--sensitive",
+                "disease",
+                "--algorithms",
+                "mondrian",
+            ],
+            args,
+        )
     };
     let e = compare(&["--engine", "datafusion", "--sample", "100"]);
     assert!(
@@ -1030,7 +1046,10 @@ fn compare_rows(file: &Path, engine: &str, args: &[&str]) -> Vec<serde_json::Val
         .args(args)
         .output()
         .unwrap();
-    common::cli::json_of(&out).as_array().unwrap().clone()
+    common::cli::without_run_times(common::cli::json_of(&out))
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 /// `compare` through the engine gives memory's rows: the same releases
@@ -1100,14 +1119,7 @@ fn compare_through_the_engine_gives_the_rows_of_memory() {
                 );
                 continue;
             }
-            let figures = |row: &serde_json::Value| {
-                let mut row = row.clone();
-                if let Some(e) = row["evaluation"].as_object_mut() {
-                    e.remove("time_ms");
-                }
-                row
-            };
-            if let Err(why) = common::cli::same_json(&figures(m), &figures(e), "") {
+            if let Err(why) = common::cli::same_json(m, e, "") {
                 panic!("{at}: the engine's row differs from memory's: {why}");
             }
             compared += usize::from(m["fingerprint"].is_string());

@@ -40,6 +40,17 @@ pub fn publish_project(project: &std::path::Path, csv: &std::path::Path) -> std:
     out
 }
 
+/// `compare --json`'s rows without each run's own time (`time_ms`), so
+/// that every other figure can be compared across engines.
+pub fn without_run_times(mut rows: serde_json::Value) -> serde_json::Value {
+    for row in rows.as_array_mut().into_iter().flatten() {
+        if let Some(e) = row["evaluation"].as_object_mut() {
+            e.remove("time_ms");
+        }
+    }
+    rows
+}
+
 /// The same figures: every count, label and exact figure equal; a float
 /// that is a sum over records (a mean) equal up to the order of the
 /// summation (relative 1e-12), since the engine's dataset holds the
