@@ -17,7 +17,7 @@ use anonlab::hierarchy::HierarchySet;
 use anonlab::release::{buckets_path, stage_csv_fingerprinted, write_json};
 use anonlab::session::Session;
 
-use super::assess::{Engine, ENGINE_FROM_BYTES};
+use super::assess::{auto_takes_engine, Engine};
 use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
 use super::pk_args::PkArgs;
@@ -520,7 +520,6 @@ pub(super) fn engine_flag(
     cluster: &super::cluster::ClusterClientArgs,
     algos: &[&dyn algorithms::Algorithm],
 ) -> anyhow::Result<Option<EngineBy>> {
-    use anonlab::data::{formats, InputFormat};
     let on_cluster = cluster.cluster.is_some();
     if on_cluster && engine == Engine::Memory {
         bail!("--cluster builds the frequency table on the cluster, and --engine memory reads the file here; give one of them");
@@ -532,19 +531,15 @@ pub(super) fn engine_flag(
     };
     match engine {
         Engine::Memory => Ok(None),
-        Engine::Auto if !on_cluster => Ok((cfg!(feature = "engine")
-            && c.project.is_none()
+        Engine::Auto if !on_cluster => Ok((c.project.is_none()
             && c.lgb.sensitive_density.is_none()
             && c.pk.sample.is_none()
             && !algos.is_empty()
             && algos.iter().all(|a| a.reads_grouped())
             && c.file.as_deref().is_some_and(|f| {
-                c.csv.options().is_ok_and(|opts| {
-                    matches!(
-                        formats::detect(f, &opts),
-                        InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
-                    )
-                }) && std::fs::metadata(f).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
+                c.csv
+                    .options()
+                    .is_ok_and(|opts| auto_takes_engine(f, &opts))
             }))
         .then_some(EngineBy::Auto)),
         _ => {

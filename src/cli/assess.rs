@@ -93,22 +93,27 @@ pub const ENGINE_FROM_BYTES: u64 = 1 << 30;
 
 /// Whether `assess` reads `file` with the query engine.
 fn engine_for(a: &AssessArgs, file: &std::path::Path, opts: &CsvOptions) -> bool {
-    use anonlab::data::{formats, InputFormat};
     if a.cluster.cluster.is_some() {
         return true;
     }
     match a.engine {
         Engine::Memory => false,
         Engine::Datafusion => true,
-        Engine::Auto => {
-            cfg!(feature = "engine")
-                && matches!(
-                    formats::detect(file, opts),
-                    InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
-                )
-                && std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
-        }
+        Engine::Auto => auto_takes_engine(file, opts),
     }
+}
+
+/// Whether `--engine auto` (of `assess`, `anonymize` and `compare`) takes
+/// the query engine for `file`: a build with the engine, and a plain CSV,
+/// Parquet or Arrow file over [`ENGINE_FROM_BYTES`].
+pub(super) fn auto_takes_engine(file: &std::path::Path, opts: &CsvOptions) -> bool {
+    use anonlab::data::{formats, InputFormat};
+    cfg!(feature = "engine")
+        && matches!(
+            formats::detect(file, opts),
+            InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
+        )
+        && std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
 }
 
 /// Validate the flags into a session (ripgrep's "parse raw, then build").

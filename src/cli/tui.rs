@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use anonlab::data::{CsvOptions, Role, Roles};
 use anonlab::session::Session;
 
-use super::assess::{Engine, ENGINE_FROM_BYTES};
+use super::assess::{auto_takes_engine, Engine};
 use super::TuiArgs;
 
 /// Open `file` as the flags say and run the TUI on it.
@@ -31,7 +31,6 @@ pub fn run(a: &TuiArgs, file: &Path) -> anyhow::Result<()> {
 /// Whether the query engine reads `file` (`--engine`), refused with a
 /// reason when the flags ask it of what it cannot do.
 fn engine_for(a: &TuiArgs, file: &Path, opts: &CsvOptions) -> anyhow::Result<bool> {
-    use anonlab::data::{formats, InputFormat};
     let grouped = !grouped_columns(a).is_empty();
     match a.engine {
         Engine::Memory => Ok(false),
@@ -42,13 +41,7 @@ fn engine_for(a: &TuiArgs, file: &Path, opts: &CsvOptions) -> anyhow::Result<boo
         ),
         Engine::Datafusion => Ok(true),
         Engine::Auto => {
-            let big = cfg!(feature = "engine")
-                && matches!(
-                    formats::detect(file, opts),
-                    InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
-                )
-                && std::fs::metadata(file)
-                    .is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES);
+            let big = auto_takes_engine(file, opts);
             if big && !grouped {
                 bail!(
                     "{} is over 1 GiB: the TUI opens it through the query engine's frequency \
