@@ -164,17 +164,17 @@ impl Ord for Entry {
 /// Step 3 for one SEC: every cluster gets one tuple by global BestMatch.
 /// Returns the tuples of the SEC left over.
 fn fill_one_each(pr: &Problem<'_>, clusters: &mut [Cluster], sec: &[u32]) -> Vec<u32> {
-    let mut taken = vec![false; sec.len()];
-    let best_for = |cl: &Cluster, taken: &[bool]| -> Option<Entry> {
-        let free: Vec<u32> = (0..sec.len() as u32)
-            .filter(|&i| !taken[i as usize])
-            .collect();
+    // The positions in `sec` not taken yet, ascending: a scan over them
+    // visits the free tuples in the order of `sec`, as a scan of `sec`
+    // skipping the taken ones would.
+    let mut free: Vec<u32> = (0..sec.len() as u32).collect();
+    let best_for = |cl: &Cluster, free: &[u32]| -> Option<Entry> {
         let terms = cl.terms(pr);
         let score = |i: u32| Score {
             div: cl.div(pr, sec[i as usize]),
             dil: cl.delta_with(pr, &terms, sec[i as usize]),
         };
-        best_in(&free, Some(cl.floor(pr.p, true)), score).map(|j| Entry {
+        best_in(free, Some(cl.floor(pr.p, true)), score).map(|j| Entry {
             score: score(free[j]),
             cluster: 0,
             tuple: free[j] as usize,
@@ -183,17 +183,17 @@ fn fill_one_each(pr: &Problem<'_>, clusters: &mut [Cluster], sec: &[u32]) -> Vec
     let mut heap: BinaryHeap<Entry> = clusters
         .par_iter()
         .enumerate()
-        .filter_map(|(c, cl)| best_for(cl, &taken).map(|e| Entry { cluster: c, ..e }))
+        .filter_map(|(c, cl)| best_for(cl, &free).map(|e| Entry { cluster: c, ..e }))
         .collect::<Vec<_>>()
         .into();
-    let mut left = sec.len();
+    let mut taken = vec![false; sec.len()];
     while let Some(e) = heap.pop() {
-        if left == 0 {
+        if free.is_empty() {
             break;
         }
         if taken[e.tuple] {
             // Another cluster took this one: find the next best, lazily.
-            if let Some(n) = best_for(&clusters[e.cluster], &taken) {
+            if let Some(n) = best_for(&clusters[e.cluster], &free) {
                 heap.push(Entry {
                     cluster: e.cluster,
                     ..n
@@ -202,14 +202,13 @@ fn fill_one_each(pr: &Problem<'_>, clusters: &mut [Cluster], sec: &[u32]) -> Vec
             continue;
         }
         taken[e.tuple] = true;
-        left -= 1;
+        let at = free
+            .binary_search(&(e.tuple as u32))
+            .expect("a free tuple is listed");
+        free.remove(at);
         clusters[e.cluster].add(pr, sec[e.tuple]);
     }
-    sec.iter()
-        .zip(&taken)
-        .filter(|(_, &t)| !t)
-        .map(|(&r, _)| r)
-        .collect()
+    free.iter().map(|&i| sec[i as usize]).collect()
 }
 
 /// Step 4: make every cluster p-sensitive, dissolving the least diverse

@@ -89,6 +89,13 @@ struct Keys {
     alive: Vec<u32>,
 }
 
+/// What a scan weighs Div with: per view, the units a new value brings;
+/// per key, when the key index exists, its Div for the cluster.
+struct Weights<'a> {
+    views: &'a [u32],
+    keys: Option<&'a [u32]>,
+}
+
 /// The best candidate of part of a scan: its score and its row; `reached`
 /// when it reaches the floor.
 #[derive(Debug, Clone, Copy)]
@@ -323,9 +330,19 @@ impl Pool {
         let weight = self.weights(pr, cl);
         // A diverse scan visits only the combos holding a cell of the
         // largest Div any alive cell reaches.
-        let worth = match (&self.keys, diverse) {
-            (Some(keys), true) => Some(self.worth(keys, cl, &weight)),
+        // Div of every key, once per scan: a cell's Div is its key's.
+        let key_divs: Option<Vec<u32>> = (diverse && self.keys.is_some()).then(|| {
+            (0..self.key_ids.len() / self.views.max(1))
+                .map(|k| self.key_div(k, cl, &weight))
+                .collect()
+        });
+        let worth = match (&self.keys, &key_divs) {
+            (Some(keys), Some(divs)) => Some(self.worth(keys, divs)),
             _ => None,
+        };
+        let weight = Weights {
+            views: &weight,
+            keys: key_divs.as_deref(),
         };
         if !negate {
             // The combos inside gen(cl) first (among those worth it).
@@ -393,10 +410,10 @@ impl Pool {
     }
 
     /// The alive combos holding a cell of the largest Div any alive cell
-    /// reaches for `cl`.
-    fn worth(&self, keys: &Keys, cl: &Cluster, weight: &[u32]) -> FixedBitSet {
+    /// reaches for `cl`; `key_divs`: each key's Div.
+    fn worth(&self, keys: &Keys, key_divs: &[u32]) -> FixedBitSet {
         let divs: Vec<Option<u32>> = (0..keys.alive.len())
-            .map(|k| (keys.alive[k] > 0).then(|| self.key_div(k, cl, weight)))
+            .map(|k| (keys.alive[k] > 0).then_some(key_divs[k]))
             .collect();
         let mut out = FixedBitSet::with_capacity(self.alive_bits.len());
         if let Some(top) = divs.iter().flatten().max() {
@@ -453,7 +470,7 @@ impl Pool {
         &self,
         cl: &Cluster,
         terms: &Terms,
-        weight: &[u32],
+        weight: &Weights<'_>,
         diverse: bool,
         floor: Option<Score>,
         negate: bool,
@@ -466,10 +483,13 @@ impl Pool {
         // the views where its id is new to the cluster of the view's weight
         // p − min(distinct, p).
         let div_of = |cell: usize| -> u32 {
+            if let Some(divs) = weight.keys {
+                return divs[self.cell_key[cell] as usize];
+            }
             let ids = &self.sens[cell * self.views..(cell + 1) * self.views];
             ids.iter()
                 .zip(&cl.counts)
-                .zip(weight)
+                .zip(weight.views)
                 .map(|((&id, counts), &w)| if counts[id as usize] == 0 { w } else { 0 })
                 .sum()
         };
