@@ -61,6 +61,7 @@ use datafusion::prelude::{
     CsvReadOptions, DataFrame, Expr, ParquetReadOptions, SessionConfig, SessionContext,
 };
 use futures::StreamExt;
+use rayon::prelude::*;
 
 use super::csv_import::{check_forced, csv_header, header_names, FieldRules};
 use super::engine::EngineOptions;
@@ -367,19 +368,31 @@ impl FileScan {
                 let arrays = arrays.map_err(fail)?;
                 batch.first = records;
                 batch.len = arrays.num_rows();
-                for (i, column) in batch.columns.iter_mut().enumerate() {
-                    column.clear();
-                    column
-                        .push_array(arrays.column(i).as_ref(), &rules, self.opts.max_field_bytes)
-                        .map_err(|(j, e)| {
-                            cell_error(
-                                &file,
-                                Some(row_label(self.format, records + j as u64)),
-                                &names[i],
-                                e,
-                                self.opts.max_field_bytes,
-                            )
-                        })?;
+                // The columns are read as text on every core (they are
+                // independent); the first column in order with a bad cell
+                // is the one refused, as when they are read one by one.
+                let max = self.opts.max_field_bytes;
+                let read: Vec<_> = batch
+                    .columns
+                    .par_iter_mut()
+                    .enumerate()
+                    .map(|(i, column)| {
+                        column.clear();
+                        column.push_array(arrays.column(i).as_ref(), &rules, max)
+                    })
+                    .collect();
+                if let Some((i, (j, e))) = read
+                    .into_iter()
+                    .enumerate()
+                    .find_map(|(i, r)| r.err().map(|e| (i, e)))
+                {
+                    return Err(cell_error(
+                        &file,
+                        Some(row_label(self.format, records + j as u64)),
+                        &names[i],
+                        e,
+                        max,
+                    ));
                 }
                 let more = visit(&batch)?;
                 records += batch.len as u64;

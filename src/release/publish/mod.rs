@@ -61,8 +61,9 @@
 //! refused: the algorithms that run on a grouped table (Mondrian,
 //! full-domain) keep sensitive values on their rows.
 //!
-//! The first pass (reading, mapping, spilling) is `pass`, the second
-//! (reading the ranges back, writing CSV or Parquet) `writer`; this file
+//! The first pass (reading, mapping, spilling) is `pass`, its per-record
+//! lookups, done on every core, `keys`; the second (reading the ranges
+//! back, writing CSV or Parquet) `writer`; this file
 //! holds the job, the layout of the groups and the passes' driver.
 //!
 //! Columns neither grouped nor passed through (identifiers, a flag column
@@ -409,9 +410,11 @@ impl Layout {
     }
 }
 
+mod keys;
 mod pass;
 mod writer;
 
+use keys::*;
 use pass::*;
 use writer::*;
 

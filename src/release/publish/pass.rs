@@ -3,34 +3,6 @@
 
 use super::*;
 
-/// A grouped column's codes by text, cached: most columns have few
-/// spellings, and a numeric lookup parses the dictionary it searches.
-pub(super) struct Lookup<'a> {
-    column: &'a Column,
-    cache: FxHashMap<Box<str>, u32>,
-}
-
-impl Lookup<'_> {
-    fn code(&mut self, text: &str) -> Option<u32> {
-        if let Some(&c) = self.cache.get(text) {
-            return Some(c);
-        }
-        let code = self.column.code_of(text)?;
-        if self.cache.len() < CACHE_ENTRIES {
-            self.cache.insert(text.into(), code);
-        }
-        Some(code)
-    }
-}
-
-/// What is learned of a passthrough column's kind while streaming.
-#[derive(Default)]
-pub(super) struct KindSeen {
-    any_value: bool,
-    /// The first value that is not a number, and its record.
-    first_text: Option<(u64, String)>,
-}
-
 /// The spilled ranges: one scratch file per range of output rows.
 pub(super) struct Spilled {
     pub(super) files: Vec<(Scratch, u64, u64)>,
@@ -43,14 +15,13 @@ pub(super) struct Pass<'a> {
     job: &'a PublishJob<'a>,
     layout: &'a Layout,
     format: InputFormat,
-    lookups: Vec<Lookup<'a>>,
-    combos: Combinations,
+    /// Each record's combination, mapped on every core.
+    keys: Keys<'a>,
     /// Records of each combination seen so far.
     seen: Vec<u32>,
     /// Rows of each group placed so far.
     placed: Vec<u64>,
     kinds: Vec<KindSeen>,
-    key: Vec<u32>,
     /// Rows per range and the range files being written.
     per_range: u64,
     writers: Vec<(Scratch, BufWriter<File>)>,
@@ -92,7 +63,6 @@ impl<'a> Pass<'a> {
         inputs: &Inputs,
     ) -> Result<Self> {
         let ds = job.grouped;
-        let combos = Combinations::new(ds);
         // Ranges from an estimate of the spilled bytes: the passthrough
         // text is at most the records' share of the file for CSV (twice
         // that for a compressed columnar file); a range that comes out
@@ -121,15 +91,7 @@ impl<'a> Pass<'a> {
             job,
             layout,
             format,
-            lookups: ds
-                .columns()
-                .iter()
-                .map(|column| Lookup {
-                    column,
-                    cache: FxHashMap::default(),
-                })
-                .collect(),
-            combos,
+            keys: Keys::new(ds, layout.passthrough.len()),
             seen: vec![0; ds.n_rows()],
             placed: vec![0; job.release.groups.len()],
             kinds: layout
@@ -137,7 +99,6 @@ impl<'a> Pass<'a> {
                 .iter()
                 .map(|_| KindSeen::default())
                 .collect(),
-            key: vec![0; ds.n_cols()],
             per_range,
             writers,
             record: Vec::new(),
@@ -158,37 +119,33 @@ impl<'a> Pass<'a> {
         )
     }
 
+    /// Place and spill a batch's records, in file order; their
+    /// combinations are looked up first, on every core (`keys`).
     pub(super) fn batch(&mut self, batch: &crate::data::engine_scan::TextBatch) -> Result<()> {
-        let grouped = self.lookups.len();
+        let grouped = self.job.grouped.n_cols();
+        self.keys.map(batch, &mut self.kinds);
         for r in 0..batch.len() {
             let index = batch.first_record() + r as u64;
-            for j in 0..grouped {
-                self.key[j] = match batch.cell(j, r) {
-                    None => self.lookups[j].column.missing_code(),
-                    Some(text) => match self.lookups[j].code(text) {
-                        Some(c) => c,
-                        None => {
-                            let name = self.lookups[j].column.name().to_string();
-                            return Err(self.changed(
-                                index,
-                                Some(&name),
-                                format!(
-                                    "the value '{}' is not in the frequency table",
-                                    crate::error::shown(text, 60)
-                                ),
-                            ));
-                        }
-                    },
-                };
-            }
-            let Some(combo) = self.combos.get(&self.key) else {
-                return Err(self.changed(
-                    index,
-                    None,
-                    "the record's combination of values is not in the frequency table".into(),
-                ));
+            let combo = match self.keys.combo(r) {
+                Ok(combo) => combo as usize,
+                Err(Failure::Value { column, text }) => {
+                    return Err(self.changed(
+                        index,
+                        Some(self.keys.column_name(*column)),
+                        format!(
+                            "the value '{}' is not in the frequency table",
+                            crate::error::shown(text, 60)
+                        ),
+                    ));
+                }
+                Err(Failure::Combination) => {
+                    return Err(self.changed(
+                        index,
+                        None,
+                        "the record's combination of values is not in the frequency table".into(),
+                    ));
+                }
             };
-            let combo = combo as usize;
             self.seen[combo] += 1;
             if self.seen[combo] > self.job.grouped.multiplicity(combo) {
                 return Err(self.changed(
@@ -200,14 +157,6 @@ impl<'a> Pass<'a> {
                         thousands(u64::from(self.seen[combo]))
                     ),
                 ));
-            }
-            for (i, seen) in self.kinds.iter_mut().enumerate() {
-                if let Some(text) = batch.cell(grouped + i, r) {
-                    seen.any_value = true;
-                    if seen.first_text.is_none() && !plain_integer(text) && !is_number(text) {
-                        seen.first_text = Some((index, text.to_string()));
-                    }
-                }
             }
             let g = self.layout.group_of[combo];
             if g == SUPPRESSED {

@@ -1,7 +1,28 @@
 //! The second pass of [`publish`](super::publish): the spilled ranges read
 //! back in output order and written as CSV or Parquet, hashed as written.
+//!
+//! Two threads share the work: a renderer (`Render`, on a scoped thread)
+//! reads the ranges back and renders the rows, as CSV bytes and, for
+//! Parquet output, text batches; the calling thread hashes the CSV bytes
+//! and writes them, or encodes the batches as Parquet and writes those. The
+//! renderer hands over blocks in order through a channel of
+//! [`IN_FLIGHT`] blocks, so memory stays bounded and the bytes are those
+//! one thread writes; the output writer never leaves its thread.
+
+use std::sync::mpsc::{sync_channel, SyncSender};
 
 use super::*;
+
+/// Blocks rendered ahead of the writer at most.
+const IN_FLIGHT: usize = 4;
+
+/// What the renderer hands the writer, in output order.
+enum Block {
+    /// CSV bytes of consecutive rows: hashed, and written for CSV output.
+    Csv(Vec<u8>),
+    /// Rows as a Parquet batch (Parquet output only).
+    Parquet(RecordBatch),
+}
 
 /// The second pass: ranges read back in order and written out.
 pub(super) struct Writer<'a> {
@@ -9,19 +30,9 @@ pub(super) struct Writer<'a> {
     layout: &'a Layout,
     format: InputFormat,
     inputs: &'a Inputs,
-    hash: Sha256,
     pub(super) fingerprint: Option<String>,
     pub(super) ranges: usize,
     pub(super) largest: u64,
-    /// The group whose cells are rendered in `cells`.
-    group: Option<usize>,
-    cells: Vec<Option<String>>,
-    gid: String,
-    /// One row's fields, unencoded.
-    text: String,
-    ends: Vec<usize>,
-    /// CSV bytes not yet written.
-    csv: Vec<u8>,
 }
 
 /// Where the rows go besides the hash.
@@ -42,29 +53,16 @@ impl<'a> Writer<'a> {
             layout,
             format,
             inputs,
-            hash: Sha256::new(),
             fingerprint: None,
             ranges: 0,
             largest: 0,
-            group: None,
-            cells: Vec::new(),
-            gid: String::new(),
-            text: String::new(),
-            ends: Vec::new(),
-            csv: Vec::with_capacity(BLOCK + 4096),
         }
     }
 
-    /// The file messages name.
-    fn target(&self) -> PathBuf {
-        self.job
-            .output
-            .map_or_else(|| PathBuf::from("(the published table)"), Path::to_path_buf)
-    }
-
     pub(super) fn write(&mut self, w: &mut dyn Write, spilled: &Spilled) -> Result<()> {
-        let target = self.target();
+        let target = target(self.job);
         let io = |e| Error::Write(target.clone(), e);
+        let mut hash = Sha256::new();
         let mut header = csv::Writer::from_writer(Vec::new());
         header
             .write_record(&self.layout.headers)
@@ -72,7 +70,7 @@ impl<'a> Writer<'a> {
         let header = header
             .into_inner()
             .map_err(|e| io(std::io::Error::other(e.to_string())))?;
-        self.hash.update(&header);
+        hash.update(&header);
         let mut sink = match self.format {
             InputFormat::Parquet => Sink::Parquet(Box::new(
                 ParquetSink::new(&self.layout.headers, w).map_err(io)?,
@@ -82,35 +80,154 @@ impl<'a> Writer<'a> {
                 Sink::Csv(w)
             }
         };
-        for (scratch, lo, hi) in &spilled.files {
-            self.range(scratch, *lo, *hi, &spilled.kinds, &mut sink)?;
-        }
-        self.flush(&mut sink)?;
+        let parquet = matches!(sink, Sink::Parquet(_));
+        let (tx, rx) = sync_channel(IN_FLIGHT);
+        let mut render = Render::new(self.job, self.layout, self.inputs, parquet, tx);
+        let (rendered, written) = std::thread::scope(|s| {
+            let renderer = s.spawn(move || {
+                let done = render.all(spilled);
+                (done, render.ranges, render.largest)
+            });
+            // On an error `rx` is dropped: the renderer stops at its next
+            // block.
+            let written = rx.into_iter().try_for_each(|block| match block {
+                Block::Csv(bytes) => {
+                    hash.update(&bytes);
+                    match &mut sink {
+                        Sink::Csv(w) => w.write_all(&bytes),
+                        Sink::Parquet(_) => Ok(()),
+                    }
+                }
+                Block::Parquet(batch) => match &mut sink {
+                    Sink::Parquet(p) => p.write(&batch),
+                    Sink::Csv(_) => Ok(()),
+                },
+            });
+            let rendered = renderer
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (rendered, written)
+        });
+        written.map_err(io)?;
+        let (done, ranges, largest) = rendered;
+        done?;
+        self.ranges = ranges;
+        self.largest = largest;
         match sink {
             Sink::Csv(w) => w.flush().map_err(io)?,
             Sink::Parquet(p) => p.finish().map_err(io)?,
         }
-        let digest = std::mem::take(&mut self.hash).finalize();
-        self.fingerprint = Some(combine(vec![("table".to_string(), digest)]));
+        self.fingerprint = Some(combine(vec![("table".to_string(), hash.finalize())]));
+        Ok(())
+    }
+}
+
+/// The file messages name.
+fn target(job: &PublishJob<'_>) -> PathBuf {
+    job.output
+        .map_or_else(|| PathBuf::from("(the published table)"), Path::to_path_buf)
+}
+
+/// The renderer: ranges read back in order, rows rendered and handed to
+/// the writer.
+struct Render<'a> {
+    job: &'a PublishJob<'a>,
+    layout: &'a Layout,
+    inputs: &'a Inputs,
+    blocks: SyncSender<Block>,
+    /// The writer stopped (it failed, and says why): render no more.
+    stopped: bool,
+    ranges: usize,
+    largest: u64,
+    /// The group whose cells are rendered in `cells`.
+    group: Option<usize>,
+    cells: Vec<Option<String>>,
+    gid: String,
+    /// One row's fields, unencoded.
+    text: String,
+    ends: Vec<usize>,
+    /// CSV bytes not yet handed over.
+    csv: Vec<u8>,
+    /// Rows not yet handed over, for Parquet output.
+    parquet: Option<TextColumns>,
+}
+
+impl<'a> Render<'a> {
+    fn new(
+        job: &'a PublishJob<'a>,
+        layout: &'a Layout,
+        inputs: &'a Inputs,
+        parquet: bool,
+        blocks: SyncSender<Block>,
+    ) -> Self {
+        Render {
+            job,
+            layout,
+            inputs,
+            blocks,
+            stopped: false,
+            ranges: 0,
+            largest: 0,
+            group: None,
+            cells: Vec::new(),
+            gid: String::new(),
+            text: String::new(),
+            ends: Vec::new(),
+            csv: Vec::with_capacity(BLOCK + 4096),
+            parquet: parquet.then(|| TextColumns::new(&layout.headers)),
+        }
+    }
+
+    /// Every range in order, then what is left of the last block.
+    fn all(&mut self, spilled: &Spilled) -> Result<()> {
+        for (scratch, lo, hi) in &spilled.files {
+            self.range(scratch, *lo, *hi, &spilled.kinds)?;
+            if self.stopped {
+                return Ok(());
+            }
+        }
+        self.flush_parquet()?;
+        self.flush();
+        Ok(())
+    }
+
+    /// Hand a block to the writer; a writer that stopped stops the
+    /// renderer.
+    fn send(&mut self, block: Block) {
+        if !self.stopped && self.blocks.send(block).is_err() {
+            self.stopped = true;
+        }
+    }
+
+    /// Hand over the CSV bytes rendered.
+    fn flush(&mut self) {
+        let bytes = std::mem::replace(&mut self.csv, Vec::with_capacity(BLOCK + 4096));
+        self.send(Block::Csv(bytes));
+    }
+
+    /// Hand over the Parquet rows rendered, if any.
+    fn flush_parquet(&mut self) -> Result<()> {
+        let Some(columns) = &mut self.parquet else {
+            return Ok(());
+        };
+        if let Some(batch) = columns
+            .batch()
+            .map_err(|e| Error::Write(target(self.job), e))?
+        {
+            self.send(Block::Parquet(batch));
+        }
         Ok(())
     }
 
     /// Write the rows placed in `lo..hi`, spilled to `scratch`: at once
     /// when they fit the budget, else split into smaller ranges first.
-    fn range(
-        &mut self,
-        scratch: &Scratch,
-        lo: u64,
-        hi: u64,
-        kinds: &[ColumnKind],
-        sink: &mut Sink<'_>,
-    ) -> Result<()> {
+    fn range(&mut self, scratch: &Scratch, lo: u64, hi: u64, kinds: &[ColumnKind]) -> Result<()> {
         let path = scratch.path().to_path_buf();
         let read_err = |e| Error::Io(path.clone(), e);
         let size = std::fs::metadata(&path).map_err(read_err)?.len();
         let passthrough = kinds.len();
         if size > self.job.range_bytes as u64 && hi - lo > 1 {
-            return self.split(scratch, lo, hi, size, kinds, sink);
+            return self.split(scratch, lo, hi, size, kinds);
         }
         let mut bytes = Vec::with_capacity(size as usize);
         File::open(&path)
@@ -141,7 +258,10 @@ impl<'a> Writer<'a> {
         let mut cells = Vec::with_capacity(passthrough);
         for at in slots {
             let combo = read_record(&bytes, at, passthrough, &mut cells).ok_or_else(corrupt)?;
-            self.row(combo, &cells, kinds, sink)?;
+            self.row(combo, &cells, kinds)?;
+            if self.stopped {
+                return Ok(());
+            }
         }
         Ok(())
     }
@@ -155,7 +275,6 @@ impl<'a> Writer<'a> {
         hi: u64,
         size: u64,
         kinds: &[ColumnKind],
-        sink: &mut Sink<'_>,
     ) -> Result<()> {
         let path = scratch.path();
         let budget = (self.job.range_bytes as u64 / 2).max(1);
@@ -208,20 +327,17 @@ impl<'a> Writer<'a> {
             parts.push((s, a, b));
         }
         for (s, a, b) in &parts {
-            self.range(s, *a, *b, kinds, sink)?;
+            self.range(s, *a, *b, kinds)?;
+            if self.stopped {
+                return Ok(());
+            }
         }
         Ok(())
     }
 
     /// One published row: the record of combination `combo` whose
     /// passthrough cells are `cells`.
-    fn row(
-        &mut self,
-        combo: usize,
-        cells: &[Option<&str>],
-        kinds: &[ColumnKind],
-        sink: &mut Sink<'_>,
-    ) -> Result<()> {
+    fn row(&mut self, combo: usize, cells: &[Option<&str>], kinds: &[ColumnKind]) -> Result<()> {
         let (ds, release) = (self.job.grouped, self.job.release);
         let g = self.layout.group_of[combo] as usize;
         if self.group != Some(g) {
@@ -281,25 +397,68 @@ impl<'a> Writer<'a> {
             start = end;
         }
         self.csv.push(b'\n');
-        if let Sink::Parquet(p) = sink {
-            p.push(&self.text, &self.ends)
-                .map_err(|e| Error::Write(self.target(), e))?;
+        if let Some(columns) = &mut self.parquet {
+            columns.push(&self.text, &self.ends);
+            if columns.rows >= PARQUET_BATCH {
+                self.flush_parquet()?;
+            }
         }
         if self.csv.len() >= BLOCK {
-            self.flush(sink)?;
+            self.flush();
         }
         Ok(())
     }
+}
 
-    /// Hand the CSV bytes to the hash and, for CSV output, the writer.
-    fn flush(&mut self, sink: &mut Sink<'_>) -> Result<()> {
-        self.hash.update(&self.csv);
-        if let Sink::Csv(w) = sink {
-            w.write_all(&self.csv)
-                .map_err(|e| Error::Write(self.target(), e))?;
+/// The published table's schema: every column text.
+fn text_schema(headers: &[String]) -> SchemaRef {
+    Arc::new(Schema::new(
+        headers
+            .iter()
+            .map(|h| Field::new(h, DataType::Utf8, false))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// Rendered rows gathered into a Parquet batch.
+struct TextColumns {
+    schema: SchemaRef,
+    columns: Vec<StringBuilder>,
+    rows: usize,
+}
+
+impl TextColumns {
+    fn new(headers: &[String]) -> Self {
+        TextColumns {
+            schema: text_schema(headers),
+            columns: headers.iter().map(|_| StringBuilder::new()).collect(),
+            rows: 0,
         }
-        self.csv.clear();
-        Ok(())
+    }
+
+    fn push(&mut self, text: &str, ends: &[usize]) {
+        let mut start = 0;
+        for (b, &end) in self.columns.iter_mut().zip(ends) {
+            b.append_value(&text[start..end]);
+            start = end;
+        }
+        self.rows += 1;
+    }
+
+    /// The rows pushed since the last batch, if any.
+    fn batch(&mut self) -> std::io::Result<Option<RecordBatch>> {
+        if self.rows == 0 {
+            return Ok(None);
+        }
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef)
+            .collect();
+        self.rows = 0;
+        RecordBatch::try_new(self.schema.clone(), arrays)
+            .map(Some)
+            .map_err(std::io::Error::other)
     }
 }
 
@@ -307,69 +466,29 @@ impl<'a> Writer<'a> {
 pub(super) struct ParquetSink<'w> {
     out: &'w mut dyn Write,
     writer: ArrowWriter<Vec<u8>>,
-    schema: SchemaRef,
-    columns: Vec<StringBuilder>,
-    rows: usize,
 }
 
 impl<'w> ParquetSink<'w> {
     fn new(headers: &[String], out: &'w mut dyn Write) -> std::io::Result<Self> {
-        let schema: SchemaRef = Arc::new(Schema::new(
-            headers
-                .iter()
-                .map(|h| Field::new(h, DataType::Utf8, false))
-                .collect::<Vec<_>>(),
-        ));
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_row_count(Some(PARQUET_ROW_GROUP))
             .set_max_row_group_bytes(Some(64 << 20))
             .build();
-        let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))
+        let writer = ArrowWriter::try_new(Vec::new(), text_schema(headers), Some(props))
             .map_err(std::io::Error::other)?;
-        Ok(ParquetSink {
-            out,
-            writer,
-            columns: headers.iter().map(|_| StringBuilder::new()).collect(),
-            schema,
-            rows: 0,
-        })
+        Ok(ParquetSink { out, writer })
     }
 
-    fn push(&mut self, text: &str, ends: &[usize]) -> std::io::Result<()> {
-        let mut start = 0;
-        for (b, &end) in self.columns.iter_mut().zip(ends) {
-            b.append_value(&text[start..end]);
-            start = end;
-        }
-        self.rows += 1;
-        if self.rows >= PARQUET_BATCH {
-            self.write_batch()?;
-        }
-        Ok(())
-    }
-
-    fn write_batch(&mut self) -> std::io::Result<()> {
-        if self.rows == 0 {
-            return Ok(());
-        }
-        let arrays: Vec<ArrayRef> = self
-            .columns
-            .iter_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef)
-            .collect();
-        let batch =
-            RecordBatch::try_new(self.schema.clone(), arrays).map_err(std::io::Error::other)?;
-        self.writer.write(&batch).map_err(std::io::Error::other)?;
-        self.rows = 0;
+    fn write(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
+        self.writer.write(batch).map_err(std::io::Error::other)?;
         let bytes = self.writer.inner_mut();
         self.out.write_all(bytes)?;
         bytes.clear();
         Ok(())
     }
 
-    fn finish(mut self) -> std::io::Result<()> {
-        self.write_batch()?;
+    fn finish(self) -> std::io::Result<()> {
         let rest = self.writer.into_inner().map_err(std::io::Error::other)?;
         self.out.write_all(&rest)?;
         self.out.flush()

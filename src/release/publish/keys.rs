@@ -1,0 +1,229 @@
+//! The per-record work of the first pass that does not depend on file
+//! order, done on every core: each record's grouped cells looked up in the
+//! grouped table's dictionaries, its combination found, and its
+//! passthrough cells checked for numbers (issue 19: on one thread this
+//! lookup was half the publishing pass).
+//!
+//! A batch is cut into consecutive row chunks, one per worker; each worker
+//! has its own text → code caches (so no lock is taken per cell) and writes
+//! its chunk's combinations into its slice of one vector. What depends on
+//! order — counting each combination's records, placing them, spilling —
+//! stays on the pass's thread, which reads the vector in file order
+//! (`Pass::batch`), so the spilled records, and the release, are the
+//! same bytes whatever the number of threads.
+//!
+//! A worker stops at the first record of its chunk it cannot map and
+//! notes why ([`Failure`]); the records after it are left unmapped. The
+//! pass, reading in order, meets that record before any later one, so it
+//! refuses the same record with the same message as a pass on one thread.
+
+use rayon::prelude::*;
+
+use super::*;
+
+/// A record left unmapped (after a failure in its chunk, or the failure
+/// itself): never a combination, the grouped table's rows being counted
+/// in `u32` below this.
+const UNMAPPED: u32 = u32::MAX;
+
+/// Records per chunk at least: below this, the hand-off to another thread
+/// costs more than the lookups.
+const MIN_CHUNK: usize = 1024;
+
+/// Why a record could not be mapped.
+pub(super) enum Failure {
+    /// Its cell in grouped column `column` (the grouped table's order) is
+    /// not in that column's dictionary.
+    Value { column: usize, text: String },
+    /// Its combination of codes is not a row of the grouped table.
+    Combination,
+}
+
+/// A grouped column's codes by text, cached: most columns have few
+/// spellings, and a numeric lookup parses the dictionary it searches.
+pub(super) struct Lookup<'a> {
+    pub(super) column: &'a Column,
+    cache: FxHashMap<Box<str>, u32>,
+}
+
+impl<'a> Lookup<'a> {
+    fn new(column: &'a Column) -> Self {
+        Lookup {
+            column,
+            cache: FxHashMap::default(),
+        }
+    }
+
+    fn code(&mut self, text: &str) -> Option<u32> {
+        if let Some(&c) = self.cache.get(text) {
+            return Some(c);
+        }
+        let code = self.column.code_of(text)?;
+        if self.cache.len() < CACHE_ENTRIES {
+            self.cache.insert(text.into(), code);
+        }
+        Some(code)
+    }
+}
+
+/// What is learned of a passthrough column's kind while streaming.
+#[derive(Default, Clone)]
+pub(super) struct KindSeen {
+    pub(super) any_value: bool,
+    /// The first value that is not a number, and its record.
+    pub(super) first_text: Option<(u64, String)>,
+}
+
+impl KindSeen {
+    /// Fold in what was seen of the records after those already seen.
+    fn then(&mut self, later: &KindSeen) {
+        self.any_value |= later.any_value;
+        if self.first_text.is_none() {
+            self.first_text.clone_from(&later.first_text);
+        }
+    }
+}
+
+/// One worker's caches and what it found in its chunk.
+struct Worker<'a> {
+    lookups: Vec<Lookup<'a>>,
+    key: Vec<u32>,
+    /// The first record of the chunk that could not be mapped (its row in
+    /// the batch) and why.
+    failure: Option<(usize, Failure)>,
+    /// The chunk's passthrough cells.
+    kinds: Vec<KindSeen>,
+}
+
+impl Worker<'_> {
+    /// Map the batch's rows `first..` into `out` (one slot per row), and
+    /// note the passthrough cells' kinds.
+    fn map(
+        &mut self,
+        combos: &Combinations,
+        batch: &crate::data::engine_scan::TextBatch,
+        first: usize,
+        out: &mut [u32],
+    ) {
+        self.failure = None;
+        self.kinds.iter_mut().for_each(|k| *k = KindSeen::default());
+        let grouped = self.lookups.len();
+        for (i, slot) in out.iter_mut().enumerate() {
+            let r = first + i;
+            for (j, lookup) in self.lookups.iter_mut().enumerate() {
+                self.key[j] = match batch.cell(j, r) {
+                    None => lookup.column.missing_code(),
+                    Some(text) => match lookup.code(text) {
+                        Some(c) => c,
+                        None => {
+                            self.failure = Some((
+                                r,
+                                Failure::Value {
+                                    column: j,
+                                    text: text.to_string(),
+                                },
+                            ));
+                            break;
+                        }
+                    },
+                };
+            }
+            if self.failure.is_some() {
+                break;
+            }
+            let Some(combo) = combos.get(&self.key) else {
+                self.failure = Some((r, Failure::Combination));
+                break;
+            };
+            *slot = combo;
+            for (c, seen) in self.kinds.iter_mut().enumerate() {
+                if let Some(text) = batch.cell(grouped + c, r) {
+                    seen.any_value = true;
+                    if seen.first_text.is_none() && !plain_integer(text) && !is_number(text) {
+                        let index = batch.first_record() + r as u64;
+                        seen.first_text = Some((index, text.to_string()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The combinations of a batch's records, mapped on every core.
+pub(super) struct Keys<'a> {
+    combos: Combinations,
+    workers: Vec<Worker<'a>>,
+    /// The workers given a chunk of the last batch.
+    used: usize,
+    /// Combination of each record of the last batch mapped, or
+    /// [`UNMAPPED`].
+    of: Vec<u32>,
+}
+
+impl<'a> Keys<'a> {
+    /// One worker per thread of rayon's pool; each batch column's
+    /// passthrough cells follow its `grouped` ones.
+    pub(super) fn new(ds: &'a Dataset, passthrough: usize) -> Self {
+        let workers = (0..rayon::current_num_threads().max(1))
+            .map(|_| Worker {
+                lookups: ds.columns().iter().map(Lookup::new).collect(),
+                key: vec![0; ds.n_cols()],
+                failure: None,
+                kinds: vec![KindSeen::default(); passthrough],
+            })
+            .collect();
+        Keys {
+            combos: Combinations::new(ds),
+            workers,
+            used: 0,
+            of: Vec::new(),
+        }
+    }
+
+    /// Map every record of `batch`, and fold what its passthrough cells
+    /// say of their kinds into `kinds` (when every record was mapped; a
+    /// batch with a failure ends the pass).
+    pub(super) fn map(
+        &mut self,
+        batch: &crate::data::engine_scan::TextBatch,
+        kinds: &mut [KindSeen],
+    ) {
+        let n = batch.len();
+        self.of.clear();
+        self.of.resize(n, UNMAPPED);
+        let chunk = n.div_ceil(self.workers.len()).max(MIN_CHUNK);
+        let combos = &self.combos;
+        self.used = n.div_ceil(chunk);
+        self.workers[..self.used]
+            .par_iter_mut()
+            .zip(self.of.par_chunks_mut(chunk))
+            .enumerate()
+            .for_each(|(i, (worker, out))| worker.map(combos, batch, i * chunk, out));
+        // In chunk order, so each column's first non-number is the file's.
+        for worker in &self.workers[..self.used] {
+            for (k, seen) in kinds.iter_mut().zip(&worker.kinds) {
+                k.then(seen);
+            }
+        }
+    }
+
+    /// The combination of the `row`-th record of the batch last mapped, or
+    /// why it has none. Asked in row order, a record without one is the
+    /// first failure of its chunk.
+    pub(super) fn combo(&self, row: usize) -> std::result::Result<u32, &Failure> {
+        match self.of[row] {
+            UNMAPPED => Err(self.workers[..self.used]
+                .iter()
+                .filter_map(|w| w.failure.as_ref())
+                .find(|(r, _)| *r == row)
+                .map(|(_, f)| f)
+                .unwrap_or(&Failure::Combination)),
+            combo => Ok(combo),
+        }
+    }
+
+    /// The grouped column `j`'s name, for messages.
+    pub(super) fn column_name(&self, j: usize) -> &str {
+        self.workers[0].lookups[j].column.name()
+    }
+}
