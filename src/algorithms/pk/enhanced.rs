@@ -186,12 +186,11 @@ fn fill_one_each(pr: &Problem<'_>, clusters: &mut [Cluster], sec: &[u32]) -> Vec
         .filter_map(|(c, cl)| best_for(cl, &free).map(|e| Entry { cluster: c, ..e }))
         .collect::<Vec<_>>()
         .into();
-    let mut taken = vec![false; sec.len()];
     while let Some(e) = heap.pop() {
         if free.is_empty() {
             break;
         }
-        if taken[e.tuple] {
+        let Ok(at) = free.binary_search(&(e.tuple as u32)) else {
             // Another cluster took this one: find the next best, lazily.
             if let Some(n) = best_for(&clusters[e.cluster], &free) {
                 heap.push(Entry {
@@ -200,11 +199,7 @@ fn fill_one_each(pr: &Problem<'_>, clusters: &mut [Cluster], sec: &[u32]) -> Vec
                 });
             }
             continue;
-        }
-        taken[e.tuple] = true;
-        let at = free
-            .binary_search(&(e.tuple as u32))
-            .expect("a free tuple is listed");
+        };
         free.remove(at);
         clusters[e.cluster].add(pr, sec[e.tuple]);
     }

@@ -328,14 +328,17 @@ impl Pool {
     ) -> Option<u32> {
         let terms = cl.terms(pr);
         let weight = self.weights(pr, cl);
-        // A diverse scan visits only the combos holding a cell of the
+        // Div of every key, once per scan: a cell's Div is its key's. A
+        // diverse scan visits only the combos holding a cell of the
         // largest Div any alive cell reaches.
-        // Div of every key, once per scan: a cell's Div is its key's.
-        let key_divs: Option<Vec<u32>> = (diverse && self.keys.is_some()).then(|| {
-            (0..self.key_ids.len() / self.views.max(1))
-                .map(|k| self.key_div(k, cl, &weight))
-                .collect()
-        });
+        let key_divs: Option<Vec<u32>> = match (&self.keys, diverse) {
+            (Some(keys), true) => Some(
+                (0..keys.alive.len())
+                    .map(|k| self.key_div(k, cl, &weight))
+                    .collect(),
+            ),
+            _ => None,
+        };
         let worth = match (&self.keys, &key_divs) {
             (Some(keys), Some(divs)) => Some(self.worth(keys, divs)),
             _ => None,
@@ -401,12 +404,11 @@ impl Pool {
 
     /// Div of a key's ids for `cl`.
     fn key_div(&self, key: usize, cl: &Cluster, weight: &[u32]) -> u32 {
-        let ids = &self.key_ids[key * self.views..(key + 1) * self.views];
-        ids.iter()
-            .zip(&cl.counts)
-            .zip(weight)
-            .map(|((&id, counts), &w)| if counts[id as usize] == 0 { w } else { 0 })
-            .sum()
+        ids_div(
+            &self.key_ids[key * self.views..(key + 1) * self.views],
+            cl,
+            weight,
+        )
     }
 
     /// The alive combos holding a cell of the largest Div any alive cell
@@ -479,19 +481,16 @@ impl Pool {
         let reached = |s: Score| {
             floor.is_some_and(|f| s.div >= f.div && s.dil <= f.dil + 1e-9 * (1.0 + f.dil.abs()))
         };
-        // Div of a cell ([`Cluster::div`] for its sensitive ids): Σ over
-        // the views where its id is new to the cluster of the view's weight
-        // p − min(distinct, p).
+        // Div of a cell: its key's, else from its sensitive ids.
         let div_of = |cell: usize| -> u32 {
-            if let Some(divs) = weight.keys {
-                return divs[self.cell_key[cell] as usize];
+            match weight.keys {
+                Some(divs) => divs[self.cell_key[cell] as usize],
+                None => ids_div(
+                    &self.sens[cell * self.views..(cell + 1) * self.views],
+                    cl,
+                    weight.views,
+                ),
             }
-            let ids = &self.sens[cell * self.views..(cell + 1) * self.views];
-            ids.iter()
-                .zip(&cl.counts)
-                .zip(weight.views)
-                .map(|((&id, counts), &w)| if counts[id as usize] == 0 { w } else { 0 })
-                .sum()
         };
         let mut best: Option<Found> = None;
         for &combo in combos {
@@ -541,6 +540,17 @@ impl Pool {
         }
         best
     }
+}
+
+/// Div for `cl` of a candidate with sensitive ids `ids` ([`Cluster::div`]):
+/// Σ over the views where its id is new to the cluster of the view's
+/// weight p − min(distinct, p).
+fn ids_div(ids: &[u32], cl: &Cluster, weight: &[u32]) -> u32 {
+    ids.iter()
+        .zip(&cl.counts)
+        .zip(weight)
+        .map(|((&id, counts), &w)| if counts[id as usize] == 0 { w } else { 0 })
+        .sum()
 }
 
 #[cfg(test)]
