@@ -13,7 +13,7 @@ use anonlab::privacy::verify;
 use anonlab::progress::Progress;
 use anonlab::release::{Guarantee, Release};
 
-mod common;
+use crate::common;
 use common::{adult, ADULT_QI7 as QI7};
 
 fn request<'a>(ds: &'a Dataset, qi: &[&str], k: u32, l: u32) -> Request<'a> {

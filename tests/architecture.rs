@@ -391,3 +391,48 @@ fn readme_draws_the_layers() {
         "README's Architecture diagram differs from LAYERS"
     );
 }
+
+/// Every file of `tests/` runs: with `autotests = false` (Cargo.toml), a
+/// file that is neither a `[[test]]` binary's root nor a `mod` of one would
+/// compile into nothing and its tests would silently never run.
+#[test]
+fn every_test_file_is_in_a_test_binary() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    // The `path = "tests/…"` lines of the [[test]] sections.
+    let mut roots = BTreeSet::new();
+    let mut in_test = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_test = line == "[[test]]";
+        } else if let Some(path) = line.strip_prefix("path = \"tests/") {
+            if in_test {
+                roots.insert(path.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    assert!(
+        roots.contains("suite.rs"),
+        "Cargo.toml names the test binaries"
+    );
+    let mut covered = roots.clone();
+    for r in &roots {
+        let text = std::fs::read_to_string(root.join("tests").join(r)).unwrap();
+        for line in text.lines() {
+            if let Some(m) = line.trim().strip_prefix("mod ") {
+                covered.insert(format!("{}.rs", m.trim_end_matches(';')));
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".rs") && !covered.contains(&name) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/ files in no test binary (add `mod NAME;` to tests/suite.rs or tests/screens.rs): {missing:?}"
+    );
+}

@@ -2,7 +2,7 @@
 //! paper as property tests, the verifier on every output, Property 8's
 //! reconstruction error, and the paper's setting on Adult.
 
-mod common;
+use crate::common;
 
 use anonlab::algorithms::arp::{initial_partition, refine, refine_block, Arp};
 use anonlab::algorithms::{by_id, check_l, Algorithm, Request};

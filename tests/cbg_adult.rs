@@ -30,7 +30,7 @@ use anonlab::progress::Progress;
 use anonlab::release::{Guarantee, Release};
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 use common::{adult as load_adult, ADULT_QI7 as ADULT_QI};
 
 fn adult_request(ds: &Dataset, k: u32, l: u32) -> Request<'_> {

@@ -5,7 +5,7 @@
 //! drawn in its own colour, and a PNG has the requested size, ink and
 //! several colours.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::io::Cursor;

@@ -4,7 +4,7 @@
 
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::cli::{anonlab, json_of};
 use common::{have_adult, ADULT};
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 
 fn demo() -> String {

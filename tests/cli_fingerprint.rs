@@ -10,7 +10,7 @@ use anonlab::algorithms;
 use anonlab::session::Session;
 use sha2::{Digest, Sha256};
 
-mod common;
+use crate::common;
 use common::cli::{anonlab, json_of};
 
 /// The demo's project with `algorithm` chosen at k = 3, l = 2, saved in

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 use common::{have_adult, ADULT};
 

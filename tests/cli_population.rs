@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::cli::{anonlab, json_of};
 use common::{have_adult, ADULT};
 

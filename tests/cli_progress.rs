@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command as Process;
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 
 /// A census-like table large enough that anonymizing it takes well over

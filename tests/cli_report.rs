@@ -6,7 +6,7 @@ use std::path::Path;
 
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 
 use anonlab::data::{CsvOptions, Project, Role};

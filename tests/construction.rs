@@ -5,7 +5,7 @@
 //! independently row by row; every release passes the verifier. On Adult,
 //! the paper's kind of conditions give a release the measurements accept.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -3,7 +3,7 @@
 //! sums φ² over every cell of the table as the paper writes it, with exact
 //! fractions, where anonlab expands the sum over the non-empty cells).
 
-mod common;
+use crate::common;
 
 use anonlab::stats::{correlation_matrix, Discretization, Measure};
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use anonlab::data::engine::{frequency_table, EngineOptions};
 use anonlab::data::{load_csv, CsvOptions};
 
-mod common;
+use crate::common;
 use common::cli::{anonlab, json_of, same_json};
 
 fn assess(file: &Path, engine: &str, args: &[&str]) -> serde_json::Value {

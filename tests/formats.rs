@@ -17,7 +17,7 @@ use arrow_schema::{DataType, Field, Schema};
 
 use anonlab::data::{load, load_csv, CsvOptions, Dataset};
 
-mod common;
+use crate::common;
 use common::cli::{anonlab, json_of};
 
 /// `assess --json`'s figures: everything but the file's name.

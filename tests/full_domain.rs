@@ -4,7 +4,7 @@
 //! release passes the independent verifier; the Adult golden figures come
 //! from `tests/golden/adult_full_domain.py`.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

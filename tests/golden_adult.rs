@@ -10,7 +10,7 @@ use anonlab::data::{CsvOptions, Role, Roles};
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 
-mod common;
+use crate::common;
 use common::{ADULT, ADULT_QI8 as ORDER};
 
 fn adult() -> Option<Session> {

@@ -20,7 +20,7 @@ use anonlab::data::{CellSensitivity, CsvOptions, Role, Roles, SensitivitySource}
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 
-mod common;
+use crate::common;
 use common::ADULT;
 
 const QI: [&str; 6] = [

@@ -3,7 +3,7 @@
 //! class counts anonlab previews agree with a count done here from the raw
 //! text of both files (split on ';', no anonlab code involved).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@ use arrow_array::builder::{BinaryBuilder, Int64Builder, ListBuilder, StringBuild
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 
 /// A clean refusal: exit code 2, one line naming every `needle`, no panic.

@@ -9,7 +9,7 @@
 //! the runs that must pass protect it by t-closeness as well (the paper's
 //! salary is a number with 719 values, Adult's is not).
 
-mod common;
+use crate::common;
 
 use anonlab::algorithms::lgb::{lgb_mdp, lgb_ncp};
 use anonlab::algorithms::{Options, Request};

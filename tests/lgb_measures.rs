@@ -13,7 +13,7 @@
 //!   evaluation of a non-LGB release is what it was before LGB (the generic
 //!   breach, no local breach).
 
-mod common;
+use crate::common;
 
 use anonlab::algorithms::{self, Options, Request};
 use anonlab::anonymize::{evaluate, Measure};

@@ -12,7 +12,7 @@
 //! sensitive cells drawn with its own density, and half of the time
 //! t-closeness for one attribute.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

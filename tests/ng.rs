@@ -3,7 +3,7 @@
 //! broken assignments, a golden on Adult from an independent script
 //! (`tests/golden/adult_ng_ring.py`), and the CLI running the binary.
 
-mod common;
+use crate::common;
 
 use anonlab::algorithms::arp::initial_partition;
 use anonlab::algorithms::ng::{publish_ring, ring};

@@ -4,7 +4,7 @@
 //! seeded sample, QIs age, workclass, marital-status, race, sex,
 //! native-country) passing the independent verifier, plain and extended.
 
-mod common;
+use crate::common;
 
 use anonlab::algorithms::pk::{max_clusters, seeded_sample, PkOptions};
 use anonlab::algorithms::{by_id, Options, Request};

@@ -20,7 +20,7 @@ use anonlab::progress::Progress;
 use anonlab::session::Session;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{ADULT, ADULT_QI8};
 
 const GOLDEN: &str = include_str!("golden/adult_population.json");

@@ -19,7 +19,7 @@ use anonlab::partition::Partition;
 use anonlab::privacy::evaluate;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 fn adult_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/adult/adult.csv")

@@ -31,7 +31,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 
 /// Who is what: the columns named here by role, every other column of the

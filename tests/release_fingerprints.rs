@@ -9,7 +9,7 @@
 //! layering work moved code (caches made explicit, big files
 //! split); a refactor that changes no behaviour keeps every one of them. A
 //! deliberate change of a release re-saves them with
-//! `ANONLAB_SAVE_FINGERPRINTS=1 cargo test --release --test release_fingerprints`
+//! `ANONLAB_SAVE_FINGERPRINTS=1 cargo test --release --test suite release_fingerprints`
 //! (which writes the file and then fails, so it never passes by itself),
 //! and the commit says why the releases changed.
 //!
@@ -25,7 +25,7 @@ use anonlab::progress::Progress;
 use anonlab::release::fingerprint;
 use anonlab::session::Session;
 
-mod common;
+use crate::common;
 
 const SAVED: &str = "tests/golden/release_fingerprints.json";
 

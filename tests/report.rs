@@ -5,7 +5,7 @@
 //! JSON reads back to the same figures, and the Markdown has every section
 //! with its charts beside it.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! naming the model and its parameters, and lists the riskiest attribute
 //! combinations; without those settings the section is absent.
 
-mod common;
+use crate::common;
 
 use anonlab::assess::assess;
 use anonlab::progress::Progress;

@@ -5,7 +5,7 @@
 //! snapshots. Figures that vary from run to run (times) are masked.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::sync::mpsc;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! the same inputs, not written down.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize::{self, Measure};

@@ -13,7 +13,7 @@ use anonlab::data::{CsvOptions, Role};
 use anonlab::session::{GroupedFile, Session, SAMPLE_RECORDS};
 use anonlab::tui::{Action, App, Measures, Screen};
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 use common::screen::{choose_algorithm, command, render, run_to_done, text, thousands};
 

@@ -6,7 +6,7 @@
 //! columns, the row detail (Enter) and widening a column (`>`).
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::cli::anonlab;
 use common::screen::{choose_algorithm, command, run_to_done};
 

@@ -10,7 +10,7 @@ use anonlab::algorithms;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App};
 
-mod common;
+use crate::common;
 use common::cli::{anonlab, json_of};
 use common::demo_conditions as conditions;
 use common::screen::{build_hierarchies, choose_algorithm, command, run_to_done};

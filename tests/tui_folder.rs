@@ -6,7 +6,7 @@
 //! columns, each equal to the file read on its own.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::data::CsvOptions;
 use anonlab::hierarchy::arx;

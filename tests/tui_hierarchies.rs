@@ -7,7 +7,7 @@
 //! correlation functions called directly).
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

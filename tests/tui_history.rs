@@ -6,7 +6,7 @@
 //! sensitivity and the attacker's order.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::data::{Project, Role};
 use anonlab::session::Session;

@@ -5,7 +5,7 @@
 //! under test) and drawn into ratatui's `TestBackend`.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 //! project, whose `full_domain.node` holds the node's levels.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

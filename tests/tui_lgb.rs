@@ -9,7 +9,7 @@
 //! counted here from the data, and with insta snapshots.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::data::{Role, SensitivitySource};
 use anonlab::release::Guarantee;

@@ -4,7 +4,7 @@
 //! (occupation semi-sensitive, disease sensitive).
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::data::{Project, Role};
 use anonlab::release::Guarantee;

@@ -18,7 +18,7 @@ use anonlab::session::Session;
 use anonlab::tui::{step_series, Action, App, ChartData, Dist, Screen};
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 use common::screen::{choose_algorithm, render, text};
 
 /// The demo's columns a session may give a role to (name and zip stay as

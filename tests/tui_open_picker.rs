@@ -5,7 +5,7 @@
 //! opens through `:open` (asking first about unsaved work), Esc closes.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::tui::{Action, App, Origin, RecentFiles, MAX_RECENT};
 use common::screen::{command, render, text, type_line};

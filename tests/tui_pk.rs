@@ -10,7 +10,7 @@
 //! snapshots.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::algorithms::pk::{self, PkBound, PkOptions};
 use anonlab::data::{Project, Role};

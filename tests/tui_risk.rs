@@ -5,7 +5,7 @@
 //! independent count, never against hard-coded numbers.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

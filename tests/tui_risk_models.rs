@@ -7,7 +7,7 @@
 //! the project the TUI saved, and the report's.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! snapshots and checked cell by cell where a style matters.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::data::{load_csv_bytes, ColumnBuilder, CsvOptions, Dataset, Role};
 use anonlab::session::Session;

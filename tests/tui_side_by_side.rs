@@ -6,7 +6,7 @@
 //! a record the release suppresses says so.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use anonlab::release::Cell;
 use anonlab::tui::{Action, App};

@@ -10,7 +10,7 @@ use anonlab::release::short_fingerprint;
 use anonlab::session::Session;
 use anonlab::tui::{Action, App, Screen};
 
-mod common;
+use crate::common;
 use common::screen::{
     build_hierarchies, choose_algorithm, command, mask, mask_time_column, render, run_to_done, text,
 };

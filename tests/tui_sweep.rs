@@ -7,7 +7,7 @@
 //! here independently of the TUI.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use std::sync::mpsc;
 use std::time::Duration;

@@ -18,7 +18,7 @@ use anonlab::tui::{
     verification_lines, Action, AnonymizeMsg, App, JobMsg, JobState, Screen, WorkerMsg,
 };
 
-mod common;
+use crate::common;
 use common::cli::publish_project;
 use common::demo_conditions as conditions;
 use common::screen::{build_hierarchies, choose_algorithm, command, render, run_to_done, text};
