@@ -50,7 +50,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::Array;
+use arrow_array::types::{
+    Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{DataType, Field, Schema};
 use datafusion::datasource::file_format::options::ArrowReadOptions;
@@ -359,49 +362,89 @@ impl FileScan {
             first: 0,
         };
         let mut records = 0u64;
+        // The engine decodes the file on a task of its own, a few batches
+        // ahead, while this thread turns the previous ones into text and
+        // visits them: decoding (Parquet's pages, a CSV's parsing) would
+        // otherwise wait for the visit, and the visit for decoding. The
+        // batches come in order: one partition's stream after the other,
+        // each executed only when the previous one is done.
+        let (sender, mut batches) = tokio::sync::mpsc::channel(SCAN_AHEAD);
         let partitions = plan.properties().output_partitioning().partition_count();
-        for partition in 0..partitions {
-            // Executed only when the previous partition is done: one
-            // partition's reader at a time.
-            let mut stream = plan.execute(partition, task.clone()).map_err(fail)?;
-            while let Some(arrays) = stream.next().await {
-                let arrays = arrays.map_err(fail)?;
-                batch.first = records;
-                batch.len = arrays.num_rows();
-                // The columns are read as text on every core (they are
-                // independent); the first column in order with a bad cell
-                // is the one refused, as when they are read one by one.
-                let max = self.opts.max_field_bytes;
-                let read: Vec<_> = batch
-                    .columns
-                    .par_iter_mut()
-                    .enumerate()
-                    .map(|(i, column)| {
-                        column.clear();
-                        column.push_array(arrays.column(i).as_ref(), &rules, max)
-                    })
-                    .collect();
-                if let Some((i, (j, e))) = read
-                    .into_iter()
-                    .enumerate()
-                    .find_map(|(i, r)| r.err().map(|e| (i, e)))
-                {
-                    return Err(cell_error(
-                        &file,
-                        Some(row_label(self.format, records + j as u64)),
-                        &names[i],
-                        e,
-                        max,
-                    ));
-                }
-                let more = visit(&batch)?;
-                records += batch.len as u64;
-                if !more {
-                    return Ok(records);
+        let mut decoder = AbortOnDrop(tokio::spawn(async move {
+            for partition in 0..partitions {
+                let mut stream = match plan.execute(partition, task.clone()) {
+                    Ok(stream) => stream,
+                    Err(e) => {
+                        let _ = sender.send(Err(e)).await;
+                        return;
+                    }
+                };
+                while let Some(arrays) = stream.next().await {
+                    let failed = arrays.is_err();
+                    // A closed channel: the visit stopped the scan.
+                    if sender.send(arrays).await.is_err() || failed {
+                        return;
+                    }
                 }
             }
+        }));
+        while let Some(arrays) = batches.recv().await {
+            let arrays = arrays.map_err(fail)?;
+            batch.first = records;
+            batch.len = arrays.num_rows();
+            // The columns are read as text on every core (they are
+            // independent); the first column in order with a bad cell
+            // is the one refused, as when they are read one by one.
+            let max = self.opts.max_field_bytes;
+            let read: Vec<_> = batch
+                .columns
+                .par_iter_mut()
+                .enumerate()
+                .map(|(i, column)| {
+                    column.clear();
+                    column.push_array(arrays.column(i).as_ref(), &rules, max)
+                })
+                .collect();
+            if let Some((i, (j, e))) = read
+                .into_iter()
+                .enumerate()
+                .find_map(|(i, r)| r.err().map(|e| (i, e)))
+            {
+                return Err(cell_error(
+                    &file,
+                    Some(row_label(self.format, records + j as u64)),
+                    &names[i],
+                    e,
+                    max,
+                ));
+            }
+            let more = visit(&batch)?;
+            records += batch.len as u64;
+            if !more {
+                return Ok(records);
+            }
+        }
+        // The channel closed: the decoder ended, by reaching the end of
+        // the file or by a panic, which must not pass for the end.
+        if let Err(e) = (&mut decoder.0).await {
+            return Err(engine_error(&engine, &file, e));
         }
         Ok(records)
+    }
+}
+
+/// Batches the engine decodes ahead of the visit: enough to keep it busy
+/// while a batch is visited, few enough that memory stays a few batches.
+const SCAN_AHEAD: usize = 4;
+
+/// A task aborted when its handle is dropped: the decoder of a scan that
+/// stopped early (a visit's error, `false` or a dropped future) does not
+/// go on reading the file.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -590,6 +633,26 @@ impl TextColumn {
         Ok(())
     }
 
+    /// Cells of an integer array, each through [`Self::push`]'s rules (a
+    /// missing-value token may be a number).
+    fn push_integers<T>(
+        &mut self,
+        array: &PrimitiveArray<T>,
+        rules: &FieldRules,
+        max: usize,
+    ) -> std::result::Result<(), (usize, CellError)>
+    where
+        T: ArrowPrimitiveType,
+        T::Native: itoa::Integer,
+    {
+        let mut text = itoa::Buffer::new();
+        for (j, cell) in array.iter().enumerate() {
+            let cell = cell.map(|v| text.format(v).as_bytes());
+            self.push(cell, rules, max).map_err(|e| (j, e))?;
+        }
+        Ok(())
+    }
+
     /// A batch's column, as `formats::columnar::push_array` reads it.
     fn push_array(
         &mut self,
@@ -612,6 +675,16 @@ impl TextColumn {
             DataType::FixedSizeBinary(_) => {
                 self.push_cells(array.as_fixed_size_binary().iter(), rules, max)
             }
+            // Integers as arrow-cast writes them (plain decimal), without
+            // its formatter's per-cell dispatch: the common typed column.
+            DataType::Int8 => self.push_integers(array.as_primitive::<Int8Type>(), rules, max),
+            DataType::Int16 => self.push_integers(array.as_primitive::<Int16Type>(), rules, max),
+            DataType::Int32 => self.push_integers(array.as_primitive::<Int32Type>(), rules, max),
+            DataType::Int64 => self.push_integers(array.as_primitive::<Int64Type>(), rules, max),
+            DataType::UInt8 => self.push_integers(array.as_primitive::<UInt8Type>(), rules, max),
+            DataType::UInt16 => self.push_integers(array.as_primitive::<UInt16Type>(), rules, max),
+            DataType::UInt32 => self.push_integers(array.as_primitive::<UInt32Type>(), rules, max),
+            DataType::UInt64 => self.push_integers(array.as_primitive::<UInt64Type>(), rules, max),
             DataType::Dictionary(_, value) => {
                 let plain =
                     arrow_cast::cast(array, value).map_err(|e| (0, CellError::Format(e)))?;

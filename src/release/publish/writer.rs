@@ -11,6 +11,8 @@
 
 use std::sync::mpsc::{sync_channel, SyncSender};
 
+use rayon::prelude::*;
+
 use super::*;
 
 /// Blocks rendered ahead of the writer at most.
@@ -139,17 +141,35 @@ struct Render<'a> {
     stopped: bool,
     ranges: usize,
     largest: u64,
-    /// The group whose cells are rendered in `cells`.
-    group: Option<usize>,
-    cells: Vec<Option<String>>,
-    gid: String,
-    /// One row's fields, unencoded.
-    text: String,
-    ends: Vec<usize>,
     /// CSV bytes not yet handed over.
     csv: Vec<u8>,
     /// Rows not yet handed over, for Parquet output.
     parquet: Option<TextColumns>,
+}
+
+/// Rows rendered per task: the rows of a range are rendered on every core
+/// in chunks of this many, then handed over in order.
+const RENDER_CHUNK: usize = 1 << 14;
+
+/// Rendered rows of one chunk: their fields' text, each field's end in
+/// it (every row has the same number of fields), and their CSV bytes.
+#[derive(Default)]
+struct Rendered {
+    text: String,
+    ends: Vec<usize>,
+    csv: Vec<u8>,
+}
+
+/// Renders rows: the cells of the group last rendered are kept, as
+/// consecutive rows mostly share their group.
+struct RowText<'a> {
+    job: &'a PublishJob<'a>,
+    layout: &'a Layout,
+    kinds: &'a [ColumnKind],
+    /// The group whose cells are rendered in `cells`.
+    group: Option<usize>,
+    cells: Vec<Option<String>>,
+    gid: String,
 }
 
 impl<'a> Render<'a> {
@@ -168,11 +188,6 @@ impl<'a> Render<'a> {
             stopped: false,
             ranges: 0,
             largest: 0,
-            group: None,
-            cells: Vec::new(),
-            gid: String::new(),
-            text: String::new(),
-            ends: Vec::new(),
             csv: Vec::with_capacity(BLOCK + 4096),
             parquet: parquet.then(|| TextColumns::new(&layout.headers)),
         }
@@ -255,12 +270,59 @@ impl<'a> Render<'a> {
             *slot = at;
             at = next;
         }
-        let mut cells = Vec::with_capacity(passthrough);
-        for at in slots {
-            let combo = read_record(&bytes, at, passthrough, &mut cells).ok_or_else(corrupt)?;
-            self.row(combo, &cells, kinds)?;
-            if self.stopped {
-                return Ok(());
+        // The rows are rendered on every core, a few chunks at a time (so
+        // memory stays a few chunks' text), and handed over in order.
+        let window = RENDER_CHUNK * rayon::current_num_threads().max(1) * 2;
+        for rows in slots.chunks(window) {
+            let chunks: Vec<Option<Rendered>> = rows
+                .par_chunks(RENDER_CHUNK)
+                .map(|rows| {
+                    let mut line = RowText::new(self.job, self.layout, kinds);
+                    let mut out = Rendered::default();
+                    let mut cells = Vec::with_capacity(passthrough);
+                    for &at in rows {
+                        let combo = read_record(&bytes, at, passthrough, &mut cells)?;
+                        line.row(combo, &cells, &mut out);
+                    }
+                    Some(out)
+                })
+                .collect();
+            for chunk in chunks {
+                let chunk = chunk.ok_or_else(corrupt)?;
+                self.take(chunk)?;
+                if self.stopped {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hand over a chunk's rendered rows: CSV bytes in blocks, and for
+    /// Parquet output the rows in batches of [`PARQUET_BATCH`] (the same
+    /// batches as one row at a time, so the same file).
+    fn take(&mut self, chunk: Rendered) -> Result<()> {
+        if self.csv.is_empty() && chunk.csv.len() >= BLOCK {
+            self.send(Block::Csv(chunk.csv));
+        } else {
+            self.csv.extend_from_slice(&chunk.csv);
+            if self.csv.len() >= BLOCK {
+                self.flush();
+            }
+        }
+        if self.parquet.is_some() {
+            let fields = self.layout.headers.len().max(1);
+            let mut start = 0;
+            for ends in chunk.ends.chunks(fields) {
+                let columns = self.parquet.as_mut().expect("Parquet output");
+                columns.push(&chunk.text, start, ends);
+                start = ends.last().copied().unwrap_or(start);
+                if columns.rows >= PARQUET_BATCH {
+                    self.flush_parquet()?;
+                }
+                if self.stopped {
+                    return Ok(());
+                }
             }
         }
         Ok(())
@@ -334,10 +396,23 @@ impl<'a> Render<'a> {
         }
         Ok(())
     }
+}
 
-    /// One published row: the record of combination `combo` whose
-    /// passthrough cells are `cells`.
-    fn row(&mut self, combo: usize, cells: &[Option<&str>], kinds: &[ColumnKind]) -> Result<()> {
+impl<'a> RowText<'a> {
+    fn new(job: &'a PublishJob<'a>, layout: &'a Layout, kinds: &'a [ColumnKind]) -> Self {
+        RowText {
+            job,
+            layout,
+            kinds,
+            group: None,
+            cells: Vec::new(),
+            gid: String::new(),
+        }
+    }
+
+    /// One published row into `out`: the record of combination `combo`
+    /// whose passthrough cells are `cells`.
+    fn row(&mut self, combo: usize, cells: &[Option<&str>], out: &mut Rendered) {
         let (ds, release) = (self.job.grouped, self.job.release);
         let g = self.layout.group_of[combo] as usize;
         if self.group != Some(g) {
@@ -355,58 +430,48 @@ impl<'a> Render<'a> {
             );
             self.gid = (g + 1).to_string();
         }
-        self.text.clear();
-        self.ends.clear();
+        let Rendered { text, ends, csv } = out;
+        let first = ends.len();
         for (&c, cell) in release.quasi_identifiers.iter().zip(&self.cells) {
             match cell {
-                Some(text) => self.text.push_str(text),
+                Some(shown) => text.push_str(shown),
                 None => {
                     let col = ds.col(c);
-                    self.text.push_str(col.display(col.code(combo)));
+                    text.push_str(col.display(col.code(combo)));
                 }
             }
-            self.ends.push(self.text.len());
+            ends.push(text.len());
         }
-        for (cell, kind) in cells.iter().zip(kinds) {
+        for (cell, kind) in cells.iter().zip(self.kinds) {
             match cell {
-                None => self.text.push('?'),
-                Some(text) if *kind == ColumnKind::Numeric && plain_integer(text) => {
-                    self.text.push_str(text)
+                None => text.push('?'),
+                Some(cell) if *kind == ColumnKind::Numeric && plain_integer(cell) => {
+                    text.push_str(cell)
                 }
-                Some(text) if *kind == ColumnKind::Numeric => match Decimal::parse(text) {
-                    Some(d) => self.text.push_str(&d.canonical()),
-                    None => self.text.push_str(text),
+                Some(cell) if *kind == ColumnKind::Numeric => match Decimal::parse(cell) {
+                    Some(d) => text.push_str(&d.canonical()),
+                    None => text.push_str(cell),
                 },
-                Some(text) => self.text.push_str(text),
+                Some(cell) => text.push_str(cell),
             }
-            self.ends.push(self.text.len());
+            ends.push(text.len());
         }
         for &c in &release.sensitive {
             let col = ds.col(c);
-            self.text.push_str(col.display(col.code(combo)));
-            self.ends.push(self.text.len());
+            text.push_str(col.display(col.code(combo)));
+            ends.push(text.len());
         }
-        self.text.push_str(&self.gid);
-        self.ends.push(self.text.len());
-        let mut start = 0;
-        for (i, &end) in self.ends.iter().enumerate() {
+        text.push_str(&self.gid);
+        ends.push(text.len());
+        let mut start = if first == 0 { 0 } else { ends[first - 1] };
+        for (i, &end) in ends[first..].iter().enumerate() {
             if i > 0 {
-                self.csv.push(b',');
+                csv.push(b',');
             }
-            encode(&self.text[start..end], &mut self.csv);
+            encode(&text[start..end], csv);
             start = end;
         }
-        self.csv.push(b'\n');
-        if let Some(columns) = &mut self.parquet {
-            columns.push(&self.text, &self.ends);
-            if columns.rows >= PARQUET_BATCH {
-                self.flush_parquet()?;
-            }
-        }
-        if self.csv.len() >= BLOCK {
-            self.flush();
-        }
-        Ok(())
+        csv.push(b'\n');
     }
 }
 
@@ -436,8 +501,10 @@ impl TextColumns {
         }
     }
 
-    fn push(&mut self, text: &str, ends: &[usize]) {
-        let mut start = 0;
+    /// One row: its fields are `text[start..ends[0]]`, then up to each
+    /// next end.
+    fn push(&mut self, text: &str, start: usize, ends: &[usize]) {
+        let mut start = start;
         for (b, &end) in self.columns.iter_mut().zip(ends) {
             b.append_value(&text[start..end]);
             start = end;
