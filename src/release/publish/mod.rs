@@ -110,9 +110,6 @@ pub const MAX_RANGES: usize = 256;
 /// The write buffer of each range file.
 const SPILL_BUFFER: usize = 64 << 10;
 
-/// Bytes of output handed to the writer and the hash at once.
-const BLOCK: usize = 1 << 16;
-
 /// Rows per record batch of the Parquet writer.
 const PARQUET_BATCH: usize = 8192;
 

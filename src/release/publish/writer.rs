@@ -20,7 +20,7 @@ const IN_FLIGHT: usize = 4;
 
 /// What the renderer hands the writer, in output order.
 enum Block {
-    /// CSV bytes of consecutive rows: hashed, and written for CSV output.
+    /// CSV bytes of consecutive rows (CSV output only).
     Csv(Vec<u8>),
     /// Rows as a Parquet batch (Parquet output only).
     Parquet(RecordBatch),
@@ -84,22 +84,19 @@ impl<'a> Writer<'a> {
         };
         let parquet = matches!(sink, Sink::Parquet(_));
         let (tx, rx) = sync_channel(IN_FLIGHT);
-        let mut render = Render::new(self.job, self.layout, self.inputs, parquet, tx);
+        let mut render = Render::new(self.job, self.layout, self.inputs, parquet, hash, tx);
         let (rendered, written) = std::thread::scope(|s| {
             let renderer = s.spawn(move || {
                 let done = render.all(spilled);
-                (done, render.ranges, render.largest)
+                (done, render.ranges, render.largest, render.hash)
             });
             // On an error `rx` is dropped: the renderer stops at its next
             // block.
             let written = rx.into_iter().try_for_each(|block| match block {
-                Block::Csv(bytes) => {
-                    hash.update(&bytes);
-                    match &mut sink {
-                        Sink::Csv(w) => w.write_all(&bytes),
-                        Sink::Parquet(_) => Ok(()),
-                    }
-                }
+                Block::Csv(bytes) => match &mut sink {
+                    Sink::Csv(w) => w.write_all(&bytes),
+                    Sink::Parquet(_) => Ok(()),
+                },
                 Block::Parquet(batch) => match &mut sink {
                     Sink::Parquet(p) => p.write(&batch),
                     Sink::Csv(_) => Ok(()),
@@ -111,7 +108,7 @@ impl<'a> Writer<'a> {
             (rendered, written)
         });
         written.map_err(io)?;
-        let (done, ranges, largest) = rendered;
+        let (done, ranges, largest, hash) = rendered;
         done?;
         self.ranges = ranges;
         self.largest = largest;
@@ -141,23 +138,24 @@ struct Render<'a> {
     stopped: bool,
     ranges: usize,
     largest: u64,
-    /// CSV bytes not yet handed over.
-    csv: Vec<u8>,
-    /// Rows not yet handed over, for Parquet output.
+    /// The published table's CSV bytes hashed so far (the fingerprint).
+    hash: Sha256,
+    /// Hand the CSV bytes to the writer (CSV output), not only hash them.
+    csv: bool,
+    /// For Parquet output: rows of a batch not rendered whole by one task
+    /// (a range's first and last rows), gathered here.
     parquet: Option<TextColumns>,
 }
 
-/// Rows rendered per task: the rows of a range are rendered on every core
-/// in chunks of this many, then handed over in order.
-const RENDER_CHUNK: usize = 1 << 14;
-
-/// Rendered rows of one chunk: their fields' text, each field's end in
-/// it (every row has the same number of fields), and their CSV bytes.
+/// Rendered rows of one task: their fields' text, each field's end in it
+/// (every row has the same number of fields), their CSV bytes and, for
+/// Parquet output when the rows are one whole batch, that batch.
 #[derive(Default)]
 struct Rendered {
     text: String,
     ends: Vec<usize>,
     csv: Vec<u8>,
+    batch: Option<RecordBatch>,
 }
 
 /// Renders rows: the cells of the group last rendered are kept, as
@@ -178,6 +176,7 @@ impl<'a> Render<'a> {
         layout: &'a Layout,
         inputs: &'a Inputs,
         parquet: bool,
+        hash: Sha256,
         blocks: SyncSender<Block>,
     ) -> Self {
         Render {
@@ -188,8 +187,9 @@ impl<'a> Render<'a> {
             stopped: false,
             ranges: 0,
             largest: 0,
-            csv: Vec::with_capacity(BLOCK + 4096),
-            parquet: parquet.then(|| TextColumns::new(&layout.headers)),
+            hash,
+            csv: !parquet,
+            parquet: parquet.then(|| TextColumns::new(text_schema(&layout.headers))),
         }
     }
 
@@ -201,9 +201,7 @@ impl<'a> Render<'a> {
                 return Ok(());
             }
         }
-        self.flush_parquet()?;
-        self.flush();
-        Ok(())
+        self.flush_parquet()
     }
 
     /// Hand a block to the writer; a writer that stopped stops the
@@ -212,12 +210,6 @@ impl<'a> Render<'a> {
         if !self.stopped && self.blocks.send(block).is_err() {
             self.stopped = true;
         }
-    }
-
-    /// Hand over the CSV bytes rendered.
-    fn flush(&mut self) {
-        let bytes = std::mem::replace(&mut self.csv, Vec::with_capacity(BLOCK + 4096));
-        self.send(Block::Csv(bytes));
     }
 
     /// Hand over the Parquet rows rendered, if any.
@@ -270,26 +262,47 @@ impl<'a> Render<'a> {
             *slot = at;
             at = next;
         }
-        // The rows are rendered on every core, a few chunks at a time (so
-        // memory stays a few chunks' text), and handed over in order.
-        let window = RENDER_CHUNK * rayon::current_num_threads().max(1) * 2;
-        for rows in slots.chunks(window) {
-            let chunks: Vec<Option<Rendered>> = rows
-                .par_chunks(RENDER_CHUNK)
-                .map(|rows| {
+        // The rows are rendered on every core, a few tasks at a time (so
+        // memory stays a few tasks' text), and handed over in order. For
+        // Parquet output a task's rows are the rows of one batch of the
+        // output ([`PARQUET_BATCH`] rows from its first row on), which the
+        // task makes whole when the range holds all of it: the batches and
+        // so the file are those of rows handed over one at a time.
+        let step = PARQUET_BATCH as u64;
+        let mut tasks = Vec::new();
+        let mut start = lo;
+        while start < hi {
+            let end = ((start / step + 1) * step).min(hi);
+            tasks.push(((start - lo) as usize, (end - lo) as usize));
+            start = end;
+        }
+        let schema = self.parquet.as_ref().map(|p| p.schema.clone());
+        let window = rayon::current_num_threads().max(1) * 4;
+        for tasks in tasks.chunks(window) {
+            let rendered: Vec<Result<Rendered>> = tasks
+                .par_iter()
+                .map(|&(from, to)| {
                     let mut line = RowText::new(self.job, self.layout, kinds);
                     let mut out = Rendered::default();
                     let mut cells = Vec::with_capacity(passthrough);
-                    for &at in rows {
-                        let combo = read_record(&bytes, at, passthrough, &mut cells)?;
+                    for &at in &slots[from..to] {
+                        let combo =
+                            read_record(&bytes, at, passthrough, &mut cells).ok_or_else(corrupt)?;
                         line.row(combo, &cells, &mut out);
                     }
-                    Some(out)
+                    let whole = (lo + from as u64) % step == 0 && to - from == PARQUET_BATCH;
+                    if let (Some(schema), true) = (&schema, whole) {
+                        let mut columns = TextColumns::new(schema.clone());
+                        out.push_into(&mut columns, self.layout.headers.len());
+                        out.batch = columns
+                            .batch()
+                            .map_err(|e| Error::Write(target(self.job), e))?;
+                    }
+                    Ok(out)
                 })
                 .collect();
-            for chunk in chunks {
-                let chunk = chunk.ok_or_else(corrupt)?;
-                self.take(chunk)?;
+            for out in rendered {
+                self.take(out?)?;
                 if self.stopped {
                     return Ok(());
                 }
@@ -298,32 +311,28 @@ impl<'a> Render<'a> {
         Ok(())
     }
 
-    /// Hand over a chunk's rendered rows: CSV bytes in blocks, and for
-    /// Parquet output the rows in batches of [`PARQUET_BATCH`] (the same
-    /// batches as one row at a time, so the same file).
-    fn take(&mut self, chunk: Rendered) -> Result<()> {
-        if self.csv.is_empty() && chunk.csv.len() >= BLOCK {
-            self.send(Block::Csv(chunk.csv));
-        } else {
-            self.csv.extend_from_slice(&chunk.csv);
-            if self.csv.len() >= BLOCK {
-                self.flush();
-            }
+    /// Hash a task's rendered rows and hand them over: the CSV bytes for
+    /// CSV output; for Parquet output the task's batch, or its rows into
+    /// the batch being gathered.
+    fn take(&mut self, out: Rendered) -> Result<()> {
+        self.hash.update(&out.csv);
+        let fields = self.layout.headers.len();
+        if self.csv {
+            self.send(Block::Csv(out.csv));
+            return Ok(());
         }
-        if self.parquet.is_some() {
-            let fields = self.layout.headers.len().max(1);
-            let mut start = 0;
-            for ends in chunk.ends.chunks(fields) {
-                let columns = self.parquet.as_mut().expect("Parquet output");
-                columns.push(&chunk.text, start, ends);
-                start = ends.last().copied().unwrap_or(start);
-                if columns.rows >= PARQUET_BATCH {
-                    self.flush_parquet()?;
-                }
-                if self.stopped {
-                    return Ok(());
-                }
-            }
+        let Some(columns) = &mut self.parquet else {
+            return Ok(());
+        };
+        if let Some(batch) = out.batch {
+            // A whole batch starts where the gathered rows made one.
+            debug_assert_eq!(columns.rows, 0);
+            self.send(Block::Parquet(batch));
+            return Ok(());
+        }
+        out.push_into(columns, fields);
+        if columns.rows >= PARQUET_BATCH {
+            self.flush_parquet()?;
         }
         Ok(())
     }
@@ -398,6 +407,17 @@ impl<'a> Render<'a> {
     }
 }
 
+impl Rendered {
+    /// The rows into Parquet columns.
+    fn push_into(&self, columns: &mut TextColumns, fields: usize) {
+        let mut start = 0;
+        for ends in self.ends.chunks(fields.max(1)) {
+            columns.push(&self.text, start, ends);
+            start = ends.last().copied().unwrap_or(start);
+        }
+    }
+}
+
 impl<'a> RowText<'a> {
     fn new(job: &'a PublishJob<'a>, layout: &'a Layout, kinds: &'a [ColumnKind]) -> Self {
         RowText {
@@ -430,7 +450,9 @@ impl<'a> RowText<'a> {
             );
             self.gid = (g + 1).to_string();
         }
-        let Rendered { text, ends, csv } = out;
+        let Rendered {
+            text, ends, csv, ..
+        } = out;
         let first = ends.len();
         for (&c, cell) in release.quasi_identifiers.iter().zip(&self.cells) {
             match cell {
@@ -493,10 +515,14 @@ struct TextColumns {
 }
 
 impl TextColumns {
-    fn new(headers: &[String]) -> Self {
+    fn new(schema: SchemaRef) -> Self {
         TextColumns {
-            schema: text_schema(headers),
-            columns: headers.iter().map(|_| StringBuilder::new()).collect(),
+            columns: schema
+                .fields()
+                .iter()
+                .map(|_| StringBuilder::new())
+                .collect(),
+            schema,
             rows: 0,
         }
     }
