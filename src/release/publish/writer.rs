@@ -1,13 +1,13 @@
 //! The second pass of [`publish`](super::publish): the spilled ranges read
 //! back in output order and written as CSV or Parquet, hashed as written.
 //!
-//! Two threads share the work: a renderer (`Render`, on a scoped thread)
-//! reads the ranges back and renders the rows, as CSV bytes and, for
-//! Parquet output, text batches; the calling thread hashes the CSV bytes
-//! and writes them, or encodes the batches as Parquet and writes those. The
-//! renderer hands over blocks in order through a channel of
-//! [`IN_FLIGHT`] blocks, so memory stays bounded and the bytes are those
-//! one thread writes; the output writer never leaves its thread.
+//! A renderer (`Render`, on a scoped thread) reads the ranges back, renders
+//! their rows on every core (rayon tasks of one Parquet batch each, taken
+//! back in order), hashes the CSV bytes and hands the writing thread what
+//! it writes: CSV blocks, or Parquet batches, which the writing thread
+//! encodes. The hand-over is a channel of [`IN_FLIGHT`] blocks, so memory
+//! stays bounded and the bytes are those one thread writes; the output
+//! writer never leaves its thread.
 
 use std::sync::mpsc::{sync_channel, SyncSender};
 
