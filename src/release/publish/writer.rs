@@ -290,7 +290,8 @@ impl<'a> Render<'a> {
                             read_record(&bytes, at, passthrough, &mut cells).ok_or_else(corrupt)?;
                         line.row(combo, &cells, &mut out);
                     }
-                    let whole = (lo + from as u64) % step == 0 && to - from == PARQUET_BATCH;
+                    let whole =
+                        (lo + from as u64).is_multiple_of(step) && to - from == PARQUET_BATCH;
                     if let (Some(schema), true) = (&schema, whole) {
                         let mut columns = TextColumns::new(schema.clone());
                         out.push_into(&mut columns, self.layout.headers.len());
