@@ -588,6 +588,9 @@ fn merge_packed(columns: &[Column], counts: &[u64], bits: &[u32]) -> (Vec<Column
 
 #[cfg(test)]
 mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
     use super::*;
 
     /// The packed merge gives the table the map of boxed keys gives:
@@ -596,13 +599,8 @@ mod tests {
     /// one code (no bits).
     #[test]
     fn packed_merge_is_the_wide_merge() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % n
-        };
+        let mut rng = ChaCha8Rng::seed_from_u64(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: u64| rng.random_range(0..n);
         for (rows, widths) in [
             (0, vec![3, 2]),
             (50, vec![3, 1, 5]),

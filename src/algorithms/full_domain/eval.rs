@@ -580,6 +580,9 @@ fn densify(keys: &mut [u64]) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
     use super::*;
 
     #[test]
@@ -596,13 +599,8 @@ mod tests {
     /// shards, on keys with repeats and singletons.
     #[test]
     fn sharded_numbering_is_the_one_map_numbering() {
-        let mut state = 7u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % n
-        };
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut next = |n: u64| rng.random_range(0..n);
         for (n, distinct) in [
             (0, 1),
             (1, 1),
