@@ -92,6 +92,12 @@ impl Column {
     pub fn code_space(&self) -> usize {
         self.values.len() + 1
     }
+    /// Bits that hold every code of the column (`0..=missing_code()`; none
+    /// when the only code is the missing one): a combination of codes
+    /// packed into one integer gives each column this many.
+    pub fn code_bits(&self) -> u32 {
+        u32::BITS - self.missing_code().leading_zeros()
+    }
     /// The value behind a code; `None` for the missing code.
     pub fn value(&self, code: u32) -> Option<&str> {
         self.values.get(code as usize).map(|s| &**s)

@@ -504,10 +504,7 @@ fn push_groups(
 /// missing, numbers canonical), adding their counts; combinations in code
 /// order.
 fn merge(columns: Vec<Column>, counts: Vec<u64>) -> (Vec<Column>, Vec<u64>) {
-    let bits: Vec<u32> = columns
-        .iter()
-        .map(|c| u32::BITS - c.missing_code().leading_zeros())
-        .collect();
+    let bits: Vec<u32> = columns.iter().map(Column::code_bits).collect();
     if bits.iter().sum::<u32>() <= 64 {
         return merge_packed(&columns, &counts, &bits);
     }
@@ -623,10 +620,7 @@ mod tests {
                 .into_iter()
                 .map(|b| b.finish(None).unwrap())
                 .collect();
-            let bits: Vec<u32> = columns
-                .iter()
-                .map(|c| u32::BITS - c.missing_code().leading_zeros())
-                .collect();
+            let bits: Vec<u32> = columns.iter().map(Column::code_bits).collect();
             let (wide, wide_counts) = merge_wide(&columns, &counts);
             let (packed, packed_counts) = merge_packed(&columns, &counts, &bits);
             assert_eq!(packed_counts, wide_counts, "{rows} rows");

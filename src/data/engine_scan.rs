@@ -370,7 +370,11 @@ impl FileScan {
         // each executed only when the previous one is done.
         let (sender, mut batches) = tokio::sync::mpsc::channel(SCAN_AHEAD);
         let partitions = plan.properties().output_partitioning().partition_count();
-        let mut decoder = AbortOnDrop(tokio::spawn(async move {
+        // In a set, so that the task is aborted when the scan stops early
+        // (a visit's error, `false` or a dropped future) and does not go
+        // on reading the file.
+        let mut decoder = tokio::task::JoinSet::new();
+        decoder.spawn(async move {
             for partition in 0..partitions {
                 let mut stream = match plan.execute(partition, task.clone()) {
                     Ok(stream) => stream,
@@ -387,7 +391,7 @@ impl FileScan {
                     }
                 }
             }
-        }));
+        });
         while let Some(arrays) = batches.recv().await {
             let arrays = arrays.map_err(fail)?;
             batch.first = records;
@@ -426,7 +430,7 @@ impl FileScan {
         }
         // The channel closed: the decoder ended, by reaching the end of
         // the file or by a panic, which must not pass for the end.
-        if let Err(e) = (&mut decoder.0).await {
+        if let Some(Err(e)) = decoder.join_next().await {
             return Err(engine_error(&engine, &file, e));
         }
         Ok(records)
@@ -436,17 +440,6 @@ impl FileScan {
 /// Batches the engine decodes ahead of the visit: enough to keep it busy
 /// while a batch is visited, few enough that memory stays a few batches.
 const SCAN_AHEAD: usize = 4;
-
-/// A task aborted when its handle is dropped: the decoder of a scan that
-/// stopped early (a visit's error, `false` or a dropped future) does not
-/// go on reading the file.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
 
 /// The first `limit` records of the file at `path` (all of them when it
 /// has fewer), every column, in file order, read by the same scan and

@@ -274,11 +274,7 @@ pub(super) enum Combinations {
 
 impl Combinations {
     pub(super) fn new(ds: &Dataset) -> Self {
-        let bits: Vec<u32> = ds
-            .columns()
-            .iter()
-            .map(|c| u32::BITS - c.missing_code().leading_zeros())
-            .collect();
+        let bits: Vec<u32> = ds.columns().iter().map(Column::code_bits).collect();
         if bits.iter().sum::<u32>() <= 64 {
             let mut rows = FxHashMap::default();
             rows.reserve(ds.n_rows());
