@@ -652,7 +652,7 @@ fn remap_codes(mut codes: Vec<u32>, remap: &[u32], missing: u32) -> (Vec<u32>, u
 
 /// A value shorter than 16 bytes as one number: its bytes, zero-padded,
 /// then its length in the last byte (so `a` and `a\0` differ).
-fn pack(value: &[u8]) -> Option<u128> {
+pub(crate) fn pack(value: &[u8]) -> Option<u128> {
     let n = value.len();
     // Two overlapping loads of a power-of-two width cover a value of
     // 2w/2..2w bytes; the bytes of the second load the first already

@@ -24,6 +24,9 @@ mod sensitivity;
 
 pub use conditions::{Condition, Conditions};
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
+/// A short text as one number: the key the column builder interns by,
+/// for other lookups of cells by text (`release::publish`).
+pub(crate) use dataset::pack as pack_short;
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use formats::{load, InputFormat};
 pub use output::{stage_file, write_bytes, write_file, Inputs, Scratch, Staged, Temporaries};
