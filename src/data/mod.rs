@@ -26,6 +26,7 @@ pub use conditions::{Condition, Conditions};
 pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 /// A short text as one number: the key the column builder interns by,
 /// for other lookups of cells by text (`release::publish`).
+#[cfg(feature = "engine")]
 pub(crate) use dataset::pack as pack_short;
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use formats::{load, InputFormat};
