@@ -446,6 +446,15 @@ impl Runs {
     }
 }
 
+/// Which of `shards` a key of hash (or value) `hash` goes to, when keys
+/// are split across cores, one map per core: Fibonacci hashing's top
+/// bits. A key's low bits are its last attribute's codes, and FxHash's
+/// low bits pick a map's buckets, so a shard taken from either would split
+/// unevenly or leave part of each map unused.
+pub fn shard_of(hash: u64, shards: usize) -> usize {
+    ((hash.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize * shards) >> 32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

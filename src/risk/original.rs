@@ -226,7 +226,7 @@ impl Tables<'_> {
         &self,
         pass: &Pass<'_>,
         matches: &mut [u32],
-        same: Option<&mut Vec<u32>>,
+        mut same: Option<&mut Vec<u32>>,
         key: impl Fn(&Self, u32, u64) -> K + Sync,
         shards: usize,
     ) where
@@ -235,12 +235,8 @@ impl Tables<'_> {
     {
         let skip = pass.skip;
         let shards = shards.clamp(1, usize::from(u8::MAX));
-        let shard_of = |r: u32| -> u8 {
-            let h = FxBuildHasher.hash_one(key(self, r, skip));
-            // Fibonacci hashing's top bits: the map hashes the same key
-            // with FxHash, whose low bits pick its buckets, so a shard
-            // taken from those would leave half of each map's unused.
-            (((h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) * shards as u64) >> 32) as u8
+        let shard_of = |r: u32| {
+            crate::partition::shard_of(FxBuildHasher.hash_one(key(self, r, skip)), shards) as u8
         };
         let shard_list = |rows: &[u32]| -> Vec<u8> {
             if shards == 1 {
@@ -270,7 +266,6 @@ impl Tables<'_> {
         // Back in target order: each shard's answers come in that order.
         let shard_of_target = target_shards.as_deref().unwrap_or(&source_shards);
         let mut next = vec![0usize; shards];
-        let mut same = same;
         for (&t, &shard) in pass.targets.iter().zip(shard_of_target) {
             let (c, i) = (&counts[shard as usize], next[shard as usize]);
             matches[t as usize] += c.matches[i];
@@ -295,7 +290,9 @@ impl Tables<'_> {
         let weight = |r: u32| self.weights.map_or(1, |w| w[r as usize]);
         let mut ids: FxHashMap<K, u32> = FxHashMap::default();
         let mut sizes: Vec<u32> = Vec::new();
-        // The class of each of the shard's sources, in source order.
+        // The class of each of the shard's sources, in source order (the
+        // rows themselves are filtered again where needed rather than held:
+        // a byte per row read is cheaper than four more per row kept).
         let mut source_ids: Vec<u32> = Vec::new();
         let own = |rows, shards| own_rows(rows, shards, shard);
         for s in own(pass.sources, source_shards) {
@@ -364,13 +361,16 @@ enum ValueCounts {
 
 impl ValueCounts {
     fn new(classes: usize, width: u32) -> Self {
-        match classes.checked_shl(width) {
-            Some(slots) if slots <= DENSE_VALUE_SLOTS && width < usize::BITS => {
-                ValueCounts::Dense {
-                    counts: vec![0; slots],
-                    width,
-                }
-            }
+        // Classes × 2^width slots, refused to the map when that overflows
+        // (a shift alone would drop the high bits and index past the array).
+        let slots = 1usize
+            .checked_shl(width)
+            .and_then(|per_class| classes.checked_mul(per_class));
+        match slots {
+            Some(slots) if slots <= DENSE_VALUE_SLOTS => ValueCounts::Dense {
+                counts: vec![0; slots],
+                width,
+            },
             _ => ValueCounts::Sparse(FxHashMap::default()),
         }
     }

@@ -507,11 +507,7 @@ fn number(keys: &[u64], bottom_sizes: &[u32], span: u64) -> Classes {
 
 /// [`number`]'s map, split into `shards` maps filled side by side.
 fn number_sharded(keys: &[u64], bottom_sizes: &[u32], shards: usize) -> Classes {
-    let shard_of = |key: u64| {
-        // Fibonacci hashing's top bits: the keys' low digits are the
-        // last attribute's, so the key itself would split unevenly.
-        ((key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize * shards) >> 32
-    };
+    let shard_of = |key: u64| crate::partition::shard_of(key, shards);
     // Per shard: each of its bottom classes' local id in bottom order,
     // and per local class its first bottom class and its size.
     let locals: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = (0..shards)
