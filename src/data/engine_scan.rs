@@ -53,7 +53,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
+use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{DataType, Field, Schema};
 use datafusion::datasource::file_format::options::ArrowReadOptions;
@@ -310,7 +310,7 @@ impl FileScan {
     pub async fn for_each_batch(
         self,
         columns: &[usize],
-        mut visit: impl FnMut(&TextBatch) -> Result<()>,
+        mut visit: impl FnMut(&TextBatch) -> Result<()> + Send,
     ) -> Result<u64> {
         self.scan(columns, |batch| visit(batch).map(|()| true))
             .await
@@ -322,7 +322,27 @@ impl FileScan {
     pub async fn scan(
         self,
         columns: &[usize],
-        mut visit: impl FnMut(&TextBatch) -> Result<bool>,
+        mut visit: impl FnMut(&TextBatch) -> Result<bool> + Send,
+    ) -> Result<u64> {
+        self.scan_staged(columns, |_| (), |batch, ()| visit(batch))
+            .await
+    }
+
+    /// Stream the records, in file order, through two stages: `prepare`
+    /// (work on a batch that does not depend on the batches before it:
+    /// on every core, say) then `place` (what depends on order), one
+    /// batch at a time, stopping after the batch `place` returns `false`
+    /// for. A batch is read as text and prepared while the one before it
+    /// is placed, so the order-dependent stage, which runs on one thread,
+    /// no longer leaves the other cores idle. Every batch is placed in
+    /// order after it was prepared; the first error in file order is the
+    /// one returned (a batch's placement before the next batch's cells).
+    /// Returns the number of records placed.
+    pub async fn scan_staged<M: Send>(
+        self,
+        columns: &[usize],
+        mut prepare: impl FnMut(&TextBatch) -> M + Send,
+        mut place: impl FnMut(&TextBatch, M) -> Result<bool> + Send,
     ) -> Result<u64> {
         let file = self.file.clone();
         let engine = self.engine.clone();
@@ -355,13 +375,18 @@ impl FileScan {
             ));
         }
         let missing: Vec<&[u8]> = self.opts.missing.iter().map(|s| s.as_bytes()).collect();
-        let rules = FieldRules::new(self.opts.trim, &missing);
-        let mut batch = TextBatch {
-            columns: (0..columns.len()).map(|_| TextColumn::default()).collect(),
-            len: 0,
-            first: 0,
+        let text = Text {
+            rules: FieldRules::new(self.opts.trim, &missing),
+            max: self.opts.max_field_bytes,
+            format: self.format,
+            file: &file,
+            names: &names,
         };
-        let mut records = 0u64;
+        // The batch being placed, and the one read and prepared meanwhile.
+        let mut current = TextBatch::with_columns(columns.len());
+        let mut next = TextBatch::with_columns(columns.len());
+        let mut prepared: Option<M> = None;
+        let (mut read, mut placed) = (0u64, 0u64);
         // The engine decodes the file on a task of its own, a few batches
         // ahead, while this thread turns the previous ones into text and
         // visits them: decoding (Parquet's pages, a CSV's parsing) would
@@ -393,39 +418,31 @@ impl FileScan {
             }
         });
         while let Some(arrays) = batches.recv().await {
-            let arrays = arrays.map_err(fail)?;
-            batch.first = records;
-            batch.len = arrays.num_rows();
-            // The columns are read as text on every core (they are
-            // independent); the first column in order with a bad cell
-            // is the one refused, as when they are read one by one.
-            let max = self.opts.max_field_bytes;
-            let read: Vec<_> = batch
-                .columns
-                .par_iter_mut()
-                .enumerate()
-                .map(|(i, column)| {
-                    column.clear();
-                    column.push_array(arrays.column(i).as_ref(), &rules, max)
-                })
-                .collect();
-            if let Some((i, (j, e))) = read
-                .into_iter()
-                .enumerate()
-                .find_map(|(i, r)| r.err().map(|e| (i, e)))
-            {
-                return Err(cell_error(
-                    &file,
-                    Some(row_label(self.format, records + j as u64)),
-                    &names[i],
-                    e,
-                    max,
-                ));
-            }
-            let more = visit(&batch)?;
-            records += batch.len as u64;
+            let read_next = |next: &mut TextBatch| -> Result<M> {
+                let arrays = arrays.map_err(fail)?;
+                text.fill(next, &arrays, read)?;
+                Ok(prepare(next))
+            };
+            let (more, ready) = match prepared.take() {
+                Some(m) => {
+                    let (more, ready) = rayon::join(|| place(&current, m), || read_next(&mut next));
+                    placed += current.len as u64;
+                    (more?, ready)
+                }
+                None => (true, read_next(&mut next)),
+            };
             if !more {
-                return Ok(records);
+                return Ok(placed);
+            }
+            prepared = Some(ready?);
+            read += next.len as u64;
+            std::mem::swap(&mut current, &mut next);
+        }
+        if let Some(m) = prepared.take() {
+            let more = place(&current, m)?;
+            placed += current.len as u64;
+            if !more {
+                return Ok(placed);
             }
         }
         // The channel closed: the decoder ended, by reaching the end of
@@ -433,7 +450,50 @@ impl FileScan {
         if let Some(Err(e)) = decoder.join_next().await {
             return Err(engine_error(&engine, &file, e));
         }
-        Ok(records)
+        Ok(placed)
+    }
+}
+
+/// How a scan turns the engine's arrays into text.
+struct Text<'a> {
+    rules: FieldRules<'a>,
+    max: usize,
+    format: InputFormat,
+    file: &'a Path,
+    names: &'a [String],
+}
+
+impl Text<'_> {
+    /// `batch` as the text of `arrays`, whose first record is the file's
+    /// `first`-th. The columns are read on every core (they are
+    /// independent); the first column in order with a bad cell is the
+    /// one refused, as when they are read one by one.
+    fn fill(&self, batch: &mut TextBatch, arrays: &RecordBatch, first: u64) -> Result<()> {
+        batch.first = first;
+        batch.len = arrays.num_rows();
+        let read: Vec<_> = batch
+            .columns
+            .par_iter_mut()
+            .enumerate()
+            .map(|(i, column)| {
+                column.clear();
+                column.push_array(arrays.column(i).as_ref(), &self.rules, self.max)
+            })
+            .collect();
+        match read
+            .into_iter()
+            .enumerate()
+            .find_map(|(i, r)| r.err().map(|e| (i, e)))
+        {
+            Some((i, (j, e))) => Err(cell_error(
+                self.file,
+                Some(row_label(self.format, first + j as u64)),
+                &self.names[i],
+                e,
+                self.max,
+            )),
+            None => Ok(()),
+        }
     }
 }
 
@@ -512,6 +572,14 @@ pub struct TextBatch {
 }
 
 impl TextBatch {
+    fn with_columns(columns: usize) -> Self {
+        TextBatch {
+            columns: (0..columns).map(|_| TextColumn::default()).collect(),
+            len: 0,
+            first: 0,
+        }
+    }
+
     /// Records in the batch.
     pub fn len(&self) -> usize {
         self.len

@@ -98,6 +98,7 @@ use crate::data::{
 };
 use crate::error::{Error, Result};
 use crate::format::thousands;
+use crate::progress::Progress;
 
 /// Spilled rows held at once by default when a range of the output is
 /// written: far under the machine's memory, large enough that a table of
@@ -156,6 +157,12 @@ pub struct PublishJob<'a> {
     /// Where the spilled rows go; `None`: beside the output (the system's
     /// temporary directory when the output is a device).
     pub spill_dir: Option<PathBuf>,
+    /// Progress and cancellation (the TUI's Esc): the records read in the
+    /// first pass, then the rows written in the second, each a phase; a
+    /// cancelled pass stops at its next batch or block with
+    /// `Error::Cancelled`, its scratch files and temporary output removed
+    /// and nothing put in place.
+    pub progress: Option<Progress>,
 }
 
 impl<'a> PublishJob<'a> {
@@ -180,6 +187,33 @@ impl<'a> PublishJob<'a> {
             format: None,
             range_bytes: DEFAULT_RANGE_BYTES,
             spill_dir: None,
+            progress: None,
+        }
+    }
+
+    /// The same job, reporting to `progress` and stopping when it is
+    /// cancelled.
+    pub fn watched(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// `Error::Cancelled` once the job's progress was cancelled.
+    fn check(&self) -> Result<()> {
+        self.progress.as_ref().map_or(Ok(()), Progress::check)
+    }
+
+    /// Start a phase of `total` steps.
+    fn phase(&self, name: &'static str, index: u32, total: u64) {
+        if let Some(p) = &self.progress {
+            p.set_phase(name, index, 2);
+            p.set_total(total);
+        }
+    }
+
+    fn advance(&self, by: u64) {
+        if let Some(p) = &self.progress {
+            p.advance(by);
         }
     }
 
@@ -259,10 +293,22 @@ pub async fn publish_in(
     let file_columns = scan.columns().to_vec();
     let layout = Layout::new(job, &file_columns)?;
     let mut pass = Pass::new(job, &layout, scan.format(), &inputs)?;
+    let mut keys = Keys::new(job.grouped, layout.passthrough.len());
     let mut at: Vec<usize> = layout.grouped_at.clone();
     at.extend(&layout.passthrough);
-    let records = scan.for_each_batch(&at, |batch| pass.batch(batch)).await?;
-    let spilled = pass.finish(records)?;
+    job.phase("publishing: reading the file", 1, job.grouped.records());
+    // Each batch's combinations are looked up (on every core) while the
+    // batch before it is placed and spilled (in file order).
+    let records = scan
+        .scan_staged(
+            &at,
+            |batch| keys.map(batch),
+            |batch, mapped| pass.batch(batch, &mapped).map(|()| true),
+        )
+        .await?;
+    let spilled = pass.finish(records, &keys.kinds)?;
+    job.check()?;
+    job.phase("publishing: writing the table", 2, layout.rows);
     let mut report = PublishReport {
         file: job.output.map(Path::to_path_buf),
         format,
@@ -273,15 +319,22 @@ pub async fn publish_in(
         largest_range: 0,
     };
     let mut writer = Writer::new(job, &layout, format, &inputs);
-    match job.output {
+    let written = match job.output {
         Some(out) => write_file(out, &inputs, |w| {
             writer.write(w, &spilled).map_err(|e| match e {
                 Error::Write(_, io) => io,
                 other => std::io::Error::other(other.to_string()),
             })
-        })?,
-        None => writer.write(&mut std::io::sink(), &spilled)?,
+        }),
+        None => writer.write(&mut std::io::sink(), &spilled),
+    };
+    // A cancelled write fails as an I/O error inside `write_file` (which
+    // removes its temporary file); it is said as the cancellation it is.
+    // A write that finished is not undone by a late cancel.
+    if written.is_err() {
+        job.check()?;
     }
+    written?;
     report.fingerprint = writer.fingerprint.take().unwrap_or_default();
     report.ranges = writer.ranges;
     report.largest_range = writer.largest;

@@ -15,13 +15,10 @@ pub(super) struct Pass<'a> {
     job: &'a PublishJob<'a>,
     layout: &'a Layout,
     format: InputFormat,
-    /// Each record's combination, mapped on every core.
-    keys: Keys<'a>,
     /// Records of each combination seen so far.
     seen: Vec<u32>,
     /// Rows of each group placed so far.
     placed: Vec<u64>,
-    kinds: Vec<KindSeen>,
     /// Rows per range and the range files being written.
     per_range: u64,
     writers: Vec<(Scratch, BufWriter<File>)>,
@@ -91,14 +88,8 @@ impl<'a> Pass<'a> {
             job,
             layout,
             format,
-            keys: Keys::new(ds, layout.passthrough.len()),
             seen: vec![0; ds.n_rows()],
             placed: vec![0; job.release.groups.len()],
-            kinds: layout
-                .passthrough
-                .iter()
-                .map(|_| KindSeen::default())
-                .collect(),
             per_range,
             writers,
             record: Vec::new(),
@@ -120,18 +111,24 @@ impl<'a> Pass<'a> {
     }
 
     /// Place and spill a batch's records, in file order; their
-    /// combinations are looked up first, on every core (`keys`).
-    pub(super) fn batch(&mut self, batch: &crate::data::engine_scan::TextBatch) -> Result<()> {
+    /// combinations were looked up first, on every core (`keys`).
+    pub(super) fn batch(
+        &mut self,
+        batch: &crate::data::engine_scan::TextBatch,
+        mapped: &Mapped,
+    ) -> Result<()> {
+        self.job.check()?;
+        self.job.advance(batch.len() as u64);
         let grouped = self.job.grouped.n_cols();
-        self.keys.map(batch, &mut self.kinds);
+        let passthrough = self.layout.passthrough.len();
         for r in 0..batch.len() {
             let index = batch.first_record() + r as u64;
-            let combo = match self.keys.combo(r) {
+            let combo = match mapped.combo(r) {
                 Ok(combo) => combo as usize,
                 Err(Failure::Value { column, text }) => {
                     return Err(self.changed(
                         index,
-                        Some(self.keys.column_name(*column)),
+                        Some(self.job.grouped.col(*column).name()),
                         format!(
                             "the value '{}' is not in the frequency table",
                             crate::error::shown(text, 60)
@@ -168,7 +165,7 @@ impl<'a> Pass<'a> {
             self.record.clear();
             self.record.extend_from_slice(&place.to_le_bytes());
             self.record.extend_from_slice(&(combo as u32).to_le_bytes());
-            for i in 0..self.kinds.len() {
+            for i in 0..passthrough {
                 match batch.cell(grouped + i, r) {
                     None => self.record.extend_from_slice(&MISSING.to_le_bytes()),
                     Some(text) => {
@@ -186,8 +183,9 @@ impl<'a> Pass<'a> {
     }
 
     /// Check that the file held what the table counted, decide the
-    /// passthrough columns' kinds, and close the range files.
-    pub(super) fn finish(self, records: u64) -> Result<Spilled> {
+    /// passthrough columns' kinds from what their cells said (`kinds`,
+    /// in the order of `Layout::passthrough`), and close the range files.
+    pub(super) fn finish(self, records: u64, kinds_seen: &[KindSeen]) -> Result<Spilled> {
         let ds = self.job.grouped;
         if records != ds.records() {
             return Err(Error::input(
@@ -213,8 +211,8 @@ impl<'a> Pass<'a> {
                 ),
             ));
         }
-        let mut kinds = Vec::with_capacity(self.kinds.len());
-        for (seen, &c) in self.kinds.iter().zip(&self.layout.passthrough) {
+        let mut kinds = Vec::with_capacity(kinds_seen.len());
+        for (seen, &c) in kinds_seen.iter().zip(&self.layout.passthrough) {
             let name = &self.layout.names[c];
             let kind = match self.job.opts.forced_kind(name) {
                 Some(ColumnKind::Numeric) => {

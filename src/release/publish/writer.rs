@@ -11,6 +11,10 @@
 
 use std::sync::mpsc::{sync_channel, SyncSender};
 
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
+};
+use parquet::file::writer::SerializedFileWriter;
 use rayon::prelude::*;
 
 use super::*;
@@ -308,6 +312,9 @@ impl<'a> Render<'a> {
                     return Ok(());
                 }
             }
+            self.job.check()?;
+            let (from, to) = (tasks[0].0, tasks[tasks.len() - 1].1);
+            self.job.advance((to - from) as u64);
         }
         Ok(())
     }
@@ -557,34 +564,229 @@ impl TextColumns {
 }
 
 /// The published table as Parquet, every column text.
+///
+/// Each batch's columns are encoded side by side on rayon's pool (a
+/// column chunk's encoder is its own: its dictionary, its pages), where
+/// `ArrowWriter` encodes them one after the other on the writing thread,
+/// which made that thread the second pass's narrowest point (dictionary
+/// interning was a quarter of the pass). The row groups are cut as
+/// `ArrowWriter::write` cuts them — at [`PARQUET_ROW_GROUP`] rows, or
+/// earlier by its estimate of the encoded bytes against
+/// [`PARQUET_ROW_GROUP_BYTES`] — and the file's writer, schema and
+/// metadata are `ArrowWriter`'s own (`into_serialized_writer`), so the
+/// file is byte for byte the one `ArrowWriter` writes
+/// (`parquet_output_is_arrow_writers_file`).
 pub(super) struct ParquetSink<'w> {
     out: &'w mut dyn Write,
-    writer: ArrowWriter<Vec<u8>>,
+    file: SerializedFileWriter<Vec<u8>>,
+    columns: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// The row group being encoded: a writer per column, and its rows.
+    group: Option<(Vec<ArrowColumnWriter>, usize)>,
+    /// Rows and estimated bytes of a row group at most.
+    max_rows: usize,
+    max_bytes: usize,
+}
+
+/// Bytes of a row group at most, by the encoders' estimate.
+const PARQUET_ROW_GROUP_BYTES: usize = 64 << 20;
+
+/// The writer properties of a Parquet table cut into row groups of
+/// `rows` rows and `bytes` estimated bytes at most.
+fn parquet_properties(rows: usize, bytes: usize) -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(rows))
+        .set_max_row_group_bytes(Some(bytes))
+        .build()
 }
 
 impl<'w> ParquetSink<'w> {
     fn new(headers: &[String], out: &'w mut dyn Write) -> std::io::Result<Self> {
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_max_row_group_row_count(Some(PARQUET_ROW_GROUP))
-            .set_max_row_group_bytes(Some(64 << 20))
-            .build();
-        let writer = ArrowWriter::try_new(Vec::new(), text_schema(headers), Some(props))
+        Self::with_limits(headers, out, PARQUET_ROW_GROUP, PARQUET_ROW_GROUP_BYTES)
+    }
+
+    fn with_limits(
+        headers: &[String],
+        out: &'w mut dyn Write,
+        max_rows: usize,
+        max_bytes: usize,
+    ) -> std::io::Result<Self> {
+        let schema = text_schema(headers);
+        let props = parquet_properties(max_rows, max_bytes);
+        let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))
             .map_err(std::io::Error::other)?;
-        Ok(ParquetSink { out, writer })
+        let (file, columns) = writer
+            .into_serialized_writer()
+            .map_err(std::io::Error::other)?;
+        Ok(ParquetSink {
+            out,
+            file,
+            columns,
+            schema,
+            group: None,
+            max_rows: max_rows.max(1),
+            max_bytes,
+        })
     }
 
     fn write(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
-        self.writer.write(batch).map_err(std::io::Error::other)?;
-        let bytes = self.writer.inner_mut();
+        self.encode(batch).map_err(std::io::Error::other)?;
+        let bytes = self.file.inner_mut();
         self.out.write_all(bytes)?;
         bytes.clear();
         Ok(())
     }
 
-    fn finish(self) -> std::io::Result<()> {
-        let rest = self.writer.into_inner().map_err(std::io::Error::other)?;
+    /// `ArrowWriter::write`, its columns encoded in parallel.
+    fn encode(&mut self, batch: &RecordBatch) -> parquet::errors::Result<()> {
+        let rows = batch.num_rows();
+        if rows == 0 {
+            return Ok(());
+        }
+        let index = self.file.flushed_row_groups().len();
+        let (writers, buffered) = match &mut self.group {
+            Some(group) => group,
+            none => none.insert((self.columns.create_column_writers(index)?, 0)),
+        };
+        if *buffered + rows > self.max_rows {
+            let fit = self.max_rows - *buffered;
+            self.encode(&batch.slice(0, fit))?;
+            return self.encode(&batch.slice(fit, rows - fit));
+        }
+        if *buffered > 0 {
+            let bytes = estimated_bytes(writers);
+            if bytes >= self.max_bytes {
+                self.flush()?;
+                return self.encode(batch);
+            }
+            if let Some(per_row) = bytes.checked_div(*buffered).filter(|b| *b > 0) {
+                let fit = (self.max_bytes - bytes) / per_row;
+                if rows > fit {
+                    if fit == 0 {
+                        self.flush()?;
+                        return self.encode(batch);
+                    }
+                    self.encode(&batch.slice(0, fit))?;
+                    return self.encode(&batch.slice(fit, rows - fit));
+                }
+            }
+        }
+        let mut leaves = Vec::with_capacity(writers.len());
+        for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
+            leaves.extend(compute_leaves(field, column)?);
+        }
+        writers
+            .par_iter_mut()
+            .zip(leaves.par_iter())
+            .try_for_each(|(w, leaf)| w.write(leaf))?;
+        *buffered += rows;
+        if *buffered >= self.max_rows || estimated_bytes(writers) >= self.max_bytes {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The row group encoded so far, closed (its columns in parallel) and
+    /// appended to the file.
+    fn flush(&mut self) -> parquet::errors::Result<()> {
+        let Some((writers, _)) = self.group.take() else {
+            return Ok(());
+        };
+        let chunks: Vec<ArrowColumnChunk> = writers
+            .into_par_iter()
+            .map(ArrowColumnWriter::close)
+            .collect::<parquet::errors::Result<_>>()?;
+        let mut group = self.file.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut group)?;
+        }
+        group.close()?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.flush().map_err(std::io::Error::other)?;
+        let rest = self.file.into_inner().map_err(std::io::Error::other)?;
         self.out.write_all(&rest)?;
         self.out.flush()
+    }
+}
+
+/// The encoded bytes of a row group so far, as `ArrowWriter` estimates
+/// them.
+fn estimated_bytes(writers: &[ArrowColumnWriter]) -> usize {
+    writers
+        .iter()
+        .map(ArrowColumnWriter::get_estimated_total_bytes)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Text batches of varied sizes: short repeated values, long unique
+    /// ones (so the byte estimate, not only the row count, cuts groups).
+    fn batches(schema: &SchemaRef, seed: u64) -> Vec<RecordBatch> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..12)
+            .map(|b| {
+                let rows = [1, 7, 300, 1000, 2500][b % 5];
+                let mut columns = TextColumns::new(schema.clone());
+                for r in 0..rows {
+                    let row = [
+                        format!("g{}", rng.random_range(0..5)),
+                        "x".repeat(rng.random_range(0..200)) + &r.to_string(),
+                        rng.random_range(0..1_000_000u32).to_string(),
+                    ];
+                    let text = row.concat();
+                    let mut ends = Vec::new();
+                    let mut end = 0;
+                    for f in &row {
+                        end += f.len();
+                        ends.push(end);
+                    }
+                    columns.push(&text, 0, &ends);
+                }
+                columns.batch().unwrap().unwrap()
+            })
+            .collect()
+    }
+
+    /// The sink writes the bytes `ArrowWriter` writes for the same batches
+    /// and limits: the row groups cut by rows, by estimated bytes, and at
+    /// the production limits (one group).
+    #[test]
+    fn parquet_output_is_arrow_writers_file() {
+        let headers: Vec<String> = ["a", "b", "c"].iter().map(|h| h.to_string()).collect();
+        let schema = text_schema(&headers);
+        for (seed, rows, bytes) in [
+            (1, 1000, 1 << 30),
+            (2, 1 << 20, 40_000),
+            (3, 333, 100_000),
+            (4, PARQUET_ROW_GROUP, PARQUET_ROW_GROUP_BYTES),
+        ] {
+            let batches = batches(&schema, seed);
+            let mut ours = Vec::new();
+            let mut sink = ParquetSink::with_limits(&headers, &mut ours, rows, bytes).unwrap();
+            for b in &batches {
+                sink.write(b).unwrap();
+            }
+            sink.finish().unwrap();
+            let props = parquet_properties(rows, bytes);
+            let mut theirs = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props)).unwrap();
+            for b in &batches {
+                theirs.write(b).unwrap();
+            }
+            let groups = theirs.flushed_row_groups().len();
+            let theirs = theirs.into_inner().unwrap();
+            assert_eq!(ours, theirs, "seed {seed}: rows {rows}, bytes {bytes}");
+            if seed < 4 {
+                assert!(groups > 3, "seed {seed}: {groups} row groups cut");
+            }
+        }
     }
 }
