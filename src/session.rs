@@ -19,7 +19,8 @@ use crate::algorithms::{Options, Request};
 use crate::data::Conditions;
 use crate::data::{
     load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
-    HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
+    GroupedSource, HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles,
+    SensitivitySource,
 };
 use crate::error::{Error, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -248,6 +249,23 @@ impl HeldHierarchy {
     }
 }
 
+/// The data file and grouping of a project saved from a grouped session.
+fn grouped_source(project: &Project) -> Result<(&Path, &GroupedSource)> {
+    let bad = |why: &str| Error::Parameter(why.to_string());
+    let grouped = project.data.grouped.as_ref().ok_or_else(|| {
+        bad("the project's data is read in memory, not through a frequency table")
+    })?;
+    let path = project.data.path.as_deref().ok_or_else(|| {
+        bad("the project groups its data through the query engine but names no data file (the embedded demo is read in memory)")
+    })?;
+    if grouped.columns.is_empty() {
+        return Err(bad(
+            "the project groups its data through the query engine but names no column to group",
+        ));
+    }
+    Ok((path, grouped))
+}
+
 /// Records of the file a grouped session shows as a sample: enough to page
 /// through and see what the columns hold, read in a blink.
 pub const SAMPLE_RECORDS: usize = 1_000;
@@ -401,13 +419,48 @@ impl Session {
         Ok(s)
     }
 
-    /// Load the data a project names and apply its settings.
+    /// Load the data a project names and apply its settings. A project
+    /// saved from a session over the query engine's frequency table
+    /// (`DataSource::grouped`) opens through the table again (see
+    /// [`Session::from_grouped_project`]); [`Project::in_memory`] reads
+    /// its file whole instead.
     pub fn from_project(project: &Project) -> Result<Self> {
+        if project.data.grouped.is_some() {
+            return Self::from_grouped_project(project).map(|(s, _)| s);
+        }
         let ds = match &project.data.path {
             Some(p) => crate::data::load(p, &project.data.csv)?,
             None => load_csv_bytes(DEMO_CSV, DEMO_LABEL, &project.data.csv)?,
         };
         Self::with_project(ds, project)
+    }
+
+    /// The session of a project saved from a session over the query
+    /// engine's frequency table: the file's columns and sample read
+    /// first (a column the project names that the file lacks is refused
+    /// before the whole file is read), then the table of the project's
+    /// grouped columns, with the project's settings applied; and what the
+    /// front ends need of the file beyond the table.
+    #[cfg(feature = "engine")]
+    pub fn from_grouped_project(project: &Project) -> Result<(Self, GroupedFile)> {
+        let (path, grouped) = grouped_source(project)?;
+        let csv = &project.data.csv;
+        let file = GroupedFile::read(path, csv, &grouped.columns, &grouped.identifiers)?;
+        let table = file.session(path, csv, &grouped.columns)?;
+        let mut session = Self::with_project(table.dataset, project)?;
+        session.identifiers_outside = grouped.identifiers.clone();
+        Ok((session, file))
+    }
+
+    /// Without the query engine a grouped project cannot be opened as
+    /// saved: refused, saying how to read the file whole.
+    #[cfg(not(feature = "engine"))]
+    pub fn from_grouped_project(project: &Project) -> Result<(Self, GroupedFile)> {
+        let (path, _) = grouped_source(project)?;
+        Err(Error::Parameter(format!(
+            "the project opens {} through the query engine's frequency table, and this build of anonlab has no query engine (it needs the `engine` feature); read the file whole with --engine memory",
+            path.display()
+        )))
     }
 
     /// Apply a project's settings to an already loaded dataset.
@@ -488,6 +541,19 @@ impl Session {
 
     pub fn to_project(&self) -> Project {
         let mut p = Project::new(self.source.clone(), self.csv.clone());
+        // A session over a frequency table reopens through one: its file
+        // may not fit in memory.
+        if self.dataset.is_grouped() {
+            p.data.grouped = Some(GroupedSource {
+                columns: self
+                    .dataset
+                    .columns()
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .collect(),
+                identifiers: self.identifiers_outside.clone(),
+            });
+        }
         p.roles = self.roles.to_map(&self.dataset);
         // A flag column published on purpose is named insensitive, so that
         // opening the project does not hide it again.

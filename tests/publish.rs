@@ -745,6 +745,69 @@ fn a_file_changed_between_the_passes_is_refused() {
     assert_eq!(std::fs::read_to_string(&f).unwrap(), original);
 }
 
+/// The pass reports its two phases, records read then rows written, and
+/// stops when cancelled (the TUI's Esc on `:write`): an error saying so,
+/// no output and no scratch file left.
+#[test]
+fn the_pass_reports_its_phases_and_stops_when_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.csv");
+    std::fs::write(
+        &f,
+        "sex,age,disease,note\nMale,39,Flu,a\nMale,39,HIV,b\nFemale,40,Flu,c\nFemale,40,HIV,d\nFemale,40,Flu,e\n",
+    )
+    .unwrap();
+    let roles = Roles {
+        qi: &["sex", "age"],
+        sensitive: &["disease"],
+        identifiers: &[],
+        flags: &[],
+    };
+    let opts = CsvOptions::default();
+    let table = frequency_table(&f, &opts, &roles.grouped(), &EngineOptions::default()).unwrap();
+    let grouped = table.to_dataset().unwrap();
+    let a = Algorithm {
+        id: "mondrian",
+        k: 2,
+        l: 2,
+        options: Options::default(),
+    };
+    let (release, _) = run(a.id, &request(&grouped, &roles, &a), &Progress::new()).unwrap();
+    let file_roles = roles.of(&["sex", "age", "disease", "note"]);
+    let out = dir.path().join("out.csv");
+    let inputs = Inputs::new();
+    let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &inputs).to(&out);
+
+    let progress = Progress::new();
+    let report = publish(
+        &job.clone().watched(progress.clone()),
+        &EngineOptions::default(),
+    )
+    .unwrap();
+    let phases: Vec<String> = progress.phases().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        phases,
+        [
+            "publishing: reading the file 1/2",
+            "publishing: writing the table 2/2"
+        ]
+    );
+    assert_eq!(report.rows, 5);
+    assert_eq!(progress.fraction(), 1.0, "every row written");
+    std::fs::remove_file(&out).unwrap();
+
+    let cancelled = Progress::new();
+    cancelled.cancel();
+    let e = publish(&job.watched(cancelled), &EngineOptions::default()).unwrap_err();
+    assert!(matches!(e, anonlab::Error::Cancelled), "{e}");
+    let left: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p != &f)
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// What the pass does not publish is refused before the file is read.
 #[test]
 fn releases_with_buckets_and_record_tables_are_refused() {

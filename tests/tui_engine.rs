@@ -427,3 +427,128 @@ fn what_counts_rows_is_refused_on_a_grouped_session_with_the_reason() {
         popup.message
     );
 }
+
+/// A project saved from a grouped session records its grouping and
+/// reopens through the frequency table (a file too large for memory stays
+/// so): the Data screen pages the sample again, and the Risk and Anonymize
+/// screens give the saved session's figures. The CLI replays it through
+/// the engine (`anonymize --project` publishes the bytes `:write` wrote,
+/// `assess --project` gives the figures of the file read whole) and
+/// `--engine memory` reads the file whole, with the same release and the
+/// identifier still unpublished.
+#[test]
+fn a_project_saved_from_a_grouped_session_reopens_through_the_table() {
+    use anonlab::data::Project;
+    use common::cli::{json_of, same_json};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("demo.csv");
+    std::fs::copy(demo_path(), &data).unwrap();
+    let mut app = grouped(&data, &DEMO, 120, 40);
+    command(&mut app, "k 4");
+    choose_algorithm(&mut app, "mondrian");
+    run_to_done(&mut app);
+    let table = dir.path().join("tui.csv");
+    command(&mut app, &format!("write {}", table.display()));
+    app.run_pending_jobs_blocking();
+    assert!(app.popup().is_none(), "{:?}", app.popup());
+    let project = dir.path().join("p.json");
+    command(&mut app, &format!("save {}", project.display()));
+    let saved = Project::load(&project).unwrap();
+    let g = saved.data.grouped.as_ref().expect("the grouping is saved");
+    let mut columns = g.columns.clone();
+    columns.sort();
+    assert_eq!(columns, ["age", "disease", "sex", "zip"]);
+    assert_eq!(g.identifiers, ["name"]);
+
+    let mut back = App::open_project(&project).unwrap();
+    back.step(&Action::Resize(120, 40));
+    back.run_pending_jobs_blocking();
+    assert!(back.dataset().is_grouped());
+    assert_eq!(back.dataset().n_rows(), app.dataset().n_rows());
+    let t = text(&render(&back));
+    assert!(t.contains("SAMPLE: rows 1–"), "{t}");
+    for a in [&mut app, &mut back] {
+        a.step(&Action::ShowScreen(Screen::Risk));
+        a.run_pending_jobs_blocking();
+    }
+    same_measures(
+        "reopened",
+        app.risk().before.as_ref().unwrap(),
+        back.risk().before.as_ref().unwrap(),
+    );
+    back.step(&Action::ShowScreen(Screen::Anonymize));
+    run_to_done(&mut back);
+    let (ge, be) = (
+        &app.anonymize().view.as_ref().unwrap().evaluation,
+        &back.anonymize().view.as_ref().unwrap().evaluation,
+    );
+    assert_eq!(be.groups, ge.groups);
+    assert_eq!(be.utility.discernibility, ge.utility.discernibility);
+
+    // The CLI replays it through the engine: the bytes `:write` wrote.
+    let cli = dir.path().join("cli.csv");
+    common::cli::publish_project(&project, &cli);
+    assert_eq!(bytes(&cli), bytes(&table), "published table");
+    assert_eq!(
+        bytes(&cli.with_extension("json")),
+        bytes(&table.with_extension("json")),
+        "release JSON"
+    );
+    // Read whole, the same release; the identifier stays unpublished.
+    let memory = dir.path().join("memory.csv");
+    anonlab()
+        .args(["anonymize", "--engine", "memory", "--project"])
+        .arg(&project)
+        .arg("-o")
+        .arg(&memory)
+        .assert()
+        .success();
+    assert_eq!(bytes(&memory), bytes(&table), "read in memory");
+    let head = String::from_utf8(bytes(&memory)).unwrap();
+    assert!(!head.lines().next().unwrap().contains("name"), "{head}");
+    let assess = |engine: &str| {
+        json_of(
+            &anonlab()
+                .args(["assess", "--json", "--engine", engine, "--project"])
+                .arg(&project)
+                .output()
+                .unwrap(),
+        )
+    };
+    if let Err(e) = same_json(&assess("memory"), &assess("auto"), "") {
+        panic!("assess --project: the table's figures differ from memory's: {e}");
+    }
+    assert_eq!(
+        bytes(&data),
+        bytes(&demo_path()),
+        "the data is never written"
+    );
+
+    // What cannot read a frequency table is refused with the reason,
+    // before the file is read.
+    let out = anonlab()
+        .args(["report", "-o"])
+        .arg(dir.path().join("report"))
+        .arg(&project)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("frequency table"),
+        "{err}"
+    );
+    let mut in_memory = saved.clone();
+    in_memory.data.grouped = None;
+    let plain = dir.path().join("plain.json");
+    in_memory.save(&plain).unwrap();
+    let out = anonlab()
+        .args(["assess", "--engine", "datafusion", "--project"])
+        .arg(&plain)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("this project's data is read in memory"),
+        "{err}"
+    );
+}

@@ -137,12 +137,18 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
     anonlab::metrics::check_queries(c.queries)?;
     let engine = opened.is_some();
     let (mut session, from_project) = match (&c.project, &c.file, opened) {
-        (Some(file), _, _) => {
+        // A project saved from a grouped session, opened through the
+        // engine by `engine_session`.
+        (Some(_), _, Some(s)) => (s, true),
+        (Some(file), _, None) => {
             let project = Project::load(file)?;
             if let Some(w) = project.data_changed() {
                 eprintln!("anonlab: warning: {w}");
             }
-            let s = Session::from_project(&project)
+            // Not through the engine: the file read whole (`engine_flag`
+            // sends a grouped project to the engine unless --engine
+            // memory says otherwise).
+            let s = Session::from_project(&project.in_memory())
                 .with_context(|| format!("project {}", file.display()))?;
             (s, true)
         }
@@ -416,7 +422,7 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         None => Vec::new(),
     };
     if let Some(columns) = &file_columns {
-        let file_roles = file_roles(&roles, &a.columns, ds, columns);
+        let file_roles = file_roles(&roles, &p.session.identifiers_outside, ds, columns);
         let (fp, file) = publish_by_engine(
             &p,
             &release,
@@ -473,7 +479,13 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
 /// reason when asked for what it cannot do; `auto` takes it only where
 /// it can.
 fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
-    let algo = a.algorithm.as_deref().map(algorithms::by_id).transpose()?;
+    // -a, else the algorithm a project names.
+    let id = match (&a.algorithm, &a.columns.project) {
+        (Some(id), _) => Some(id.clone()),
+        (None, Some(project)) => Project::load(project)?.params.algorithm,
+        (None, None) => None,
+    };
+    let algo = id.as_deref().map(algorithms::by_id).transpose()?;
     let algos: Vec<&dyn algorithms::Algorithm> = algo.as_deref().into_iter().collect();
     let flag = match engine_flag(&a.columns, a.engine, &a.cluster, &algos)? {
         None => return Ok(false),
@@ -490,7 +502,8 @@ fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
             algo.id()
         );
     }
-    if algo.uses_l() && a.columns.sensitive.is_empty() {
+    // A project's sensitive attributes are checked once it is open.
+    if algo.uses_l() && a.columns.sensitive.is_empty() && a.columns.project.is_none() {
         bail!(
             "{} needs a sensitive attribute: add --sensitive COL",
             algo.id()
@@ -529,10 +542,12 @@ pub(super) fn engine_flag(
     } else {
         "--engine datafusion"
     };
+    if let Some(file) = &c.project {
+        return project_engine(c, file, engine, on_cluster);
+    }
     match engine {
         Engine::Memory => Ok(None),
-        Engine::Auto if !on_cluster => Ok((c.project.is_none()
-            && c.lgb.sensitive_density.is_none()
+        Engine::Auto if !on_cluster => Ok((c.lgb.sensitive_density.is_none()
             && c.pk.sample.is_none()
             && !algos.is_empty()
             && algos.iter().all(|a| a.reads_grouped())
@@ -543,9 +558,6 @@ pub(super) fn engine_flag(
             }))
         .then_some(EngineBy::Auto)),
         _ => {
-            if c.project.is_some() {
-                bail!("{flag} reads a data file given on the command line; a project's data is read in memory");
-            }
             if c.lgb.sensitive_density.is_some() {
                 bail!("--sensitive-density marks cells by their row, and {flag} reads combinations, not rows in order; use --engine memory");
             }
@@ -555,6 +567,39 @@ pub(super) fn engine_flag(
             Ok(Some(EngineBy::Flag(flag)))
         }
     }
+}
+
+/// Whether a project's runs read its file through the query engine: a
+/// project saved from a session over the frequency table does (the file
+/// may not fit in memory) unless `--engine memory` reads it whole; one
+/// read in memory is read so again.
+fn project_engine(
+    c: &Columns,
+    file: &Path,
+    engine: Engine,
+    on_cluster: bool,
+) -> anyhow::Result<Option<EngineBy>> {
+    const FLAG: &str = "the project (saved from a session over the query engine's frequency table)";
+    if on_cluster {
+        bail!("--cluster reads a data file given on the command line; a project's data is read on this machine");
+    }
+    if engine == Engine::Memory {
+        return Ok(None);
+    }
+    let grouped = Project::load(file)?.data.grouped.is_some();
+    if !grouped {
+        if engine == Engine::Datafusion {
+            bail!("--engine datafusion reads a data file given on the command line, or a project saved from a session over the query engine's frequency table; this project's data is read in memory");
+        }
+        return Ok(None);
+    }
+    if c.lgb.sensitive_density.is_some() {
+        bail!("--sensitive-density marks cells by their row, and {FLAG} reads combinations, not rows in order; use --engine memory");
+    }
+    if c.pk.sample.is_some() {
+        bail!("--sample draws records by their row, and {FLAG} reads combinations; use --engine memory");
+    }
+    Ok(Some(EngineBy::Flag(FLAG)))
 }
 
 /// The session of `anonymize --engine datafusion`: the frequency table of
@@ -569,6 +614,17 @@ pub(super) fn engine_session(
 ) -> anyhow::Result<(Session, Vec<String>)> {
     use anonlab::data::engine::{frequency_table, EngineOptions};
     use anonlab::data::Rule;
+    if let Some(project) = &c.project {
+        // Saved from a grouped session (`project_engine`): its table's
+        // columns and identifiers are the project's.
+        let loaded = Project::load(project)?;
+        if let Some(w) = loaded.data_changed() {
+            eprintln!("anonlab: warning: {w}");
+        }
+        let (session, file) = Session::from_grouped_project(&loaded)
+            .with_context(|| format!("project {}", project.display()))?;
+        return Ok((session, file.columns));
+    }
     let Some(file) = &c.file else {
         bail!("--engine datafusion reads a data file given on the command line");
     };
@@ -675,14 +731,14 @@ pub(super) fn engine_session(
 /// identifiers, and every other column passed through.
 pub(super) fn file_roles(
     grouped: &[Role],
-    c: &Columns,
+    identifiers: &[String],
     ds: &Dataset,
     file_columns: &[String],
 ) -> Vec<Role> {
     file_columns
         .iter()
         .map(|name| {
-            if c.identifier.contains(name) {
+            if identifiers.contains(name) {
                 Role::Identifier
             } else {
                 ds.column_index(name)

@@ -124,13 +124,25 @@ pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
             if let Some(w) = project.data_changed() {
                 eprintln!("anonlab: warning: {w}");
             }
-            if a.engine == Engine::Datafusion {
-                bail!("--engine datafusion reads a data file given on the command line; a project's data is read in memory");
+            let grouped = project.data.grouped.is_some();
+            if a.engine == Engine::Datafusion && !grouped {
+                bail!("--engine datafusion reads a data file given on the command line, or a project saved from a session over the query engine's frequency table; this project's data is read in memory");
             }
             if a.cluster.cluster.is_some() {
-                bail!("--cluster reads a data file given on the command line; a project's data is read in memory");
+                bail!("--cluster reads a data file given on the command line; a project's data is read on this machine");
             }
-            Session::from_project(&project)?
+            // A project saved from a grouped session opens through the
+            // engine again, unless --engine memory reads its file whole.
+            let project = match a.engine {
+                Engine::Memory => project.in_memory(),
+                _ => project,
+            };
+            let s = Session::from_project(&project)?;
+            if grouped && a.engine != Engine::Memory {
+                let label = s.label();
+                return configure(s, a, true).with_context(|| label);
+            }
+            s
         }
         (None, Some(f)) => {
             if a.engine == Engine::Memory && a.cluster.cluster.is_some() {

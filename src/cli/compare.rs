@@ -227,7 +227,8 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 // over the file (nothing written).
                 let fingerprint = match &file_columns {
                     Some(columns) => {
-                        let file_roles = file_roles(&roles, &a.columns, ds, columns);
+                        let file_roles =
+                            file_roles(&roles, &p.session.identifiers_outside, ds, columns);
                         publish_by_engine(&p, &release, &file_roles, None, &inputs, &a.cluster)?.0
                     }
                     None => anonlab::release::fingerprint(&release, ds, Some(&roles)),

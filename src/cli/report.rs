@@ -26,6 +26,14 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
     if let Some(w) = &warning {
         eprintln!("anonlab: warning: {w}");
     }
+    // Refused before the engine reads the file, as the TUI refuses it:
+    // the report renders the published table from records.
+    if project.data.grouped.is_some() {
+        bail!(
+            "the report renders the published table and runs the query workload, which read every record, and {} opens its data through the query engine's frequency table (distinct combinations); open the data in memory and save the project from there",
+            a.project.display()
+        );
+    }
     let session = Session::from_project(&project)
         .with_context(|| format!("project {}", a.project.display()))?;
     let built = super::progress::with_bar("building the report", |p| {

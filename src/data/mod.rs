@@ -33,8 +33,8 @@ pub use formats::{load, InputFormat};
 pub use output::{stage_file, write_bytes, write_file, Inputs, Scratch, Staged, Temporaries};
 pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{
-    AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, HierarchySource,
-    Params, Project, DEFAULT_P, MAX_COMPARE_ENTRIES, PROJECT_VERSION,
+    AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, GroupedSource,
+    HierarchySource, Params, Project, DEFAULT_P, MAX_COMPARE_ENTRIES, PROJECT_VERSION,
 };
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};

@@ -111,6 +111,27 @@ pub struct DataSource {
     /// fingerprints existed and for the embedded demo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<DataFingerprint>,
+    /// The file is opened through the query engine's frequency table of
+    /// these columns, not read whole (a session saved from one: `anonlab
+    /// tui --engine datafusion`, issue 19). Left out of the file for data
+    /// read in memory, so projects written before it load and save
+    /// unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grouped: Option<GroupedSource>,
+}
+
+/// How a project's data file is opened through the query engine: the
+/// columns its frequency table groups (every column given a role the
+/// figures read) and the identifier columns, which the table never holds
+/// (a column unique per record would make it as large as the file) and
+/// which are never published.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupedSource {
+    /// The grouped columns, in the table's order.
+    pub columns: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identifiers: Vec<String>,
 }
 
 /// What identifies the content of a data file: its size and a 64-bit
@@ -289,6 +310,7 @@ impl Project {
                 path,
                 csv,
                 fingerprint: None,
+                grouped: None,
             },
             roles: BTreeMap::new(),
             sensitivity: BTreeMap::new(),
@@ -297,6 +319,20 @@ impl Project {
             hierarchies: BTreeMap::new(),
             compare: Vec::new(),
         }
+    }
+
+    /// This project with its data read whole instead of through the
+    /// query engine's frequency table (`--engine memory` on a project
+    /// saved from a grouped session): the identifier columns the table
+    /// left out are named as identifiers, so that they stay unpublished.
+    pub fn in_memory(&self) -> Project {
+        let mut p = self.clone();
+        if let Some(grouped) = p.data.grouped.take() {
+            for id in grouped.identifiers {
+                p.roles.insert(id, Role::Identifier);
+            }
+        }
+        p
     }
 
     pub fn to_json(&self) -> String {

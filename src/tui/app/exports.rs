@@ -419,11 +419,13 @@ fn publish_job(
     Ok(Box::new(move |progress| {
         let ds = &session.dataset;
         let roles = file.roles(ds, &session.roles);
-        let job = PublishJob::new(&data, &session.csv, ds, &release, &roles, &inputs).to(&table);
-        progress.set_phase("publishing: a pass over the data file", 0, 0);
-        // The pass takes no cancel token: Esc stops the job before it
-        // starts; once it has written the table, the release JSON follows
-        // so the two files always go together.
+        // Esc stops the pass at its next batch (nothing is put in place,
+        // its scratch and temporary files removed); once it has written
+        // the table, the release JSON follows so the two files always go
+        // together.
+        let job = PublishJob::new(&data, &session.csv, ds, &release, &roles, &inputs)
+            .to(&table)
+            .watched(progress.clone());
         progress.check()?;
         let report = publish(&job, &EngineOptions::default())?;
         crate::release::write_json(&release, ds, &json, &inputs)?;

@@ -44,10 +44,18 @@ impl App {
     /// changed since the project was saved opens with a popup saying so
     /// ([`Project::data_changed`](crate::data::Project::data_changed)), as
     /// the CLI commands warn on stderr.
+    /// A project saved from a session over the query engine's frequency
+    /// table opens through the table again, its Data screen paging the
+    /// file's sample.
     pub fn open_project(path: &std::path::Path) -> crate::Result<App> {
         let project = crate::data::Project::load(path)?;
-        let session = crate::session::Session::from_project(&project)?;
-        let app = App::new(session)?.with_project_path(path.to_path_buf());
+        let app = if project.data.grouped.is_some() {
+            let (session, file) = crate::session::Session::from_grouped_project(&project)?;
+            App::new(session)?.with_grouped(file)
+        } else {
+            App::new(crate::session::Session::from_project(&project)?)?
+        };
+        let app = app.with_project_path(path.to_path_buf());
         Ok(match project.data_changed() {
             Some(w) => app.with_warning("Data file changed", &w),
             None => app,
