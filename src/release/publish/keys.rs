@@ -131,7 +131,7 @@ impl Worker<'_> {
         // Rows before the first failure, whose codes are known.
         let mut coded = out.len();
         self.packed.clear();
-        for i in 0..out.len() {
+        for (i, slot) in out.iter_mut().enumerate() {
             if !self.codes(batch, first + i) {
                 coded = i;
                 break;
@@ -139,7 +139,7 @@ impl Worker<'_> {
             match combos {
                 Combinations::Packed { bits, .. } => self.packed.push(pack(bits, &self.key)),
                 Combinations::Wide(_) => match combos.get(&self.key) {
-                    Some(combo) => out[i] = combo,
+                    Some(combo) => *slot = combo,
                     None => {
                         self.failure = Some((first + i, Failure::Combination));
                         coded = i;
