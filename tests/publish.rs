@@ -676,13 +676,11 @@ fn parquet_output_is_the_same_table_as_text() {
 
 /// A file edited after its frequency table was built is refused with
 /// the row, column and value, and nothing is written.
-#[test]
-fn a_file_changed_between_the_passes_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("t.csv");
-    let original =
-        "sex,age,disease,note\nMale,39,Flu,a\nMale,39,HIV,b\nFemale,40,Flu,c\nFemale,40,HIV,d\n";
-    std::fs::write(&f, original).unwrap();
+/// Mondrian (k = 2) on the frequency table of `f`, a file of sex, age,
+/// disease and note (sex and age quasi-identifiers, disease sensitive,
+/// note passed through): the grouped table, its release and the roles of
+/// the file's columns.
+fn small_release(f: &Path) -> (Dataset, Release, Vec<Role>) {
     let roles = Roles {
         qi: &["sex", "age"],
         sensitive: &["disease"],
@@ -690,7 +688,7 @@ fn a_file_changed_between_the_passes_is_refused() {
         flags: &[],
     };
     let opts = CsvOptions::default();
-    let table = frequency_table(&f, &opts, &roles.grouped(), &EngineOptions::default()).unwrap();
+    let table = frequency_table(f, &opts, &roles.grouped(), &EngineOptions::default()).unwrap();
     let grouped = table.to_dataset().unwrap();
     let a = Algorithm {
         id: "mondrian",
@@ -699,7 +697,22 @@ fn a_file_changed_between_the_passes_is_refused() {
         options: Options::default(),
     };
     let (release, _) = run(a.id, &request(&grouped, &roles, &a), &Progress::new()).unwrap();
-    let file_roles = roles.of(&["sex", "age", "disease", "note"]);
+    (
+        grouped,
+        release,
+        roles.of(&["sex", "age", "disease", "note"]),
+    )
+}
+
+#[test]
+fn a_file_changed_between_the_passes_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.csv");
+    let original =
+        "sex,age,disease,note\nMale,39,Flu,a\nMale,39,HIV,b\nFemale,40,Flu,c\nFemale,40,HIV,d\n";
+    std::fs::write(&f, original).unwrap();
+    let opts = CsvOptions::default();
+    let (grouped, release, file_roles) = small_release(&f);
     let out = dir.path().join("out.csv");
     let inputs = Inputs::new();
     let try_with = |text: &str| -> String {
@@ -757,23 +770,8 @@ fn the_pass_reports_its_phases_and_stops_when_cancelled() {
         "sex,age,disease,note\nMale,39,Flu,a\nMale,39,HIV,b\nFemale,40,Flu,c\nFemale,40,HIV,d\nFemale,40,Flu,e\n",
     )
     .unwrap();
-    let roles = Roles {
-        qi: &["sex", "age"],
-        sensitive: &["disease"],
-        identifiers: &[],
-        flags: &[],
-    };
     let opts = CsvOptions::default();
-    let table = frequency_table(&f, &opts, &roles.grouped(), &EngineOptions::default()).unwrap();
-    let grouped = table.to_dataset().unwrap();
-    let a = Algorithm {
-        id: "mondrian",
-        k: 2,
-        l: 2,
-        options: Options::default(),
-    };
-    let (release, _) = run(a.id, &request(&grouped, &roles, &a), &Progress::new()).unwrap();
-    let file_roles = roles.of(&["sex", "age", "disease", "note"]);
+    let (grouped, release, file_roles) = small_release(&f);
     let out = dir.path().join("out.csv");
     let inputs = Inputs::new();
     let job = PublishJob::new(&f, &opts, &grouped, &release, &file_roles, &inputs).to(&out);

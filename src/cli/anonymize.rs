@@ -621,8 +621,24 @@ pub(super) fn engine_session(
         if let Some(w) = loaded.data_changed() {
             eprintln!("anonlab: warning: {w}");
         }
-        let (session, file) = Session::from_grouped_project(&loaded)
+        let (mut session, file) = Session::from_grouped_project(&loaded)
             .with_context(|| format!("project {}", project.display()))?;
+        // --identifier adds to the project's: never published either.
+        for id in &c.identifier {
+            if !file.columns.contains(id) {
+                return Err(anonlab::error::Error::UnknownColumn {
+                    name: id.clone(),
+                    available: anonlab::error::listed(
+                        &file.columns,
+                        anonlab::error::COLUMNS_LISTED,
+                    ),
+                }
+                .into());
+            }
+            if !session.identifiers_outside.contains(id) {
+                session.identifiers_outside.push(id.clone());
+            }
+        }
         return Ok((session, file.columns));
     }
     let Some(file) = &c.file else {
