@@ -26,7 +26,7 @@ use anonlab::data::{CsvOptions, Dataset, Role, Roles};
 use anonlab::partition::Partition;
 use anonlab::progress::Progress;
 use anonlab::risk::attributes::attribute_risks;
-use anonlab::risk::lattice::{walk, Codes};
+use anonlab::risk::combinations::{walk, Codes};
 use anonlab::risk::population::{
     population_uniques, sample_summary, PopulationModel, SizeCounts, SolverSettings,
 };

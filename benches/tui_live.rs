@@ -60,7 +60,7 @@ use anonlab::privacy::verify::verify;
 use anonlab::progress::Progress;
 use anonlab::risk::{self, Matching};
 use anonlab::session::Session;
-use anonlab::tui::{self, Action, App, JobMsg, JobState, QueriesState, Screen};
+use anonlab_tui::{self as tui, Action, App, JobMsg, JobState, QueriesState, Screen};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 

@@ -102,13 +102,13 @@ fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
             anyhow::bail!("--engine datafusion reads a data file given on the command line; a project's data (and the demo) is read in memory");
         }
     }
-    anonlab::tui::check_terminal()?;
+    anonlab_tui::check_terminal()?;
     match args {
         // A project opened from a file is saved back to that file.
         Some(cli::TuiArgs {
             project: Some(p), ..
-        }) => anonlab::tui::run_project(&p),
-        _ => anonlab::tui::run(Session::demo()?),
+        }) => anonlab_tui::run_project(&p),
+        _ => anonlab_tui::run(Session::demo()?),
     }
 }
 

@@ -1,10 +1,19 @@
 //! The shape of the program (../shared/DESIGN.md, "Shape of the program";
-//! README, "Architecture"): layers in one direction. A module of `src/`
-//! uses only modules of its own layer or below, and the top-level modules
-//! use one another without a cycle. Highest first, as README draws it:
+//! README, "Architecture"): layers in one direction.
+//!
+//! Between crates, the crate graph enforces it: `anonlab-core` (the
+//! library `anonlab`) depends on no other crate of the workspace,
+//! `anonlab-scale` on the core, `anonlab-tui` on the core (and the scale
+//! crate with its `engine` feature), and the `anonlab` binary on all of
+//! them (`the_crate_graph_goes_one_way`); and the core's own dependency tree
+//! holds no Arrow, DataFusion, Ballista or terminal crate
+//! (`the_core_alone_compiles_no_engine_and_no_terminal`).
+//!
+//! Inside the core, a module of `crates/core/src/` uses only modules of
+//! its own layer or below, and the top-level modules use one another
+//! without a cycle. Highest first, as README draws it:
 //!
 //! ```text
-//! 11  cli, tui, main, lib           front ends
 //! 10  report, charts                reports (HTML, Markdown, JSON), plots
 //!  9  session, anonymize, assess    session state; run + verify + measure; one assessment
 //!  8  algorithms                    every algorithm (Construction(D, G) included), one trait, one registry
@@ -18,9 +27,9 @@
 //!  0  error, progress, format       errors, progress/cancellation, number formatting
 //! ```
 //!
-//! The test reads every `crate::…` path in the code of `src/` (comments
-//! left out), including grouped ones (`use crate::{data, risk}`), as an
-//! edge from the file's top-level module to the one named, and fails on an
+//! The test reads every `crate::…` path in the core's code (comments left
+//! out), including grouped ones (`use crate::{data, risk}`), as an edge
+//! from the file's top-level module to the one named, and fails on an
 //! edge that goes up a layer or a cycle between top-level modules.
 //!
 //! `KNOWN` would list edges the code still has against the layering, each
@@ -43,8 +52,12 @@ const LAYERS: &[&[&str]] = &[
     &["algorithms"],
     &["session", "anonymize", "assess"],
     &["report", "charts"],
-    &["cli", "tui", "main", "lib"],
 ];
+
+/// The core crate's sources, whose modules the layers are.
+fn core_src() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src")
+}
 
 /// Edges that break the layering today, and what removes them: none.
 const KNOWN: &[(&str, &str, &str)] = &[];
@@ -159,7 +172,7 @@ fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// (from, to) → the files making the edge, between top-level modules.
 fn edges() -> BTreeMap<(String, String), Vec<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = core_src();
     let mut all = Vec::new();
     files(&src, &mut all);
     let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
@@ -207,11 +220,11 @@ fn every_module_is_in_a_layer() {
         "modules in no layer (add them to LAYERS and README's diagram): {missing:?}"
     );
     // And the list names nothing that does not exist.
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = core_src();
     for m in layer.keys() {
         assert!(
             src.join(m).is_dir() || src.join(format!("{m}.rs")).is_file(),
-            "LAYERS names '{m}', which is not a module of src/"
+            "LAYERS names '{m}', which is not a module of crates/core/src/"
         );
     }
 }
@@ -313,34 +326,36 @@ fn the_reader_finds_grouped_paths_and_skips_prose() {
     assert_eq!(found, want);
 }
 
-/// No mutable process-wide state in the library: no `static` holding a
-/// lock or cell, no `thread_local!`, outside the front ends.
+/// No mutable process-wide state in the libraries: no `static` holding a
+/// lock or cell, no `thread_local!`, in the core or the scale crate (the
+/// front ends, the TUI and the binary, may keep their own).
 #[test]
 fn no_hidden_global_state_in_the_core() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut all = Vec::new();
-    files(&src, &mut all);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
-    for path in all {
-        let rel = path
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel.starts_with("tui/") || rel.starts_with("cli/") || rel == "main.rs" {
-            continue;
-        }
-        let code = code_only(&std::fs::read_to_string(&path).unwrap());
-        for (i, line) in code.lines().enumerate() {
-            let t = line.trim_start();
-            let global = t.starts_with("static ") || t.starts_with("pub static ");
-            let mutable = [
-                "Mutex", "RwLock", "Cell", "Atomic", "OnceLock", "LazyLock", "mut ",
-            ]
-            .iter()
-            .any(|w| t.contains(w));
-            if (global && mutable) || t.contains("thread_local!") {
-                found.push(format!("src/{rel}:{}: {t}", i + 1));
+    for krate in ["crates/core/src", "crates/scale/src"] {
+        let src = root.join(krate);
+        let mut all = Vec::new();
+        files(&src, &mut all);
+        assert!(!all.is_empty(), "{krate} holds no source");
+        for path in all {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let code = code_only(&std::fs::read_to_string(&path).unwrap());
+            for (i, line) in code.lines().enumerate() {
+                let t = line.trim_start();
+                let global = t.starts_with("static ") || t.starts_with("pub static ");
+                let mutable = [
+                    "Mutex", "RwLock", "Cell", "Atomic", "OnceLock", "LazyLock", "mut ",
+                ]
+                .iter()
+                .any(|w| t.contains(w));
+                if (global && mutable) || t.contains("thread_local!") {
+                    found.push(format!("{rel}:{}: {t}", i + 1));
+                }
             }
         }
     }
@@ -349,6 +364,133 @@ fn no_hidden_global_state_in_the_core() {
         "hidden global state:\n{}",
         found.join("\n")
     );
+}
+
+/// The workspace's crates and which of them each may depend on: the
+/// layers between crates, highest last.
+const CRATES: &[(&str, &str, &[&str])] = &[
+    ("anonlab-core", "crates/core/Cargo.toml", &[]),
+    (
+        "anonlab-scale",
+        "crates/scale/Cargo.toml",
+        &["anonlab-core"],
+    ),
+    (
+        "anonlab-tui",
+        "crates/tui/Cargo.toml",
+        &["anonlab-core", "anonlab-scale"],
+    ),
+    (
+        "anonlab",
+        "Cargo.toml",
+        &["anonlab-core", "anonlab-scale", "anonlab-tui"],
+    ),
+];
+
+/// The workspace crates a manifest depends on (any section: normal,
+/// build, dev, target-specific).
+fn workspace_deps(manifest: &str) -> BTreeSet<String> {
+    let mut deps = BTreeSet::new();
+    let mut in_deps = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line.ends_with("dependencies]") && !line.starts_with("[workspace");
+            continue;
+        }
+        if !in_deps {
+            continue;
+        }
+        let name = line
+            .split(['=', '.', ' '])
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        if name.starts_with("anonlab") {
+            deps.insert(name);
+        }
+    }
+    deps
+}
+
+#[test]
+fn the_crate_graph_goes_one_way() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    for (name, _, _) in CRATES.iter().filter(|(n, _, _)| *n != "anonlab") {
+        let dir = name.trim_start_matches("anonlab-");
+        assert!(
+            workspace.contains(&format!("\"crates/{dir}\"")),
+            "the workspace's members name crates/{dir}"
+        );
+    }
+    for (name, manifest, allowed) in CRATES {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+        let deps = workspace_deps(&text);
+        let extra: Vec<&String> = deps
+            .iter()
+            .filter(|d| !allowed.contains(&d.as_str()))
+            .collect();
+        assert!(
+            extra.is_empty(),
+            "{name} depends on {extra:?}, above it in the layers (it may use {allowed:?})"
+        );
+    }
+    // The reader itself.
+    let probe = "[dependencies]\nanonlab-core.workspace = true\nanonlab-tui = { workspace = true }\n[workspace.dependencies]\nanonlab-scale = 1\n";
+    let found: Vec<String> = workspace_deps(probe).into_iter().collect();
+    assert_eq!(found, ["anonlab-core", "anonlab-tui"]);
+}
+
+/// `cargo test -p anonlab-core` compiles no Arrow, DataFusion, Ballista or
+/// terminal crate: the core's tree, dev-dependencies included, as Cargo
+/// resolves it for the core alone (its `formats` feature off).
+#[test]
+fn the_core_alone_compiles_no_engine_and_no_terminal() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-p",
+            "anonlab-core",
+            "-e",
+            "normal,build,dev",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let crates: BTreeSet<&str> = tree
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(crates.contains("csv"), "the tree was read: {tree}");
+    let banned = [
+        "arrow",
+        "parquet",
+        "datafusion",
+        "ballista",
+        "ratatui",
+        "crossterm",
+        "tonic",
+        "tokio",
+    ];
+    let found: Vec<&&str> = crates
+        .iter()
+        .filter(|c| banned.iter().any(|b| c.starts_with(b)))
+        .collect();
+    assert!(found.is_empty(), "the core alone compiles {found:?}");
 }
 
 /// README's "Architecture" diagram names the same modules in the same
@@ -361,9 +503,13 @@ fn readme_draws_the_layers() {
         .split("### Architecture")
         .nth(1)
         .expect("README has an Architecture section");
+    // The code blocks are every other piece; the layers' block is the one
+    // naming layer 0 (the crate graph is drawn before it).
     let diagram = section
         .split("```")
-        .nth(1)
+        .skip(1)
+        .step_by(2)
+        .find(|b| b.contains("error, progress, format"))
         .expect("the Architecture section draws the layers in a ``` block");
     let mut drawn: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for line in diagram.lines().filter(|l| !l.trim().is_empty()) {

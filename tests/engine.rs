@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use anonlab::data::engine::{frequency_table, EngineOptions};
 use anonlab::data::{load_csv, CsvOptions};
+use anonlab_scale::engine::{frequency_table, EngineOptions};
 
 use crate::common;
 use common::cli::{anonlab, json_of, same_json};

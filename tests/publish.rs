@@ -17,14 +17,14 @@ use std::sync::Arc;
 
 use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize::run;
-use anonlab::data::engine::{frequency_table, EngineOptions};
-use anonlab::data::engine_scan::open_in_file_order;
 use anonlab::data::{load, CsvOptions, Dataset, Inputs, Role};
 use anonlab::hierarchy::builders::{build, BuildSpec};
 use anonlab::hierarchy::HierarchySet;
 use anonlab::progress::Progress;
-use anonlab::release::publish::{publish, PublishJob, PublishReport};
 use anonlab::release::{fingerprint, write_csv, Release};
+use anonlab_scale::engine::{frequency_table, EngineOptions};
+use anonlab_scale::engine_scan::open_in_file_order;
+use anonlab_scale::publish::{publish, PublishJob, PublishReport};
 use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder};
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, RecordBatch};

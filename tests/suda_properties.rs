@@ -9,8 +9,8 @@
 use anonlab::data::Dataset;
 use anonlab::progress::Progress;
 use anonlab::risk::attributes::attribute_risks;
+use anonlab::risk::combinations::{walk, Codes};
 use anonlab::risk::individual::{class_risk, IndividualMethod};
-use anonlab::risk::lattice::{walk, Codes};
 use anonlab::risk::population::SizeCounts;
 use anonlab::risk::suda::special_uniques;
 use proptest::prelude::*;

@@ -14,7 +14,7 @@ use anonlab::data::{CsvOptions, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
-use anonlab::tui::{
+use anonlab_tui::{
     Action, App, JobState, QueriesState, Screen, Worker, WorkerMsg, DEFAULT_PROJECT_FILE,
 };
 use common::screen::{demo, masked_text, render, text};

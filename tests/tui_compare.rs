@@ -12,7 +12,7 @@ use anonlab::anonymize::{self, Measure};
 use anonlab::data::{CompareEntry, CsvOptions, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, JobState, Measured, Outcome, QueryError, Screen};
+use anonlab_tui::{Action, App, JobState, Measured, Outcome, QueryError, Screen};
 use common::screen::{choose_algorithm, command, demo, mask_time_column, render, text};
 
 /// Choose `algorithm`, k and l on the Anonymize screen and add them.
@@ -361,7 +361,7 @@ fn a_narrow_terminal_scrolls_the_metric_columns() {
         "{h}"
     );
     assert!(!h.contains(" ms"), "{h}");
-    for _ in 0..anonlab::tui::METRIC_COLUMNS {
+    for _ in 0..anonlab_tui::METRIC_COLUMNS {
         app.step(&Action::Right);
     }
     let h = header(&app);

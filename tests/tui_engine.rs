@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anonlab::anonymize::Distribution;
 use anonlab::data::{CsvOptions, Role};
 use anonlab::session::{GroupedFile, Session, SAMPLE_RECORDS};
-use anonlab::tui::{Action, App, Measures, Screen};
+use anonlab_tui::{Action, App, Measures, Screen};
 
 use crate::common;
 use common::cli::anonlab;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use anonlab::data::{CsvOptions, Role};
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, Screen};
+use anonlab_tui::{Action, App, Screen};
 use common::screen::{command, render, text};
 
 /// Adult's header and rows as the file has them.
@@ -219,7 +219,7 @@ fn the_mark_dialog_counts_before_enter_and_search_spans_every_column() {
     focus(&mut app, "occupation");
     app.step(&Action::SetRole(Role::SemiSensitive));
     app.step(&Action::MarkCells);
-    while app.mark_dialog().unwrap().mode != anonlab::tui::MarkMode::Rule {
+    while app.mark_dialog().unwrap().mode != anonlab_tui::MarkMode::Rule {
         app.step(&Action::Left);
     }
     for c in "age>=60".chars() {

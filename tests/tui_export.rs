@@ -14,7 +14,7 @@ use common::screen::{choose_algorithm, command, run_to_done};
 use anonlab::charts;
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, JobState, Screen, EXPORT_DIR, REPORT_DIR};
+use anonlab_tui::{Action, App, JobState, Screen, EXPORT_DIR, REPORT_DIR};
 
 /// The demo in an app that saves its project (and exports) into `dir`.
 fn demo_app(dir: &Path) -> App {
@@ -55,7 +55,7 @@ fn export_chart(app: &mut App) -> Vec<PathBuf> {
 
 #[test]
 fn the_export_commands_parse() {
-    use anonlab::tui::{parse_command, Command};
+    use anonlab_tui::{parse_command, Command};
     assert_eq!(
         parse_command("export chart out/x.png"),
         Ok(Command::ExportChart(Some(PathBuf::from("out/x.png"))))

@@ -8,7 +8,7 @@
 
 use anonlab::algorithms;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App};
+use anonlab_tui::{Action, App};
 
 use crate::common;
 use common::cli::{anonlab, json_of};

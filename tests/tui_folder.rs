@@ -11,7 +11,7 @@ use crate::common;
 use anonlab::data::CsvOptions;
 use anonlab::hierarchy::arx;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, Screen};
+use anonlab_tui::{Action, App, Screen};
 use common::screen::{command, render, text};
 
 fn type_text(app: &mut App, s: &str) {

@@ -15,7 +15,7 @@ use anonlab::data::HierarchySource;
 use anonlab::hierarchy::arx;
 use anonlab::session::Session;
 use anonlab::stats::{correlation_matrix, Discretization, Measure};
-use anonlab::tui::{Action, App, Builder, DialogKind, JobState, Screen, FULL_DOMAIN};
+use anonlab_tui::{Action, App, Builder, DialogKind, JobState, Screen, FULL_DOMAIN};
 use common::screen::{render, text};
 
 const W: u16 = 130;

@@ -10,7 +10,7 @@ use crate::common;
 
 use anonlab::data::{Project, Role};
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, Confirm, Screen};
+use anonlab_tui::{Action, App, Confirm, Screen};
 use common::screen::{demo, render, steps, text};
 
 /// Everything an undo must restore, compared whole.
@@ -83,7 +83,7 @@ fn edits(app: &mut App) -> Vec<(State, &'static str)> {
     app.step(&Action::MarkCells);
     steps(app, &[Action::Left, Action::Left]);
     assert!(app.mark_dialog().is_some());
-    while app.mark_dialog().unwrap().mode != anonlab::tui::MarkMode::Rule {
+    while app.mark_dialog().unwrap().mode != anonlab_tui::MarkMode::Rule {
         app.step(&Action::Left);
     }
     type_text(app, "age>=60");

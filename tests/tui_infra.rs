@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anonlab::data::{load_csv_bytes, CsvOptions, Role};
 use anonlab::session::Session;
-use anonlab::tui::{self, Action, App, Config, JobState, RiskFocus, Screen, Theme};
+use anonlab_tui::{self as tui, Action, App, Config, JobState, RiskFocus, Screen, Theme};
 use common::screen::{command, render, text, type_line};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -145,7 +145,7 @@ fn the_command_line_sets_parameters_and_says_what_is_wrong() {
     // The commands above changed k: :q asks first, d quits without saving.
     command(&mut app, "q");
     assert!(!app.should_quit());
-    assert_eq!(app.confirm(), Some(&anonlab::tui::Confirm::Quit));
+    assert_eq!(app.confirm(), Some(&anonlab_tui::Confirm::Quit));
     app.step(&Action::TypeChar('d'));
     assert!(app.should_quit());
 }
@@ -279,7 +279,7 @@ fn clicks_switch_tabs_and_select_rows() {
 
 #[test]
 fn a_left_click_becomes_a_click_action() {
-    let km = anonlab::tui::KeyMap::default();
+    let km = anonlab_tui::KeyMap::default();
     let ev = Event::Mouse(MouseEvent {
         kind: MouseEventKind::Down(MouseButton::Left),
         column: 7,

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use anonlab::tui::{Input, KeyMap, Scope, Screen};
+use anonlab_tui::{Input, KeyMap, Scope, Screen};
 
 /// The README's key map rows: (screen column, the backticked keys of the
 /// keys column).

@@ -13,7 +13,7 @@ use crate::common;
 use std::path::Path;
 
 use anonlab::algorithms::full_domain::{NodeStatus, SearchReport};
-use anonlab::tui::{Action, App};
+use anonlab_tui::{Action, App};
 use common::cli::publish_project;
 use common::screen::{
     build_hierarchies, choose_algorithm, command, demo, masked_text, render, run_to_done, text,

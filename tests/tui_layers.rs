@@ -1,8 +1,8 @@
 //! The TUI's modules form layers that only use those below them (STYLE.md,
-//! "Shape of the program"; the order is src/tui/mod.rs's doc): no import
-//! cycle between src/tui's modules, nor between the screens. Read from the
-//! sources: a `use` of `super::X`, `crate::tui::X` or `super::super::X`
-//! is an edge to module X.
+//! "Shape of the program"; the order is crates/tui/src/lib.rs's doc): no
+//! import cycle between the TUI crate's modules, nor between the screens.
+//! Read from the sources: a `use` of `super::X`, `crate::X` or
+//! `super::super::X` is an edge to module X.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 
 #[test]
 fn the_tui_modules_have_no_import_cycle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tui");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src");
     let top: BTreeSet<String> = sources(&root)
         .iter()
         .map(|p| {
@@ -89,7 +89,7 @@ fn the_tui_modules_have_no_import_cycle() {
                 .to_string_lossy();
             first.trim_end_matches(".rs").to_string()
         })
-        .filter(|m| m != "mod")
+        .filter(|m| m != "lib")
         .collect();
     let screens_dir = root.join("screens");
     // A screen is a file (screens/risk.rs) or a directory module
@@ -120,15 +120,15 @@ fn the_tui_modules_have_no_import_cycle() {
             })
             .collect();
         let module = parts[0].clone();
-        if module == "mod" {
+        if module == "lib" {
             continue;
         }
         let text = code(&std::fs::read_to_string(&p).unwrap());
-        // The module's path below src/tui (a directory module's mod.rs is
+        // The module's path below the crate's src (a directory module's mod.rs is
         // the directory): `super::` repeated once per level names a sibling
-        // of src/tui; in a screen, once less names another screen.
+        // of the crate root; in a screen, once less names another screen.
         let depth = parts.len() - usize::from(parts[parts.len() - 1] == "mod");
-        let mut used = after(&text, "crate::tui::");
+        let mut used = after(&text, "crate::");
         used.extend(after(&text, &"super::".repeat(depth)));
         if module == "screens" && depth > 1 {
             let inner: BTreeSet<String> = after(&text, &"super::".repeat(depth - 1))
@@ -156,7 +156,7 @@ fn the_tui_modules_have_no_import_cycle() {
         modules["screens"]
     );
     if let Some(c) = cycle(&modules) {
-        panic!("import cycle in src/tui: {}", c.join(" → "));
+        panic!("import cycle in the TUI crate: {}", c.join(" → "));
     }
     if let Some(c) = cycle(&between_screens) {
         panic!("import cycle between screens: {}", c.join(" → "));

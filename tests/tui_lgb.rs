@@ -13,7 +13,7 @@ use crate::common;
 
 use anonlab::data::{Role, SensitivitySource};
 use anonlab::release::Guarantee;
-use anonlab::tui::{Action, App, JobState, MarkMode, Screen};
+use anonlab_tui::{Action, App, JobState, MarkMode, Screen};
 use common::screen::{choose_algorithm, demo, render, run_to_done, steps, text};
 
 fn type_text(app: &mut App, s: &str) {

@@ -9,7 +9,7 @@ use crate::common;
 use anonlab::data::{Project, Role};
 use anonlab::release::Guarantee;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App};
+use anonlab_tui::{Action, App};
 use common::screen::{choose_algorithm, render, run_to_done, steps, text};
 
 /// `app` on the Anonymize screen with `algorithm` chosen and every job run.

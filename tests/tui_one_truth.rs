@@ -15,7 +15,7 @@ use anonlab::data::Role;
 use anonlab::progress::Progress;
 use anonlab::report;
 use anonlab::session::Session;
-use anonlab::tui::{step_series, Action, App, ChartData, Dist, Screen};
+use anonlab_tui::{step_series, Action, App, ChartData, Dist, Screen};
 use proptest::prelude::*;
 
 use crate::common;

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use anonlab::tui::{Action, App, Origin, RecentFiles, MAX_RECENT};
+use anonlab_tui::{Action, App, Origin, RecentFiles, MAX_RECENT};
 use common::screen::{command, render, text, type_line};
 
 fn csv(dir: &std::path::Path, name: &str) -> std::path::PathBuf {

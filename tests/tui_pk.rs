@@ -15,7 +15,7 @@ use crate::common;
 use anonlab::algorithms::pk::{self, PkBound, PkOptions};
 use anonlab::data::{Project, Role};
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, JobState, Screen};
+use anonlab_tui::{Action, App, JobState, Screen};
 use common::screen::{choose_algorithm, render, text, thousands};
 
 /// The demo at 140×44 on the Data screen.

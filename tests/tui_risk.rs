@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use anonlab::data::{CsvOptions, Role};
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, JobState, RecordList, RiskFocus, Screen};
+use anonlab_tui::{Action, App, JobState, RecordList, RiskFocus, Screen};
 use common::screen::{choose_algorithm, demo, render, run_to_done, steps, text};
 
 /// The demo anonymized by Mondrian (k = 5, the default), then the Risk screen with
@@ -178,7 +178,7 @@ fn records_above_the_threshold_are_listed_most_exposed_first() {
             .simulator
             .above(app.session().threshold())
     );
-    assert_eq!(listed.len(), above.min(anonlab::tui::MAX_LISTED));
+    assert_eq!(listed.len(), above.min(anonlab_tui::MAX_LISTED));
     assert!(listed
         .windows(2)
         .all(|w| (w[0].matches, w[0].row) < (w[1].matches, w[1].row)));

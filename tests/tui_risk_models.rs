@@ -16,7 +16,7 @@ use anonlab::data::Project;
 use anonlab::progress::Progress;
 use anonlab::report;
 use anonlab::session::Session;
-use anonlab::tui::{parse_command, Action, App, RiskChart, RiskModel, Screen};
+use anonlab_tui::{parse_command, Action, App, RiskChart, RiskModel, Screen};
 use common::cli::{anonlab, json_of};
 use common::screen::{render, text};
 

@@ -7,7 +7,7 @@ use crate::common;
 
 use anonlab::data::{load_csv_bytes, ColumnBuilder, CsvOptions, Dataset, Role};
 use anonlab::session::Session;
-use anonlab::tui::{self, Action, App, JobState, Screen};
+use anonlab_tui::{self as tui, Action, App, JobState, Screen};
 use common::screen::{render, steps, text, thousands};
 use ratatui::buffer::Buffer;
 

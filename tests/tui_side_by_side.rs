@@ -9,7 +9,7 @@
 use crate::common;
 
 use anonlab::release::Cell;
-use anonlab::tui::{Action, App};
+use anonlab_tui::{Action, App};
 use common::screen::{
     build_hierarchies, choose_algorithm, command, demo, masked_text, render, run_to_done, text,
 };

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use anonlab::release::short_fingerprint;
 use anonlab::session::Session;
-use anonlab::tui::{Action, App, Screen};
+use anonlab_tui::{Action, App, Screen};
 
 use crate::common;
 use common::screen::{
@@ -279,7 +279,7 @@ fn the_newer_dialogs_at_both_sizes() {
         let mut app = App::new(Session::demo().unwrap())
             .unwrap()
             .with_project_path(dir.path().join("p.json"))
-            .with_recent(anonlab::tui::RecentFiles::default());
+            .with_recent(anonlab_tui::RecentFiles::default());
         app.step(&Action::Resize(size.0, size.1));
         app.run_pending_jobs_blocking();
         // The frequency table of the focused column (sex).

@@ -17,7 +17,7 @@ use anonlab::anonymize::{self, Measure};
 use anonlab::charts;
 use anonlab::data::Role;
 use anonlab::progress::Progress;
-use anonlab::tui::{
+use anonlab_tui::{
     parse_command, Action, App, JobState, Param, Screen, SweepCell, SweepMetric, MAX_SWEEP_L,
     SWEEP_KS,
 };
@@ -249,7 +249,7 @@ fn the_focused_parameter_is_what_left_and_right_change() {
 }
 
 /// The app on its background threads, as the terminal program runs it.
-fn threaded(app: &mut App) -> mpsc::Receiver<anonlab::tui::JobMsg> {
+fn threaded(app: &mut App) -> mpsc::Receiver<anonlab_tui::JobMsg> {
     let (tx, rx) = mpsc::channel();
     app.start_worker(move |m| {
         let _ = tx.send(m);
@@ -332,7 +332,7 @@ fn prefetched(algorithm: &str) -> App {
 }
 
 /// The current inputs with k (or l) moved by `by`.
-fn moved(app: &App, by_k: i64, by_l: i64) -> anonlab::tui::AnonymizeInputs {
+fn moved(app: &App, by_k: i64, by_l: i64) -> anonlab_tui::AnonymizeInputs {
     let mut i = app.anonymize_inputs();
     i.k = (i64::from(i.k) + by_k) as u32;
     i.l = i.l.map(|l| (i64::from(l) + by_l) as u32);
@@ -378,12 +378,12 @@ fn a_press_onto_a_prefetched_value_shows_what_a_fresh_run_gives_without_a_run() 
     assert_eq!(app.anonymize().job, JobState::Done);
     assert!(!matches!(
         app.anonymize().queries,
-        anonlab::tui::QueriesState::Running { .. }
+        anonlab_tui::QueriesState::Running { .. }
     ));
     app.after_draw();
     assert!(matches!(
         app.anonymize().queries,
-        anonlab::tui::QueriesState::Running { .. }
+        anonlab_tui::QueriesState::Running { .. }
     ));
     let view = app.anonymize().view.as_ref().unwrap();
     assert_eq!(view.inputs, app.anonymize_inputs());

@@ -14,7 +14,7 @@ use anonlab::anonymize::{evaluate, Measure};
 use anonlab::progress::Progress;
 use anonlab::release::{buckets_path, Guarantee};
 use anonlab::session::Session;
-use anonlab::tui::{
+use anonlab_tui::{
     verification_lines, Action, AnonymizeMsg, App, JobMsg, JobState, Screen, WorkerMsg,
 };
 

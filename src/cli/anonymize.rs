@@ -612,8 +612,8 @@ pub(super) fn engine_session(
     c: &Columns,
     cluster: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(Session, Vec<String>)> {
-    use anonlab::data::engine::{frequency_table, EngineOptions};
     use anonlab::data::Rule;
+    use anonlab_scale::engine::{frequency_table, EngineOptions};
     if let Some(project) = &c.project {
         // Saved from a grouped session (`project_engine`): its table's
         // columns and identifiers are the project's.
@@ -621,7 +621,7 @@ pub(super) fn engine_session(
         if let Some(w) = loaded.data_changed() {
             eprintln!("anonlab: warning: {w}");
         }
-        let (mut session, file) = Session::from_grouped_project(&loaded)
+        let (mut session, file) = anonlab_scale::grouped::open_project(&loaded)
             .with_context(|| format!("project {}", project.display()))?;
         // --identifier adds to the project's: never published either.
         for id in &c.identifier {
@@ -688,7 +688,7 @@ fn table_on_cluster(
     file: &Path,
     opts: &anonlab::data::CsvOptions,
     columns: &[String],
-) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
     match a.cluster()? {
         Some(cluster) => Ok(Some(cluster.frequency_table(file, opts, columns)?)),
         None => Ok(None),
@@ -700,10 +700,10 @@ fn table_on_cluster(
 #[cfg(feature = "cluster")]
 fn publish_on_cluster(
     a: &super::cluster::ClusterClientArgs,
-    job: &anonlab::release::publish::PublishJob<'_>,
-) -> anyhow::Result<Option<anonlab::release::publish::PublishReport>> {
+    job: &anonlab_scale::publish::PublishJob<'_>,
+) -> anyhow::Result<Option<anonlab_scale::publish::PublishReport>> {
     match a.cluster()? {
-        Some(cluster) => Ok(Some(anonlab::release::publish::publish_on(&cluster, job)?)),
+        Some(cluster) => Ok(Some(anonlab_scale::publish::publish_on(&cluster, job)?)),
         None => Ok(None),
     }
 }
@@ -714,15 +714,15 @@ fn table_on_cluster(
     _: &Path,
     _: &anonlab::data::CsvOptions,
     _: &[String],
-) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
     no_cluster(a).map(|()| None)
 }
 
 #[cfg(all(feature = "engine", not(feature = "cluster")))]
 fn publish_on_cluster(
     a: &super::cluster::ClusterClientArgs,
-    _: &anonlab::release::publish::PublishJob<'_>,
-) -> anyhow::Result<Option<anonlab::release::publish::PublishReport>> {
+    _: &anonlab_scale::publish::PublishJob<'_>,
+) -> anyhow::Result<Option<anonlab_scale::publish::PublishReport>> {
     no_cluster(a).map(|()| None)
 }
 
@@ -775,8 +775,8 @@ pub(super) fn publish_by_engine(
     inputs: &Inputs,
     cluster: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(String, Option<PathBuf>)> {
-    use anonlab::data::engine::EngineOptions;
-    use anonlab::release::publish::{publish, PublishJob};
+    use anonlab_scale::engine::EngineOptions;
+    use anonlab_scale::publish::{publish, PublishJob};
     let Some(file) = &p.session.source else {
         bail!("the query engine's session has no data file");
     };

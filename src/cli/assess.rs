@@ -137,7 +137,7 @@ pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
                 Engine::Memory => project.in_memory(),
                 _ => project,
             };
-            let s = Session::from_project(&project)?;
+            let s = super::open_project(&project)?;
             if grouped && a.engine != Engine::Memory {
                 let label = s.label();
                 return configure(s, a, true).with_context(|| label);
@@ -163,7 +163,7 @@ pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
 
 /// The session of `assess --engine datafusion`: the frequency table of the
 /// columns the flags name, given back as a dataset of those columns
-/// (`anonlab::data::engine`). Identifiers are checked and left out: the
+/// (`anonlab_scale::engine`). Identifiers are checked and left out: the
 /// assessment never reads them, and a column unique per record would make
 /// the table as large as the file.
 #[cfg(feature = "engine")]
@@ -172,7 +172,7 @@ fn engine_session(
     f: &std::path::Path,
     opts: CsvOptions,
 ) -> anyhow::Result<Session> {
-    use anonlab::data::engine::{frequency_table, EngineOptions};
+    use anonlab_scale::engine::{frequency_table, EngineOptions};
     if a.sensitive_density.is_some() {
         bail!("--sensitive-density marks cells by their row, and the query engine reads combinations, not rows in order; use --engine memory");
     }
@@ -224,7 +224,7 @@ fn on_cluster(
     f: &std::path::Path,
     opts: &CsvOptions,
     columns: &[String],
-) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
     match a.cluster.cluster()? {
         Some(cluster) => Ok(Some(cluster.frequency_table(f, opts, columns)?)),
         None => Ok(None),
@@ -237,7 +237,7 @@ fn on_cluster(
     _: &std::path::Path,
     _: &CsvOptions,
     _: &[String],
-) -> anyhow::Result<Option<anonlab::data::engine::FrequencyTable>> {
+) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
     if a.cluster.cluster.is_some() {
         bail!("this build of anonlab has no cluster (it needs the `cluster` feature); use --engine datafusion");
     }

@@ -1,5 +1,5 @@
 //! `anonlab cluster scheduler|executor`: Apache Ballista's scheduler and
-//! executor in this binary (`anonlab::data::cluster`), and the flags by
+//! executor in this binary (`anonlab_scale::cluster`), and the flags by
 //! which other commands send their group-bys to such a cluster.
 //!
 //! Each process prints one line when it is ready — `anonlab cluster
@@ -98,8 +98,8 @@ pub struct ClusterClientArgs {
 #[cfg(feature = "cluster")]
 impl ClusterClientArgs {
     /// The cluster the flags name, if any.
-    pub fn cluster(&self) -> anyhow::Result<Option<anonlab::data::cluster::Cluster>> {
-        use anonlab::data::cluster::{Address, Cluster, ClusterOptions};
+    pub fn cluster(&self) -> anyhow::Result<Option<anonlab_scale::cluster::Cluster>> {
+        use anonlab_scale::cluster::{Address, Cluster, ClusterOptions};
         use std::time::Duration;
         let Some(text) = &self.cluster else {
             return Ok(None);
@@ -131,7 +131,7 @@ pub fn run(_: &ClusterArgs) -> anyhow::Result<()> {
 
 #[cfg(feature = "cluster")]
 pub fn run(a: &ClusterArgs) -> anyhow::Result<()> {
-    use anonlab::data::cluster::{Executor, ExecutorOptions, Scheduler, SchedulerOptions};
+    use anonlab_scale::cluster::{Executor, ExecutorOptions, Scheduler, SchedulerOptions};
     init_logger(log::LevelFilter::Warn);
     let stop = stop_on_signals()?;
     match &a.command {

@@ -267,3 +267,22 @@ pub fn inputs_of(
 pub fn thousands(n: usize) -> String {
     anonlab::format::thousands(n as u64)
 }
+
+/// The session of a project: through the query engine's frequency table
+/// when it was saved from a grouped session (the engine is
+/// `anonlab-scale`'s), else read in memory.
+#[cfg(feature = "engine")]
+pub(crate) fn open_project(
+    project: &anonlab::data::Project,
+) -> anonlab::Result<anonlab::session::Session> {
+    anonlab_scale::grouped::open_any_project(project)
+}
+
+/// Without the query engine a grouped project is refused by the core,
+/// saying how to read its file whole.
+#[cfg(not(feature = "engine"))]
+pub(crate) fn open_project(
+    project: &anonlab::data::Project,
+) -> anonlab::Result<anonlab::session::Session> {
+    anonlab::session::Session::from_project(project)
+}

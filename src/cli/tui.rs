@@ -21,11 +21,11 @@ pub fn run(a: &TuiArgs, file: &Path) -> anyhow::Result<()> {
     if engine_for(a, file, &opts)? {
         return run_engine(a, file, opts);
     }
-    anonlab::tui::check_terminal()?;
+    anonlab_tui::check_terminal()?;
     let s = Session::open(file, opts)?;
     let label = s.label();
     let s = configure(s, a, true).with_context(|| label)?;
-    anonlab::tui::run(s)
+    anonlab_tui::run(s)
 }
 
 /// Whether the query engine reads `file` (`--engine`), refused with a
@@ -92,17 +92,15 @@ fn check_roles(a: &TuiArgs) -> anyhow::Result<()> {
 /// before the engine reads the whole file), then the table.
 #[cfg(all(feature = "tui", feature = "engine"))]
 fn run_engine(a: &TuiArgs, file: &Path, opts: CsvOptions) -> anyhow::Result<()> {
-    use anonlab::session::GroupedFile;
+    use anonlab_scale::grouped;
     let columns = grouped_columns(a);
     let label = file.display().to_string();
-    let grouped =
-        GroupedFile::read(file, &opts, &columns, &a.identifier).with_context(|| label.clone())?;
-    anonlab::tui::check_terminal()?;
-    let s = grouped
-        .session(file, &opts, &columns)
-        .with_context(|| label.clone())?;
+    let file_read =
+        grouped::read_file(file, &opts, &columns, &a.identifier).with_context(|| label.clone())?;
+    anonlab_tui::check_terminal()?;
+    let s = grouped::session(&file_read, file, &opts, &columns).with_context(|| label.clone())?;
     let s = configure(s, a, false).with_context(|| label)?;
-    anonlab::tui::run_grouped(s, grouped)
+    anonlab_tui::run_grouped(s, file_read)
 }
 
 #[cfg(all(feature = "tui", not(feature = "engine")))]

@@ -1,7 +1,7 @@
 //! Drawing the TUI into ratatui's `TestBackend` and reading the result, for
 //! the screen tests.
 
-use anonlab::tui::{self, Action, App, JobState, Screen};
+use anonlab_tui::{self as tui, Action, App, JobState, Screen};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::Terminal;

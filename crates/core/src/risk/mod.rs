@@ -1,0 +1,33 @@
+//! Risk: the radix-tree attack simulator, the matching index and the linkage
+//! attack on a Release
+//! and on the original table (hidden cells honoured), breach probability of
+//! sensitive values, and the statistics offices' measures (population
+//! models, individual risk, special uniques, attribute risks).
+
+pub mod attributes;
+mod breach;
+pub mod combinations;
+mod distribution;
+pub mod individual;
+mod linkage;
+mod local_breach;
+mod matching;
+mod original;
+pub mod population;
+mod simulator;
+pub mod suda;
+
+pub use breach::{breach_from, breach_probability, detaching_buckets, Breach, ValueBuckets};
+pub use distribution::{
+    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns, ProbabilitySummary,
+    HISTOGRAM_BINS,
+};
+pub use linkage::{linkage_attack, linkage_from, Linkage};
+#[cfg(test)]
+pub(crate) use local_breach::fixture as lgb_fixture;
+pub use local_breach::{local_risk, LocalBreach, LocalRisk};
+pub use matching::{check_release_fits, Matching};
+pub use original::{original_matches, OriginalMatches};
+pub use simulator::{
+    simulate, summarize, summarize_runs, Knowledge, PrefixRow, RiskSummary, Simulation,
+};

@@ -1,0 +1,500 @@
+//! The engine beyond one machine: Apache Ballista, DataFusion's own
+//! distributed scheduler and executors, embedded as they are (no protocol
+//! of anonlab's). A [`Scheduler`] accepts jobs and hands their tasks to
+//! [`Executor`]s; a [`Cluster`] is a client's handle on a scheduler, and
+//! builds a file's frequency table there: the same plan as the engine on
+//! this machine ([`crate::engine::frequency_table_in`]), run in a Ballista
+//! remote session instead of a local one. The executors read the file and
+//! do the group-by; the distinct combinations come back to the client,
+//! which applies anonlab's reading rules to them and computes every figure
+//! from the table, as on one machine. A release made on that table is
+//! published through the cluster too ([`Cluster::publish`]): an executor
+//! reads the file in file order, the client places and writes the rows.
+//!
+//! Choices made here, and why:
+//! - Every process reads the file by the same absolute path: the client
+//!   (the header, the schema), the scheduler (planning the scan) and the
+//!   executors (the rows). A cluster is therefore for files on storage
+//!   that every node mounts at the same place; the client makes the path
+//!   absolute and refuses what it cannot read itself.
+//! - Before a job is sent, the client asks the scheduler's `/readyz`
+//!   whether an executor has registered: Ballista would queue the job
+//!   without end on a scheduler with none. Every network wait has a bound
+//!   ([`ClusterOptions`]).
+//! - Scheduler and executors use Ballista's push scheduling (the
+//!   scheduler sends tasks to the executors) and round-robin placement, so
+//!   a job's tasks spread over every executor.
+//! - Ballista has no authentication: whoever reaches the ports can run
+//!   queries that read any file the executors can. The processes bind to
+//!   the loopback interface unless told otherwise.
+
+mod executor;
+mod scheduler;
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::path::Path;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use ballista::prelude::{SessionConfigExt, SessionContextExt};
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+pub use executor::{Executor, ExecutorOptions, ExecutorReady};
+pub use scheduler::{Scheduler, SchedulerOptions};
+
+use crate::engine::{check_input, frequency_table_in, FrequencyTable};
+use anonlab::data::CsvOptions;
+use anonlab::error::{escaped, Error, Result};
+
+/// The address of a cluster process as given on a command line:
+/// `HOST:PORT`, an IPv6 host in brackets (`[::1]:50050`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Address {
+    host: String,
+    port: u16,
+}
+
+impl Address {
+    pub fn new(host: impl Into<String>, port: u16) -> Self {
+        Address {
+            host: host.into(),
+            port,
+        }
+    }
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The socket addresses the host name stands for.
+    pub fn resolve(&self) -> Result<Vec<SocketAddr>> {
+        let found: Vec<SocketAddr> = (self.host.as_str(), self.port)
+            .to_socket_addrs()
+            .map_err(|e| self.error(format!("cannot resolve the host name: {e}")))?
+            .collect();
+        if found.is_empty() {
+            return Err(self.error("the host name resolves to no address"));
+        }
+        Ok(found)
+    }
+
+    /// An error about the process at this address.
+    pub fn error(&self, msg: impl Into<String>) -> Error {
+        Error::Cluster {
+            address: self.to_string(),
+            msg: msg.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Address {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
+}
+
+impl FromStr for Address {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |why: &str| {
+            Error::Parameter(format!(
+                "'{}' is not a HOST:PORT address (such as 127.0.0.1:50050): {why}",
+                escaped(s)
+            ))
+        };
+        if s.contains("://") {
+            return Err(bad("give the host and port without a scheme"));
+        }
+        let (host, port) = if let Some(rest) = s.strip_prefix('[') {
+            let (host, port) = rest
+                .split_once(']')
+                .ok_or_else(|| bad("an IPv6 address in [ ] lacks its ]"))?;
+            let port = port.strip_prefix(':').ok_or_else(|| bad("no :PORT"))?;
+            if host.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(bad("what is in [ ] is not an IPv6 address"));
+            }
+            (host, port)
+        } else {
+            let (host, port) = s.rsplit_once(':').ok_or_else(|| bad("no :PORT"))?;
+            if host.contains(':') {
+                return Err(bad("an IPv6 address goes in brackets, as [::1]:50050"));
+            }
+            (host, port)
+        };
+        if host.trim().is_empty() {
+            return Err(bad("no host"));
+        }
+        if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(bad("the host has spaces or control characters"));
+        }
+        match port.parse::<u16>() {
+            Ok(p) if p > 0 => Ok(Address::new(host, p)),
+            _ => Err(bad("the port must be a number from 1 to 65535")),
+        }
+    }
+}
+
+/// An IP address to bind to: `host` as a literal address, or the first
+/// address its name resolves to on this machine.
+pub fn bind_ip(host: &str) -> Result<IpAddr> {
+    let bad = |msg: String| Error::Parameter(format!("cannot bind to '{}': {msg}", escaped(host)));
+    if let Ok(ip) = host.trim_matches(|c| c == '[' || c == ']').parse() {
+        return Ok(ip);
+    }
+    (host, 0)
+        .to_socket_addrs()
+        .map_err(|e| bad(format!("cannot resolve it: {e}")))?
+        .next()
+        .map(|a| a.ip())
+        .ok_or_else(|| bad("it resolves to no address".into()))
+}
+
+/// Run `f` on a thread of its own with SIGPIPE blocked there and in every
+/// thread it starts (they inherit the mask). The network code writes to
+/// sockets with `writev`, which raises SIGPIPE when the peer has gone;
+/// the binary restores SIGPIPE's default action, which ends the process,
+/// for its output to a closed pipe (`anonlab assess | head`). Blocked, a
+/// write to a peer that has gone is an error the network code handles.
+pub(crate) fn without_sigpipe<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        let thread = std::thread::Builder::new()
+            .name("anonlab-cluster".into())
+            // DataFusion's planning recurses: the main thread's 8 MiB.
+            .stack_size(8 << 20)
+            .spawn_scoped(s, || {
+                block_sigpipe();
+                f()
+            })
+            .expect("a thread for the cluster's work");
+        thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+#[cfg(unix)]
+fn block_sigpipe() {
+    // SAFETY: a signal set built by sigemptyset/sigaddset, applied to the
+    // calling thread's own mask only.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+#[cfg(not(unix))]
+fn block_sigpipe() {}
+
+/// An IP address as Ballista's configuration wants it in `host:port`
+/// text: IPv6 in brackets.
+fn ip_text(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => format!("[{v6}]"),
+    }
+}
+
+/// How a client runs its work on a cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterOptions {
+    /// Partitions of a job's plans: how many tasks its stages are cut
+    /// into across the executors (a Parquet file splits by row groups).
+    pub partitions: usize,
+    /// How long to wait for the scheduler to have an executor.
+    pub ready_within: Duration,
+    /// How long a job may run before the client gives up on it.
+    pub job_timeout: Duration,
+}
+
+impl Default for ClusterOptions {
+    fn default() -> Self {
+        ClusterOptions {
+            partitions: 16,
+            ready_within: Duration::from_secs(10),
+            job_timeout: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// A client's handle on a cluster: its scheduler's address and how to run
+/// work there. It holds no connection; each call makes its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cluster {
+    scheduler: Address,
+    options: ClusterOptions,
+}
+
+/// How long one connection attempt or answer may take.
+const NETWORK_WAIT: Duration = Duration::from_secs(5);
+
+impl Cluster {
+    pub fn new(scheduler: Address, options: ClusterOptions) -> Self {
+        Cluster { scheduler, options }
+    }
+
+    pub fn scheduler(&self) -> &Address {
+        &self.scheduler
+    }
+
+    /// Build the frequency table of `columns` of the file at `path`, read
+    /// as `opts` says, on the cluster: the same table as
+    /// [`crate::engine::frequency_table`] builds on this machine. The
+    /// executors read the file at its absolute path.
+    pub fn frequency_table(
+        &self,
+        path: &Path,
+        opts: &CsvOptions,
+        columns: &[String],
+    ) -> Result<FrequencyTable> {
+        let engine = format!(
+            "the cluster at {} (every executor reads the file at {})",
+            self.scheduler,
+            std::path::absolute(path)
+                .unwrap_or_else(|_| path.to_path_buf())
+                .display()
+        );
+        // The file's own problems are told before any network wait.
+        check_input(&engine, path, opts, columns)?;
+        without_sigpipe(|| self.frequency_table_here(&engine, path, opts, columns))
+    }
+
+    fn frequency_table_here(
+        &self,
+        engine: &str,
+        path: &Path,
+        opts: &CsvOptions,
+        columns: &[String],
+    ) -> Result<FrequencyTable> {
+        self.run(self.options.partitions, |ctx| async move {
+            frequency_table_in(&ctx, engine, path, opts, columns).await
+        })
+    }
+
+    /// Run `work` in a session on the cluster whose plans have
+    /// `partitions` partitions, on a client runtime made for it, within
+    /// the job timeout once the scheduler has an executor, with SIGPIPE
+    /// blocked on its threads. What the layers above send to the cluster
+    /// (the publishing pass's scan: `release::publish::publish_on`) goes
+    /// through here, so this layer does not depend on theirs.
+    pub fn in_session<T, F>(
+        &self,
+        partitions: usize,
+        work: impl FnOnce(SessionContext) -> F + Send,
+    ) -> Result<T>
+    where
+        T: Send,
+        F: std::future::Future<Output = Result<T>>,
+    {
+        without_sigpipe(|| self.run(partitions, work))
+    }
+
+    /// Run `work` in a session on the cluster whose plans have
+    /// `partitions` partitions, within the job timeout, once the scheduler
+    /// has an executor.
+    fn run<T, F>(&self, partitions: usize, work: impl FnOnce(SessionContext) -> F) -> Result<T>
+    where
+        F: std::future::Future<Output = Result<T>>,
+    {
+        self.wait_ready()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name("anonlab-cluster-client")
+            .build()
+            .map_err(|e| {
+                self.scheduler
+                    .error(format!("cannot start the client: {e}"))
+            })?;
+        let result = runtime.block_on(async {
+            let ctx = self.context(partitions).await?;
+            match tokio::time::timeout(self.options.job_timeout, work(ctx)).await {
+                Ok(out) => out,
+                Err(_) => Err(self.scheduler.error(format!(
+                    "the job did not finish within {} s (the client's limit); it may still run on the cluster",
+                    self.options.job_timeout.as_secs()
+                ))),
+            }
+        });
+        // Tasks the client left (connections closing) get a moment, not
+        // an unbounded wait.
+        runtime.shutdown_timeout(Duration::from_secs(2));
+        result
+    }
+
+    /// A DataFusion session whose plans run on the cluster.
+    async fn context(&self, partitions: usize) -> Result<SessionContext> {
+        let config = SessionConfig::new_with_ballista()
+            .with_target_partitions(partitions.max(1))
+            .with_batch_size(8192);
+        let state = SessionStateBuilder::new()
+            .with_config(config)
+            .with_default_features()
+            .build();
+        SessionContext::remote_with_state(&format!("df://{}", self.scheduler), state)
+            .await
+            .map_err(|e| self.scheduler.error(e.to_string()))
+    }
+
+    /// Wait until the scheduler has an executor, asking its `/readyz`.
+    fn wait_ready(&self) -> Result<()> {
+        let deadline = Instant::now() + self.options.ready_within;
+        loop {
+            match readyz(&self.scheduler)? {
+                200 => return Ok(()),
+                503 if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(200)),
+                503 => {
+                    return Err(self.scheduler.error(format!(
+                        "the scheduler has no executor (none registered within {} s); start one with `anonlab cluster executor --scheduler {}`",
+                        self.options.ready_within.as_secs(),
+                        self.scheduler
+                    )))
+                }
+                status => return Err(not_a_scheduler(&self.scheduler, status)),
+            }
+        }
+    }
+}
+
+/// The HTTP status of the scheduler's `/readyz` (200: an executor is
+/// there; 503: none yet). Plain HTTP/1.1 on the scheduler's one port.
+fn readyz(scheduler: &Address) -> Result<u16> {
+    ask_readyz(connect(scheduler)?, scheduler)
+}
+
+/// [`readyz`] on a connection made.
+pub(crate) fn ask_readyz(mut stream: TcpStream, scheduler: &Address) -> Result<u16> {
+    let not_scheduler = |e: std::io::Error| {
+        scheduler.error(format!(
+            "does not answer as a Ballista scheduler ({e}); is `anonlab cluster scheduler` running there?"
+        ))
+    };
+    stream
+        .set_read_timeout(Some(NETWORK_WAIT))
+        .map_err(not_scheduler)?;
+    stream
+        .set_write_timeout(Some(NETWORK_WAIT))
+        .map_err(not_scheduler)?;
+    write!(
+        stream,
+        "GET /readyz HTTP/1.1\r\nHost: {scheduler}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(not_scheduler)?;
+    // The status line is all that is read; 64 bytes hold it.
+    let mut head = [0u8; 64];
+    let mut got = 0;
+    while got < 12 {
+        match stream.read(&mut head[got..]).map_err(not_scheduler)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    let line = String::from_utf8_lossy(&head[..got]);
+    let status = line
+        .strip_prefix("HTTP/1.")
+        .and_then(|rest| rest.get(2..5))
+        .and_then(|code| code.parse::<u16>().ok());
+    status.ok_or_else(|| {
+        scheduler.error(
+            "does not answer as a Ballista scheduler (no HTTP answer on /readyz); is `anonlab cluster scheduler` running there?",
+        )
+    })
+}
+
+/// The error of a server at `address` that answers `/readyz` with
+/// `status`, which no Ballista scheduler does.
+pub(crate) fn not_a_scheduler(address: &Address, status: u16) -> Error {
+    address.error(format!(
+        "answers, but not as a Ballista scheduler (HTTP status {status} on /readyz)"
+    ))
+}
+
+/// A TCP connection to `address`, each of its resolved addresses tried
+/// for at most [`NETWORK_WAIT`].
+pub(crate) fn connect(address: &Address) -> Result<TcpStream> {
+    let mut last = None;
+    for a in address.resolve()? {
+        match TcpStream::connect_timeout(&a, NETWORK_WAIT) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    let e = last.map_or_else(|| "no address".to_string(), |e| e.to_string());
+    Err(address.error(format!("nothing answers there ({e})")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_are_read_as_host_and_port() {
+        let a: Address = "127.0.0.1:50050".parse().unwrap();
+        assert_eq!((a.host(), a.port()), ("127.0.0.1", 50050));
+        let a: Address = "node-7.example:9".parse().unwrap();
+        assert_eq!((a.host(), a.port()), ("node-7.example", 9));
+        let a: Address = "[::1]:50050".parse().unwrap();
+        assert_eq!((a.host(), a.port()), ("::1", 50050));
+        assert_eq!(a.to_string(), "[::1]:50050");
+    }
+
+    #[test]
+    fn a_bad_address_says_what_is_wrong() {
+        for (text, why) in [
+            ("127.0.0.1", "no :PORT"),
+            (":50050", "no host"),
+            ("host:0", "from 1 to 65535"),
+            ("host:70000", "from 1 to 65535"),
+            ("host:port", "from 1 to 65535"),
+            ("df://host:50050", "without a scheme"),
+            ("::1:50050", "in brackets"),
+            ("[::1:50050", "lacks its ]"),
+            ("[nope]:50050", "not an IPv6 address"),
+            ("a b:1", "spaces"),
+        ] {
+            let e = text.parse::<Address>().unwrap_err().to_string();
+            assert!(e.contains(why), "{text}: {e}");
+            assert!(e.contains("HOST:PORT"), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn an_unreachable_scheduler_is_named() {
+        // A port just released: nothing listens there.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let cluster = Cluster::new(Address::new("127.0.0.1", port), ClusterOptions::default());
+        let e = cluster.wait_ready().unwrap_err().to_string();
+        assert!(e.contains(&format!("cluster at 127.0.0.1:{port}")), "{e}");
+        assert!(e.contains("nothing answers there"), "{e}");
+    }
+
+    #[test]
+    fn something_else_than_a_scheduler_is_told_apart() {
+        // A server that answers with a line that is not HTTP.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let _ = s.write_all(b"SSH-2.0-OpenSSH_9.6\r\n");
+        });
+        let e = readyz(&Address::new("127.0.0.1", port))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not answer as a Ballista scheduler"), "{e}");
+        server.join().unwrap();
+    }
+}

@@ -1,0 +1,635 @@
+//! The embedded query engine for files larger than memory: Apache
+//! DataFusion streams the file and builds its **frequency table** — the
+//! distinct combinations of the columns an assessment reads, with the
+//! number of records of each — in bounded memory, spilling its group-by to
+//! disk when the memory pool is full. Nearly every risk and privacy figure
+//! reads only that table: the classes, their sizes, the sensitive values'
+//! counts per class.
+//!
+//! Choices made here, and why:
+//! - The engine groups by the cells **as stored** (text as written, typed
+//!   values as typed), and anonlab's own reading rules run on the groups
+//!   afterwards: each distinct cell goes through the same [`FieldRules`]
+//!   (trimming, missing-value tokens) and the same [`ColumnBuilder`]
+//!   (exact numbers) as on the in-memory path, and groups that then
+//!   coincide (` Male` and `Male`, `39` and `039`) are merged, their
+//!   counts added. So the table's dictionaries are the in-memory path's
+//!   (only the columns' distinct values are read into them) and its
+//!   figures are the same (tested on the demo, Adult and 1 M synthetic
+//!   rows in `tests/engine.rs`; a mean over records differs only in the
+//!   order of its floating-point sum, within 1e-12).
+//! - CSV is read by the engine with every column as text (no type
+//!   inference over a sample that a later row could contradict), its
+//!   header and delimiter read first by anonlab's own reader, so the names
+//!   pass the same checks. An empty field is text unless the empty string
+//!   is a missing-value token (the engine would otherwise make it a null).
+//!   Quoted line breaks are allowed, which keeps the engine from splitting
+//!   one CSV file across cores; Parquet is split by row groups. A blank
+//!   line inside a CSV file is a ragged row to the engine (the in-memory
+//!   reader skips it).
+//! - Compressed CSV is not read by the engine: DataFusion's decompression
+//!   brings xz and bzip2 C libraries into the build; a file too large for
+//!   memory is better stored as Parquet, which the engine reads in
+//!   parallel.
+//! - The grouped columns keep the file's order, whatever order they are
+//!   asked in, as the in-memory dataset has them: the figures list
+//!   attributes in column order.
+//! - On this machine a Parquet or Arrow file is grouped by integer codes
+//!   of its cells, not by the cells ([`GroupBy::Codes`], `codes`): each
+//!   column's distinct values first, then a group-by on the codes packed
+//!   into `UInt64` keys, which compares integers instead of text and
+//!   stays far inside the memory pool (on 100 M census rows, 8 QIs and a
+//!   sensitive attribute: BENCHMARKS.md). A cluster's plan groups by the
+//!   cells, which its executors can run without anonlab's functions.
+//! - [`FrequencyTable::to_dataset`] gives the table back as a *grouped*
+//!   dataset: one row per combination, standing for its records
+//!   (`Dataset::grouped`), so memory follows the combinations, not the
+//!   records, and the assessment counts each row as the records it stands
+//!   for. It holds only the columns asked for, as codes. Figures that
+//!   depend on row order (random cell sensitivity by density) are refused
+//!   on the engine path by the front ends.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema};
+use datafusion::datasource::file_format::options::ArrowReadOptions;
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::prelude::{
+    CsvReadOptions, DataFrame, Expr, ParquetReadOptions, SessionConfig, SessionContext,
+};
+use futures::StreamExt;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use anonlab::data::csv_import::{check_forced, csv_header, dataset_name, header_names, FieldRules};
+use anonlab::data::formats::{columnar, detect, InputFormat};
+use anonlab::data::{Column, ColumnBuilder, CsvOptions, Dataset};
+use anonlab::error::{Error, Result};
+use anonlab::format::thousands;
+
+mod codes;
+
+/// How the engine runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineOptions {
+    /// The memory the engine's operators may hold before they spill.
+    pub memory_limit: usize,
+    /// Where spill files go (the system's temporary directory when `None`).
+    pub spill_dir: Option<PathBuf>,
+    /// Threads of the engine (and partitions of its plans).
+    pub threads: usize,
+}
+
+/// The default memory pool: 1 GiB, far under the machine's memory and far
+/// over the group-by of census data's quasi-identifiers.
+pub const DEFAULT_MEMORY_LIMIT: usize = 1 << 30;
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            spill_dir: None,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}
+
+/// The distinct combinations of some columns of a file, with the number
+/// of records of each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrequencyTable {
+    name: String,
+    /// The grouped columns: dictionaries as the in-memory loader builds
+    /// them, one code per combination.
+    columns: Vec<Column>,
+    /// Records of each combination.
+    counts: Vec<u64>,
+    /// Every column of the file, in its order.
+    file_columns: Vec<String>,
+}
+
+impl FrequencyTable {
+    /// The grouped columns, one code per combination.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+    /// Records of each combination.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+    /// Distinct combinations.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+    /// Records in the file.
+    pub fn rows(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+    /// Every column of the file, grouped or not.
+    pub fn file_columns(&self) -> &[String] {
+        &self.file_columns
+    }
+
+    /// The table as a grouped dataset (`Dataset::grouped`): one row per
+    /// combination, in code order, standing for its records. Every
+    /// assessment runs on it as on the file read in memory — the
+    /// simulator, the linkage, the models and the statistics offices'
+    /// measures count rows by the records they stand for — in memory
+    /// proportional to the combinations, not the records.
+    pub fn to_dataset(&self) -> Result<Dataset> {
+        let rows = self.rows();
+        if rows >= u64::from(u32::MAX) {
+            return Err(Error::Parameter(format!(
+                "the file has {} records; anonlab counts at most {} records",
+                thousands(rows),
+                thousands(u64::from(u32::MAX) - 1)
+            )));
+        }
+        let multiplicities = self.counts.iter().map(|&n| n as u32).collect();
+        Dataset::new(self.name.clone(), self.columns.clone())?.grouped(multiplicities)
+    }
+
+    /// One row per record, combinations in code order: the grouped columns
+    /// of the file as the in-memory loader would read them, rows reordered.
+    /// For tests that compare the grouped path with the row path.
+    pub fn to_records(&self) -> Result<Dataset> {
+        let rows = self.rows();
+        if rows > u32::MAX as u64 - 1 {
+            return Err(Error::Parameter(format!(
+                "the file has {} records, more than a dataset holds",
+                thousands(rows)
+            )));
+        }
+        let columns = self
+            .columns
+            .iter()
+            .map(|c| {
+                let mut codes = Vec::with_capacity(rows as usize);
+                for (&code, &n) in c.codes().iter().zip(&self.counts) {
+                    codes.extend(std::iter::repeat_n(code, n as usize));
+                }
+                c.recoded(codes)
+            })
+            .collect();
+        Dataset::new(self.name.clone(), columns)
+    }
+}
+
+/// A message about `engine`'s work on `path`.
+fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::input(
+        path,
+        None,
+        None,
+        format!("{engine} cannot read the file: {e}"),
+    )
+}
+
+/// How the local engine's messages name it.
+const LOCAL: &str = "the query engine";
+
+/// Build the frequency table of `columns` of the file at `path`, read as
+/// `opts` says, with the engine on this machine.
+pub fn frequency_table(
+    path: &Path,
+    opts: &CsvOptions,
+    columns: &[String],
+    engine: &EngineOptions,
+) -> Result<FrequencyTable> {
+    check_input(LOCAL, path, opts, columns)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(engine.threads.max(1))
+        .thread_name("anonlab-engine")
+        .build()
+        .map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    runtime.block_on(async {
+        let ctx = local_context(path, engine)?;
+        frequency_table_with(&ctx, LOCAL, path, opts, columns, GroupBy::Codes).await
+    })
+}
+
+/// The session of the engine on this machine: its memory pool, spill
+/// directory and partitions as `engine` says.
+fn local_context(path: &Path, engine: &EngineOptions) -> Result<SessionContext> {
+    let mut runtime = RuntimeEnvBuilder::new()
+        .with_memory_pool(Arc::new(FairSpillPool::new(engine.memory_limit)));
+    if let Some(dir) = &engine.spill_dir {
+        runtime = runtime.with_temp_file_path(dir);
+    }
+    let runtime = runtime
+        .build_arc()
+        .map_err(|e| engine_error(LOCAL, path, e))?;
+    let config = SessionConfig::new()
+        .with_target_partitions(engine.threads.max(1))
+        .with_batch_size(8192);
+    Ok(SessionContext::new_with_config_rt(config, runtime))
+}
+
+/// What every engine checks before it plans: a file (not a directory) in
+/// a format it reads, and something to group by. Gives the format.
+pub(crate) fn check_input(
+    engine: &str,
+    path: &Path,
+    opts: &CsvOptions,
+    columns: &[String],
+) -> Result<InputFormat> {
+    if columns.is_empty() {
+        return Err(Error::Parameter(
+            "the engine needs at least one column to group by".into(),
+        ));
+    }
+    let meta = std::fs::metadata(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    if meta.is_dir() {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            "is a directory, not a data file",
+        ));
+    }
+    let format = detect(path, opts);
+    if matches!(format, InputFormat::CsvGzip | InputFormat::CsvZstd) {
+        return Err(Error::input(
+            path,
+            None,
+            None,
+            format!(
+                "{engine} reads plain CSV, Parquet and Arrow, not {format}; decompress the file or store it as Parquet (the in-memory path reads it as it is)"
+            ),
+        ));
+    }
+    Ok(format)
+}
+
+/// How the engine's plan groups the records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// By the columns' values: a plan any DataFusion session runs, a
+    /// cluster's included.
+    Values,
+    /// By integer codes of the values, packed into `UInt64` keys
+    /// (`codes`): far faster and smaller on a Parquet or Arrow file, but
+    /// the plan calls a function of anonlab's that only this process
+    /// knows, so only for a session on this machine. CSV files and
+    /// floating-point columns are grouped by their values.
+    Codes,
+}
+
+/// Build the frequency table of `columns` of the file at `path` in the
+/// DataFusion session `ctx`, grouping by the values ([`GroupBy::Values`]):
+/// a cluster's session (`data::cluster`), whose executors know only
+/// DataFusion's own functions. `engine` names it in messages ("the query
+/// engine").
+///
+/// The plan reads the file by its absolute path, so every process that
+/// runs part of it (a cluster's scheduler and executors) must see the
+/// file at that path.
+pub async fn frequency_table_in(
+    ctx: &SessionContext,
+    engine: &str,
+    path: &Path,
+    opts: &CsvOptions,
+    columns: &[String],
+) -> Result<FrequencyTable> {
+    frequency_table_with(ctx, engine, path, opts, columns, GroupBy::Values).await
+}
+
+/// Build the frequency table of `columns` of the file at `path` in the
+/// DataFusion session `ctx`, grouping as `group_by` says: the same table
+/// either way. [`frequency_table`] is this with this machine's session
+/// and [`GroupBy::Codes`].
+pub async fn frequency_table_with(
+    ctx: &SessionContext,
+    engine: &str,
+    path: &Path,
+    opts: &CsvOptions,
+    columns: &[String],
+    group_by: GroupBy,
+) -> Result<FrequencyTable> {
+    let format = check_input(engine, path, opts, columns)?;
+    let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    // A path that is not UTF-8 would reach the engine altered.
+    let url = absolute.to_str().ok_or_else(|| {
+        Error::input(
+            path,
+            None,
+            None,
+            format!("{engine} reads files by a path in UTF-8, and this one is not"),
+        )
+    })?;
+    let file = path.to_path_buf();
+    let fail = |e: datafusion::error::DataFusionError| engine_error(engine, path, e);
+    let (df, names): (DataFrame, Vec<String>) = match format {
+        InputFormat::Csv => {
+            let (names, delimiter) = csv_header(path, opts)?;
+            let schema = Schema::new(
+                names
+                    .iter()
+                    .map(|n| Field::new(n, DataType::Utf8, true))
+                    .collect::<Vec<_>>(),
+            );
+            let mut read = CsvReadOptions::new()
+                .has_header(true)
+                .delimiter(delimiter)
+                .schema(&schema)
+                .file_extension("")
+                .newlines_in_values(true);
+            if !opts.missing.iter().any(String::is_empty) {
+                // A class that matches nothing: an empty field stays text.
+                read = read.null_regex(Some("[^\\s\\S]".to_string()));
+            }
+            let df = ctx.read_csv(url, read).await.map_err(fail)?;
+            (df, names)
+        }
+        _ => {
+            let df = if format == InputFormat::Parquet {
+                let read = ParquetReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_parquet(url, read).await
+            } else {
+                let read = ArrowReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_arrow(url, read).await
+            }
+            .map_err(fail)?;
+            let schema = df.schema().as_arrow().clone();
+            let names = header_names(
+                &file,
+                None,
+                schema.fields().iter().map(|f| f.name().as_bytes()),
+                opts.max_field_bytes,
+            )?;
+            for f in schema.fields() {
+                columnar::check_type(&file, f)?;
+            }
+            (df, names)
+        }
+    };
+    check_forced(&names, opts)?;
+    let mut at = Vec::with_capacity(columns.len());
+    for c in columns {
+        match names.iter().position(|n| n == c) {
+            Some(i) => at.push(i),
+            None => {
+                return Err(Error::UnknownColumn {
+                    name: c.clone(),
+                    available: anonlab::error::listed(&names, anonlab::error::COLUMNS_LISTED),
+                })
+            }
+        }
+    }
+    at.sort_unstable();
+    at.dedup();
+    let columns: Vec<String> = at.iter().map(|&i| names[i].clone()).collect();
+    let missing: Vec<&[u8]> = opts.missing.iter().map(|s| s.as_bytes()).collect();
+    let rules = FieldRules::new(opts.trim, &missing);
+    let coded = group_by == GroupBy::Codes
+        && matches!(format, InputFormat::Parquet | InputFormat::Arrow)
+        && codes::codable(
+            &columns
+                .iter()
+                .map(|c| {
+                    df.schema()
+                        .field_with_unqualified_name(c)
+                        .map(|f| f.data_type())
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(fail)?,
+        );
+    let (grouped, counts) = if coded {
+        let groups = codes::coded_groups(&df, &columns).await.map_err(fail)?;
+        let mut grouped = Vec::with_capacity(columns.len());
+        for ((name, values), indices) in columns.iter().zip(&groups.values).zip(groups.indices) {
+            // Each distinct value read once; the groups take its code.
+            let mut b = ColumnBuilder::new(name.clone());
+            columnar::push_array(&mut b, values.as_ref(), &rules, opts.max_field_bytes).map_err(
+                |(_, e)| columnar::cell_error(&file, None, name, e, opts.max_field_bytes),
+            )?;
+            let read = finish_column(b, &file, opts)?;
+            let of_groups = indices.iter().map(|&i| read.code(i as usize)).collect();
+            grouped.push(read.recoded(of_groups));
+        }
+        (grouped, groups.counts)
+    } else {
+        let keys: Vec<Expr> = columns
+            .iter()
+            .map(|c| Expr::Column(datafusion::common::Column::from_name(c)))
+            .collect();
+        let df = df.aggregate(keys, vec![count_all()]).map_err(fail)?;
+        let mut stream = df.execute_stream().await.map_err(fail)?;
+        let mut builders: Vec<ColumnBuilder> = columns
+            .iter()
+            .map(|c| ColumnBuilder::new(c.clone()))
+            .collect();
+        let mut counts: Vec<u64> = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(fail)?;
+            push_groups(
+                engine,
+                &file,
+                &batch,
+                &mut builders,
+                &mut counts,
+                &rules,
+                opts,
+            )?;
+        }
+        let mut grouped = Vec::with_capacity(builders.len());
+        for b in builders {
+            grouped.push(finish_column(b, &file, opts)?);
+        }
+        (grouped, counts)
+    };
+    if counts.is_empty() {
+        return Err(Error::input(file, None, None, "the file has no rows"));
+    }
+    let (columns, counts) = merge(grouped, counts);
+    Ok(FrequencyTable {
+        name: dataset_name(path),
+        columns,
+        counts,
+        file_columns: names,
+    })
+}
+
+/// A grouped column's dictionary, as the loaders finish theirs.
+fn finish_column(b: ColumnBuilder, file: &Path, opts: &CsvOptions) -> Result<Column> {
+    let name = b.name().to_string();
+    let kind = opts.forced_kind(&name);
+    // The row of a value that is not a number is not known here: the
+    // engine's groups have no file order.
+    b.finish(kind)
+        .map_err(|e| Error::input(file, None, Some(name.clone()), e.to_string()))
+}
+
+/// One batch of the engine's groups into the builders: its key columns
+/// read as the loaders read cells, its count column added.
+fn push_groups(
+    engine: &str,
+    file: &Path,
+    batch: &RecordBatch,
+    builders: &mut [ColumnBuilder],
+    counts: &mut Vec<u64>,
+    rules: &FieldRules,
+    opts: &CsvOptions,
+) -> Result<()> {
+    let k = builders.len();
+    for (i, b) in builders.iter_mut().enumerate() {
+        columnar::push_array(b, batch.column(i).as_ref(), rules, opts.max_field_bytes).map_err(
+            |(_, e)| columnar::cell_error(file, None, b.name(), e, opts.max_field_bytes),
+        )?;
+    }
+    let n = batch.column(k);
+    let n = n
+        .as_any()
+        .downcast_ref::<arrow_array::Int64Array>()
+        .ok_or_else(|| engine_error(engine, file, format!("a count of type {}", n.data_type())))?;
+    counts.extend(n.values().iter().map(|&c| c.max(0) as u64));
+    Ok(())
+}
+
+/// Merge the groups whose codes coincide once the cells are read (trimmed,
+/// missing, numbers canonical), adding their counts; combinations in code
+/// order.
+fn merge(columns: Vec<Column>, counts: Vec<u64>) -> (Vec<Column>, Vec<u64>) {
+    let bits: Vec<u32> = columns.iter().map(Column::code_bits).collect();
+    if bits.iter().sum::<u32>() <= 64 {
+        return merge_packed(&columns, &counts, &bits);
+    }
+    merge_wide(&columns, &counts)
+}
+
+/// [`merge`] by a map of each combination's codes.
+fn merge_wide(columns: &[Column], counts: &[u64]) -> (Vec<Column>, Vec<u64>) {
+    let mut index: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
+    let mut keys: Vec<Vec<u32>> = Vec::new();
+    let mut merged: Vec<u64> = Vec::new();
+    for (g, &n) in counts.iter().enumerate() {
+        let key: Vec<u32> = columns.iter().map(|c| c.code(g)).collect();
+        match index.get(&key) {
+            Some(&at) => merged[at] += n,
+            None => {
+                index.insert(key.clone(), keys.len());
+                keys.push(key);
+                merged.push(n);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let counts = order.iter().map(|&i| merged[i]).collect();
+    let columns = columns
+        .iter()
+        .enumerate()
+        .map(|(j, c)| c.recoded(order.iter().map(|&i| keys[i][j]).collect()))
+        .collect();
+    (columns, counts)
+}
+
+/// [`merge`] when a combination's codes pack into one `u64` (they nearly
+/// always do): each column in the bits its code space needs, the first
+/// column highest, so the keys' numeric order is the combinations' code
+/// order. The keys are sorted on every core and equal ones merged in one
+/// sweep: no map of millions of boxed keys, the same table.
+fn merge_packed(columns: &[Column], counts: &[u64], bits: &[u32]) -> (Vec<Column>, Vec<u64>) {
+    let mut keyed: Vec<(u64, u64)> = (0..counts.len())
+        .into_par_iter()
+        .map(|g| {
+            let key = columns
+                .iter()
+                .zip(bits)
+                .fold(0u64, |acc, (c, &b)| (acc << b) | u64::from(c.code(g)));
+            (key, counts[g])
+        })
+        .collect();
+    keyed.par_sort_unstable_by_key(|&(key, _)| key);
+    let mut keys: Vec<u64> = Vec::with_capacity(keyed.len());
+    let mut merged: Vec<u64> = Vec::with_capacity(keyed.len());
+    for (key, n) in keyed {
+        match (keys.last(), merged.last_mut()) {
+            (Some(&last), Some(sum)) if last == key => *sum += n,
+            _ => {
+                keys.push(key);
+                merged.push(n);
+            }
+        }
+    }
+    let mut shift: u32 = bits.iter().sum();
+    let columns = columns
+        .iter()
+        .zip(bits)
+        .map(|(c, &b)| {
+            shift -= b;
+            let mask = (1u64 << b) - 1;
+            let codes = keys
+                .par_iter()
+                .map(|&k| (k.checked_shr(shift).unwrap_or(0) & mask) as u32)
+                .collect();
+            c.recoded(codes)
+        })
+        .collect();
+    (columns, merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+
+    /// The packed merge gives the table the map of boxed keys gives:
+    /// the same combinations in the same order with the same counts, on
+    /// tables with repeated combinations, missing cells and a column of
+    /// one code (no bits).
+    #[test]
+    fn packed_merge_is_the_wide_merge() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: u64| rng.random_range(0..n);
+        for (rows, widths) in [
+            (0, vec![3, 2]),
+            (50, vec![3, 1, 5]),
+            (2_000, vec![7, 40, 2, 0]),
+        ] {
+            let mut builders: Vec<ColumnBuilder> = (0..widths.len())
+                .map(|i| ColumnBuilder::new(format!("c{i}")))
+                .collect();
+            let mut counts = Vec::new();
+            for _ in 0..rows {
+                for (b, &w) in builders.iter_mut().zip(&widths) {
+                    match next(w + 1) {
+                        v if v == w => b.push_missing(),
+                        v => b.push(&format!("v{v}")),
+                    }
+                }
+                counts.push(1 + next(4));
+            }
+            let columns: Vec<Column> = builders
+                .into_iter()
+                .map(|b| b.finish(None).unwrap())
+                .collect();
+            let bits: Vec<u32> = columns.iter().map(Column::code_bits).collect();
+            let (wide, wide_counts) = merge_wide(&columns, &counts);
+            let (packed, packed_counts) = merge_packed(&columns, &counts, &bits);
+            assert_eq!(packed_counts, wide_counts, "{rows} rows");
+            assert!(
+                rows < 2_000 || wide_counts.len() < rows,
+                "the table repeats combinations"
+            );
+            for (p, w) in packed.iter().zip(&wide) {
+                assert_eq!(p.codes(), w.codes(), "{rows} rows, column {}", w.name());
+            }
+        }
+    }
+}

@@ -1,0 +1,458 @@
+//! The app's side of exporting (`e` the chart in view, `E` the report):
+//! it copies the figures the screen in view holds into a
+//! [`ChartExport`](crate::export::ChartExport), or the session into a
+//! project, and queues the job of [`crate::export`] in the export
+//! slot. A child module of `app` so it can read the screens' state while
+//! `app/mod.rs` keeps one field and one dispatch line per feature.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{App, JobState, Out, Screen};
+use crate::export::{
+    self, beside, chart_job, report_job, ChartData, ChartExport, Dist, Exported, Target,
+};
+use crate::screens::compare::{Outcome, Probability};
+use crate::screens::risk::{Figures, RiskChart};
+use crate::worker::WorkerMsg;
+
+impl App {
+    /// Write the chart of the screen in view: into `anonlab-export/`
+    /// beside the project file, or to `path` (.svg or .png).
+    pub fn export_chart(&mut self, path: Option<PathBuf>) {
+        match self.chart_in_view() {
+            Ok(export) => {
+                let target = match path {
+                    Some(p) => Target::File(p),
+                    None => Target::Dir(beside(&self.project_path(), export::EXPORT_DIR)),
+                };
+                let id = self
+                    .export_worker
+                    .submit(chart_job(export, target, self.inputs()));
+                self.export_job = JobState::Running { id, fraction: 0.0 };
+                self.notice = Some("writing the chart…".into());
+            }
+            Err(why) => self.notice = Some(format!("no chart to export: {why}")),
+        }
+    }
+
+    /// Write the session's report (as `anonlab report` on the project
+    /// file would): into `anonlab-report/` beside the project file, or
+    /// into `dir`.
+    pub fn export_report(&mut self, dir: Option<PathBuf>) {
+        // The report renders the published table and its fingerprint
+        // from the dataset, and runs the query workload: records, which a
+        // grouped session does not hold.
+        if let Err(e) = self.session.dataset().require_records("the report") {
+            self.popup = Some(crate::shared::Popup::new(
+                "The report was not written",
+                e.to_string(),
+            ));
+            return;
+        }
+        let project_file = self.project_path();
+        let dir = dir.unwrap_or_else(|| beside(&project_file, export::REPORT_DIR));
+        let job = report_job(
+            Arc::clone(self.session.dataset()),
+            self.to_project(),
+            project_file,
+            dir,
+        );
+        let id = self.export_worker.submit(job);
+        self.export_job = JobState::Running { id, fraction: 0.0 };
+        self.notice = Some("writing the report… (Esc cancels)".into());
+    }
+
+    /// `:write [PATH]` and `W`: write the release on the Anonymize screen
+    /// exactly as `anonlab anonymize --project P -o PATH --release JSON`
+    /// writes it for the saved session — the published table at PATH
+    /// (`anonlab-release/release.csv` beside the project file without
+    /// one), its bucket table beside it for a bucketized release, and the
+    /// release JSON at PATH with the extension `.json` — through the
+    /// library's one writer (atomic, never over an input). Refused, with
+    /// a popup saying why, when there is no release for the session as it
+    /// is now or when the release failed verification. The notice names
+    /// the files and the fingerprint.
+    pub fn write_release(&mut self, path: Option<PathBuf>) {
+        match self.try_write_release(path) {
+            Ok((notice, job)) => {
+                self.notice = Some(notice);
+                if let Some(job) = job {
+                    self.export_job = job;
+                }
+            }
+            Err(why) => {
+                self.popup = Some(crate::shared::Popup::new(
+                    "The release was not written",
+                    why,
+                ))
+            }
+        }
+    }
+
+    /// The notice, and the export job started when the release is
+    /// written in the background (a grouped session's).
+    fn try_write_release(
+        &mut self,
+        path: Option<PathBuf>,
+    ) -> Result<(String, Option<JobState>), String> {
+        let state = &self.anon.state;
+        let Some(view) = state.view.as_ref() else {
+            return Err(
+                "there is no release yet: the Anonymize screen computes one \
+                 (key 3); write it once it is shown"
+                    .into(),
+            );
+        };
+        if view.inputs != self.anon.inputs(&self.session) || state.job.is_running() {
+            return Err(
+                "the release on screen is not the one of the session as it is now \
+                 (it is being computed for the latest change); write it once it is shown"
+                    .into(),
+            );
+        }
+        let failed: Vec<String> = view
+            .evaluation
+            .verification
+            .failures()
+            .map(|c| format!("{}: {}", c.claim, c.detail))
+            .collect();
+        if !failed.is_empty() {
+            return Err(format!(
+                "the independent verifier refuted what the release claims, so it is not \
+                 published:\n{}",
+                failed.join("\n")
+            ));
+        }
+        let table = path.unwrap_or_else(|| {
+            beside(&self.project_path(), export::RELEASE_DIR).join("release.csv")
+        });
+        if table
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            return Err(format!(
+                "{} names the published table (CSV); the release JSON is written beside \
+                 it with the extension .json",
+                table.display()
+            ));
+        }
+        let json = table.with_extension("json");
+        let inputs = self.inputs();
+        let ds = self.session.dataset();
+        let roles = self.session.roles().as_slice();
+        let buckets = anonlab::release::buckets_path(&table);
+        inputs
+            .check_all(&[&table, &buckets, &json])
+            .map_err(|e| e.to_string())?;
+        if let Some(dir) = table.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        if let Some(file) = self.session.grouped() {
+            // The table holds only its grouped columns, one row per
+            // combination: the published table is written by the
+            // publishing pass over the file, as `anonlab anonymize
+            // --engine datafusion -o` writes it, in the export slot (it
+            // reads the whole file).
+            let job = publish_job(
+                Arc::clone(self.session.session()),
+                Arc::clone(file),
+                Arc::clone(&view.release),
+                table,
+                json,
+                inputs,
+            )?;
+            let id = self.export_worker.submit(job);
+            return Ok((
+                "publishing the release: a pass over the file… (it runs in the background)"
+                    .to_string(),
+                Some(JobState::Running { id, fraction: 0.0 }),
+            ));
+        }
+        let mut files =
+            anonlab::release::write_csv(&view.release, ds, Some(roles), &table, &inputs)
+                .map_err(|e| e.to_string())?;
+        anonlab::release::write_json(&view.release, ds, &json, &inputs)
+            .map_err(|e| e.to_string())?;
+        files.push(json);
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        Ok((
+            format!(
+                "wrote {} — release fingerprint {}",
+                names.join(", "),
+                view.fingerprint
+            ),
+            None,
+        ))
+    }
+
+    /// The export job's state.
+    pub fn export_job(&self) -> &JobState {
+        &self.export_job
+    }
+
+    /// Stop a running export; whether one was running.
+    pub(super) fn cancel_export(&mut self) -> bool {
+        if !self.export_job.is_running() {
+            return false;
+        }
+        self.export_worker.cancel();
+        self.export_job = JobState::Cancelled;
+        self.notice = Some("export cancelled".into());
+        true
+    }
+
+    pub(super) fn on_export(&mut self, msg: WorkerMsg<Exported>, out: &mut Out) {
+        let JobState::Running { id: current, .. } = self.export_job else {
+            return;
+        };
+        if msg.id() != current {
+            return;
+        }
+        match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                self.export_job = JobState::Running { id, fraction };
+            }
+            WorkerMsg::Done { output, .. } => {
+                self.export_job = JobState::Done;
+                self.notice = Some(output.notice());
+            }
+            WorkerMsg::Cancelled { .. } => self.export_job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                self.export_job = JobState::Failed;
+                out.popup("Export failed", error);
+            }
+        }
+    }
+
+    /// The figures of the chart the screen in view shows, or why there is
+    /// none yet. Every "original" series is the session's baseline, and
+    /// the export's title names its attacker.
+    pub fn chart_in_view(&self) -> Result<ChartExport, String> {
+        let before = self.session.baseline();
+        let attacker = before.map(|b| b.attacker().to_string());
+        let not_yet =
+            "the baseline (the original table for the session's attacker) is being computed";
+        let (screen, data, attacker) = match self.screen {
+            Screen::Data => {
+                if self.session.known_columns().is_empty() {
+                    return Err(
+                        "the attacker knows no attribute yet (key Q gives a column the QI role)"
+                            .into(),
+                    );
+                }
+                let b = before.ok_or(not_yet)?;
+                ("data", ChartData::ClassSizes(Arc::clone(b)), attacker)
+            }
+            Screen::Risk => {
+                let r = &self.risk.state;
+                let measures = r.before.as_ref().ok_or(not_yet)?;
+                let chart = r.chart;
+                let label = |f: &Figures, label: &str| Dist {
+                    label: label.to_string(),
+                    series: f.series.clone(),
+                    records: f.records(),
+                };
+                let mut dists = Vec::new();
+                if let Some(f) = chart.of(measures) {
+                    dists.push(label(f, "original"));
+                }
+                if let Some(after) = &r.after {
+                    if let Some(f) = chart.of(&after.measures) {
+                        dists.push(label(
+                            f,
+                            &format!("published ({})", after.release.algorithm),
+                        ));
+                    }
+                }
+                if chart == RiskChart::Combinations {
+                    return Err("the combinations chart is drawn on screen only; :export report lists the riskiest combinations".into());
+                }
+                if dists.is_empty() {
+                    return Err(format!("no {} to draw", chart.title()));
+                }
+                let data = match chart {
+                    RiskChart::Breach => ChartData::Breach(dists),
+                    RiskChart::KeyCount | RiskChart::Linkage | RiskChart::Combinations => {
+                        ChartData::Reidentification(dists)
+                    }
+                };
+                let mut who = attacker.unwrap_or_default();
+                if let Some(a) = r.after.as_ref().filter(|a| !a.unpublished.is_empty()) {
+                    who.push_str(&format!("; not published: {}", a.unpublished.join(", ")));
+                }
+                ("risk", data, Some(who))
+            }
+            Screen::Anonymize if self.anon.sweep.open => {
+                let sweep = &self.anon.sweep;
+                let (measure, ks, ls, cells) =
+                    sweep.heatmap().ok_or("the sweep has not started")?;
+                let base = sweep.base.as_ref().ok_or("the sweep has not started")?;
+                let mut chars = measure.chars();
+                let title = format!(
+                    "{}{} of {} by k and l (seed {})",
+                    chars
+                        .next()
+                        .map(|c| c.to_uppercase().to_string())
+                        .unwrap_or_default(),
+                    chars.as_str(),
+                    base.algorithm,
+                    base.seed
+                );
+                let data = ChartData::Sweep {
+                    measure,
+                    ks,
+                    ls,
+                    cells,
+                    title,
+                };
+                ("anonymize", data, None)
+            }
+            Screen::Anonymize => {
+                let view =
+                    self.anon.state.view.as_ref().ok_or(
+                        "no release yet (the algorithm is running or refused the parameters)",
+                    )?;
+                let b = before.ok_or(not_yet)?.baseline();
+                let inputs = &view.inputs;
+                let name = match inputs.l {
+                    Some(l) => format!("{} k={} l={l}", inputs.algorithm, inputs.k),
+                    None => format!("{} k={}", inputs.algorithm, inputs.k),
+                };
+                let e = &view.evaluation;
+                let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist {
+                    series: crate::shared::step_series(
+                        d.cdf.iter().map(|p| (p.probability, p.share)),
+                    ),
+                    records: d.summary.records,
+                    label,
+                };
+                let data = match (&b.breach, &e.breach) {
+                    (Some(before), Some(after)) => ChartData::Breach(vec![
+                        dist("original".into(), &before.distribution),
+                        dist(name, after),
+                    ]),
+                    _ => ChartData::Reidentification(vec![
+                        dist("original".into(), &b.linkage),
+                        dist(name, &e.reidentification),
+                    ]),
+                };
+                let who = format!(
+                    "before: {}; after: {}",
+                    attacker.unwrap_or_default(),
+                    view.attacker()
+                );
+                ("anonymize", data, Some(who))
+            }
+            Screen::Hierarchies => {
+                let m = self
+                    .hier
+                    .state
+                    .matrix
+                    .view
+                    .clone()
+                    .ok_or("the correlations are being computed")?;
+                ("hierarchies", ChartData::Correlation(m), None)
+            }
+            Screen::Compare => {
+                let c = &self.compare.state;
+                let mut dists = Vec::new();
+                let original = c.original(&self.session);
+                if let Some(d) = original {
+                    dists.push(Dist {
+                        label: "original".into(),
+                        series: crate::shared::step_series(
+                            d.cdf.iter().map(|p| (p.probability, p.share)),
+                        ),
+                        records: d.summary.records,
+                    });
+                }
+                for e in &c.entries {
+                    if let Outcome::Measured(m) = &e.outcome {
+                        if let Some(d) = m.shown() {
+                            dists.push(Dist {
+                                label: e.entry.to_string(),
+                                series: m.curve.clone(),
+                                records: d.summary.records,
+                            });
+                        }
+                    }
+                }
+                if dists.len() < 1 + usize::from(original.is_some()) {
+                    return Err("no entry measured yet".into());
+                }
+                let data = match c.shown {
+                    Probability::Breach => ChartData::Breach(dists),
+                    Probability::Reidentification => ChartData::Reidentification(dists),
+                };
+                let who = format!(
+                    "original: {}; entries: each release's attacker",
+                    attacker.unwrap_or_default()
+                );
+                ("compare", data, Some(who))
+            }
+        };
+        Ok(ChartExport {
+            screen,
+            data,
+            attacker,
+        })
+    }
+}
+
+/// The job publishing `release`, made on `session`'s frequency table of
+/// `file`: the table by the publishing pass over the data file
+/// (`release::publish`, temporary file then rename, never over an input),
+/// then the release JSON, which counts records on either path.
+#[cfg(feature = "engine")]
+fn publish_job(
+    session: Arc<anonlab::session::Session>,
+    file: Arc<anonlab::session::GroupedFile>,
+    release: Arc<anonlab::release::Release>,
+    table: PathBuf,
+    json: PathBuf,
+    inputs: anonlab::data::Inputs,
+) -> Result<crate::worker::JobFn<Exported>, String> {
+    use anonlab::data::engine::EngineOptions;
+    use anonlab::release::publish::{publish, PublishJob};
+    let Some(data) = session.source.clone() else {
+        return Err("the session has no data file to publish from".into());
+    };
+    Ok(Box::new(move |progress| {
+        let ds = &session.dataset;
+        let roles = file.roles(ds, &session.roles);
+        // Esc stops the pass at its next batch (nothing is put in place,
+        // its scratch and temporary files removed); once it has written
+        // the table, the release JSON follows so the two files always go
+        // together.
+        let job = PublishJob::new(&data, &session.csv, ds, &release, &roles, &inputs)
+            .to(&table)
+            .watched(progress.clone());
+        progress.check()?;
+        let report = publish(&job, &EngineOptions::default())?;
+        anonlab::release::write_json(&release, ds, &json, &inputs)?;
+        let mut files: Vec<PathBuf> = report.file.into_iter().collect();
+        files.push(json);
+        Ok(Exported {
+            files,
+            what: format!(
+                "release ({} records; fingerprint {})",
+                anonlab::format::thousands(report.rows),
+                report.fingerprint
+            ),
+        })
+    }))
+}
+
+/// Without the query engine there is no grouped session to publish.
+#[cfg(not(feature = "engine"))]
+fn publish_job(
+    _: Arc<anonlab::session::Session>,
+    _: Arc<anonlab::session::GroupedFile>,
+    _: Arc<anonlab::release::Release>,
+    _: PathBuf,
+    _: PathBuf,
+    _: anonlab::data::Inputs,
+) -> Result<crate::worker::JobFn<Exported>, String> {
+    Err("this build of anonlab has no query engine (it needs the `engine` feature)".into())
+}

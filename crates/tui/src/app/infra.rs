@@ -1,0 +1,605 @@
+//! The app's side of what every screen shares: the `:` command line, `/`
+//! search, mouse clicks, the theme and mouse settings, and the warnings
+//! shown on start (config file problems, a changed data file).
+//!
+//! A child module of `app` so it can reach the app's state while keeping
+//! `app/mod.rs` to one field and one dispatch line per feature.
+
+use ratatui::layout::{Position, Rect};
+
+use super::{App, Out, Popup, Screen};
+use crate::cmdline::{self, Command, Edit, PopulationCommand};
+use crate::config::Config;
+use crate::keymap::{Action, Scope};
+use crate::layout;
+use crate::screens::hierarchies::Focus;
+use crate::screens::risk::RiskFocus;
+use crate::search::{self, Scan, SearchState};
+use crate::theme::Theme;
+
+/// Published rows rendered per `/` or `n` on the Anonymize screen, so a
+/// table of a million rows is searched in slices instead of freezing the
+/// screen.
+const PUBLISHED_SEARCH_BUDGET: usize = 50_000;
+
+impl App {
+    /// Use a loaded config: its key map, theme and mouse setting. Problems
+    /// found in the file (the defaults were used for those entries) show
+    /// in a popup.
+    pub fn with_config(mut self, config: Config) -> Self {
+        self.keymap = config.keymap;
+        self.data.semi_key = self.keymap.keys_for(
+            Scope::Screen(Screen::Data),
+            Action::SetRole(anonlab::data::Role::SemiSensitive),
+        );
+        self.theme = config.theme;
+        self.mouse = config.mouse;
+        if !config.problems.is_empty() {
+            self = self.with_warning("Config file problems", &config.problems.join("\n"));
+        }
+        self
+    }
+
+    /// The app for a project file, saving back to it. A data file that
+    /// changed since the project was saved opens with a popup saying so
+    /// ([`Project::data_changed`](anonlab::data::Project::data_changed)), as
+    /// the CLI commands warn on stderr.
+    /// A project saved from a session over the query engine's frequency
+    /// table opens through the table again, its Data screen paging the
+    /// file's sample.
+    pub fn open_project(path: &std::path::Path) -> anonlab::Result<App> {
+        let project = anonlab::data::Project::load(path)?;
+        let app = if project.data.grouped.is_some() {
+            let (session, file) = open_grouped(&project)?;
+            App::new(session)?.with_grouped(file)
+        } else {
+            App::new(anonlab::session::Session::from_project(&project)?)?
+        };
+        let app = app.with_project_path(path.to_path_buf());
+        Ok(match project.data_changed() {
+            Some(w) => app.with_warning("Data file changed", &w),
+            None => app,
+        })
+    }
+
+    /// Open with a popup saying `message` (a changed data file, a config
+    /// problem). A popup already there (from the project) is kept first.
+    pub fn with_warning(mut self, title: &str, message: &str) -> Self {
+        self.popup = Some(match self.popup.take() {
+            None => Popup::new(title, message),
+            Some(p) => Popup {
+                title: p.title,
+                message: format!("{}\n\n{title}: {message}", p.message),
+            },
+        });
+        self
+    }
+
+    pub fn theme(&self) -> Theme {
+        self.theme
+    }
+    /// Whether the terminal should report the mouse.
+    pub fn mouse_enabled(&self) -> bool {
+        self.mouse
+    }
+    /// The command or search line being edited: its prompt, text and
+    /// cursor cell.
+    pub fn editing_line(&self) -> Option<(&'static str, &str, usize)> {
+        if let (Some(t), Some(c)) = (self.cmdline.text(), self.cmdline.cursor()) {
+            return Some((":", t, c));
+        }
+        let e = &self.search.editor;
+        e.text().zip(e.cursor()).map(|(t, c)| ("/", t, c))
+    }
+    pub fn search_state(&self) -> &SearchState {
+        &self.search
+    }
+    /// The session's command lines, oldest first.
+    pub fn command_history(&self) -> &[String] {
+        self.cmdline.history()
+    }
+    /// The focused panel of a screen with several (see the keymap's
+    /// panels): its keys come first in the help overlay.
+    pub fn focused_panel(&self) -> Option<&'static str> {
+        match self.screen {
+            Screen::Hierarchies => Some(match self.hier.state.focus {
+                Focus::Attributes => "attribute list",
+                Focus::Tree => "hierarchy tree",
+            }),
+            Screen::Anonymize => Some(if self.anon.state.show_detail {
+                "published table"
+            } else {
+                "parameters"
+            }),
+            _ => None,
+        }
+    }
+
+    pub(super) fn step_cmdline(&mut self, action: &Action) {
+        if *action == Action::Complete {
+            if let Some(text) = self.cmdline.text() {
+                let (line, matches) = cmdline::complete_path(text);
+                self.cmdline.set_text(line);
+                if !matches.is_empty() {
+                    self.notice = Some(matches.join("  "));
+                }
+            }
+            return;
+        }
+        if let Edit::Submit(line) = self.cmdline.step(action) {
+            if let Err(e) = cmdline::parse(&line).and_then(|c| self.run_command(c)) {
+                self.notice = Some(e);
+            }
+        }
+    }
+
+    /// Run one command of the `:` line; an error is a message for the
+    /// status bar naming the bad value.
+    pub fn run_command(&mut self, command: Command) -> Result<(), String> {
+        let delta =
+            |new: u32, old: u32| (i64::from(new) - i64::from(old)).clamp(-1 << 30, 1 << 30) as i32;
+        let p = self.session.params().clone();
+        let mut out = Out::default();
+        match command {
+            Command::K(k) => {
+                let rows = self.session.dataset().records() as usize;
+                if k as usize > rows {
+                    return Err(format!(
+                        ":k {k} is more than the {} rows of the data",
+                        anonlab::format::thousands(rows as u64)
+                    ));
+                }
+                self.anon
+                    .step(&Action::AdjustK(delta(k, p.k)), &mut self.session, &mut out);
+            }
+            Command::L(l) => {
+                self.anon
+                    .step(&Action::AdjustL(delta(l, p.l)), &mut self.session, &mut out)
+            }
+            Command::P(x) => {
+                self.anon
+                    .step(&Action::AdjustP(delta(x, p.p)), &mut self.session, &mut out)
+            }
+            Command::Seed(seed) => {
+                if seed != p.seed {
+                    self.session.params_mut().seed = seed;
+                    self.anon.request(&self.session);
+                }
+            }
+            Command::Algo(id) => {
+                let a = &self.anon.state;
+                let Some(i) = a.algorithms.iter().position(|x| x.id == id) else {
+                    return Err(format!("algorithm '{id}' is not offered here"));
+                };
+                let by = i as i64 - a.algorithm as i64;
+                if by != 0 {
+                    self.anon.step(
+                        &Action::CycleAlgorithm(by as i32),
+                        &mut self.session,
+                        &mut out,
+                    );
+                }
+            }
+            Command::Run => self.step(&Action::Recompute),
+            Command::Save(path) => {
+                if let Some(p) = path {
+                    self.project_path = Some(p);
+                }
+                self.save_project();
+            }
+            Command::Theme(t) => {
+                self.theme = t;
+                self.notice = Some(format!("theme {}", t.name()));
+            }
+            Command::Mouse(on) => {
+                self.mouse = on;
+                self.notice = Some(format!("mouse {}", if on { "on" } else { "off" }));
+            }
+            Command::Quit => self.request_quit(),
+            Command::Open(Some(path)) => self.request_open(path),
+            Command::Open(None) => self.open_picker(),
+            Command::Write(path) => self.write_release(path),
+            Command::Filter(rule) => {
+                self.show(Screen::Data);
+                self.data.set_filter(rule, &self.session, &mut out);
+            }
+            Command::Hierarchies(path) => {
+                self.show(Screen::Hierarchies);
+                let inputs = self.inputs();
+                self.hier.import(
+                    &path.display().to_string(),
+                    &mut self.session,
+                    &inputs,
+                    &mut out,
+                );
+            }
+            Command::Help => self.help = true,
+            Command::Compare(c) => {
+                let entry = self.entry_now();
+                self.compare
+                    .command(c, entry, &mut self.session, &self.anon.cache, &mut out);
+            }
+            Command::Sweep => {
+                self.show(Screen::Anonymize);
+                if !self.anon.sweep.open {
+                    self.anon
+                        .step(&Action::ToggleSweep, &mut self.session, &mut out);
+                }
+            }
+            Command::Lattice => {
+                self.show(Screen::Anonymize);
+                if !self.anon.state.lattice.open {
+                    self.anon
+                        .step(&Action::ToggleLattice, &mut self.session, &mut out);
+                }
+            }
+            Command::Node(node) => {
+                if self.session.params().full_domain.node != node {
+                    self.session.settings_mut().full_domain.node = node.clone();
+                }
+                self.notice = Some(match node {
+                    Some(l) => format!(
+                        "full-domain publishes node {} (:node optimum goes back)",
+                        crate::screens::anonymize::levels_text(&l)
+                    ),
+                    None => "full-domain publishes the optimum".to_string(),
+                });
+            }
+            Command::ExportChart(path) => self.export_chart(path),
+            Command::ExportReport(dir) => self.export_report(dir),
+            Command::Conditions(path) => {
+                let n = self
+                    .session
+                    .load_conditions(path.clone())
+                    .map_err(|e| e.to_string())?;
+                self.notice = Some(format!(
+                    "{n} condition{} read from {} (Construction(D, G), key 3)",
+                    if n == 1 { "" } else { "s" },
+                    path.display()
+                ));
+            }
+            Command::Population(_)
+            | Command::Weights(_)
+            | Command::Suda(_)
+            | Command::AttributeRisks(_) => {
+                let notice = self.set_measures(command)?;
+                self.notice = Some(notice);
+            }
+            Command::Model(m) => {
+                if self.session.params().full_domain.model != m {
+                    self.session.settings_mut().full_domain.model = m.to_string();
+                }
+                self.notice = Some(format!("full-domain model: {m}"));
+            }
+        }
+        self.apply(out);
+        self.follow_session();
+        Ok(())
+    }
+
+    /// Apply one of the statistics offices' measures' commands to the
+    /// session (checked against the data first, so a bad value is a
+    /// message, not a failed baseline); the notice says what is set.
+    fn set_measures(&mut self, command: Command) -> Result<String, String> {
+        use anonlab::risk::population::PopulationModel;
+        let rows = self.session.dataset().records();
+        let mut p = self.session.population().clone();
+        let notice = match command {
+            Command::Population(PopulationCommand::Size(n)) => {
+                PopulationModel::with_size(rows, n).map_err(|e| format!(":population: {e}"))?;
+                p.size = Some(n);
+                p.sampling_fraction = None;
+                p.table = None;
+                format!(
+                    "population {} people: M picks the risk model",
+                    anonlab::format::thousands(n)
+                )
+            }
+            Command::Population(PopulationCommand::Fraction(f)) => {
+                PopulationModel::with_fraction(rows, f).map_err(|e| format!(":population: {e}"))?;
+                p.size = None;
+                p.sampling_fraction = Some(f);
+                p.table = None;
+                format!("sampling fraction {f}: M picks the risk model")
+            }
+            Command::Population(PopulationCommand::Off) => {
+                p.size = None;
+                p.sampling_fraction = None;
+                p.table = None;
+                "no population: the file is the population".into()
+            }
+            Command::Weights(Some((col, method))) => {
+                if self.session.dataset().column_index(&col).is_err() {
+                    return Err(format!(":weights: no column '{col}' in the data"));
+                }
+                let notice = format!("weights '{col}' ({} method)", method.name());
+                p.weights = Some(col);
+                p.individual_method = method;
+                notice
+            }
+            Command::Weights(None) => {
+                p.weights = None;
+                p.individual_method = Default::default();
+                "no sampling weights".into()
+            }
+            Command::Suda(m) => {
+                p.suda_max_size = m;
+                m.map_or("no special uniques".into(), |m| {
+                    format!("special uniques of up to {m} attributes")
+                })
+            }
+            Command::AttributeRisks(on) => {
+                p.attribute_risks = on;
+                if on {
+                    "attribute risks on: m shows the combinations chart"
+                } else {
+                    "attribute risks off"
+                }
+                .into()
+            }
+            other => return Err(format!("{other:?} is not one of the measures' commands")),
+        };
+        self.session.set_population(p);
+        Ok(notice)
+    }
+
+    pub(super) fn step_search_line(&mut self, action: &Action) {
+        if let Edit::Submit(q) = self.search.editor.step(action) {
+            if !q.is_empty() {
+                self.search.query = Some(q.to_lowercase());
+            }
+            self.search_next(true);
+        }
+    }
+
+    /// Move to the next (previous) match of the last search in the
+    /// screen's table, wrapping; a notice says where or that nothing
+    /// matches.
+    pub(super) fn search_next(&mut self, forward: bool) {
+        let Some(q) = self.search.query.clone() else {
+            self.notice = Some("nothing searched yet: / starts a search".into());
+            return;
+        };
+        let found = match self.screen {
+            Screen::Data => {
+                let ds = std::sync::Arc::clone(self.session.table());
+                if ds.n_cols() == 0 {
+                    return;
+                }
+                // Every column, in the view's order (sorted, filtered),
+                // from the cursor's row.
+                let hits: Vec<(usize, Vec<bool>)> = (0..ds.n_cols())
+                    .map(|c| (c, search::matching_codes(ds.col(c).dictionary(), &q)))
+                    .collect();
+                let order = &self.data.view.order;
+                let in_row = |pos: usize| {
+                    let r = order.record(pos);
+                    hits.iter()
+                        .find(|(c, h)| h.get(ds.col(*c).code(r) as usize) == Some(&true))
+                        .map(|(c, _)| *c)
+                };
+                let n = order.len(ds.n_rows());
+                let found =
+                    search::next_match(n, self.data.view.row, forward, |p| in_row(p).is_some());
+                let found = found.map(|p| (p, in_row(p).unwrap_or(0), order.record(p)));
+                self.search.hits = Some(hits);
+                match found {
+                    Some((pos, c, r)) => {
+                        self.data.select_position(pos, Some(c), &self.session);
+                        Ok(format!("/{q}: row {} ({})", r + 1, ds.col(c).name()))
+                    }
+                    None => Err(format!("'{q}' not found in any column")),
+                }
+            }
+            Screen::Anonymize => {
+                // A published row is rendered to be searched (generalized
+                // cells have no dictionary), so a long table is searched
+                // in slices; `n` goes on from where a slice stopped.
+                let ds = std::sync::Arc::clone(self.session.dataset());
+                let ds = &*ds;
+                let scan = self.anon.state.view.as_ref().map(|view| {
+                    search::next_match_bounded(
+                        view.published_rows(),
+                        self.anon.state.table.cursor,
+                        forward,
+                        PUBLISHED_SEARCH_BUDGET,
+                        |i| {
+                            view.row(ds, i)
+                                .is_some_and(|row| row.iter().any(|v| search::contains(v, &q)))
+                        },
+                    )
+                });
+                match scan {
+                    Some(Scan::Found(i)) | Some(Scan::Stopped(i)) => {
+                        self.anon.select_row(i, ds);
+                        if scan == Some(Scan::Found(i)) {
+                            Ok(format!("/{q}: published row {}", i + 1))
+                        } else {
+                            Err(format!(
+                                "'{q}' not found in the {} rows up to row {}; n searches on",
+                                anonlab::format::thousands(PUBLISHED_SEARCH_BUDGET as u64),
+                                anonlab::format::thousands(i as u64 + 1)
+                            ))
+                        }
+                    }
+                    _ => Err(format!("'{q}' not found in the published table")),
+                }
+            }
+            Screen::Hierarchies => match self.hier.state.focus {
+                Focus::Attributes => {
+                    let ds = std::sync::Arc::clone(self.session.dataset());
+                    let found =
+                        search::next_match(ds.n_cols(), self.hier.state.cursor, forward, |c| {
+                            search::contains(ds.col(c).name(), &q)
+                        });
+                    match found {
+                        Some(c) => {
+                            self.hier.state.select_attribute(&self.session, c);
+                            Ok(format!("/{q}: attribute {}", ds.col(c).name()))
+                        }
+                        None => Err(format!("'{q}' not found among the attributes")),
+                    }
+                }
+                Focus::Tree => {
+                    let tree = self.hier.state.tree.as_mut().and_then(|t| t.as_mut().ok());
+                    let found = tree.and_then(|t| {
+                        let hit = search::next_match(t.lines.len(), t.cursor, forward, |i| {
+                            search::contains(&t.lines[i].label, &q)
+                        });
+                        if let Some(i) = hit {
+                            t.cursor = i;
+                        }
+                        hit.map(|i| t.lines[i].label.clone())
+                    });
+                    match found {
+                        Some(label) => Ok(format!("/{q}: node {label}")),
+                        None => Err(format!("'{q}' not found in the open nodes of the tree")),
+                    }
+                }
+            },
+            Screen::Risk => {
+                // The records above the threshold (at most MAX_LISTED),
+                // matched on the row number as drawn or plain, and on the
+                // values the list shows for it.
+                let listed = self.risk.state.shown_list(&self.session).0;
+                let found =
+                    search::next_match(listed.len(), self.risk.state.list_cursor, forward, |i| {
+                        let r = listed[i].row as u64 + 1;
+                        search::contains(&r.to_string(), &q)
+                            || search::contains(&anonlab::format::thousands(r), &q)
+                            || search::contains(&self.risk_record_values(r as usize - 1).1, &q)
+                    });
+                match found {
+                    Some(i) => {
+                        let row = listed[i].row as usize;
+                        self.risk.state.list_cursor = i;
+                        self.risk.state.focus = RiskFocus::Records;
+                        Ok(format!("/{q}: record of row {}", row + 1))
+                    }
+                    None => Err(format!(
+                        "'{q}' not found in the records above the threshold"
+                    )),
+                }
+            }
+            Screen::Compare => {
+                let entries = &self.compare.state.entries;
+                let found =
+                    search::next_match(entries.len(), self.compare.state.cursor, forward, |i| {
+                        search::contains(&entries[i].entry.to_string(), &q)
+                    });
+                match found {
+                    Some(i) => {
+                        self.compare.state.cursor = i;
+                        Ok(format!(
+                            "/{q}: entry {} {}",
+                            i + 1,
+                            self.compare.state.entries[i].entry
+                        ))
+                    }
+                    None => Err(format!("'{q}' not found in the compare set")),
+                }
+            }
+        };
+        self.notice = Some(match found {
+            Ok(n) | Err(n) => n,
+        });
+    }
+
+    /// A left click: a tab switches screen; a row of the screen's table or
+    /// list selects it (on the Risk screen it also focuses the picker or
+    /// the record list it is in). The areas come from the same layout functions the
+    /// drawing uses, at the terminal's current size.
+    pub(super) fn click(&mut self, column: u16, row: u16) {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        let at = Position::new(column, row);
+        if let Some(s) = layout::tab_at(area, at) {
+            self.show(s);
+            return;
+        }
+        match self.screen {
+            Screen::Data => {
+                let vp = layout::data_table_viewport(area);
+                if !vp.contains(at) {
+                    return;
+                }
+                let d = &self.data.view;
+                let r = d.top + usize::from(row - vp.y);
+                if r >= d.order.len(self.session.table().n_rows()) {
+                    return;
+                }
+                // The row-number gutter, then the columns one space apart.
+                let mut x = vp.x + d.gutter + 1;
+                let mut col = None;
+                for &(c, w) in &d.columns {
+                    if (x..x + w + 1).contains(&column) {
+                        col = Some(c);
+                        break;
+                    }
+                    x += w + 1;
+                }
+                self.data.select_position(r, col, &self.session);
+            }
+            Screen::Anonymize => {
+                let vp = layout::anonymize_table_viewport(area);
+                let s = &self.anon.state;
+                let rows = s.view.as_ref().map_or(0, |v| v.published_rows());
+                let i = s.table.top + usize::from(row.saturating_sub(vp.y));
+                if vp.contains(at) && i < rows {
+                    let ds = std::sync::Arc::clone(self.session.dataset());
+                    self.anon.select_row(i, &ds);
+                }
+            }
+            Screen::Hierarchies => {
+                let h = &self.hier.state;
+                let n = self.session.dataset().n_cols();
+                if let Some(c) =
+                    layout::hierarchies_attribute_at(area, h.matrix.columns.len(), n, h.cursor, at)
+                {
+                    self.hier.state.focus = Focus::Attributes;
+                    self.hier.state.select_attribute(&self.session, c);
+                }
+            }
+            Screen::Risk => {
+                // A click selects; Enter jumps to the record, as from the
+                // keys, so a click never leaves the screen.
+                let prefix = self.risk_rows();
+                let r = &self.risk.state;
+                let order = self.session.order().len();
+                let listed = r.shown_list(&self.session).0.len();
+                if let Some(i) = layout::risk_picker_at(area, prefix, r.cursor, order, at) {
+                    self.risk.state.focus = RiskFocus::Picker;
+                    self.risk.state.cursor = i;
+                } else if let Some(i) =
+                    layout::risk_record_at(area, prefix, r.list_cursor, listed, at)
+                {
+                    self.risk.state.focus = RiskFocus::Records;
+                    self.risk.state.list_cursor = i;
+                }
+            }
+            Screen::Compare => {
+                let n = self.compare.state.entries.len();
+                if let Some(i) = layout::compare_entry_at(area, n, at) {
+                    self.compare.state.cursor = i;
+                }
+            }
+        }
+    }
+}
+
+/// A project saved from a session over the query engine's frequency table,
+/// opened through the table again.
+#[cfg(feature = "engine")]
+fn open_grouped(
+    project: &anonlab::data::Project,
+) -> anonlab::Result<(anonlab::session::Session, anonlab::session::GroupedFile)> {
+    anonlab_scale::grouped::open_project(project)
+}
+
+/// Without the query engine a grouped project is refused, saying how to
+/// read its file whole.
+#[cfg(not(feature = "engine"))]
+fn open_grouped(
+    project: &anonlab::data::Project,
+) -> anonlab::Result<(anonlab::session::Session, anonlab::session::GroupedFile)> {
+    Err(anonlab::session::Session::grouped_refusal(project))
+}

@@ -1,0 +1,784 @@
+//! The app: the router between the screens, the modal stack (popup, help,
+//! command line, search; a screen's own dialog), and the one session state.
+//!
+//! [`App::step`] applies an [`Action`]: a modal takes it first, then the
+//! global keys, then the screen in view. [`App::on_worker`] routes a job's
+//! message to the component that owns the job. After either, every screen
+//! follows the session's generations ([`App::follow_session`]): a change
+//! of roles, cells, attacker, hierarchies or settings — made on any screen
+//! — reaches the others there, and the session's baseline is asked for
+//! again when what it depends on changed. Drawing only reads (STYLE.md,
+//! habit 5); tests build an `App`, step it with actions and render it into
+//! a `TestBackend`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use ratatui::layout::Rect;
+
+use super::cmdline::LineEditor;
+use super::history::{self, History};
+use super::jobs::JobClock;
+use super::keymap::{Action, KeyMap};
+use super::layout;
+use super::screens::anonymize::{AnonymizeMsg, AnonymizeScreen};
+use super::screens::compare::{CompareMsg, CompareScreen};
+use super::screens::data::DataScreen;
+use super::screens::hierarchies::HierarchiesScreen;
+use super::screens::risk::{AfterView, RiskScreen};
+use super::search::SearchState;
+use super::session::{Before, SessionState, Snapshot};
+use super::shared::{JobState, Out, Popup, Screen};
+use super::theme::Theme;
+use super::worker::{Worker, WorkerMsg};
+use anonlab::data::{CompareEntry, Role};
+use anonlab::session::Session;
+use anonlab::stats::CorrelationMatrix;
+
+mod exports;
+mod infra;
+mod open;
+mod read;
+
+/// A message from one of the background job slots, for the component
+/// that owns the slot.
+#[derive(Debug)]
+pub enum JobMsg {
+    /// The session's baseline (boxed, as the others: an assessment).
+    Baseline(WorkerMsg<Box<Before>>),
+    /// The Risk screen's attacks on the shown release.
+    RiskAfter(WorkerMsg<Box<AfterView>>),
+    Anonymize(AnonymizeMsg),
+    Correlation(WorkerMsg<CorrelationMatrix>),
+    /// One task of the Compare screen's pass.
+    Compare(CompareMsg),
+    /// A chart or report written by the export slot.
+    Export(WorkerMsg<super::export::Exported>),
+}
+
+/// Where the job slots' threads hand their messages.
+type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
+
+/// A job slot on a thread of its own, its messages wrapped by `wrap`.
+fn threaded<T: Send + 'static>(
+    notify: &Notify,
+    wrap: fn(WorkerMsg<T>) -> JobMsg,
+) -> std::io::Result<Worker<T>> {
+    let notify = Arc::clone(notify);
+    Worker::threaded(move |m| notify(wrap(m)))
+}
+
+/// Run an inline slot's queued job, if any, and collect its messages.
+fn drain<T: Send + 'static>(
+    worker: &mut Worker<T>,
+    wrap: fn(WorkerMsg<T>) -> JobMsg,
+    out: &mut Vec<JobMsg>,
+) {
+    out.extend(worker.run_queued_inline().into_iter().map(wrap));
+}
+
+pub struct App {
+    session: SessionState,
+    screen: Screen,
+    data: DataScreen,
+    risk: RiskScreen,
+    anon: AnonymizeScreen,
+    hier: HierarchiesScreen,
+    compare: CompareScreen,
+    // The modal stack, top first: a popup, the command line, the search
+    // line, a screen's dialog (Data's marking, Hierarchies' builder), help.
+    popup: Option<Popup>,
+    cmdline: LineEditor,
+    search: SearchState,
+    help: bool,
+    /// First help line shown, when the help does not fit the terminal.
+    help_scroll: usize,
+    /// Charts and reports being written (`e`, `E`).
+    export_worker: Worker<super::export::Exported>,
+    export_job: JobState,
+    keymap: KeyMap,
+    theme: Theme,
+    /// Whether the terminal reports the mouse (clicks and wheel).
+    mouse: bool,
+    notice: Option<String>,
+    quit: bool,
+    size: (u16, u16),
+    spinner: usize,
+    /// When each running job started, for the status bar's gauge.
+    clock: JobClock,
+    /// Where `SaveProject` writes; [`DEFAULT_PROJECT_FILE`] when unset.
+    project_path: Option<PathBuf>,
+    /// The session generation the screens followed last.
+    seen: u64,
+    /// Undo and redo of the session's edits.
+    history: History,
+    /// The session as last saved (or opened): what "unsaved changes"
+    /// compares with.
+    saved: Snapshot,
+    /// The question asked before quitting or opening another file with
+    /// unsaved changes.
+    confirm: Option<Confirm>,
+    /// A file to open in place of this session (`:open`), for the
+    /// terminal loop to pick up with [`take_open`](Self::take_open).
+    open_request: Option<PathBuf>,
+    /// The files opened lately (`app/open.rs`).
+    recent: super::recent::RecentFiles,
+    /// The `:open` picker, while open.
+    picker: Option<super::picker::FilePicker>,
+}
+
+/// What waits for the user's answer about unsaved changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirm {
+    Quit,
+    /// Open this file (a CSV or a project) in place of the session.
+    Open(PathBuf),
+}
+
+impl App {
+    /// An app editing a session. Fails when a sensitivity source cannot be
+    /// resolved (a rule naming a missing column, a bad flag value) or the
+    /// attacker model names an unknown column or a threshold outside
+    /// [0, 1].
+    ///
+    /// Nothing runs yet: the baseline waits in its job slot until
+    /// [`start_worker`](Self::start_worker) (the terminal program) or
+    /// [`run_pending_jobs_blocking`](Self::run_pending_jobs_blocking) (tests).
+    pub fn new(session: Session) -> anonlab::Result<Self> {
+        let (session, warnings) = SessionState::new(session)?;
+        let mut app = App {
+            screen: Screen::Data,
+            data: DataScreen::new(session.dataset()),
+            risk: RiskScreen::new(),
+            anon: AnonymizeScreen::new(&session),
+            hier: HierarchiesScreen::new(&session),
+            compare: CompareScreen::new(&session),
+            saved: session.snapshot(),
+            history: History::default(),
+            confirm: None,
+            open_request: None,
+            recent: Default::default(),
+            picker: None,
+            session,
+            popup: None,
+            cmdline: LineEditor::default(),
+            search: SearchState::default(),
+            help: false,
+            help_scroll: 0,
+            export_worker: Worker::inline(),
+            export_job: JobState::Idle,
+            keymap: KeyMap::default(),
+            theme: Theme::default(),
+            mouse: true,
+            notice: None,
+            quit: false,
+            size: (80, 24),
+            spinner: 0,
+            clock: JobClock::default(),
+            project_path: None,
+            seen: u64::MAX,
+        };
+        for w in warnings {
+            app = app.with_warning(&w.title, &w.message);
+        }
+        app.relayout();
+        app.data.refresh_stats(&app.session);
+        app.follow_session();
+        Ok(app)
+    }
+
+    /// The app on a session whose dataset is the frequency table of
+    /// `file` (`anonlab tui --engine datafusion`): every screen works on
+    /// the table, and the Data screen pages the file's sample and says so.
+    pub fn with_grouped(mut self, file: anonlab::session::GroupedFile) -> Self {
+        self.session.set_grouped(file);
+        let semi_key = std::mem::take(&mut self.data.semi_key);
+        self.data = DataScreen::new(self.session.table());
+        self.data.semi_key = semi_key;
+        self.relayout();
+        self.data.refresh_stats(&self.session);
+        self
+    }
+
+    /// Save the project to `path` instead of [`DEFAULT_PROJECT_FILE`] (the
+    /// project the session was opened from, or a file the user named).
+    pub fn with_project_path(mut self, path: PathBuf) -> Self {
+        self.project_path = Some(path);
+        self
+    }
+
+    /// Replace the inline workers by background threads, one per job slot,
+    /// that hand their messages to `notify`, and start the pending
+    /// computations on them.
+    pub fn start_worker(
+        &mut self,
+        notify: impl Fn(JobMsg) + Send + Sync + 'static,
+    ) -> std::io::Result<()> {
+        let notify: Notify = Arc::new(notify);
+        *self.session.worker_mut() = threaded(&notify, JobMsg::Baseline)?;
+        *self.risk.worker_mut() = threaded(&notify, JobMsg::RiskAfter)?;
+        *self.hier.worker_mut() = threaded(&notify, JobMsg::Correlation)?;
+        *self.compare.worker_mut() = threaded(&notify, JobMsg::Compare)?;
+        self.export_worker = threaded(&notify, JobMsg::Export)?;
+        let n = Arc::clone(&notify);
+        self.anon.start(move |m| n(JobMsg::Anonymize(m)))?;
+        // The inline slots' queued jobs are gone with them: ask again.
+        if self.hier.state.matrix.job.is_running() {
+            self.hier.request_matrix(&self.session);
+        }
+        self.session.request_baseline(true);
+        self.anon.restart(&self.session);
+        Ok(())
+    }
+
+    /// Run the queued computations on this thread and apply their results,
+    /// until none is left (a finished anonymization queues its query
+    /// workload). With the default inline workers this is how tests make
+    /// progress.
+    pub fn run_pending_jobs_blocking(&mut self) {
+        loop {
+            self.after_draw();
+            let mut msgs: Vec<JobMsg> = Vec::new();
+            drain(self.session.worker_mut(), JobMsg::Baseline, &mut msgs);
+            drain(self.risk.worker_mut(), JobMsg::RiskAfter, &mut msgs);
+            let mut anon = Vec::new();
+            self.anon.drain(&mut anon);
+            msgs.extend(anon.into_iter().map(JobMsg::Anonymize));
+            drain(self.hier.worker_mut(), JobMsg::Correlation, &mut msgs);
+            drain(self.compare.worker_mut(), JobMsg::Compare, &mut msgs);
+            drain(&mut self.export_worker, JobMsg::Export, &mut msgs);
+            if msgs.is_empty() {
+                break;
+            }
+            for m in msgs {
+                self.on_worker(m);
+            }
+        }
+    }
+
+    // ---- changes ----
+
+    /// Apply one action. An action that changed the session is recorded
+    /// for undo, named by what it changed.
+    pub fn step(&mut self, action: &Action) {
+        let before = self.session.snapshot();
+        self.step_action(action);
+        if !matches!(action, Action::Undo | Action::Redo) {
+            self.history.record(before, &self.session);
+        }
+    }
+
+    /// Whether the session differs from the project as last saved (or
+    /// opened).
+    pub fn unsaved(&self) -> bool {
+        history::unsaved(&self.saved, &self.session)
+    }
+
+    /// What changed since the project was saved (or opened), named as
+    /// undo names it; `None` when nothing did.
+    pub fn unsaved_changes(&self) -> Option<String> {
+        history::describe(&self.saved, &self.session)
+            .or_else(|| self.unsaved().then(|| "the compare set".to_string()))
+    }
+
+    /// The question open about unsaved changes.
+    pub fn confirm(&self) -> Option<&Confirm> {
+        self.confirm.as_ref()
+    }
+
+    /// Edits an undo can go back, and undone edits a redo can replay.
+    pub fn history_depth(&self) -> (usize, usize) {
+        self.history.depth()
+    }
+
+    /// Quit, asking first when there are unsaved changes.
+    pub(super) fn request_quit(&mut self) {
+        if self.unsaved() {
+            self.confirm = Some(Confirm::Quit);
+        } else {
+            self.quit = true;
+        }
+    }
+
+    /// Open `path` (a CSV file, or a project when it ends in `.json`) in
+    /// place of the session, asking first when there are unsaved changes.
+    pub(super) fn request_open(&mut self, path: PathBuf) {
+        if self.unsaved() {
+            self.confirm = Some(Confirm::Open(path));
+        } else {
+            self.open_request = Some(path);
+        }
+    }
+
+    /// The file `:open` asked for, opened as a new app with this one's
+    /// keys, theme, mouse setting, size and command history; `None` when
+    /// none was asked for, or when it cannot be opened (a popup then says
+    /// why and this session stays). The terminal loop replaces the app
+    /// with it and starts its workers.
+    pub fn take_open(&mut self) -> Option<App> {
+        let path = self.open_request.take()?;
+        let opened = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            App::open_project(&path)
+        } else {
+            anonlab::session::Session::open(&path, anonlab::data::CsvOptions::default())
+                .and_then(App::new)
+        };
+        match opened {
+            Ok(mut app) => {
+                app.keymap = self.keymap.clone();
+                app.data.semi_key = self.data.semi_key.clone();
+                app.theme = self.theme;
+                app.mouse = self.mouse;
+                app.cmdline = self.cmdline.clone();
+                app.recent = std::mem::take(&mut self.recent);
+                app.recent.remember(&path);
+                app.step(&Action::Resize(self.size.0, self.size.1));
+                if app.notice.is_none() {
+                    app.notice = Some(format!("opened {}", path.display()));
+                }
+                Some(app)
+            }
+            Err(e) => {
+                self.popup = Some(Popup::new(
+                    "Cannot open the file",
+                    format!("{}: {e}", path.display()),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The answer to the question about unsaved changes: `w` (or Enter)
+    /// saves first, `d` discards them, Esc goes back to work. Ctrl-c
+    /// discards too: pressed twice it always quits.
+    fn step_confirm(&mut self, action: &Action) {
+        let proceed = match *action {
+            Action::TypeChar('w' | 'W' | 's' | 'y' | 'Y') | Action::Confirm => {
+                if !self.save_project() {
+                    self.confirm = None;
+                    return;
+                }
+                true
+            }
+            Action::TypeChar('d' | 'D' | 'n' | 'N') | Action::Quit => true,
+            Action::Cancel | Action::TypeChar(_) => false,
+            _ => return,
+        };
+        match (proceed, self.confirm.take()) {
+            (true, Some(Confirm::Quit)) => self.quit = true,
+            (true, Some(Confirm::Open(path))) => self.open_request = Some(path),
+            _ => {}
+        }
+    }
+
+    /// Apply one action (see [`step`](Self::step)).
+    fn step_action(&mut self, action: &Action) {
+        self.notice = None;
+        // Tab completes on the command line; in every other dialog it is
+        // the next field.
+        let action = &match *action {
+            Action::Complete if !self.cmdline.is_open() => Action::Down,
+            a => a,
+        };
+        let mut out = Out::default();
+        match *action {
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                self.relayout();
+            }
+            _ if self.confirm.is_some() => self.step_confirm(action),
+            Action::Quit => self.request_quit(),
+            Action::Undo | Action::Redo
+                if self.popup.is_none() && !self.dialog_open() && !self.help =>
+            {
+                let undo = *action == Action::Undo;
+                let done = if undo {
+                    self.history.undo(&mut self.session)
+                } else {
+                    self.history.redo(&mut self.session)
+                };
+                let (back, forth) = self.history.depth();
+                self.notice = Some(match (done, undo) {
+                    (Some(what), true) => {
+                        format!("undone: {what} ({back} more to undo; Ctrl-r redoes)")
+                    }
+                    (Some(what), false) => {
+                        format!("redone: {what} ({forth} more to redo; u undoes)")
+                    }
+                    (None, true) => "nothing to undo".to_string(),
+                    (None, false) => "nothing to redo".to_string(),
+                });
+                self.anon.follow_algorithm(&self.session);
+            }
+            // A popup or the help overlay is modal: it takes Esc (and `?`
+            // for help) and swallows the rest.
+            _ if self.popup.is_some() => {
+                if *action == Action::Cancel {
+                    self.popup = None;
+                }
+            }
+            _ if self.cmdline.is_open() => self.step_cmdline(action),
+            _ if self.picker.is_some() => self.step_picker(action),
+            _ if self.search.editor.is_open() => self.step_search_line(action),
+            _ if self.data.mark.is_some() => {
+                self.data.step_mark(action, &mut self.session, &mut out)
+            }
+            _ if self.data.freq.is_some() && self.screen == Screen::Data => {
+                self.data.step_freq(action)
+            }
+            _ if self.hier.dialog_open() => {
+                let inputs = self.inputs();
+                self.hier.step(action, &mut self.session, &inputs, &mut out)
+            }
+            // Help is modal too; on a short terminal ↑/↓, the page keys
+            // and the wheel scroll it (the drawing clamps the scroll).
+            _ if self.help => match *action {
+                Action::Cancel | Action::ToggleHelp => self.help = false,
+                Action::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
+                Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
+                Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
+                Action::PageDown => self.help_scroll = self.help_scroll.saturating_add(10),
+                Action::First => self.help_scroll = 0,
+                Action::Last => self.help_scroll = usize::MAX / 2,
+                Action::Scroll(by) => {
+                    self.help_scroll = self.help_scroll.saturating_add_signed(by as isize)
+                }
+                _ => {}
+            },
+            Action::ToggleHelp => {
+                self.help = true;
+                self.help_scroll = 0;
+            }
+            Action::OpenCommandLine => self.cmdline.open(),
+            Action::OpenFile => self.open_picker(),
+            Action::OpenFilter if self.screen == Screen::Data => {
+                self.cmdline.open();
+                let current = self.data.view.order.filter.clone().unwrap_or_default();
+                self.cmdline.set_text(format!("filter {current}"));
+            }
+            Action::OpenSearch => self.search.editor.open(),
+            Action::SearchNext => self.search_next(true),
+            Action::SearchPrev => self.search_next(false),
+            Action::Click { column, row } => self.click(column, row),
+            Action::ShowScreen(s) => self.show(s),
+            Action::NextScreen => self.show(self.screen.offset(1)),
+            Action::PrevScreen => self.show(self.screen.offset(-1)),
+            Action::Cancel => self.cancel_job(),
+            Action::SaveProject => {
+                self.save_project();
+            }
+            Action::ExportChart => self.export_chart(None),
+            Action::ExportReport => self.export_report(None),
+            Action::WriteRelease => self.write_release(None),
+            Action::AddToCompare => {
+                let entry = self.entry_now();
+                self.compare.add(entry, &mut self.session, &mut out);
+            }
+            _ => match self.screen {
+                Screen::Data => self.data.step(action, &mut self.session, &mut out),
+                Screen::Risk => {
+                    let shown = self.anon.shown_release().cloned();
+                    self.risk
+                        .step(action, &mut self.session, shown.as_ref(), &mut out)
+                }
+                Screen::Anonymize => self.anon.step(action, &mut self.session, &mut out),
+                Screen::Hierarchies => {
+                    let inputs = self.inputs();
+                    self.hier.step(action, &mut self.session, &inputs, &mut out)
+                }
+                Screen::Compare => {
+                    self.compare
+                        .step(action, &mut self.session, &self.anon.cache, &mut out);
+                    if *action == Action::Confirm {
+                        self.load_compare_entry();
+                    }
+                }
+            },
+        }
+        self.apply(out);
+        self.follow_session();
+        // A key press notes the jobs it started but does not move the
+        // clock: only time the app waited for (a tick, a worker's message)
+        // does, so what a sequence of steps draws never depends on how fast
+        // the machine ran them.
+        let list = self.job_lines();
+        self.clock.note(&list, Instant::now());
+    }
+
+    /// Apply a worker message. Messages of superseded requests are dropped.
+    pub fn on_worker(&mut self, msg: JobMsg) {
+        let mut out = Out::default();
+        match msg {
+            JobMsg::Baseline(m) => {
+                if let Some(error) = self.session.on_baseline(m) {
+                    out.popup("Risk computation failed", error);
+                }
+                self.risk.sync(&self.session);
+            }
+            JobMsg::RiskAfter(m) => self.risk.on_after(m, &self.session, &mut out),
+            JobMsg::Anonymize(m) => self.anon.on_msg(m, &self.session),
+            JobMsg::Correlation(m) => self.hier.on_matrix(m),
+            JobMsg::Compare(m) => {
+                let view = self.compare.on_msg(m, &self.session, &self.anon.cache);
+                if let Some(v) = view {
+                    self.anon.cache.insert(v.inputs.clone(), Ok(v));
+                }
+            }
+            JobMsg::Export(m) => self.on_export(m, &mut out),
+        }
+        self.apply(out);
+        self.sync_clock(Instant::now());
+    }
+
+    /// What a screen asked of the app.
+    fn apply(&mut self, out: Out) {
+        if let Some(n) = out.notice {
+            self.notice = Some(n);
+        }
+        if let Some(p) = out.popup {
+            self.popup = Some(p);
+        }
+        if let Some(row) = out.jump {
+            if self.session.grouped().is_some() {
+                // The row is a combination of the frequency table; the Data
+                // screen pages the file's first records, not combinations.
+                self.notice = Some(format!(
+                    "row {} is a combination of the frequency table, standing for {} records; the Data screen shows a sample of the file's records, not combinations",
+                    row + 1,
+                    self.session.dataset().multiplicity(row)
+                ));
+            } else {
+                self.data.select(row, None, &self.session);
+                self.show(Screen::Data);
+            }
+        }
+        if let Some(s) = out.show {
+            self.show(s);
+        }
+    }
+
+    /// Let every screen follow a change of the session, made anywhere, and
+    /// ask for the baseline when what it depends on changed.
+    fn follow_session(&mut self) {
+        let now = self.session.generations().session;
+        if now == self.seen {
+            return;
+        }
+        self.seen = now;
+        self.session.request_baseline(false);
+        self.data.refresh_stats(&self.session);
+        self.risk.sync(&self.session);
+        self.anon
+            .sync(&self.session, self.screen == Screen::Anonymize);
+        self.hier
+            .sync(&self.session, self.screen == Screen::Hierarchies);
+        if self.screen == Screen::Risk {
+            self.risk
+                .request_after(&self.session, self.anon.shown_release());
+        }
+    }
+
+    /// After a frame is drawn: free what a new view replaced and start the
+    /// follow-up jobs of a release shown since the last frame (its query
+    /// workload, the prefetch of its neighbours, and the Risk screen's
+    /// "after" when that screen is open). The terminal loop calls this
+    /// after each draw.
+    pub fn after_draw(&mut self) {
+        if let Some(release) = self.anon.after_draw(&self.session) {
+            if self.screen == Screen::Risk {
+                self.risk.request_after(&self.session, Some(&release));
+            }
+        }
+    }
+
+    /// Turn the neighbour prefetch and the release cache on or off (off:
+    /// every press runs the algorithm, as benchmarks' cold presses do).
+    pub fn set_prefetch(&mut self, on: bool) {
+        self.anon.set_prefetch(on);
+    }
+
+    /// Advance the spinner shown while a job runs.
+    pub fn on_tick(&mut self) {
+        self.on_tick_at(Instant::now());
+    }
+
+    /// [`on_tick`](Self::on_tick) at a given time: tests pass a later
+    /// instant to see a long job's gauge without sleeping.
+    pub fn on_tick_at(&mut self, now: Instant) {
+        self.sync_clock(now);
+        if self.session.baseline_job().is_running()
+            || self.anon.is_busy()
+            || self.hier.state.matrix.job.is_running()
+            || self.compare.state.job.is_running()
+        {
+            self.spinner = self.spinner.wrapping_add(1);
+        }
+    }
+
+    /// Note which jobs started or stopped since the last change.
+    fn sync_clock(&mut self, now: Instant) {
+        let list = self.job_lines();
+        self.clock.sync(&list, now);
+    }
+
+    /// Stop the computation of the screen in view (on the Data screen, the
+    /// one that is running).
+    fn cancel_job(&mut self) {
+        if self.cancel_export() {
+            return;
+        }
+        match self.screen {
+            Screen::Anonymize => {
+                self.anon.cancel();
+            }
+            Screen::Risk => {
+                let a = self.session.cancel_baseline();
+                let b = self.risk.cancel();
+                let _ = a || b;
+            }
+            Screen::Data => {
+                if !self.session.cancel_baseline() {
+                    self.anon.cancel();
+                }
+            }
+            Screen::Hierarchies => {
+                self.hier.cancel();
+            }
+            Screen::Compare => {
+                self.compare.cancel();
+            }
+        }
+    }
+
+    fn show(&mut self, screen: Screen) {
+        self.screen = screen;
+        match screen {
+            Screen::Compare => self.compare.show(&self.session),
+            Screen::Anonymize => {
+                self.anon.refresh_blocked(&self.session);
+                if self.anon.state.requested.as_ref() != Some(&self.anon.inputs(&self.session)) {
+                    self.anon.request(&self.session);
+                }
+                self.anon.sync_sweep(&self.session, false);
+            }
+            Screen::Risk => self
+                .risk
+                .request_after(&self.session, self.anon.shown_release()),
+            Screen::Hierarchies => self.hier.sync(&self.session, true),
+            Screen::Data => {}
+        }
+    }
+
+    /// The compare entry of what the Anonymize screen would run now.
+    fn entry_now(&self) -> CompareEntry {
+        let choice = self.anon.state.choice();
+        let p = self.session.params();
+        CompareEntry {
+            algorithm: choice.id.to_string(),
+            k: p.k,
+            l: choice.uses_l.then_some(p.l),
+            p: super::session::reads_p(choice.id).then_some(p.p),
+            seed: p.seed,
+        }
+    }
+
+    /// Enter on the Compare screen: the entry's algorithm and parameters
+    /// on the Anonymize screen (shown at once when the cache holds its
+    /// run).
+    fn load_compare_entry(&mut self) {
+        let Some(entry) = self.compare.selected().cloned() else {
+            return;
+        };
+        if !self.anon.choose(&entry.algorithm, &mut self.session) {
+            self.notice = Some(format!("unknown algorithm '{}'", entry.algorithm));
+            return;
+        }
+        let p = self.session.params_mut();
+        p.k = entry.k;
+        if let Some(l) = entry.l {
+            p.l = l;
+        }
+        if let Some(x) = entry.p {
+            p.p = x;
+        }
+        p.seed = entry.seed;
+        self.show(Screen::Anonymize);
+    }
+
+    /// The files the session reads (data, hierarchy files, the project
+    /// file): no export may replace one of them.
+    pub fn inputs(&self) -> anonlab::data::Inputs {
+        let file = self.project_path();
+        self.to_project().inputs().with(&file)
+    }
+
+    /// Write the session to the project file. The data path and hierarchy
+    /// and conditions file paths are written relative to the project file
+    /// when the file lies beside or below it (`Project::load` reads them
+    /// relative to the project file), else absolute, so the project opens
+    /// from any working directory.
+    /// Whether it was saved.
+    fn save_project(&mut self) -> bool {
+        let path = self.project_path();
+        let project = self.to_project().relative_to(&path);
+        let absolute = std::env::current_dir().unwrap_or_default().join(&path);
+        match project.save(&path) {
+            Ok(()) => {
+                self.notice = Some(format!("project saved to {}", absolute.display()));
+                self.saved = self.session.snapshot();
+                true
+            }
+            Err(e) => {
+                self.popup = Some(Popup::new("Cannot save the project", e.to_string()));
+                false
+            }
+        }
+    }
+
+    /// Recompute the screens' page sizes from the terminal size.
+    fn relayout(&mut self) {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        let table = layout::data_table_viewport(area);
+        self.data.relayout(
+            usize::from(table.height),
+            table.width,
+            self.session.table().n_rows(),
+        );
+        self.data.follow_cursor(self.session.table().n_rows());
+        self.risk.state.list_page =
+            usize::from(layout::risk_list_viewport(area, self.risk_rows()).height).max(1);
+        let published = layout::anonymize_table_viewport(area);
+        self.anon.state.table.page = usize::from(published.height).max(1);
+        let views = layout::anonymize_views_viewport(area);
+        self.anon.state.side_by_side.page = usize::from(views.height).max(1);
+        self.anon.state.refresh_table(self.session.dataset());
+    }
+
+    /// Rows of the Risk screen's prefix table (its height follows them).
+    /// The Risk screen's layout heights: the prefix table's rows and the
+    /// model panel's lines (none without the statistics offices' measures).
+    pub fn risk_rows(&self) -> layout::RiskRows {
+        let Some(b) = self.session.baseline() else {
+            return layout::RiskRows::default();
+        };
+        let a = &b.assessment;
+        let model = if crate::screens::risk_models::has_measures(&a.sample) {
+            crate::screens::risk_models::MODEL_PANEL_LINES
+        } else {
+            0
+        };
+        layout::RiskRows {
+            prefix: a.simulation.prefix.len() as u16,
+            model,
+        }
+    }
+
+    /// Role of column `c`, for drawing.
+    pub fn role(&self, c: usize) -> Role {
+        self.session.roles().get(c)
+    }
+}

@@ -1,0 +1,666 @@
+//! The `:` command line: a parser from text to [`Command`] and the line
+//! editor shared with `/` search.
+//!
+//! Parsing checks what it can without the data (numbers, ranges, names);
+//! the app checks the rest (k against the rows) when it runs the command.
+//! Every error is a message naming the bad value, shown in the status bar.
+//!
+//! To add a command: add a variant to [`Command`], one arm to [`parse`]
+//! (marked below) and one line to [`COMMANDS`], and run it in
+//! `App::run_command`.
+
+use std::path::PathBuf;
+
+use tui_input::{Input, InputRequest};
+
+use super::keymap::Action;
+use super::session::AlgorithmChoice;
+use super::shared::MAX_L;
+use super::theme::Theme;
+use anonlab::data::IndividualMethod;
+
+/// A command of the `:` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    K(u32),
+    L(u32),
+    P(u32),
+    Seed(u64),
+    /// An algorithm id of [`AlgorithmChoice::all`].
+    Algo(&'static str),
+    /// Run the screen's computation again.
+    Run,
+    /// Save the project, to this path from now on when given.
+    Save(Option<PathBuf>),
+    Theme(Theme),
+    Mouse(bool),
+    Quit,
+    Help,
+    /// `:compare add|remove|run`: the Compare screen's set.
+    Compare(CompareCommand),
+    /// Write the chart in view, to this file (.svg or .png) when given.
+    ExportChart(Option<PathBuf>),
+    /// Write the report, into this directory when given.
+    ExportReport(Option<PathBuf>),
+    /// `:sweep`: the Anonymize screen with its k/l sweep open.
+    Sweep,
+    /// `:lattice`: the Anonymize screen with full-domain's lattice open.
+    Lattice,
+    /// `:node L1,L2,...|optimum`: the full-domain node to publish.
+    Node(Option<Vec<usize>>),
+    /// `:conditions FILE`: Construction(D, G)'s conditions file.
+    Conditions(PathBuf),
+    /// `:model NAME`: full-domain's privacy model besides k.
+    Model(&'static str),
+    /// `:population N|F|off`: the file as a sample of a population.
+    Population(PopulationCommand),
+    /// `:weights COL [approx|exact]|off`: sdcMicro's individual risk.
+    Weights(Option<(String, IndividualMethod)>),
+    /// `:suda M|off`: minimal sample uniques of at most M attributes.
+    Suda(Option<usize>),
+    /// `:attributes on|off`: the attribute risks of every combination.
+    AttributeRisks(bool),
+    /// `:open PATH`: a CSV file or a project (.json) in place of the
+    /// session; without a path, the picker of recent files and the
+    /// project's folder.
+    Open(Option<PathBuf>),
+    /// `:hierarchies PATH`: import a folder of `*hierarchy_<column>.csv`
+    /// files (previewed first) or one such file.
+    Hierarchies(PathBuf),
+    /// `:filter [RULE]`: the Data screen shows the rows the rule keeps (no
+    /// rule: every row).
+    Filter(Option<String>),
+    /// `:write [PATH]`: the verified release as `anonlab anonymize -o`
+    /// writes it.
+    Write(Option<PathBuf>),
+}
+
+/// What `:population` sets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PopulationCommand {
+    /// People in the population.
+    Size(u64),
+    /// The file's share of the population, in (0, 1].
+    Fraction(f64),
+    /// The file is the population: no population model.
+    Off,
+}
+
+// `f64` in `PopulationCommand`: parsed values are finite.
+impl Eq for PopulationCommand {}
+
+/// What `:compare` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareCommand {
+    /// Add the Anonymize screen's algorithm and parameters.
+    Add,
+    /// Remove the Compare screen's selected entry.
+    Remove,
+    /// Run the entries whose inputs changed.
+    Run,
+}
+
+/// One line per command for `:help` and the help overlay.
+pub const COMMANDS: &[(&str, &str)] = &[
+    (":k N", "set k"),
+    (":l N", "set l"),
+    (":p N", "set p (p-sensitive algorithms)"),
+    (":seed N", "set the algorithms' seed"),
+    (":algo ID", "choose the algorithm"),
+    (":run", "run the screen's computation again"),
+    (":save [PATH]", "save the project (to PATH from now on)"),
+    (":theme dark|light|mono", "switch colours"),
+    (":mouse on|off", "mouse clicks and wheel"),
+    (
+        ":open [PATH]",
+        "open a CSV file or a project (.json) in place of the session; Tab completes the path; no PATH: recent files and the project's folder",
+    ),
+    (
+        ":hierarchies PATH",
+        "import a folder of ARX '*hierarchy_<column>.csv' files (preview, then Enter binds) or one file",
+    ),
+    (
+        ":filter [RULE]",
+        "Data screen: only the rows a rule keeps (age>=60 and sex=Female); no rule shows all",
+    ),
+    (
+        ":write [PATH]",
+        "write the verified release as anonymize -o does: table, buckets, JSON (default anonlab-release/release.csv)",
+    ),
+    (":q", "quit"),
+    (":help", "show the keys"),
+    (
+        ":compare add|remove|run",
+        "compare set: add the algorithm and parameters, remove the selected entry, run",
+    ),
+    (
+        ":export chart [PATH]",
+        "write the chart in view (PATH: .svg or .png)",
+    ),
+    (
+        ":export report [DIR]",
+        "write the report (default anonlab-report/)",
+    ),
+    (":sweep", "open the k/l sweep of the Anonymize screen"),
+    (":lattice", "open full-domain's lattice on the Anonymize screen"),
+    (
+        ":node L1,L2,...|optimum",
+        "full-domain: publish that node (a level per QI) instead of the optimum",
+    ),
+    (
+        ":conditions FILE",
+        "Construction(D, G): read its conditions file (G.json) and show its rules",
+    ),
+    (
+        ":model NAME",
+        "full-domain: k, l-distinct, l-entropy, l-recursive, t-closeness, p-sensitive",
+    ),
+    (
+        ":population N|F|off",
+        "the file is a sample of N people (or the share F < 1 of them): journalist, marketer, population uniqueness",
+    ),
+    (
+        ":weights COL [exact]|off",
+        "sampling weights in COL: individual risk (approx or exact)",
+    ),
+    (":suda M|off", "special uniques (SUDA2) of up to M attributes"),
+    (
+        ":attributes on|off",
+        "which attribute combinations make people unique (chart: m)",
+    ),
+];
+
+/// Parse one command line (without the leading `:`).
+pub fn parse(line: &str) -> Result<Command, String> {
+    let mut words = line.split_whitespace();
+    let Some(name) = words.next() else {
+        return Err("empty command; :help lists them".into());
+    };
+    let args: Vec<&str> = words.collect();
+    let one = |what: &str| -> Result<&str, String> {
+        match args.as_slice() {
+            [a] => Ok(*a),
+            [] => Err(format!(":{name} needs {what}")),
+            _ => Err(format!(
+                ":{name} takes one {what}, got '{}'",
+                args.join(" ")
+            )),
+        }
+    };
+    let none = || -> Result<(), String> {
+        if args.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                ":{name} takes no argument, got '{}'",
+                args.join(" ")
+            ))
+        }
+    };
+    let command = match name {
+        "k" => Command::K(number(name, one("a number")?, 1, u32::MAX)?),
+        "l" => Command::L(number(name, one("a number")?, 1, MAX_L)?),
+        "p" => Command::P(number(name, one("a number")?, 1, MAX_L)?),
+        "seed" => {
+            let v = one("a number")?;
+            Command::Seed(
+                v.parse()
+                    .map_err(|_| format!(":seed: '{v}' is not a whole number ≥ 0"))?,
+            )
+        }
+        "algo" | "algorithm" => {
+            let id = one("an algorithm id")?;
+            let all = AlgorithmChoice::all();
+            match all.iter().find(|a| a.id.eq_ignore_ascii_case(id)) {
+                Some(a) => Command::Algo(a.id),
+                None => {
+                    let ids: Vec<&str> = all.iter().map(|a| a.id).collect();
+                    return Err(format!(
+                        "unknown algorithm '{id}'; one of: {}",
+                        ids.join(", ")
+                    ));
+                }
+            }
+        }
+        "run" => none().map(|()| Command::Run)?,
+        "save" | "w" => match args.as_slice() {
+            [] => Command::Save(None),
+            _ => Command::Save(Some(PathBuf::from(args.join(" ")))),
+        },
+        "theme" => {
+            let t = one("dark, light or mono")?;
+            Command::Theme(
+                Theme::parse(t)
+                    .ok_or_else(|| format!("unknown theme '{t}'; one of: dark, light, mono"))?,
+            )
+        }
+        "mouse" => match one("on or off")? {
+            "on" => Command::Mouse(true),
+            "off" => Command::Mouse(false),
+            other => return Err(format!(":mouse: '{other}' is neither on nor off")),
+        },
+        "q" | "quit" => none().map(|()| Command::Quit)?,
+        "help" | "h" => Command::Help,
+        "export" => {
+            let path = (args.len() > 1).then(|| PathBuf::from(args[1..].join(" ")));
+            match args.first().copied() {
+                Some("chart") => Command::ExportChart(path),
+                Some("report") => Command::ExportReport(path),
+                _ => return Err(":export chart [PATH] or :export report [DIR]".into()),
+            }
+        }
+        "compare" => Command::Compare(match one("add, remove or run")? {
+            "add" => CompareCommand::Add,
+            "remove" | "rm" => CompareCommand::Remove,
+            "run" => CompareCommand::Run,
+            other => return Err(format!(":compare: '{other}' is not add, remove or run")),
+        }),
+        "sweep" => none().map(|()| Command::Sweep)?,
+        "lattice" => none().map(|()| Command::Lattice)?,
+        "node" => match args.as_slice() {
+            [] | ["optimum"] => Command::Node(None),
+            _ => Command::Node(Some(
+                args.join(",")
+                    .split(',')
+                    .filter(|w| !w.trim().is_empty())
+                    .map(|w| {
+                        w.trim().parse::<usize>().map_err(|_| {
+                            format!(":node: '{w}' is not a level (a whole number ≥ 0)")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+            )),
+        },
+        "conditions" | "G" => match args.as_slice() {
+            [] => return Err(":conditions needs the path of a conditions file (G.json)".into()),
+            _ => Command::Conditions(PathBuf::from(args.join(" "))),
+        },
+        "model" => {
+            let m = one("a model")?;
+            match anonlab::session::FULL_DOMAIN_MODELS
+                .iter()
+                .find(|x| **x == m)
+            {
+                Some(x) => Command::Model(x),
+                None => {
+                    return Err(format!(
+                        "unknown model '{m}'; one of: {}",
+                        anonlab::session::FULL_DOMAIN_MODELS.join(", ")
+                    ))
+                }
+            }
+        }
+        "population" | "pop" => Command::Population(population(one("N, F or off")?)?),
+        "weights" => match args.as_slice() {
+            ["off"] => Command::Weights(None),
+            [col] => Command::Weights(Some((col.to_string(), IndividualMethod::Approx))),
+            [col, m] => Command::Weights(Some((
+                col.to_string(),
+                match *m {
+                    "approx" => IndividualMethod::Approx,
+                    "exact" => IndividualMethod::Exact,
+                    other => {
+                        return Err(format!(
+                            ":weights: method '{other}' is neither approx nor exact"
+                        ))
+                    }
+                },
+            ))),
+            _ => return Err(":weights needs a column (and approx or exact), or off".into()),
+        },
+        "suda" => match one("a size or off")? {
+            "off" => Command::Suda(None),
+            m => Command::Suda(Some(number(name, m, 1, MAX_MSU_SIZE)? as usize)),
+        },
+        "attributes" => match one("on or off")? {
+            "on" => Command::AttributeRisks(true),
+            "off" => Command::AttributeRisks(false),
+            other => return Err(format!(":attributes takes on or off, got '{other}'")),
+        },
+        "hierarchies" | "hier" => match args.as_slice() {
+            [] => {
+                return Err(":hierarchies needs a folder of '*hierarchy_<column>.csv' files".into())
+            }
+            _ => Command::Hierarchies(PathBuf::from(args.join(" "))),
+        },
+        "filter" => {
+            let rule = args.join(" ");
+            Command::Filter((!rule.trim().is_empty()).then_some(rule))
+        }
+        "write" => match args.as_slice() {
+            [] => Command::Write(None),
+            _ => Command::Write(Some(PathBuf::from(args.join(" ")))),
+        },
+        "open" | "e" | "o" => match args.as_slice() {
+            [] => Command::Open(None),
+            _ => Command::Open(Some(PathBuf::from(args.join(" ")))),
+        },
+        // More commands: one arm above this line.
+        other => return Err(format!("unknown command ':{other}'; :help lists them")),
+    };
+    Ok(command)
+}
+
+/// The largest MSU size `:suda` takes (every combination of up to 12
+/// attributes is already 4,095).
+const MAX_MSU_SIZE: u32 = 12;
+
+/// `:population`'s argument: a whole number ≥ 1 is the population size, a
+/// number in (0, 1) the sampling fraction.
+fn population(text: &str) -> Result<PopulationCommand, String> {
+    if text == "off" {
+        return Ok(PopulationCommand::Off);
+    }
+    if let Ok(n) = text.parse::<u64>() {
+        if n == 0 {
+            return Err(":population 0: a population has at least one person".into());
+        }
+        return Ok(PopulationCommand::Size(n));
+    }
+    match text.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 1.0 => Ok(PopulationCommand::Fraction(f)),
+        Ok(_) => Err(format!(
+            ":population {text}: a sampling fraction is above 0 and at most 1 (or give the population size)"
+        )),
+        Err(_) => Err(format!(
+            ":population: '{text}' is neither a population size, a sampling fraction nor off"
+        )),
+    }
+}
+
+/// `text` as a whole number in `min..=max`, or a message naming it.
+fn number(name: &str, text: &str, min: u32, max: u32) -> Result<u32, String> {
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!(":{name}: '{text}' is not a whole number"))?;
+    if n < u64::from(min) || n > u64::from(max) {
+        return Err(format!(
+            ":{name} {text} is out of range: {name} is at least {min} and at most {max}"
+        ));
+    }
+    Ok(n as u32)
+}
+
+/// What the line editor did with an action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Still editing.
+    Editing,
+    /// Enter: the line to run (kept in the history).
+    Submit(String),
+    /// Esc: closed without running.
+    Closed,
+}
+
+/// A one-line text editor with a history of the session's lines: the text
+/// and its cursor are `tui_input`'s (characters, Backspace, ←/→, Home/End);
+/// Enter, Esc and ↑/↓ (history) are handled here. Typing goes through the
+/// dialog translation of the key map.
+#[derive(Debug, Clone, Default)]
+pub struct LineEditor {
+    input: Option<Input>,
+    history: Vec<String>,
+    /// Position in `history` while browsing it with ↑/↓.
+    browsing: Option<usize>,
+}
+
+impl LineEditor {
+    pub fn open(&mut self) {
+        self.input = Some(Input::default());
+        self.browsing = None;
+    }
+    pub fn is_open(&self) -> bool {
+        self.input.is_some()
+    }
+    /// The line being edited.
+    pub fn text(&self) -> Option<&str> {
+        self.input.as_ref().map(Input::value)
+    }
+    /// The cursor's cell in the line being edited.
+    pub fn cursor(&self) -> Option<usize> {
+        self.input.as_ref().map(Input::visual_cursor)
+    }
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+    /// Replace the line being edited (Tab completion), cursor at its end.
+    pub fn set_text(&mut self, text: String) {
+        if let Some(input) = self.input.as_mut() {
+            *input = Input::new(text);
+        }
+    }
+
+    pub fn step(&mut self, action: &Action) -> Edit {
+        let Some(input) = self.input.as_mut() else {
+            return Edit::Closed;
+        };
+        let request = match *action {
+            Action::TypeChar(c) => Some(InputRequest::InsertChar(c)),
+            // Backspace on an empty line closes it, as in vim.
+            Action::DeleteChar if input.value().is_empty() => {
+                self.input = None;
+                return Edit::Closed;
+            }
+            Action::DeleteChar => Some(InputRequest::DeletePrevChar),
+            Action::Left => Some(InputRequest::GoToPrevChar),
+            Action::Right => Some(InputRequest::GoToNextChar),
+            Action::RowStart => Some(InputRequest::GoToStart),
+            Action::RowEnd => Some(InputRequest::GoToEnd),
+            Action::Cancel => {
+                self.input = None;
+                return Edit::Closed;
+            }
+            Action::Confirm => {
+                let line = self
+                    .input
+                    .take()
+                    .map(|i| i.value().to_string())
+                    .unwrap_or_default();
+                if !line.trim().is_empty() && self.history.last() != Some(&line) {
+                    self.history.push(line.clone());
+                }
+                return Edit::Submit(line);
+            }
+            Action::Up | Action::Down => {
+                let n = self.history.len();
+                let next = match (*action == Action::Up, self.browsing) {
+                    (true, None) => n.checked_sub(1),
+                    (true, Some(i)) => Some(i.saturating_sub(1)),
+                    (false, Some(i)) if i + 1 < n => Some(i + 1),
+                    (false, _) => None,
+                };
+                self.browsing = next;
+                let text = next.map_or_else(String::new, |i| self.history[i].clone());
+                *input = Input::new(text);
+                None
+            }
+            _ => None,
+        };
+        if let Some(r) = request {
+            input.handle(r);
+        }
+        Edit::Editing
+    }
+}
+
+/// The commands whose argument is a path, completed by Tab.
+const PATH_COMMANDS: &[&str] = &[
+    "open",
+    "e",
+    "o",
+    "save",
+    "w",
+    "write",
+    "conditions",
+    "G",
+    "hierarchies",
+    "export chart",
+    "export report",
+];
+
+/// Tab on the command line: the path argument of a command that takes
+/// one, completed as far as the files in its folder agree. Returns the new
+/// line (unchanged when nothing matches) and the names that match when
+/// more than one does (for the status bar). A folder completes with a
+/// trailing `/`; hidden files are offered only for a prefix that starts
+/// with a dot.
+pub fn complete_path(line: &str) -> (String, Vec<String>) {
+    let Some((head, arg)) = PATH_COMMANDS.iter().find_map(|c| {
+        let rest = line.strip_prefix(c)?.strip_prefix(' ')?;
+        Some((line.len() - rest.len(), rest.trim_start()))
+    }) else {
+        return (line.to_string(), Vec::new());
+    };
+    let head = line[..head].trim_end();
+    let (dir, prefix) = match arg.rfind('/') {
+        Some(i) => (&arg[..=i], &arg[i + 1..]),
+        None => ("", arg),
+    };
+    let folder = if dir.is_empty() {
+        std::path::Path::new(".")
+    } else {
+        std::path::Path::new(dir)
+    };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return (line.to_string(), Vec::new());
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().into_string().ok()?;
+            if !name.starts_with(prefix) || (name.starts_with('.') && !prefix.starts_with('.')) {
+                return None;
+            }
+            let is_dir = e.path().is_dir();
+            Some(if is_dir { format!("{name}/") } else { name })
+        })
+        .collect();
+    names.sort();
+    let Some(first) = names.first() else {
+        return (line.to_string(), Vec::new());
+    };
+    // The longest prefix every match shares (by characters).
+    let common: String = names.iter().skip(1).fold(first.clone(), |acc, n| {
+        acc.chars()
+            .zip(n.chars())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a)
+            .collect()
+    });
+    let line = format!("{head} {dir}{common}");
+    if names.len() == 1 {
+        (line, Vec::new())
+    } else {
+        (line, names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_completes_a_path_as_far_as_the_folder_agrees() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::write(dir.path().join("adult.csv"), "").unwrap();
+        std::fs::write(dir.path().join("adult_project.json"), "").unwrap();
+        std::fs::write(dir.path().join(".hidden"), "").unwrap();
+        std::fs::create_dir(dir.path().join("hierarchies")).unwrap();
+        let (line, many) = complete_path(&format!("open {d}/ad"));
+        assert_eq!(line, format!("open {d}/adult"));
+        assert_eq!(many, vec!["adult.csv", "adult_project.json"]);
+        let (line, many) = complete_path(&format!("open {d}/adult."));
+        assert_eq!(line, format!("open {d}/adult.csv"));
+        assert!(many.is_empty());
+        let (line, _) = complete_path(&format!("hierarchies {d}/hi"));
+        assert_eq!(line, format!("hierarchies {d}/hierarchies/"));
+        // Hidden files only when asked for; nothing to complete: unchanged.
+        let (line, many) = complete_path(&format!("open {d}/"));
+        assert_eq!(line, format!("open {d}/"));
+        assert_eq!(many.len(), 3, "{many:?}");
+        assert_eq!(
+            complete_path(&format!("open {d}/zz")).0,
+            format!("open {d}/zz")
+        );
+        assert_eq!(complete_path("k 5").0, "k 5");
+    }
+
+    #[test]
+    fn commands_parse() {
+        assert_eq!(parse("k 5"), Ok(Command::K(5)));
+        assert_eq!(parse("  l   3 "), Ok(Command::L(3)));
+        assert_eq!(parse("p 2"), Ok(Command::P(2)));
+        assert_eq!(parse("seed 42"), Ok(Command::Seed(42)));
+        assert_eq!(parse("algo mondrian"), Ok(Command::Algo("mondrian")));
+        assert_eq!(parse("run"), Ok(Command::Run));
+        assert_eq!(parse("save"), Ok(Command::Save(None)));
+        assert_eq!(
+            parse("save out/p.json"),
+            Ok(Command::Save(Some(PathBuf::from("out/p.json"))))
+        );
+        assert_eq!(parse("theme light"), Ok(Command::Theme(Theme::Light)));
+        assert_eq!(parse("mouse off"), Ok(Command::Mouse(false)));
+        assert_eq!(parse("q"), Ok(Command::Quit));
+        assert_eq!(parse("quit"), Ok(Command::Quit));
+        assert_eq!(parse("help"), Ok(Command::Help));
+    }
+
+    #[test]
+    fn bad_input_names_the_value() {
+        let err = |s: &str| parse(s).unwrap_err();
+        assert!(err("k 0").contains("k 0"), "{}", err("k 0"));
+        assert!(err("k five").contains("'five'"));
+        assert!(err("k -3").contains("'-3'"));
+        assert!(err(&format!("l {}", MAX_L + 1)).contains(&(MAX_L + 1).to_string()));
+        assert!(err("seed x").contains("'x'"));
+        assert!(err("k").contains("needs"));
+        assert!(err("k 1 2").contains("'1 2'"));
+        assert!(err("mouse maybe").contains("'maybe'"));
+        assert!(err("theme neon").contains("'neon'"));
+        assert!(err("frobnicate").contains(":frobnicate"));
+        assert!(err("").contains("empty"));
+        assert!(err("run now").contains("'now'"));
+    }
+
+    #[test]
+    fn an_unknown_algorithm_lists_the_valid_ids() {
+        let e = parse("algo nope").unwrap_err();
+        assert!(e.contains("'nope'"));
+        for a in AlgorithmChoice::all() {
+            assert!(e.contains(a.id), "{e} lacks {}", a.id);
+        }
+    }
+
+    #[test]
+    fn the_editor_types_runs_and_recalls() {
+        let mut ed = LineEditor::default();
+        ed.open();
+        for c in "k 5".chars() {
+            assert_eq!(ed.step(&Action::TypeChar(c)), Edit::Editing);
+        }
+        assert_eq!(ed.text(), Some("k 5"));
+        // The cursor moves; typing goes in at it.
+        ed.step(&Action::Left);
+        ed.step(&Action::TypeChar('1'));
+        assert_eq!(ed.text(), Some("k 15"));
+        assert_eq!(ed.cursor(), Some(3));
+        ed.step(&Action::RowEnd);
+        ed.step(&Action::DeleteChar);
+        ed.step(&Action::DeleteChar);
+        ed.step(&Action::TypeChar('5'));
+        assert_eq!(ed.step(&Action::Confirm), Edit::Submit("k 5".into()));
+        assert!(!ed.is_open());
+        ed.open();
+        ed.step(&Action::TypeChar('x'));
+        ed.step(&Action::DeleteChar);
+        assert_eq!(ed.text(), Some(""));
+        ed.step(&Action::Up);
+        assert_eq!(ed.text(), Some("k 5"));
+        ed.step(&Action::Down);
+        assert_eq!(ed.text(), Some(""));
+        assert_eq!(ed.step(&Action::Cancel), Edit::Closed);
+        assert!(!ed.is_open());
+        assert_eq!(ed.history(), ["k 5".to_string()]);
+    }
+}

@@ -1,0 +1,353 @@
+//! The terminal UI: five screens (Data, Risk, Anonymize, Hierarchies,
+//! Compare) over one session.
+//!
+//! This module owns the terminal: it sets it up, restores it on every exit
+//! path (a guard's `Drop` and a panic hook), and runs the event loop, which
+//! waits for one event — a key or mouse input, a worker message, or a tick —
+//! applies it to the [`App`], then draws once. The rest, in layers that
+//! only use those before them (a test checks there is no cycle):
+//!
+//! - `shared`, `worker`, `keymap`, `config`, `recent`, `picker`, `theme`,
+//!   `cmdline`, `search`, `layout`: types and tools every part uses (the
+//!   screens, a job slot, the key map, the config file, the recent files
+//!   and the `:open` picker, the line editor, the panels' areas);
+//! - `session`: the one session state — the library's session, the
+//!   attacker picker's order, generation counters and the session's
+//!   baseline, computed in a job slot of its own;
+//! - `history`: undo and redo of the session's edits, and what "unsaved"
+//!   means;
+//! - `screens`: one component per screen, each owning its state, its job
+//!   slots and their messages;
+//! - `export`: the chart and report jobs;
+//! - `app`: the router, the modal stack (popup, help, command line,
+//!   search) and the session;
+//! - `ui`: drawing, which only reads the app.
+
+mod app;
+mod cmdline;
+mod config;
+mod export;
+mod history;
+mod jobs;
+mod keymap;
+mod layout;
+mod picker;
+mod recent;
+mod screens;
+mod search;
+mod session;
+mod shared;
+mod theme;
+mod ui;
+mod worker;
+
+use std::io::{self, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Once};
+use std::thread;
+use std::time::Duration;
+
+use crossterm::event::{self as cevent, DisableMouseCapture, EnableMouseCapture};
+use crossterm::execute;
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+
+use anonlab::session::Session;
+
+pub use app::{App, Confirm, JobMsg};
+pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
+pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
+pub use export::{
+    beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,
+    ChartExport, Dist, Exported, Target, EXPORT_DIR, REPORT_DIR,
+};
+pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
+pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
+pub use layout::{anonymize_table_viewport, data_table_viewport, tab_at};
+pub use picker::{FilePicker, Origin, PickerEffect};
+pub use recent::{RecentFiles, MAX_RECENT};
+pub use screens::anonymize::{
+    AnonymizeMsg, AnonymizeState, Param, Prefetch, PublishedTable, QueriesState,
+};
+pub use screens::compare::{
+    CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
+    METRIC_COLUMNS,
+};
+pub use screens::data::{ColumnStats, DataView};
+pub use screens::hierarchies::{
+    Builder, DialogKind, HierarchiesState, HierarchyDialog, MatrixState, TreeLine, TreeView,
+};
+pub use screens::lattice::{LatticeCounts, LatticeEffect, LatticeState};
+pub use screens::mark::{MarkDialog, MarkField, MarkMode};
+pub use screens::record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
+pub use screens::release::{
+    verification_lines, AnonymizeView, CheckLine, Curve, QueryOutcome, ReleaseCache, CACHE_ENTRIES,
+};
+pub use screens::risk::{
+    AfterView, Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel, RiskState,
+};
+pub use screens::side_by_side::{PairRow, SideBySide};
+pub use screens::sweep::{
+    CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
+};
+pub use search::SearchState;
+pub use session::{
+    AlgorithmChoice, AnonymizeInputs, Before, Generations, Listed, Reads, SessionState,
+    CONSTRUCTION, FULL_DOMAIN, MAX_LISTED,
+};
+pub use shared::{
+    step_series, visible_window, JobState, Popup, Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
+};
+pub use theme::Theme;
+pub use ui::draw;
+pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
+pub use worker::{JobId, Worker, WorkerMsg};
+
+/// Wake-up interval when nothing happens (animates the busy spinner).
+const TICK: Duration = Duration::from_millis(250);
+/// How long the input thread blocks before checking whether to stop.
+const INPUT_POLL: Duration = Duration::from_millis(100);
+
+/// One thing for the event loop to handle.
+enum Event {
+    Input(cevent::Event),
+    InputFailed(io::Error),
+    /// A job's message, with the number of the app it belongs to (`:open`
+    /// replaces the app; its old jobs' messages are dropped).
+    Worker(u64, JobMsg),
+}
+
+/// Run the TUI on a session until the user quits. The terminal is restored
+/// however this returns, panics included. A session that cannot be shown
+/// (see [`App::new`]) is an error before the terminal is touched. The
+/// project is saved to [`DEFAULT_PROJECT_FILE`].
+pub fn run(session: Session) -> anyhow::Result<()> {
+    run_app(
+        App::new(session)?
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
+    )
+}
+
+/// Run the TUI on a session whose dataset is the frequency table of
+/// `file` (see [`App::with_grouped`]).
+pub fn run_grouped(session: Session, file: anonlab::session::GroupedFile) -> anyhow::Result<()> {
+    run_app(
+        App::new(session)?
+            .with_grouped(file)
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
+    )
+}
+
+/// Like [`run`], saving the project to `project` (the file the session was
+/// opened from, or one named on the command line).
+pub fn run_with_project(session: Session, project: std::path::PathBuf) -> anyhow::Result<()> {
+    run_app(
+        App::new(session)?
+            .with_project_path(project)
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
+    )
+}
+
+/// Run the TUI on a project file (see [`App::open_project`]), saving back
+/// to it.
+pub fn run_project(path: &std::path::Path) -> anyhow::Result<()> {
+    run_app(
+        App::open_project(path)?
+            .with_config(Config::load())
+            .with_recent(RecentFiles::load_default()),
+    )
+}
+
+/// Refuse, with a message saying why, when there is no terminal to draw
+/// on and read keys from: standard output must be a terminal, and so must
+/// standard input or the process's controlling terminal (`/dev/tty`).
+/// Call it before loading anything, so a missing terminal costs nothing.
+pub fn check_terminal() -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    let why = if !io::stdout().is_terminal() {
+        Some("standard output is not a terminal (redirected to a file or a pipe?)")
+    } else if !io::stdin().is_terminal() && std::fs::File::open("/dev/tty").is_err() {
+        Some("there is no terminal to read keys from (no controlling terminal)")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => anyhow::bail!(
+            "the terminal UI needs a terminal: {why}; run it in a terminal, or use a subcommand (anonlab --help)"
+        ),
+        None => Ok(()),
+    }
+}
+
+/// Run the TUI on an app built by the caller.
+pub fn run_app(mut app: App) -> anyhow::Result<()> {
+    check_terminal()?;
+    let mut guard = TerminalGuard::enter()?;
+    let mut mouse = true;
+    let (tx, rx) = mpsc::channel();
+    let mut epoch = 0u64;
+    let start = |app: &mut App, epoch: u64| {
+        let worker_tx = tx.clone();
+        app.start_worker(move |m| {
+            let _ = worker_tx.send(Event::Worker(epoch, m));
+        })
+    };
+    start(&mut app, epoch)?;
+    let _input = InputThread::spawn(tx.clone());
+
+    let size = guard.terminal.size()?;
+    app.step(&Action::Resize(size.width, size.height));
+    let keymap = app.keymap().clone();
+    loop {
+        // `mouse = false` in the config, or `:mouse off`: the terminal
+        // handles the mouse itself (selecting text, its own scrolling).
+        if app.mouse_enabled() != mouse {
+            mouse = app.mouse_enabled();
+            if mouse {
+                execute!(io::stdout(), EnableMouseCapture)?;
+            } else {
+                execute!(io::stdout(), DisableMouseCapture)?;
+            }
+        }
+        guard.terminal.draw(|f| draw(f, &app))?;
+        app.after_draw();
+        if app.should_quit() {
+            return Ok(());
+        }
+        match rx.recv_timeout(TICK) {
+            Ok(Event::Input(ev)) => {
+                let action = if app.dialog_open() {
+                    keymap.translate_dialog(&ev)
+                } else {
+                    keymap.translate(app.screen(), &ev)
+                };
+                if let Some(action) = action {
+                    app.step(&action);
+                }
+                // `:open`: the new session in place of this one.
+                if let Some(opened) = app.take_open() {
+                    app = opened;
+                    epoch += 1;
+                    start(&mut app, epoch)?;
+                }
+            }
+            Ok(Event::Worker(e, msg)) if e == epoch => app.on_worker(msg),
+            Ok(Event::Worker(..)) => {}
+            Ok(Event::InputFailed(e)) => {
+                return Err(anyhow::anyhow!("cannot read the terminal: {e}"))
+            }
+            Err(RecvTimeoutError::Timeout) => app.on_tick(),
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        }
+    }
+}
+
+/// Reads terminal events on its own thread so the loop can wait on one
+/// channel; stops when dropped.
+struct InputThread {
+    stop: Arc<AtomicBool>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl InputThread {
+    fn spawn(tx: Sender<Event>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let handle = thread::Builder::new()
+            .name("anonlab-input".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    let ev = match cevent::poll(INPUT_POLL) {
+                        Ok(false) => continue,
+                        Ok(true) => cevent::read().map(Event::Input),
+                        Err(e) => Err(e),
+                    };
+                    let failed = ev.is_err();
+                    let ev = ev.unwrap_or_else(Event::InputFailed);
+                    if tx.send(ev).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .ok();
+        InputThread { stop, handle }
+    }
+}
+
+impl Drop for InputThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Owns the terminal while the TUI runs: raw mode, the alternate screen and
+/// mouse capture are set up by [`enter`](Self::enter) and undone by `Drop`,
+/// on every exit path. A panic hook undoes them too, before the panic
+/// message is printed, so the message is readable.
+///
+/// `ratatui::init` is not used: its hook does not know about mouse capture,
+/// and it would chain a second restore onto ours.
+struct TerminalGuard {
+    terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl TerminalGuard {
+    fn enter() -> io::Result<Self> {
+        install_panic_hook();
+        enable_raw_mode()?;
+        let setup = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)
+            .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+        match setup {
+            Ok(terminal) => Ok(TerminalGuard { terminal }),
+            Err(e) => {
+                restore_terminal();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+        let _ = self.terminal.show_cursor();
+    }
+}
+
+/// Undo the TUI's terminal setup. Safe to call more than once.
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+/// Restore the terminal before the previous hook prints the panic. A panic
+/// inside a worker job is caught and shown in a popup instead, so the
+/// terminal is left alone and nothing is printed over the screen.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if worker::in_job() {
+                return;
+            }
+            restore_terminal();
+            previous(info);
+        }));
+    });
+}

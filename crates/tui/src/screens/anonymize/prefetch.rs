@@ -1,0 +1,136 @@
+//! The neighbour prefetch: while the app is idle, the focused parameter's
+//! neighbours are run in a slot of their own and kept in the cache.
+
+use std::sync::Arc;
+
+use super::super::release::{self, AnonymizeView};
+use super::{AnonymizeScreen, Param};
+use crate::session::{AnonymizeInputs, SessionState};
+use crate::shared::MAX_L;
+use crate::worker::{JobId, WorkerMsg};
+
+/// Speculative runs for the parameter values the user is most likely to
+/// pick next (the focused parameter ±1), made while the app is idle in a
+/// slot of their own; their outcomes go into the [`ReleaseCache`].
+#[derive(Debug, Default)]
+pub struct Prefetch {
+    /// The running speculative job and the inputs it answers.
+    pub running: Option<(JobId, AnonymizeInputs)>,
+    /// Inputs still to prefetch, next first.
+    pub pending: Vec<AnonymizeInputs>,
+}
+
+impl Prefetch {
+    /// Whether a speculative job is queued or running.
+    pub fn is_busy(&self) -> bool {
+        self.running.is_some() || !self.pending.is_empty()
+    }
+
+    /// Plan the neighbours of `shown` for the focused parameter: −1, then
+    /// +1, within the values the controls allow (k in 1..=`max_k`, l and p
+    /// in 1..=`max_lp`), leaving out those `cached`.
+    pub(super) fn plan(
+        &mut self,
+        shown: &AnonymizeInputs,
+        focused: Param,
+        max_k: u32,
+        cached: impl Fn(&AnonymizeInputs) -> bool,
+    ) {
+        self.pending.clear();
+        for by in [-1i64, 1] {
+            let mut n = shown.clone();
+            let step = |v: u32, max: u32| {
+                let x = i64::from(v) + by;
+                (1..=i64::from(max)).contains(&x).then_some(x as u32)
+            };
+            let moved = match focused {
+                Param::K => step(n.k, max_k).map(|k| n.k = k),
+                Param::L => n.l.and_then(|l| step(l, MAX_L)).map(|l| n.l = Some(l)),
+                Param::P => n.p.and_then(|p| step(p, MAX_L)).map(|p| n.p = Some(p)),
+            };
+            if moved.is_some() && n != *shown && !cached(&n) {
+                self.pending.push(n);
+            }
+        }
+    }
+}
+
+impl AnonymizeScreen {
+    /// Plan and start the prefetch of `shown`'s neighbours for the focused
+    /// parameter.
+    pub(super) fn prefetch_neighbours(&mut self, shown: &AnonymizeInputs, session: &SessionState) {
+        if !self.prefetch_enabled {
+            self.prefetch.pending.clear();
+            return;
+        }
+        let max_k = session.dataset().n_rows().clamp(1, u32::MAX as usize) as u32;
+        let cache = &self.cache;
+        self.prefetch.plan(shown, self.state.focused(), max_k, |i| {
+            cache.get(i).is_some()
+        });
+        if let Some((_, running)) = &self.prefetch.running {
+            let running = running.clone();
+            self.prefetch.pending.retain(|i| *i != running);
+        }
+        self.request_prefetch(session);
+    }
+
+    /// Start the next planned neighbour, unless one runs or the user's
+    /// anonymization does (the two would share the cores).
+    pub(super) fn request_prefetch(&mut self, session: &SessionState) {
+        if self.prefetch.running.is_some() || self.state.job.is_running() {
+            return;
+        }
+        if self.prefetch.pending.is_empty() {
+            return;
+        }
+        let inputs = self.prefetch.pending.remove(0);
+        let job = release::job(Arc::clone(session.session()), inputs.clone());
+        let id = self.prefetch_worker.submit(job);
+        self.prefetch.running = Some((id, inputs));
+    }
+
+    pub(super) fn on_prefetch(
+        &mut self,
+        msg: WorkerMsg<Box<AnonymizeView>>,
+        session: &SessionState,
+    ) {
+        let Some((current, _)) = &self.prefetch.running else {
+            return;
+        };
+        if msg.id() != *current {
+            return;
+        }
+        let outcome = match msg {
+            WorkerMsg::Progress { .. } => return,
+            WorkerMsg::Done { output, .. } => Some(Ok(output)),
+            WorkerMsg::Failed { error, .. } => Some(Err(error)),
+            WorkerMsg::Cancelled { .. } => None,
+        };
+        if let Some((_, inputs)) = self.prefetch.running.take() {
+            if let Some(o) = outcome {
+                self.cache.insert(inputs, o);
+            }
+        }
+        self.request_prefetch(session);
+    }
+
+    /// Stop the speculative runs: the user's request needs the cores.
+    pub fn cancel_prefetch(&mut self) {
+        self.prefetch_worker.cancel();
+        self.prefetch.running = None;
+        self.prefetch.pending.clear();
+    }
+
+    /// Turn the neighbour prefetch and the cache on or off (off: every
+    /// press runs the algorithm, as benchmarks' cold presses do; the cache
+    /// is emptied).
+    pub fn set_prefetch(&mut self, on: bool) {
+        if !on {
+            self.cancel_prefetch();
+            self.cache.clear();
+        }
+        self.prefetch_enabled = on;
+        self.cache.enabled = on;
+    }
+}

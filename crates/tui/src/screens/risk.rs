@@ -1,0 +1,852 @@
+//! The Risk screen's component: the three attacks before and after
+//! anonymization for the session's attacker, the records above the
+//! threshold, and the job measuring the shown release.
+//!
+//! **Before** is the session's baseline ([`SessionState::baseline`]): the
+//! original table published as is, attacked by the session's attacker —
+//! the attributes of the picker, which the session holds, with the
+//! sensitive cells of the semi-sensitive ones hidden (README, "How
+//! semi-sensitive cells are matched"). The same figures are the Anonymize
+//! and Compare screens' "before", the exported charts', the report's and
+//! `anonlab assess`'s. **After** is the release currently shown on the
+//! Anonymize screen, for the same attacker:
+//!
+//! - **Key count** (the risk-assessment paper's attack simulator,
+//!   `risk::simulate`): Pr(re-id) = 1 / records sharing the target's known
+//!   values. After, the simulator runs on the *published* table: a
+//!   record's key is what the release prints in the known columns — its
+//!   group's generalized cells (`[30-39]`, `{Female,Male}`, `*`), or its
+//!   own value where the release keeps it (`Cell::Original`, bucketization:
+//!   Anatomy and CBG keep the QI values, so their key count is the
+//!   original's). A cell an LGB release publishes as a bucket reference is
+//!   hidden, like a sensitive cell before. Known attributes the release
+//!   does not publish tell the attacker nothing and are left out (and
+//!   named). Suppressed rows are not published: Pr 0.
+//! - **Linkage** (`anonymize::measure_risk`, the code behind the
+//!   Evaluation): the attacker holds the target's values and counts the
+//!   published tuples whose cells contain them; on the release projected
+//!   on the known quasi-identifiers — with every QI known this is the
+//!   release itself, so the figures are the Evaluation's.
+//! - **Breach** of the first sensitive attribute: p(t, s) from matching
+//!   groups and buckets, by the same two functions.
+//!
+//! Each distribution is kept whole, so a new threshold recounts the
+//! records above it without a new job. The records above the threshold are
+//! listed most exposed first; at most [`MAX_LISTED`] are kept (records
+//! above any threshold are a prefix of that order).
+
+use std::sync::Arc;
+
+use fixedbitset::FixedBitSet;
+
+use crate::keymap::Action;
+pub use crate::screens::risk_models::RiskModel;
+use crate::session::{most_exposed, Before, Listed, SessionState};
+use crate::shared::{step_series, JobState, Out, THRESHOLDS};
+use crate::worker::{JobFn, Worker, WorkerMsg};
+use anonlab::anonymize::{self, Distribution};
+use anonlab::data::{ColumnBuilder, ColumnKind, Dataset};
+use anonlab::release::{Cell, Release};
+use anonlab::risk::{self, Knowledge};
+
+/// What a hidden cell (a bucket reference) is published as in the table
+/// the after-simulator reads; the simulator treats it as a wildcard anyway.
+const HIDDEN_LABEL: &str = "*";
+
+/// One distribution of probabilities as the screen shows it: the
+/// distribution itself (its counts above a threshold and at 1 are read off
+/// its CDF by `Distribution`'s own methods, as the report and `anonlab
+/// assess` read them) and its CDF as a step line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    pub dist: Distribution,
+    /// The CDF as a step line from 0 to 1: (probability, share at or below).
+    pub series: Vec<(f64, f64)>,
+}
+
+impl Figures {
+    pub fn new(dist: &Distribution) -> Self {
+        Figures {
+            series: step_series(dist.cdf.iter().map(|p| (p.probability, p.share))),
+            dist: dist.clone(),
+        }
+    }
+    /// Every source row (suppressed rows count with probability 0).
+    pub fn records(&self) -> usize {
+        self.dist.summary.records
+    }
+    pub fn mean(&self) -> f64 {
+        self.dist.summary.mean
+    }
+    pub fn max(&self) -> f64 {
+        self.dist.summary.max
+    }
+    /// Records whose probability is 1: singled out (re-identification) or
+    /// whose sensitive value is certain (breach).
+    pub fn certain(&self) -> usize {
+        self.dist.certain()
+    }
+    /// Records whose probability is above `threshold`.
+    pub fn above(&self, threshold: f64) -> usize {
+        self.dist.above(threshold)
+    }
+}
+
+/// The three attacks on one table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measures {
+    /// Key-count simulator.
+    pub simulator: Figures,
+    /// Linkage attack.
+    pub linkage: Figures,
+    /// Breach probability: the attribute's name and its figures (`None`
+    /// without a sensitive attribute).
+    pub breach: Option<(String, Figures)>,
+}
+
+impl Measures {
+    /// The baseline's three attacks.
+    pub fn of_baseline(before: &Before) -> Self {
+        let b = before.baseline();
+        Measures {
+            simulator: Figures::new(&b.key_count),
+            linkage: Figures::new(&b.linkage),
+            breach: b
+                .breach
+                .as_ref()
+                .map(|a| (a.attribute.clone(), Figures::new(&a.distribution))),
+        }
+    }
+}
+
+/// The three attacks on the release shown on the Anonymize screen, for
+/// the attacker of the picker.
+#[derive(Debug, Clone)]
+pub struct AfterView {
+    pub release: Arc<Release>,
+    /// The picker's known columns the job was asked for (attacker order).
+    pub known: Vec<usize>,
+    /// Known columns the release publishes: those the attacks use.
+    pub columns: Vec<usize>,
+    /// Names of the known columns the release does not publish.
+    pub unpublished: Vec<String>,
+    pub measures: Measures,
+    /// Per source row: records it cannot be told from in the published
+    /// table by the key count (0: suppressed, not published).
+    pub matches: Vec<u32>,
+    /// Per source row: its equivalence group (GID − 1).
+    pub group_of_row: Vec<Option<u32>>,
+    /// `Release::carries_qi`, kept so drawing a row costs no scan.
+    pub carries: Vec<Vec<bool>>,
+    pub listed: Vec<Listed>,
+}
+
+impl AfterView {
+    /// Whether this was computed for this release and attacker.
+    pub fn is_for(&self, release: &Arc<Release>, known: &[usize]) -> bool {
+        Arc::ptr_eq(&self.release, release) && self.known == known
+    }
+}
+
+/// Which panel of the screen takes the cursor keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RiskFocus {
+    Picker,
+    Records,
+}
+
+/// Which records the list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordList {
+    /// Above the threshold in the original table.
+    Before,
+    /// Above the threshold in the release.
+    After,
+}
+
+/// Which attack the CDF chart shows, or the attribute combinations by
+/// uniqueness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RiskChart {
+    KeyCount,
+    Linkage,
+    Breach,
+    /// The combination of the attacker's attributes singling out the most
+    /// records, for each number of attributes (with attribute risks only).
+    Combinations,
+}
+
+impl RiskChart {
+    const ALL: [RiskChart; 4] = [
+        RiskChart::KeyCount,
+        RiskChart::Linkage,
+        RiskChart::Breach,
+        RiskChart::Combinations,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            RiskChart::KeyCount => "key count",
+            RiskChart::Linkage => "linkage",
+            RiskChart::Breach => "breach",
+            RiskChart::Combinations => "combinations",
+        }
+    }
+
+    /// This chart's figures among the measures.
+    pub fn of(self, m: &Measures) -> Option<&Figures> {
+        match self {
+            RiskChart::KeyCount => Some(&m.simulator),
+            RiskChart::Linkage => Some(&m.linkage),
+            RiskChart::Breach => m.breach.as_ref().map(|(_, f)| f),
+            RiskChart::Combinations => None,
+        }
+    }
+}
+
+/// The Risk screen's state.
+#[derive(Debug, Clone)]
+pub struct RiskState {
+    /// Index into the session's attacker order (the picker).
+    pub cursor: usize,
+    /// The baseline's three attacks, derived when a baseline arrives.
+    pub before: Option<Measures>,
+    /// The baseline `before` was derived from.
+    before_of: Option<Arc<Before>>,
+    pub focus: RiskFocus,
+    pub list: RecordList,
+    /// Index into the shown list.
+    pub list_cursor: usize,
+    /// Records the list shows at once (set from the terminal size).
+    pub list_page: usize,
+    pub chart: RiskChart,
+    /// The model selector: whose reading of the file the model panel and
+    /// the list's extra column show (`risk_models`).
+    pub model: RiskModel,
+    /// The last finished job on the release.
+    pub after: Option<AfterView>,
+    pub after_job: JobState,
+    /// The release and attacker of the latest job on the release.
+    pub after_requested: Option<(Arc<Release>, Vec<usize>)>,
+}
+
+/// The Risk screen: its state and the job slot measuring the release.
+pub struct RiskScreen {
+    pub state: RiskState,
+    worker: Worker<Box<AfterView>>,
+}
+
+impl RiskScreen {
+    pub fn new() -> Self {
+        RiskScreen {
+            state: RiskState {
+                cursor: 0,
+                before: None,
+                before_of: None,
+                focus: RiskFocus::Picker,
+                list: RecordList::Before,
+                list_cursor: 0,
+                list_page: 1,
+                chart: RiskChart::KeyCount,
+                model: RiskModel::Prosecutor,
+                after: None,
+                after_job: JobState::Idle,
+                after_requested: None,
+            },
+            worker: Worker::inline(),
+        }
+    }
+
+    pub fn worker_mut(&mut self) -> &mut Worker<Box<AfterView>> {
+        &mut self.worker
+    }
+
+    /// Follow the session: the baseline's figures when a new one arrived,
+    /// the picker's cursor within its attributes.
+    pub fn sync(&mut self, session: &SessionState) {
+        let r = &mut self.state;
+        r.cursor = r.cursor.min(session.order().len().saturating_sub(1));
+        let baseline = session.baseline();
+        let same = match (&r.before_of, baseline) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            // A model or chart the new baseline has no figures for falls
+            // back to the prosecutor's and the key count.
+            if let Some(b) = baseline {
+                let sample = &b.assessment.sample;
+                r.model = r.model.or_prosecutor(sample);
+                if r.chart == RiskChart::Combinations && sample.attribute_risks.is_none() {
+                    r.chart = RiskChart::KeyCount;
+                }
+            }
+            r.before = baseline.map(|b| Measures::of_baseline(b));
+            r.before_of = baseline.cloned();
+            r.clamp_list_cursor(session);
+        }
+    }
+
+    /// Apply one action of the Risk screen; `shown` is the release on the
+    /// Anonymize screen.
+    pub fn step(
+        &mut self,
+        action: &Action,
+        session: &mut SessionState,
+        shown: Option<&Arc<Release>>,
+        out: &mut Out,
+    ) {
+        let r = &mut self.state;
+        let order = session.order().to_vec();
+        let last = order.len().saturating_sub(1);
+        let listed = r.shown_list(session).0.len();
+        let page = r.list_page.max(1);
+        let on_list = r.focus == RiskFocus::Records;
+        let lc = &mut r.list_cursor;
+        match *action {
+            Action::Left => r.focus = RiskFocus::Picker,
+            Action::Right => r.focus = RiskFocus::Records,
+            Action::Up if on_list => *lc = lc.saturating_sub(1),
+            Action::Down if on_list => *lc = (*lc + 1).min(listed.saturating_sub(1)),
+            Action::PageUp if on_list => *lc = lc.saturating_sub(page),
+            Action::PageDown if on_list => *lc = (*lc + page).min(listed.saturating_sub(1)),
+            Action::Scroll(by) => {
+                *lc = lc
+                    .saturating_add_signed(by as isize)
+                    .min(listed.saturating_sub(1))
+            }
+            Action::First if on_list => *lc = 0,
+            Action::Last if on_list => *lc = listed.saturating_sub(1),
+            Action::JumpToRecord if on_list => {
+                if let Some(l) = r.shown_list(session).0.get(r.list_cursor) {
+                    out.jump = Some(l.row as usize);
+                }
+            }
+            Action::Up => r.cursor = r.cursor.saturating_sub(1),
+            Action::Down => r.cursor = (r.cursor + 1).min(last),
+            Action::PageUp => r.cursor = r.cursor.saturating_sub(page),
+            Action::PageDown => r.cursor = (r.cursor + page).min(last),
+            Action::First => r.cursor = 0,
+            Action::Last => r.cursor = last,
+            // Enter on the picker toggles, as Space does.
+            Action::ToggleKnown | Action::JumpToRecord if !on_list => {
+                if let Some(&c) = order.get(r.cursor) {
+                    session.toggle_known(c);
+                }
+            }
+            Action::ToggleAllKnown => session.toggle_all_known(),
+            Action::MoveKnownUp | Action::MoveKnownDown => {
+                let up = *action == Action::MoveKnownUp;
+                let i = r.cursor;
+                let j = if up { i.checked_sub(1) } else { Some(i + 1) };
+                if let Some(j) = j.filter(|&j| j < order.len() && i < order.len()) {
+                    session.swap_order(i, j);
+                    r.cursor = j;
+                }
+            }
+            Action::ThresholdUp | Action::ThresholdDown => {
+                let t = session.threshold();
+                let next = if *action == Action::ThresholdUp {
+                    THRESHOLDS.iter().copied().find(|&x| x > t + 1e-12)
+                } else {
+                    THRESHOLDS.iter().rev().copied().find(|&x| x < t - 1e-12)
+                };
+                if let Some(x) = next {
+                    session.set_threshold(x);
+                    r.clamp_list_cursor(session);
+                }
+            }
+            Action::CycleMeasure(by) => {
+                // The combinations chart is offered when the baseline has
+                // attribute risks.
+                let combinations = session
+                    .baseline()
+                    .is_some_and(|b| b.assessment.sample.attribute_risks.is_some());
+                let offered: Vec<RiskChart> = RiskChart::ALL
+                    .into_iter()
+                    .filter(|&c| c != RiskChart::Combinations || combinations)
+                    .collect();
+                let i = offered.iter().position(|&c| c == r.chart).unwrap_or(0);
+                let n = offered.len() as i32;
+                r.chart = offered[(i as i32 + by).rem_euclid(n) as usize];
+            }
+            Action::CycleModel => {
+                if let Some(b) = session.baseline() {
+                    r.model = r.model.cycle(&b.assessment.sample, 1);
+                }
+            }
+            Action::SwitchRecordList => {
+                r.list = match r.list {
+                    RecordList::Before => RecordList::After,
+                    RecordList::After => RecordList::Before,
+                };
+                r.list_cursor = 0;
+                r.focus = RiskFocus::Records;
+            }
+            Action::Recompute => {
+                session.request_baseline(true);
+                self.state.after_requested = None;
+                self.state.after = None;
+                self.request_after(session, shown);
+            }
+            _ => {}
+        }
+    }
+
+    /// Queue the attacks on `shown` (the release on the Anonymize screen)
+    /// for the session's attacker, unless they are computed or queued
+    /// already.
+    pub fn request_after(&mut self, session: &SessionState, shown: Option<&Arc<Release>>) {
+        let r = &mut self.state;
+        let Some(release) = shown else {
+            r.after = None;
+            return;
+        };
+        let known = session.known_columns();
+        let done = r.after.as_ref().is_some_and(|a| a.is_for(release, &known));
+        let queued = r
+            .after_requested
+            .as_ref()
+            .is_some_and(|(q, k)| Arc::ptr_eq(q, release) && *k == known);
+        if done || queued {
+            return;
+        }
+        let job = after_job(
+            Arc::clone(session.dataset()),
+            Arc::clone(release),
+            known.clone(),
+            session.threshold(),
+        );
+        r.after_requested = Some((Arc::clone(release), known));
+        let id = self.worker.submit(job);
+        r.after_job = JobState::Running { id, fraction: 0.0 };
+    }
+
+    /// Stop the job on the release; whether one was running.
+    pub fn cancel(&mut self) -> bool {
+        let r = &mut self.state;
+        if !r.after_job.is_running() {
+            return false;
+        }
+        self.worker.cancel();
+        r.after_job = JobState::Cancelled;
+        r.after_requested = None;
+        true
+    }
+
+    /// Apply a message of the job on the release; a failure becomes a
+    /// popup.
+    pub fn on_after(
+        &mut self,
+        msg: WorkerMsg<Box<AfterView>>,
+        session: &SessionState,
+        out: &mut Out,
+    ) {
+        let r = &mut self.state;
+        let current = match r.after_job {
+            JobState::Running { id, .. } => id,
+            _ => return,
+        };
+        if msg.id() != current {
+            return;
+        }
+        match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                r.after_job = JobState::Running { id, fraction }
+            }
+            WorkerMsg::Done { output, .. } => {
+                r.after = Some(*output);
+                r.after_job = JobState::Done;
+                r.clamp_list_cursor(session);
+            }
+            WorkerMsg::Cancelled { .. } => r.after_job = JobState::Cancelled,
+            WorkerMsg::Failed { error, .. } => {
+                r.after_job = JobState::Failed;
+                out.popup("Risk of the release failed", error);
+            }
+        }
+    }
+
+    /// Row `r`'s class in the release (its GID, if published) and the
+    /// values the list shows for it: the known attributes' values before
+    /// (hidden sensitive cells masked), the published cells after. `/`
+    /// searches these, so it finds what is drawn.
+    pub fn record_values(
+        &self,
+        session: &SessionState,
+        r: usize,
+        hidden_mark: &str,
+    ) -> (Option<u32>, String) {
+        let risk = &self.state;
+        let ds = session.dataset();
+        let after = risk.after.as_ref();
+        match (risk.list, after) {
+            (RecordList::After, Some(a)) => {
+                let g = a.group_of_row[r];
+                let values = g.map_or_else(String::new, |g| {
+                    let group = &a.release.groups[g as usize];
+                    a.columns
+                        .iter()
+                        .filter_map(|c| a.release.quasi_identifiers.iter().position(|q| q == c))
+                        .map(|pos| {
+                            let c = a.release.quasi_identifiers[pos];
+                            let col = ds.col(c);
+                            if !a.carries[g as usize][pos] {
+                                hidden_mark.to_string()
+                            } else {
+                                group.cells[pos].render(col, col.code(r))
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                });
+                (g, values)
+            }
+            _ => {
+                let known = match session.baseline() {
+                    Some(_) => session.known_columns(),
+                    None => Vec::new(),
+                };
+                let values = known
+                    .iter()
+                    .map(|&c| {
+                        if session.is_sensitive(r, c) {
+                            hidden_mark.to_string()
+                        } else {
+                            let col = ds.col(c);
+                            col.display(col.code(r)).to_string()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (after.and_then(|a| a.group_of_row[r]), values)
+            }
+        }
+    }
+}
+
+impl Default for RiskScreen {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RiskState {
+    /// The shown list: the records above the threshold that were kept,
+    /// and how many are above it in all.
+    pub fn shown_list<'a>(&'a self, session: &'a SessionState) -> (&'a [Listed], usize) {
+        let t = session.threshold();
+        let (listed, above) = match self.list {
+            RecordList::Before => match (session.baseline(), &self.before) {
+                (Some(b), Some(m)) => (&b.listed[..], m.simulator.above(t)),
+                _ => (&[][..], 0),
+            },
+            RecordList::After => match &self.after {
+                Some(a) => (&a.listed[..], a.measures.simulator.above(t)),
+                None => (&[][..], 0),
+            },
+        };
+        (&listed[..above.min(listed.len())], above)
+    }
+
+    fn clamp_list_cursor(&mut self, session: &SessionState) {
+        let n = self.shown_list(session).0.len();
+        self.list_cursor = self.list_cursor.min(n.saturating_sub(1));
+    }
+}
+
+/// The job on a release for the attacker knowing `known` (see the module
+/// doc).
+pub fn after_job(
+    ds: Arc<Dataset>,
+    release: Arc<Release>,
+    known: Vec<usize>,
+    threshold: f64,
+) -> JobFn<Box<AfterView>> {
+    Box::new(move |progress| {
+        Ok(Box::new(measure_after(
+            &ds, release, known, threshold, progress,
+        )?))
+    })
+}
+
+/// The three attacks on `release` for the attacker knowing `known`.
+pub fn measure_after(
+    ds: &Dataset,
+    release: Arc<Release>,
+    known: Vec<usize>,
+    threshold: f64,
+    progress: &anonlab::progress::Progress,
+) -> anonlab::Result<AfterView> {
+    let columns: Vec<usize> = known
+        .iter()
+        .copied()
+        .filter(|c| release.quasi_identifiers.contains(c))
+        .collect();
+    let unpublished = known
+        .iter()
+        .filter(|c| !columns.contains(c))
+        .map(|&c| ds.col(c).name().to_string())
+        .collect();
+    let n = ds.n_rows();
+
+    let table = published_table(&release, ds, &columns)?;
+    // A table of no columns has no rows to simulate on: knowing nothing,
+    // every published record hides among all of them.
+    // Records, not rows: a grouped table's row stands for several.
+    let published = ds.records_of(&table.source);
+    let published_matches = if columns.is_empty() {
+        vec![published as u32; table.source.len()]
+    } else {
+        let hidden: Vec<Option<&FixedBitSet>> = table.hidden.iter().map(Some).collect();
+        let positions: Vec<usize> = (0..columns.len()).collect();
+        let knowledge = Knowledge {
+            columns: &positions,
+            hidden: &hidden,
+        };
+        risk::simulate(&table.dataset, knowledge, threshold, progress)?.matches
+    };
+    let mut matches = vec![0u32; n];
+    for (&r, &m) in table.source.iter().zip(&published_matches) {
+        matches[r as usize] = m;
+    }
+    let probabilities: Vec<f64> = matches
+        .iter()
+        .map(|&m| if m == 0 { 0.0 } else { 1.0 / f64::from(m) })
+        .collect();
+    let simulator = Figures::new(&Distribution::from_runs(
+        &anonlab::risk::ProbabilityRuns::of_probabilities(&probabilities, ds.multiplicities()),
+        published,
+        threshold,
+    ));
+
+    let projected = project(&release, &columns);
+    let (reidentification, breach, _) =
+        anonymize::measure_risk(projected.as_ref().unwrap_or(&release), ds, progress)?;
+    let breach = breach
+        .zip(release.sensitive.first())
+        .map(|(d, &s)| (ds.col(s).name().to_string(), Figures::new(&d)));
+    Ok(AfterView {
+        group_of_row: release.group_of_row(),
+        carries: release.carries_qi(),
+        listed: most_exposed(&matches),
+        measures: Measures {
+            simulator,
+            linkage: Figures::new(&reidentification),
+            breach,
+        },
+        matches,
+        release,
+        known,
+        columns,
+        unpublished,
+    })
+}
+
+/// The release restricted to the quasi-identifiers in `columns`: each
+/// group's cells on those only, and LGB's QI partition likewise (the
+/// attacker still tells the partition's subsets apart, as `risk::local_risk`
+/// assumes). `None` when every quasi-identifier is known: the release
+/// itself.
+fn project(release: &Release, columns: &[usize]) -> Option<Release> {
+    let keep: Vec<usize> = (0..release.quasi_identifiers.len())
+        .filter(|&a| columns.contains(&release.quasi_identifiers[a]))
+        .collect();
+    if keep.len() == release.quasi_identifiers.len() {
+        return None;
+    }
+    let mut p = release.clone();
+    p.quasi_identifiers = keep.iter().map(|&a| release.quasi_identifiers[a]).collect();
+    for g in &mut p.groups {
+        g.cells = keep
+            .iter()
+            .filter_map(|&a| g.cells.get(a).cloned())
+            .collect();
+    }
+    let qi = p.quasi_identifiers.clone();
+    for s in &mut p.qi_partition {
+        s.qi.retain(|c| qi.contains(c));
+    }
+    p.semi_sensitive.retain(|c| qi.contains(c));
+    Some(p)
+}
+
+/// The published table on some known columns, as a dataset the simulator
+/// reads: one row per published row, group by group.
+struct PublishedTable {
+    dataset: Dataset,
+    /// Source row of each published row.
+    source: Vec<u32>,
+    /// Per column: published rows whose cell is a bucket reference.
+    hidden: Vec<FixedBitSet>,
+}
+
+fn published_table(
+    release: &Release,
+    ds: &Dataset,
+    columns: &[usize],
+) -> anonlab::Result<PublishedTable> {
+    let positions: Vec<usize> = columns
+        .iter()
+        .filter_map(|c| release.quasi_identifiers.iter().position(|q| q == c))
+        .collect();
+    let rows = release.published_rows();
+    let carries = release.carries_qi();
+    let mut builders: Vec<ColumnBuilder> = columns
+        .iter()
+        .map(|&c| ColumnBuilder::with_capacity(ds.col(c).name().to_string(), rows))
+        .collect();
+    let mut hidden = vec![FixedBitSet::with_capacity(rows); columns.len()];
+    let mut source = Vec::with_capacity(rows);
+    for (g, group) in release.groups.iter().enumerate() {
+        // A group's generalized cell is the same on every row: render once.
+        let labels: Vec<Option<String>> = positions
+            .iter()
+            .map(|&a| match group.cells.get(a) {
+                Some(Cell::Original) | None => None,
+                Some(cell) => Some(cell.render(ds.col(release.quasi_identifiers[a]), 0)),
+            })
+            .collect();
+        for &r in &group.rows {
+            let i = source.len();
+            source.push(r);
+            for (j, &a) in positions.iter().enumerate() {
+                let b = &mut builders[j];
+                if !carries[g].get(a).copied().unwrap_or(true) {
+                    hidden[j].insert(i);
+                    b.push(HIDDEN_LABEL);
+                } else if let Some(label) = &labels[j] {
+                    b.push(label);
+                } else {
+                    let col = ds.col(columns[j]);
+                    b.push(col.display(col.code(r as usize)));
+                }
+            }
+        }
+    }
+    let cols = builders
+        .into_iter()
+        .map(|b| {
+            b.finish(Some(ColumnKind::Categorical))
+                .map_err(|e| anonlab::Error::Parameter(format!("published table: {e}")))
+        })
+        .collect::<anonlab::Result<Vec<_>>>()?;
+    let mut dataset = Dataset::new("published", cols)?;
+    if ds.is_grouped() {
+        // Each published row stands for its source row's records, so the
+        // simulator counts records sharing a key, as on the baseline.
+        dataset = dataset.grouped(
+            source
+                .iter()
+                .map(|&r| ds.multiplicity(r as usize))
+                .collect(),
+        )?;
+    }
+    Ok(PublishedTable {
+        dataset,
+        source,
+        hidden,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anonlab::progress::Progress;
+    use anonlab::release::EquivalenceGroup;
+
+    fn table() -> Dataset {
+        Dataset::from_rows(
+            &["age", "zip", "disease"],
+            &[
+                vec!["30", "1", "flu"],
+                vec!["31", "1", "flu"],
+                vec!["32", "2", "hiv"],
+                vec!["40", "2", "flu"],
+                vec!["41", "3", "cold"],
+                vec!["42", "3", "hiv"],
+            ],
+        )
+        .unwrap()
+    }
+
+    /// Two groups on age ([30-32], [40-42]), zip kept per row.
+    fn release(ds: &Dataset) -> Release {
+        let code = |v: &str| ds.col(0).code_of(v).unwrap();
+        let mut r = Release::new("test", ds, vec![0, 1], vec![2]);
+        r.groups = vec![
+            EquivalenceGroup {
+                rows: vec![0, 1, 2],
+                cells: vec![
+                    Cell::Interval {
+                        lo: code("30"),
+                        hi: code("32"),
+                    },
+                    Cell::Original,
+                ],
+            },
+            EquivalenceGroup {
+                rows: vec![3, 4, 5],
+                cells: vec![
+                    Cell::Interval {
+                        lo: code("40"),
+                        hi: code("42"),
+                    },
+                    Cell::Suppressed,
+                ],
+            },
+        ];
+        r
+    }
+
+    #[test]
+    fn key_count_after_reads_the_published_cells() {
+        let ds = table();
+        let r = Arc::new(release(&ds));
+        let a = measure_after(&ds, Arc::clone(&r), vec![0, 1], 0.4, &Progress::new()).unwrap();
+        // Group 0 publishes ([30-32], own zip): zips 1,1,2 → 2,2,1 records
+        // share the key; group 1 publishes ([40-42], *): 3 each.
+        assert_eq!(a.matches, vec![2, 2, 1, 3, 3, 3]);
+        assert_eq!(a.measures.simulator.certain(), 1);
+        // 1 and ½ twice are above 0.4.
+        assert_eq!(a.measures.simulator.above(0.4), 3);
+        assert_eq!(a.listed[0], Listed { row: 2, matches: 1 });
+        assert_eq!(a.group_of_row[4], Some(1));
+        // Knowing age only: the two groups, three records each.
+        let a = measure_after(&ds, r, vec![0], 0.4, &Progress::new()).unwrap();
+        assert_eq!(a.matches, vec![3; 6]);
+        assert_eq!(a.measures.simulator.above(0.4), 0);
+    }
+
+    #[test]
+    fn linkage_after_is_the_evaluation_when_every_qi_is_known() {
+        let ds = table();
+        let r = Arc::new(release(&ds));
+        let (reid, breach, _) = anonymize::measure_risk(&r, &ds, &Progress::new()).unwrap();
+        let a = measure_after(&ds, Arc::clone(&r), vec![1, 0], 0.2, &Progress::new()).unwrap();
+        assert_eq!(a.measures.linkage, Figures::new(&reid));
+        let b = breach.unwrap();
+        assert_eq!(
+            a.measures.breach.as_ref().map(|(_, f)| f),
+            Some(&Figures::new(&b))
+        );
+        // Forgetting zip projects it away: every record matches its group.
+        let a = measure_after(&ds, r, vec![0], 0.2, &Progress::new()).unwrap();
+        assert!((a.measures.linkage.mean() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(a.measures.linkage.certain(), 0);
+    }
+
+    #[test]
+    fn unpublished_known_columns_are_named_and_ignored() {
+        let ds = table();
+        let mut r = release(&ds);
+        r.quasi_identifiers = vec![0];
+        for g in &mut r.groups {
+            g.cells.truncate(1);
+        }
+        let a = measure_after(&ds, Arc::new(r), vec![0, 1], 0.2, &Progress::new()).unwrap();
+        assert_eq!(a.columns, vec![0]);
+        assert_eq!(a.unpublished, vec!["zip".to_string()]);
+    }
+}

@@ -1,0 +1,750 @@
+//! The Anonymize screen: the parameters, the release's figures and its
+//! verification, the breach-probability and re-identification CDFs before
+//! and after, and the published table (only the rows on screen, rendered
+//! by the app when they changed).
+
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Chart, Gauge, LegendPosition, Paragraph, Row, Table, Wrap};
+use ratatui::Frame;
+
+use super::widgets::{dim, line_series, thousands, title_style, too_small, unit_axis, CHART_MIN};
+use crate::app::App;
+use crate::layout::{anonymize_areas, anonymize_compact, ANON_PARAMS_WIDTH};
+use crate::screens::anonymize::{Param, QueriesState};
+use crate::screens::release::{AnonymizeView, Curve};
+use crate::session::{reads_k, reads_p, CONSTRUCTION, FULL_DOMAIN};
+use crate::shared::JobState;
+use anonlab::release::short_fingerprint;
+
+pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+    let a = anonymize_areas(body);
+    draw_params(frame, a.params, app);
+    draw_figures(frame, a.figures, app);
+    if a.checks.height > 0 {
+        draw_checks(frame, a.checks, app);
+    }
+    draw_gauge(frame, a.gauge, app);
+    if app.sweep().open {
+        super::sweep::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        return;
+    }
+    if app.anonymize().lattice.open {
+        super::lattice::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        return;
+    }
+    if app.anonymize().side_by_side.open {
+        super::side_by_side::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        return;
+    }
+    let view = app.anonymize().view.as_ref();
+    let compact = anonymize_compact(body.height);
+    if app.anonymize().show_detail {
+        if compact {
+            // No room for both: the record takes the table's rows.
+            super::record::draw(frame, a.breach.union(a.reid).union(a.table), app);
+        } else {
+            super::record::draw(frame, a.breach.union(a.reid), app);
+            draw_table(frame, a.table, app);
+        }
+        return;
+    }
+    let baseline = app.session().baseline().map(|b| b.baseline());
+    let breach = view.and_then(|v| {
+        let (name, after) = v.breach.as_ref()?;
+        let before = baseline?
+            .breach
+            .as_ref()
+            .map(|b| Curve::of(&b.distribution))?;
+        Some((name.as_str(), before, after))
+    });
+    if compact {
+        let note = match (view, &breach) {
+            (None, _) => "",
+            (Some(_), None) => {
+                " No sensitive attribute: mark one on the Data screen to see breach probabilities."
+            }
+            (Some(_), Some(_)) => " CDF charts: enlarge the terminal to see them; e exports them",
+        };
+        frame.render_widget(Paragraph::new(note).style(dim()), a.breach.union(a.reid));
+        draw_table(frame, a.table, app);
+        return;
+    }
+    match breach {
+        Some((name, before, after)) => draw_cdf(
+            frame,
+            a.breach,
+            &format!(" Breach p(t, {name}) CDF "),
+            &before,
+            after,
+            app,
+        ),
+        None => {
+            let text = if view.is_some() {
+                "No sensitive attribute: mark one on the Data screen to see breach probabilities."
+            } else {
+                ""
+            };
+            frame.render_widget(
+                Paragraph::new(text)
+                    .style(dim())
+                    .wrap(Wrap { trim: true })
+                    .block(Block::bordered().title(Span::styled(" Breach CDF ", title_style()))),
+                a.breach,
+            );
+        }
+    }
+    match (view, baseline) {
+        (Some(v), Some(b)) => draw_cdf(
+            frame,
+            a.reid,
+            " Pr(re-id) CDF, linkage ",
+            &Curve::of(&b.linkage),
+            &v.reidentification,
+            app,
+        ),
+        _ => frame.render_widget(
+            Block::bordered().title(Span::styled(" Pr(re-id) CDF ", title_style())),
+            a.reid,
+        ),
+    }
+    draw_table(frame, a.table, app);
+}
+
+fn key_hint(keys: &str) -> Span<'static> {
+    Span::styled(format!("  {keys}"), dim())
+}
+
+/// The line of parameter `param`: its name, value and keys. The focused
+/// one (the one ←/→ change) has its name reversed and names ← → as its
+/// keys; the others name their own keys.
+fn param_line(app: &App, param: Param, value: u32, keys: &str) -> Line<'static> {
+    let focused = app.anonymize().focused() == param;
+    let (label_style, keys) = if focused {
+        (title_style().add_modifier(Modifier::REVERSED), "← →")
+    } else {
+        (dim(), keys)
+    };
+    Line::from(vec![
+        Span::styled(param.name(), label_style),
+        Span::raw(" ".repeat(9)),
+        Span::styled(value.to_string(), title_style()),
+        key_hint(keys),
+    ])
+}
+
+/// A parameter the chosen algorithm does not read: its value dimmed,
+/// "not used", so a change of it is seen to change nothing.
+fn unused_line(name: &str, value: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{name:<10}"), dim()),
+        Span::styled(format!("{value} (not used)"), dim()),
+    ])
+}
+
+fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    let choice = s.choice();
+    let p = app.params();
+    let label = |t: &str| Span::styled(format!("{t:<10}"), dim());
+    let value = |v: String| Span::styled(v, title_style());
+    let k_line = if reads_k(choice.id) {
+        param_line(app, Param::K, p.k, "[ ]")
+    } else {
+        unused_line("k", p.k.to_string())
+    };
+    let l_line = if choice.uses_l {
+        param_line(app, Param::L, p.l, "- +")
+    } else {
+        unused_line("l", p.l.to_string())
+    };
+    let mut lines = vec![
+        Line::from(vec![
+            label("algorithm"),
+            value(choice.id.to_string()),
+            key_hint("a A"),
+        ]),
+        Line::from(Span::styled(choice.name.to_string(), dim())),
+        k_line,
+        l_line,
+        Line::from(vec![
+            label("seed"),
+            value(p.seed.to_string()),
+            key_hint("s"),
+        ]),
+        Line::from(Span::styled("f focus  v sweep  R run  w save", dim())),
+    ];
+    if choice.reads_cells {
+        // LGB: which attributes use t-closeness instead of l-diversity.
+        let ds = app.dataset();
+        let t = app.t_closeness();
+        let text = if t.is_empty() {
+            Span::styled("none (l-diversity)", dim())
+        } else {
+            value(
+                t.iter()
+                    .map(|&(c, t)| format!("{} t={t}", ds.col(c).name()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        };
+        lines[5] = Line::from(vec![label("t-close"), text, key_hint("T")]);
+    }
+    if reads_p(choice.id) {
+        // pk algorithms read p instead of l; Condition 2's bound takes the
+        // line of the run/save hint.
+        lines[3] = param_line(app, Param::P, p.p, "p P");
+        lines[5] = match &s.pk_bound {
+            Some(Ok(b)) if b.feasible() => {
+                let by = b
+                    .limiting
+                    .as_ref()
+                    .map_or_else(|| format!(" (n/{})", b.p), |a| format!(" ({a})"));
+                Line::from(vec![
+                    label("maxClust"),
+                    value(thousands(b.max_clusters as u64)),
+                    Span::styled(by, dim()),
+                ])
+            }
+            Some(Ok(_)) => Line::from(vec![
+                label("maxClust"),
+                Span::styled("0: p too large", Style::new().fg(Color::Red)),
+            ]),
+            Some(Err(_)) | None => Line::from(vec![label("maxClust"), Span::styled("-", dim())]),
+        };
+    }
+    if choice.id == FULL_DOMAIN {
+        // Full-domain's own settings and the optimum found take the
+        // lines of the long name and the seed (it reads no seed).
+        lines.truncate(4);
+        lines.remove(1);
+        if !full_domain_reads_l(app) {
+            lines[2] = unused_line("l", p.l.to_string());
+        }
+        lines.extend(full_domain_lines(app));
+    }
+    if choice.id == CONSTRUCTION {
+        // Construction reads its conditions, not k, l nor the seed.
+        lines.truncate(1);
+        lines.extend(conditions_lines(
+            app,
+            usize::from(area.height.saturating_sub(3)),
+        ));
+    }
+    let block = Block::bordered().title(Span::styled(" Anonymize ", title_style()));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Whether full-domain's model reads l.
+fn full_domain_reads_l(app: &App) -> bool {
+    app.params().full_domain.model.starts_with("l-")
+}
+
+/// Construction(D, G)'s conditions, one per line as far as they fit, or
+/// how to load them.
+fn conditions_lines(app: &App, room: usize) -> Vec<Line<'static>> {
+    let Some(c) = app.session().conditions() else {
+        return vec![
+            Line::from(Span::styled(
+                "no conditions loaded:",
+                Style::new().fg(Color::Yellow),
+            )),
+            Line::from(Span::styled(":conditions FILE reads", dim())),
+            Line::from(Span::styled("a G.json (anonlab correlate", dim())),
+            Line::from(Span::styled("--conditions-out writes one)", dim())),
+        ];
+    };
+    let path = app
+        .params()
+        .conditions
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{:<10}", "G"), dim()),
+        Span::styled(path, Style::new().add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" ({})", c.conditions.len()), dim()),
+    ])];
+    let width = usize::from(ANON_PARAMS_WIDTH - 2);
+    for (i, cond) in c.conditions.iter().enumerate() {
+        if lines.len() >= room {
+            let left = c.conditions.len() - i;
+            lines.push(Line::from(Span::styled(format!("… {left} more"), dim())));
+            break;
+        }
+        let text = format!("{}. {}", i + 1, describe(cond));
+        let cut: String = text.chars().take(width).collect();
+        lines.push(Line::from(Span::raw(cut)));
+    }
+    lines
+}
+
+/// A condition of G in one line: `age>=70 → age to 70+`.
+fn describe(c: &anonlab::data::Condition) -> String {
+    let when = c.when.as_deref().unwrap_or("always");
+    let what = match (&c.generalize, &c.delete) {
+        (Some(col), _) => match (&c.to, &c.interval, c.level) {
+            (Some(to), _, _) => format!("{col} to {to}"),
+            (_, Some([lo, hi]), _) => format!("{col} to [{lo}-{hi}]"),
+            (_, _, Some(level)) => format!("{col} to level {level}"),
+            _ => format!("generalize {col}"),
+        },
+        (None, Some(d)) => match &c.columns {
+            Some(cols) => format!("delete {d} {}", cols.join(",")),
+            None => format!("delete {d}"),
+        },
+        (None, None) => "nothing".into(),
+    };
+    format!("{when} → {what}")
+}
+
+/// Full-domain's suppression limit, metric and model, and the optimal
+/// level per quasi-identifier with the release's suppressed rows and
+/// metric value.
+fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
+    let fd = &app.params().full_domain;
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("suppress  ", dim()),
+            Span::styled(
+                format!("≤{}%", (fd.suppression * 100.0).round()),
+                title_style(),
+            ),
+            key_hint("< >"),
+            Span::styled("  metric ", dim()),
+            Span::styled(fd.metric.clone(), title_style()),
+            key_hint("M"),
+        ]),
+        Line::from(vec![
+            Span::styled("model     ", dim()),
+            Span::styled(fd.model.clone(), title_style()),
+            key_hint("O"),
+        ]),
+    ];
+    let report = app
+        .anonymize()
+        .view
+        .as_ref()
+        .and_then(|v| v.full_domain.as_ref());
+    if let Some(r) = report {
+        // "age 3/5": the level chosen of the hierarchy's height, packed
+        // into the panel's lines under the "levels" label.
+        let room = usize::from(ANON_PARAMS_WIDTH - 2) - 10;
+        let mut rows: Vec<String> = vec![String::new()];
+        let published = r.published();
+        for ((a, l), h) in r.attributes.iter().zip(&published.levels).zip(&r.heights) {
+            let item = format!("{a} {l}/{h}");
+            let last = rows.last_mut().expect("one row");
+            if last.is_empty() {
+                *last = item;
+            } else if last.chars().count() + 2 + item.chars().count() <= room {
+                last.push_str(", ");
+                last.push_str(&item);
+            } else {
+                rows.push(item);
+            }
+        }
+        // A chosen node says so where the optimum's levels would be.
+        let first = if r.chosen.is_some() {
+            "chosen    "
+        } else {
+            "levels    "
+        };
+        for (i, row) in rows.into_iter().enumerate() {
+            let label = if i == 0 { first } else { "          " };
+            lines.push(Line::from(vec![
+                Span::styled(label, dim()),
+                Span::styled(row, title_style()),
+            ]));
+        }
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", r.metric), dim()),
+            Span::styled(format!("{:.4}", published.metric), title_style()),
+            Span::styled("  suppressed ", dim()),
+            Span::styled(thousands(published.suppressed_rows), title_style()),
+        ]));
+        lines.push(Line::from(Span::styled(
+            "L: the lattice, publish another node",
+            dim(),
+        )));
+    }
+    lines
+}
+
+/// "(out of date)" when the shown release was made from other inputs.
+fn out_of_date(app: &App, view: &AnonymizeView) -> Option<Span<'static>> {
+    (view.inputs != app.anonymize_inputs())
+        .then(|| Span::styled("(out of date) ", Style::new().fg(Color::Yellow)))
+}
+
+fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    let mut title = vec![Span::styled(" Release ", title_style())];
+    let block_with = |title: Vec<Span<'static>>| Block::bordered().title(Line::from(title));
+    if let Some(why) = &s.blocked {
+        let p = Paragraph::new(why.as_str())
+            .style(Style::new().fg(Color::Yellow))
+            .wrap(Wrap { trim: true })
+            .block(block_with(title));
+        frame.render_widget(p, area);
+        return;
+    }
+    let current = app.anonymize_inputs();
+    if let Some((inputs, message)) = &s.error {
+        if *inputs == current {
+            let text = vec![
+                Line::from(Span::styled(
+                    "Cannot anonymize with these parameters:",
+                    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                )),
+                Line::from(Span::styled(message.clone(), Style::new().fg(Color::Red))),
+            ];
+            let p = Paragraph::new(text)
+                .wrap(Wrap { trim: true })
+                .block(block_with(title));
+            frame.render_widget(p, area);
+            return;
+        }
+    }
+    let Some(view) = &s.view else {
+        let p = Paragraph::new("not computed yet")
+            .style(dim())
+            .block(block_with(title));
+        frame.render_widget(p, area);
+        return;
+    };
+    if let Some(span) = out_of_date(app, view) {
+        title.push(span);
+    }
+    let e = &view.evaluation;
+    let u = &e.utility;
+    let label = |k: &str| Span::styled(format!("{k} "), dim());
+    let value = |v: String| Span::styled(v, title_style());
+    let gap = || Span::raw("  ");
+    let queries = match &s.queries {
+        QueriesState::Done(q) => match &q.report {
+            Some(r) => vec![
+                value(format!("{:.3}", r.mean_relative_error)),
+                Span::styled(format!(" ({} queries)", r.queries_used), dim()),
+            ],
+            None => vec![Span::styled("no sensitive attribute", dim())],
+        },
+        QueriesState::Running { .. } => vec![Span::styled("measuring…", dim())],
+        QueriesState::Failed(e) => vec![Span::styled(e.clone(), Style::new().fg(Color::Red))],
+        QueriesState::Idle if app.dataset().is_grouped() => vec![Span::styled(
+            "not run on the frequency table (it draws records one by one)",
+            dim(),
+        )],
+        QueriesState::Idle => vec![Span::styled("-", dim())],
+    };
+    let mut query_line = vec![label("query error")];
+    query_line.extend(queries);
+    let before = app.session().baseline().map(|b| b.baseline());
+    let arrow = |name: &str, before: Option<&anonlab::anonymize::Distribution>, after: &Curve| {
+        let b = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.3}"));
+        Line::from(vec![
+            Span::styled(format!("{name:<7}"), dim()),
+            label("mean"),
+            Span::raw(b(before.map(|d| d.summary.mean))),
+            Span::styled("→", dim()),
+            value(format!("{:.3}", after.mean)),
+            gap(),
+            label("max"),
+            Span::raw(b(before.map(|d| d.summary.max))),
+            Span::styled("→", dim()),
+            value(format!("{:.3}", after.max)),
+        ])
+    };
+    // The fingerprint and the verifier's verdict in the title: a reader
+    // checks a report against it (`anonlab anonymize --json`, the report
+    // and the Compare table print the same one).
+    let holds = view.checks.iter().all(|c| c.holds);
+    // A grouped session's published table is made by the publishing
+    // pass over the file, which gives its fingerprint (`:write`).
+    let fingerprint = if view.fingerprint.is_empty() {
+        "fingerprint on :write ".to_string()
+    } else {
+        format!("{} ", short_fingerprint(&view.fingerprint))
+    };
+    title.push(Span::styled(fingerprint, title_style()));
+    title.push(if holds {
+        Span::styled("verified ✓ ", Style::new().fg(Color::Green))
+    } else {
+        Span::styled(
+            "verification FAILED ",
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        )
+    });
+    let mut lines = vec![
+        Line::from(vec![
+            label("groups"),
+            value(thousands(e.groups as u64)),
+            gap(),
+            label("buckets"),
+            value(thousands(e.buckets as u64)),
+            gap(),
+            label("suppressed"),
+            value(thousands(e.suppressed as u64)),
+        ]),
+        Line::from(vec![
+            label("C_DM"),
+            value(thousands(u.discernibility)),
+            gap(),
+            label("C_AVG"),
+            value(
+                u.average_class_size
+                    .map_or("-".into(), |a| format!("{a:.2}")),
+            ),
+            gap(),
+            label("GCP share"),
+            value(format!("{:.3}", u.gcp)),
+        ]),
+    ];
+    if let Some((_, after)) = &view.breach {
+        let b = before
+            .and_then(|b| b.breach.as_ref())
+            .map(|b| &b.distribution);
+        lines.push(arrow("breach", b, after));
+    }
+    lines.push(arrow(
+        "re-id",
+        before.map(|b| &b.linkage),
+        &view.reidentification,
+    ));
+    // Whose figures: before, the session's attacker; after, the
+    // release's own (it knows every QI the release publishes). Said
+    // before the query error and the times, which give way first on a
+    // short terminal.
+    if let Some(b) = app.session().baseline() {
+        lines.push(Line::from(vec![
+            Span::styled("before: ", dim()),
+            Span::raw(b.attacker().to_string()),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("after: ", dim()),
+        Span::raw(view.attacker()),
+    ]));
+    lines.push(Line::from(query_line));
+    lines.push(time_line(view));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(block_with(title)),
+        area,
+    );
+}
+
+/// The algorithm's time, with the time of the whole job; for p-sensitive
+/// and bucketized releases their papers' measures take the second part
+/// (the panel has no line to spare): IL per tuple, mean Div and Hom
+/// (p-sensitive paper, Definitions 10–12), or GLP (refining-partition
+/// paper, Definition 3).
+fn time_line(view: &AnonymizeView) -> Line<'static> {
+    let e = &view.evaluation;
+    let mut line = vec![
+        Span::styled("time ", dim()),
+        Span::styled(format!("{:.1} ms", e.time_ms), title_style()),
+    ];
+    let figure = |name: &str, v: String| {
+        [
+            Span::styled(format!("  {name} "), dim()),
+            Span::styled(v, title_style()),
+        ]
+    };
+    if let Some(m) = &e.pk {
+        line.extend(figure(
+            "IL/n",
+            format!("{:.3}", m.information_loss_per_tuple),
+        ));
+        line.extend(figure("Div", format!("{:.2}", m.mean_diversity)));
+        line.extend(figure("Hom", format!("{:.2}", m.mean_homogeneity)));
+    } else if let Some(c) = &e.correspondence {
+        line.extend(figure("GLP", format!("{:.4}", c.glp)));
+        line.push(Span::styled(
+            format!(" ({} with loss)", thousands(c.records_with_loss as u64)),
+            dim(),
+        ));
+    } else {
+        line.push(Span::styled(
+            format!(" ({:.1} ms with measurements)", view.total_ms),
+            dim(),
+        ));
+    }
+    Line::from(line)
+}
+
+fn draw_checks(frame: &mut Frame, area: Rect, app: &App) {
+    let mut title = vec![Span::styled(" Verification ", title_style())];
+    let Some(view) = &app.anonymize().view else {
+        frame.render_widget(Block::bordered().title(Line::from(title)), area);
+        return;
+    };
+    if let Some(span) = out_of_date(app, view) {
+        title.push(span);
+    }
+    // On a short panel the count, so a check out of sight is not taken
+    // for one that was not made.
+    if usize::from(area.height.saturating_sub(2)) < view.checks.len() {
+        let failed = view.checks.iter().filter(|c| !c.holds).count();
+        title.push(Span::styled(
+            if failed == 0 {
+                format!("(all {} hold) ", view.checks.len())
+            } else {
+                format!("({failed} of {} FAIL) ", view.checks.len())
+            },
+            dim(),
+        ));
+    }
+    let block = Block::bordered().title(Line::from(title));
+    let lines: Vec<Line> = view
+        .checks
+        .iter()
+        .map(|c| {
+            let mark = if c.holds {
+                Span::styled("ok   ", Style::new().fg(Color::Green))
+            } else {
+                Span::styled(
+                    "FAIL ",
+                    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                )
+            };
+            Line::from(vec![
+                mark,
+                Span::raw(c.claim.clone()),
+                Span::styled(format!(": {}", c.detail), dim()),
+            ])
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
+        area,
+    );
+}
+
+fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    if let JobState::Running { fraction, .. } = s.job {
+        let gauge = Gauge::default()
+            .ratio(fraction.clamp(0.0, 1.0))
+            .label(s.gauge_label().unwrap_or_default())
+            .gauge_style(Style::new().fg(Color::Yellow).bg(Color::DarkGray));
+        frame.render_widget(gauge, area);
+    } else if matches!(s.queries, QueriesState::Running { .. }) {
+        frame.render_widget(
+            Line::from(Span::styled(" measuring the query workload…", dim())),
+            area,
+        );
+    } else if s.view.is_some() {
+        frame.render_widget(
+            Line::from(vec![
+                Span::styled(" before", Style::new().fg(Color::Red)),
+                Span::styled(": the original table, the session's attacker   ", dim()),
+                Span::styled("after", Style::new().fg(Color::Cyan)),
+                Span::styled(": this release", dim()),
+            ]),
+            area,
+        );
+    }
+}
+
+fn draw_cdf(frame: &mut Frame, area: Rect, title: &str, before: &Curve, after: &Curve, app: &App) {
+    let mut spans = vec![Span::styled(title.to_string(), title_style())];
+    if let Some(view) = &app.anonymize().view {
+        if let Some(s) = out_of_date(app, view) {
+            spans.push(s);
+        }
+    }
+    if let Some(why) = too_small(area, CHART_MIN.0, CHART_MIN.1) {
+        frame.render_widget(
+            Paragraph::new(why)
+                .style(dim())
+                .wrap(Wrap { trim: true })
+                .block(Block::bordered().title(Line::from(spans))),
+            area,
+        );
+        return;
+    }
+    let datasets = vec![
+        line_series(Color::Red, &before.series).name("before"),
+        line_series(Color::Cyan, &after.series).name("after"),
+    ];
+    let chart = Chart::new(datasets)
+        .x_axis(unit_axis("p"))
+        .y_axis(unit_axis("share"))
+        .legend_position(Some(LegendPosition::BottomRight))
+        .hidden_legend_constraints((Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)))
+        .block(Block::bordered().title(Line::from(spans)));
+    frame.render_widget(chart, area);
+}
+
+fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
+    let s = app.anonymize();
+    let t = &s.table;
+    let Some(view) = &s.view else {
+        frame.render_widget(
+            Block::bordered().title(Span::styled(" Published table ", title_style())),
+            area,
+        );
+        return;
+    };
+    let n = view.published_rows();
+    let mut title = vec![Span::styled(
+        if n == 0 {
+            " Published table: no rows ".to_string()
+        } else if app.dataset().is_grouped() {
+            // Rows are the frequency table's combinations, each standing
+            // for its records; `:write` publishes every record.
+            format!(
+                " Published combinations: rows {}–{} of {} (for {} records; :write publishes them) ",
+                thousands(t.top as u64 + 1),
+                thousands((t.top + t.rows.len()) as u64),
+                thousands(n as u64),
+                thousands(view.evaluation.reidentification.summary.published as u64)
+            )
+        } else {
+            format!(
+                " Published table: rows {}–{} of {} ",
+                thousands(t.top as u64 + 1),
+                thousands((t.top + t.rows.len()) as u64),
+                thousands(n as u64)
+            )
+        },
+        title_style(),
+    )];
+    if let Some(span) = out_of_date(app, view) {
+        title.push(span);
+    }
+    // What the release leaves out is said where the table is read, not
+    // only on the Risk screen.
+    if !view.not_published.is_empty() {
+        title.push(Span::styled(
+            format!("not published: {} ", view.not_published.join(", ")),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    let header = Row::new(view.headers.iter().map(|h| {
+        let style = if h == "GID" || h == "BID" {
+            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        } else {
+            title_style()
+        };
+        Cell::new(h.as_str()).style(style)
+    }));
+    let selected = t.cursor.checked_sub(t.top);
+    let rows = t.rows.iter().enumerate().map(|(i, r)| {
+        let row = Row::new(r.iter().map(|c| Cell::new(c.as_str())));
+        if Some(i) == selected {
+            row.style(Style::new().add_modifier(Modifier::REVERSED))
+        } else {
+            row
+        }
+    });
+    let widths = t.widths.iter().map(|&w| Constraint::Length(w));
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(1)
+        .block(Block::bordered().title(Line::from(title)));
+    frame.render_widget(table, area);
+}

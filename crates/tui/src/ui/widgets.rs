@@ -1,0 +1,224 @@
+//! Colours, number formats and overlay helpers shared by the screens, so
+//! every screen draws a role, a count or a popup the same way.
+
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::Span;
+use ratatui::widgets::{Axis, Clear, Dataset, GraphType};
+use ratatui::Frame;
+
+use anonlab::data::Role;
+
+/// The colour of a role, wherever a column's role is shown.
+pub fn role_color(role: Role) -> Color {
+    match role {
+        Role::Identifier => Color::Red,
+        Role::QuasiIdentifier => Color::Yellow,
+        Role::Sensitive => Color::Magenta,
+        Role::SemiSensitive => Color::Cyan,
+        Role::Insensitive => Color::Gray,
+    }
+}
+
+pub fn role_style(role: Role) -> Style {
+    Style::new().fg(role_color(role))
+}
+
+/// A cell marked sensitive in a semi-sensitive column: drawn in the
+/// sensitive role's colour, reversed, so it stands out in any column.
+pub fn sensitive_cell_style() -> Style {
+    Style::new()
+        .fg(Color::Black)
+        .bg(role_color(Role::Sensitive))
+}
+
+pub use crate::shared::SENSITIVE_MARK;
+
+pub fn cursor_style() -> Style {
+    Style::new().add_modifier(Modifier::REVERSED)
+}
+
+/// A cell matching the last `/` search.
+pub fn search_match_style() -> Style {
+    Style::new()
+        .fg(Color::Black)
+        .bg(Color::Yellow)
+        .add_modifier(Modifier::UNDERLINED)
+}
+
+pub fn dim() -> Style {
+    Style::new().fg(Color::DarkGray)
+}
+
+pub fn title_style() -> Style {
+    Style::new().add_modifier(Modifier::BOLD)
+}
+
+pub use anonlab::format::thousands;
+
+/// `1234567` as `1.2M`: for bar values in narrow bars.
+pub fn compact(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{}k", n / 1000),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+/// `part / whole` as a percentage with one decimal; 0 of nothing is 0 %.
+pub fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "0.0%".into();
+    }
+    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+}
+
+/// A rectangle of at most `width` × `height` centred in `area`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [v] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [h] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(v);
+    h
+}
+
+pub use crate::layout::CHART_MIN;
+
+/// Why a chart does not fit in `area` (inside its border), as the line
+/// the panel shows instead; `None` when it fits. It names the dimension
+/// that is short: "widen" for too few columns, "enlarge" for too few rows
+/// (a wider terminal would not help there).
+pub fn too_small(area: Rect, min_width: u16, min_height: u16) -> Option<String> {
+    let inner = (area.width.saturating_sub(2), area.height.saturating_sub(2));
+    let verb = match (inner.0 < min_width, inner.1 < min_height) {
+        (false, false) => return None,
+        (true, false) => "widen",
+        (false, true) => "enlarge",
+        (true, true) => "widen and enlarge",
+    };
+    Some(format!(
+        "{verb} the terminal to see this chart (it needs {min_width} × {min_height} cells, \
+         it has {} × {})",
+        inner.0, inner.1
+    ))
+}
+
+/// `items` (joined by ", ") cut to `width` columns so that no number is
+/// cut: an item holding a digit is shown whole or not at all, a word may
+/// lose its end; "…" marks the cut. A value cut by a column's edge would
+/// read as another value (`43307` as `433`).
+pub fn fit_items(items: &str, width: usize) -> String {
+    let w = |s: &str| Span::raw(s).width();
+    if w(items) <= width {
+        return items.to_string();
+    }
+    let mut out = String::new();
+    for item in items.split(", ") {
+        let sep = if out.is_empty() { "" } else { ", " };
+        let next = format!("{out}{sep}{item}");
+        // Room for "…" after it (", …" when a whole item follows).
+        if w(&next) + 3 <= width {
+            out = next;
+            continue;
+        }
+        if !item.chars().any(|c| c.is_ascii_digit()) {
+            // The word's start, then "…".
+            let mut part = format!("{out}{sep}");
+            for c in item.chars() {
+                if w(&part) + w(&c.to_string()) + 1 > width {
+                    break;
+                }
+                part.push(c);
+            }
+            if part.len() > out.len() + sep.len() {
+                return format!("{part}…");
+            }
+        }
+        break;
+    }
+    if out.is_empty() {
+        "…".to_string()
+    } else {
+        format!("{out}, …")
+    }
+}
+
+/// Clear the rows a popup covers, across the whole terminal, before the
+/// popup is drawn: what the popup hides is hidden whole, never a number
+/// cut in two beside its border ("52" of 11,452).
+pub fn clear_under_popup(frame: &mut Frame, popup: Rect) {
+    let band = Rect {
+        x: frame.area().x,
+        width: frame.area().width,
+        ..popup
+    };
+    frame.render_widget(Clear, band);
+}
+
+/// One line series of a probability chart (braille, in one colour).
+pub fn line_series<'a>(color: Color, data: &'a [(f64, f64)]) -> Dataset<'a> {
+    Dataset::default()
+        .marker(Marker::Braille)
+        .graph_type(GraphType::Line)
+        .style(Style::new().fg(color))
+        .data(data)
+}
+
+/// An axis over [0, 1], the range of every probability and share charted.
+pub fn unit_axis(title: &'static str) -> Axis<'static> {
+    Axis::default()
+        .title(Span::styled(title, dim()))
+        .bounds([0.0, 1.0])
+        .labels(["0", "0.5", "1"])
+        .style(dim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(compact(30_162), "30k");
+        assert_eq!(compact(1_250_000), "1.2M");
+        assert_eq!(percent(1, 3), "33.3%");
+        assert_eq!(percent(0, 0), "0.0%");
+    }
+
+    #[test]
+    fn lists_are_cut_between_items() {
+        let v = "Female, 37, 43307, Prof-specialty";
+        assert_eq!(fit_items(v, 40), v);
+        assert_eq!(fit_items(v, 15), "Female, 37, …");
+        assert_eq!(fit_items(v, 20), "Female, 37, 43307, …");
+        assert_eq!(fit_items(v, 26), "Female, 37, 43307, Prof-s…");
+        assert_eq!(fit_items(v, 4), "Fem…");
+        assert_eq!(fit_items("43307, 5", 4), "…");
+    }
+
+    #[test]
+    fn too_small_names_the_short_side() {
+        assert!(too_small(Rect::new(0, 0, 40, 12), 30, 8).is_none());
+        assert!(too_small(Rect::new(0, 0, 40, 4), 30, 8)
+            .unwrap()
+            .starts_with("enlarge"));
+        assert!(too_small(Rect::new(0, 0, 20, 12), 30, 8)
+            .unwrap()
+            .starts_with("widen the"));
+    }
+
+    #[test]
+    fn centered_fits_inside() {
+        let r = centered(Rect::new(0, 0, 80, 24), 40, 10);
+        assert_eq!(r, Rect::new(20, 7, 40, 10));
+        let r = centered(Rect::new(0, 0, 20, 5), 40, 10);
+        assert_eq!(r, Rect::new(0, 0, 20, 5));
+    }
+}
