@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anonlab::anonymize::Distribution;
 use anonlab::data::{CsvOptions, Role};
-use anonlab::session::{GroupedFile, Session, SAMPLE_RECORDS};
+use anonlab::session::{Session, SAMPLE_RECORDS};
+use anonlab_scale::grouped;
 use anonlab_tui::{Action, App, Measures, Screen};
 
 use crate::common;
@@ -71,8 +72,8 @@ fn grouped(path: &Path, r: &Roles, width: u16, height: u16) -> App {
             .chain(r.sensitive)
             .map(|s| s.to_string())
             .collect();
-    let file = GroupedFile::read(path, &opts, &columns, &names(r.identifier)).unwrap();
-    let s = file.session(path, &opts, &columns).unwrap();
+    let file = grouped::read_file(path, &opts, &columns, &names(r.identifier)).unwrap();
+    let s = grouped::session(&file, path, &opts, &columns).unwrap();
     assert!(s.dataset.is_grouped());
     let mut app = App::new(with_roles(s, r)).unwrap().with_grouped(file);
     app.step(&Action::Resize(width, height));

@@ -413,8 +413,8 @@ fn publish_job(
     json: PathBuf,
     inputs: anonlab::data::Inputs,
 ) -> Result<crate::worker::JobFn<Exported>, String> {
-    use anonlab::data::engine::EngineOptions;
-    use anonlab::release::publish::{publish, PublishJob};
+    use anonlab_scale::engine::EngineOptions;
+    use anonlab_scale::publish::{publish, PublishJob};
     let Some(data) = session.source.clone() else {
         return Err("the session has no data file to publish from".into());
     };
