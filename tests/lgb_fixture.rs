@@ -281,7 +281,7 @@ fn both_are_registered() {
     let ds = lgb_patients();
     for id in ["lgb-mdp", "lgb-ncp"] {
         let a = by_id(id).unwrap();
-        assert!(a.uses_l());
+        assert!(a.needs().l && a.needs().semi_sensitive);
         let r = a.run(&request(&ds, 2, 2), &Progress::new()).unwrap();
         assert_eq!(r.algorithm, id);
         assert_verified(&r, &ds);

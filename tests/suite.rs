@@ -8,6 +8,7 @@
 
 mod common;
 
+mod algorithm_needs;
 mod algorithms_adult;
 mod algorithms_fig1b;
 mod architecture;

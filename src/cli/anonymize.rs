@@ -73,9 +73,8 @@ pub struct Columns {
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub columns: Columns,
-    /// mondrian, mondrian-l (p(t,s) ≤ 1/l), mondrian-distinct-l, anatomy,
-    /// cbg, lgb-mdp, lgb-ncp, full-domain, construction, arp, arp-gen, aip,
-    /// at, pk-enhanced or pk-greedy (default: the project's).
+    /// The algorithm's id, one of those listed below with what each reads
+    /// (default: the project's).
     #[arg(long, short = 'a')]
     pub algorithm: Option<String>,
     /// k (default: the project's, else 5).
@@ -357,8 +356,8 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let algo = algorithms::by_id(&id)?;
     // LGB protects semi-sensitive cells on their own (the paper's setting
     // has a sensitive attribute too, but does not need one).
-    let semi_only = algo.reads_semi_sensitive() && !p.options.semi_sensitive.is_empty();
-    if algo.uses_l() && p.sensitive.is_empty() && !semi_only {
+    let semi_only = algo.needs().semi_sensitive && !p.options.semi_sensitive.is_empty();
+    if algo.needs().l && p.sensitive.is_empty() && !semi_only {
         bail!(
             "{} needs a sensitive attribute: add --sensitive COL",
             algo.id()
@@ -495,7 +494,7 @@ fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
     let Some(algo) = algo else {
         bail!("name the algorithm: -a ID");
     };
-    if !algo.reads_grouped() {
+    if !algo.needs().grouped {
         bail!(
             "{} ({}) reads every record, and {flag} reads the file as a frequency table of distinct combinations; read the file in memory (--engine memory) for it",
             algo.name(),
@@ -503,7 +502,7 @@ fn engine_wanted(a: &AnonymizeArgs) -> anyhow::Result<bool> {
         );
     }
     // A project's sensitive attributes are checked once it is open.
-    if algo.uses_l() && a.columns.sensitive.is_empty() && a.columns.project.is_none() {
+    if algo.needs().l && a.columns.sensitive.is_empty() && a.columns.project.is_none() {
         bail!(
             "{} needs a sensitive attribute: add --sensitive COL",
             algo.id()
@@ -550,7 +549,7 @@ pub(super) fn engine_flag(
         Engine::Auto if !on_cluster => Ok((c.lgb.sensitive_density.is_none()
             && c.pk.sample.is_none()
             && !algos.is_empty()
-            && algos.iter().all(|a| a.reads_grouped())
+            && algos.iter().all(|a| a.needs().grouped)
             && c.file.as_deref().is_some_and(|f| {
                 c.csv
                     .options()

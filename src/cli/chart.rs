@@ -239,7 +239,7 @@ fn draw(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart
                 bail!("the sweep needs an algorithm: -a ID");
             };
             let algo = algorithms::by_id(id)?;
-            let ls: Vec<u32> = if algo.uses_l() { a.l.clone() } else { vec![1] };
+            let ls: Vec<u32> = if algo.needs().l { a.l.clone() } else { vec![1] };
             let mut cells = Vec::with_capacity(ls.len());
             for &l in &ls {
                 let mut row = Vec::with_capacity(a.k.len());
@@ -300,7 +300,7 @@ fn releases(
     let mut runs = Vec::new();
     for id in ids {
         let algo = algorithms::by_id(id)?;
-        let ls: Vec<Option<u32>> = if algo.uses_l() {
+        let ls: Vec<Option<u32>> = if algo.needs().l {
             a.l.iter().copied().map(Some).collect()
         } else {
             vec![None]

@@ -123,7 +123,7 @@ fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>
     }
     let mut runs = Vec::new();
     for id in &ids {
-        let uses_l = algorithms::by_id(id)?.uses_l();
+        let uses_l = algorithms::by_id(id)?.needs().l;
         for &k in &ks {
             let ls: Vec<Option<u32>> = if uses_l {
                 ls.iter().map(|&l| Some(l)).collect()
@@ -185,7 +185,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for r in &runs {
         let (algo, k, l) = (&r.algorithm, r.k, r.l);
-        if algo.uses_l() && p.sensitive.is_empty() {
+        if algo.needs().l && p.sensitive.is_empty() {
             bail!(
                 "{} needs a sensitive attribute: add --sensitive COL",
                 algo.id()

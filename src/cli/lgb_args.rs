@@ -64,11 +64,11 @@ impl LgbArgs {
     }
 
     /// Whether the algorithm `id` handles semi-sensitive cells itself
-    /// ([`algorithms::Algorithm::reads_semi_sensitive`]); the others get the
+    /// ([`algorithms::Needs::semi_sensitive`]); the others get the
     /// semi-sensitive attributes as quasi-identifiers. An unknown id reads
     /// none (running it fails with the list of ids).
     pub fn reads_semi_sensitive(id: &str) -> bool {
-        algorithms::by_id(id).is_ok_and(|a| a.reads_semi_sensitive())
+        algorithms::by_id(id).is_ok_and(|a| a.needs().semi_sensitive)
     }
 
     /// The semi-sensitive columns, checked against the other roles.

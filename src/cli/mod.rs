@@ -82,6 +82,7 @@ pub enum Command {
     /// Assess re-identification risk and privacy models of a CSV file.
     Assess(Box<assess::AssessArgs>),
     /// Anonymize with one algorithm; verify the release, then write it.
+    #[command(after_help = algorithms_help())]
     Anonymize(Box<anonymize::AnonymizeArgs>),
     /// Run several algorithms and parameters side by side.
     Compare(Box<compare::CompareArgs>),
@@ -285,4 +286,13 @@ pub(crate) fn open_project(
     project: &anonlab::data::Project,
 ) -> anonlab::Result<anonlab::session::Session> {
     anonlab::session::Session::from_project(project)
+}
+
+/// The algorithms `-a` takes, from the registry with what each reads
+/// (`Algorithm::needs`), for `anonymize --help`.
+fn algorithms_help() -> String {
+    format!(
+        "Algorithms (-a ID), with the parameters and inputs each reads:\n{}",
+        anonlab::algorithms::listing()
+    )
 }

@@ -197,7 +197,7 @@ impl Default for Measure {
 pub fn run(algorithm: &str, req: &Request<'_>, progress: &Progress) -> Result<(Release, f64)> {
     let algo = algorithms::by_id(algorithm)?;
     req.check_roles()?;
-    if !algo.reads_grouped() {
+    if !algo.needs().grouped {
         req.ds
             .require_records(&format!("{} ({algorithm})", algo.name()))?;
     }

@@ -562,7 +562,7 @@ impl Session {
     ) -> Result<Request<'_>> {
         let algo = crate::algorithms::by_id(algorithm)?;
         let mut options = self.options(l, p)?;
-        if algo.reads_semi_sensitive() {
+        if algo.needs().semi_sensitive {
             for c in self.roles.with(Role::SemiSensitive) {
                 options.semi_sensitive.push((c, self.sensitive_cells(c)?));
             }

@@ -48,7 +48,7 @@ use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::release::{Bucket, Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
-use super::{check_l, Algorithm, Request};
+use super::{check_l, Algorithm, Needs, Request, BUCKETIZATION};
 
 /// Anatomy (`anatomy`): l-diverse buckets, exact QI values.
 #[derive(Debug, Clone, Copy)]
@@ -66,8 +66,8 @@ impl Algorithm for Anatomy {
         "Anatomy (Xiao & Tao 2006)"
     }
 
-    fn uses_l(&self) -> bool {
-        true
+    fn needs(&self) -> Needs {
+        BUCKETIZATION
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {

@@ -83,7 +83,7 @@ use crate::release::{Guarantee, Release};
 use crate::stats::{categorize, Contingency, Discretization};
 
 use super::anatomy::{new_release, push_bucketized, Anatomy};
-use super::{check_l, Algorithm, Request};
+use super::{check_l, Algorithm, Needs, Request, BUCKETIZATION};
 
 /// How ARP publishes its sub-blocks (Algorithm 2, line 23).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,8 +142,8 @@ impl Algorithm for Arp {
         }
     }
 
-    fn uses_l(&self) -> bool {
-        true
+    fn needs(&self) -> Needs {
+        BUCKETIZATION
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
@@ -187,8 +187,8 @@ impl Algorithm for Aip {
         "AIP, initial partition + anatomy (ARP baseline)"
     }
 
-    fn uses_l(&self) -> bool {
-        true
+    fn needs(&self) -> Needs {
+        BUCKETIZATION
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
@@ -221,8 +221,8 @@ impl Algorithm for At {
         "AT, anatomy's partition (ARP baseline; same release as anatomy)"
     }
 
-    fn uses_l(&self) -> bool {
-        true
+    fn needs(&self) -> Needs {
+        BUCKETIZATION
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {

@@ -75,28 +75,228 @@ pub struct Options {
     pub cbg_tree: Option<std::sync::Arc<cbg::TreeCache>>,
 }
 
+/// Whether an algorithm reads a setting, and whether it runs without it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Use {
+    /// Ignored: front ends disable it, a request may carry anything.
+    #[default]
+    No,
+    /// Read when given (pk: sensitive hierarchies for extended
+    /// p-sensitivity); the algorithm runs without it.
+    Optional,
+    /// Read, and the algorithm refuses to run without it.
+    Required,
+}
+
+impl Use {
+    /// Whether the setting is read at all.
+    pub fn read(self) -> bool {
+        self != Use::No
+    }
+}
+
+/// What an algorithm reads beyond the quasi-identifiers: the one place its
+/// rules are said. The TUI enables a parameter or marks a setting needed,
+/// the CLI refuses a missing flag, and the report words the parameters,
+/// all by asking this; [`Algorithm::check`] refuses a request that lacks
+/// what is [`Use::Required`] or read without a sensitive attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Needs {
+    /// k: the size every class (bucket, cluster) reaches.
+    pub k: bool,
+    /// l: the sensitive values' diversity.
+    pub l: bool,
+    /// p: distinct sensitive values per cluster (p-sensitivity).
+    pub p: bool,
+    /// t-closeness per attribute (`Options::t_closeness`).
+    pub t: bool,
+    /// The seed: the release depends on it.
+    pub seed: bool,
+    /// A sensitive attribute (with `semi_sensitive`, a semi-sensitive one
+    /// will do).
+    pub sensitive: bool,
+    /// The semi-sensitive cells (`Options::semi_sensitive`). Front ends
+    /// give the other algorithms the semi-sensitive columns as
+    /// quasi-identifiers (CLI, `Session::request`) or leave them out (TUI).
+    pub semi_sensitive: bool,
+    /// The quasi-identifiers' hierarchies (`Options::hierarchies`; pk:
+    /// also the sensitive attributes' in `PkOptions`).
+    pub hierarchies: Use,
+    /// The conditions of generalization (`Options::conditions`).
+    pub conditions: Use,
+    /// Settings of its own beyond these (full-domain's suppression limit,
+    /// metric and privacy model; LGB's per-attribute choices).
+    pub settings: bool,
+    /// Runs on a grouped table (`Dataset::is_grouped`: the query engine's
+    /// frequency table, each row standing for its records), counting
+    /// records by multiplicity. Algorithms that read records one by one
+    /// (buckets of rows, clustering, seeded draws) do not.
+    pub grouped: bool,
+}
+
 pub trait Algorithm: Send + Sync {
     /// Short id used on the command line (`mondrian`, `cbg`, ...).
     fn id(&self) -> &'static str;
     /// Name shown to people.
     fn name(&self) -> &'static str;
-    /// Which parameters it reads, for help texts and the TUI.
-    fn uses_l(&self) -> bool;
-    /// Whether it reads the semi-sensitive cells and per-attribute
-    /// t-closeness (`Options::semi_sensitive`, `Options::t_closeness`).
-    /// Front ends give the others the semi-sensitive columns as
-    /// quasi-identifiers (CLI, `Session::request`) or leave them out (TUI).
-    fn reads_semi_sensitive(&self) -> bool {
-        false
-    }
-    /// Whether it runs on a grouped table (`Dataset::is_grouped`: the
-    /// query engine's frequency table, each row standing for its records),
-    /// counting records by multiplicity. Algorithms that read records one
-    /// by one (buckets of rows, clustering, seeded draws) do not.
-    fn reads_grouped(&self) -> bool {
-        false
+    /// What it reads (see [`Needs`]): help texts, the TUI's parameters,
+    /// the CLI's flag checks and the report ask this.
+    fn needs(&self) -> Needs;
+    /// Whether `req` gives what [`Algorithm::needs`] says is required,
+    /// before any work: the roles hold together, a quasi-identifier, a
+    /// sensitive attribute where one is read, the hierarchies and
+    /// conditions it requires, records where it cannot read a grouped
+    /// table. Refusals are [`Error::Unmet`] naming the [`Setting`], so each
+    /// front end says its own remedy. `run` checks again (and more: k
+    /// within the data, l within the values).
+    fn check(&self, req: &Request<'_>) -> Result<()> {
+        check_needs(self.name(), self.needs(), req)
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release>;
+}
+
+impl Needs {
+    /// The parameters it reads, by their flags' names, in the order the
+    /// help lists them: k, l, p, t, seed.
+    pub fn parameters(&self) -> Vec<&'static str> {
+        [
+            (self.k, "k"),
+            (self.l, "l"),
+            (self.p, "p"),
+            (self.t, "t"),
+            (self.seed, "seed"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+
+    /// What it reads, in one line for help texts and reports:
+    /// `k, l, seed; a sensitive attribute`.
+    pub fn describe(&self) -> String {
+        let mut inputs: Vec<&str> = Vec::new();
+        if self.sensitive {
+            inputs.push(if self.semi_sensitive {
+                "a sensitive or semi-sensitive attribute"
+            } else {
+                "a sensitive attribute"
+            });
+        }
+        match self.hierarchies {
+            Use::Required => inputs.push("hierarchies"),
+            Use::Optional => inputs.push("hierarchies if given"),
+            Use::No => {}
+        }
+        match self.conditions {
+            Use::Required => inputs.push("conditions"),
+            Use::Optional => inputs.push("conditions if given"),
+            Use::No => {}
+        }
+        if self.settings {
+            inputs.push("settings of its own");
+        }
+        if self.grouped {
+            inputs.push("runs on a frequency table");
+        }
+        let params = self.parameters();
+        let mut out = if params.is_empty() {
+            "no k or l".to_string()
+        } else {
+            params.join(", ")
+        };
+        if !inputs.is_empty() {
+            out.push_str("; ");
+            out.push_str(&inputs.join(", "));
+        }
+        out
+    }
+}
+
+/// Every registered algorithm's id, name and what it reads, one per line
+/// (`  ID  NAME: NEEDS`): the CLI's help lists the algorithms from this,
+/// so a new one appears there once registered.
+pub fn listing() -> String {
+    let all = registry();
+    let width = all.iter().map(|a| a.id().len()).max().unwrap_or(0);
+    all.iter()
+        .map(|a| {
+            format!(
+                "  {:width$}  {}: {}",
+                a.id(),
+                a.name(),
+                a.needs().describe()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What the bucketizations read (Anatomy, the refining partition's family,
+/// NG): l and the sensitive attribute, and a seed for their draws; no k
+/// (a bucket's size is l's business).
+pub const BUCKETIZATION: Needs = Needs {
+    k: false,
+    l: true,
+    p: false,
+    t: false,
+    seed: true,
+    sensitive: true,
+    semi_sensitive: false,
+    hierarchies: Use::No,
+    conditions: Use::No,
+    settings: false,
+    grouped: false,
+};
+
+/// [`Algorithm::check`]'s rules, for an algorithm called `name` that
+/// reads `needs`.
+pub fn check_needs(name: &str, needs: Needs, req: &Request<'_>) -> Result<()> {
+    req.check_roles()?;
+    if !needs.grouped {
+        req.ds.require_records(name)?;
+    }
+    if req.qi.is_empty() && !(needs.semi_sensitive && !req.options.semi_sensitive.is_empty()) {
+        return Err(Error::unmet(
+            format!("{name} needs at least one quasi-identifier"),
+            Setting::QuasiIdentifiers,
+        ));
+    }
+    if needs.sensitive && req.sensitive.is_empty() {
+        if !needs.semi_sensitive {
+            return Err(Error::unmet(
+                format!("{name} needs a sensitive attribute"),
+                Setting::SensitiveAttribute,
+            ));
+        }
+        if req.options.semi_sensitive.is_empty() {
+            return Err(Error::unmet(
+                format!("{name} needs a sensitive or a semi-sensitive attribute"),
+                Setting::SemiSensitiveOrSensitive,
+            ));
+        }
+    }
+    if needs.conditions == Use::Required && req.options.conditions.is_none() {
+        return Err(Error::unmet(
+            format!("{name} generalizes or deletes where its conditions hold, and none were given"),
+            Setting::Conditions,
+        ));
+    }
+    if needs.hierarchies == Use::Required {
+        if let Some(&c) = req
+            .qi
+            .iter()
+            .find(|&&c| req.options.hierarchies.get(req.ds.col(c).name()).is_none())
+        {
+            return Err(Error::unmet(
+                format!(
+                    "{name} generalizes along hierarchies, and quasi-identifier '{}' has none",
+                    req.ds.col(c).name()
+                ),
+                Setting::Hierarchy,
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every algorithm anonlab has, in the order menus list them.
@@ -284,7 +484,7 @@ mod tests {
         // The lists the CLI and the TUI kept before the trait method.
         let ids: Vec<&str> = registry()
             .iter()
-            .filter(|a| a.reads_semi_sensitive())
+            .filter(|a| a.needs().semi_sensitive)
             .map(|a| a.id())
             .collect();
         assert_eq!(ids, ["lgb-mdp", "lgb-ncp"]);

@@ -64,7 +64,7 @@ use crate::progress::Progress;
 use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
 use super::arp::initial_partition;
-use super::{check_l, Algorithm, Request};
+use super::{check_l, Algorithm, Needs, Request, BUCKETIZATION};
 
 /// NG (`ng`): ring handling on Algorithm 1's blocks.
 #[derive(Debug, Clone, Copy)]
@@ -79,8 +79,8 @@ impl Algorithm for Ng {
         "NG, non-homogeneous generalization (ARP baseline)"
     }
 
-    fn uses_l(&self) -> bool {
-        true
+    fn needs(&self) -> Needs {
+        BUCKETIZATION
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {

@@ -355,7 +355,7 @@ pub fn build(
         .collect();
 
     let project = project_file.display().to_string();
-    let uses_l = algo.uses_l();
+    let uses_l = algo.needs().l;
     let mut report = Report {
         anonlab_version: env!("CARGO_PKG_VERSION").to_string(),
         project: project.clone(),

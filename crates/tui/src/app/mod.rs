@@ -680,8 +680,8 @@ impl App {
         CompareEntry {
             algorithm: choice.id.to_string(),
             k: p.k,
-            l: choice.uses_l.then_some(p.l),
-            p: super::session::reads_p(choice.id).then_some(p.p),
+            l: choice.needs.l.then_some(p.l),
+            p: choice.needs.p.then_some(p.p),
             seed: p.seed,
         }
     }

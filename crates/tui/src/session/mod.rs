@@ -27,7 +27,7 @@ use fixedbitset::FixedBitSet;
 
 use super::shared::{JobState, Popup};
 use super::worker::Worker;
-use anonlab::algorithms;
+use anonlab::algorithms::{self, Needs, Use};
 use anonlab::data::Conditions;
 use anonlab::data::{CellSensitivity, CompareEntry, Dataset, Params, Project, Role, Roles};
 use anonlab::session::{
@@ -89,14 +89,12 @@ pub struct AnonymizeInputs {
 pub struct AlgorithmChoice {
     pub id: &'static str,
     pub name: &'static str,
-    pub uses_l: bool,
-    /// Reads the semi-sensitive cells and per-attribute t-closeness (LGB).
-    /// The others leave the semi-sensitive columns out of the release
-    /// (`Session::request`).
-    pub reads_cells: bool,
-    /// Runs on a grouped dataset (a frequency table) as on the records it
-    /// stands for (`Algorithm::reads_grouped`).
-    pub reads_grouped: bool,
+    /// What it reads ([`Algorithm::needs`](anonlab::algorithms::Algorithm::needs)):
+    /// which parameters the panel enables, which settings a run reads,
+    /// what blocks it. An algorithm that reads the semi-sensitive cells
+    /// (LGB) gets them; the others leave the semi-sensitive columns out of
+    /// the release (`Session::request`).
+    pub needs: Needs,
 }
 
 impl AlgorithmChoice {
@@ -106,9 +104,7 @@ impl AlgorithmChoice {
             .map(|a| AlgorithmChoice {
                 id: a.id(),
                 name: a.name(),
-                uses_l: a.uses_l(),
-                reads_cells: a.reads_semi_sensitive(),
-                reads_grouped: a.reads_grouped(),
+                needs: a.needs(),
             })
             .collect()
     }
@@ -124,19 +120,10 @@ pub const FULL_DOMAIN: &str = "full-domain";
 /// The algorithm id of Construction(D, G).
 pub const CONSTRUCTION: &str = "construction";
 
-/// Whether an algorithm reads p and the p-sensitive options: the
-/// p-sensitive k-anonymity paper's two clusterings.
+/// Whether an algorithm reads p and the p-sensitive options (its
+/// [`Needs`]).
 pub fn reads_p(algorithm: &str) -> bool {
-    matches!(algorithm, "pk-enhanced" | "pk-greedy")
-}
-
-/// Whether an algorithm reads k: bucketization alone (Anatomy, the
-/// refining-partition family and its NG baseline) and Construction(D, G) do not.
-pub fn reads_k(algorithm: &str) -> bool {
-    !matches!(
-        algorithm,
-        "anatomy" | "arp" | "arp-gen" | "aip" | "at" | "ng" | CONSTRUCTION
-    )
+    AlgorithmChoice::of(algorithm).is_some_and(|a| a.needs.p)
 }
 
 /// Resolved sensitive cells of one column, shared with running jobs.
@@ -520,13 +507,16 @@ impl SessionState {
         seed: u64,
     ) -> AnonymizeInputs {
         let g = self.generations;
+        let needs = AlgorithmChoice::of(algorithm)
+            .map(|a| a.needs)
+            .unwrap_or_default();
+        // Full-domain's l and p are its privacy model's.
         let fd = algorithm == FULL_DOMAIN;
         let model = &self.params().full_domain.model;
-        let reads_l = AlgorithmChoice::of(algorithm).is_some_and(|a| a.uses_l)
-            || (fd && model.starts_with("l-"));
-        let reads_p_now = reads_p(algorithm) || (fd && model == "p-sensitive");
-        let lgb = AlgorithmChoice::of(algorithm).is_some_and(|a| a.reads_cells);
-        let hierarchies = fd || reads_p(algorithm) || algorithm == CONSTRUCTION;
+        let reads_l = needs.l || (fd && model.starts_with("l-"));
+        let reads_p_now = needs.p || (fd && model == "p-sensitive");
+        let lgb = needs.semi_sensitive;
+        let hierarchies = needs.hierarchies.read();
         AnonymizeInputs {
             algorithm,
             k,
@@ -537,7 +527,7 @@ impl SessionState {
                 roles: g.roles,
                 cells: lgb.then_some(g.cells),
                 hierarchies: hierarchies.then_some(g.hierarchies),
-                settings: (lgb || fd || algorithm == CONSTRUCTION).then_some(g.settings),
+                settings: needs.settings.then_some(g.settings),
             },
         }
     }
@@ -554,7 +544,7 @@ impl SessionState {
         let roles = self.roles();
         // The library refuses these on a grouped table (`require_records`);
         // said here, before any run, with the way to get them.
-        if self.dataset().is_grouped() && !algorithm.reads_grouped {
+        if self.dataset().is_grouped() && !algorithm.needs.grouped {
             let ds = self.dataset();
             return Some(format!(
                 "{} is unavailable on this session: it reads every record, and the file was \
@@ -574,7 +564,7 @@ impl SessionState {
                     .into(),
             );
         }
-        if algorithm.reads_cells {
+        if algorithm.needs.semi_sensitive {
             if roles.with(Role::Sensitive).is_empty() && roles.with(Role::SemiSensitive).is_empty()
             {
                 return Some(format!(
@@ -585,17 +575,17 @@ impl SessionState {
             }
             return None;
         }
-        if (algorithm.uses_l || reads_p(algorithm.id)) && roles.with(Role::Sensitive).is_empty() {
+        if algorithm.needs.sensitive && roles.with(Role::Sensitive).is_empty() {
             return Some(format!(
                 "{} needs a sensitive attribute: on the Data screen (key 1), mark one \
                  sensitive (key s).",
                 algorithm.name
             ));
         }
-        if algorithm.id == FULL_DOMAIN {
+        if algorithm.needs.hierarchies == Use::Required {
             return full_domain_blocked(self.dataset(), roles, self.hierarchies());
         }
-        if algorithm.id == CONSTRUCTION && self.conditions().is_none() {
+        if algorithm.needs.conditions == Use::Required && self.conditions().is_none() {
             return Some(
                 "Construction(D, G) generalizes or deletes where its conditions hold: load a \
                  conditions file first (:conditions FILE, e.g. the G.json `anonlab correlate \

@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::layout::{anonymize_areas, anonymize_compact, ANON_PARAMS_WIDTH};
 use crate::screens::anonymize::{Param, QueriesState};
 use crate::screens::release::{AnonymizeView, Curve};
-use crate::session::{reads_k, reads_p, CONSTRUCTION, FULL_DOMAIN};
+use crate::session::{reads_p, CONSTRUCTION, FULL_DOMAIN};
 use crate::shared::JobState;
 use anonlab::release::short_fingerprint;
 
@@ -149,12 +149,12 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.params();
     let label = |t: &str| Span::styled(format!("{t:<10}"), dim());
     let value = |v: String| Span::styled(v, title_style());
-    let k_line = if reads_k(choice.id) {
+    let k_line = if choice.needs.k {
         param_line(app, Param::K, p.k, "[ ]")
     } else {
         unused_line("k", p.k.to_string())
     };
-    let l_line = if choice.uses_l {
+    let l_line = if choice.needs.l {
         param_line(app, Param::L, p.l, "- +")
     } else {
         unused_line("l", p.l.to_string())
@@ -175,7 +175,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
         ]),
         Line::from(Span::styled("f focus  v sweep  R run  w save", dim())),
     ];
-    if choice.reads_cells {
+    if choice.needs.semi_sensitive {
         // LGB: which attributes use t-closeness instead of l-diversity.
         let ds = app.dataset();
         let t = app.t_closeness();

@@ -147,7 +147,7 @@ use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{check_k, check_l, Algorithm, Request};
+use super::{check_k, check_l, Algorithm, Needs, Request};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::release::{Bucket, Guarantee, Release};
@@ -168,8 +168,14 @@ impl Algorithm for CrossBucketGeneralization {
     fn name(&self) -> &'static str {
         "Cross-bucket generalization"
     }
-    fn uses_l(&self) -> bool {
-        true
+    fn needs(&self) -> Needs {
+        Needs {
+            k: true,
+            l: true,
+            seed: true,
+            sensitive: true,
+            ..Needs::default()
+        }
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         cross_bucket_generalization(req, progress)

@@ -60,7 +60,7 @@ use fixedbitset::FixedBitSet;
 use rustc_hash::FxHashMap;
 
 use crate::algorithms::full_domain::node_cell;
-use crate::algorithms::{Algorithm, Request};
+use crate::algorithms::{Algorithm, Needs, Request, Use};
 use crate::data::number::{Decimal, NumericLabel};
 use crate::data::{Condition, Conditions, Dataset, Rule};
 use crate::error::{Error, Result, Setting};
@@ -530,8 +530,14 @@ impl Algorithm for Construction {
     fn name(&self) -> &'static str {
         "Construction(D, G): generalize / delete under conditions (risk tool, Alg. 1)"
     }
-    fn uses_l(&self) -> bool {
-        false
+    /// Hierarchies are read where a condition generalizes along one.
+    fn needs(&self) -> Needs {
+        Needs {
+            hierarchies: Use::Optional,
+            conditions: Use::Required,
+            settings: true,
+            ..Needs::default()
+        }
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         // Without conditions there is nothing to construct, and a run would

@@ -112,7 +112,7 @@ use crate::partition::Partition;
 use crate::progress::Progress;
 use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
-use super::{check_k, Algorithm, Request};
+use super::{check_k, Algorithm, Needs, Request, Use};
 use eval::{Evaluator, NodeResult, Setup};
 use lattice::{Lattice, Status};
 
@@ -781,13 +781,19 @@ impl Algorithm for FullDomain {
     fn name(&self) -> &'static str {
         "Full-domain generalization (Incognito / Flash lattice search)"
     }
-    fn uses_l(&self) -> bool {
-        false
-    }
-    /// Classes are unions of the bottom classes, whose sizes count the
-    /// records a grouped table's rows stand for.
-    fn reads_grouped(&self) -> bool {
-        true
+    /// l, t or p are its privacy model's (a setting of its own, read
+    /// with the suppression limit and the metric), not parameters of the
+    /// algorithm. Grouped tables: classes are unions of the bottom
+    /// classes, whose sizes count the records a grouped table's rows stand
+    /// for.
+    fn needs(&self) -> Needs {
+        Needs {
+            k: true,
+            hierarchies: Use::Required,
+            settings: true,
+            grouped: true,
+            ..Needs::default()
+        }
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         search(req, progress).map(|(release, _)| release)

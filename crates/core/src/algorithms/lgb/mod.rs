@@ -74,7 +74,7 @@ pub use bucketize::{eligible, l_diverse_buckets, reference_distribution, t_close
 pub use ncp::NcpMeasure;
 
 use super::mondrian::{covering_groups, partition_rows, Allowable};
-use super::{check_k, Algorithm, Request};
+use super::{check_k, Algorithm, Needs, Request};
 
 /// Which local generalization LGB runs (Section 3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,12 +119,18 @@ impl Algorithm for Lgb {
         }
     }
 
-    fn uses_l(&self) -> bool {
-        true
-    }
-
-    fn reads_semi_sensitive(&self) -> bool {
-        true
+    /// The seed draws LGB_NCP's starting records.
+    fn needs(&self) -> Needs {
+        Needs {
+            k: true,
+            l: true,
+            t: true,
+            seed: self.how == LocalGeneralization::MinimalNcp,
+            sensitive: true,
+            semi_sensitive: true,
+            settings: true,
+            ..Needs::default()
+        }
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {

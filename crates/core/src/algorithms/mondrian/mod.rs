@@ -76,7 +76,7 @@ pub(crate) use allowable::{Allowable, Diversity};
 pub(crate) use dim::{covering_groups, present_span};
 pub(crate) use partition::TracedCut;
 
-use super::{check_k, check_l, Algorithm, Request};
+use super::{check_k, check_l, Algorithm, Needs, Request};
 use dim::Dim;
 use partition::{partition, Ctx, Scratch};
 
@@ -200,15 +200,18 @@ impl Algorithm for Mondrian {
         }
     }
 
-    fn uses_l(&self) -> bool {
-        self.variant != Variant::K
-    }
-
-    /// Cuts are judged by records: a grouped table's rows weigh what they
-    /// stand for, and records with equal QI values never straddle a cut,
-    /// so the groups are those of the records.
-    fn reads_grouped(&self) -> bool {
-        true
+    /// Grouped tables: cuts are judged by records, a grouped table's rows
+    /// weigh what they stand for, and records with equal QI values never
+    /// straddle a cut, so the groups are those of the records.
+    fn needs(&self) -> Needs {
+        let l = self.variant != Variant::K;
+        Needs {
+            k: true,
+            l,
+            sensitive: l,
+            grouped: true,
+            ..Needs::default()
+        }
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {

@@ -44,7 +44,7 @@ use crate::metrics::pk_measures::{div_units, hom_units, GenState, IlModel, QiSca
 use crate::progress::Progress;
 use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
-use super::{check_k, Algorithm, Request};
+use super::{check_k, Algorithm, Needs, Request, Use};
 
 pub use necessary::{bound_of, check, max_clusters, views, PkBound, SensitiveView};
 
@@ -419,8 +419,8 @@ impl Algorithm for EnhancedPk {
     fn name(&self) -> &'static str {
         "EnhancedPKClustering (p-sensitive k-anonymity)"
     }
-    fn uses_l(&self) -> bool {
-        false
+    fn needs(&self) -> Needs {
+        pk_needs(false)
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         let pr = Problem::new(req)?;
@@ -440,8 +440,8 @@ impl Algorithm for GreedyPk {
     fn name(&self) -> &'static str {
         "GreedyPKClustering (p-sensitive k-anonymity baseline)"
     }
-    fn uses_l(&self) -> bool {
-        false
+    fn needs(&self) -> Needs {
+        pk_needs(true)
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
         let pr = Problem::new(req)?;
@@ -601,5 +601,19 @@ mod tests {
         assert!(a.col(0).is_numeric());
         assert_eq!(a.col(1).codes(), b.col(1).codes());
         assert!(seeded_sample(&ds, 5, 1).is_err());
+    }
+}
+
+/// What both p-sensitive clusterings read: k and p, the sensitive
+/// attributes (their hierarchies too, for extended p-sensitivity and
+/// protected values, when given), and the seed for the greedy one.
+fn pk_needs(seed: bool) -> Needs {
+    Needs {
+        k: true,
+        p: true,
+        seed,
+        sensitive: true,
+        hierarchies: Use::Optional,
+        ..Needs::default()
     }
 }

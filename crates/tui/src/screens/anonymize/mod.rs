@@ -158,9 +158,9 @@ impl AnonymizeState {
     pub fn params(&self) -> Vec<Param> {
         let choice = self.choice();
         let mut out = vec![Param::K];
-        if reads_p(choice.id) {
+        if choice.needs.p {
             out.push(Param::P);
-        } else if choice.uses_l {
+        } else if choice.needs.l {
             out.push(Param::L);
         }
         out
