@@ -35,9 +35,15 @@ fn setting_of(e: &Error) -> Option<Setting> {
 }
 
 #[test]
-fn anonymize_help_lists_every_registered_algorithm_with_what_it_reads() {
+fn the_help_lists_every_registered_algorithm_with_what_it_reads() {
+    for command in ["anonymize", "compare"] {
+        help_lists_the_registry(command);
+    }
+}
+
+fn help_lists_the_registry(command: &str) {
     let out = common::cli::anonlab()
-        .args(["anonymize", "--help"])
+        .args([command, "--help"])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -46,7 +52,7 @@ fn anonymize_help_lists_every_registered_algorithm_with_what_it_reads() {
         let line = help
             .lines()
             .find(|l| l.split_whitespace().next() == Some(a.id()))
-            .unwrap_or_else(|| panic!("`anonymize --help` does not list {}:\n{help}", a.id()));
+            .unwrap_or_else(|| panic!("`{command} --help` does not list {}:\n{help}", a.id()));
         assert!(
             line.contains(a.name()) && line.contains(&a.needs().describe()),
             "{}'s line does not say what it reads ({}): {line}",

@@ -85,6 +85,7 @@ pub enum Command {
     #[command(after_help = algorithms_help())]
     Anonymize(Box<anonymize::AnonymizeArgs>),
     /// Run several algorithms and parameters side by side.
+    #[command(after_help = algorithms_help())]
     Compare(Box<compare::CompareArgs>),
     /// Draw a risk or utility chart as SVG or PNG (the extension chooses).
     Chart(Box<chart::ChartArgs>),
