@@ -255,7 +255,9 @@ pub fn check_needs(name: &str, needs: Needs, req: &Request<'_>) -> Result<()> {
     if !needs.grouped {
         req.ds.require_records(name)?;
     }
-    if req.qi.is_empty() && !(needs.semi_sensitive && !req.options.semi_sensitive.is_empty()) {
+    // LGB's semi-sensitive cells act as quasi-identifier values.
+    let cells_as_qi = needs.semi_sensitive && !req.options.semi_sensitive.is_empty();
+    if req.qi.is_empty() && !cells_as_qi {
         return Err(Error::unmet(
             format!("{name} needs at least one quasi-identifier"),
             Setting::QuasiIdentifiers,

@@ -490,6 +490,20 @@ pub(crate) fn tick(progress: &Progress, rows: u64) -> Result<()> {
     progress.check()
 }
 
+/// What both p-sensitive clusterings read: k and p, the sensitive
+/// attributes (their hierarchies too, for extended p-sensitivity and
+/// protected values, when given), and the seed for the greedy one.
+fn pk_needs(seed: bool) -> Needs {
+    Needs {
+        k: true,
+        p: true,
+        seed,
+        sensitive: true,
+        hierarchies: Use::Optional,
+        ..Needs::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -601,19 +615,5 @@ mod tests {
         assert!(a.col(0).is_numeric());
         assert_eq!(a.col(1).codes(), b.col(1).codes());
         assert!(seeded_sample(&ds, 5, 1).is_err());
-    }
-}
-
-/// What both p-sensitive clusterings read: k and p, the sensitive
-/// attributes (their hierarchies too, for extended p-sensitivity and
-/// protected values, when given), and the seed for the greedy one.
-fn pk_needs(seed: bool) -> Needs {
-    Needs {
-        k: true,
-        p: true,
-        seed,
-        sensitive: true,
-        hierarchies: Use::Optional,
-        ..Needs::default()
     }
 }
