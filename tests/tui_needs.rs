@@ -62,8 +62,8 @@ fn every_algorithm_shows_the_parameters_it_reads_and_dims_the_rest() {
             a.id()
         );
 
-        // The panel: k and l are drawn enabled or "(not used)" as read
-        // (Construction's panel shows its conditions instead of both).
+        // The panel: k and l (or p) are drawn enabled or "(not used)" as
+        // read (Construction's panel shows its conditions instead).
         let screen = text(&render(&app));
         let line_of = |name: &str| {
             screen
@@ -75,7 +75,10 @@ fn every_algorithm_shows_the_parameters_it_reads_and_dims_the_rest() {
                 .map(str::to_string)
         };
         if needs.conditions != anonlab::algorithms::Use::Required {
-            for (name, read) in [("k", needs.k), ("l", needs.l)] {
+            // The p-sensitive clusterings' panel shows p where the others
+            // show l.
+            let second = if needs.p { ("p", true) } else { ("l", needs.l) };
+            for (name, read) in [("k", needs.k), second] {
                 let line = line_of(name)
                     .unwrap_or_else(|| panic!("{}: no {name} line on\n{screen}", a.id()));
                 assert_eq!(
