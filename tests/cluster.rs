@@ -1022,4 +1022,71 @@ fn a_path_outside_the_data_root_is_refused() {
         assert!(out.stdout.is_empty());
     }
     cluster.stop();
+
+    // An executor refuses too: its root narrower than the scheduler's,
+    // the scheduler plans the job and the executor's task fails.
+    let parent = dir.path().canonicalize().unwrap();
+    let token = token_file(dir.path(), "cluster.token", TOKEN, 0o600);
+    let (token, parent_root) = (token.to_str().unwrap(), parent.to_str().unwrap());
+    let mut scheduler = Process::start(
+        "scheduler",
+        dir.path(),
+        &[
+            "cluster",
+            "scheduler",
+            "--port",
+            "0",
+            "--token-file",
+            token,
+            "--data-root",
+            parent_root,
+        ],
+        &[],
+    );
+    let address =
+        listening_address(&scheduler.line("anonlab cluster scheduler listening on ", START));
+    let work = dir.path().join("work");
+    let mut executor = Process::start(
+        "executor",
+        dir.path(),
+        &[
+            "cluster",
+            "executor",
+            "--scheduler",
+            &address,
+            "--port",
+            "0",
+            "--vcores",
+            "1",
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--token-file",
+            token,
+            "--data-root",
+            &root,
+        ],
+        &[],
+    );
+    executor.line("anonlab cluster executor listening on ", START);
+    let out = run(&[
+        "assess",
+        outside.to_str().unwrap(),
+        "--qi",
+        "sex,age",
+        "--cluster",
+        &address,
+        "--cluster-token-file",
+        token,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "path {} is outside the data root {root}",
+            outside.display()
+        )) && !err.contains('}'),
+        "{err}"
+    );
+    executor.stop();
+    scheduler.stop();
 }

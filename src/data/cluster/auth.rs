@@ -37,6 +37,9 @@ const PRODUCT: &str = "anonlab-token/";
 /// What a refused process or client is told, and what a user reads.
 pub(crate) const REFUSED: &str =
     "the scheduler refused the credential (no token, or not the cluster's; give the cluster's token file)";
+/// The same, of an executor's data port.
+pub(crate) const DATA_REFUSED: &str =
+    "an executor's data port refused the credential (no token, or not the cluster's; give the cluster's token file)";
 
 /// The cluster's shared secret.
 #[derive(Clone)]
@@ -153,7 +156,8 @@ impl Token {
         })
     }
 
-    /// A tonic interceptor refusing every request without the token.
+    /// A tonic interceptor refusing every request without the token, with
+    /// [`DATA_REFUSED`] (it guards the executors' data ports).
     pub(crate) fn interceptor(
         &self,
     ) -> impl FnMut(tonic::Request<()>) -> std::result::Result<tonic::Request<()>, tonic::Status> + Clone
@@ -165,7 +169,11 @@ impl Token {
             if token.presented_in(header("authorization"), header("user-agent")) {
                 Ok(request)
             } else {
-                Err(tonic::Status::unauthenticated(REFUSED))
+                let peer = request
+                    .remote_addr()
+                    .map_or_else(|| "?".to_string(), |a| a.to_string());
+                log::warn!("refused a call from {peer}: no token, or not the cluster's");
+                Err(tonic::Status::unauthenticated(DATA_REFUSED))
             }
         }
     }

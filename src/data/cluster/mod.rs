@@ -374,6 +374,9 @@ impl Cluster {
                 "the cluster refused the file: {refused} (it reads only under the data root its processes were given)"
             ));
         }
+        if text.contains(auth::DATA_REFUSED) {
+            return self.scheduler.error(auth::DATA_REFUSED);
+        }
         if text.contains("Unauthenticated") || text.contains(auth::REFUSED) {
             return self.scheduler.error(auth::REFUSED);
         }

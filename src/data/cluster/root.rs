@@ -88,7 +88,8 @@ pub(crate) fn refusal_in(text: &str) -> Option<String> {
     let start = text[..at].rfind("path /")?;
     let rest = &text[at + OUTSIDE.len()..];
     let end = rest.find(['"', '\\', '\n']).unwrap_or(rest.len());
-    let root = rest[..end].trim_end_matches([')', ' ', '.']);
+    // What the nesting adds after it: closing brackets, spaces, a stop.
+    let root = rest[..end].trim_end_matches([')', '}', ']', ' ', '.']);
     Some(format!("{}{OUTSIDE}{root}", &text[start..at]))
 }
 
@@ -335,7 +336,7 @@ mod tests {
                     .unwrap_err();
                 let text = format!("{e:?}");
                 assert!(text.contains("which resolves to"), "{text}");
-                let told = refusal_in(&format!("Execution(\"Job 1 failed: {text}\")")).unwrap();
+                let told = refusal_in(&format!("Execution(\"Job 1 failed: {text} }})\")")).unwrap();
                 assert!(
                     told.starts_with("path ") && told.contains("link.csv"),
                     "{told}"

@@ -208,6 +208,14 @@ async fn authenticated(State(token): State<Token>, request: Request, next: Next)
         return next.run(request).await;
     }
     let grpc = header("content-type").is_some_and(|c| c.starts_with(b"application/grpc"));
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map_or_else(|| "?".to_string(), |c| c.0.to_string());
+    log::warn!(
+        "refused {} from {peer}: no token, or not the cluster's",
+        request.uri().path()
+    );
     if grpc {
         tonic::Status::unauthenticated(REFUSED).into_http::<axum::body::Body>()
     } else {
