@@ -347,11 +347,8 @@ mod tests {
                 );
             }
             // Nothing is written.
-            let put = s.put_opts(
-                &location(&root.join("new")),
-                PutPayload::default(),
-                PutOptions::default(),
-            );
+            let new = location(&root.join("new"));
+            let put = s.put_opts(&new, PutPayload::default(), PutOptions::default());
             assert!(put.await.is_err());
             assert!(!root.join("new").exists());
         });
