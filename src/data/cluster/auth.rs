@@ -53,19 +53,31 @@ impl Token {
     /// write (mode 600 or 400): anything else is refused, before the file
     /// is read.
     pub fn from_file(path: &Path) -> Result<Token> {
+        use std::io::Read;
         let bad = |msg: String| {
             Error::Parameter(format!(
                 "the cluster's token file {}: {msg}",
                 path.display()
             ))
         };
-        let meta = std::fs::metadata(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+        // Opened once, then looked at and read through the same handle;
+        // without waiting for a writer if it is a FIFO.
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+        let mut file = options
+            .open(path)
+            .map_err(|e| bad(format!("cannot read it: {e}")))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| bad(format!("cannot read it: {e}")))?;
         if !meta.is_file() {
             return Err(bad("is not a regular file".into()));
         }
         #[cfg(unix)]
         {
-            use std::os::unix::fs::PermissionsExt;
+            use std::os::unix::fs::{MetadataExt, PermissionsExt};
             let mode = meta.permissions().mode() & 0o777;
             if mode & 0o077 != 0 {
                 return Err(bad(format!(
@@ -73,13 +85,25 @@ impl Token {
                     path.display()
                 )));
             }
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            let me = unsafe { libc::geteuid() };
+            if meta.uid() != me {
+                return Err(bad(format!(
+                    "it belongs to the user of uid {}, not to the user running anonlab (uid {me}), who could change it; keep the token in a file of this user's",
+                    meta.uid()
+                )));
+            }
         }
-        if meta.len() > LONGEST {
+        let mut text = Vec::new();
+        file.by_ref()
+            .take(LONGEST + 1)
+            .read_to_end(&mut text)
+            .map_err(|e| bad(format!("cannot read it: {e}")))?;
+        if text.len() as u64 > LONGEST {
             return Err(bad(format!(
                 "it is over {LONGEST} bytes; a token is one line"
             )));
         }
-        let text = std::fs::read(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
         Token::new(text.trim_ascii()).map_err(bad)
     }
 

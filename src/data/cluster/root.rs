@@ -49,6 +49,11 @@ impl DataRoot {
         if !resolved.is_dir() {
             return Err(bad("is not a directory".into()));
         }
+        if resolved.parent().is_none() {
+            return Err(bad(
+                "it is the whole file system; give the directory that holds the data".into(),
+            ));
+        }
         Ok(DataRoot(resolved))
     }
 
@@ -299,6 +304,23 @@ mod tests {
 
     fn location(p: &FsPath) -> Path {
         Path::from_absolute_path(p).unwrap()
+    }
+
+    #[test]
+    fn a_root_is_a_directory_not_the_whole_file_system() {
+        let e = DataRoot::new(FsPath::new("/")).unwrap_err().to_string();
+        assert!(e.contains("whole file system"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        let e = DataRoot::new(&file).unwrap_err().to_string();
+        assert!(e.contains("is not a directory"), "{e}");
+        let e = DataRoot::new(&dir.path().join("none"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot resolve it"), "{e}");
+        let root = DataRoot::new(dir.path()).unwrap();
+        assert_eq!(root.path(), dir.path().canonicalize().unwrap());
     }
 
     #[test]
