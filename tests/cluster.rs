@@ -5,7 +5,11 @@
 //! demo CSV (flag column, identifier), every figure of its JSON compared
 //! with the single machine's (`--engine datafusion` and `--engine
 //! memory`), both executors seen running tasks, then every process
-//! stopped by SIGTERM with its work directory removed.
+//! stopped by SIGTERM with its work directory removed. Every process and
+//! client holds the cluster's token file (mode 600) and the scheduler and
+//! executors read under a data root (the test's directory); strangers
+//! (no token, a wrong one, a token file others can read) are refused on
+//! every port, and so is a path outside the data root.
 //!
 //! Every wait is bounded, and the processes are killed and reaped when a
 //! test fails ([`Process`]'s drop); their files are in a temporary
@@ -55,6 +59,7 @@ impl Process {
         let stderr = dir.join(format!("{name}.stderr"));
         let mut child = Command::new(binary())
             .args(args)
+            .env_remove("ANONLAB_CLUSTER_TOKEN_FILE")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -165,8 +170,39 @@ struct TestCluster {
     executors: Vec<Process>,
     /// The scheduler's HOST:PORT.
     address: String,
+    /// The cluster's token file.
+    token: PathBuf,
+    /// The data root of the scheduler and the executors.
+    root: PathBuf,
     /// Each executor's work directory, as it printed it.
     work_dirs: Vec<PathBuf>,
+    /// Each executor's data port, HOST:PORT.
+    data_addresses: Vec<String>,
+}
+
+/// A token file in `dir` named `name`, holding `token`, of mode `mode`.
+fn token_file(dir: &Path, name: &str, token: &str, mode: u32) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("{token}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    path
+}
+
+/// The cluster's token in the tests.
+const TOKEN: &str = "5f1c0e7a9b3d4c2e8f6a1b0c9d8e7f6a5b4c3d2e1f0a9b8c";
+/// Another one, which the cluster refuses.
+const WRONG: &str = "00000000000000000000000000000000000000000000000000";
+
+/// The demo CSV copied into `dir` (a cluster reads under its data root).
+fn demo_in(dir: &Path) -> PathBuf {
+    let demo = dir.join("demo.csv");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.csv"),
+        &demo,
+    )
+    .unwrap();
+    demo
 }
 
 /// The address after `listening on ` in a listening line.
@@ -180,57 +216,104 @@ fn listening_address(line: &str) -> String {
 
 impl TestCluster {
     /// A scheduler and `n` executors on loopback, on free ports, their
-    /// work directories in `dir`.
+    /// work directories in `dir`, the data root `dir` (links resolved), the
+    /// token file in `dir`.
     fn start(dir: &Path, n: usize) -> TestCluster {
+        let token = token_file(dir, "cluster.token", TOKEN, 0o600);
+        let root = dir.canonicalize().unwrap();
         let mut scheduler = Process::start(
             "scheduler",
             dir,
-            &["cluster", "scheduler", "--port", "0"],
+            &[
+                "cluster",
+                "scheduler",
+                "--port",
+                "0",
+                "--token-file",
+                token.to_str().unwrap(),
+                "--data-root",
+                root.to_str().unwrap(),
+            ],
             &[],
         );
         let line = scheduler.line("anonlab cluster scheduler listening on ", START);
         let address = listening_address(&line);
-        let work = dir.join("work");
-        let mut executors = Vec::new();
-        let mut work_dirs = Vec::new();
-        for i in 0..n {
-            let mut e = Process::start(
-                &format!("executor{i}"),
-                dir,
-                &[
-                    "cluster",
-                    "executor",
-                    "--scheduler",
-                    &address,
-                    "--port",
-                    "0",
-                    "--vcores",
-                    "2",
-                    "--memory-limit",
-                    "1073741824",
-                    "--work-dir",
-                    work.to_str().unwrap(),
-                ],
-                // Ballista's info messages name each task it runs.
-                &[("ANONLAB_LOG", "info")],
-            );
-            let line = e.line("anonlab cluster executor listening on ", START);
-            assert!(line.contains(&format!("scheduler at {address}")), "{line}");
-            let dir = line
-                .split("work directory ")
-                .nth(1)
-                .unwrap_or_else(|| panic!("no work directory in '{line}'"));
-            let dir = PathBuf::from(dir);
-            assert!(dir.starts_with(&work) && dir.is_dir(), "{line}");
-            work_dirs.push(dir);
-            executors.push(e);
-        }
-        TestCluster {
+        let mut cluster = TestCluster {
             scheduler,
-            executors,
+            executors: Vec::new(),
             address,
-            work_dirs,
+            token,
+            root,
+            work_dirs: Vec::new(),
+            data_addresses: Vec::new(),
+        };
+        for i in 0..n {
+            cluster.add_executor(dir, &format!("executor{i}"));
         }
+        cluster
+    }
+
+    /// An executor started with the cluster's token and data root, once
+    /// it has registered.
+    fn add_executor(&mut self, dir: &Path, name: &str) {
+        let work = dir.join("work");
+        let mut e = self.executor(dir, name, &self.token, &[]);
+        let line = e.line("anonlab cluster executor listening on ", START);
+        assert!(
+            line.contains(&format!("scheduler at {}", self.address)),
+            "{line}"
+        );
+        let dir = line
+            .split("work directory ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no work directory in '{line}'"));
+        let dir = PathBuf::from(dir);
+        assert!(dir.starts_with(&work) && dir.is_dir(), "{line}");
+        self.work_dirs.push(dir);
+        self.data_addresses.push(listening_address(&line));
+        self.executors.push(e);
+    }
+
+    /// An executor process of this cluster's, started with the token file
+    /// `token` and the environment `env` beside the test's.
+    fn executor(&self, dir: &Path, name: &str, token: &Path, env: &[(&str, &str)]) -> Process {
+        let work = dir.join("work");
+        let mut all = vec![("ANONLAB_LOG", "info")];
+        all.extend_from_slice(env);
+        Process::start(
+            name,
+            dir,
+            &[
+                "cluster",
+                "executor",
+                "--scheduler",
+                &self.address,
+                "--port",
+                "0",
+                "--vcores",
+                "2",
+                "--memory-limit",
+                "1073741824",
+                "--work-dir",
+                work.to_str().unwrap(),
+                "--token-file",
+                token.to_str().unwrap(),
+                "--data-root",
+                self.root.to_str().unwrap(),
+            ],
+            // Ballista's info messages name each task it runs.
+            &all,
+        )
+    }
+
+    /// The flags by which a client uses this cluster.
+    fn flags(&self) -> [&str; 4] {
+        [
+            "--cluster",
+            &self.address,
+            "--cluster-token-file",
+            self.token.to_str().unwrap(),
+        ]
     }
 
     /// Stop the executors, then the scheduler: each ends well within its
@@ -263,6 +346,7 @@ impl TestCluster {
 fn run(args: &[&str]) -> Output {
     let mut child = Command::new(binary())
         .args(args)
+        .env_remove("ANONLAB_CLUSTER_TOKEN_FILE")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -307,7 +391,7 @@ fn same_assessment(cluster: &TestCluster, file: &Path, args: &[&str]) -> serde_j
         all.extend_from_slice(how);
         json_of(&run(&all))
     };
-    let on_cluster = assess(&["--cluster", &cluster.address]);
+    let on_cluster = assess(&cluster.flags());
     for engine in ["datafusion", "memory"] {
         let here = assess(&["--engine", engine]);
         if let Err(e) = same_json(&here, &on_cluster, "") {
@@ -356,7 +440,7 @@ fn same_release(cluster: &TestCluster, file: &Path, dir: &Path, here: &str, args
         std::fs::remove_file(out).unwrap();
         (v, table, release)
     };
-    let (v, table, release) = anonymize("cluster", &["--cluster", &cluster.address]);
+    let (v, table, release) = anonymize("cluster", &cluster.flags());
     let (w, their_table, their_release) = anonymize(here, &["--engine", here]);
     assert!(
         table == their_table,
@@ -404,7 +488,7 @@ fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
     assert_eq!(v["rows"], ROWS);
 
     // CSV, a flag column of sensitive cells and an identifier.
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.csv");
+    let demo = demo_in(dir.path());
     let v = same_assessment(
         &cluster,
         &demo,
@@ -479,7 +563,7 @@ fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
         all.extend_from_slice(how);
         without_run_times(json_of(&run(&all)))
     };
-    let on_cluster = compare(&["--cluster", &cluster.address]);
+    let on_cluster = compare(&cluster.flags());
     if let Err(e) = same_json(&compare(&["--engine", "datafusion"]), &on_cluster, "") {
         panic!("compare: the cluster's rows differ from --engine datafusion's: {e}");
     }
@@ -502,6 +586,8 @@ fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
         "occupation",
         "--cluster",
         &cluster.address,
+        "--cluster-token-file",
+        cluster.token.to_str().unwrap(),
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -515,7 +601,7 @@ fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
     for e in &cluster.executors {
         let log = e.stderr();
         assert!(
-            log.contains("Execute task"),
+            log.contains("Received task"),
             "{} ran no task: {log}",
             e.name
         );
@@ -533,9 +619,24 @@ fn what_goes_wrong_around_a_cluster_is_named() {
         .unwrap()
         .port();
     let nowhere = format!("127.0.0.1:{free}");
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.csv");
+    let demo = demo_in(dir.path());
     let demo = demo.to_str().unwrap();
+    let token = token_file(dir.path(), "cluster.token", TOKEN, 0o600);
+    let token = token.to_str().unwrap();
+    let root = dir.path().to_str().unwrap();
+    // Each process with the token and the data root, each client with
+    // the token.
+    fn secured<'a>(args: &[&'a str], token: &'a str, root: &'a str) -> Vec<&'a str> {
+        let mut all = args.to_vec();
+        if args[0] == "cluster" {
+            all.extend_from_slice(&["--token-file", token, "--data-root", root]);
+        } else {
+            all.extend_from_slice(&["--cluster-token-file", token]);
+        }
+        all
+    }
     let fails = |args: &[&str], says: &[&str]| {
+        let args = &secured(args, token, root)[..];
         let out = run(args);
         let err = String::from_utf8_lossy(&out.stderr).to_string();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
@@ -624,7 +725,7 @@ fn what_goes_wrong_around_a_cluster_is_named() {
     let mut scheduler = Process::start(
         "scheduler",
         dir.path(),
-        &["cluster", "scheduler", "--port", "0"],
+        &secured(&["cluster", "scheduler", "--port", "0"], token, root),
         &[],
     );
     let address =
@@ -672,5 +773,320 @@ fn what_goes_wrong_around_a_cluster_is_named() {
         ],
         &["--cluster", "--engine memory"],
     );
+    scheduler.stop();
+}
+
+/// The first line of the answer to `request`, sent as it is to `address`,
+/// and the answer's headers in lower case.
+fn ask(address: &str, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(address).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).to_lowercase();
+    answer
+        .split("\r\n\r\n")
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn strangers_are_refused_on_every_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = demo_in(dir.path());
+    let demo = demo.to_str().unwrap();
+    let mut cluster = TestCluster::start(dir.path(), 1);
+    let wrong = token_file(dir.path(), "wrong.token", WRONG, 0o600);
+    let open = token_file(dir.path(), "open.token", TOKEN, 0o644);
+    let refused = |args: &[&str], says: &[&str]| {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        for s in says {
+            assert!(err.contains(s), "{args:?}: '{s}' not in: {err}");
+        }
+        assert!(out.stdout.is_empty(), "{args:?}");
+    };
+    fn assess<'a>(demo: &'a str, address: &'a str, token: &[&'a str]) -> Vec<&'a str> {
+        let mut all = vec!["assess", demo, "--qi", "sex,age", "--cluster", address];
+        all.extend_from_slice(token);
+        all
+    }
+    let address = cluster.address.clone();
+
+    // A client without the token, with a wrong one, or with a file others
+    // can read: refused before any job, saying why.
+    refused(
+        &assess(demo, &address, &[]),
+        &["the cluster needs its token", "--cluster-token-file"],
+    );
+    refused(
+        &assess(
+            demo,
+            &address,
+            &["--cluster-token-file", wrong.to_str().unwrap()],
+        ),
+        &["the scheduler refused the credential"],
+    );
+    refused(
+        &assess(
+            demo,
+            &address,
+            &["--cluster-token-file", open.to_str().unwrap()],
+        ),
+        &["mode is 644", "chmod 600"],
+    );
+    // Nor does a scheduler or an executor start with such a file, or
+    // without one.
+    let root = cluster.root.to_str().unwrap().to_string();
+    for token in [vec![], vec!["--token-file", open.to_str().unwrap()]] {
+        let mut all = vec!["cluster", "scheduler", "--port", "0", "--data-root", &root];
+        all.extend_from_slice(&token);
+        let says = if token.is_empty() {
+            "the cluster needs its token"
+        } else {
+            "mode is 644"
+        };
+        refused(&all, &[says]);
+        let mut all = vec![
+            "cluster",
+            "executor",
+            "--scheduler",
+            &cluster.address,
+            "--port",
+            "0",
+            "--data-root",
+            &root,
+        ];
+        all.extend_from_slice(&token);
+        refused(&all, &[says]);
+    }
+
+    // An executor with a wrong token: the scheduler refuses it, it says so
+    // and ends, never registered.
+    let mut rogue = cluster.executor(dir.path(), "rogue", &wrong, &[]);
+    let status = rogue.wait(START).expect("the rogue executor ends");
+    assert_eq!(status.code(), Some(2), "{}", rogue.stderr());
+    assert!(
+        rogue
+            .stderr()
+            .contains("the scheduler refused the credential"),
+        "{}",
+        rogue.stderr()
+    );
+    assert!(
+        !rogue.lines.try_iter().any(|l| l.contains("listening on")),
+        "the rogue executor registered"
+    );
+
+    // The scheduler's port answers nothing without the token: /readyz
+    // (HTTP) and a gRPC call (here over HTTP/1.1).
+    let head = ask(
+        &cluster.address,
+        "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(head.starts_with("http/1.1 401"), "{head}");
+    let head = ask(
+        &cluster.address,
+        &format!("GET /readyz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {WRONG}\r\nConnection: close\r\n\r\n"),
+    );
+    assert!(head.starts_with("http/1.1 401"), "{head}");
+    let head = ask(
+        &cluster.address,
+        "POST /ballista.protobuf.SchedulerGrpc/PollWork HTTP/1.1\r\nHost: x\r\ncontent-type: application/grpc\r\nte: trailers\r\nContent-Length: 5\r\nConnection: close\r\n\r\n\0\0\0\0\0",
+    );
+    assert!(head.contains("grpc-status: 16"), "{head}");
+    let head = ask(
+        &cluster.address,
+        &format!("GET /readyz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"),
+    );
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+
+    // Over gRPC proper (HTTP/2): the scheduler's service and the
+    // executor's data port (Arrow Flight) refuse a call without the
+    // token, or with a wrong one, and take one with it.
+    let data = cluster.data_addresses[0].clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        use arrow_flight::flight_service_client::FlightServiceClient;
+        use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
+        use ballista_core::serde::protobuf::PollWorkParams;
+        for (who, ua) in [
+            ("no token", None),
+            ("a wrong token", Some(WRONG)),
+            ("the token", Some(TOKEN)),
+        ] {
+            let channel = |address: &str| {
+                let mut e = tonic::transport::Endpoint::from_shared(format!("http://{address}"))
+                    .unwrap()
+                    .timeout(Duration::from_secs(10));
+                if let Some(t) = ua {
+                    e = e.user_agent(format!("anonlab-token/{t}")).unwrap();
+                }
+                e
+            };
+            let scheduler = channel(&cluster.address).connect().await.unwrap();
+            let got = SchedulerGrpcClient::new(scheduler)
+                .poll_work(PollWorkParams::default())
+                .await;
+            let flight = channel(&data).connect().await.unwrap();
+            let fetched = FlightServiceClient::new(flight)
+                .do_get(arrow_flight::Ticket::default())
+                .await;
+            let codes = [got.err().map(|s| s.code()), fetched.err().map(|s| s.code())];
+            for code in codes {
+                let unauthenticated = code == Some(tonic::Code::Unauthenticated);
+                assert_eq!(unauthenticated, ua != Some(TOKEN), "{who}: {code:?}");
+            }
+        }
+    });
+
+    // The job runs, on the executor with the token.
+    let out = run(&assess(
+        demo,
+        &address,
+        &[
+            "--cluster-token-file",
+            cluster.token.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_of(&out)["rows"], 1500);
+    assert!(cluster.executors[0].stderr().contains("Received task"));
+    assert!(!rogue.stderr().contains("Received task"));
+    drop(rogue);
+    cluster.executors.truncate(1);
+    cluster.stop();
+}
+
+#[test]
+fn a_path_outside_the_data_root_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // The cluster's root is a directory beside the file.
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let outside = demo_in(dir.path());
+    let inside = demo_in(&root);
+    std::os::unix::fs::symlink(&outside, root.join("link.csv")).unwrap();
+    let cluster = TestCluster::start(&root, 1);
+    let assess = |file: &Path| {
+        let mut all = vec![
+            "assess",
+            file.to_str().unwrap(),
+            "--qi",
+            "sex,age",
+            "--json",
+        ];
+        all.extend_from_slice(&cluster.flags());
+        run(&all)
+    };
+    let root = cluster.root.display().to_string();
+    // A file under the root is read.
+    let out = assess(&inside);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_of(&out)["rows"], 1500);
+    // One outside it, directly or through a link under it, is refused,
+    // the path and the root named.
+    let outside = outside.canonicalize().unwrap();
+    for (file, says) in [
+        (outside.clone(), format!("path {}", outside.display())),
+        (
+            cluster.root.join("link.csv"),
+            format!("(which resolves to {})", outside.display()),
+        ),
+    ] {
+        let out = assess(&file);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", file.display());
+        assert!(err.contains(&says), "'{says}' not in: {err}");
+        assert!(
+            err.contains(&format!("is outside the data root {root}")),
+            "{err}"
+        );
+        assert!(!err.contains("DataFusionError"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    cluster.stop();
+
+    // An executor refuses too: its root narrower than the scheduler's,
+    // the scheduler plans the job and the executor's task fails.
+    let parent = dir.path().canonicalize().unwrap();
+    let token = token_file(dir.path(), "cluster.token", TOKEN, 0o600);
+    let (token, parent_root) = (token.to_str().unwrap(), parent.to_str().unwrap());
+    let mut scheduler = Process::start(
+        "scheduler",
+        dir.path(),
+        &[
+            "cluster",
+            "scheduler",
+            "--port",
+            "0",
+            "--token-file",
+            token,
+            "--data-root",
+            parent_root,
+        ],
+        &[],
+    );
+    let address =
+        listening_address(&scheduler.line("anonlab cluster scheduler listening on ", START));
+    let work = dir.path().join("work");
+    let mut executor = Process::start(
+        "executor",
+        dir.path(),
+        &[
+            "cluster",
+            "executor",
+            "--scheduler",
+            &address,
+            "--port",
+            "0",
+            "--vcores",
+            "1",
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--token-file",
+            token,
+            "--data-root",
+            &root,
+        ],
+        &[],
+    );
+    executor.line("anonlab cluster executor listening on ", START);
+    let out = run(&[
+        "assess",
+        outside.to_str().unwrap(),
+        "--qi",
+        "sex,age",
+        "--cluster",
+        &address,
+        "--cluster-token-file",
+        token,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "path {} is outside the data root {root}",
+            outside.display()
+        )) && !err.contains('}'),
+        "{err}"
+    );
+    executor.stop();
     scheduler.stop();
 }

@@ -9,6 +9,11 @@
 //! goes to stderr: a process's warnings and errors, a client's nothing
 //! (its command reports what failed), unless `ANONLAB_LOG` names a level
 //! (`info`, `debug`, ...).
+//!
+//! Every process of a cluster, and every client, needs the cluster's token
+//! file (`--token-file`, `--cluster-token-file` for a client, or
+//! `ANONLAB_CLUSTER_TOKEN_FILE`), mode 600; a scheduler and an executor
+//! need a data root (`--data-root`), the directory under which they read.
 
 use std::path::PathBuf;
 
@@ -33,12 +38,22 @@ pub enum ClusterCommand {
 #[derive(Debug, Args)]
 pub struct SchedulerArgs {
     /// The address to listen on: loopback unless told otherwise (0.0.0.0
-    /// for every interface; Ballista has no authentication).
+    /// for every interface; the token is checked on every request, but
+    /// the traffic is not encrypted).
     #[arg(long, default_value = "127.0.0.1", value_name = "HOST")]
     pub bind: String,
     /// The port (0 for a free one, printed when listening).
     #[arg(long, default_value_t = 50050, value_name = "P")]
     pub port: u16,
+    /// The cluster's token file, readable by its owner only (mode 600):
+    /// every client and executor must present the token in it (default:
+    /// the file ANONLAB_CLUSTER_TOKEN_FILE names).
+    #[arg(long = "token-file", value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Plan jobs only on files under this directory (links resolved);
+    /// any other path is refused.
+    #[arg(long = "data-root", value_name = "DIR")]
+    pub data_root: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -50,13 +65,20 @@ pub struct ExecutorArgs {
     #[arg(long, default_value = "127.0.0.1", value_name = "HOST")]
     pub bind: String,
     /// The data port, where clients and other executors fetch results
-    /// (0 for a free one, printed when listening).
+    /// (0 for a free one, printed when listening). The executor asks the
+    /// scheduler for tasks; it has no other port.
     #[arg(long, default_value_t = 50051, value_name = "P")]
     pub port: u16,
-    /// The task port, where the scheduler sends tasks (default: the data
-    /// port + 1, or a free one when the data port is 0).
-    #[arg(long = "task-port", value_name = "P")]
-    pub task_port: Option<u16>,
+    /// The cluster's token file, readable by its owner only (mode 600),
+    /// the scheduler's token (default: the file
+    /// ANONLAB_CLUSTER_TOKEN_FILE names).
+    #[arg(long = "token-file", value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Read only files under this directory (links resolved); a task
+    /// naming any other path fails. The executor reads as the user who
+    /// started it.
+    #[arg(long = "data-root", value_name = "DIR")]
+    pub data_root: PathBuf,
     /// Where to make the work directory for shuffle files and spills
     /// (a fresh directory inside it, removed when the executor stops;
     /// default: the system's temporary directory).
@@ -81,9 +103,13 @@ pub struct ClusterClientArgs {
     /// (see `anonlab cluster`); `anonymize` also has an executor read the
     /// file again for the publishing pass, the table written here. Every
     /// executor reads the file at its absolute path, so it must be there
-    /// for each of them.
+    /// for each of them, under their data root.
     #[arg(long, value_name = "HOST:PORT")]
     pub cluster: Option<String>,
+    /// The cluster's token file, readable by its owner only (mode 600)
+    /// (default: the file ANONLAB_CLUSTER_TOKEN_FILE names).
+    #[arg(long = "cluster-token-file", value_name = "FILE", requires = "cluster")]
+    pub cluster_token_file: Option<PathBuf>,
     /// Give up on the cluster after this many seconds: waiting for it to
     /// have an executor (10 s at most), then for the job.
     #[arg(
@@ -108,11 +134,13 @@ impl ClusterClientArgs {
         if self.cluster_timeout == 0 {
             anyhow::bail!("--cluster-timeout must be at least 1 second");
         }
+        let token = token(self.cluster_token_file.as_deref(), "--cluster-token-file")?;
         // Ballista's client logs a failed job as an error, which the
         // command reports itself: its messages only when asked for.
         init_logger(log::LevelFilter::Off);
         Ok(Some(Cluster::new(
             address,
+            token,
             ClusterOptions {
                 job_timeout: Duration::from_secs(self.cluster_timeout),
                 ready_within: ClusterOptions::default()
@@ -124,6 +152,24 @@ impl ClusterClientArgs {
     }
 }
 
+/// The cluster's token, from the file `flag` names or else the one
+/// `ANONLAB_CLUSTER_TOKEN_FILE` names; none is an error: a cluster is not
+/// used or served without one.
+#[cfg(feature = "cluster")]
+fn token(
+    file: Option<&std::path::Path>,
+    flag: &str,
+) -> anyhow::Result<anonlab_scale::cluster::Token> {
+    use anonlab_scale::cluster::{Token, TOKEN_FILE_VAR};
+    let from_env = std::env::var_os(TOKEN_FILE_VAR).filter(|v| !v.is_empty());
+    let Some(path) = file.map(PathBuf::from).or(from_env.map(PathBuf::from)) else {
+        anyhow::bail!(
+            "the cluster needs its token: give {flag} FILE (or set {TOKEN_FILE_VAR}), a file of mode 600 holding one line, the same for every process of the cluster (make one with `(umask 077; openssl rand -hex 32 > FILE)`)"
+        );
+    };
+    Ok(Token::from_file(&path)?)
+}
+
 #[cfg(not(feature = "cluster"))]
 pub fn run(_: &ClusterArgs) -> anyhow::Result<()> {
     anyhow::bail!("this build of anonlab has no cluster (it needs the `cluster` feature)")
@@ -131,15 +177,20 @@ pub fn run(_: &ClusterArgs) -> anyhow::Result<()> {
 
 #[cfg(feature = "cluster")]
 pub fn run(a: &ClusterArgs) -> anyhow::Result<()> {
-    use anonlab_scale::cluster::{Executor, ExecutorOptions, Scheduler, SchedulerOptions};
+    use anonlab_scale::cluster::{
+        DataRoot, Executor, ExecutorOptions, Scheduler, SchedulerOptions,
+    };
     init_logger(log::LevelFilter::Warn);
     let stop = stop_on_signals()?;
     match &a.command {
         ClusterCommand::Scheduler(s) => {
-            let scheduler = Scheduler::bind(&SchedulerOptions {
-                bind: s.bind.clone(),
-                port: s.port,
-            })?;
+            let mut opts = SchedulerOptions::new(
+                token(s.token_file.as_deref(), "--token-file")?,
+                DataRoot::new(&s.data_root)?,
+            );
+            opts.bind = s.bind.clone();
+            opts.port = s.port;
+            let scheduler = Scheduler::bind(&opts)?;
             scheduler.run(
                 |at| say(format_args!("anonlab cluster scheduler listening on {at}")),
                 stop,
@@ -147,10 +198,14 @@ pub fn run(a: &ClusterArgs) -> anyhow::Result<()> {
             println!("anonlab cluster scheduler stopped");
         }
         ClusterCommand::Executor(e) => {
-            let mut opts = ExecutorOptions::new(e.scheduler.parse()?);
+            let scheduler: anonlab_scale::cluster::Address = e.scheduler.parse()?;
+            let mut opts = ExecutorOptions::new(
+                scheduler,
+                token(e.token_file.as_deref(), "--token-file")?,
+                DataRoot::new(&e.data_root)?,
+            );
             opts.bind = e.bind.clone();
             opts.port = e.port;
-            opts.task_port = e.task_port;
             opts.work_dir = e.work_dir.clone();
             opts.vcores = e.vcores.unwrap_or(0);
             if e.vcores == Some(0) {
@@ -166,9 +221,8 @@ pub fn run(a: &ClusterArgs) -> anyhow::Result<()> {
             executor.run(
                 |r| {
                     say(format_args!(
-                        "anonlab cluster executor listening on {} (data) and {} (tasks), registered with the scheduler at {scheduler} as {}; work directory {}",
+                        "anonlab cluster executor listening on {} (data), registered with the scheduler at {scheduler} as {}; work directory {}",
                         r.data,
-                        r.tasks,
                         r.executor_id,
                         r.work_dir.display()
                     ))
@@ -182,7 +236,7 @@ pub fn run(a: &ClusterArgs) -> anyhow::Result<()> {
 }
 
 /// A line on stdout from a cluster process's thread, where SIGPIPE is
-/// blocked (`data::cluster`): a reader that has gone is no reason to stop
+/// blocked (`anonlab_scale::cluster`): a reader that has gone is no reason to stop
 /// serving, and `println!` would panic.
 #[cfg(feature = "cluster")]
 fn say(line: std::fmt::Arguments) {

@@ -1,15 +1,21 @@
-//! A Ballista executor in this process: it registers with a scheduler,
-//! takes the tasks the scheduler pushes to it (its task port), runs them
-//! with DataFusion, and serves their results and shuffle files to clients
-//! and other executors (its data port, Arrow Flight).
+//! A Ballista executor in this process: it asks a scheduler for tasks,
+//! runs them with DataFusion, and serves their results and shuffle files
+//! to clients and other executors (its data port, Arrow Flight).
 //!
 //! Choices made here, and why:
-//! - Both ports are bound before Ballista starts, so a port in use is told
-//!   at once and port 0 can stand for a free port: Ballista advertises the
-//!   ports it is given to the scheduler, so it must be given real ones.
-//!   The data port's socket is handed to Ballista through its Flight
-//!   server hook, which Ballista calls once registration has succeeded:
-//!   that call is the moment the executor is ready.
+//! - Ballista's pull scheduling: the executor asks the scheduler for work
+//!   over a channel that presents the cluster's token, and has no task
+//!   port. Ballista's push scheduling would have it serve one, which
+//!   Ballista starts itself with no way to check a credential there.
+//! - The data port is bound before Ballista starts, so a port in use is
+//!   told at once and port 0 can stand for a free port: Ballista
+//!   advertises the port it is given to the scheduler, so it must be given
+//!   a real one. Its socket is handed to Ballista through its Flight
+//!   server hook and served by anonlab, every call checked for the token.
+//!   The executor is ready once that port serves and the scheduler has
+//!   answered its first request for work.
+//! - Tasks read files through a store confined to the data root (`root`),
+//!   as the user who started the executor.
 //! - Stopping drops Ballista's executor (its runtime and running tasks)
 //!   and then tells the scheduler, which moves the executor's tasks
 //!   elsewhere at once instead of after its 180 s heartbeat timeout. The
@@ -28,13 +34,19 @@ use std::time::{Duration, Instant};
 use arrow_flight::flight_service_server::FlightServiceServer;
 use ballista_core::config::TaskSchedulingPolicy;
 use ballista_core::error::BallistaError;
+use ballista_core::extension::SessionConfigExt;
 use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
 use ballista_core::serde::protobuf::ExecutorStoppedParams;
 use ballista_core::utils::create_grpc_server;
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
 use ballista_executor::flight_service::BallistaFlightService;
+use ballista_executor::health::ExecutorHealth;
 use ballista_executor::ArrowFlightServerProvider;
+use datafusion::prelude::SessionConfig;
+use tonic::service::interceptor::InterceptedService;
 
+use super::auth::Token;
+use super::root::DataRoot;
 use super::scheduler::{bind_error, listen};
 use super::{ask_readyz, bind_ip, connect, ip_text, not_a_scheduler, without_sigpipe, Address};
 use anonlab::error::{Error, Result};
@@ -50,9 +62,11 @@ pub struct ExecutorOptions {
     pub bind: String,
     /// The data port (Arrow Flight); 0 takes a free one.
     pub port: u16,
-    /// The task port (gRPC); `None` takes the data port + 1, or a free
-    /// one when the data port is 0.
-    pub task_port: Option<u16>,
+    /// The cluster's token: presented to the scheduler and the other
+    /// executors, asked of whoever calls the data port.
+    pub token: Token,
+    /// The directory under which tasks may read files.
+    pub data_root: DataRoot,
     /// Where the work directory is made (the system's temporary
     /// directory when `None`).
     pub work_dir: Option<PathBuf>,
@@ -68,16 +82,17 @@ pub struct ExecutorOptions {
     pub start_within: Duration,
 }
 
-/// Ballista's data port for an executor; its task port is the next one.
+/// Ballista's data port for an executor.
 pub const DEFAULT_EXECUTOR_PORT: u16 = 50051;
 
 impl ExecutorOptions {
-    pub fn new(scheduler: Address) -> Self {
+    pub fn new(scheduler: Address, token: Token, data_root: DataRoot) -> Self {
         ExecutorOptions {
             scheduler,
             bind: "127.0.0.1".into(),
             port: DEFAULT_EXECUTOR_PORT,
-            task_port: None,
+            token,
+            data_root,
             work_dir: None,
             vcores: 0,
             memory_limit: None,
@@ -91,13 +106,12 @@ impl ExecutorOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutorReady {
     pub data: SocketAddr,
-    pub tasks: SocketAddr,
     pub work_dir: PathBuf,
     pub executor_id: String,
 }
 
-/// An executor whose ports are bound and whose scheduler answers, not yet
-/// registered.
+/// An executor whose port is bound and whose scheduler answers (and takes
+/// its token), not yet registered.
 #[derive(Debug)]
 pub struct Executor {
     opts: ExecutorOptions,
@@ -106,30 +120,16 @@ pub struct Executor {
     scheduler: SocketAddr,
     data: TcpListener,
     data_address: SocketAddr,
-    tasks: SocketAddr,
     work_dir: tempfile::TempDir,
 }
 
 impl Executor {
-    /// Bind the ports, make the work directory and reach the scheduler
-    /// (trying again for `connect_within`): every problem of the setup is
-    /// told here, before Ballista starts.
+    /// Bind the port, make the work directory and reach the scheduler
+    /// (trying again for `connect_within`), which must take the token:
+    /// every problem of the setup is told here, before Ballista starts.
     pub fn bind(opts: ExecutorOptions) -> Result<Executor> {
         let ip = bind_ip(&opts.bind)?;
         let (data, data_address) = listen(SocketAddr::new(ip, opts.port))?;
-        let task_port = match opts.task_port {
-            Some(p) => p,
-            None if opts.port == 0 => 0,
-            None => opts.port.checked_add(1).ok_or_else(|| {
-                Error::Parameter(
-                    "the data port is 65535, so the task port (by default the next one) cannot be; give the task port explicitly".into(),
-                )
-            })?,
-        };
-        // Ballista binds the task port itself: find it free (or a free
-        // one for 0) and release it for Ballista.
-        let (probe, tasks) = listen(SocketAddr::new(ip, task_port))?;
-        drop(probe);
         let parent = opts.work_dir.clone().unwrap_or_else(std::env::temp_dir);
         std::fs::create_dir_all(&parent).map_err(|e| Error::Write(parent.clone(), e))?;
         let work_dir = tempfile::Builder::new()
@@ -142,14 +142,13 @@ impl Executor {
                 work_dir.path().display()
             )));
         }
-        let scheduler = reach(&opts.scheduler, opts.connect_within)?;
+        let scheduler = reach(&opts.scheduler, &opts.token, opts.connect_within)?;
         Ok(Executor {
             opts,
             ip,
             scheduler,
             data,
             data_address,
-            tasks,
             work_dir,
         })
     }
@@ -157,11 +156,6 @@ impl Executor {
     /// The data port's address (results and shuffle files).
     pub fn data_address(&self) -> SocketAddr {
         self.data_address
-    }
-
-    /// The task port's address (the scheduler pushes tasks there).
-    pub fn task_address(&self) -> SocketAddr {
-        self.tasks
     }
 
     pub fn work_dir(&self) -> &Path {
@@ -193,24 +187,36 @@ impl Executor {
             .map(str::to_string)
             .ok_or_else(|| fail(&"the work directory is not a UTF-8 path"))?;
         let (ready_tx, ready_rx) = futures::channel::oneshot::channel::<()>();
+        let health = ExecutorHealth::new();
+        let token = &self.opts.token;
+        let endpoint = token.endpoint_override();
         let config = ExecutorProcessConfig {
             bind_host: ip_text(self.ip),
             external_host: (!self.ip.is_unspecified()).then(|| self.ip.to_string()),
             port: self.data_address.port(),
-            grpc_port: self.tasks.port(),
+            // No task port: pull scheduling (the module's notes).
+            grpc_port: 0,
             scheduler_host: ip_text(self.scheduler.ip()),
             scheduler_port: self.scheduler.port(),
             vcores: self.opts.vcores,
-            task_scheduling_policy: TaskSchedulingPolicy::PushStaged,
+            task_scheduling_policy: TaskSchedulingPolicy::PullStaged,
             work_dir: Some(work.clone()),
             memory_pool_size: self.opts.memory_limit,
-            override_arrow_flight_service: Some(flight_server(self.data, ready_tx)),
+            override_arrow_flight_service: Some(flight_server(self.data, ready_tx, token.clone())),
+            // The channel to the scheduler, and the tasks' channels to
+            // other executors' data ports, present the token.
+            override_create_grpc_client_endpoint: Some(endpoint.clone()),
+            override_config_producer: Some(Arc::new(move || {
+                SessionConfig::new_with_ballista()
+                    .with_ballista_override_create_grpc_client_endpoint(endpoint.clone())
+            })),
+            override_runtime_producer: Some(self.opts.data_root.runtime_producer(work.clone())),
+            health: health.clone(),
             ..Default::default()
         };
         let executor_id = config.executor_id.clone();
         let ready = ExecutorReady {
             data: self.data_address,
-            tasks: self.tasks,
             work_dir: self.work_dir.path().to_path_buf(),
             executor_id: executor_id.clone(),
         };
@@ -227,7 +233,17 @@ impl Executor {
             tokio::pin!(stop);
             let started = tokio::time::sleep(start_within);
             tokio::pin!(started);
-            let mut ready_rx = Some(ready_rx);
+            // The data port serves, and the scheduler has answered a
+            // request for work.
+            let serving = async move {
+                let served = ready_rx.await.is_ok();
+                while served && !health.is_ready() {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                served
+            };
+            tokio::pin!(serving);
+            let mut waiting = true;
             let mut on_ready = Some(on_ready);
             loop {
                 tokio::select! {
@@ -240,9 +256,9 @@ impl Executor {
                             (r, _) => Ended::Ballista(r),
                         };
                     }
-                    r = async { ready_rx.as_mut().expect("guarded").await }, if ready_rx.is_some() => {
-                        ready_rx = None;
-                        if r.is_ok() {
+                    served = &mut serving, if waiting => {
+                        waiting = false;
+                        if served {
                             registered = true;
                             if let Some(f) = on_ready.take() {
                                 f(&ready);
@@ -262,14 +278,14 @@ impl Executor {
             Ended::Ballista(Ok(())) => Err(fail(
                 &"the executor's services stopped (see the messages above)",
             )),
-            Ended::Ballista(Err(e)) => Err(ballista_error(scheduler, self.tasks, e)),
+            Ended::Ballista(Err(e)) => Err(ballista_error(scheduler, self.data_address, e)),
             Ended::NotStarted => Err(fail(&format!(
                 "the executor did not register with the scheduler within {} s",
                 start_within.as_secs()
             ))),
         };
         if registered {
-            tell_stopped(self.scheduler, &executor_id);
+            tell_stopped(self.scheduler, &executor_id, &self.opts.token);
         }
         drop(self.work_dir);
         result
@@ -284,23 +300,24 @@ enum Ended {
 }
 
 /// Ballista's error in words about this setup.
-fn ballista_error(scheduler: &Address, tasks: SocketAddr, e: BallistaError) -> Error {
+fn ballista_error(scheduler: &Address, data: SocketAddr, e: BallistaError) -> Error {
     match e {
         BallistaError::GrpcConnectionError(m) => scheduler.error(format!(
             "the executor cannot connect to the scheduler ({m})"
         )),
         BallistaError::IoError(io) if io.kind() == std::io::ErrorKind::AddrInUse => {
-            bind_error(tasks, io)
+            bind_error(data, io)
         }
         e => scheduler.error(format!("the executor failed: {e}")),
     }
 }
 
 /// The scheduler's socket address, reached by TCP and asked whether it
-/// is a Ballista scheduler (its `/readyz` answers 200 or 503); tried again
-/// every quarter second while nothing answers, until `within` has passed,
-/// so an executor started with its scheduler waits for it.
-fn reach(scheduler: &Address, within: Duration) -> Result<SocketAddr> {
+/// is a Ballista scheduler that takes `token` (its `/readyz` answers 200
+/// or 503, not 401); tried again every quarter second while nothing
+/// answers, until `within` has passed, so an executor started with its
+/// scheduler waits for it.
+fn reach(scheduler: &Address, token: &Token, within: Duration) -> Result<SocketAddr> {
     let deadline = Instant::now() + within;
     let stream = loop {
         match connect(scheduler) {
@@ -321,24 +338,27 @@ fn reach(scheduler: &Address, within: Duration) -> Result<SocketAddr> {
     let at = stream
         .peer_addr()
         .map_err(|e| scheduler.error(e.to_string()))?;
-    match ask_readyz(stream, scheduler)? {
+    match ask_readyz(stream, scheduler, token)? {
         200 | 503 => Ok(at),
+        401 => Err(scheduler.error(super::auth::REFUSED)),
         status => Err(not_a_scheduler(scheduler, status)),
     }
 }
 
-/// Ballista's Flight server, on the data port bound before it started;
-/// `ready` is sent when Ballista asks for it, which it does once the
-/// executor has registered.
+/// Ballista's Flight server, on the data port bound before it started,
+/// every call refused unless it presents `token`; `ready` is sent when
+/// Ballista asks for it, which it does once it has started.
 fn flight_server(
     listener: TcpListener,
     ready: futures::channel::oneshot::Sender<()>,
+    token: Token,
 ) -> Arc<ArrowFlightServerProvider> {
     let listener = Mutex::new(Some(listener));
     let ready = Mutex::new(Some(ready));
     Arc::new(move |work_dir, address, mut shutdown, grpc| {
         let listener = listener.lock().ok().and_then(|mut l| l.take());
         let ready = ready.lock().ok().and_then(|mut r| r.take());
+        let token = token.clone();
         tokio::spawn(async move {
             let listener = listener.ok_or_else(|| {
                 BallistaError::General(format!("the data port {address} was asked for twice"))
@@ -353,12 +373,11 @@ fn flight_server(
             }
             // Ballista's own limits for Flight messages (16 MiB).
             let size = 16 * 1024 * 1024;
+            let flight = FlightServiceServer::new(BallistaFlightService::new(work_dir))
+                .max_decoding_message_size(size)
+                .max_encoding_message_size(size);
             create_grpc_server(&grpc)
-                .add_service(
-                    FlightServiceServer::new(BallistaFlightService::new(work_dir))
-                        .max_decoding_message_size(size)
-                        .max_encoding_message_size(size),
-                )
+                .add_service(InterceptedService::new(flight, token.interceptor()))
                 .serve_with_incoming_shutdown(incoming, shutdown.recv())
                 .await
                 .map_err(BallistaError::TonicError)
@@ -368,7 +387,7 @@ fn flight_server(
 
 /// Tell the scheduler that the executor `id` stopped, so that it moves
 /// its tasks elsewhere now. Bounded; a scheduler already gone is no error.
-fn tell_stopped(scheduler: SocketAddr, id: &str) {
+fn tell_stopped(scheduler: SocketAddr, id: &str, token: &Token) {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -381,6 +400,7 @@ fn tell_stopped(scheduler: SocketAddr, id: &str) {
             .map_err(|e| e.to_string())?
             .connect_timeout(Duration::from_secs(3))
             .timeout(Duration::from_secs(3));
+        let endpoint = token.on(endpoint).map_err(|e| e.to_string())?;
         let channel = endpoint.connect().await.map_err(|e| e.to_string())?;
         SchedulerGrpcClient::new(channel)
             .executor_stopped(ExecutorStoppedParams {

@@ -11,24 +11,49 @@
 //! published through the cluster too ([`Cluster::publish`]): an executor
 //! reads the file in file order, the client places and writes the rows.
 //!
+//! Security: who may use a cluster, and what it reads.
+//! - Every process of a cluster holds the cluster's token, read from a
+//!   file only its user may read ([`Token::from_file`]: mode 600, anything
+//!   else refused). Every request to every port presents it and is refused
+//!   without it: the scheduler's port (gRPC and `/readyz`), which anonlab
+//!   serves itself around Ballista's service (`scheduler`), and each
+//!   executor's data port (Arrow Flight), which anonlab serves too
+//!   (`executor`). Every channel Ballista opens presents it through
+//!   Ballista's endpoint hook (`auth` says how). The executors run with
+//!   Ballista's pull scheduling, so they have no task port: Ballista would
+//!   start that server itself, with no way to check a credential there.
+//!   Chosen over mutual TLS, which would need a TLS library this build
+//!   does not carry and certificates for every node; the token does not
+//!   encrypt (`auth`).
+//! - A scheduler and an executor refuse to start without a token, on
+//!   loopback too (on a machine with other users, loopback is no
+//!   boundary), and a client does not send a job without one.
+//! - A scheduler plans, and an executor reads, only files under its data
+//!   root (`--data-root`), resolved with links followed; any other path
+//!   is refused with its name and the root's (`root`), and nothing is
+//!   written through the cluster. An executor reads as the user who
+//!   started it.
+//!
 //! Choices made here, and why:
 //! - Every process reads the file by the same absolute path: the client
 //!   (the header, the schema), the scheduler (planning the scan) and the
 //!   executors (the rows). A cluster is therefore for files on storage
-//!   that every node mounts at the same place; the client makes the path
-//!   absolute and refuses what it cannot read itself.
+//!   that every node mounts at the same place, under the data root of
+//!   each; the client names the file as any command does (relative to
+//!   its working directory, or absolute), makes the path absolute, and
+//!   refuses what it cannot read itself.
 //! - Before a job is sent, the client asks the scheduler's `/readyz`
 //!   whether an executor has registered: Ballista would queue the job
 //!   without end on a scheduler with none. Every network wait has a bound
 //!   ([`ClusterOptions`]).
-//! - Scheduler and executors use Ballista's push scheduling (the
-//!   scheduler sends tasks to the executors) and round-robin placement, so
-//!   a job's tasks spread over every executor.
-//! - Ballista has no authentication: whoever reaches the ports can run
-//!   queries that read any file the executors can. The processes bind to
-//!   the loopback interface unless told otherwise.
+//! - Scheduler and executors use Ballista's pull scheduling (each
+//!   executor asks for tasks as it has cores free), so a job's tasks
+//!   spread over the executors that are free. The processes bind to the
+//!   loopback interface unless told otherwise.
 
+mod auth;
 mod executor;
+mod root;
 mod scheduler;
 
 use std::io::{Read, Write};
@@ -41,7 +66,9 @@ use ballista::prelude::{SessionConfigExt, SessionContextExt};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
+pub use auth::{Token, TOKEN_FILE_VAR};
 pub use executor::{Executor, ExecutorOptions, ExecutorReady};
+pub use root::DataRoot;
 pub use scheduler::{Scheduler, SchedulerOptions};
 
 use crate::engine::{check_input, frequency_table_in, FrequencyTable};
@@ -227,11 +254,13 @@ impl Default for ClusterOptions {
     }
 }
 
-/// A client's handle on a cluster: its scheduler's address and how to run
-/// work there. It holds no connection; each call makes its own.
+/// A client's handle on a cluster: its scheduler's address, the token it
+/// presents, and how to run work there. It holds no connection; each call
+/// makes its own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cluster {
     scheduler: Address,
+    token: Token,
     options: ClusterOptions,
 }
 
@@ -239,8 +268,12 @@ pub struct Cluster {
 const NETWORK_WAIT: Duration = Duration::from_secs(5);
 
 impl Cluster {
-    pub fn new(scheduler: Address, options: ClusterOptions) -> Self {
-        Cluster { scheduler, options }
+    pub fn new(scheduler: Address, token: Token, options: ClusterOptions) -> Self {
+        Cluster {
+            scheduler,
+            token,
+            options,
+        }
     }
 
     pub fn scheduler(&self) -> &Address {
@@ -329,14 +362,35 @@ impl Cluster {
         // Tasks the client left (connections closing) get a moment, not
         // an unbounded wait.
         runtime.shutdown_timeout(Duration::from_secs(2));
-        result
+        result.map_err(|e| self.refusal(e))
+    }
+
+    /// A refusal of the cluster's that came back inside a job's error
+    /// (nested, quoted), in its own words; any other error as it is.
+    fn refusal(&self, e: Error) -> Error {
+        let text = e.to_string();
+        if let Some(refused) = root::refusal_in(&text) {
+            return self.scheduler.error(format!(
+                "the cluster refused the file: {refused} (it reads only under the data root its processes were given)"
+            ));
+        }
+        if text.contains(auth::DATA_REFUSED) {
+            return self.scheduler.error(auth::DATA_REFUSED);
+        }
+        if text.contains("Unauthenticated") || text.contains(auth::REFUSED) {
+            return self.scheduler.error(auth::REFUSED);
+        }
+        e
     }
 
     /// A DataFusion session whose plans run on the cluster.
     async fn context(&self, partitions: usize) -> Result<SessionContext> {
         let config = SessionConfig::new_with_ballista()
             .with_target_partitions(partitions.max(1))
-            .with_batch_size(8192);
+            .with_batch_size(8192)
+            // The channels to the scheduler and to the executors' data
+            // ports present the token.
+            .with_ballista_override_create_grpc_client_endpoint(self.token.endpoint_override());
         let state = SessionStateBuilder::new()
             .with_config(config)
             .with_default_features()
@@ -350,12 +404,13 @@ impl Cluster {
     fn wait_ready(&self) -> Result<()> {
         let deadline = Instant::now() + self.options.ready_within;
         loop {
-            match readyz(&self.scheduler)? {
+            match readyz(&self.scheduler, &self.token)? {
                 200 => return Ok(()),
+                401 => return Err(self.scheduler.error(auth::REFUSED)),
                 503 if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(200)),
                 503 => {
                     return Err(self.scheduler.error(format!(
-                        "the scheduler has no executor (none registered within {} s); start one with `anonlab cluster executor --scheduler {}`",
+                        "the scheduler has no executor (none registered within {} s); start one with `anonlab cluster executor --scheduler {} --token-file FILE --data-root DIR`",
                         self.options.ready_within.as_secs(),
                         self.scheduler
                     )))
@@ -367,13 +422,14 @@ impl Cluster {
 }
 
 /// The HTTP status of the scheduler's `/readyz` (200: an executor is
-/// there; 503: none yet). Plain HTTP/1.1 on the scheduler's one port.
-fn readyz(scheduler: &Address) -> Result<u16> {
-    ask_readyz(connect(scheduler)?, scheduler)
+/// there; 503: none yet; 401: `token` is not the cluster's). Plain
+/// HTTP/1.1 on the scheduler's one port.
+fn readyz(scheduler: &Address, token: &Token) -> Result<u16> {
+    ask_readyz(connect(scheduler)?, scheduler, token)
 }
 
 /// [`readyz`] on a connection made.
-pub(crate) fn ask_readyz(mut stream: TcpStream, scheduler: &Address) -> Result<u16> {
+pub(crate) fn ask_readyz(mut stream: TcpStream, scheduler: &Address, token: &Token) -> Result<u16> {
     let not_scheduler = |e: std::io::Error| {
         scheduler.error(format!(
             "does not answer as a Ballista scheduler ({e}); is `anonlab cluster scheduler` running there?"
@@ -387,7 +443,8 @@ pub(crate) fn ask_readyz(mut stream: TcpStream, scheduler: &Address) -> Result<u
         .map_err(not_scheduler)?;
     write!(
         stream,
-        "GET /readyz HTTP/1.1\r\nHost: {scheduler}\r\nConnection: close\r\n\r\n"
+        "GET /readyz HTTP/1.1\r\nHost: {scheduler}\r\nAuthorization: {}\r\nConnection: close\r\n\r\n",
+        token.bearer()
     )
     .map_err(not_scheduler)?;
     // The status line is all that is read; 64 bytes hold it.
@@ -437,6 +494,10 @@ pub(crate) fn connect(address: &Address) -> Result<TcpStream> {
 mod tests {
     use super::*;
 
+    fn token() -> Token {
+        Token::new(b"0123456789abcdef0123456789abcdef").unwrap()
+    }
+
     #[test]
     fn addresses_are_read_as_host_and_port() {
         let a: Address = "127.0.0.1:50050".parse().unwrap();
@@ -476,7 +537,11 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
-        let cluster = Cluster::new(Address::new("127.0.0.1", port), ClusterOptions::default());
+        let cluster = Cluster::new(
+            Address::new("127.0.0.1", port),
+            token(),
+            ClusterOptions::default(),
+        );
         let e = cluster.wait_ready().unwrap_err().to_string();
         assert!(e.contains(&format!("cluster at 127.0.0.1:{port}")), "{e}");
         assert!(e.contains("nothing answers there"), "{e}");
@@ -491,7 +556,7 @@ mod tests {
             let (mut s, _) = listener.accept().unwrap();
             let _ = s.write_all(b"SSH-2.0-OpenSSH_9.6\r\n");
         });
-        let e = readyz(&Address::new("127.0.0.1", port))
+        let e = readyz(&Address::new("127.0.0.1", port), &token())
             .unwrap_err()
             .to_string();
         assert!(e.contains("does not answer as a Ballista scheduler"), "{e}");
