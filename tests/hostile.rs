@@ -445,6 +445,47 @@ fn no_output_replaces_an_input_and_devices_stay_devices() {
             &["it is the input"],
         );
     }
+    // The population table is an input too (issue 36, item 6): neither a
+    // saved project nor a release written from that project may name it.
+    c.input("pop.csv", people(240));
+    refused(
+        &c.run(&[
+            "assess",
+            "d.csv",
+            "--qi",
+            "sex,age",
+            "--population",
+            "pop.csv",
+            "--save-project",
+            "pop.csv",
+        ]),
+        &["pop.csv", "it is the input"],
+    );
+    succeeded(&c.run(&[
+        "assess",
+        "d.csv",
+        "--qi",
+        "sex,age",
+        "--population",
+        "pop.csv",
+        "--save-project",
+        "p.json",
+    ]));
+    c.input("p.json", std::fs::read(c.path("p.json")).unwrap());
+    refused(
+        &c.run(&[
+            "anonymize",
+            "--project",
+            "p.json",
+            "-a",
+            "mondrian",
+            "--queries",
+            "0",
+            "-o",
+            "pop.csv",
+        ]),
+        &["pop.csv", "it is the input"],
+    );
     // A device is written directly, never renamed over.
     if cfg!(unix) && device("/dev/null") {
         succeeded(&c.run(&with(&["-o", "/dev/null"])));

@@ -619,8 +619,8 @@ impl Session {
     }
 
     /// The files the session was read from — the data file, the
-    /// hierarchy files and Construction's conditions file — which no output
-    /// may replace (`data::output`).
+    /// hierarchy files, Construction's conditions file and the population
+    /// table — which no output may replace (`data::output`).
     pub fn inputs(&self) -> Inputs {
         let mut inputs = Inputs::new();
         if let Some(p) = &self.source {
@@ -633,6 +633,9 @@ impl Session {
         }
         if let Some(c) = &self.params.conditions {
             inputs.add(c);
+        }
+        if let Some(t) = &self.attacker.population.table {
+            inputs.add(t);
         }
         inputs
     }
