@@ -360,3 +360,89 @@ fn demo_change_k_write_the_report_and_quit_in_a_real_terminal() {
             .unwrap();
     assert_eq!(project["params"]["k"], 6, "the answer w saved the project");
 }
+
+/// SIGTERM (a `kill`), SIGHUP (the terminal window closed) and SIGINT
+/// sent to the TUI give the terminal back before the process ends as the
+/// signal would (issue 36, item 8): the shell's line discipline is back
+/// (`stty` shows icanon, echo and isig), the alternate screen, mouse
+/// reporting and the hidden cursor are undone, and the shell sees
+/// 128 + the signal.
+#[test]
+fn signals_give_the_terminal_back() {
+    // .ci/run installs tmux; under CI its absence fails the test.
+    if !common::require(have_tmux(), "tmux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let tmux = start(dir.path(), &work);
+    let bin = env!("CARGO_BIN_EXE_anonlab");
+    let pane = |format: &str| -> String {
+        let out = tmux.run(&["display-message", "-p", "-t", "anonlab", format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    for (signal, number) in [("TERM", 15), ("HUP", 1), ("INT", 2)] {
+        tmux.send(&["clear", "Enter"]);
+        tmux.wait_for("a clear screen", |s| {
+            s.contains("shell$") && !s.contains("exit-")
+        });
+        // The shell writes the TUI's pid (exec keeps it), then runs it.
+        let pid_file = work.join(format!("pid-{signal}"));
+        tmux.send(&[
+            &format!("sh -c 'echo $$ > pid-{signal}; exec \"$0\"' '{bin}'; echo exit-{signal}=$?"),
+            "Enter",
+        ]);
+        tmux.wait_for("the demo on the Data screen", |s| {
+            s.contains("1 Data") && s.contains("demo.csv (embedded)")
+        });
+        assert_eq!(
+            pane("#{alternate_on}"),
+            "1",
+            "the TUI is on the alternate screen"
+        );
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let killed = Command::new("kill")
+            .args(["-s", signal, pid.trim()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let screen = tmux.wait_for("the shell after the signal", |s| {
+            s.lines().any(|l| l.starts_with(&format!("exit-{signal}=")))
+        });
+        let want = format!("exit-{signal}={}", 128 + number);
+        assert!(
+            screen.lines().any(|l| l == want),
+            "SIG{signal}: the shell did not see {want}:\n{screen}"
+        );
+        assert_eq!(
+            pane("#{alternate_on}"),
+            "0",
+            "SIG{signal}: alternate screen left on"
+        );
+        assert_eq!(
+            pane("#{mouse_any_flag}"),
+            "0",
+            "SIG{signal}: mouse reporting left on"
+        );
+        assert_eq!(
+            pane("#{cursor_flag}"),
+            "1",
+            "SIG{signal}: cursor left hidden"
+        );
+        tmux.send(&["stty -a; echo stty-done", "Enter"]);
+        let screen = tmux.wait_for("stty's settings", |s| s.lines().any(|l| l == "stty-done"));
+        for setting in ["icanon", "echo", "isig"] {
+            assert!(
+                screen.split_whitespace().any(|w| w == setting),
+                "SIG{signal}: the terminal was left with -{setting}:\n{screen}"
+            );
+            assert!(
+                !screen
+                    .split_whitespace()
+                    .any(|w| w == format!("-{setting}")),
+                "SIG{signal}: the terminal was left with -{setting}:\n{screen}"
+            );
+        }
+    }
+}

@@ -190,6 +190,9 @@ pub fn check_terminal() -> anyhow::Result<()> {
 pub fn run_app(mut app: App) -> anyhow::Result<()> {
     check_terminal()?;
     let mut guard = TerminalGuard::enter()?;
+    // Declared after the terminal's guard, so dropped before it: the
+    // signal thread stops before the terminal is restored on return.
+    let _signals = SignalGuard::install()?;
     let mut mouse = true;
     let (tx, rx) = mpsc::channel();
     let mut epoch = 0u64;
@@ -321,6 +324,60 @@ impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore_terminal();
         let _ = self.terminal.show_cursor();
+    }
+}
+
+/// Gives the terminal back when the process is told to end — SIGTERM (a
+/// `kill`), SIGHUP (the terminal window closed), SIGINT (sent by `kill`;
+/// Ctrl-C is a key in raw mode) — then ends the process as the signal
+/// would have, so the shell sees 128 + the signal. On a thread of its own,
+/// not the event loop's: a loop busy or blocked must not keep the terminal
+/// raw. Stops listening when dropped (the TUI returned normally).
+#[cfg(unix)]
+struct SignalGuard {
+    handle: signal_hook::iterator::Handle,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+#[cfg(unix)]
+impl SignalGuard {
+    fn install() -> io::Result<Self> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+        let handle = signals.handle();
+        let thread = thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                restore_terminal();
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                // Only reached if the default action did not end us.
+                std::process::exit(128 + signal);
+            }
+        });
+        Ok(SignalGuard {
+            handle,
+            thread: Some(thread),
+        })
+    }
+}
+
+#[cfg(unix)]
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        self.handle.close();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Elsewhere the default actions stand.
+#[cfg(not(unix))]
+struct SignalGuard;
+
+#[cfg(not(unix))]
+impl SignalGuard {
+    fn install() -> io::Result<Self> {
+        Ok(SignalGuard)
     }
 }
 
