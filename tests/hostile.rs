@@ -184,6 +184,86 @@ fn deeply_nested_rules_are_refused_not_a_stack_overflow() {
 }
 
 // Family 2: reads and loops without end.
+/// A FIFO (named pipe) that no one writes, given as the data, a project,
+/// a conditions or a hierarchy file, is refused at once instead of being
+/// waited on forever, on every path (issue 36, item 9); so is a project
+/// whose fingerprinted data path is a device that never ends.
+#[cfg(unix)]
+#[test]
+fn fifos_and_endless_devices_are_refused_not_waited_on() {
+    let mut c = Case::new();
+    c.input("d.csv", people(40));
+    let made = std::process::Command::new("mkfifo")
+        .arg(c.path("pipe.csv"))
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo");
+    // Each run is bounded: a wait would be killed and fail the refusal.
+    let within = |args: &[&str]| -> Output {
+        let out = anonlab()
+            .current_dir(c.dir.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .args(args)
+            .output()
+            .unwrap();
+        c.check_untouched(args);
+        out
+    };
+    let fifo = [
+        "pipe.csv",
+        "FIFO (named pipe)",
+        "write the data to a file first",
+    ];
+    refused(&within(&["assess", "pipe.csv", "--qi", "a"]), &fifo);
+    refused(
+        &within(&["assess", "pipe.csv", "--qi", "a", "--format", "parquet"]),
+        &fifo,
+    );
+    if cfg!(feature = "engine") {
+        refused(
+            &within(&["assess", "pipe.csv", "--qi", "a", "--engine", "datafusion"]),
+            &fifo,
+        );
+    }
+    refused(&within(&["assess", "--project", "pipe.csv"]), &fifo);
+    refused(
+        &within(&[
+            "anonymize",
+            "d.csv",
+            "--qi",
+            "sex,age",
+            "-a",
+            "construction",
+            "--conditions",
+            "pipe.csv",
+        ]),
+        &fifo,
+    );
+    refused(
+        &within(&[
+            "anonymize",
+            "d.csv",
+            "--qi",
+            "sex,age",
+            "-a",
+            "full-domain",
+            "--hierarchies",
+            "age=pipe.csv",
+        ]),
+        &fifo,
+    );
+    // A project whose data path is an endless device, with a fingerprint
+    // to check: refused, never read forever.
+    if device("/dev/zero") {
+        c.input(
+            "pz.json",
+            r#"{"version":1,"data":{"path":"/dev/zero","fingerprint":{"size":1,"hash":"fnv1a64:0000000000000000"}},"roles":{"a":"quasi-identifier"}}"#,
+        );
+        let out = within(&["assess", "--project", "pz.json"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    }
+}
+
 #[test]
 fn endless_and_oversized_inputs_stop_at_their_limits() {
     let mut c = Case::new();

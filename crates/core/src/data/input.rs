@@ -27,12 +27,40 @@ pub fn max_text_bytes() -> u64 {
         .unwrap_or(DEFAULT_MAX_TEXT_BYTES)
 }
 
+/// Open an input file for reading, refusing a FIFO (named pipe) before
+/// opening it: opening a FIFO that no one writes blocks forever, and one
+/// that is written is read once, where anonlab reads a file more than once
+/// (its first bytes for the format, then the data). The refusal says to
+/// write the data to a file first. Regular files and devices open as
+/// usual (an endless device stops at the reader's limit).
+pub fn open_input(file: &Path) -> std::io::Result<std::fs::File> {
+    refuse_fifo(file)?;
+    std::fs::File::open(file)
+}
+
+/// The refusal of [`open_input`], for readers that open the file
+/// themselves (the query engine).
+pub fn refuse_fifo(file: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(file)?.file_type().is_fifo() {
+            return Err(std::io::Error::other(
+                "it is a FIFO (named pipe), which anonlab does not read: it would wait for a writer, and it reads a file more than once; write the data to a file first",
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
 /// Read `file` whole, refusing more than [`max_text_bytes`]; `what` names
 /// the kind of file in the message ("project file", "hierarchy file").
 pub fn read_text_file(file: &Path, what: &str) -> Result<Vec<u8>> {
     let limit = max_text_bytes();
     let io = |e| Error::Io(file.to_path_buf(), e);
-    let f = std::fs::File::open(file).map_err(io)?;
+    let f = open_input(file).map_err(io)?;
     let meta = f.metadata().map_err(io)?;
     if meta.is_dir() {
         return Err(Error::input(

@@ -146,11 +146,22 @@ pub struct DataFingerprint {
 }
 
 impl DataFingerprint {
-    /// Read `file` once, in blocks (a large CSV is never held whole).
+    /// Read `file` once, in blocks (a large CSV is never held whole). A
+    /// regular file only: a device (`/dev/zero`) would be read forever, a
+    /// FIFO waited on.
     pub fn of_file(file: &Path) -> Result<Self> {
         use std::io::Read;
         let io = |e| Error::Io(file.to_path_buf(), e);
-        let mut f = std::fs::File::open(file).map_err(io)?;
+        let meta = std::fs::metadata(file).map_err(io)?;
+        if !meta.is_file() {
+            return Err(Error::input(
+                file,
+                None,
+                None,
+                "is not a regular file, so it has no fingerprint (a project's data file is one)",
+            ));
+        }
+        let mut f = crate::data::input::open_input(file).map_err(io)?;
         let mut buf = vec![0u8; 1 << 16];
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         let mut size = 0u64;

@@ -246,6 +246,7 @@ pub(crate) fn check_input(
         ));
     }
     let meta = std::fs::metadata(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    anonlab::data::input::refuse_fifo(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
     if meta.is_dir() {
         return Err(Error::input(
             path,

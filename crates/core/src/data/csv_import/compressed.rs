@@ -89,7 +89,7 @@ pub(in crate::data) fn load_csv_compressed(
     codec: Codec,
 ) -> Result<Dataset> {
     let io = |e| Error::Io(path.to_path_buf(), e);
-    let file = File::open(path).map_err(io)?;
+    let file = crate::data::input::open_input(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_dir() {
         return Err(Error::input(

@@ -23,7 +23,6 @@
 //!   number; `numeric`/`categorical` override the detection per column.
 //! - Rows are counted as a spreadsheet would: the header is row 1.
 
-use std::fs::File;
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -135,7 +134,7 @@ const CANDIDATES: [u8; 4] = [b',', b';', b'\t', b'|'];
 /// Load a CSV file from disk.
 pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     let io = |e| Error::Io(path.to_path_buf(), e);
-    let mut file = File::open(path).map_err(io)?;
+    let mut file = crate::data::input::open_input(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_dir() {
         return Err(Error::input(
@@ -512,7 +511,7 @@ fn delimiter_of(opts: &CsvOptions, head: &[u8]) -> Result<u8> {
 /// query engine of `anonlab-scale`).
 pub fn csv_header(path: &Path, opts: &CsvOptions) -> Result<(Vec<String>, u8)> {
     let io = |e| Error::Io(path.to_path_buf(), e);
-    let file = File::open(path).map_err(io)?;
+    let file = crate::data::input::open_input(path).map_err(io)?;
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     file.take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)

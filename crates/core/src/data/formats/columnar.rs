@@ -94,7 +94,7 @@ pub(super) fn load_arrow(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
 /// Open `path`, refusing a directory and a file over the size limit.
 fn open_checked(path: &Path, opts: &CsvOptions, what: &str) -> Result<File> {
     let io = |e| Error::Io(path.to_path_buf(), e);
-    let file = File::open(path).map_err(io)?;
+    let file = crate::data::input::open_input(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_dir() {
         return Err(Error::input(

@@ -163,7 +163,7 @@ pub fn detect(path: &Path, opts: &CsvOptions) -> InputFormat {
         return f;
     }
     let mut head = [0u8; 8];
-    let n = std::fs::File::open(path)
+    let n = super::input::open_input(path)
         .and_then(|f| f.take(8).read(&mut head))
         .unwrap_or(0);
     InputFormat::from_magic(&head[..n]).unwrap_or(InputFormat::Csv)
