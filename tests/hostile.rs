@@ -871,6 +871,43 @@ fn nan_is_never_a_figure() {
         ]);
         refused(&out, &["invalid rule", "is not a number"]);
     }
+    // Sampling weights follow the same number rule (issue 36, item 10):
+    // 1e308 is refused naming the cell, where it made the exact individual
+    // risk NaN; 9e149 is a number, and every figure stays finite.
+    c.input(
+        "w.csv",
+        "sex,age,w\nF,30,1e308\nF,30,1e308\nM,40,2\nM,40,3\n",
+    );
+    let weighted = |file: &str| -> Output {
+        c.run(&[
+            "assess",
+            file,
+            "--qi",
+            "sex,age",
+            "--weights",
+            "w",
+            "--individual-method",
+            "exact",
+            "--json",
+        ])
+    };
+    refused(
+        &weighted("w.csv"),
+        &["w.csv, row 2", "'1e308' is not a number", "1e150"],
+    );
+    c.input(
+        "w2.csv",
+        "sex,age,w\nF,30,9e149\nF,30,9e149\nM,40,2\nM,40,3\n",
+    );
+    let text = succeeded(&weighted("w2.csv"));
+    assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut nulls = Vec::new();
+    null_keys(&v, "", &mut nulls);
+    assert!(
+        nulls.is_empty() || nulls.iter().all(|k| UNSET_PARAMETERS.contains(&k.as_str())),
+        "{nulls:?} in {text}"
+    );
 }
 
 /// Keys a JSON output leaves null for a reason other than a figure: the

@@ -441,14 +441,19 @@ fn weights(ds: &Dataset, file: &str, known: &[usize], name: &str) -> Result<Vec<
                 return Err(at(r, "no sampling weight: every record needs one".into()));
             }
             // A column with any text in it is read as categorical: parse
-            // its cells, so the message names the cell that is not a number.
-            let Some(w) = col
-                .number(code)
-                .or_else(|| col.display(code).trim().parse::<f64>().ok())
-            else {
+            // its cells by the data's own number rule (data::number: up to
+            // ±1e150, so a sum of weights stays finite and no risk figure
+            // can become NaN), so the message names the cell that is not a
+            // number.
+            let Some(w) = col.number(code).or_else(|| {
+                crate::data::number::Decimal::parse(col.display(code)).map(|d| d.to_f64())
+            }) else {
                 return Err(at(
                     r,
-                    format!("'{}' is not a number: sampling weights must be numbers", col.display(code)),
+                    format!(
+                        "'{}' is not a number: sampling weights must be numbers (below 1e150, as every number anonlab reads)",
+                        col.display(code)
+                    ),
                 ));
             };
             if !w.is_finite() || w < 1.0 {
