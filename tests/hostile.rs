@@ -198,6 +198,10 @@ fn fifos_and_endless_devices_are_refused_not_waited_on() {
         .status()
         .unwrap();
     assert!(made.success(), "mkfifo");
+    c.input(
+        "pz.json",
+        r#"{"version":1,"data":{"path":"/dev/zero","fingerprint":{"size":1,"hash":"fnv1a64:0000000000000000"}},"roles":{"a":"quasi-identifier"}}"#,
+    );
     // Each run is bounded: a wait would be killed and fail the refusal.
     let within = |args: &[&str]| -> Output {
         let out = anonlab()
@@ -255,10 +259,6 @@ fn fifos_and_endless_devices_are_refused_not_waited_on() {
     // A project whose data path is an endless device, with a fingerprint
     // to check: refused, never read forever.
     if device("/dev/zero") {
-        c.input(
-            "pz.json",
-            r#"{"version":1,"data":{"path":"/dev/zero","fingerprint":{"size":1,"hash":"fnv1a64:0000000000000000"}},"roles":{"a":"quasi-identifier"}}"#,
-        );
         let out = within(&["assess", "--project", "pz.json"]);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     }
@@ -878,6 +878,10 @@ fn nan_is_never_a_figure() {
         "w.csv",
         "sex,age,w\nF,30,1e308\nF,30,1e308\nM,40,2\nM,40,3\n",
     );
+    c.input(
+        "w2.csv",
+        "sex,age,w\nF,30,9e149\nF,30,9e149\nM,40,2\nM,40,3\n",
+    );
     let weighted = |file: &str| -> Output {
         c.run(&[
             "assess",
@@ -894,10 +898,6 @@ fn nan_is_never_a_figure() {
     refused(
         &weighted("w.csv"),
         &["w.csv, row 2", "'1e308' is not a number", "1e150"],
-    );
-    c.input(
-        "w2.csv",
-        "sex,age,w\nF,30,9e149\nF,30,9e149\nM,40,2\nM,40,3\n",
     );
     let text = succeeded(&weighted("w2.csv"));
     assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");

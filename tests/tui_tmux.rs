@@ -387,10 +387,15 @@ fn signals_give_the_terminal_back() {
         tmux.wait_for("a clear screen", |s| {
             s.contains("shell$") && !s.contains("exit-")
         });
-        // The shell writes the TUI's pid (exec keeps it), then runs it.
+        // The shell writes the TUI's pid (exec keeps it), then runs it,
+        // in a subshell: an interactive shell whose foreground child dies
+        // of SIGINT drops the rest of the line, the echo of the status
+        // included.
         let pid_file = work.join(format!("pid-{signal}"));
         tmux.send(&[
-            &format!("sh -c 'echo $$ > pid-{signal}; exec \"$0\"' '{bin}'; echo exit-{signal}=$?"),
+            &format!(
+                "(sh -c 'echo $$ > pid-{signal}; exec \"$0\"' '{bin}'; echo exit-{signal}=$?)"
+            ),
             "Enter",
         ]);
         tmux.wait_for("the demo on the Data screen", |s| {
