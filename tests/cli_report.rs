@@ -193,3 +193,30 @@ fn bad_report_requests_are_explained() {
         .failure()
         .stderr(predicate::str::contains("nonesuch"));
 }
+
+/// A report is written as one unit (issue 36, item 7): when one of its
+/// files cannot be written — here report.html is a directory — none of
+/// the others is put in place, no temporary file is left, and a directory
+/// the command made is removed again.
+#[test]
+fn a_failed_report_leaves_no_partial_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, _) = project_on_csv(dir.path());
+    // An existing directory whose report.html cannot be replaced.
+    let out = dir.path().join("report");
+    std::fs::create_dir_all(out.join("report.html")).unwrap();
+    report(&project, &out)
+        .failure()
+        .stderr(predicate::str::contains("report.html"));
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["report.html"], "only what was there before");
+    // And the same report where it can be written: every file.
+    let fresh = dir.path().join("fresh");
+    report(&project, &fresh).success();
+    for f in ["report.html", "report.md", "report.json"] {
+        assert!(fresh.join(f).is_file(), "{f}");
+    }
+}

@@ -48,7 +48,7 @@ use crate::algorithms;
 use crate::anonymize::{evaluate, run, Distribution, Evaluation, Measure};
 use crate::assess::{assess, Baseline};
 use crate::charts::{self, Chart};
-use crate::data::{write_bytes, Inputs, Role};
+use crate::data::{stage_file, Inputs, Role, Staged};
 use crate::error::{Error, Result};
 use crate::metrics::QueryReport;
 use crate::progress::Progress;
@@ -592,7 +592,28 @@ fn anonymize_command(project: &str, algorithm: &str, k: u32, l: Option<u32>, see
 /// and the charts as SVG files, each through `data::output` (never over
 /// one of `inputs`). Returns the files written.
 pub fn write(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<PathBuf>> {
+    // Written as one unit (issue 36, item 7): every file is staged (a
+    // synced temporary file beside its target) before the first is put in
+    // place, so a failure — a full disk, a file that cannot be replaced —
+    // leaves no new file; a directory this call made is removed again.
+    let made = !dir.exists();
     std::fs::create_dir_all(dir).map_err(|e| Error::Write(dir.to_path_buf(), e))?;
+    let staged = stage_report(built, dir, inputs).inspect_err(|_| {
+        if made {
+            let _ = std::fs::remove_dir(dir);
+        }
+    })?;
+    let mut written = Vec::with_capacity(staged.len());
+    for file in staged {
+        let path = file.path().to_path_buf();
+        file.commit()?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Every file of the report staged in `dir`, none in place yet.
+fn stage_report(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<Staged>> {
     let files: Vec<PathBuf> = built
         .report
         .charts
@@ -607,24 +628,25 @@ pub fn write(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<PathBuf>>
         .iter()
         .map(Chart::to_svg)
         .collect::<Result<Vec<_>>>()?;
-    let mut written = Vec::new();
-    for (entry, svg) in built.report.charts.iter().zip(&svgs) {
-        let path = dir.join(&entry.file);
-        write_bytes(&path, inputs, svg.as_bytes())?;
-        written.push(path);
-    }
     let json = serde_json::to_string_pretty(&built.report)
         .map_err(|e| Error::Parameter(format!("report as JSON: {e}")))?;
-    for (name, text) in [
+    let texts = [
         (MARKDOWN_FILE, to_markdown(&built.report)),
         (JSON_FILE, json),
         (HTML_FILE, to_html(&built.report, &svgs)),
-    ] {
-        let path = dir.join(name);
-        write_bytes(&path, inputs, text.as_bytes())?;
-        written.push(path);
+    ];
+    let mut staged = Vec::with_capacity(files.len());
+    for (entry, svg) in built.report.charts.iter().zip(&svgs) {
+        let bytes = svg.as_bytes();
+        staged.push(stage_file(&dir.join(&entry.file), inputs, |w| {
+            w.write_all(bytes)
+        })?);
     }
-    Ok(written)
+    for (name, text) in &texts {
+        let bytes = text.as_bytes();
+        staged.push(stage_file(&dir.join(name), inputs, |w| w.write_all(bytes))?);
+    }
+    Ok(staged)
 }
 
 #[cfg(test)]
