@@ -27,7 +27,7 @@ use std::sync::Arc;
 use super::release::{self, queries_job, AnonymizeView, ReleaseCache};
 use crate::cmdline::CompareCommand;
 use crate::keymap::Action;
-use crate::session::{reads_p, AlgorithmChoice, AnonymizeInputs, SessionState};
+use crate::session::{AlgorithmChoice, AnonymizeInputs, SessionState};
 use crate::shared::{step_series, JobState, Out, Screen};
 use crate::worker::{JobFn, JobId, Worker, WorkerMsg};
 use anonlab::algorithms::Request;
@@ -497,7 +497,7 @@ impl CompareScreen {
             entry.seed,
         );
         let mut blocked = session.blocked(&choice);
-        if blocked.is_none() && reads_p(choice.id) {
+        if blocked.is_none() && choice.needs.p {
             let bound = super::anonymize::pk_bound(
                 session.dataset(),
                 session.roles(),

@@ -120,8 +120,9 @@ pub const FULL_DOMAIN: &str = "full-domain";
 /// The algorithm id of Construction(D, G).
 pub const CONSTRUCTION: &str = "construction";
 
-/// Whether an algorithm reads p and the p-sensitive options (its
-/// [`Needs`]).
+/// Whether an algorithm, known by its id only, reads p and the p-sensitive
+/// options (its [`Needs`]). Builds the registry: a caller holding an
+/// [`AlgorithmChoice`] reads `choice.needs.p` instead.
 pub fn reads_p(algorithm: &str) -> bool {
     AlgorithmChoice::of(algorithm).is_some_and(|a| a.needs.p)
 }

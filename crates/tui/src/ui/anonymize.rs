@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::layout::{anonymize_areas, anonymize_compact, ANON_PARAMS_WIDTH};
 use crate::screens::anonymize::{Param, QueriesState};
 use crate::screens::release::{AnonymizeView, Curve};
-use crate::session::{reads_p, CONSTRUCTION, FULL_DOMAIN};
+use crate::session::{CONSTRUCTION, FULL_DOMAIN};
 use crate::shared::JobState;
 use anonlab::release::short_fingerprint;
 
@@ -191,7 +191,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
         };
         lines[5] = Line::from(vec![label("t-close"), text, key_hint("T")]);
     }
-    if reads_p(choice.id) {
+    if choice.needs.p {
         // pk algorithms read p instead of l; Condition 2's bound takes the
         // line of the run/save hint.
         lines[3] = param_line(app, Param::P, p.p, "p P");

@@ -35,7 +35,7 @@ use super::side_by_side::SideBySide;
 use super::sweep::{CellFigures, SweepEffect, SweepState};
 use crate::keymap::Action;
 use crate::session::{
-    reads_p, t_closeness_candidate, AlgorithmChoice, AnonymizeInputs, SessionState, FULL_DOMAIN,
+    t_closeness_candidate, AlgorithmChoice, AnonymizeInputs, SessionState, FULL_DOMAIN,
 };
 use crate::shared::{follow, text_width, visible_window, JobState, Out, MAX_L};
 use crate::worker::{JobId, Worker, WorkerMsg};
@@ -198,7 +198,7 @@ impl AnonymizeState {
     /// p (else clear it), reusing the last bound while the roles and p are
     /// the same.
     fn refresh_pk_bound(&mut self, session: &SessionState) {
-        if !reads_p(self.choice().id) {
+        if !self.choice().needs.p {
             self.pk_bound = None;
             return;
         }
@@ -529,7 +529,7 @@ impl AnonymizeScreen {
                 let k = (i64::from(session.params().k) + i64::from(by)).clamp(1, max) as u32;
                 if k != session.params().k {
                     session.params_mut().k = k;
-                    if reads_p(self.state.choice().id) {
+                    if self.state.choice().needs.p {
                         // The pk refusal names k.
                         self.refresh_blocked(session);
                     }
