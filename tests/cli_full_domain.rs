@@ -290,6 +290,36 @@ fn bad_flags_and_files_get_clear_messages() {
         .stderr(predicate::str::contains("unknown --model 'l'"));
     run(&["-a", "mondrian", "--suppression", "0.1"])
         .stderr(predicate::str::contains("full-domain only"));
+    // A model's own parameter with another model: the model says what it
+    // reads.
+    run(&[
+        "-a",
+        "full-domain",
+        "--hierarchies",
+        &spec,
+        "--model",
+        "t-closeness",
+        "--alpha",
+        "0.5",
+    ])
+    .stderr(predicate::str::contains(
+        "--alpha is not read by the privacy model 't-closeness' (it reads: t)",
+    ));
+    run(&[
+        "-a",
+        "full-domain",
+        "--hierarchies",
+        &spec,
+        "--sensitive",
+        "disease",
+        "--model",
+        "alpha-k",
+        "--alpha",
+        "0",
+    ])
+    .stderr(predicate::str::contains(
+        "alpha of (alpha,k)-anonymity must lie in (0, 1]",
+    ));
     let g = dir.path().join("g.json");
     std::fs::write(
         &g,
@@ -307,4 +337,60 @@ fn bad_flags_and_files_get_clear_messages() {
     .stderr(predicate::str::contains(
         "condition 1: 'disease' is not a quasi-identifier",
     ));
+}
+
+/// (α,k)-anonymity, δ-disclosure and β-likeness through `--model`: the
+/// search reports the model with the flag's parameter, the release claims
+/// it and the verifier re-checks it (`anonymize --json`'s verification).
+#[test]
+fn alpha_delta_and_beta_models_are_claimed_and_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, age, sex) = small(dir.path());
+    let spec = format!("age={},sex={}", age.display(), sex.display());
+    for (model, flag, value, claim) in [
+        ("alpha-k", "alpha", "0.5", "(0.5,k)-anonymity of 'disease'"),
+        (
+            "delta-disclosure",
+            "delta",
+            "2",
+            "2-disclosure privacy of 'disease'",
+        ),
+        ("beta-likeness", "beta", "1.5", "1.5-likeness of 'disease'"),
+    ] {
+        let out = anonlab()
+            .arg("anonymize")
+            .arg(&data)
+            .args(["--qi", "age,sex", "--sensitive", "disease", "-k", "2"])
+            .args([
+                "-a",
+                "full-domain",
+                "--hierarchies",
+                &spec,
+                "--queries",
+                "0",
+            ])
+            .args(["--model", model, &format!("--{flag}"), value, "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{model}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json_of(&out);
+        let m = &v["full_domain"]["model"];
+        assert_eq!(m["model"], serde_json::json!(model), "{model}");
+        assert_eq!(m[flag].as_f64(), value.parse::<f64>().ok(), "{model}");
+        let checks = v["verification"]["checks"].as_array().unwrap();
+        assert!(
+            checks
+                .iter()
+                .any(|c| c["claim"].as_str().is_some_and(|n| n.starts_with(claim))),
+            "{model}: not claimed: {checks:?}"
+        );
+        assert!(
+            checks.iter().all(|c| c["holds"] == serde_json::json!(true)),
+            "{model}: {checks:?}"
+        );
+    }
 }

@@ -5,10 +5,10 @@
 //! The CLI's own messages name the flag (tests/cli.rs, cli_full_domain.rs,
 //! cli_pk.rs and `cli_names_the_flag_of_the_setting` below).
 
-use anonlab::algorithms::full_domain::PrivacyModel;
 use anonlab::algorithms::{by_id, Options, Request};
 use anonlab::data::{load_csv_bytes, CsvOptions, Dataset};
 use anonlab::error::{Error, Setting};
+use anonlab::privacy::Model;
 use anonlab::progress::Progress;
 use assert_cmd::Command;
 
@@ -96,7 +96,7 @@ fn algorithms_name_the_setting_not_a_flag() {
         Setting::SemiSensitiveOrSensitive,
     );
     let mut fd = none();
-    fd.full_domain.model = PrivacyModel::DistinctL { l: 2 };
+    fd.full_domain.model = Model::DistinctL { l: 2 };
     refused(
         "full-domain",
         &request(&ds, vec![0, 1], vec![], fd),

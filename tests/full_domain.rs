@@ -8,11 +8,11 @@ use crate::common;
 
 use std::collections::HashMap;
 
-use anonlab::algorithms::full_domain::{search, Metric, NodeStatus, PrivacyModel};
+use anonlab::algorithms::full_domain::{search, Metric, NodeStatus};
 use anonlab::algorithms::{Options, Request};
 use anonlab::data::Dataset;
 use anonlab::hierarchy::{Hierarchy, HierarchySet};
-use anonlab::privacy::verify;
+use anonlab::privacy::{verify, Model};
 use anonlab::progress::Progress;
 use anonlab::release::Guarantee;
 use proptest::prelude::*;
@@ -233,9 +233,9 @@ proptest! {
         // Entropy l-diversity is not monotone with suppression: the search
         // must then find the optimum without tagging.
         o.full_domain.model = match (l > 1, entropy) {
-            (false, _) => PrivacyModel::K,
-            (true, false) => PrivacyModel::DistinctL { l },
-            (true, true) => PrivacyModel::EntropyL { l: l as f64 },
+            (false, _) => Model::K,
+            (true, false) => Model::DistinctL { l },
+            (true, true) => Model::EntropyL { l: l as f64 },
         };
         o.full_domain.list_minimal = true;
         let qi: Vec<usize> = (0..d).collect();
@@ -342,7 +342,7 @@ proptest! {
         let levels = nodes[pick.index(nodes.len())].clone();
         let mut o = Options { hierarchies: set, ..Default::default() };
         o.full_domain.suppression = supp;
-        o.full_domain.model = if l > 1 { PrivacyModel::DistinctL { l } } else { PrivacyModel::K };
+        o.full_domain.model = if l > 1 { Model::DistinctL { l } } else { Model::K };
         o.full_domain.node = Some(levels.clone());
         let qi: Vec<usize> = (0..d).collect();
         let req = request(&ds, &qi, &[d], k, o);
@@ -408,7 +408,7 @@ fn non_monotone_models_are_searched_exhaustively_and_verified() {
         ..Default::default()
     };
     o.full_domain.suppression = 0.02;
-    o.full_domain.model = PrivacyModel::EntropyL { l: 3.0 };
+    o.full_domain.model = Model::EntropyL { l: 3.0 };
     let (release, report) = search(&request(&ds, &qi, &[occ], 5, o), &Progress::new()).unwrap();
     assert!(!report.monotone);
     assert!(report.optimum.suppressed_rows <= report.suppression_limit_rows);
@@ -466,12 +466,15 @@ fn adult_with_suppression_and_every_model_verifies() {
         .collect();
     let occ = ds.column_index("occupation").unwrap();
     for model in [
-        PrivacyModel::K,
-        PrivacyModel::DistinctL { l: 3 },
-        PrivacyModel::PSensitive { p: 2 },
-        PrivacyModel::EntropyL { l: 2.5 },
-        PrivacyModel::RecursiveCL { c: 4.0, l: 3 },
-        PrivacyModel::TCloseness { t: 0.3 },
+        Model::K,
+        Model::DistinctL { l: 3 },
+        Model::PSensitive { p: 2 },
+        Model::EntropyL { l: 2.5 },
+        Model::RecursiveCL { c: 4.0, l: 3 },
+        Model::TCloseness { t: 0.3 },
+        Model::AlphaK { alpha: 0.3 },
+        Model::DeltaDisclosure { delta: 1.5 },
+        Model::BetaLikeness { beta: 1.0 },
     ] {
         let mut o = Options {
             hierarchies: adult_hierarchies(),
@@ -490,18 +493,19 @@ fn adult_with_suppression_and_every_model_verifies() {
         // it, not only a weaker guarantee it implies.
         let attribute = "occupation".to_string();
         let asked = match model {
-            PrivacyModel::K => Guarantee::KAnonymity { k: 5 },
-            PrivacyModel::DistinctL { l } => Guarantee::GroupLDiversity { attribute, l },
-            PrivacyModel::PSensitive { p } => Guarantee::PSensitiveKAnonymity {
+            Model::K => Guarantee::KAnonymity { k: 5 },
+            Model::DistinctL { l } => Guarantee::GroupLDiversity { attribute, l },
+            Model::PSensitive { p } => Guarantee::PSensitiveKAnonymity {
                 k: 5,
                 p,
                 attributes: vec![attribute],
             },
-            PrivacyModel::EntropyL { l } => Guarantee::EntropyLDiversity { attribute, l },
-            PrivacyModel::RecursiveCL { c, l } => {
-                Guarantee::RecursiveCLDiversity { attribute, c, l }
-            }
-            PrivacyModel::TCloseness { t } => Guarantee::TCloseness { attribute, t },
+            Model::EntropyL { l } => Guarantee::EntropyLDiversity { attribute, l },
+            Model::RecursiveCL { c, l } => Guarantee::RecursiveCLDiversity { attribute, c, l },
+            Model::TCloseness { t } => Guarantee::TCloseness { attribute, t },
+            Model::AlphaK { alpha } => Guarantee::AlphaK { attribute, alpha },
+            Model::DeltaDisclosure { delta } => Guarantee::DeltaDisclosure { attribute, delta },
+            Model::BetaLikeness { beta } => Guarantee::BetaLikeness { attribute, beta },
         };
         assert!(
             release.claims.contains(&asked),

@@ -8,10 +8,11 @@
 //! records one by one and is not run on a grouped table; every other
 //! algorithm refuses one, saying why.
 
-use anonlab::algorithms::full_domain::{FullDomainOptions, Metric, PrivacyModel};
+use anonlab::algorithms::full_domain::{FullDomainOptions, Metric};
 use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize::{run, run_verified, Measure};
 use anonlab::data::Dataset;
+use anonlab::privacy::Model;
 use anonlab::progress::Progress;
 use anonlab::release::Release;
 use proptest::prelude::*;
@@ -123,13 +124,13 @@ fn same(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Result<(), St
     }
 }
 
-fn models() -> impl Strategy<Value = PrivacyModel> {
+fn models() -> impl Strategy<Value = Model> {
     prop_oneof![
-        Just(PrivacyModel::K),
-        (1u32..4).prop_map(|l| PrivacyModel::DistinctL { l }),
-        (1u32..3).prop_map(|l| PrivacyModel::EntropyL { l: f64::from(l) }),
-        Just(PrivacyModel::RecursiveCL { c: 3.0, l: 2 }),
-        prop::sample::select(vec![0.2, 0.5]).prop_map(|t| PrivacyModel::TCloseness { t }),
+        Just(Model::K),
+        (1u32..4).prop_map(|l| Model::DistinctL { l }),
+        (1u32..3).prop_map(|l| Model::EntropyL { l: f64::from(l) }),
+        Just(Model::RecursiveCL { c: 3.0, l: 2 }),
+        prop::sample::select(vec![0.2, 0.5]).prop_map(|t| Model::TCloseness { t }),
     ]
 }
 

@@ -91,3 +91,39 @@ fn every_algorithm_shows_the_parameters_it_reads_and_dims_the_rest() {
         }
     }
 }
+
+/// Full-domain's privacy model says what it reads (`privacy::Model`):
+/// `:model NAME VALUE` sets the one parameter the model reads besides l
+/// and p, the panel shows it, l is read exactly by the l-diversities, and
+/// a value the model does not read, or out of its range, changes nothing.
+#[test]
+fn the_full_domain_model_says_what_it_reads() {
+    use anonlab::privacy::Model;
+    let mut app = demo(140, 45);
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    while app.anonymize().choice().id != "full-domain" {
+        app.step(&Action::CycleAlgorithm(1));
+    }
+    for name in Model::NAMES {
+        common::screen::command(&mut app, &format!("model {name}"));
+        let needs = Model::needs_of(name).unwrap();
+        let inputs = app.anonymize_inputs();
+        assert_eq!(inputs.l.is_some(), needs.l, "{name}");
+        assert_eq!(inputs.p.is_some(), needs.p, "{name}");
+    }
+    common::screen::command(&mut app, "model alpha-k 0.4");
+    assert_eq!(app.params().full_domain.model, "alpha-k");
+    assert_eq!(app.params().full_domain.alpha, 0.4);
+    assert!(
+        app.notice().unwrap().contains("(0.4,k)-anonymity"),
+        "{:?}",
+        app.notice()
+    );
+    assert!(text(&render(&app)).contains("alpha-k α=0.4"));
+    // Out of range: refused, α unchanged.
+    common::screen::command(&mut app, "model alpha-k 1.5");
+    assert_eq!(app.params().full_domain.alpha, 0.4);
+    // l-distinct reads l, set with :l, not a value here.
+    common::screen::command(&mut app, "model l-distinct 3");
+    assert_eq!(app.params().full_domain.model, "alpha-k");
+}

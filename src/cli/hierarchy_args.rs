@@ -24,8 +24,8 @@ use anonlab::anonymize::{evaluate, Evaluation, Measure};
 use anonlab::data::Conditions;
 use anonlab::data::Params;
 use anonlab::hierarchy::HierarchySet;
+use anonlab::privacy::{Model, ModelParams};
 use anonlab::release::Release;
-use anonlab::session::{full_domain_model, FULL_DOMAIN_MODELS};
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct HierarchyArgs {
@@ -43,10 +43,25 @@ pub struct HierarchyArgs {
     #[arg(long, value_name = "METRIC")]
     pub metric: Option<String>,
     /// full-domain: the privacy model besides k: k, l-distinct, l-entropy,
-    /// l-recursive, t-closeness or p-sensitive (l from -l, c from --c, t from
-    /// --t, p from --p; on --sensitive) (default: the project's, else k).
+    /// l-recursive, t-closeness, p-sensitive, alpha-k, delta-disclosure or
+    /// beta-likeness (l from -l, c from --c, t from --t, p from --p, and
+    /// --alpha, --delta, --beta; on --sensitive) (default: the project's,
+    /// else k).
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
+    /// full-domain: α of (α,k)-anonymity, the largest share of one
+    /// sensitive value in a class, in (0, 1] (default: the project's, else
+    /// 0.5).
+    #[arg(long, value_name = "ALPHA")]
+    pub alpha: Option<f64>,
+    /// full-domain: δ of δ-disclosure privacy, the largest |ln(q/p)|
+    /// (default: the project's, else 1).
+    #[arg(long, value_name = "DELTA")]
+    pub delta: Option<f64>,
+    /// full-domain: β of β-likeness, the largest relative gain (q − p)/p
+    /// (default: the project's, else 1).
+    #[arg(long, value_name = "BETA")]
+    pub beta: Option<f64>,
     /// c of recursive (c,l)-diversity (default: the project's, else 3).
     #[arg(long = "c", value_name = "C")]
     pub c: Option<f64>,
@@ -86,6 +101,9 @@ pub struct Loaded {
     t: f64,
     /// p of the p-sensitive model and algorithms.
     pub p: u32,
+    alpha: f64,
+    delta: f64,
+    beta: f64,
     list_minimal: bool,
     node: Option<Vec<usize>>,
 }
@@ -113,9 +131,12 @@ impl HierarchyArgs {
         let fd_flags = self.suppression.is_some()
             || self.list_minimal
             || self.model.is_some()
+            || self.alpha.is_some()
+            || self.delta.is_some()
+            || self.beta.is_some()
             || self.node.is_some();
         if !full_domain && fd_flags {
-            bail!("--suppression, --model, --node and --list-minimal are read by --algorithm full-domain only");
+            bail!("--suppression, --model, --alpha, --delta, --beta, --node and --list-minimal are read by --algorithm full-domain only");
         }
         let fd = &params.full_domain;
         let suppression = self.suppression.unwrap_or(fd.suppression);
@@ -125,11 +146,30 @@ impl HierarchyArgs {
             );
         }
         let model = self.model.clone().unwrap_or_else(|| fd.model.clone());
-        if !FULL_DOMAIN_MODELS.contains(&model.as_str()) {
+        let Some(needs) = Model::needs_of(&model) else {
             bail!(
-                "unknown --model '{model}' (available: {})",
-                FULL_DOMAIN_MODELS.join(", ")
+                "unknown --model '{}' (available: {})",
+                anonlab::error::shown(&model, 80),
+                Model::NAMES.join(", ")
             );
+        };
+        // The model's own parameters are refused with another model, as
+        // the full-domain flags are with another algorithm: the model says
+        // what it reads.
+        for (given, reads, flag) in [
+            (self.alpha.is_some(), needs.alpha, "--alpha"),
+            (self.delta.is_some(), needs.delta, "--delta"),
+            (self.beta.is_some(), needs.beta, "--beta"),
+        ] {
+            if given && !reads {
+                bail!(
+                    "{flag} is not read by the privacy model '{model}' (it reads: {})",
+                    match needs.parameters() {
+                        p if p.is_empty() => "k only".to_string(),
+                        p => p.join(", "),
+                    }
+                );
+            }
         }
         let hierarchies = match &self.hierarchies {
             Some(spec) => HierarchySet::load_spec(spec)?,
@@ -148,6 +188,9 @@ impl HierarchyArgs {
             c: self.c.unwrap_or(params.c),
             t: self.t.unwrap_or(params.t),
             p: self.p.unwrap_or(params.p),
+            alpha: self.alpha.unwrap_or(fd.alpha),
+            delta: self.delta.unwrap_or(fd.delta),
+            beta: self.beta.unwrap_or(fd.beta),
             list_minimal: self.list_minimal,
             node: self.node.clone().or_else(|| fd.node.clone()),
         })
@@ -164,7 +207,16 @@ impl Loaded {
         fd.metric = self.metric;
         fd.list_minimal = self.list_minimal;
         fd.node = self.node.clone();
-        fd.model = full_domain_model(&self.model, l, self.c, self.t, self.p)?;
+        let params = ModelParams {
+            l,
+            c: self.c,
+            t: self.t,
+            p: self.p,
+            alpha: self.alpha,
+            delta: self.delta,
+            beta: self.beta,
+        };
+        fd.model = Model::parse(&self.model, &params)?;
         Ok(())
     }
 }

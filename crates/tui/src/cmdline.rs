@@ -18,9 +18,10 @@ use super::session::AlgorithmChoice;
 use super::shared::MAX_L;
 use super::theme::Theme;
 use anonlab::data::IndividualMethod;
+use anonlab::privacy::Model;
 
 /// A command of the `:` line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     K(u32),
     L(u32),
@@ -50,8 +51,10 @@ pub enum Command {
     Node(Option<Vec<usize>>),
     /// `:conditions FILE`: Construction(D, G)'s conditions file.
     Conditions(PathBuf),
-    /// `:model NAME`: full-domain's privacy model besides k.
-    Model(&'static str),
+    /// `:model NAME [VALUE]`: full-domain's privacy model besides k, and
+    /// the one parameter it reads when it reads one beside l and p (t, c,
+    /// α, δ or β).
+    Model(&'static str, Option<f64>),
     /// `:population N|F|off`: the file as a sample of a population.
     Population(PopulationCommand),
     /// `:weights COL [approx|exact]|off`: sdcMicro's individual risk.
@@ -276,16 +279,26 @@ pub fn parse(line: &str) -> Result<Command, String> {
             _ => Command::Conditions(PathBuf::from(args.join(" "))),
         },
         "model" => {
-            let m = one("a model")?;
-            match anonlab::session::FULL_DOMAIN_MODELS
-                .iter()
-                .find(|x| **x == m)
-            {
-                Some(x) => Command::Model(x),
+            let (name, value) = match args.as_slice() {
+                [name] => (*name, None),
+                [name, value] => (
+                    *name,
+                    Some(
+                        value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|v| v.is_finite())
+                            .ok_or_else(|| format!("'{value}' is not a number"))?,
+                    ),
+                ),
+                _ => return Err(":model needs a model name, and optionally its parameter".into()),
+            };
+            match Model::NAMES.iter().find(|x| **x == name) {
+                Some(x) => Command::Model(x, value),
                 None => {
                     return Err(format!(
-                        "unknown model '{m}'; one of: {}",
-                        anonlab::session::FULL_DOMAIN_MODELS.join(", ")
+                        "unknown model '{name}'; one of: {}",
+                        Model::NAMES.join(", ")
                     ))
                 }
             }

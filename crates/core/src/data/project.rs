@@ -263,9 +263,20 @@ pub struct FullDomainParams {
     pub suppression: f64,
     /// What the optimum minimizes: `loss`, `dm` or `height`.
     pub metric: String,
-    /// The privacy model besides k: `k`, `l-distinct`, `l-entropy`,
-    /// `l-recursive`, `t-closeness` or `p-sensitive`.
+    /// The privacy model besides k, by its name (`privacy::Model::NAMES`:
+    /// `k`, `l-distinct`, `l-entropy`, `l-recursive`, `t-closeness`,
+    /// `p-sensitive`, `alpha-k`, `delta-disclosure`, `beta-likeness`).
     pub model: String,
+    /// α of (α,k)-anonymity, δ of δ-disclosure and β of β-likeness: read
+    /// by those models only, so they live here rather than beside l and t.
+    /// Left out of the file at their defaults, so projects written before
+    /// they existed load and save unchanged.
+    #[serde(skip_serializing_if = "is_default_alpha")]
+    pub alpha: f64,
+    #[serde(skip_serializing_if = "is_default_delta")]
+    pub delta: f64,
+    #[serde(skip_serializing_if = "is_default_beta")]
+    pub beta: f64,
     /// A node of the lattice to publish instead of the optimum: one level
     /// per quasi-identifier, in the order of the columns.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -278,9 +289,27 @@ impl Default for FullDomainParams {
             suppression: 0.0,
             metric: "loss".into(),
             model: "k".into(),
+            alpha: DEFAULT_ALPHA,
+            delta: DEFAULT_DELTA,
+            beta: DEFAULT_BETA,
             node: None,
         }
     }
+}
+
+/// α, δ and β when a project does not say.
+pub const DEFAULT_ALPHA: f64 = 0.5;
+pub const DEFAULT_DELTA: f64 = 1.0;
+pub const DEFAULT_BETA: f64 = 1.0;
+
+fn is_default_alpha(x: &f64) -> bool {
+    *x == DEFAULT_ALPHA
+}
+fn is_default_delta(x: &f64) -> bool {
+    *x == DEFAULT_DELTA
+}
+fn is_default_beta(x: &f64) -> bool {
+    *x == DEFAULT_BETA
 }
 
 impl FullDomainParams {

@@ -25,6 +25,7 @@
 // The counts moved to `partition` (below risk and release, which count
 // too); `counts` stays the name the verifier imports them by.
 use crate::partition as counts;
+mod model;
 pub mod models;
 pub mod verify;
 
@@ -37,6 +38,7 @@ use crate::partition::Partition;
 pub use crate::partition::{
     class_counts, counts_of_rows, ClassCounts, TableDistribution, ValueCount,
 };
+pub use model::{Model, ModelNeeds, ModelParams};
 pub use models::{
     alpha, beta_basic, beta_enhanced, class_size, delta_disclosure, delta_disclosure_present_only,
     distinct_l, emd, emd_equal, emd_ordered, entropy, is_l_eligible, recursive_min_c,

@@ -294,6 +294,19 @@ pub enum Guarantee {
         p: u32,
         subtrees: Vec<ProtectedSubtree>,
     },
+    /// (α,k)-anonymity of one attribute (Wong et al., KDD 2006, for every
+    /// value): in every group no value of the attribute holds more than a
+    /// share α of the group's records (k is claimed apart).
+    AlphaK { attribute: String, alpha: f64 },
+    /// δ-disclosure privacy (Brickell & Shmatikov, KDD 2008): in every
+    /// group, |ln(q(s)/p(s))| ≤ δ for every value s of the published table,
+    /// q the group's distribution and p the published table's (a group
+    /// lacking a value of the table fails).
+    DeltaDisclosure { attribute: String, delta: f64 },
+    /// Basic β-likeness (Cao & Karras, PVLDB 2012): in every group,
+    /// (q(s) − p(s))/p(s) ≤ β for every value with q(s) > p(s), against
+    /// the published table.
+    BetaLikeness { attribute: String, beta: f64 },
 }
 
 /// A protected subtree of a sensitive attribute's hierarchy (the

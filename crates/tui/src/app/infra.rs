@@ -5,6 +5,7 @@
 //! A child module of `app` so it can reach the app's state while keeping
 //! `app/mod.rs` to one field and one dispatch line per feature.
 
+use anonlab::privacy::Model;
 use ratatui::layout::{Position, Rect};
 
 use super::{App, Out, Popup, Screen};
@@ -265,16 +266,51 @@ impl App {
                 let notice = self.set_measures(command)?;
                 self.notice = Some(notice);
             }
-            Command::Model(m) => {
-                if self.session.params().full_domain.model != m {
-                    self.session.settings_mut().full_domain.model = m.to_string();
-                }
-                self.notice = Some(format!("full-domain model: {m}"));
+            Command::Model(m, value) => {
+                let model = self.set_model(m, value)?;
+                self.notice = Some(format!("full-domain model: {m}, {model}"));
             }
         }
         self.apply(out);
         self.follow_session();
         Ok(())
+    }
+
+    /// Set full-domain's model and, when given, the one parameter it reads
+    /// beside l and p; the model checks the value before the session takes
+    /// it, so a bad value is a message and changes nothing.
+    fn set_model(&mut self, name: &'static str, value: Option<f64>) -> Result<Model, String> {
+        let mut params = self.session.params().clone();
+        params.full_domain.model = name.to_string();
+        if let Some(v) = value {
+            let needs = Model::needs_of(name).unwrap_or_default();
+            let slot = if needs.t {
+                &mut params.t
+            } else if needs.c {
+                &mut params.c
+            } else if needs.alpha {
+                &mut params.full_domain.alpha
+            } else if needs.delta {
+                &mut params.full_domain.delta
+            } else if needs.beta {
+                &mut params.full_domain.beta
+            } else {
+                return Err(format!(
+                    "the model '{name}' takes no value here (it reads {}; set them with :l and :p)",
+                    match needs.parameters() {
+                        p if p.is_empty() => "k only".to_string(),
+                        p => p.join(", "),
+                    }
+                ));
+            };
+            *slot = v;
+        }
+        let model = Model::of_project(&params).map_err(|e| e.to_string())?;
+        model.check().map_err(|e| e.to_string())?;
+        if *self.session.params() != params {
+            *self.session.settings_mut() = params;
+        }
+        Ok(model)
     }
 
     /// Apply one of the statistics offices' measures' commands to the

@@ -511,11 +511,15 @@ impl SessionState {
         let needs = AlgorithmChoice::of(algorithm)
             .map(|a| a.needs)
             .unwrap_or_default();
-        // Full-domain's l and p are its privacy model's.
-        let fd = algorithm == FULL_DOMAIN;
-        let model = &self.params().full_domain.model;
-        let reads_l = needs.l || (fd && model.starts_with("l-"));
-        let reads_p_now = needs.p || (fd && model == "p-sensitive");
+        // Full-domain's l and p are its privacy model's, which says what
+        // it reads.
+        let model = match algorithm == FULL_DOMAIN {
+            true => anonlab::privacy::Model::needs_of(&self.params().full_domain.model),
+            false => None,
+        }
+        .unwrap_or_default();
+        let reads_l = needs.l || model.l;
+        let reads_p_now = needs.p || model.p;
         let lgb = needs.semi_sensitive;
         let hierarchies = needs.hierarchies.read();
         AnonymizeInputs {

@@ -238,7 +238,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
 
 /// Whether full-domain's model reads l.
 fn full_domain_reads_l(app: &App) -> bool {
-    app.params().full_domain.model.starts_with("l-")
+    anonlab::privacy::Model::needs_of(&app.params().full_domain.model).is_some_and(|n| n.l)
 }
 
 /// Construction(D, G)'s conditions, one per line as far as they fit, or
@@ -299,6 +299,18 @@ fn describe(c: &anonlab::data::Condition) -> String {
     format!("{when} → {what}")
 }
 
+/// Full-domain's model by name, with α, δ or β when it reads one (l, p and
+/// t are shown with the other parameters).
+fn model_shown(fd: &anonlab::data::FullDomainParams) -> String {
+    let needs = anonlab::privacy::Model::needs_of(&fd.model).unwrap_or_default();
+    match () {
+        _ if needs.alpha => format!("{} α={}", fd.model, fd.alpha),
+        _ if needs.delta => format!("{} δ={}", fd.model, fd.delta),
+        _ if needs.beta => format!("{} β={}", fd.model, fd.beta),
+        _ => fd.model.clone(),
+    }
+}
+
 /// Full-domain's suppression limit, metric and model, and the optimal
 /// level per quasi-identifier with the release's suppressed rows and
 /// metric value.
@@ -318,7 +330,7 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
         ]),
         Line::from(vec![
             Span::styled("model     ", dim()),
-            Span::styled(fd.model.clone(), title_style()),
+            Span::styled(model_shown(fd), title_style()),
             key_hint("O"),
         ]),
     ];

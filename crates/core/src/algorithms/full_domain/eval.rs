@@ -14,12 +14,9 @@ use rustc_hash::FxHashMap;
 use crate::data::{Column, Dataset};
 use crate::hierarchy::BoundHierarchy;
 use crate::partition::Partition;
-use crate::privacy::models::{
-    distinct_l, satisfies_distinct_l, satisfies_entropy_l, satisfies_recursive_cl,
-};
-use crate::privacy::{class_counts, emd, ClassCounts, TableDistribution};
+use crate::privacy::{class_counts, ClassCounts, Model, TableDistribution};
 
-use super::{Metric, PrivacyModel};
+use super::Metric;
 
 /// Bottom classes per task when a node's keys are computed.
 const KEY_CHUNK: usize = 1 << 15;
@@ -56,7 +53,7 @@ pub(super) struct Evaluator<'a> {
     bottom_sizes: Vec<u32>,
     bottom_of_row: Vec<u32>,
     sensitive: Vec<&'a Column>,
-    model: PrivacyModel,
+    model: Model,
     k: u32,
     max_suppressed: u64,
     metric: Metric,
@@ -77,7 +74,7 @@ pub(super) struct Setup<'a> {
     /// node (`Hierarchy::leaf_counts`), and the hierarchy's leaf total.
     pub leaf_counts: Vec<(Vec<Vec<usize>>, usize)>,
     pub sensitive: Vec<&'a Column>,
-    pub model: PrivacyModel,
+    pub model: Model,
     pub k: u32,
     pub max_suppressed: u64,
     pub metric: Metric,
@@ -286,7 +283,7 @@ impl<'a> Evaluator<'a> {
         if rows > limit {
             return None;
         }
-        if matches!(self.model, PrivacyModel::K) || self.sensitive.is_empty() {
+        if matches!(self.model, Model::K) || self.sensitive.is_empty() {
             return Some((fail, rows));
         }
         let partition = Partition::from_class_ids(self.class_of_row(classes))
@@ -298,7 +295,7 @@ impl<'a> Evaluator<'a> {
             .collect();
         for cc in &counts {
             for (c, class) in cc.iter().enumerate() {
-                if !fail[c] && !self.class_ok(class) {
+                if !fail[c] && !self.model.class_ok(class) {
                     fail[c] = true;
                 }
             }
@@ -307,34 +304,22 @@ impl<'a> Evaluator<'a> {
         if rows > limit {
             return None;
         }
-        if let PrivacyModel::TCloseness { t } = self.model {
-            rows = self.t_closeness_fixpoint(&counts, &mut fail, &classes.sizes, t, limit)?;
+        if self.model.is_table_relative() {
+            rows = self.table_fixpoint(&counts, &mut fail, &classes.sizes, limit)?;
         }
         Some((fail, rows))
     }
 
-    /// The per-class part of the model, other than k and t-closeness.
-    fn class_ok(&self, class: &[crate::privacy::ValueCount]) -> bool {
-        match self.model {
-            PrivacyModel::K | PrivacyModel::TCloseness { .. } => true,
-            PrivacyModel::DistinctL { l } => satisfies_distinct_l(class, l),
-            PrivacyModel::PSensitive { p } => distinct_l(class) >= p,
-            PrivacyModel::EntropyL { l } => satisfies_entropy_l(class, l),
-            PrivacyModel::RecursiveCL { c, l } => satisfies_recursive_cl(class, c, l),
-        }
-    }
-
-    /// t-closeness is measured against the published table (as the
-    /// verifier does), which loses the suppressed classes' rows; suppressing
-    /// a class moves the table, so this repeats until no published class is
-    /// farther than t. Each round suppresses at least one more class, so it
-    /// ends.
-    fn t_closeness_fixpoint(
+    /// The table-relative models (t-closeness, δ-disclosure, β-likeness)
+    /// are measured against the published table (as the verifier does),
+    /// which loses the suppressed classes' rows; suppressing a class moves
+    /// the table, so this repeats until every published class is close
+    /// enough. Each round suppresses at least one more class, so it ends.
+    fn table_fixpoint(
         &self,
         counts: &[ClassCounts],
         fail: &mut [bool],
         sizes: &[u32],
-        t: f64,
         limit: u64,
     ) -> Option<u64> {
         loop {
@@ -350,7 +335,7 @@ impl<'a> Evaluator<'a> {
                 }
                 let table = TableDistribution::from_counts(published, col.is_numeric());
                 for (c, class) in cc.iter().enumerate() {
-                    if !fail[c] && emd(class, &table) > t {
+                    if !fail[c] && !self.model.close_to_table(class, &table) {
                         fail[c] = true;
                         changed = true;
                     }

@@ -15,10 +15,11 @@
 //! **What is searched.** A node is *anonymous* when the classes of its
 //! generalized table that violate the privacy model hold at most
 //! ⌊suppression · n⌋ rows; those classes are then suppressed (ARX's record
-//! suppression). The model is k-anonymity plus optionally one of distinct,
-//! entropy or recursive (c,l)-diversity, t-closeness or p-sensitive
-//! k-anonymity, checked per class with `privacy::models` on every sensitive
-//! attribute of the request. t-closeness compares each class with the
+//! suppression). The model ([`crate::privacy::Model`]) is k-anonymity plus
+//! optionally one of distinct, entropy or recursive (c,l)-diversity,
+//! t-closeness, p-sensitive k-anonymity, (α,k)-anonymity, δ-disclosure or
+//! β-likeness, checked per class on every sensitive attribute of the
+//! request. The table-relative ones (t, δ, β) compare each class with the
 //! *published* table (the rows not suppressed), as the verifier does; ARX
 //! compares with the input table instead.
 //!
@@ -29,7 +30,8 @@
 //! generalized and anonymity is monotone *with* suppression. Entropy and
 //! recursive l-diversity and t-closeness are monotone only *without* it: a
 //! union of passing classes passes (entropy is concave, EMD convex,
-//! Machanavajjhala et al. Section 4.4 for recursive), but a failing union can
+//! Machanavajjhala et al. Section 4.4 for recursive; for (α,k) a share of
+//! the union is a weighted mean of the parts'), but a failing union can
 //! contain passing parts, so with a suppression limit a generalization may
 //! suppress more rows and lose anonymity. In the monotone cases the search
 //! resolves the whole lattice Flash-style: from the lowest unresolved node it
@@ -109,6 +111,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result, Setting};
 use crate::hierarchy::{BoundHierarchy, Hierarchy};
 use crate::partition::Partition;
+use crate::privacy::Model;
 use crate::progress::Progress;
 use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
@@ -154,64 +157,6 @@ impl fmt::Display for Metric {
     }
 }
 
-/// The privacy model on top of k-anonymity (k comes from the request).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "model")]
-pub enum PrivacyModel {
-    /// k-anonymity alone.
-    #[default]
-    K,
-    DistinctL {
-        l: u32,
-    },
-    EntropyL {
-        l: f64,
-    },
-    RecursiveCL {
-        c: f64,
-        l: u32,
-    },
-    TCloseness {
-        t: f64,
-    },
-    /// p-sensitive k-anonymity (Truta & Vinay, Definition 3): at least p
-    /// distinct values of every sensitive attribute in every class.
-    PSensitive {
-        p: u32,
-    },
-}
-
-impl PrivacyModel {
-    /// Whether anonymity stays monotone with suppression (see the module
-    /// doc).
-    fn monotone_with_suppression(&self) -> bool {
-        matches!(
-            self,
-            PrivacyModel::K | PrivacyModel::DistinctL { .. } | PrivacyModel::PSensitive { .. }
-        )
-    }
-
-    fn check(&self) -> Result<()> {
-        let bad = |m: String| Err(Error::Parameter(m));
-        match *self {
-            PrivacyModel::DistinctL { l } | PrivacyModel::RecursiveCL { l, .. } if l == 0 => {
-                bad("l must be at least 1".into())
-            }
-            PrivacyModel::EntropyL { l } if l.is_nan() || l < 1.0 => {
-                bad(format!("entropy l must be at least 1 (got {l})"))
-            }
-            PrivacyModel::RecursiveCL { c, .. } if c.is_nan() || c <= 0.0 => {
-                bad(format!("recursive (c,l)-diversity needs c > 0 (got {c})"))
-            }
-            PrivacyModel::TCloseness { t } if !(0.0..=1.0).contains(&t) => {
-                bad(format!("t must lie in [0, 1] (got {t})"))
-            }
-            PrivacyModel::PSensitive { p: 0 } => bad("p must be at least 1".into()),
-            _ => Ok(()),
-        }
-    }
-}
-
 /// Full-domain parameters in `algorithms::Options` (hierarchies are
 /// `Options::hierarchies`).
 #[derive(Debug, Clone, Default)]
@@ -219,7 +164,7 @@ pub struct FullDomainOptions {
     /// Largest share of rows that may be suppressed, in [0, 1].
     pub suppression: f64,
     pub metric: Metric,
-    pub model: PrivacyModel,
+    pub model: Model,
     /// Also list every minimal anonymous node.
     pub list_minimal: bool,
     /// Publish this node (a level per quasi-identifier, in request order)
@@ -248,7 +193,7 @@ pub struct SearchReport {
     /// Height of each attribute's hierarchy.
     pub heights: Vec<usize>,
     pub metric: Metric,
-    pub model: PrivacyModel,
+    pub model: Model,
     pub suppression_limit_rows: u64,
     pub lattice_size: usize,
     /// Nodes whose classes were computed.
@@ -301,7 +246,7 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
             opts.suppression
         )));
     }
-    if model != PrivacyModel::K && req.sensitive.is_empty() {
+    if model != Model::K && req.sensitive.is_empty() {
         return Err(Error::unmet(
             "the privacy model reads a sensitive attribute",
             Setting::SensitiveAttribute,
@@ -690,43 +635,25 @@ fn build_release(
         ..Default::default()
     };
     release.claims.push(Guarantee::KAnonymity { k: req.k });
-    // Entropy l and recursive (c,l) are claimed as themselves and also as
-    // the distinct ⌈l⌉-diversity they imply (H ≥ ln l needs ⌈l⌉ values;
-    // r_l > 0 needs l values), the l that breach and report figures read.
-    let distinct = match model {
-        PrivacyModel::DistinctL { l } | PrivacyModel::RecursiveCL { l, .. } => Some(l),
-        PrivacyModel::PSensitive { p } => Some(p),
-        PrivacyModel::EntropyL { l } => Some(l.ceil() as u32),
-        PrivacyModel::K | PrivacyModel::TCloseness { .. } => None,
-    };
+    // Each model claims itself and the distinct l it implies (entropy
+    // and recursive l-diversity, p-sensitivity), the l that breach and
+    // report figures read.
+    let distinct = model.implied_distinct_l();
     for &s in &req.sensitive {
-        let attribute = ds.col(s).name().to_string();
+        let attribute = ds.col(s).name();
         if let Some(l) = distinct {
             release.claims.push(Guarantee::GroupLDiversity {
-                attribute: attribute.clone(),
+                attribute: attribute.to_string(),
                 l,
             });
             params.l = Some(l);
         }
-        match model {
-            PrivacyModel::EntropyL { l } => {
-                release
-                    .claims
-                    .push(Guarantee::EntropyLDiversity { attribute, l });
-            }
-            PrivacyModel::RecursiveCL { c, l } => {
-                release
-                    .claims
-                    .push(Guarantee::RecursiveCLDiversity { attribute, c, l });
-            }
-            PrivacyModel::TCloseness { t } => {
-                release.claims.push(Guarantee::TCloseness { attribute, t });
-                params.t = Some(t);
-            }
-            PrivacyModel::K | PrivacyModel::DistinctL { .. } | PrivacyModel::PSensitive { .. } => {}
+        if let Model::TCloseness { t } = model {
+            params.t = Some(t);
         }
+        release.claims.extend(model.attribute_claims(attribute));
     }
-    if let PrivacyModel::PSensitive { p } = model {
+    if let Model::PSensitive { p } = model {
         release.claims.push(Guarantee::PSensitiveKAnonymity {
             k: req.k,
             p,

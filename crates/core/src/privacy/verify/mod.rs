@@ -83,12 +83,20 @@
 //!   tuples of a record carry l distinct values of the attribute
 //!   (`assignment`, which says why that is NG's guarantee);
 //! - `LocalTCloseness` (LGB): every local bucket of the attribute within EMD
-//!   t of the distribution of all its bucketed cells, as `TCloseness`.
+//!   t of the distribution of all its bucketed cells, as `TCloseness`;
+//! - `AlphaK`, `DeltaDisclosure`, `BetaLikeness`: every group's share of
+//!   each value at most α, its log ratio to the published table at most δ,
+//!   its relative gain over the table at most β (`likeness`, from the
+//!   definitions apart from `privacy::models`).
+//!
+//! The claims that are a privacy model's ([`crate::privacy::Model`]) are
+//! named by the model's own wording ([`crate::privacy::Model::of_claim`]),
+//! so the verifier, the report and the screens say a model alike.
 //!
 //! The checks live by seam: `structure` (the release's shape and truthful
 //! cells), `assignment` (NG's regular assignment), `diversity` (k, l, p and LGB's Corollary 3 on groups and
 //! buckets), `cross_bucket` (Corollary 2 and Definition 10 over matching
-//! tuples), `closeness` (t-closeness and its EMD).
+//! tuples), `closeness` (t-closeness and its EMD), `likeness` ((α,k), δ and β).
 //!
 //! A claim cannot be checked on a release that does not fit the dataset or
 //! lacks cells; it is then reported as not holding, saying why.
@@ -105,6 +113,7 @@ mod assignment;
 mod closeness;
 mod cross_bucket;
 mod diversity;
+mod likeness;
 mod structure;
 #[cfg(test)]
 mod tests;
@@ -230,6 +239,9 @@ pub fn verify_with(release: &Release, ds: &Dataset, shared: Shared<'_>) -> Verif
 }
 
 fn claim_name(claim: &Guarantee) -> String {
+    if let Some((model, attribute)) = crate::privacy::Model::of_claim(claim) {
+        return format!("{model} of '{attribute}' in every group");
+    }
     match claim {
         Guarantee::KAnonymity { k } => format!("{k}-anonymity"),
         Guarantee::RegularAssignment { attribute, l } => {
@@ -273,6 +285,10 @@ fn claim_name(claim: &Guarantee) -> String {
         Guarantee::ExtendedPSensitivity { attribute, p, .. } => {
             format!("extended {p}-sensitivity of '{attribute}' over its protected subtrees (Definition 6)")
         }
+        // Named by their model above.
+        Guarantee::AlphaK { .. }
+        | Guarantee::DeltaDisclosure { .. }
+        | Guarantee::BetaLikeness { .. } => unreachable!("a model's claim"),
     }
 }
 
@@ -326,5 +342,14 @@ fn verify_claim(
             p,
             subtrees,
         } => extended_p_sensitivity(release, ds, column(attribute)?, *p, subtrees),
+        Guarantee::AlphaK { attribute, alpha } => {
+            likeness::alpha_k(release, ds, column(attribute)?, *alpha)
+        }
+        Guarantee::DeltaDisclosure { attribute, delta } => {
+            likeness::delta_disclosure(release, ds, column(attribute)?, *delta)
+        }
+        Guarantee::BetaLikeness { attribute, beta } => {
+            likeness::beta_likeness(release, ds, column(attribute)?, *beta)
+        }
     }
 }

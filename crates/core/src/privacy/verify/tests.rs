@@ -716,3 +716,64 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn alpha_delta_and_beta_by_their_definitions() {
+    let ds = fig1b();
+    // Groups {101–103}, {104, 105} (both Bronchitis), {106–108}; the table
+    // holds Bronchitis and Dyspepsia twice and four other values once.
+    let mut r = grouped(&ds, &[&[0, 1, 2], &[3, 4], &[5, 6, 7]], Vec::new());
+    r.claims = vec![
+        Guarantee::AlphaK {
+            attribute: disease(),
+            alpha: 0.99,
+        },
+        // Group 1's Bronchitis: (1 − 2/8)/(2/8) = 3, the largest gain.
+        Guarantee::BetaLikeness {
+            attribute: disease(),
+            beta: 3.0,
+        },
+        // Every group lacks values of the table: no δ holds.
+        Guarantee::DeltaDisclosure {
+            attribute: disease(),
+            delta: 10.0,
+        },
+    ];
+    let f = failed(&verify(&r, &ds));
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert_eq!(
+        f[0],
+        "(0.99,k)-anonymity of 'Disease' in every group: in group 1 one value of 'Disease' holds a share 1.000000 of the records, more than alpha = 0.99"
+    );
+    assert!(
+        f[1].starts_with(
+            "10-disclosure privacy of 'Disease' in every group: group 2 lacks a value"
+        ),
+        "{}",
+        f[1]
+    );
+    r.claims = vec![Guarantee::BetaLikeness {
+        attribute: disease(),
+        beta: 2.9,
+    }];
+    assert!(failed(&verify(&r, &ds))[0]
+        .contains("group 1 over-represents a value of 'Disease' by (q − p)/p = 3.000000"));
+    // One group of the whole table is the table: δ = 0, α = 2/8.
+    let mut whole = grouped(&ds, &[&[0, 1, 2, 3, 4, 5, 6, 7]], Vec::new());
+    whole.claims = vec![
+        Guarantee::DeltaDisclosure {
+            attribute: disease(),
+            delta: 1e-9,
+        },
+        Guarantee::AlphaK {
+            attribute: disease(),
+            alpha: 0.25,
+        },
+    ];
+    assert!(verify(&whole, &ds).all_hold());
+    whole.claims = vec![Guarantee::AlphaK {
+        attribute: disease(),
+        alpha: 0.24,
+    }];
+    assert_eq!(failed(&verify(&whole, &ds)).len(), 1);
+}

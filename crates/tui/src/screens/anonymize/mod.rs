@@ -41,8 +41,8 @@ use crate::shared::{follow, text_width, visible_window, JobState, Out, MAX_L};
 use crate::worker::{JobId, Worker, WorkerMsg};
 use anonlab::algorithms::pk::{self, PkBound, PkOptions};
 use anonlab::data::{Dataset, Role, Roles};
+use anonlab::privacy::Model;
 use anonlab::release::Release;
-use anonlab::session::FULL_DOMAIN_MODELS;
 
 /// Largest record-suppression limit the keys offer, in percent.
 pub const MAX_SUPPRESSION_PCT: u32 = 10;
@@ -577,11 +577,8 @@ impl AnonymizeScreen {
             }
             Action::CycleModel => {
                 let now = &session.params().full_domain.model;
-                let i = FULL_DOMAIN_MODELS
-                    .iter()
-                    .position(|m| m == now)
-                    .unwrap_or(0);
-                let next = FULL_DOMAIN_MODELS[(i + 1) % FULL_DOMAIN_MODELS.len()];
+                let i = Model::NAMES.iter().position(|m| m == now).unwrap_or(0);
+                let next = Model::NAMES[(i + 1) % Model::NAMES.len()];
                 session.settings_mut().full_domain.model = next.into();
                 self.refresh_blocked(session);
                 self.request_if_changed(session);
