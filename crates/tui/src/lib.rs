@@ -7,9 +7,9 @@
 //! applies it to the [`App`], then draws once. The rest, in layers that
 //! only use those before them (a test checks there is no cycle):
 //!
-//! - `shared`, `worker`, `keymap`, `config`, `recent`, `picker`, `theme`,
-//!   `cmdline`, `search`, `layout`: types and tools every part uses (the
-//!   screens, a job slot, the key map, the config file, the recent files
+//! - `shared`, `worker`, `jobs`, `keymap`, `config`, `recent`, `picker`,
+//!   `theme`, `cmdline`, `search`, `layout`: types and tools every part uses
+//!   (the screens, a worker thread and the job slot over it, the key map, the config file, the recent files
 //!   and the `:open` picker, the line editor, the panels' areas);
 //! - `session`: the one session state — the library's session, the
 //!   attacker picker's order, generation counters and the session's

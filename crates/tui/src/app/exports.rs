@@ -12,6 +12,7 @@ use super::{App, JobState, Out, Screen};
 use crate::export::{
     self, beside, chart_job, report_job, ChartData, ChartExport, Dist, Exported, Target,
 };
+use crate::jobs::Update;
 use crate::screens::compare::{Outcome, Probability};
 use crate::screens::risk::{Figures, RiskChart};
 use crate::worker::WorkerMsg;
@@ -26,10 +27,8 @@ impl App {
                     Some(p) => Target::File(p),
                     None => Target::Dir(beside(&self.project_path(), export::EXPORT_DIR)),
                 };
-                let id = self
-                    .export_worker
-                    .submit(chart_job(export, target, self.inputs()));
-                self.export_job = JobState::Running { id, fraction: 0.0 };
+                let job = chart_job(export, target, self.inputs());
+                self.export_job.submit(job);
                 self.notice = Some("writing the chart…".into());
             }
             Err(why) => self.notice = Some(format!("no chart to export: {why}")),
@@ -58,8 +57,7 @@ impl App {
             project_file,
             dir,
         );
-        let id = self.export_worker.submit(job);
-        self.export_job = JobState::Running { id, fraction: 0.0 };
+        self.export_job.submit(job);
         self.notice = Some("writing the report… (Esc cancels)".into());
     }
 
@@ -75,12 +73,7 @@ impl App {
     /// the files and the fingerprint.
     pub fn write_release(&mut self, path: Option<PathBuf>) {
         match self.try_write_release(path) {
-            Ok((notice, job)) => {
-                self.notice = Some(notice);
-                if let Some(job) = job {
-                    self.export_job = job;
-                }
-            }
+            Ok(notice) => self.notice = Some(notice),
             Err(why) => {
                 self.popup = Some(crate::shared::Popup::new(
                     "The release was not written",
@@ -90,12 +83,9 @@ impl App {
         }
     }
 
-    /// The notice, and the export job started when the release is
-    /// written in the background (a grouped session's).
-    fn try_write_release(
-        &mut self,
-        path: Option<PathBuf>,
-    ) -> Result<(String, Option<JobState>), String> {
+    /// The notice; a grouped session's release is written in the
+    /// background, by the export slot.
+    fn try_write_release(&mut self, path: Option<PathBuf>) -> Result<String, String> {
         let state = &self.anon.state;
         let Some(view) = state.view.as_ref() else {
             return Err(
@@ -162,12 +152,11 @@ impl App {
                 json,
                 inputs,
             )?;
-            let id = self.export_worker.submit(job);
-            return Ok((
+            self.export_job.submit(job);
+            return Ok(
                 "publishing the release: a pass over the file… (it runs in the background)"
                     .to_string(),
-                Some(JobState::Running { id, fraction: 0.0 }),
-            ));
+            );
         }
         let mut files =
             anonlab::release::write_csv(&view.release, ds, Some(roles), &table, &inputs)
@@ -176,52 +165,32 @@ impl App {
             .map_err(|e| e.to_string())?;
         files.push(json);
         let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        Ok((
-            format!(
-                "wrote {} — release fingerprint {}",
-                names.join(", "),
-                view.fingerprint
-            ),
-            None,
+        Ok(format!(
+            "wrote {} — release fingerprint {}",
+            names.join(", "),
+            view.fingerprint
         ))
     }
 
     /// The export job's state.
     pub fn export_job(&self) -> &JobState {
-        &self.export_job
+        self.export_job.state()
     }
 
     /// Stop a running export; whether one was running.
     pub(super) fn cancel_export(&mut self) -> bool {
-        if !self.export_job.is_running() {
+        if !self.export_job.cancel() {
             return false;
         }
-        self.export_worker.cancel();
-        self.export_job = JobState::Cancelled;
         self.notice = Some("export cancelled".into());
         true
     }
 
     pub(super) fn on_export(&mut self, msg: WorkerMsg<Exported>, out: &mut Out) {
-        let JobState::Running { id: current, .. } = self.export_job else {
-            return;
-        };
-        if msg.id() != current {
-            return;
-        }
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.export_job = JobState::Running { id, fraction };
-            }
-            WorkerMsg::Done { output, .. } => {
-                self.export_job = JobState::Done;
-                self.notice = Some(output.notice());
-            }
-            WorkerMsg::Cancelled { .. } => self.export_job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
-                self.export_job = JobState::Failed;
-                out.popup("Export failed", error);
-            }
+        match self.export_job.apply(msg) {
+            Some(Update::Done(output)) => self.notice = Some(output.notice()),
+            Some(Update::Failed(error)) => out.popup("Export failed", error),
+            _ => {}
         }
     }
 

@@ -19,7 +19,7 @@ use ratatui::layout::Rect;
 
 use super::cmdline::LineEditor;
 use super::history::{self, History};
-use super::jobs::JobClock;
+use super::jobs::{Job, JobClock};
 use super::keymap::{Action, KeyMap};
 use super::layout;
 use super::screens::anonymize::{AnonymizeMsg, AnonymizeScreen};
@@ -31,7 +31,7 @@ use super::search::SearchState;
 use super::session::{Before, SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen};
 use super::theme::Theme;
-use super::worker::{Worker, WorkerMsg};
+use super::worker::WorkerMsg;
 use anonlab::data::{CompareEntry, Role};
 use anonlab::session::Session;
 use anonlab::stats::CorrelationMatrix;
@@ -60,22 +60,23 @@ pub enum JobMsg {
 /// Where the job slots' threads hand their messages.
 type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
 
-/// A job slot on a thread of its own, its messages wrapped by `wrap`.
+/// Put a job slot on a thread of its own, its messages wrapped by `wrap`.
 fn threaded<T: Send + 'static>(
+    job: &mut Job<T>,
     notify: &Notify,
     wrap: fn(WorkerMsg<T>) -> JobMsg,
-) -> std::io::Result<Worker<T>> {
+) -> std::io::Result<()> {
     let notify = Arc::clone(notify);
-    Worker::threaded(move |m| notify(wrap(m)))
+    job.start(move |m| notify(wrap(m)))
 }
 
 /// Run an inline slot's queued job, if any, and collect its messages.
 fn drain<T: Send + 'static>(
-    worker: &mut Worker<T>,
+    job: &mut Job<T>,
     wrap: fn(WorkerMsg<T>) -> JobMsg,
     out: &mut Vec<JobMsg>,
 ) {
-    out.extend(worker.run_queued_inline().into_iter().map(wrap));
+    out.extend(job.run_queued_inline().into_iter().map(wrap));
 }
 
 pub struct App {
@@ -95,8 +96,7 @@ pub struct App {
     /// First help line shown, when the help does not fit the terminal.
     help_scroll: usize,
     /// Charts and reports being written (`e`, `E`).
-    export_worker: Worker<super::export::Exported>,
-    export_job: JobState,
+    export_job: Job<super::export::Exported>,
     keymap: KeyMap,
     theme: Theme,
     /// Whether the terminal reports the mouse (clicks and wheel).
@@ -166,8 +166,7 @@ impl App {
             search: SearchState::default(),
             help: false,
             help_scroll: 0,
-            export_worker: Worker::inline(),
-            export_job: JobState::Idle,
+            export_job: Job::inline(),
             keymap: KeyMap::default(),
             theme: Theme::default(),
             mouse: true,
@@ -216,11 +215,11 @@ impl App {
         notify: impl Fn(JobMsg) + Send + Sync + 'static,
     ) -> std::io::Result<()> {
         let notify: Notify = Arc::new(notify);
-        *self.session.worker_mut() = threaded(&notify, JobMsg::Baseline)?;
-        *self.risk.worker_mut() = threaded(&notify, JobMsg::RiskAfter)?;
-        *self.hier.worker_mut() = threaded(&notify, JobMsg::Correlation)?;
-        *self.compare.worker_mut() = threaded(&notify, JobMsg::Compare)?;
-        self.export_worker = threaded(&notify, JobMsg::Export)?;
+        threaded(self.session.job_mut(), &notify, JobMsg::Baseline)?;
+        threaded(self.risk.job_mut(), &notify, JobMsg::RiskAfter)?;
+        threaded(self.hier.job_mut(), &notify, JobMsg::Correlation)?;
+        threaded(self.compare.job_mut(), &notify, JobMsg::Compare)?;
+        threaded(&mut self.export_job, &notify, JobMsg::Export)?;
         let n = Arc::clone(&notify);
         self.anon.start(move |m| n(JobMsg::Anonymize(m)))?;
         // The inline slots' queued jobs are gone with them: ask again.
@@ -240,14 +239,14 @@ impl App {
         loop {
             self.after_draw();
             let mut msgs: Vec<JobMsg> = Vec::new();
-            drain(self.session.worker_mut(), JobMsg::Baseline, &mut msgs);
-            drain(self.risk.worker_mut(), JobMsg::RiskAfter, &mut msgs);
+            drain(self.session.job_mut(), JobMsg::Baseline, &mut msgs);
+            drain(self.risk.job_mut(), JobMsg::RiskAfter, &mut msgs);
             let mut anon = Vec::new();
             self.anon.drain(&mut anon);
             msgs.extend(anon.into_iter().map(JobMsg::Anonymize));
-            drain(self.hier.worker_mut(), JobMsg::Correlation, &mut msgs);
-            drain(self.compare.worker_mut(), JobMsg::Compare, &mut msgs);
-            drain(&mut self.export_worker, JobMsg::Export, &mut msgs);
+            drain(self.hier.job_mut(), JobMsg::Correlation, &mut msgs);
+            drain(self.compare.job_mut(), JobMsg::Compare, &mut msgs);
+            drain(&mut self.export_job, JobMsg::Export, &mut msgs);
             if msgs.is_empty() {
                 break;
             }
