@@ -9,8 +9,9 @@
 //!
 //! - `shared`, `worker`, `jobs`, `keymap`, `config`, `recent`, `picker`,
 //!   `theme`, `cmdline`, `search`, `layout`: types and tools every part uses
-//!   (the screens, a worker thread and the job slot over it, the key map, the config file, the recent files
-//!   and the `:open` picker, the line editor, the panels' areas);
+//!   (the screens, a worker thread and the job slot over it, the key map,
+//!   the config file, the recent files and the `:open` picker, the line
+//!   editor, the panels' areas);
 //! - `session`: the one session state — the library's session, the
 //!   attacker picker's order, generation counters and the session's
 //!   baseline, computed in a job slot of its own;
