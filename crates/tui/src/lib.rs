@@ -25,6 +25,7 @@
 //! - `ui`: drawing, which only reads the app.
 
 mod app;
+mod chart;
 mod cmdline;
 mod config;
 mod export;

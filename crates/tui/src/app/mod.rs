@@ -27,6 +27,7 @@ use super::screens::compare::{CompareMsg, CompareScreen};
 use super::screens::data::DataScreen;
 use super::screens::hierarchies::HierarchiesScreen;
 use super::screens::risk::{AfterView, RiskScreen};
+use super::screens::{Component, Context};
 use super::search::SearchState;
 use super::session::{Before, SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen};
@@ -477,26 +478,10 @@ impl App {
                 let entry = self.entry_now();
                 self.compare.add(entry, &mut self.session, &mut out);
             }
-            _ => match self.screen {
-                Screen::Data => self.data.step(action, &mut self.session, &mut out),
-                Screen::Risk => {
-                    let shown = self.anon.shown_release().cloned();
-                    self.risk
-                        .step(action, &mut self.session, shown.as_ref(), &mut out)
-                }
-                Screen::Anonymize => self.anon.step(action, &mut self.session, &mut out),
-                Screen::Hierarchies => {
-                    let inputs = self.inputs();
-                    self.hier.step(action, &mut self.session, &inputs, &mut out)
-                }
-                Screen::Compare => {
-                    self.compare
-                        .step(action, &mut self.session, &self.anon.cache, &mut out);
-                    if *action == Action::Confirm {
-                        self.load_compare_entry();
-                    }
-                }
-            },
+            _ => {
+                let (screen, mut cx) = self.in_view();
+                screen.step(action, &mut cx, &mut out);
+            }
         }
         self.apply(out);
         self.follow_session();
@@ -533,8 +518,47 @@ impl App {
         self.sync_clock(Instant::now());
     }
 
+    /// The screen in view, as a component, with what it reads of the
+    /// session and of the other screens: the one place the app picks a
+    /// screen by its id.
+    fn in_view(&mut self) -> (&mut dyn Component, Context<'_>) {
+        let shown = self.anon.shown_release().cloned();
+        let inputs = self.in_view_ref().needs_inputs().then(|| self.inputs());
+        let (screen, cache): (&mut dyn Component, _) = match self.screen {
+            Screen::Data => (&mut self.data, Some(&self.anon.cache)),
+            Screen::Risk => (&mut self.risk, Some(&self.anon.cache)),
+            // The Anonymize screen owns the cache: it is not lent to it.
+            Screen::Anonymize => (&mut self.anon, None),
+            Screen::Hierarchies => (&mut self.hier, Some(&self.anon.cache)),
+            Screen::Compare => (&mut self.compare, Some(&self.anon.cache)),
+        };
+        let cx = Context {
+            session: &mut self.session,
+            shown,
+            cache,
+            inputs,
+        };
+        (screen, cx)
+    }
+
+    /// The screen in view, to read.
+    fn in_view_ref(&self) -> &dyn Component {
+        match self.screen {
+            Screen::Data => &self.data,
+            Screen::Risk => &self.risk,
+            Screen::Anonymize => &self.anon,
+            Screen::Hierarchies => &self.hier,
+            Screen::Compare => &self.compare,
+        }
+    }
+
     /// What a screen asked of the app.
     fn apply(&mut self, out: Out) {
+        // Before the notice: the screen's own notice about the entry
+        // has the last word.
+        if let Some(entry) = out.load {
+            self.load_compare_entry(entry);
+        }
         if let Some(n) = out.notice {
             self.notice = Some(n);
         }
@@ -630,46 +654,19 @@ impl App {
         if self.cancel_export() {
             return;
         }
-        match self.screen {
-            Screen::Anonymize => {
-                self.anon.cancel();
-            }
-            Screen::Risk => {
-                let a = self.session.cancel_baseline();
-                let b = self.risk.cancel();
-                let _ = a || b;
-            }
-            Screen::Data => {
-                if !self.session.cancel_baseline() {
-                    self.anon.cancel();
-                }
-            }
-            Screen::Hierarchies => {
-                self.hier.cancel();
-            }
-            Screen::Compare => {
-                self.compare.cancel();
-            }
+        let (screen, cx) = self.in_view();
+        let stopped = screen.cancel(cx.session);
+        // The Data screen has no job of its own: with no baseline running,
+        // Esc there stops the anonymization.
+        if !stopped && self.screen == Screen::Data {
+            self.anon.cancel();
         }
     }
 
     fn show(&mut self, screen: Screen) {
         self.screen = screen;
-        match screen {
-            Screen::Compare => self.compare.show(&self.session),
-            Screen::Anonymize => {
-                self.anon.refresh_blocked(&self.session);
-                if self.anon.state.requested.as_ref() != Some(&self.anon.inputs(&self.session)) {
-                    self.anon.request(&self.session);
-                }
-                self.anon.sync_sweep(&self.session, false);
-            }
-            Screen::Risk => self
-                .risk
-                .request_after(&self.session, self.anon.shown_release()),
-            Screen::Hierarchies => self.hier.sync(&self.session, true),
-            Screen::Data => {}
-        }
+        let (screen, mut cx) = self.in_view();
+        screen.show(&mut cx);
     }
 
     /// The compare entry of what the Anonymize screen would run now.
@@ -688,10 +685,7 @@ impl App {
     /// Enter on the Compare screen: the entry's algorithm and parameters
     /// on the Anonymize screen (shown at once when the cache holds its
     /// run).
-    fn load_compare_entry(&mut self) {
-        let Some(entry) = self.compare.selected().cloned() else {
-            return;
-        };
+    fn load_compare_entry(&mut self, entry: CompareEntry) {
         if !self.anon.choose(&entry.algorithm, &mut self.session) {
             self.notice = Some(format!("unknown algorithm '{}'", entry.algorithm));
             return;

@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::release::{self, queries_job, AnonymizeView, ReleaseCache};
+use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::cmdline::CompareCommand;
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
@@ -765,6 +766,67 @@ impl CompareState {
 
 /// Metric columns of the table, left to right (the ones `h`/`l` scroll).
 pub const METRIC_COLUMNS: usize = 12;
+
+impl super::Component for CompareScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        // The app lends the cache to every screen but its owner.
+        let Some(cache) = cx.cache else {
+            return;
+        };
+        CompareScreen::step(self, action, cx.session, cache, out);
+        if *action == Action::Confirm {
+            out.load = self.selected().cloned();
+        }
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        CompareScreen::show(self, cx.session);
+    }
+
+    fn cancel(&mut self, _session: &mut SessionState) -> bool {
+        CompareScreen::cancel(self)
+    }
+
+    fn chart(&self, session: &SessionState) -> Result<ChartExport, String> {
+        let c = &self.state;
+        let mut dists = Vec::new();
+        let original = c.original(session);
+        if let Some(d) = original {
+            dists.push(Dist {
+                label: "original".into(),
+                series: step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
+                records: d.summary.records,
+            });
+        }
+        for e in &c.entries {
+            if let Outcome::Measured(m) = &e.outcome {
+                if let Some(d) = m.shown() {
+                    dists.push(Dist {
+                        label: e.entry.to_string(),
+                        series: m.curve.clone(),
+                        records: d.summary.records,
+                    });
+                }
+            }
+        }
+        if dists.len() < 1 + usize::from(original.is_some()) {
+            return Err("no entry measured yet".into());
+        }
+        let data = match c.shown {
+            Probability::Breach => ChartData::Breach(dists),
+            Probability::Reidentification => ChartData::Reidentification(dists),
+        };
+        let who = format!(
+            "original: {}; entries: each release's attacker",
+            chart::attacker(session).unwrap_or_default()
+        );
+        Ok(ChartExport {
+            screen: "compare",
+            data,
+            attacker: Some(who),
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -39,6 +39,7 @@ use std::sync::Arc;
 
 use fixedbitset::FixedBitSet;
 
+use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 pub use crate::screens::risk_models::RiskModel;
@@ -730,6 +731,68 @@ fn published_table(
         source,
         hidden,
     })
+}
+
+impl super::Component for RiskScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        RiskScreen::step(self, action, cx.session, cx.shown.as_ref(), out);
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        self.request_after(cx.session, cx.shown.as_ref());
+    }
+
+    /// Both computations the screen shows: the baseline and the attacks
+    /// on the release.
+    fn cancel(&mut self, session: &mut SessionState) -> bool {
+        let a = session.cancel_baseline();
+        let b = RiskScreen::cancel(self);
+        a || b
+    }
+
+    fn chart(&self, session: &SessionState) -> Result<ChartExport, String> {
+        let r = &self.state;
+        let measures = r.before.as_ref().ok_or(chart::NOT_YET)?;
+        let chart = r.chart;
+        let label = |f: &Figures, label: &str| Dist {
+            label: label.to_string(),
+            series: f.series.clone(),
+            records: f.records(),
+        };
+        let mut dists = Vec::new();
+        if let Some(f) = chart.of(measures) {
+            dists.push(label(f, "original"));
+        }
+        if let Some(after) = &r.after {
+            if let Some(f) = chart.of(&after.measures) {
+                dists.push(label(
+                    f,
+                    &format!("published ({})", after.release.algorithm),
+                ));
+            }
+        }
+        if chart == RiskChart::Combinations {
+            return Err("the combinations chart is drawn on screen only; :export report lists the riskiest combinations".into());
+        }
+        if dists.is_empty() {
+            return Err(format!("no {} to draw", chart.title()));
+        }
+        let data = match chart {
+            RiskChart::Breach => ChartData::Breach(dists),
+            RiskChart::KeyCount | RiskChart::Linkage | RiskChart::Combinations => {
+                ChartData::Reidentification(dists)
+            }
+        };
+        let mut who = chart::attacker(session).unwrap_or_default();
+        if let Some(a) = r.after.as_ref().filter(|a| !a.unpublished.is_empty()) {
+            who.push_str(&format!("; not published: {}", a.unpublished.join(", ")));
+        }
+        Ok(ChartExport {
+            screen: "risk",
+            data,
+            attacker: Some(who),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ use super::record::RecordDetail;
 use super::release::{self, queries_job, AnonymizeView, Outcome, QueryOutcome, ReleaseCache};
 use super::side_by_side::SideBySide;
 use super::sweep::{CellFigures, SweepEffect, SweepState};
+use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 use crate::session::{
@@ -877,6 +878,100 @@ mod views;
 
 pub use prefetch::Prefetch;
 pub use views::levels_text;
+
+impl super::Component for AnonymizeScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        AnonymizeScreen::step(self, action, cx.session, out);
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        let session = &*cx.session;
+        self.refresh_blocked(session);
+        if self.state.requested.as_ref() != Some(&self.inputs(session)) {
+            self.request(session);
+        }
+        self.sync_sweep(session, false);
+    }
+
+    fn cancel(&mut self, _session: &mut SessionState) -> bool {
+        AnonymizeScreen::cancel(self)
+    }
+
+    fn chart(&self, session: &SessionState) -> Result<ChartExport, String> {
+        if self.sweep.open {
+            return self.sweep_chart();
+        }
+        let view = self
+            .state
+            .view
+            .as_ref()
+            .ok_or("no release yet (the algorithm is running or refused the parameters)")?;
+        let b = session.baseline().ok_or(chart::NOT_YET)?.baseline();
+        let inputs = &view.inputs;
+        let name = match inputs.l {
+            Some(l) => format!("{} k={} l={l}", inputs.algorithm, inputs.k),
+            None => format!("{} k={}", inputs.algorithm, inputs.k),
+        };
+        let e = &view.evaluation;
+        let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist {
+            series: crate::shared::step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
+            records: d.summary.records,
+            label,
+        };
+        let data = match (&b.breach, &e.breach) {
+            (Some(before), Some(after)) => ChartData::Breach(vec![
+                dist("original".into(), &before.distribution),
+                dist(name, after),
+            ]),
+            _ => ChartData::Reidentification(vec![
+                dist("original".into(), &b.linkage),
+                dist(name, &e.reidentification),
+            ]),
+        };
+        let who = format!(
+            "before: {}; after: {}",
+            chart::attacker(session).unwrap_or_default(),
+            view.attacker()
+        );
+        Ok(ChartExport {
+            screen: "anonymize",
+            data,
+            attacker: Some(who),
+        })
+    }
+}
+
+impl AnonymizeScreen {
+    /// The sweep's heat map, while the grid replaces the charts.
+    fn sweep_chart(&self) -> Result<ChartExport, String> {
+        let sweep = &self.sweep;
+        let (measure, ks, ls, cells) = sweep.heatmap().ok_or("the sweep has not started")?;
+        let base = sweep.base.as_ref().ok_or("the sweep has not started")?;
+        let mut chars = measure.chars();
+        let title = format!(
+            "{}{} of {} by k and l (seed {})",
+            chars
+                .next()
+                .map(|c| c.to_uppercase().to_string())
+                .unwrap_or_default(),
+            chars.as_str(),
+            base.algorithm,
+            base.seed
+        );
+        let data = ChartData::Sweep {
+            measure,
+            ks,
+            ls,
+            cells,
+            title,
+        };
+        Ok(ChartExport {
+            screen: "anonymize",
+            data,
+            attacker: None,
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests;

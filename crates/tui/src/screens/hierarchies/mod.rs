@@ -16,6 +16,7 @@
 
 use std::path::PathBuf;
 
+use crate::chart::{ChartData, ChartExport};
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 use crate::screens::hier_folder::FolderPreview;
@@ -533,6 +534,43 @@ impl HierarchiesScreen {
     /// Stop the matrix's job; whether one was running.
     pub fn cancel(&mut self) -> bool {
         self.state.matrix.job.cancel()
+    }
+}
+
+impl super::Component for HierarchiesScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        // `needs_inputs` asks the app for them; without them an export
+        // could replace one of the session's files, so nothing is done.
+        let Some(inputs) = cx.inputs.as_ref() else {
+            return;
+        };
+        HierarchiesScreen::step(self, action, cx.session, inputs, out);
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        self.sync(cx.session, true);
+    }
+
+    fn cancel(&mut self, _session: &mut SessionState) -> bool {
+        HierarchiesScreen::cancel(self)
+    }
+
+    fn chart(&self, _session: &SessionState) -> Result<ChartExport, String> {
+        let m = self
+            .state
+            .matrix
+            .view
+            .clone()
+            .ok_or("the correlations are being computed")?;
+        Ok(ChartExport {
+            screen: "hierarchies",
+            data: ChartData::Correlation(m),
+            attacker: None,
+        })
+    }
+
+    fn needs_inputs(&self) -> bool {
+        true
     }
 }
 
