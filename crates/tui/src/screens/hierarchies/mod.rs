@@ -34,7 +34,7 @@ use dialog::builder_fields;
 #[cfg(test)]
 use dialog::round_width;
 pub use dialog::{Builder, DialogKind, Field, HierarchyDialog};
-pub use tree::{TreeLine, TreeView};
+pub use tree::TreeView;
 
 /// Which panel of the screen the cursor keys move in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
