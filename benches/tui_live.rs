@@ -252,7 +252,7 @@ fn measure(
             ran,
             outcome: String::new(),
         };
-        match (&a.view, &a.error, &a.job) {
+        match (&a.view, &a.error, a.job.state()) {
             (Some(v), None, JobState::Done) => {
                 if ran {
                     press.phases = v.phases.clone();

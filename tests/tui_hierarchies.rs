@@ -94,7 +94,7 @@ fn the_correlation_heat_map_shows_the_measure_computed_from_the_data() {
     // Another measure: Cramér's V is √φ².
     app.step(&Action::CycleMeasure(1));
     assert!(matches!(
-        app.hierarchies().matrix.job,
+        app.hierarchies().matrix.job.state(),
         JobState::Running { .. }
     ));
     app.run_pending_jobs_blocking();

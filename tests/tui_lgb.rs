@@ -351,7 +351,10 @@ fn t_closeness_on_a_chosen_attribute_reaches_lgb() {
     let mut app = lgb_on_demo("lgb-mdp", 140, 44);
     app.step(&Action::CycleTCloseness);
     assert_eq!(app.t_closeness(), vec![(occupation(&app), app.params().t)]);
-    assert!(matches!(app.anonymize().job, JobState::Running { .. }));
+    assert!(matches!(
+        app.anonymize().job.state(),
+        JobState::Running { .. }
+    ));
     app.run_pending_jobs_blocking();
     let view = app.anonymize().view.as_ref().unwrap();
     assert!(view.evaluation.verification.all_hold());
@@ -373,5 +376,8 @@ fn marking_cells_makes_the_lgb_release_out_of_date() {
     focus(&mut app, "occupation");
     app.step(&Action::ToggleSensitivity);
     app.step(&Action::ShowScreen(Screen::Anonymize));
-    assert!(matches!(app.anonymize().job, JobState::Running { .. }));
+    assert!(matches!(
+        app.anonymize().job.state(),
+        JobState::Running { .. }
+    ));
 }

@@ -148,7 +148,10 @@ fn enter_on_a_cell_sets_k_and_l_and_runs_them() {
     app.step(&Action::Confirm);
     assert_eq!((app.params().k, app.params().l), (10, 3));
     assert!(!app.sweep().open, "the grid closes on the chosen point");
-    assert!(matches!(app.anonymize().job, JobState::Running { .. }));
+    assert!(matches!(
+        app.anonymize().job.state(),
+        JobState::Running { .. }
+    ));
     run_to_done(&mut app);
     let view = app.anonymize().view.as_ref().unwrap();
     assert_eq!((view.inputs.k, view.inputs.l), (10, Some(3)));
@@ -273,7 +276,7 @@ fn two_quick_presses_show_only_the_last_inputs() {
     assert_eq!(app.anonymize().view.as_ref().unwrap().inputs.k, 5);
     // Two presses before any result: the first run is superseded.
     app.step(&Action::Right);
-    let first = app.anonymize().job.clone();
+    let first = app.anonymize().job.state().clone();
     app.step(&Action::Right);
     assert_ne!(app.anonymize().job, first);
     wait(&mut app);
@@ -459,7 +462,10 @@ fn with_the_prefetch_off_nothing_is_computed_ahead() {
     run_to_done(&mut app);
     assert!(app.release_cache().is_empty());
     app.step(&Action::Right);
-    assert!(matches!(app.anonymize().job, JobState::Running { .. }));
+    assert!(matches!(
+        app.anonymize().job.state(),
+        JobState::Running { .. }
+    ));
     run_to_done(&mut app);
     assert!(app.release_cache().is_empty());
 }

@@ -179,7 +179,7 @@ fn write_refuses_a_release_the_verifier_refuted() {
     view.release = std::sync::Arc::new(release);
     // The run the app waits for answers with the refuted release.
     app.step(&Action::Recompute);
-    let JobState::Running { id, .. } = app.anonymize().job else {
+    let JobState::Running { id, .. } = *app.anonymize().job.state() else {
         panic!("{:?}", app.anonymize().job)
     };
     app.on_worker(JobMsg::Anonymize(AnonymizeMsg::Run(WorkerMsg::Done {

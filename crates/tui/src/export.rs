@@ -47,7 +47,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::session::Before;
 use super::worker::JobFn;
 use anonlab::charts::{self, Chart};
 use anonlab::data::{Dataset, Inputs, Project};
@@ -55,7 +54,6 @@ use anonlab::error::{Error, Result};
 use anonlab::report;
 use anonlab::risk::{self, CdfPoint};
 use anonlab::session::Session;
-use anonlab::stats::CorrelationMatrix;
 
 /// Charts are written here, beside the project file.
 pub const EXPORT_DIR: &str = "anonlab-export";
@@ -66,49 +64,7 @@ pub const REPORT_DIR: &str = "anonlab-report";
 /// bucketized release) and `release.json`.
 pub const RELEASE_DIR: &str = "anonlab-release";
 
-/// One distribution of probabilities as a screen holds it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Dist {
-    /// The legend's name for it.
-    pub label: String,
-    /// The CDF as a step line (see [`super::step_series`]).
-    pub series: Vec<(f64, f64)>,
-    /// Records the distribution is over (for the histogram's counts).
-    pub records: usize,
-}
-
-/// The figures of the chart in view, copied from the app.
-#[derive(Debug, Clone)]
-pub enum ChartData {
-    /// Records by how many records share their known values for the
-    /// baseline's attacker.
-    ClassSizes(Arc<Before>),
-    /// Pr(re-id) distributions: their CDF and their histogram.
-    Reidentification(Vec<Dist>),
-    /// Breach-probability distributions: their CDF.
-    Breach(Vec<Dist>),
-    Correlation(CorrelationMatrix),
-    /// The k/l sweep grid: `cells[i][j]` at `l = ls[i]`, `k = ks[j]`.
-    Sweep {
-        measure: String,
-        ks: Vec<u32>,
-        ls: Vec<u32>,
-        cells: Vec<Vec<Option<f64>>>,
-        /// Names the algorithm and seed the grid was run with.
-        title: String,
-    },
-}
-
-/// A chart export: what the screen shows and under which name.
-#[derive(Debug, Clone)]
-pub struct ChartExport {
-    /// The screen's name in file names (`risk`, `anonymize`, ...).
-    pub screen: &'static str,
-    pub data: ChartData,
-    /// Whose figures the chart draws, added to its title
-    /// ("attacker knows 7 of 8 QIs; 2,082 cells hidden").
-    pub attacker: Option<String>,
-}
+pub use super::chart::{ChartData, ChartExport, Dist};
 
 /// Where an export goes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,11 +6,168 @@
 //! A slot added to the app gets one line in `App::job_lines`; the status
 //! bar and the gauge then follow it without further changes. This module
 //! reads nothing of the app (the layers run one way).
+//!
+//! [`Job`] is one slot: its worker and the state of its latest request,
+//! with the one place that drops a superseded request's messages and moves
+//! the state, so the screens only say what a result means to them.
 
 use std::time::{Duration, Instant};
 
 use super::shared::{JobState, Screen};
-use super::worker::JobId;
+use super::worker::{JobFn, JobId, Worker, WorkerMsg};
+
+/// One background job slot: the worker that runs its requests and the
+/// state of the latest one, as the status bar shows it.
+pub struct Job<T> {
+    worker: Worker<T>,
+    state: JobState,
+}
+
+/// A message of the slot's current request, once [`Job::apply`] has
+/// dropped the stale ones and moved the state: what the owner acts on.
+#[derive(Debug)]
+pub enum Update<T> {
+    Progress(f64),
+    Done(T),
+    Cancelled,
+    Failed(String),
+}
+
+impl<T> std::fmt::Debug for Job<T> {
+    // The worker is a thread handle; its state is what a reader wants.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job").field("state", &self.state).finish()
+    }
+}
+
+/// A slot reads as its state: `job == JobState::Done`.
+impl<T> PartialEq<JobState> for Job<T> {
+    fn eq(&self, state: &JobState) -> bool {
+        self.state == *state
+    }
+}
+
+impl<T: Send + 'static> Default for Job<T> {
+    fn default() -> Self {
+        Self::inline()
+    }
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// An idle slot whose requests wait for
+    /// [`run_queued_inline`](Self::run_queued_inline) (tests; the app
+    /// until its workers start).
+    pub fn inline() -> Self {
+        Job {
+            worker: Worker::inline(),
+            state: JobState::Idle,
+        }
+    }
+
+    /// Run the slot's requests on a thread of its own, handing their
+    /// messages to `notify`. A request queued inline is dropped with the
+    /// inline worker: its owner asks again.
+    pub fn start(&mut self, notify: impl Fn(WorkerMsg<T>) + Send + 'static) -> std::io::Result<()> {
+        self.worker = Worker::threaded(notify)?;
+        Ok(())
+    }
+
+    /// Run the queued request, if any, on this thread (inline slots).
+    pub fn run_queued_inline(&mut self) -> Vec<WorkerMsg<T>> {
+        self.worker.run_queued_inline()
+    }
+
+    pub fn state(&self) -> &JobState {
+        &self.state
+    }
+
+    /// Whether the latest request is queued or running.
+    pub fn is_running(&self) -> bool {
+        self.state.is_running()
+    }
+
+    /// The latest request's progress, 0 when none runs.
+    pub fn fraction(&self) -> f64 {
+        match self.state {
+            JobState::Running { fraction, .. } => fraction,
+            _ => 0.0,
+        }
+    }
+
+    /// The phase the running request named last, if any.
+    pub fn phase(&self) -> Option<anonlab::progress::Phase> {
+        self.worker.phase()
+    }
+
+    /// Queue a request, replacing a queued one and stopping the running
+    /// one: its messages are stale from now on.
+    pub fn submit(&mut self, job: JobFn<T>) -> JobId {
+        let id = self.worker.submit(job);
+        self.state = JobState::Running { id, fraction: 0.0 };
+        id
+    }
+
+    /// Stop the running request; whether one was running.
+    pub fn cancel(&mut self) -> bool {
+        if !self.is_running() {
+            return false;
+        }
+        self.worker.cancel();
+        self.state = JobState::Cancelled;
+        true
+    }
+
+    /// Stop whatever runs and show `state` instead (a result taken from a
+    /// cache is `Done` without a run; a request that cannot run is `Idle`).
+    pub fn settle(&mut self, state: JobState) {
+        self.worker.cancel();
+        self.state = state;
+    }
+
+    /// Stop whatever runs, leaving the state as it is: a request a newer
+    /// one of another slot makes pointless, whose state the owner resets.
+    pub fn stop(&mut self) {
+        self.worker.cancel();
+    }
+
+    /// Show the running request's progress as `fraction` (a grid's or a
+    /// pass's share, of which the request is one part).
+    pub fn set_fraction(&mut self, fraction: f64) {
+        if let JobState::Running { id, .. } = self.state {
+            self.state = JobState::Running { id, fraction };
+        }
+    }
+
+    /// Apply a worker message: `None` for one of a superseded request (or
+    /// when none is awaited), else the state moves and the message's
+    /// content is returned for the owner to act on.
+    pub fn apply(&mut self, msg: WorkerMsg<T>) -> Option<Update<T>> {
+        let JobState::Running { id: current, .. } = self.state else {
+            return None;
+        };
+        if msg.id() != current {
+            return None;
+        }
+        Some(match msg {
+            WorkerMsg::Progress { id, fraction } => {
+                self.state = JobState::Running { id, fraction };
+                Update::Progress(fraction)
+            }
+            WorkerMsg::Done { output, .. } => {
+                self.state = JobState::Done;
+                Update::Done(output)
+            }
+            WorkerMsg::Cancelled { .. } => {
+                self.state = JobState::Cancelled;
+                Update::Cancelled
+            }
+            WorkerMsg::Failed { error, .. } => {
+                self.state = JobState::Failed;
+                Update::Failed(error)
+            }
+        })
+    }
+}
 
 /// Jobs that have run this long show a gauge; shorter ones only the
 /// spinner, so a quick re-run does not make the screen flicker.
@@ -106,6 +263,33 @@ mod tests {
             screen: Screen::Risk,
             state: JobState::Running { id, fraction: 0.5 },
         }
+    }
+
+    #[test]
+    fn a_job_drops_stale_messages_and_moves_its_state() {
+        let mut job: Job<u32> = Job::inline();
+        assert!(job.apply(WorkerMsg::Cancelled { id: 1 }).is_none());
+        let first = job.submit(Box::new(|_| Ok(1)));
+        let second = job.submit(Box::new(|_| Ok(2)));
+        let stale = WorkerMsg::Done {
+            id: first,
+            output: 1,
+            elapsed: Duration::ZERO,
+        };
+        assert!(job.apply(stale).is_none());
+        assert!(matches!(
+            job.apply(WorkerMsg::Progress {
+                id: second,
+                fraction: 0.5
+            }),
+            Some(Update::Progress(f)) if f == 0.5
+        ));
+        assert_eq!(job.fraction(), 0.5);
+        let msgs = job.run_queued_inline();
+        let [msg] = <[_; 1]>::try_from(msgs).unwrap();
+        assert!(matches!(job.apply(msg), Some(Update::Done(2))));
+        assert_eq!(job.state(), &JobState::Done);
+        assert!(!job.cancel());
     }
 
     #[test]

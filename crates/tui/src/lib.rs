@@ -7,10 +7,11 @@
 //! applies it to the [`App`], then draws once. The rest, in layers that
 //! only use those before them (a test checks there is no cycle):
 //!
-//! - `shared`, `worker`, `keymap`, `config`, `recent`, `picker`, `theme`,
-//!   `cmdline`, `search`, `layout`: types and tools every part uses (the
-//!   screens, a job slot, the key map, the config file, the recent files
-//!   and the `:open` picker, the line editor, the panels' areas);
+//! - `shared`, `worker`, `jobs`, `keymap`, `config`, `recent`, `picker`,
+//!   `theme`, `cmdline`, `search`, `layout`: types and tools every part uses
+//!   (the screens, a worker thread and the job slot over it, the key map,
+//!   the config file, the recent files and the `:open` picker, the line
+//!   editor, the panels' areas);
 //! - `session`: the one session state — the library's session, the
 //!   attacker picker's order, generation counters and the session's
 //!   baseline, computed in a job slot of its own;
@@ -24,6 +25,7 @@
 //! - `ui`: drawing, which only reads the app.
 
 mod app;
+mod chart;
 mod cmdline;
 mod config;
 mod export;
@@ -58,54 +60,38 @@ use ratatui::Terminal;
 
 use anonlab::session::Session;
 
+// The public API: the app and what drives it (actions, keys, the config,
+// ticks, `draw` on any backend), the screen ids and the component trait,
+// and the types of what the app's readers return that tests and benches
+// name (a figure shown, a job's state). The screens' states are reached
+// through the app's readers, not re-exported: 130 names before issue 31.
 pub use app::{App, Confirm, JobMsg};
-pub use cmdline::{parse as parse_command, Command, Edit, LineEditor, COMMANDS};
-pub use config::{binding_id, config_path, parse_input, Config, CONFIG_ENV};
+pub use cmdline::{parse as parse_command, Command, COMMANDS};
+pub use config::Config;
 pub use export::{
-    beside, build_charts, cdf_points, chart_job, probabilities, reopened, report_job, ChartData,
-    ChartExport, Dist, Exported, Target, EXPORT_DIR, REPORT_DIR,
+    beside, probabilities, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR,
 };
-pub use jobs::{shows_gauge, JobClock, JobLine, GAUGE_AFTER};
-pub use keymap::{Action, Binding, HelpLine, Input, KeyMap, Scope, WHEEL_ROWS};
-pub use layout::{anonymize_table_viewport, data_table_viewport, tab_at};
-pub use picker::{FilePicker, Origin, PickerEffect};
+pub use jobs::GAUGE_AFTER;
+pub use keymap::{Action, Input, KeyMap, Scope};
+pub use layout::anonymize_table_viewport;
+pub use picker::Origin;
 pub use recent::{RecentFiles, MAX_RECENT};
-pub use screens::anonymize::{
-    AnonymizeMsg, AnonymizeState, Param, Prefetch, PublishedTable, QueriesState,
-};
-pub use screens::compare::{
-    CompareOutput, CompareState, EntryState, Measured, Outcome, Probability, QueryError,
-    METRIC_COLUMNS,
-};
-pub use screens::data::{ColumnStats, DataView};
-pub use screens::hierarchies::{
-    Builder, DialogKind, HierarchiesState, HierarchyDialog, MatrixState, TreeLine, TreeView,
-};
-pub use screens::lattice::{LatticeCounts, LatticeEffect, LatticeState};
-pub use screens::mark::{MarkDialog, MarkField, MarkMode};
-pub use screens::record::{record_detail, CellDetail, MatchingBucket, RecordDetail};
-pub use screens::release::{
-    verification_lines, AnonymizeView, CheckLine, Curve, QueryOutcome, ReleaseCache, CACHE_ENTRIES,
-};
-pub use screens::risk::{
-    AfterView, Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel, RiskState,
-};
-pub use screens::side_by_side::{PairRow, SideBySide};
-pub use screens::sweep::{
-    CellFigures, SweepCell, SweepEffect, SweepMetric, SweepState, MAX_SWEEP_L, SWEEP_KS,
-};
+pub use screens::anonymize::{AnonymizeMsg, Param, QueriesState};
+pub use screens::compare::{Measured, Outcome, Probability, QueryError, METRIC_COLUMNS};
+pub use screens::hierarchies::{Builder, DialogKind};
+pub use screens::mark::MarkMode;
+pub use screens::record::record_detail;
+pub use screens::release::{verification_lines, AnonymizeView, CACHE_ENTRIES};
+pub use screens::risk::{Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel};
+pub use screens::sweep::{SweepCell, SweepMetric, MAX_SWEEP_L, SWEEP_KS};
+pub use screens::Component;
 pub use search::SearchState;
-pub use session::{
-    AlgorithmChoice, AnonymizeInputs, Before, Generations, Listed, Reads, SessionState,
-    CONSTRUCTION, FULL_DOMAIN, MAX_LISTED,
-};
-pub use shared::{
-    step_series, visible_window, JobState, Popup, Screen, DEFAULT_PROJECT_FILE, MAX_L, THRESHOLDS,
-};
+pub use session::{AnonymizeInputs, Before, Reads, SessionState, FULL_DOMAIN, MAX_LISTED};
+pub use shared::{step_series, JobState, Screen, DEFAULT_PROJECT_FILE};
 pub use theme::Theme;
 pub use ui::draw;
 pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
-pub use worker::{JobId, Worker, WorkerMsg};
+pub use worker::{Worker, WorkerMsg};
 
 /// Wake-up interval when nothing happens (animates the busy spinner).
 const TICK: Duration = Duration::from_millis(250);

@@ -91,6 +91,9 @@ pub struct Out {
     pub show: Option<Screen>,
     /// Show this source row on the Data screen.
     pub jump: Option<usize>,
+    /// Load this compare entry's algorithm and parameters on the
+    /// Anonymize screen (Enter on the Compare screen).
+    pub load: Option<anonlab::data::CompareEntry>,
 }
 
 impl Out {

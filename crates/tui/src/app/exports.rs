@@ -8,12 +8,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{App, JobState, Out, Screen};
-use crate::export::{
-    self, beside, chart_job, report_job, ChartData, ChartExport, Dist, Exported, Target,
-};
-use crate::screens::compare::{Outcome, Probability};
-use crate::screens::risk::{Figures, RiskChart};
+use super::{App, JobState, Out};
+use crate::export::{self, beside, chart_job, report_job, ChartExport, Exported, Target};
+use crate::jobs::Update;
 use crate::worker::WorkerMsg;
 
 impl App {
@@ -26,10 +23,8 @@ impl App {
                     Some(p) => Target::File(p),
                     None => Target::Dir(beside(&self.project_path(), export::EXPORT_DIR)),
                 };
-                let id = self
-                    .export_worker
-                    .submit(chart_job(export, target, self.inputs()));
-                self.export_job = JobState::Running { id, fraction: 0.0 };
+                let job = chart_job(export, target, self.inputs());
+                self.export_job.submit(job);
                 self.notice = Some("writing the chart…".into());
             }
             Err(why) => self.notice = Some(format!("no chart to export: {why}")),
@@ -58,8 +53,7 @@ impl App {
             project_file,
             dir,
         );
-        let id = self.export_worker.submit(job);
-        self.export_job = JobState::Running { id, fraction: 0.0 };
+        self.export_job.submit(job);
         self.notice = Some("writing the report… (Esc cancels)".into());
     }
 
@@ -75,12 +69,7 @@ impl App {
     /// the files and the fingerprint.
     pub fn write_release(&mut self, path: Option<PathBuf>) {
         match self.try_write_release(path) {
-            Ok((notice, job)) => {
-                self.notice = Some(notice);
-                if let Some(job) = job {
-                    self.export_job = job;
-                }
-            }
+            Ok(notice) => self.notice = Some(notice),
             Err(why) => {
                 self.popup = Some(crate::shared::Popup::new(
                     "The release was not written",
@@ -90,12 +79,9 @@ impl App {
         }
     }
 
-    /// The notice, and the export job started when the release is
-    /// written in the background (a grouped session's).
-    fn try_write_release(
-        &mut self,
-        path: Option<PathBuf>,
-    ) -> Result<(String, Option<JobState>), String> {
+    /// The notice; a grouped session's release is written in the
+    /// background, by the export slot.
+    fn try_write_release(&mut self, path: Option<PathBuf>) -> Result<String, String> {
         let state = &self.anon.state;
         let Some(view) = state.view.as_ref() else {
             return Err(
@@ -162,12 +148,11 @@ impl App {
                 json,
                 inputs,
             )?;
-            let id = self.export_worker.submit(job);
-            return Ok((
+            self.export_job.submit(job);
+            return Ok(
                 "publishing the release: a pass over the file… (it runs in the background)"
                     .to_string(),
-                Some(JobState::Running { id, fraction: 0.0 }),
-            ));
+            );
         }
         let mut files =
             anonlab::release::write_csv(&view.release, ds, Some(roles), &table, &inputs)
@@ -176,52 +161,32 @@ impl App {
             .map_err(|e| e.to_string())?;
         files.push(json);
         let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        Ok((
-            format!(
-                "wrote {} — release fingerprint {}",
-                names.join(", "),
-                view.fingerprint
-            ),
-            None,
+        Ok(format!(
+            "wrote {} — release fingerprint {}",
+            names.join(", "),
+            view.fingerprint
         ))
     }
 
     /// The export job's state.
     pub fn export_job(&self) -> &JobState {
-        &self.export_job
+        self.export_job.state()
     }
 
     /// Stop a running export; whether one was running.
     pub(super) fn cancel_export(&mut self) -> bool {
-        if !self.export_job.is_running() {
+        if !self.export_job.cancel() {
             return false;
         }
-        self.export_worker.cancel();
-        self.export_job = JobState::Cancelled;
         self.notice = Some("export cancelled".into());
         true
     }
 
     pub(super) fn on_export(&mut self, msg: WorkerMsg<Exported>, out: &mut Out) {
-        let JobState::Running { id: current, .. } = self.export_job else {
-            return;
-        };
-        if msg.id() != current {
-            return;
-        }
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.export_job = JobState::Running { id, fraction };
-            }
-            WorkerMsg::Done { output, .. } => {
-                self.export_job = JobState::Done;
-                self.notice = Some(output.notice());
-            }
-            WorkerMsg::Cancelled { .. } => self.export_job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
-                self.export_job = JobState::Failed;
-                out.popup("Export failed", error);
-            }
+        match self.export_job.apply(msg) {
+            Some(Update::Done(output)) => self.notice = Some(output.notice()),
+            Some(Update::Failed(error)) => out.popup("Export failed", error),
+            _ => {}
         }
     }
 
@@ -229,174 +194,7 @@ impl App {
     /// none yet. Every "original" series is the session's baseline, and
     /// the export's title names its attacker.
     pub fn chart_in_view(&self) -> Result<ChartExport, String> {
-        let before = self.session.baseline();
-        let attacker = before.map(|b| b.attacker().to_string());
-        let not_yet =
-            "the baseline (the original table for the session's attacker) is being computed";
-        let (screen, data, attacker) = match self.screen {
-            Screen::Data => {
-                if self.session.known_columns().is_empty() {
-                    return Err(
-                        "the attacker knows no attribute yet (key Q gives a column the QI role)"
-                            .into(),
-                    );
-                }
-                let b = before.ok_or(not_yet)?;
-                ("data", ChartData::ClassSizes(Arc::clone(b)), attacker)
-            }
-            Screen::Risk => {
-                let r = &self.risk.state;
-                let measures = r.before.as_ref().ok_or(not_yet)?;
-                let chart = r.chart;
-                let label = |f: &Figures, label: &str| Dist {
-                    label: label.to_string(),
-                    series: f.series.clone(),
-                    records: f.records(),
-                };
-                let mut dists = Vec::new();
-                if let Some(f) = chart.of(measures) {
-                    dists.push(label(f, "original"));
-                }
-                if let Some(after) = &r.after {
-                    if let Some(f) = chart.of(&after.measures) {
-                        dists.push(label(
-                            f,
-                            &format!("published ({})", after.release.algorithm),
-                        ));
-                    }
-                }
-                if chart == RiskChart::Combinations {
-                    return Err("the combinations chart is drawn on screen only; :export report lists the riskiest combinations".into());
-                }
-                if dists.is_empty() {
-                    return Err(format!("no {} to draw", chart.title()));
-                }
-                let data = match chart {
-                    RiskChart::Breach => ChartData::Breach(dists),
-                    RiskChart::KeyCount | RiskChart::Linkage | RiskChart::Combinations => {
-                        ChartData::Reidentification(dists)
-                    }
-                };
-                let mut who = attacker.unwrap_or_default();
-                if let Some(a) = r.after.as_ref().filter(|a| !a.unpublished.is_empty()) {
-                    who.push_str(&format!("; not published: {}", a.unpublished.join(", ")));
-                }
-                ("risk", data, Some(who))
-            }
-            Screen::Anonymize if self.anon.sweep.open => {
-                let sweep = &self.anon.sweep;
-                let (measure, ks, ls, cells) =
-                    sweep.heatmap().ok_or("the sweep has not started")?;
-                let base = sweep.base.as_ref().ok_or("the sweep has not started")?;
-                let mut chars = measure.chars();
-                let title = format!(
-                    "{}{} of {} by k and l (seed {})",
-                    chars
-                        .next()
-                        .map(|c| c.to_uppercase().to_string())
-                        .unwrap_or_default(),
-                    chars.as_str(),
-                    base.algorithm,
-                    base.seed
-                );
-                let data = ChartData::Sweep {
-                    measure,
-                    ks,
-                    ls,
-                    cells,
-                    title,
-                };
-                ("anonymize", data, None)
-            }
-            Screen::Anonymize => {
-                let view =
-                    self.anon.state.view.as_ref().ok_or(
-                        "no release yet (the algorithm is running or refused the parameters)",
-                    )?;
-                let b = before.ok_or(not_yet)?.baseline();
-                let inputs = &view.inputs;
-                let name = match inputs.l {
-                    Some(l) => format!("{} k={} l={l}", inputs.algorithm, inputs.k),
-                    None => format!("{} k={}", inputs.algorithm, inputs.k),
-                };
-                let e = &view.evaluation;
-                let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist {
-                    series: crate::shared::step_series(
-                        d.cdf.iter().map(|p| (p.probability, p.share)),
-                    ),
-                    records: d.summary.records,
-                    label,
-                };
-                let data = match (&b.breach, &e.breach) {
-                    (Some(before), Some(after)) => ChartData::Breach(vec![
-                        dist("original".into(), &before.distribution),
-                        dist(name, after),
-                    ]),
-                    _ => ChartData::Reidentification(vec![
-                        dist("original".into(), &b.linkage),
-                        dist(name, &e.reidentification),
-                    ]),
-                };
-                let who = format!(
-                    "before: {}; after: {}",
-                    attacker.unwrap_or_default(),
-                    view.attacker()
-                );
-                ("anonymize", data, Some(who))
-            }
-            Screen::Hierarchies => {
-                let m = self
-                    .hier
-                    .state
-                    .matrix
-                    .view
-                    .clone()
-                    .ok_or("the correlations are being computed")?;
-                ("hierarchies", ChartData::Correlation(m), None)
-            }
-            Screen::Compare => {
-                let c = &self.compare.state;
-                let mut dists = Vec::new();
-                let original = c.original(&self.session);
-                if let Some(d) = original {
-                    dists.push(Dist {
-                        label: "original".into(),
-                        series: crate::shared::step_series(
-                            d.cdf.iter().map(|p| (p.probability, p.share)),
-                        ),
-                        records: d.summary.records,
-                    });
-                }
-                for e in &c.entries {
-                    if let Outcome::Measured(m) = &e.outcome {
-                        if let Some(d) = m.shown() {
-                            dists.push(Dist {
-                                label: e.entry.to_string(),
-                                series: m.curve.clone(),
-                                records: d.summary.records,
-                            });
-                        }
-                    }
-                }
-                if dists.len() < 1 + usize::from(original.is_some()) {
-                    return Err("no entry measured yet".into());
-                }
-                let data = match c.shown {
-                    Probability::Breach => ChartData::Breach(dists),
-                    Probability::Reidentification => ChartData::Reidentification(dists),
-                };
-                let who = format!(
-                    "original: {}; entries: each release's attacker",
-                    attacker.unwrap_or_default()
-                );
-                ("compare", data, Some(who))
-            }
-        };
-        Ok(ChartExport {
-            screen,
-            data,
-            attacker,
-        })
+        self.in_view_ref().chart(&self.session)
     }
 }
 

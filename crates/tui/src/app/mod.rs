@@ -19,7 +19,7 @@ use ratatui::layout::Rect;
 
 use super::cmdline::LineEditor;
 use super::history::{self, History};
-use super::jobs::JobClock;
+use super::jobs::{Job, JobClock};
 use super::keymap::{Action, KeyMap};
 use super::layout;
 use super::screens::anonymize::{AnonymizeMsg, AnonymizeScreen};
@@ -27,11 +27,12 @@ use super::screens::compare::{CompareMsg, CompareScreen};
 use super::screens::data::DataScreen;
 use super::screens::hierarchies::HierarchiesScreen;
 use super::screens::risk::{AfterView, RiskScreen};
+use super::screens::{Component, Context};
 use super::search::SearchState;
 use super::session::{Before, SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen};
 use super::theme::Theme;
-use super::worker::{Worker, WorkerMsg};
+use super::worker::WorkerMsg;
 use anonlab::data::{CompareEntry, Role};
 use anonlab::session::Session;
 use anonlab::stats::CorrelationMatrix;
@@ -60,22 +61,23 @@ pub enum JobMsg {
 /// Where the job slots' threads hand their messages.
 type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
 
-/// A job slot on a thread of its own, its messages wrapped by `wrap`.
+/// Put a job slot on a thread of its own, its messages wrapped by `wrap`.
 fn threaded<T: Send + 'static>(
+    job: &mut Job<T>,
     notify: &Notify,
     wrap: fn(WorkerMsg<T>) -> JobMsg,
-) -> std::io::Result<Worker<T>> {
+) -> std::io::Result<()> {
     let notify = Arc::clone(notify);
-    Worker::threaded(move |m| notify(wrap(m)))
+    job.start(move |m| notify(wrap(m)))
 }
 
 /// Run an inline slot's queued job, if any, and collect its messages.
 fn drain<T: Send + 'static>(
-    worker: &mut Worker<T>,
+    job: &mut Job<T>,
     wrap: fn(WorkerMsg<T>) -> JobMsg,
     out: &mut Vec<JobMsg>,
 ) {
-    out.extend(worker.run_queued_inline().into_iter().map(wrap));
+    out.extend(job.run_queued_inline().into_iter().map(wrap));
 }
 
 pub struct App {
@@ -95,8 +97,7 @@ pub struct App {
     /// First help line shown, when the help does not fit the terminal.
     help_scroll: usize,
     /// Charts and reports being written (`e`, `E`).
-    export_worker: Worker<super::export::Exported>,
-    export_job: JobState,
+    export_job: Job<super::export::Exported>,
     keymap: KeyMap,
     theme: Theme,
     /// Whether the terminal reports the mouse (clicks and wheel).
@@ -166,8 +167,7 @@ impl App {
             search: SearchState::default(),
             help: false,
             help_scroll: 0,
-            export_worker: Worker::inline(),
-            export_job: JobState::Idle,
+            export_job: Job::inline(),
             keymap: KeyMap::default(),
             theme: Theme::default(),
             mouse: true,
@@ -216,11 +216,11 @@ impl App {
         notify: impl Fn(JobMsg) + Send + Sync + 'static,
     ) -> std::io::Result<()> {
         let notify: Notify = Arc::new(notify);
-        *self.session.worker_mut() = threaded(&notify, JobMsg::Baseline)?;
-        *self.risk.worker_mut() = threaded(&notify, JobMsg::RiskAfter)?;
-        *self.hier.worker_mut() = threaded(&notify, JobMsg::Correlation)?;
-        *self.compare.worker_mut() = threaded(&notify, JobMsg::Compare)?;
-        self.export_worker = threaded(&notify, JobMsg::Export)?;
+        threaded(self.session.job_mut(), &notify, JobMsg::Baseline)?;
+        threaded(self.risk.job_mut(), &notify, JobMsg::RiskAfter)?;
+        threaded(self.hier.job_mut(), &notify, JobMsg::Correlation)?;
+        threaded(self.compare.job_mut(), &notify, JobMsg::Compare)?;
+        threaded(&mut self.export_job, &notify, JobMsg::Export)?;
         let n = Arc::clone(&notify);
         self.anon.start(move |m| n(JobMsg::Anonymize(m)))?;
         // The inline slots' queued jobs are gone with them: ask again.
@@ -240,14 +240,14 @@ impl App {
         loop {
             self.after_draw();
             let mut msgs: Vec<JobMsg> = Vec::new();
-            drain(self.session.worker_mut(), JobMsg::Baseline, &mut msgs);
-            drain(self.risk.worker_mut(), JobMsg::RiskAfter, &mut msgs);
+            drain(self.session.job_mut(), JobMsg::Baseline, &mut msgs);
+            drain(self.risk.job_mut(), JobMsg::RiskAfter, &mut msgs);
             let mut anon = Vec::new();
             self.anon.drain(&mut anon);
             msgs.extend(anon.into_iter().map(JobMsg::Anonymize));
-            drain(self.hier.worker_mut(), JobMsg::Correlation, &mut msgs);
-            drain(self.compare.worker_mut(), JobMsg::Compare, &mut msgs);
-            drain(&mut self.export_worker, JobMsg::Export, &mut msgs);
+            drain(self.hier.job_mut(), JobMsg::Correlation, &mut msgs);
+            drain(self.compare.job_mut(), JobMsg::Compare, &mut msgs);
+            drain(&mut self.export_job, JobMsg::Export, &mut msgs);
             if msgs.is_empty() {
                 break;
             }
@@ -478,26 +478,10 @@ impl App {
                 let entry = self.entry_now();
                 self.compare.add(entry, &mut self.session, &mut out);
             }
-            _ => match self.screen {
-                Screen::Data => self.data.step(action, &mut self.session, &mut out),
-                Screen::Risk => {
-                    let shown = self.anon.shown_release().cloned();
-                    self.risk
-                        .step(action, &mut self.session, shown.as_ref(), &mut out)
-                }
-                Screen::Anonymize => self.anon.step(action, &mut self.session, &mut out),
-                Screen::Hierarchies => {
-                    let inputs = self.inputs();
-                    self.hier.step(action, &mut self.session, &inputs, &mut out)
-                }
-                Screen::Compare => {
-                    self.compare
-                        .step(action, &mut self.session, &self.anon.cache, &mut out);
-                    if *action == Action::Confirm {
-                        self.load_compare_entry();
-                    }
-                }
-            },
+            _ => {
+                let (screen, mut cx) = self.in_view();
+                screen.step(action, &mut cx, &mut out);
+            }
         }
         self.apply(out);
         self.follow_session();
@@ -534,8 +518,47 @@ impl App {
         self.sync_clock(Instant::now());
     }
 
+    /// The screen in view, as a component, with what it reads of the
+    /// session and of the other screens: the one place the app picks a
+    /// screen by its id.
+    fn in_view(&mut self) -> (&mut dyn Component, Context<'_>) {
+        let shown = self.anon.shown_release().cloned();
+        let inputs = self.in_view_ref().needs_inputs().then(|| self.inputs());
+        let (screen, cache): (&mut dyn Component, _) = match self.screen {
+            Screen::Data => (&mut self.data, Some(&self.anon.cache)),
+            Screen::Risk => (&mut self.risk, Some(&self.anon.cache)),
+            // The Anonymize screen owns the cache: it is not lent to it.
+            Screen::Anonymize => (&mut self.anon, None),
+            Screen::Hierarchies => (&mut self.hier, Some(&self.anon.cache)),
+            Screen::Compare => (&mut self.compare, Some(&self.anon.cache)),
+        };
+        let cx = Context {
+            session: &mut self.session,
+            shown,
+            cache,
+            inputs,
+        };
+        (screen, cx)
+    }
+
+    /// The screen in view, to read.
+    fn in_view_ref(&self) -> &dyn Component {
+        match self.screen {
+            Screen::Data => &self.data,
+            Screen::Risk => &self.risk,
+            Screen::Anonymize => &self.anon,
+            Screen::Hierarchies => &self.hier,
+            Screen::Compare => &self.compare,
+        }
+    }
+
     /// What a screen asked of the app.
     fn apply(&mut self, out: Out) {
+        // Before the notice: the screen's own notice about the entry
+        // has the last word.
+        if let Some(entry) = out.load {
+            self.load_compare_entry(entry);
+        }
         if let Some(n) = out.notice {
             self.notice = Some(n);
         }
@@ -631,46 +654,19 @@ impl App {
         if self.cancel_export() {
             return;
         }
-        match self.screen {
-            Screen::Anonymize => {
-                self.anon.cancel();
-            }
-            Screen::Risk => {
-                let a = self.session.cancel_baseline();
-                let b = self.risk.cancel();
-                let _ = a || b;
-            }
-            Screen::Data => {
-                if !self.session.cancel_baseline() {
-                    self.anon.cancel();
-                }
-            }
-            Screen::Hierarchies => {
-                self.hier.cancel();
-            }
-            Screen::Compare => {
-                self.compare.cancel();
-            }
+        let (screen, cx) = self.in_view();
+        let stopped = screen.cancel(cx.session);
+        // The Data screen has no job of its own: with no baseline running,
+        // Esc there stops the anonymization.
+        if !stopped && self.screen == Screen::Data {
+            self.anon.cancel();
         }
     }
 
     fn show(&mut self, screen: Screen) {
         self.screen = screen;
-        match screen {
-            Screen::Compare => self.compare.show(&self.session),
-            Screen::Anonymize => {
-                self.anon.refresh_blocked(&self.session);
-                if self.anon.state.requested.as_ref() != Some(&self.anon.inputs(&self.session)) {
-                    self.anon.request(&self.session);
-                }
-                self.anon.sync_sweep(&self.session, false);
-            }
-            Screen::Risk => self
-                .risk
-                .request_after(&self.session, self.anon.shown_release()),
-            Screen::Hierarchies => self.hier.sync(&self.session, true),
-            Screen::Data => {}
-        }
+        let (screen, mut cx) = self.in_view();
+        screen.show(&mut cx);
     }
 
     /// The compare entry of what the Anonymize screen would run now.
@@ -689,10 +685,7 @@ impl App {
     /// Enter on the Compare screen: the entry's algorithm and parameters
     /// on the Anonymize screen (shown at once when the cache holds its
     /// run).
-    fn load_compare_entry(&mut self) {
-        let Some(entry) = self.compare.selected().cloned() else {
-            return;
-        };
+    fn load_compare_entry(&mut self, entry: CompareEntry) {
         if !self.anon.choose(&entry.algorithm, &mut self.session) {
             self.notice = Some(format!("unknown algorithm '{}'", entry.algorithm));
             return;

@@ -146,21 +146,18 @@ impl App {
             state: state.clone(),
         };
         let queries = match &app.anonymize().queries {
-            QueriesState::Running { id } => JobState::Running {
-                id: *id,
-                fraction: app.anonymize().queries_fraction,
-            },
+            QueriesState::Running { .. } => app.anonymize().queries_job.state().clone(),
             _ => JobState::Idle,
         };
         let mut lines = vec![
             line("risk", Screen::Risk, app.job()),
-            line("release risk", Screen::Risk, &app.risk().after_job),
-            line("anonymize", Screen::Anonymize, &app.anonymize().job),
+            line("release risk", Screen::Risk, app.risk().after_job.state()),
+            line("anonymize", Screen::Anonymize, app.anonymize().job.state()),
             line("queries", Screen::Anonymize, &queries),
             line(
                 "correlation",
                 Screen::Hierarchies,
-                &app.hierarchies().matrix.job,
+                app.hierarchies().matrix.job.state(),
             ),
             line("compare", Screen::Compare, &app.compare().pass_state()),
         ];

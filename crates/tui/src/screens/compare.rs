@@ -25,11 +25,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::release::{self, queries_job, AnonymizeView, ReleaseCache};
+use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::cmdline::CompareCommand;
+use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 use crate::session::{AlgorithmChoice, AnonymizeInputs, SessionState};
 use crate::shared::{step_series, JobState, Out, Screen};
-use crate::worker::{JobFn, JobId, Worker, WorkerMsg};
+use crate::worker::{JobFn, JobId, WorkerMsg};
 use anonlab::algorithms::Request;
 use anonlab::anonymize::{self as pipeline, Distribution, Evaluation};
 use anonlab::data::{CompareEntry, Role, Roles};
@@ -208,14 +210,14 @@ pub enum CompareOutput {
 }
 
 /// Everything the Compare screen shows and asks.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct CompareState {
     pub entries: Vec<EntryState>,
     /// The selected entry.
     pub cursor: usize,
     /// First metric column on screen (`h`/`l` scroll the metrics).
     pub left: usize,
-    pub job: JobState,
+    pub job: Job<Box<CompareOutput>>,
     /// The probability the risk columns show, fixed at the start of a pass.
     pub shown: Probability,
     queue: VecDeque<Task>,
@@ -235,7 +237,7 @@ impl CompareState {
             entries: Vec::new(),
             cursor: 0,
             left: 0,
-            job: JobState::Idle,
+            job: Job::inline(),
             shown: Probability::Breach,
             queue: VecDeque::new(),
             running: None,
@@ -278,7 +280,7 @@ impl CompareState {
     /// one's own fraction, over the tasks known so far (each entry still
     /// to run brings its query workload).
     pub fn fraction(&self) -> f64 {
-        let JobState::Running { fraction, .. } = self.job else {
+        let JobState::Running { fraction, .. } = *self.job.state() else {
             return 0.0;
         };
         let queued_entries = self
@@ -298,7 +300,7 @@ impl CompareState {
     /// The pass as one job, for the status bar: running with the pass's
     /// fraction while any of its tasks runs.
     pub fn pass_state(&self) -> JobState {
-        match (&self.job, self.pass) {
+        match (self.job.state(), self.pass) {
             (JobState::Running { .. }, Some(id)) => JobState::Running {
                 id,
                 fraction: self.fraction(),
@@ -383,19 +385,17 @@ pub type CompareMsg = WorkerMsg<Box<CompareOutput>>;
 /// The Compare screen: its state and its job slot.
 pub struct CompareScreen {
     pub state: CompareState,
-    worker: Worker<Box<CompareOutput>>,
 }
 
 impl CompareScreen {
     pub fn new(session: &SessionState) -> Self {
         CompareScreen {
             state: CompareState::new(session.compare_set()),
-            worker: Worker::inline(),
         }
     }
 
-    pub fn worker_mut(&mut self) -> &mut Worker<Box<CompareOutput>> {
-        &mut self.worker
+    pub fn job_mut(&mut self) -> &mut Job<Box<CompareOutput>> {
+        &mut self.state.job
     }
 
     /// The Compare screen's keys.
@@ -468,9 +468,10 @@ impl CompareScreen {
         let id = removed.id;
         if c.running == Some(Task::Entry(id)) || c.running == Some(Task::Queries(id)) {
             // Its result would have nowhere to go: go on with the next.
-            self.worker.cancel();
+            self.state.job.stop();
             self.state.running = None;
-            self.next_task(session, cache);
+            let in_pass = self.state.job.is_running();
+            self.next_task(session, cache, in_pass);
         }
         let c = &mut self.state;
         c.queue
@@ -525,7 +526,7 @@ impl CompareScreen {
             out.notice("the compare set is empty: add entries on the Anonymize screen");
             return;
         }
-        self.worker.cancel();
+        self.state.job.stop();
         self.state.stop();
         let shown = probability_of(session.roles());
         if shown != self.state.shown {
@@ -568,17 +569,20 @@ impl CompareScreen {
         if self.state.queue.is_empty() {
             out.notice("every entry is up to date");
         }
-        self.next_task(session, cache);
+        let in_pass = self.state.job.is_running();
+        self.next_task(session, cache, in_pass);
     }
 
     /// Start the next task of the pass, or end the pass. An entry whose
-    /// inputs the release cache holds is taken from it, not run.
-    fn next_task(&mut self, session: &SessionState, cache: &ReleaseCache) {
+    /// inputs the release cache holds is taken from it, not run. `in_pass`:
+    /// a pass is under way (its first job names it on the status bar's
+    /// clock, so a task that follows another does not restart the gauge).
+    fn next_task(&mut self, session: &SessionState, cache: &ReleaseCache, in_pass: bool) {
         loop {
             let Some(task) = self.state.queue.pop_front() else {
                 self.state.running = None;
-                if self.state.job.is_running() {
-                    self.state.job = JobState::Done;
+                if in_pass {
+                    self.state.job.settle(JobState::Done);
                 }
                 return;
             };
@@ -640,13 +644,11 @@ impl CompareScreen {
                     })
                 }
             };
-            let starting = !self.state.job.is_running();
-            let id = self.worker.submit(job);
-            if starting {
+            let id = self.state.job.submit(job);
+            if !in_pass {
                 self.state.pass = Some(id);
             }
             self.state.running = Some(task);
-            self.state.job = JobState::Running { id, fraction: 0.0 };
             return;
         }
     }
@@ -659,26 +661,16 @@ impl CompareScreen {
         session: &SessionState,
         cache: &ReleaseCache,
     ) -> Option<Box<AnonymizeView>> {
-        let JobState::Running { id: current, .. } = self.state.job else {
-            return None;
-        };
-        if msg.id() != current {
-            return None;
-        }
         let task = self.state.running;
         let mut view = None;
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.state.job = JobState::Running { id, fraction };
-                return None;
-            }
-            WorkerMsg::Done { output, .. } => view = self.state.apply(*output),
-            WorkerMsg::Cancelled { .. } => {
+        match self.state.job.apply(msg)? {
+            Update::Progress(_) => return None,
+            Update::Done(output) => view = self.state.apply(*output),
+            Update::Cancelled => {
                 self.state.stop();
-                self.state.job = JobState::Cancelled;
                 return None;
             }
-            WorkerMsg::Failed { error, .. } => {
+            Update::Failed(error) => {
                 // One failed entry does not stop the others: the message
                 // goes in its row.
                 if let Some(Task::Entry(id) | Task::Queries(id)) = task {
@@ -700,7 +692,8 @@ impl CompareScreen {
         }
         self.state.done += 1;
         self.state.running = None;
-        self.next_task(session, cache);
+        // The task's job is over, but not the pass it belongs to.
+        self.next_task(session, cache, true);
         view
     }
 
@@ -729,10 +722,8 @@ impl CompareScreen {
 
     /// `Esc` on the Compare screen: stop the pass; whether one ran.
     pub fn cancel(&mut self) -> bool {
-        if self.state.job.is_running() {
-            self.worker.cancel();
+        if self.state.job.cancel() {
             self.state.stop();
-            self.state.job = JobState::Cancelled;
             return true;
         }
         false
@@ -775,6 +766,67 @@ impl CompareState {
 
 /// Metric columns of the table, left to right (the ones `h`/`l` scroll).
 pub const METRIC_COLUMNS: usize = 12;
+
+impl super::Component for CompareScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        // The app lends the cache to every screen but its owner.
+        let Some(cache) = cx.cache else {
+            return;
+        };
+        CompareScreen::step(self, action, cx.session, cache, out);
+        if *action == Action::Confirm {
+            out.load = self.selected().cloned();
+        }
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        CompareScreen::show(self, cx.session);
+    }
+
+    fn cancel(&mut self, _session: &mut SessionState) -> bool {
+        CompareScreen::cancel(self)
+    }
+
+    fn chart(&self, session: &SessionState) -> Result<ChartExport, String> {
+        let c = &self.state;
+        let mut dists = Vec::new();
+        let original = c.original(session);
+        if let Some(d) = original {
+            dists.push(Dist {
+                label: "original".into(),
+                series: step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
+                records: d.summary.records,
+            });
+        }
+        for e in &c.entries {
+            if let Outcome::Measured(m) = &e.outcome {
+                if let Some(d) = m.shown() {
+                    dists.push(Dist {
+                        label: e.entry.to_string(),
+                        series: m.curve.clone(),
+                        records: d.summary.records,
+                    });
+                }
+            }
+        }
+        if dists.len() < 1 + usize::from(original.is_some()) {
+            return Err("no entry measured yet".into());
+        }
+        let data = match c.shown {
+            Probability::Breach => ChartData::Breach(dists),
+            Probability::Reidentification => ChartData::Reidentification(dists),
+        };
+        let who = format!(
+            "original: {}; entries: each release's attacker",
+            chart::attacker(session).unwrap_or_default()
+        );
+        Ok(ChartExport {
+            screen: "compare",
+            data,
+            attacker: Some(who),
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -10,6 +10,7 @@ use ratatui::text::Span;
 
 use super::explore::{FrequencyView, RowOrder, Sort};
 use super::mark::MarkDialog;
+use crate::chart::{self, ChartData, ChartExport};
 use crate::keymap::Action;
 use crate::session::SessionState;
 use crate::shared::{follow, visible_window, Out};
@@ -610,4 +611,31 @@ fn not_in_table(session: &SessionState, c: usize) -> String {
          role, open the file again naming it (anonlab tui FILE --engine datafusion --qi ... or \
          --sensitive {name}), or with --engine memory."
     )
+}
+
+impl super::Component for DataScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        DataScreen::step(self, action, cx.session, out);
+    }
+
+    fn show(&mut self, _cx: &mut super::Context<'_>) {}
+
+    /// The screen has no job of its own; its figures are the baseline's.
+    fn cancel(&mut self, session: &mut SessionState) -> bool {
+        session.cancel_baseline()
+    }
+
+    fn chart(&self, session: &SessionState) -> Result<ChartExport, String> {
+        if session.known_columns().is_empty() {
+            return Err(
+                "the attacker knows no attribute yet (key Q gives a column the QI role)".into(),
+            );
+        }
+        let b = session.baseline().ok_or(chart::NOT_YET)?;
+        Ok(ChartExport {
+            screen: "data",
+            data: ChartData::ClassSizes(std::sync::Arc::clone(b)),
+            attacker: chart::attacker(session),
+        })
+    }
 }

@@ -39,11 +39,13 @@ use std::sync::Arc;
 
 use fixedbitset::FixedBitSet;
 
+use crate::chart::{self, ChartData, ChartExport, Dist};
+use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 pub use crate::screens::risk_models::RiskModel;
 use crate::session::{most_exposed, Before, Listed, SessionState};
-use crate::shared::{step_series, JobState, Out, THRESHOLDS};
-use crate::worker::{JobFn, Worker, WorkerMsg};
+use crate::shared::{step_series, Out, THRESHOLDS};
+use crate::worker::{JobFn, WorkerMsg};
 use anonlab::anonymize::{self, Distribution};
 use anonlab::data::{ColumnBuilder, ColumnKind, Dataset};
 use anonlab::release::{Cell, Release};
@@ -205,7 +207,7 @@ impl RiskChart {
 }
 
 /// The Risk screen's state.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RiskState {
     /// Index into the session's attacker order (the picker).
     pub cursor: usize,
@@ -225,7 +227,7 @@ pub struct RiskState {
     pub model: RiskModel,
     /// The last finished job on the release.
     pub after: Option<AfterView>,
-    pub after_job: JobState,
+    pub after_job: Job<Box<AfterView>>,
     /// The release and attacker of the latest job on the release.
     pub after_requested: Option<(Arc<Release>, Vec<usize>)>,
 }
@@ -233,7 +235,6 @@ pub struct RiskState {
 /// The Risk screen: its state and the job slot measuring the release.
 pub struct RiskScreen {
     pub state: RiskState,
-    worker: Worker<Box<AfterView>>,
 }
 
 impl RiskScreen {
@@ -250,15 +251,14 @@ impl RiskScreen {
                 chart: RiskChart::KeyCount,
                 model: RiskModel::Prosecutor,
                 after: None,
-                after_job: JobState::Idle,
+                after_job: Job::inline(),
                 after_requested: None,
             },
-            worker: Worker::inline(),
         }
     }
 
-    pub fn worker_mut(&mut self) -> &mut Worker<Box<AfterView>> {
-        &mut self.worker
+    pub fn job_mut(&mut self) -> &mut Job<Box<AfterView>> {
+        &mut self.state.after_job
     }
 
     /// Follow the session: the baseline's figures when a new one arrived,
@@ -419,18 +419,15 @@ impl RiskScreen {
             session.threshold(),
         );
         r.after_requested = Some((Arc::clone(release), known));
-        let id = self.worker.submit(job);
-        r.after_job = JobState::Running { id, fraction: 0.0 };
+        r.after_job.submit(job);
     }
 
     /// Stop the job on the release; whether one was running.
     pub fn cancel(&mut self) -> bool {
         let r = &mut self.state;
-        if !r.after_job.is_running() {
+        if !r.after_job.cancel() {
             return false;
         }
-        self.worker.cancel();
-        r.after_job = JobState::Cancelled;
         r.after_requested = None;
         true
     }
@@ -444,27 +441,13 @@ impl RiskScreen {
         out: &mut Out,
     ) {
         let r = &mut self.state;
-        let current = match r.after_job {
-            JobState::Running { id, .. } => id,
-            _ => return,
-        };
-        if msg.id() != current {
-            return;
-        }
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                r.after_job = JobState::Running { id, fraction }
-            }
-            WorkerMsg::Done { output, .. } => {
+        match r.after_job.apply(msg) {
+            Some(Update::Done(output)) => {
                 r.after = Some(*output);
-                r.after_job = JobState::Done;
                 r.clamp_list_cursor(session);
             }
-            WorkerMsg::Cancelled { .. } => r.after_job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
-                r.after_job = JobState::Failed;
-                out.popup("Risk of the release failed", error);
-            }
+            Some(Update::Failed(error)) => out.popup("Risk of the release failed", error),
+            _ => {}
         }
     }
 
@@ -748,6 +731,68 @@ fn published_table(
         source,
         hidden,
     })
+}
+
+impl super::Component for RiskScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        RiskScreen::step(self, action, cx.session, cx.shown.as_ref(), out);
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        self.request_after(cx.session, cx.shown.as_ref());
+    }
+
+    /// Both computations the screen shows: the baseline and the attacks
+    /// on the release.
+    fn cancel(&mut self, session: &mut SessionState) -> bool {
+        let a = session.cancel_baseline();
+        let b = RiskScreen::cancel(self);
+        a || b
+    }
+
+    fn chart(&self, session: &SessionState) -> Result<ChartExport, String> {
+        let r = &self.state;
+        let measures = r.before.as_ref().ok_or(chart::NOT_YET)?;
+        let chart = r.chart;
+        let label = |f: &Figures, label: &str| Dist {
+            label: label.to_string(),
+            series: f.series.clone(),
+            records: f.records(),
+        };
+        let mut dists = Vec::new();
+        if let Some(f) = chart.of(measures) {
+            dists.push(label(f, "original"));
+        }
+        if let Some(after) = &r.after {
+            if let Some(f) = chart.of(&after.measures) {
+                dists.push(label(
+                    f,
+                    &format!("published ({})", after.release.algorithm),
+                ));
+            }
+        }
+        if chart == RiskChart::Combinations {
+            return Err("the combinations chart is drawn on screen only; :export report lists the riskiest combinations".into());
+        }
+        if dists.is_empty() {
+            return Err(format!("no {} to draw", chart.title()));
+        }
+        let data = match chart {
+            RiskChart::Breach => ChartData::Breach(dists),
+            RiskChart::KeyCount | RiskChart::Linkage | RiskChart::Combinations => {
+                ChartData::Reidentification(dists)
+            }
+        };
+        let mut who = chart::attacker(session).unwrap_or_default();
+        if let Some(a) = r.after.as_ref().filter(|a| !a.unpublished.is_empty()) {
+            who.push_str(&format!("; not published: {}", a.unpublished.join(", ")));
+        }
+        Ok(ChartExport {
+            screen: "risk",
+            data,
+            attacker: Some(who),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 use std::sync::Arc;
 
 use super::release;
+use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 use crate::session::AnonymizeInputs;
 use crate::shared::JobState;
@@ -136,7 +137,7 @@ pub enum SweepEffect {
 }
 
 /// The sweep view and its grid.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SweepState {
     /// Whether the grid replaces the charts and table.
     pub open: bool,
@@ -151,7 +152,7 @@ pub struct SweepState {
     /// (row, column) of the focused cell.
     pub cursor: (usize, usize),
     pub metric: SweepMetric,
-    pub job: JobState,
+    pub job: Job<CellFigures>,
     /// The cell its job computes.
     pub running: Option<(usize, usize)>,
     /// Why nothing can be swept with the current roles.
@@ -174,7 +175,7 @@ impl SweepState {
             cells: Vec::new(),
             cursor: (0, 0),
             metric: SweepMetric::Risk,
-            job: JobState::Idle,
+            job: Job::inline(),
             running: None,
             blocked: None,
         }
@@ -228,7 +229,7 @@ impl SweepState {
         );
         self.base = Some(Self::base_of(inputs));
         self.running = None;
-        self.job = JobState::Idle;
+        self.job.settle(JobState::Idle);
     }
 
     /// The next cell to compute, in row order.
@@ -250,14 +251,13 @@ impl SweepState {
         })
     }
 
-    /// Mark `cell` as computed by job `id`.
-    pub fn started(&mut self, cell: (usize, usize), id: JobId) {
+    /// Queue `job`, computing `cell`, in the sweep's slot.
+    pub fn start(&mut self, cell: (usize, usize), job: JobFn<CellFigures>) -> JobId {
+        let id = self.job.submit(job);
         self.cells[cell.0][cell.1] = SweepCell::Running;
         self.running = Some(cell);
-        self.job = JobState::Running {
-            id,
-            fraction: self.done_fraction(0.0),
-        };
+        self.job.set_fraction(self.done_fraction(0.0));
+        id
     }
 
     /// (finished or refused points, all points) of the grid.
@@ -283,35 +283,30 @@ impl SweepState {
     /// Apply a message of the sweep's job slot. Returns whether the next
     /// cell should be queued. Messages of superseded jobs are dropped.
     pub fn on_worker(&mut self, msg: WorkerMsg<CellFigures>) -> bool {
-        let JobState::Running { id: current, .. } = self.job else {
-            return false;
-        };
-        if msg.id() != current {
-            return false;
-        }
         let Some((r, c)) = self.running else {
             return false;
         };
-        let cell = match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.job = JobState::Running {
-                    id,
-                    fraction: self.done_fraction(fraction),
-                };
+        let cell = match self.job.apply(msg) {
+            None => return false,
+            Some(Update::Progress(fraction)) => {
+                self.job.set_fraction(self.done_fraction(fraction));
                 return false;
             }
-            WorkerMsg::Done { output, .. } => SweepCell::Done(output),
-            WorkerMsg::Failed { error, .. } => SweepCell::Infeasible(error),
-            WorkerMsg::Cancelled { .. } => {
+            Some(Update::Done(output)) => SweepCell::Done(output),
+            Some(Update::Failed(error)) => {
+                // Infeasible parameters are a finished point of the grid,
+                // not a failed sweep.
+                self.job.settle(JobState::Done);
+                SweepCell::Infeasible(error)
+            }
+            Some(Update::Cancelled) => {
                 self.cells[r][c] = SweepCell::Pending;
                 self.running = None;
-                self.job = JobState::Cancelled;
                 return false;
             }
         };
         self.cells[r][c] = cell;
         self.running = None;
-        self.job = JobState::Done;
         self.next_pending().is_some()
     }
 
@@ -322,7 +317,7 @@ impl SweepState {
         match self.running.take() {
             Some((r, c)) => {
                 self.cells[r][c] = SweepCell::Pending;
-                self.job = JobState::Idle;
+                self.job.settle(JobState::Idle);
                 true
             }
             None => false,
@@ -335,7 +330,7 @@ impl SweepState {
         if let Some((r, c)) = self.running.take() {
             self.cells[r][c] = SweepCell::Pending;
         }
-        self.job = JobState::Cancelled;
+        self.job.settle(JobState::Cancelled);
     }
 
     /// Cursor moves, the measure, picking a point and resuming.
@@ -516,7 +511,10 @@ mod tests {
         let (ds, roles) = demo();
         let mut s = SweepState::new();
         s.reset(&ds, &roles, &inputs(2, None), false);
-        s.started((0, 0), 7);
+        // The jobs are never run: the test hands their messages in.
+        let never =
+            || -> JobFn<CellFigures> { Box::new(|_| Err(anonlab::error::Error::Cancelled)) };
+        let first = s.start((0, 0), never());
         let figures = CellFigures {
             mean_breach: Some(0.25),
             max_breach: Some(0.5),
@@ -533,14 +531,14 @@ mod tests {
             output: figures.clone(),
             elapsed: std::time::Duration::ZERO,
         };
-        assert!(!s.on_worker(done(6)));
+        assert!(!s.on_worker(done(first - 1)));
         assert_eq!(s.cells[0][0], SweepCell::Running);
-        assert!(s.on_worker(done(7)));
+        assert!(s.on_worker(done(first)));
         assert_eq!(s.cells[0][0], SweepCell::Done(figures.clone()));
         assert_eq!(s.next_pending(), Some((1, 0)));
-        s.started((1, 0), 8);
+        let second = s.start((1, 0), never());
         s.on_worker(WorkerMsg::Failed {
-            id: 8,
+            id: second,
             error: "k too large".into(),
         });
         assert_eq!(s.cells[1][0], SweepCell::Infeasible("k too large".into()));

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use super::super::jobs::{Job, Update};
 use super::super::shared::JobState;
-use super::super::worker::{JobFn, Worker, WorkerMsg};
+use super::super::worker::{JobFn, WorkerMsg};
 use anonlab::assess::{assess_with, Assessment, Baseline};
 use anonlab::data::{Dataset, Roles};
 use anonlab::session::{Attacker, AttackerSummary};
@@ -113,7 +114,7 @@ impl super::SessionState {
     }
 
     pub fn baseline_job(&self) -> &JobState {
-        &self.baseline_job
+        self.baseline_job.state()
     }
 
     /// Queue the baseline for the current session unless it is computed
@@ -131,50 +132,34 @@ impl super::SessionState {
             key,
         );
         self.baseline_requested = Some(key);
-        let id = self.worker.submit(job);
-        self.baseline_job = JobState::Running { id, fraction: 0.0 };
+        self.baseline_job.submit(job);
     }
 
     /// Stop the baseline's job; whether one was running.
     pub fn cancel_baseline(&mut self) -> bool {
-        if !self.baseline_job.is_running() {
+        if !self.baseline_job.cancel() {
             return false;
         }
-        self.worker.cancel();
-        self.baseline_job = JobState::Cancelled;
         self.baseline_requested = None;
         true
     }
 
     /// The baseline's job slot, for the app to start its thread or run it
     /// inline.
-    pub fn worker_mut(&mut self) -> &mut Worker<Box<Before>> {
-        &mut self.worker
+    pub fn job_mut(&mut self) -> &mut Job<Box<Before>> {
+        &mut self.baseline_job
     }
 
     /// Apply a message of the baseline's job; a failure's message is
     /// returned for a popup.
     pub fn on_baseline(&mut self, msg: WorkerMsg<Box<Before>>) -> Option<String> {
-        let JobState::Running { id: current, .. } = self.baseline_job else {
-            return None;
-        };
-        if msg.id() != current {
-            return None;
-        }
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.baseline_job = JobState::Running { id, fraction }
-            }
-            WorkerMsg::Done { output, .. } => {
-                self.baseline = Some(Arc::from(output));
-                self.baseline_job = JobState::Done;
-            }
-            WorkerMsg::Cancelled { .. } => self.baseline_job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
-                self.baseline_job = JobState::Failed;
+        match self.baseline_job.apply(msg)? {
+            Update::Done(output) => self.baseline = Some(Arc::from(output)),
+            Update::Failed(error) => {
                 self.baseline_requested = None;
                 return Some(error);
             }
+            Update::Progress(_) | Update::Cancelled => {}
         }
         None
     }

@@ -25,8 +25,8 @@ use std::sync::Arc;
 
 use fixedbitset::FixedBitSet;
 
-use super::shared::{JobState, Popup};
-use super::worker::Worker;
+use super::jobs::Job;
+use super::shared::Popup;
 use anonlab::algorithms::{self, Needs, Use};
 use anonlab::data::Conditions;
 use anonlab::data::{CellSensitivity, CompareEntry, Dataset, Params, Project, Role, Roles};
@@ -200,9 +200,8 @@ pub struct SessionState {
     /// (`anonlab tui --engine datafusion`): the dataset is the grouped
     /// table, and the Data screen pages this file's sample instead.
     grouped: Option<Arc<GroupedFile>>,
-    baseline_job: JobState,
+    baseline_job: Job<Box<Before>>,
     baseline_requested: Option<BaselineKey>,
-    worker: Worker<Box<Before>>,
 }
 
 impl SessionState {
@@ -281,9 +280,8 @@ impl SessionState {
             high: Generations::default(),
             baseline: None,
             grouped: None,
-            baseline_job: JobState::Idle,
+            baseline_job: Job::inline(),
             baseline_requested: None,
-            worker: Worker::inline(),
         };
         s.ensure_semi_cells();
         let nothing = s.session.attacker.knows_nothing;

@@ -637,7 +637,7 @@ fn draw_checks(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
     let s = app.anonymize();
-    if let JobState::Running { fraction, .. } = s.job {
+    if let JobState::Running { fraction, .. } = *s.job.state() {
         let gauge = Gauge::default()
             .ratio(fraction.clamp(0.0, 1.0))
             .label(s.gauge_label().unwrap_or_default())

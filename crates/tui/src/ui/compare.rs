@@ -205,7 +205,7 @@ fn draw_empty(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     let c = app.compare();
-    let status = match &c.job {
+    let status = match c.job.state() {
         JobState::Running { .. } => Span::styled(
             format!(" running {:.0}% (Esc stops) ", c.fraction() * 100.0),
             Style::new().fg(Color::Yellow),

@@ -148,7 +148,7 @@ fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
         format!(" Correlation: {} ", s.measure.name()),
         title_style(),
     )];
-    match &s.job {
+    match s.job.state() {
         JobState::Running { .. } => title.push(Span::styled("computing… ", dim())),
         JobState::Cancelled => title.push(Span::styled("cancelled ", dim())),
         _ => {}

@@ -68,7 +68,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App) {
         );
     }
     let Some(r) = report else {
-        let text = match (&s.job, &s.error, &s.blocked) {
+        let text = match (s.job.state(), &s.error, &s.blocked) {
             (_, _, Some(why)) => why.clone(),
             (JobState::Running { .. }, _, _) => "searching the lattice…".into(),
             (_, Some((_, e)), _) => e.clone(),

@@ -256,7 +256,7 @@ fn after_note(app: &App) -> Option<String> {
     if app.anonymize().view.is_none() {
         return Some("no release yet: 3 Anonymize, then run".into());
     }
-    match (&risk.after, &risk.after_job) {
+    match (&risk.after, risk.after_job.state()) {
         (_, JobState::Running { .. }) => Some("measuring the release…".into()),
         (Some(_), _) => None,
         (None, JobState::Failed) => Some("failed (see the popup); R retries".into()),
@@ -382,7 +382,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
-    let (what, fraction) = match (app.job(), &app.risk().after_job) {
+    let (what, fraction) = match (app.job(), app.risk().after_job.state()) {
         (JobState::Running { fraction, .. }, _) => ("simulating", *fraction),
         (_, JobState::Running { fraction, .. }) => ("measuring the release", *fraction),
         _ => return,

@@ -236,7 +236,7 @@ fn draw_detail(frame: &mut Frame, area: Rect, s: &SweepState) {
 
 fn draw_progress(frame: &mut Frame, area: Rect, s: &SweepState) {
     let (done, total) = s.counts();
-    match s.job {
+    match s.job.state() {
         JobState::Running { fraction, .. } => {
             let gauge = Gauge::default()
                 .ratio(fraction.clamp(0.0, 1.0))

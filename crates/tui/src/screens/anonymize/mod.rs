@@ -33,12 +33,14 @@ use super::record::RecordDetail;
 use super::release::{self, queries_job, AnonymizeView, Outcome, QueryOutcome, ReleaseCache};
 use super::side_by_side::SideBySide;
 use super::sweep::{CellFigures, SweepEffect, SweepState};
+use crate::chart::{self, ChartData, ChartExport, Dist};
+use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 use crate::session::{
     t_closeness_candidate, AlgorithmChoice, AnonymizeInputs, SessionState, FULL_DOMAIN,
 };
 use crate::shared::{follow, text_width, visible_window, JobState, Out, MAX_L};
-use crate::worker::{JobId, Worker, WorkerMsg};
+use crate::worker::{JobId, WorkerMsg};
 use anonlab::algorithms::pk::{self, PkBound, PkOptions};
 use anonlab::data::{Dataset, Role, Roles};
 use anonlab::privacy::Model;
@@ -108,7 +110,7 @@ pub struct PublishedTable {
 
 /// Everything the Anonymize screen shows and asks. The algorithm, k, l, p,
 /// the seed and the settings are the session's.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct AnonymizeState {
     pub algorithms: Vec<AlgorithmChoice>,
     /// Index into `algorithms`.
@@ -122,10 +124,11 @@ pub struct AnonymizeState {
     pub blocked: Option<String>,
     /// Inputs of the latest request sent to the worker.
     pub requested: Option<AnonymizeInputs>,
-    pub job: JobState,
+    pub job: Job<Box<AnonymizeView>>,
     pub queries: QueriesState,
-    /// The query workload's progress (its state has no room for it).
-    pub queries_fraction: f64,
+    /// The query workload's slot (its progress; `queries` holds what it
+    /// found).
+    pub queries_job: Job<QueryOutcome>,
     pub table: PublishedTable,
     /// Whether the record detail replaces the charts.
     pub show_detail: bool,
@@ -220,7 +223,7 @@ impl AnonymizeState {
     /// back to the start reads as the next step, not a restart) and how
     /// far that phase is.
     pub fn gauge_label(&self) -> Option<String> {
-        let JobState::Running { fraction, .. } = self.job else {
+        let JobState::Running { fraction, .. } = *self.job.state() else {
             return None;
         };
         let algorithm = self.requested.as_ref().map_or("", |r| r.algorithm);
@@ -292,10 +295,6 @@ pub struct AnonymizeScreen {
     cache_shown: bool,
     /// The view a new one replaced, freed after the frame.
     retired: Option<AnonymizeView>,
-    run_worker: Worker<Box<AnonymizeView>>,
-    query_worker: Worker<QueryOutcome>,
-    prefetch_worker: Worker<Box<AnonymizeView>>,
-    sweep_worker: Worker<CellFigures>,
 }
 
 impl AnonymizeScreen {
@@ -316,9 +315,9 @@ impl AnonymizeScreen {
                 error: None,
                 blocked: None,
                 requested: None,
-                job: JobState::Idle,
+                job: Job::inline(),
                 queries: QueriesState::Idle,
-                queries_fraction: 0.0,
+                queries_job: Job::inline(),
                 table: PublishedTable::default(),
                 show_detail: false,
                 detail: None,
@@ -336,10 +335,6 @@ impl AnonymizeScreen {
             followups: None,
             cache_shown: false,
             retired: None,
-            run_worker: Worker::inline(),
-            query_worker: Worker::inline(),
-            prefetch_worker: Worker::inline(),
-            sweep_worker: Worker::inline(),
         };
         s.refresh_blocked(session);
         s
@@ -352,12 +347,18 @@ impl AnonymizeScreen {
         notify: impl Fn(AnonymizeMsg) + Send + Sync + Clone + 'static,
     ) -> std::io::Result<()> {
         let n = notify.clone();
-        self.run_worker = Worker::threaded(move |m| n(AnonymizeMsg::Run(m)))?;
+        self.state.job.start(move |m| n(AnonymizeMsg::Run(m)))?;
         let n = notify.clone();
-        self.query_worker = Worker::threaded(move |m| n(AnonymizeMsg::Queries(m)))?;
+        self.state
+            .queries_job
+            .start(move |m| n(AnonymizeMsg::Queries(m)))?;
         let n = notify.clone();
-        self.prefetch_worker = Worker::threaded(move |m| n(AnonymizeMsg::Prefetch(m)))?;
-        self.sweep_worker = Worker::threaded(move |m| notify(AnonymizeMsg::Sweep(m)))?;
+        self.prefetch
+            .job
+            .start(move |m| n(AnonymizeMsg::Prefetch(m)))?;
+        self.sweep
+            .job
+            .start(move |m| notify(AnonymizeMsg::Sweep(m)))?;
         self.prefetch.running = None;
         Ok(())
     }
@@ -377,25 +378,29 @@ impl AnonymizeScreen {
     /// Run the inline slots' queued jobs and collect their messages.
     pub fn drain(&mut self, out: &mut Vec<AnonymizeMsg>) {
         out.extend(
-            self.run_worker
+            self.state
+                .job
                 .run_queued_inline()
                 .into_iter()
                 .map(AnonymizeMsg::Run),
         );
         out.extend(
-            self.query_worker
+            self.state
+                .queries_job
                 .run_queued_inline()
                 .into_iter()
                 .map(AnonymizeMsg::Queries),
         );
         out.extend(
-            self.sweep_worker
+            self.sweep
+                .job
                 .run_queued_inline()
                 .into_iter()
                 .map(AnonymizeMsg::Sweep),
         );
         out.extend(
-            self.prefetch_worker
+            self.prefetch
+                .job
                 .run_queued_inline()
                 .into_iter()
                 .map(AnonymizeMsg::Prefetch),
@@ -690,16 +695,15 @@ impl AnonymizeScreen {
     pub fn request(&mut self, session: &SessionState) {
         let inputs = self.inputs(session);
         if self.state.blocked.is_some() {
-            self.run_worker.cancel();
             self.state.requested = Some(inputs);
-            self.state.job = JobState::Idle;
+            self.state.job.settle(JobState::Idle);
             return;
         }
-        self.query_worker.cancel();
+        self.state.queries_job.settle(JobState::Idle);
         self.state.queries = QueriesState::Idle;
         if let Some(outcome) = self.cache.get(&inputs).cloned() {
-            // Computed ahead by the same job: shown at once, no run.
-            self.run_worker.cancel();
+            // Computed ahead by the same job: shown at once, no run
+            // (`show_outcome` stops the one running).
             self.state.requested = Some(inputs.clone());
             self.show_outcome(inputs, outcome, session);
             return;
@@ -707,8 +711,7 @@ impl AnonymizeScreen {
         self.cancel_prefetch();
         let job = release::job(Arc::clone(session.session()), inputs.clone());
         self.state.requested = Some(inputs);
-        let id = self.run_worker.submit(job);
-        self.state.job = JobState::Running { id, fraction: 0.0 };
+        self.state.job.submit(job);
         self.state.phase = None;
     }
 
@@ -719,14 +722,14 @@ impl AnonymizeScreen {
             Ok(output) => {
                 self.retired = self.state.view.replace(*output);
                 self.state.error = None;
-                self.state.job = JobState::Done;
+                self.state.job.settle(JobState::Done);
                 self.state.refresh_table(session.dataset());
             }
             Err(error) => {
                 // Infeasible parameters are the common failure: the screen
                 // shows the algorithm's message where the figures would be.
                 self.state.error = Some((inputs.clone(), error));
-                self.state.job = JobState::Failed;
+                self.state.job.settle(JobState::Failed);
             }
         }
         self.followups = Some(inputs);
@@ -748,25 +751,18 @@ impl AnonymizeScreen {
     }
 
     fn on_run(&mut self, msg: WorkerMsg<Box<AnonymizeView>>, session: &SessionState) {
-        let current = match self.state.job {
-            JobState::Running { id, .. } => id,
-            _ => return,
-        };
-        if msg.id() != current {
+        let Some(update) = self.state.job.apply(msg) else {
             return;
-        }
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.state.job = JobState::Running { id, fraction };
-                self.state.phase = self.run_worker.phase();
-            }
-            WorkerMsg::Done { output, .. } => {
+        };
+        match update {
+            Update::Progress(_) => self.state.phase = self.state.job.phase(),
+            Update::Done(output) => {
                 let inputs = output.inputs.clone();
                 self.cache_shown = self.cache.enabled;
                 self.show_outcome(inputs, Ok(output), session);
             }
-            WorkerMsg::Cancelled { .. } => self.state.job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
+            Update::Cancelled => {}
+            Update::Failed(error) => {
                 let inputs = self
                     .state
                     .requested
@@ -807,6 +803,7 @@ impl AnonymizeScreen {
         // The workload draws records one by one; a grouped table's rows
         // are combinations (`anonymize::evaluate` skips it there too).
         if session.dataset().is_grouped() {
+            self.state.queries_job.settle(JobState::Idle);
             self.state.queries = QueriesState::Idle;
             return;
         }
@@ -815,23 +812,16 @@ impl AnonymizeScreen {
             Arc::clone(&view.release),
             view.inputs.seed,
         );
-        let id = self.query_worker.submit(job);
+        let id = self.state.queries_job.submit(job);
         self.state.queries = QueriesState::Running { id };
-        self.state.queries_fraction = 0.0;
     }
 
     fn on_queries(&mut self, msg: WorkerMsg<QueryOutcome>) {
-        let QueriesState::Running { id: current } = self.state.queries else {
-            return;
-        };
-        if msg.id() != current {
-            return;
-        }
-        match msg {
-            WorkerMsg::Progress { fraction, .. } => self.state.queries_fraction = fraction,
-            WorkerMsg::Done { output, .. } => self.state.queries = QueriesState::Done(output),
-            WorkerMsg::Cancelled { .. } => self.state.queries = QueriesState::Idle,
-            WorkerMsg::Failed { error, .. } => self.state.queries = QueriesState::Failed(error),
+        match self.state.queries_job.apply(msg) {
+            Some(Update::Done(output)) => self.state.queries = QueriesState::Done(output),
+            Some(Update::Cancelled) => self.state.queries = QueriesState::Idle,
+            Some(Update::Failed(error)) => self.state.queries = QueriesState::Failed(error),
+            Some(Update::Progress(_)) | None => {}
         }
     }
 
@@ -848,19 +838,13 @@ impl AnonymizeScreen {
         }
         if self.sweep.open {
             if self.sweep.job.is_running() {
-                self.sweep_worker.cancel();
                 self.sweep.cancelled();
             } else {
                 self.sweep.open = false;
             }
             return true;
         }
-        if self.state.job.is_running() {
-            self.run_worker.cancel();
-            self.state.job = JobState::Cancelled;
-            return true;
-        }
-        false
+        self.state.job.cancel()
     }
 
     /// Whether one of the screen's jobs runs (the spinner turns).
@@ -891,6 +875,100 @@ mod views;
 
 pub use prefetch::Prefetch;
 pub use views::levels_text;
+
+impl super::Component for AnonymizeScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        AnonymizeScreen::step(self, action, cx.session, out);
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        let session = &*cx.session;
+        self.refresh_blocked(session);
+        if self.state.requested.as_ref() != Some(&self.inputs(session)) {
+            self.request(session);
+        }
+        self.sync_sweep(session, false);
+    }
+
+    fn cancel(&mut self, _session: &mut SessionState) -> bool {
+        AnonymizeScreen::cancel(self)
+    }
+
+    fn chart(&self, session: &SessionState) -> Result<ChartExport, String> {
+        if self.sweep.open {
+            return self.sweep_chart();
+        }
+        let view = self
+            .state
+            .view
+            .as_ref()
+            .ok_or("no release yet (the algorithm is running or refused the parameters)")?;
+        let b = session.baseline().ok_or(chart::NOT_YET)?.baseline();
+        let inputs = &view.inputs;
+        let name = match inputs.l {
+            Some(l) => format!("{} k={} l={l}", inputs.algorithm, inputs.k),
+            None => format!("{} k={}", inputs.algorithm, inputs.k),
+        };
+        let e = &view.evaluation;
+        let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist {
+            series: crate::shared::step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
+            records: d.summary.records,
+            label,
+        };
+        let data = match (&b.breach, &e.breach) {
+            (Some(before), Some(after)) => ChartData::Breach(vec![
+                dist("original".into(), &before.distribution),
+                dist(name, after),
+            ]),
+            _ => ChartData::Reidentification(vec![
+                dist("original".into(), &b.linkage),
+                dist(name, &e.reidentification),
+            ]),
+        };
+        let who = format!(
+            "before: {}; after: {}",
+            chart::attacker(session).unwrap_or_default(),
+            view.attacker()
+        );
+        Ok(ChartExport {
+            screen: "anonymize",
+            data,
+            attacker: Some(who),
+        })
+    }
+}
+
+impl AnonymizeScreen {
+    /// The sweep's heat map, while the grid replaces the charts.
+    fn sweep_chart(&self) -> Result<ChartExport, String> {
+        let sweep = &self.sweep;
+        let (measure, ks, ls, cells) = sweep.heatmap().ok_or("the sweep has not started")?;
+        let base = sweep.base.as_ref().ok_or("the sweep has not started")?;
+        let mut chars = measure.chars();
+        let title = format!(
+            "{}{} of {} by k and l (seed {})",
+            chars
+                .next()
+                .map(|c| c.to_uppercase().to_string())
+                .unwrap_or_default(),
+            chars.as_str(),
+            base.algorithm,
+            base.seed
+        );
+        let data = ChartData::Sweep {
+            measure,
+            ks,
+            ls,
+            cells,
+            title,
+        };
+        Ok(ChartExport {
+            screen: "anonymize",
+            data,
+            attacker: None,
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests;

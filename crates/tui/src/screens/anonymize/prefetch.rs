@@ -5,17 +5,21 @@ use std::sync::Arc;
 
 use super::super::release::{self, AnonymizeView};
 use super::{AnonymizeScreen, Param};
+use crate::jobs::{Job, Update};
 use crate::session::{AnonymizeInputs, SessionState};
+use crate::shared::JobState;
 use crate::shared::MAX_L;
-use crate::worker::{JobId, WorkerMsg};
+use crate::worker::WorkerMsg;
 
 /// Speculative runs for the parameter values the user is most likely to
 /// pick next (the focused parameter ±1), made while the app is idle in a
 /// slot of their own; their outcomes go into the [`ReleaseCache`].
 #[derive(Debug, Default)]
 pub struct Prefetch {
-    /// The running speculative job and the inputs it answers.
-    pub running: Option<(JobId, AnonymizeInputs)>,
+    /// The inputs the running speculative job answers.
+    pub running: Option<AnonymizeInputs>,
+    /// The slot the speculative jobs run in.
+    pub job: Job<Box<AnonymizeView>>,
     /// Inputs still to prefetch, next first.
     pub pending: Vec<AnonymizeInputs>,
 }
@@ -68,7 +72,7 @@ impl AnonymizeScreen {
         self.prefetch.plan(shown, self.state.focused(), max_k, |i| {
             cache.get(i).is_some()
         });
-        if let Some((_, running)) = &self.prefetch.running {
+        if let Some(running) = &self.prefetch.running {
             let running = running.clone();
             self.prefetch.pending.retain(|i| *i != running);
         }
@@ -86,8 +90,8 @@ impl AnonymizeScreen {
         }
         let inputs = self.prefetch.pending.remove(0);
         let job = release::job(Arc::clone(session.session()), inputs.clone());
-        let id = self.prefetch_worker.submit(job);
-        self.prefetch.running = Some((id, inputs));
+        self.prefetch.job.submit(job);
+        self.prefetch.running = Some(inputs);
     }
 
     pub(super) fn on_prefetch(
@@ -95,19 +99,16 @@ impl AnonymizeScreen {
         msg: WorkerMsg<Box<AnonymizeView>>,
         session: &SessionState,
     ) {
-        let Some((current, _)) = &self.prefetch.running else {
-            return;
-        };
-        if msg.id() != *current {
+        if self.prefetch.running.is_none() {
             return;
         }
-        let outcome = match msg {
-            WorkerMsg::Progress { .. } => return,
-            WorkerMsg::Done { output, .. } => Some(Ok(output)),
-            WorkerMsg::Failed { error, .. } => Some(Err(error)),
-            WorkerMsg::Cancelled { .. } => None,
+        let outcome = match self.prefetch.job.apply(msg) {
+            None | Some(Update::Progress(_)) => return,
+            Some(Update::Done(output)) => Some(Ok(output)),
+            Some(Update::Failed(error)) => Some(Err(error)),
+            Some(Update::Cancelled) => None,
         };
-        if let Some((_, inputs)) = self.prefetch.running.take() {
+        if let Some(inputs) = self.prefetch.running.take() {
             if let Some(o) = outcome {
                 self.cache.insert(inputs, o);
             }
@@ -117,7 +118,7 @@ impl AnonymizeScreen {
 
     /// Stop the speculative runs: the user's request needs the cores.
     pub fn cancel_prefetch(&mut self) {
-        self.prefetch_worker.cancel();
+        self.prefetch.job.settle(JobState::Idle);
         self.prefetch.running = None;
         self.prefetch.pending.clear();
     }

@@ -51,10 +51,8 @@ fn the_gauge_names_the_phase_of_a_cbg_run() {
             "verifying and measuring the release",
         ]
     );
-    let JobState::Running { id, .. } = s.state.job else {
-        panic!("{:?}", s.state.job)
-    };
-    s.state.job = JobState::Running { id, fraction: 0.25 };
+    assert!(s.state.job.is_running(), "{:?}", s.state.job);
+    s.state.job.set_fraction(0.25);
     s.state.phase = progress.phases().get(1).copied();
     assert_eq!(
         s.state.gauge_label().as_deref(),

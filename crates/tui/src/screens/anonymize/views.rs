@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::super::sweep::{self, SweepState};
 use super::{AnonymizeScreen, Param};
 use crate::session::SessionState;
-use crate::shared::Out;
+use crate::shared::{JobState, Out};
 
 impl AnonymizeScreen {
     /// Enter in the before/after view: close it and select the record's
@@ -32,19 +32,21 @@ impl AnonymizeScreen {
         let inputs = self.inputs(session);
         if !self.sweep.open {
             if self.sweep.job.is_running() && !self.sweep.is_for(&inputs) {
-                self.sweep_worker.cancel();
                 self.sweep.cancelled();
             }
             return;
         }
         let blocked = self.state.blocked.clone();
         if blocked != self.sweep.blocked {
-            // Roles that cannot be anonymized, or can again: a new grid.
-            self.sweep_worker.cancel();
+            // Roles that cannot be anonymized, or can again: a new grid,
+            // in the same slot (its thread, when started, stays).
+            let mut job = std::mem::take(&mut self.sweep.job);
+            job.settle(JobState::Idle);
             self.sweep = SweepState {
                 open: true,
                 blocked,
                 metric: self.sweep.metric,
+                job,
                 ..SweepState::new()
             };
         }
@@ -52,7 +54,7 @@ impl AnonymizeScreen {
             return;
         }
         if !self.sweep.is_for(&inputs) {
-            self.sweep_worker.cancel();
+            self.sweep.job.stop();
             let uses_l = self.state.params().contains(&Param::L);
             self.sweep
                 .reset(session.dataset(), session.roles(), &inputs, uses_l);
@@ -73,8 +75,7 @@ impl AnonymizeScreen {
         let job = sweep::cell_job(Arc::clone(session.session()), inputs);
         // The sweep the user asked for takes the cores from the guesses.
         self.cancel_prefetch();
-        let id = self.sweep_worker.submit(job);
-        self.sweep.started(cell, id);
+        self.sweep.start(cell, job);
     }
 
     /// Enter on a sweep cell: use its k (and l), close the grid and run.

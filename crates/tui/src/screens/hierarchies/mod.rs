@@ -16,11 +16,13 @@
 
 use std::path::PathBuf;
 
+use crate::chart::{ChartData, ChartExport};
+use crate::jobs::{Job, Update};
 use crate::keymap::Action;
 use crate::screens::hier_folder::FolderPreview;
 use crate::session::SessionState;
 use crate::shared::{JobState, Out};
-use crate::worker::{JobFn, Worker, WorkerMsg};
+use crate::worker::{JobFn, WorkerMsg};
 use anonlab::data::{Dataset, HierarchySource, Inputs, Role, Roles};
 use anonlab::hierarchy::arx;
 use anonlab::session::HeldHierarchy;
@@ -32,7 +34,7 @@ use dialog::builder_fields;
 #[cfg(test)]
 use dialog::round_width;
 pub use dialog::{Builder, DialogKind, Field, HierarchyDialog};
-pub use tree::{TreeLine, TreeView};
+pub use tree::TreeView;
 
 /// Which panel of the screen the cursor keys move in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,20 +44,20 @@ pub enum Focus {
 }
 
 /// The correlation job's state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct MatrixState {
     pub measure: Measure,
     /// Dataset columns of the matrix: every column but identifiers.
     pub columns: Vec<usize>,
     pub view: Option<CorrelationMatrix>,
-    pub job: JobState,
+    pub job: Job<CorrelationMatrix>,
     /// Measure and columns of the latest request.
     requested: Option<(Measure, Vec<usize>)>,
     pub error: Option<String>,
 }
 
 /// Everything the Hierarchies screen shows.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct HierarchiesState {
     /// Index of the focused column of the dataset.
     pub cursor: usize,
@@ -85,7 +87,7 @@ impl HierarchiesState {
                 measure: Measure::Phi2,
                 columns: Vec::new(),
                 view: None,
-                job: JobState::Idle,
+                job: Job::inline(),
                 requested: None,
                 error: None,
             },
@@ -123,26 +125,13 @@ impl HierarchiesState {
     /// Apply the correlation worker's message; a failure is kept for the
     /// matrix panel to show.
     pub fn on_matrix(&mut self, msg: WorkerMsg<CorrelationMatrix>) {
-        let JobState::Running { id: current, .. } = self.matrix.job else {
-            return;
-        };
-        if msg.id() != current {
-            return;
-        }
-        match msg {
-            WorkerMsg::Progress { id, fraction } => {
-                self.matrix.job = JobState::Running { id, fraction }
-            }
-            WorkerMsg::Done { output, .. } => {
+        match self.matrix.job.apply(msg) {
+            Some(Update::Done(output)) => {
                 self.matrix.view = Some(output);
                 self.matrix.error = None;
-                self.matrix.job = JobState::Done;
             }
-            WorkerMsg::Cancelled { .. } => self.matrix.job = JobState::Cancelled,
-            WorkerMsg::Failed { error, .. } => {
-                self.matrix.error = Some(error);
-                self.matrix.job = JobState::Failed;
-            }
+            Some(Update::Failed(error)) => self.matrix.error = Some(error),
+            _ => {}
         }
     }
 
@@ -458,19 +447,17 @@ impl HierarchiesState {
 /// The Hierarchies screen: its state and the correlation matrix's slot.
 pub struct HierarchiesScreen {
     pub state: HierarchiesState,
-    worker: Worker<CorrelationMatrix>,
 }
 
 impl HierarchiesScreen {
     pub fn new(session: &SessionState) -> Self {
         HierarchiesScreen {
             state: HierarchiesState::new(session),
-            worker: Worker::inline(),
         }
     }
 
-    pub fn worker_mut(&mut self) -> &mut Worker<CorrelationMatrix> {
-        &mut self.worker
+    pub fn job_mut(&mut self) -> &mut Job<CorrelationMatrix> {
+        &mut self.state.matrix.job
     }
 
     /// Whether the build, import or export dialog is open (modal).
@@ -531,14 +518,13 @@ impl HierarchiesScreen {
         // combinations, so the matrix would not be the file's.
         if let Err(e) = session.dataset().require_records("the correlation matrix") {
             self.state.matrix.error = Some(e.to_string());
-            self.state.matrix.job = JobState::Failed;
+            self.state.matrix.job.settle(JobState::Failed);
             return;
         }
         let job = self
             .state
             .matrix_job(std::sync::Arc::clone(session.dataset()));
-        let id = self.worker.submit(job);
-        self.state.matrix.job = JobState::Running { id, fraction: 0.0 };
+        self.state.matrix.job.submit(job);
     }
 
     pub fn on_matrix(&mut self, msg: WorkerMsg<CorrelationMatrix>) {
@@ -547,11 +533,43 @@ impl HierarchiesScreen {
 
     /// Stop the matrix's job; whether one was running.
     pub fn cancel(&mut self) -> bool {
-        if !self.state.matrix.job.is_running() {
-            return false;
-        }
-        self.worker.cancel();
-        self.state.matrix.job = JobState::Cancelled;
+        self.state.matrix.job.cancel()
+    }
+}
+
+impl super::Component for HierarchiesScreen {
+    fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
+        // `needs_inputs` asks the app for them; without them an export
+        // could replace one of the session's files, so nothing is done.
+        let Some(inputs) = cx.inputs.as_ref() else {
+            return;
+        };
+        HierarchiesScreen::step(self, action, cx.session, inputs, out);
+    }
+
+    fn show(&mut self, cx: &mut super::Context<'_>) {
+        self.sync(cx.session, true);
+    }
+
+    fn cancel(&mut self, _session: &mut SessionState) -> bool {
+        HierarchiesScreen::cancel(self)
+    }
+
+    fn chart(&self, _session: &SessionState) -> Result<ChartExport, String> {
+        let m = self
+            .state
+            .matrix
+            .view
+            .clone()
+            .ok_or("the correlations are being computed")?;
+        Ok(ChartExport {
+            screen: "hierarchies",
+            data: ChartData::Correlation(m),
+            attacker: None,
+        })
+    }
+
+    fn needs_inputs(&self) -> bool {
         true
     }
 }
