@@ -106,7 +106,7 @@ use std::str::FromStr;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 use crate::hierarchy::{BoundHierarchy, Hierarchy};
 use crate::partition::Partition;
 use crate::progress::Progress;
@@ -137,9 +137,10 @@ impl FromStr for Metric {
             "loss" => Ok(Metric::Loss),
             "dm" => Ok(Metric::Discernibility),
             "height" => Ok(Metric::Height),
-            _ => Err(Error::Parameter(format!(
-                "unknown metric '{s}' (available: loss, dm, height)"
-            ))),
+            _ => Err(Error::invalid(
+                Parameter::Metric,
+                format!("unknown metric '{s}' (available: loss, dm, height)"),
+            )),
         }
     }
 }
@@ -192,21 +193,23 @@ impl PrivacyModel {
     }
 
     fn check(&self) -> Result<()> {
-        let bad = |m: String| Err(Error::Parameter(m));
+        let bad = |parameter, m: String| Err(Error::invalid(parameter, m));
         match *self {
             PrivacyModel::DistinctL { l } | PrivacyModel::RecursiveCL { l, .. } if l == 0 => {
-                bad("l must be at least 1".into())
+                bad(Parameter::L, "l must be at least 1".into())
             }
-            PrivacyModel::EntropyL { l } if l.is_nan() || l < 1.0 => {
-                bad(format!("entropy l must be at least 1 (got {l})"))
-            }
-            PrivacyModel::RecursiveCL { c, .. } if c.is_nan() || c <= 0.0 => {
-                bad(format!("recursive (c,l)-diversity needs c > 0 (got {c})"))
-            }
+            PrivacyModel::EntropyL { l } if l.is_nan() || l < 1.0 => bad(
+                Parameter::L,
+                format!("entropy l must be at least 1 (got {l})"),
+            ),
+            PrivacyModel::RecursiveCL { c, .. } if c.is_nan() || c <= 0.0 => bad(
+                Parameter::C,
+                format!("recursive (c,l)-diversity needs c > 0 (got {c})"),
+            ),
             PrivacyModel::TCloseness { t } if !(0.0..=1.0).contains(&t) => {
-                bad(format!("t must lie in [0, 1] (got {t})"))
+                bad(Parameter::T, format!("t must lie in [0, 1] (got {t})"))
             }
-            PrivacyModel::PSensitive { p: 0 } => bad("p must be at least 1".into()),
+            PrivacyModel::PSensitive { p: 0 } => bad(Parameter::P, "p must be at least 1".into()),
             _ => Ok(()),
         }
     }
@@ -296,10 +299,13 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
     let model = opts.model;
     model.check()?;
     if !(0.0..=1.0).contains(&opts.suppression) {
-        return Err(Error::Parameter(format!(
-            "the suppression limit must lie between 0 and 1 (a share of the rows; got {})",
-            opts.suppression
-        )));
+        return Err(Error::invalid(
+            Parameter::SuppressionLimit,
+            format!(
+                "the suppression limit must lie between 0 and 1 (a share of the rows; got {})",
+                opts.suppression
+            ),
+        ));
     }
     if model != PrivacyModel::K && req.sensitive.is_empty() {
         return Err(Error::unmet(
@@ -324,7 +330,10 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
         .map(|&c| {
             // `bind` succeeded, so the hierarchy exists.
             let h = set.get(ds.col(c).name()).ok_or_else(|| {
-                Error::Parameter(format!("no hierarchy for '{}'", ds.col(c).name()))
+                Error::invalid(
+                    Parameter::Hierarchy,
+                    format!("no hierarchy for '{}'", ds.col(c).name()),
+                )
             })?;
             Ok((
                 (0..h.levels()).map(|l| h.leaf_counts(l)).collect(),
@@ -347,7 +356,10 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
         metric: opts.metric,
     });
     let lattice = Lattice::new(bound.iter().map(|h| h.levels()).collect()).ok_or_else(|| {
-        Error::Parameter("the lattice of level vectors is too large to index".into())
+        Error::invalid(
+            Parameter::Roles,
+            "the lattice of level vectors is too large to index",
+        )
     })?;
     let monotone = max_suppressed == 0 || model.monotone_with_suppression();
     let mut s = State {
@@ -433,7 +445,7 @@ fn check_node(levels: &[usize], map: &LatticeMap, bound: &[BoundHierarchy]) -> R
     }
     let heights: Vec<String> = bound.iter().map(|h| h.height().to_string()).collect();
     let given: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
-    Err(Error::Parameter(format!(
+    Err(Error::invalid(Parameter::Node, format!(
         "the chosen node [{}] is not a node of the lattice: it needs one level per quasi-identifier ({}), each at most the height of its hierarchy [{}]",
         given.join(", "),
         heights.len(),
@@ -635,7 +647,7 @@ fn build_release(
     let ds = req.ds;
     let classes = ev.classes(levels);
     let (fail, _) = ev.suppressed_within(&classes, limit).ok_or_else(|| {
-        Error::Parameter("internal: the optimal node is no longer anonymous".into())
+        Error::Internal("internal: the optimal node is no longer anonymous".into())
     })?;
     let members = Partition::from_class_ids(ev.class_of_row(&classes)).members();
     let node_codes: Vec<Vec<Vec<u32>>> = bound
