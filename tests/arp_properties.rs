@@ -161,7 +161,7 @@ proptest! {
                     prop_assert!(v.all_hold(), "{}: {}", id, v);
                     prop_assert_eq!(r.published_rows(), ds.n_rows());
                 }
-                Err(Error::Parameter(_)) => prop_assert!(check_l(&req).is_err()),
+                Err(Error::Invalid { .. }) => prop_assert!(check_l(&req).is_err()),
                 Err(e) => return Err(TestCaseError::fail(e.to_string())),
             }
         }

@@ -447,7 +447,7 @@ proptest! {
                 }
             }
             // A refusal must be one the paper's conditions call for.
-            Err(anonlab::Error::Parameter(msg)) => {
+            Err(anonlab::Error::Invalid { msg, .. }) => {
                 prop_assert!(
                     reason.is_some(),
                     "refused without a reason the paper gives: {}", msg

@@ -108,7 +108,7 @@ fn sweep_marks_refused_points_and_says_why() {
     )
     .success()
     .stderr(predicate::str::contains(
-        "k = 5, l = 9: invalid parameter: 'disease' is not 9-eligible",
+        "k = 5, l = 9: invalid -l: 'disease' is not 9-eligible",
     ));
     let texts = svg_texts(&out);
     assert_eq!(texts.iter().filter(|t| *t == "n/a").count(), 2, "{texts:?}");

@@ -3,11 +3,13 @@
 //! limits), never of the CLI's flags: each refusal below is made through
 //! the library, carries the setting that mends it, and names no `--flag`.
 //! The CLI's own messages name the flag (tests/cli.rs, cli_full_domain.rs,
-//! cli_pk.rs and `cli_names_the_flag_of_the_setting` below).
+//! cli_pk.rs and `cli_names_the_flag_of_the_setting` below). A parameter
+//! the library refuses is likewise a typed `Error::Invalid` naming the
+//! parameter by concept, which the CLI says by its flag.
 
 use anonlab::algorithms::{by_id, Options, Request};
 use anonlab::data::{load_csv_bytes, CsvOptions, Dataset};
-use anonlab::error::{Error, Setting};
+use anonlab::error::{Error, Parameter, Setting};
 use anonlab::privacy::Model;
 use anonlab::progress::Progress;
 use assert_cmd::Command;
@@ -217,5 +219,96 @@ fn cli_names_the_flag_of_the_setting() {
             "infeasible: the privacy model reads a sensitive attribute: name one with --sensitive"
         ),
         "{text}"
+    );
+}
+
+/// A refused parameter is an [`Error::Invalid`] a caller matches on, not a
+/// text to read: which parameter, named by concept.
+#[test]
+fn a_refused_parameter_is_matched_by_what_it_is() {
+    let ds = table();
+    let mut req = request(&ds, vec![0, 1], vec![2], Options::default());
+    req.k = 0;
+    let e = by_id("mondrian")
+        .unwrap()
+        .run(&req, &Progress::new())
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::Invalid {
+                parameter: Parameter::K,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "invalid k: k must be at least 1");
+
+    // 'ill' has two distinct values: l = 3 asks for more.
+    req.k = 2;
+    req.l = 3;
+    let e = by_id("mondrian-l")
+        .unwrap()
+        .run(&req, &Progress::new())
+        .unwrap_err();
+    assert_eq!(e.parameter(), Some(Parameter::L), "{e}");
+    assert!(
+        e.to_string().starts_with("invalid l: l = 3 is larger"),
+        "{e}"
+    );
+
+    let e = by_id("no-such-algorithm").err().unwrap();
+    assert_eq!(e.parameter(), Some(Parameter::Algorithm), "{e}");
+    assert!(
+        e.to_string()
+            .contains("unknown algorithm 'no-such-algorithm'"),
+        "{e}"
+    );
+
+    let e = Model::parse("no-such-model", &Default::default()).unwrap_err();
+    assert_eq!(e.parameter(), Some(Parameter::Model), "{e}");
+    assert!(!e.to_string().contains("--"), "names a CLI flag: {e}");
+
+    // Not every refusal is a parameter's.
+    assert_eq!(
+        Error::unmet("no quasi-identifiers", Setting::QuasiIdentifiers).parameter(),
+        None
+    );
+}
+
+/// The CLI says its flag for the parameter a library error finds invalid.
+#[test]
+fn cli_names_the_flag_of_the_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(
+        &csv,
+        "age,zip,ill\n30,100,flu\n31,100,cold\n32,101,flu\n33,101,cold\n",
+    )
+    .unwrap();
+    let file = csv.to_str().unwrap();
+    let output = dir.path().join("o.csv");
+    let output = output.to_str().unwrap();
+    let run = |algorithm: &str, more: &[&str]| {
+        let mut args = vec![
+            "anonymize",
+            file,
+            "-a",
+            algorithm,
+            "--qi",
+            "age,zip",
+            "-o",
+            output,
+        ];
+        args.extend_from_slice(more);
+        anonlab(&args).0
+    };
+    let err = run("mondrian", &["-k", "0"]);
+    assert!(err.contains("invalid -k: k must be at least 1"), "{err}");
+    let err = run("no-such-algorithm", &["-k", "2"]);
+    assert!(
+        err.contains("invalid --algorithm(s): unknown algorithm 'no-such-algorithm'"),
+        "{err}"
     );
 }

@@ -160,7 +160,7 @@ proptest! {
                 }
                 // Cells that are not l-eligible, or k beyond the data: the
                 // algorithm's refusals, tested with the algorithm.
-                Err(Error::Parameter(_)) => {}
+                Err(Error::Invalid { .. }) => {}
                 Err(e) => return Err(TestCaseError::fail(format!("{id}: {e}"))),
             }
         }

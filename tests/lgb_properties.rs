@@ -161,7 +161,7 @@ proptest! {
                         return Err(TestCaseError::fail(format!("{name}: {e}")));
                     }
                 }
-                Err(Error::Parameter(msg)) => {
+                Err(Error::Invalid { msg, .. }) => {
                     prop_assert!(
                         msg.contains("eligible") || msg.contains("fewer than l"),
                         "{name} refused: {msg}"

@@ -78,7 +78,7 @@ proptest! {
         let req = request(&ds, l, seed);
         let r = match by_id("ng").unwrap().run(&req, &Progress::new()) {
             Ok(r) => r,
-            Err(Error::Parameter(_)) => {
+            Err(Error::Invalid { .. }) => {
                 prop_assert!(check_l(&req).is_err());
                 return Ok(());
             }

@@ -440,7 +440,7 @@ proptest! {
             let req = Request { ds: &ds, qi: qi.clone(), sensitive: vec![d], identifiers: vec![], k, l, seed, options: Default::default() };
             let release = match alg.run(&req, &Progress::new()) {
                 Ok(r) => r,
-                Err(Error::Parameter(_) | Error::Unmet { .. }) => continue,
+                Err(Error::Invalid { .. } | Error::Unmet { .. }) => continue,
                 Err(e) => return Err(TestCaseError::fail(format!("{}: {e}", alg.id()))),
             };
             let v = verify(&release, &ds);

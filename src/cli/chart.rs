@@ -250,7 +250,10 @@ fn draw(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart
                     let value = match measure_one(s, algo.id(), k, l, progress) {
                         Ok((_, e)) => a.metric.of(&e),
                         Err(e) => {
-                            eprintln!("k = {k}, l = {l}: {}", e.message_with(super::remedy));
+                            eprintln!(
+                                "k = {k}, l = {l}: {}",
+                                e.message_with(super::remedy, super::flag)
+                            );
                             None
                         }
                     };

@@ -242,14 +242,22 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     evaluation: Some(eval),
                 }
             }
-            Err(e @ (anonlab::Error::Parameter(_) | anonlab::Error::Unmet { .. })) => CompareRow {
+            Err(
+                e @ (anonlab::Error::Invalid { .. }
+                | anonlab::Error::Internal(_)
+                | anonlab::Error::Limit(_)
+                | anonlab::Error::Unmet { .. }),
+            ) => CompareRow {
                 algorithm: algo.id().into(),
                 k,
                 l,
                 fingerprint: None,
                 infeasible: Some(match e {
-                    anonlab::Error::Parameter(why) => why,
-                    e => e.message_with(super::remedy),
+                    // The reason bare, as the row's column says it.
+                    anonlab::Error::Invalid { msg: why, .. }
+                    | anonlab::Error::Internal(why)
+                    | anonlab::Error::Limit(why) => why,
+                    e => e.message_with(super::remedy, super::flag),
                 }),
                 evaluation: None,
             },

@@ -20,7 +20,7 @@ pub mod tui;
 
 use std::path::PathBuf;
 
-use anonlab::error::Setting;
+use anonlab::error::{Parameter, Setting};
 use clap::{Args, Parser, Subcommand};
 
 /// The CLI's words for a setting a library error asks for: its flag. The
@@ -52,13 +52,74 @@ pub fn remedy(setting: Setting) -> String {
     .to_string()
 }
 
+/// The CLI's words for a parameter a library error finds invalid: its flag
+/// (alternatives joined by '/' where subcommands or roles spell it
+/// differently). The library names the parameter by its concept
+/// ([`Parameter::name`]).
+pub fn flag(parameter: Parameter) -> String {
+    match parameter {
+        Parameter::K => "-k",
+        Parameter::L => "-l",
+        Parameter::P => "-p",
+        Parameter::C => "--c",
+        Parameter::T => "--t",
+        Parameter::Alpha => "--alpha",
+        Parameter::Delta => "--delta",
+        Parameter::Beta => "--beta",
+        Parameter::TCloseness => "--t-closeness",
+        Parameter::Threshold => "--threshold",
+        Parameter::SuppressionLimit => "--suppression",
+        // `anonymize --algorithm`, `compare`/`chart --algorithms`.
+        Parameter::Algorithm => "--algorithm(s)",
+        Parameter::Model => "--model",
+        Parameter::Metric => "--metric",
+        Parameter::Node => "--node",
+        Parameter::Hierarchy => "--hierarchies/--sa-hierarchy",
+        Parameter::Conditions => "--conditions",
+        Parameter::Roles => "--qi/--sensitive/--semi-sensitive/--identifier",
+        Parameter::AttackerKnows => "--attacker-knows",
+        Parameter::SensitiveCells => "--sensitive-when/--sensitive-flag",
+        Parameter::SensitiveDensity => "--sensitive-density",
+        Parameter::PopulationSize => "--population-size",
+        Parameter::SamplingFraction => "--sampling-fraction",
+        Parameter::Population => "--population",
+        Parameter::Weights => "--weights",
+        Parameter::Suda => "--suda",
+        Parameter::AttributeRisks => "--attribute-risks",
+        Parameter::Sample => "--sample",
+        Parameter::Queries => "--queries",
+        Parameter::Delimiter => "--delimiter",
+        Parameter::Measure => "--measure",
+        Parameter::MissingPolicy => "--missing-policy",
+        Parameter::Bins => "--bins",
+        Parameter::CorrelatedColumns => "--columns",
+        Parameter::FocusedAttribute => "--build-hierarchy",
+        Parameter::MinRecords => "--min-records",
+        Parameter::Column => "--column",
+        Parameter::IntervalWidth => "--intervals",
+        Parameter::Fanout => "--fanout",
+        Parameter::Quantiles => "--quantiles",
+        Parameter::GroupSize => "--group-by-frequency",
+        Parameter::Mapping => "--mapping",
+        Parameter::Output => "--output",
+        Parameter::ChartSize => "--width/--height",
+        Parameter::Engine => "--engine",
+        Parameter::ClusterAddress => "--cluster/--scheduler",
+        Parameter::Host => "--bind",
+        Parameter::TokenFile => "--token-file/--cluster-token-file",
+        Parameter::DataRoot => "--data-root",
+        Parameter::WorkDir => "--work-dir",
+    }
+    .to_string()
+}
+
 /// An error as the CLI prints it: anyhow's chain as `{:#}` writes it
-/// (causes joined by ": "), with each library error's setting named by its
-/// flag ([`remedy`]).
+/// (causes joined by ": "), with each library error's setting or parameter
+/// named by its flag ([`remedy`], [`flag`]).
 pub fn error_message(e: &anyhow::Error) -> String {
     e.chain()
         .map(|cause| match cause.downcast_ref::<anonlab::Error>() {
-            Some(e) => e.message_with(remedy),
+            Some(e) => e.message_with(remedy, flag),
             None => cause.to_string(),
         })
         .collect::<Vec<_>>()

@@ -467,7 +467,7 @@ pub fn run_verified_with<T: Send>(
             .failures()
             .map(|c| format!("{}: {}", c.claim, c.detail))
             .collect();
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "the {} release failed independent verification, nothing was written: {}",
             algorithm,
             failed.join("; ")

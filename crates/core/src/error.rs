@@ -52,8 +52,27 @@ pub enum Error {
     #[error("invalid rule '{}': {}", shown(.rule, 80), escaped(.msg))]
     Rule { rule: String, msg: String },
 
-    #[error("invalid parameter: {}", escaped(.0))]
-    Parameter(String),
+    /// One parameter of a run is wrong, by itself or for the data it is
+    /// given (k larger than the records, l more than the distinct values):
+    /// `parameter` says which, so a caller can match on it and a surface
+    /// name it in its own terms ([`Error::message_with`]); `msg` says what
+    /// was given and what was expected.
+    #[error("invalid {}: {}", .parameter.name(), escaped(.msg))]
+    Invalid { parameter: Parameter, msg: String },
+
+    /// Not something a user's setting mends: inputs a program built that
+    /// do not fit together (a release and a dataset of different tables,
+    /// columns of different lengths, a chart's data of the wrong shape), a
+    /// broken invariant of anonlab's, or an output that could not be
+    /// encoded. A bug in anonlab or in the program calling the library.
+    #[error("internal error: {}", escaped(.0))]
+    Internal(String),
+
+    /// Beyond what anonlab handles, whatever the settings: a table of more
+    /// records than it counts, a value no condition can name. The message
+    /// states the limit.
+    #[error("{}", escaped(.0))]
+    Limit(String),
 
     #[error("project file {}: {}", escaped(&.0.display().to_string()), escaped(.1))]
     Project(PathBuf, String),
@@ -133,6 +152,184 @@ impl Setting {
     }
 }
 
+/// A parameter of a run that an [`Error::Invalid`] finds wrong, by what it
+/// is in the library rather than how a surface spells it (the CLI maps each
+/// to its flag). One per concept the library checks, so a caller can tell
+/// "k is too large" from "the algorithm is unknown" without reading text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Parameter {
+    /// k of k-anonymity (and of the algorithms built on it).
+    K,
+    /// l of l-diversity, also what the data must allow for it (distinct,
+    /// eligible sensitive values).
+    L,
+    /// p of p-sensitive k-anonymity.
+    P,
+    /// c of recursive (c,l)-diversity.
+    C,
+    /// t of the full-domain t-closeness model.
+    T,
+    /// α of (α,k)-anonymity.
+    Alpha,
+    /// δ of δ-disclosure privacy.
+    Delta,
+    /// β of β-likeness.
+    Beta,
+    /// LGB's per-attribute t-closeness (`ATTR=T`).
+    TCloseness,
+    /// The risk threshold a record's re-identification probability is
+    /// compared with.
+    Threshold,
+    /// Full-domain's share of rows it may suppress.
+    SuppressionLimit,
+    /// The anonymization algorithm's id.
+    Algorithm,
+    /// The full-domain privacy model's name.
+    Model,
+    /// The full-domain information-loss metric.
+    Metric,
+    /// A chosen node of the full-domain lattice.
+    Node,
+    /// A generalization hierarchy: how it is given or what it holds.
+    Hierarchy,
+    /// Construction(D, G)'s conditions of generalization.
+    Conditions,
+    /// The columns' roles: which are identifiers, quasi-identifiers,
+    /// sensitive and semi-sensitive.
+    Roles,
+    /// The attributes the attacker is said to know.
+    AttackerKnows,
+    /// Cells marked sensitive one by one (semi-sensitive attributes).
+    SensitiveCells,
+    /// The share of semi-sensitive cells drawn sensitive.
+    SensitiveDensity,
+    /// The size of the population the file is a sample of.
+    PopulationSize,
+    /// The share of the population the file samples.
+    SamplingFraction,
+    /// The population as a table, or which population model to use.
+    Population,
+    /// The sampling-weight column.
+    Weights,
+    /// SUDA's largest minimal sample unique searched.
+    Suda,
+    /// Attribute risks over combinations of the attacker's attributes.
+    AttributeRisks,
+    /// The size of a sample drawn from the data.
+    Sample,
+    /// The aggregate query workload that measures utility.
+    Queries,
+    /// The CSV field delimiter.
+    Delimiter,
+    /// The correlation measure.
+    Measure,
+    /// How a correlation treats missing values.
+    MissingPolicy,
+    /// Bins a numeric attribute is cut into for a correlation.
+    Bins,
+    /// The columns a correlation matrix or correlated hierarchy is
+    /// computed over.
+    CorrelatedColumns,
+    /// The attribute a correlated hierarchy is built for.
+    FocusedAttribute,
+    /// The least number of records per interval or cell.
+    MinRecords,
+    /// The column a hierarchy is built for.
+    Column,
+    /// The width of an interval hierarchy's first level.
+    IntervalWidth,
+    /// Intervals merged per level of an interval hierarchy.
+    Fanout,
+    /// The number of quantile intervals.
+    Quantiles,
+    /// Records per group of a frequency grouping hierarchy.
+    GroupSize,
+    /// A value-to-group mapping hierarchy.
+    Mapping,
+    /// An output file (its format, from its extension).
+    Output,
+    /// A chart's size in pixels.
+    ChartSize,
+    /// Where the data is read: in memory or through the query engine's
+    /// frequency table.
+    Engine,
+    /// A cluster scheduler's `HOST:PORT`.
+    ClusterAddress,
+    /// The host a cluster process binds to.
+    Host,
+    /// The cluster's token file.
+    TokenFile,
+    /// A cluster executor's data root.
+    DataRoot,
+    /// A cluster executor's work directory.
+    WorkDir,
+}
+
+impl Parameter {
+    /// Its name in the library's words: the TUI and the library's callers
+    /// show this ("invalid k: …").
+    pub fn name(self) -> &'static str {
+        match self {
+            Parameter::K => "k",
+            Parameter::L => "l",
+            Parameter::P => "p",
+            Parameter::C => "c",
+            Parameter::T => "t",
+            Parameter::Alpha => "alpha",
+            Parameter::Delta => "delta",
+            Parameter::Beta => "beta",
+            Parameter::TCloseness => "t-closeness",
+            Parameter::Threshold => "risk threshold",
+            Parameter::SuppressionLimit => "suppression limit",
+            Parameter::Algorithm => "algorithm",
+            Parameter::Model => "privacy model",
+            Parameter::Metric => "metric",
+            Parameter::Node => "lattice node",
+            Parameter::Hierarchy => "hierarchy",
+            Parameter::Conditions => "conditions",
+            Parameter::Roles => "column roles",
+            Parameter::AttackerKnows => "attacker's attributes",
+            Parameter::SensitiveCells => "sensitive cells",
+            Parameter::SensitiveDensity => "sensitive density",
+            Parameter::PopulationSize => "population size",
+            Parameter::SamplingFraction => "sampling fraction",
+            Parameter::Population => "population",
+            Parameter::Weights => "sampling weights",
+            Parameter::Suda => "SUDA",
+            Parameter::AttributeRisks => "attribute risks",
+            Parameter::Sample => "sample",
+            Parameter::Queries => "query workload",
+            Parameter::Delimiter => "delimiter",
+            Parameter::Measure => "correlation measure",
+            Parameter::MissingPolicy => "missing-value policy",
+            Parameter::Bins => "bins",
+            Parameter::CorrelatedColumns => "correlated columns",
+            Parameter::FocusedAttribute => "focused attribute",
+            Parameter::MinRecords => "least records",
+            Parameter::Column => "column",
+            Parameter::IntervalWidth => "interval width",
+            Parameter::Fanout => "fanout",
+            Parameter::Quantiles => "quantiles",
+            Parameter::GroupSize => "group size",
+            Parameter::Mapping => "mapping",
+            Parameter::Output => "output",
+            Parameter::ChartSize => "chart size",
+            Parameter::Engine => "engine",
+            Parameter::ClusterAddress => "cluster address",
+            Parameter::Host => "host",
+            Parameter::TokenFile => "token file",
+            Parameter::DataRoot => "data root",
+            Parameter::WorkDir => "work directory",
+        }
+    }
+}
+
+impl std::fmt::Display for Parameter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 fn unmet(at: Option<&Location>, msg: &str, remedy: &str) -> String {
     match at {
         Some(at) => format!("{at}: {}; {remedy}", escaped(msg)),
@@ -185,6 +382,22 @@ impl Error {
         }
     }
 
+    /// An [`Error::Invalid`]: `parameter` is wrong, as `msg` says.
+    pub fn invalid(parameter: Parameter, msg: impl Into<String>) -> Self {
+        Error::Invalid {
+            parameter,
+            msg: msg.into(),
+        }
+    }
+
+    /// The parameter an [`Error::Invalid`] finds wrong.
+    pub fn parameter(&self) -> Option<Parameter> {
+        match self {
+            Error::Invalid { parameter, .. } => Some(*parameter),
+            _ => None,
+        }
+    }
+
     /// The setting an [`Error::Unmet`] asks for.
     pub fn setting(&self) -> Option<Setting> {
         match self {
@@ -193,12 +406,20 @@ impl Error {
         }
     }
 
-    /// The message, with `remedy` saying how to give the setting of an
-    /// [`Error::Unmet`] in the caller's terms (the CLI names its flag);
-    /// every other error as it displays.
-    pub fn message_with(&self, remedy: impl Fn(Setting) -> String) -> String {
+    /// The message in a surface's terms (the CLI names its flags):
+    /// `remedy` says how to give the setting of an [`Error::Unmet`], `name`
+    /// names the parameter of an [`Error::Invalid`]; every other error as
+    /// it displays.
+    pub fn message_with(
+        &self,
+        remedy: impl Fn(Setting) -> String,
+        name: impl Fn(Parameter) -> String,
+    ) -> String {
         match self {
             Error::Unmet { at, msg, setting } => unmet(at.as_ref(), msg, &remedy(*setting)),
+            Error::Invalid { parameter, msg } => {
+                format!("invalid {}: {}", name(*parameter), escaped(msg))
+            }
             e => e.to_string(),
         }
     }

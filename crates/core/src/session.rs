@@ -22,7 +22,7 @@ use crate::data::{
     GroupedSource, HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles,
     SensitivitySource,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
 use crate::privacy::{Model, ModelParams};
 use crate::risk::Knowledge;
@@ -191,12 +191,13 @@ fn check_known(ds: &Dataset, roles: &Roles, known: &[String]) -> Result<Vec<usiz
     for name in known {
         let c = ds.column_index(name)?;
         if out.contains(&c) {
-            return Err(Error::Parameter(format!(
-                "the attacker's attributes name '{name}' twice"
-            )));
+            return Err(Error::invalid(
+                Parameter::AttackerKnows,
+                format!("the attacker's attributes name '{name}' twice"),
+            ));
         }
         if !roles.get(c).attacker_visible() {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::AttackerKnows, format!(
                 "the attacker is said to know '{name}', which is {}; an attacker can only know quasi-identifiers and semi-sensitive attributes",
                 roles.get(c)
             )));
@@ -222,7 +223,7 @@ impl HeldHierarchy {
 
 /// The data file and grouping of a project saved from a grouped session.
 pub fn grouped_source(project: &Project) -> Result<(&Path, &GroupedSource)> {
-    let bad = |why: &str| Error::Parameter(why.to_string());
+    let bad = |why: &str| Error::invalid(Parameter::Engine, why.to_string());
     let grouped = project.data.grouped.as_ref().ok_or_else(|| {
         bad("the project's data is read in memory, not through a frequency table")
     })?;
@@ -370,7 +371,7 @@ impl Session {
     /// to read the file whole.
     pub fn grouped_refusal(project: &Project) -> Error {
         match grouped_source(project) {
-            Ok((path, _)) => Error::Parameter(format!(
+            Ok((path, _)) => Error::invalid(Parameter::Engine, format!(
                 "the project opens {} through the query engine's frequency table, and this build of anonlab has no query engine (it needs the `engine` feature); read the file whole with --engine memory",
                 path.display()
             )),
@@ -564,10 +565,13 @@ impl Session {
         let p = &self.params;
         let fd = &p.full_domain;
         if !(0.0..=1.0).contains(&fd.suppression) {
-            return Err(Error::Parameter(format!(
-                "full-domain suppression is a share of the rows between 0 and 1, not {}",
-                fd.suppression
-            )));
+            return Err(Error::invalid(
+                Parameter::SuppressionLimit,
+                format!(
+                    "full-domain suppression is a share of the rows between 0 and 1, not {}",
+                    fd.suppression
+                ),
+            ));
         }
         let mut options = Options {
             hierarchies: self.hierarchy_set(),
@@ -682,10 +686,13 @@ impl Session {
     /// Flip one cell's sensitivity; the column must be semi-sensitive.
     pub fn toggle_cell(&mut self, column: usize, row: usize) -> Result<()> {
         if self.roles.get(column) != Role::SemiSensitive {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(
+                Parameter::SensitiveCells,
+                format!(
                 "'{}' is not semi-sensitive: only semi-sensitive cells can be marked one by one",
                 self.dataset.col(column).name()
-            )));
+            ),
+            ));
         }
         self.sensitivity
             .entry(column)

@@ -350,7 +350,7 @@ impl FileScan {
         let mut names = Vec::with_capacity(columns.len());
         for &c in columns {
             let name = self.names.get(c).ok_or_else(|| {
-                Error::Parameter(format!(
+                Error::Internal(format!(
                     "column {} of a file of {} columns",
                     c + 1,
                     self.names.len()

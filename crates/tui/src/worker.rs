@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn failures_and_panics_become_messages() {
         let mut w: Worker<u32> = Worker::inline();
-        w.submit(Box::new(|_| Err(Error::Parameter("bad".into()))));
+        w.submit(Box::new(|_| Err(Error::Internal("bad".into()))));
         assert!(matches!(
             &w.run_queued_inline()[0],
             WorkerMsg::Failed { error, .. } if error.contains("bad")

@@ -44,7 +44,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::release::{Bucket, Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
@@ -120,7 +120,7 @@ impl Algorithm for Anatomy {
         for row in residue {
             let code = col.code(row as usize);
             let Some(g) = place_residue(&groups, code, col.codes(), &mut rng) else {
-                return Err(Error::Parameter(format!(
+                return Err(Error::invalid(Parameter::L, format!(
                     "Anatomy could not place row {} ('{}' = '{}'): every QI-group already holds that value; the data are not {l}-eligible",
                     row + 1,
                     col.name(),
@@ -330,7 +330,7 @@ mod tests {
             let q = req(&ds, l, seed);
             let r = match Anatomy.run(&q, &Progress::new()) {
                 Ok(r) => r,
-                Err(Error::Parameter(_)) => {
+                Err(Error::Invalid { .. }) => {
                     prop_assert!(check_l(&q).is_err());
                     return Ok(());
                 }

@@ -76,7 +76,7 @@ use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::privacy::{counts_of_rows, ValueCount};
 use crate::progress::Progress;
 use crate::release::{Guarantee, Release};
@@ -395,7 +395,7 @@ impl Partitioning<'_> {
         while let Some(mut current) = runs.pop_front() {
             while !meets_demands(&current.counts, current.range.len(), self.l) {
                 if done.is_empty() && runs.is_empty() {
-                    return Err(Error::Parameter(format!(
+                    return Err(Error::invalid(Parameter::L, format!(
                         "a block of {} records does not meet the demands of {}-diversity: the table must hold at least {} distinct sensitive values, none on more than 1/{} of the records",
                         current.range.len(), self.l, self.l, self.l
                     )));
@@ -578,7 +578,7 @@ pub fn refine(
                 (Reverse(same), sub_blocks[j].len(), j)
             });
         let Some(j) = target else {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::L, format!(
                 "ARP could not place residue row {} ('{}' = '{}'): every sub-block of its block holds that value; the block does not meet the demands of {l}-diversity",
                 t + 1,
                 ds.col(sa).name(),

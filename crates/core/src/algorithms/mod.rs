@@ -19,7 +19,7 @@ pub mod pk;
 use fixedbitset::FixedBitSet;
 
 use crate::data::Dataset;
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 use crate::progress::Progress;
 use crate::release::Release;
 
@@ -328,9 +328,12 @@ pub fn by_id(id: &str) -> Result<Box<dyn Algorithm>> {
     let all = registry();
     let ids: Vec<&str> = all.iter().map(|a| a.id()).collect();
     let list = ids.join(", ");
-    all.into_iter()
-        .find(|a| a.id() == id)
-        .ok_or_else(|| Error::Parameter(format!("unknown algorithm '{id}' (available: {list})")))
+    all.into_iter().find(|a| a.id() == id).ok_or_else(|| {
+        Error::invalid(
+            Parameter::Algorithm,
+            format!("unknown algorithm '{id}' (available: {list})"),
+        )
+    })
 }
 
 impl Request<'_> {
@@ -350,17 +353,20 @@ impl Request<'_> {
         for (role, columns) in roles {
             for &c in columns {
                 if c >= n {
-                    return Err(Error::Parameter(format!(
+                    return Err(Error::Internal(format!(
                         "column index {c} is out of range ({n} columns)"
                     )));
                 }
                 if let Some((_, first)) = seen.iter().find(|(s, _)| *s == c) {
                     let name = self.ds.col(c).name();
-                    return Err(Error::Parameter(if *first == role {
-                        format!("column '{name}' is named twice as a {role}")
-                    } else {
-                        format!("column '{name}' is both a {first} and a {role}")
-                    }));
+                    return Err(Error::invalid(
+                        Parameter::Roles,
+                        if *first == role {
+                            format!("column '{name}' is named twice as a {role}")
+                        } else {
+                            format!("column '{name}' is both a {first} and a {role}")
+                        },
+                    ));
                 }
                 seen.push((c, role));
             }
@@ -392,13 +398,16 @@ pub fn check_k(req: &Request<'_>) -> Result<()> {
         ));
     }
     if req.k == 0 {
-        return Err(Error::Parameter("k must be at least 1".into()));
+        return Err(Error::invalid(Parameter::K, "k must be at least 1"));
     }
     if u64::from(req.k) > n {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(
+            Parameter::K,
+            format!(
             "k = {} is larger than the data ({n} records): no group of {} records can be formed",
             req.k, req.k
-        )));
+        ),
+        ));
     }
     Ok(())
 }
@@ -418,18 +427,21 @@ pub fn check_l(req: &Request<'_>) -> Result<usize> {
     let distinct = freq.iter().filter(|&&f| f > 0).count();
     let l = req.l as usize;
     if l == 0 {
-        return Err(Error::Parameter("l must be at least 1".into()));
+        return Err(Error::invalid(Parameter::L, "l must be at least 1"));
     }
     if l > distinct {
-        return Err(Error::Parameter(format!(
-            "l = {l} is larger than the {distinct} distinct values of '{}'",
-            col.name()
-        )));
+        return Err(Error::invalid(
+            Parameter::L,
+            format!(
+                "l = {l} is larger than the {distinct} distinct values of '{}'",
+                col.name()
+            ),
+        ));
     }
     let n = req.ds.records();
     if let Some((code, &f)) = freq.iter().enumerate().max_by_key(|(_, &f)| f) {
         if f * l as u64 > n {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::L, format!(
                 "'{}' is not {l}-eligible: the value '{}' is on {f} of {n} records, more than 1/{l} of them (at most {} allowed); lower l",
                 col.name(),
                 col.display(code as u32),

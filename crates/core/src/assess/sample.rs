@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{load, IndividualMethod, PopulationSettings};
 use crate::data::{CsvOptions, Dataset};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::risk::attributes::{attribute_risks, AttributeRisk, MAX_ATTRIBUTE_RISK_ATTRIBUTES};
 use crate::risk::combinations::{walk, Codes, Walk};
@@ -115,8 +115,8 @@ pub fn sample_risks(
         let matched = match pop_table {
             Some(path) => {
                 if hidden {
-                    return Err(Error::Parameter(
-                        "a population table cannot be matched on hidden (sensitive) cells: assess without semi-sensitive attributes, or give a population size".into(),
+                    return Err(Error::invalid(Parameter::Population,
+                        "a population table cannot be matched on hidden (sensitive) cells: assess without semi-sensitive attributes, or give a population size",
                     ));
                 }
                 Some(match_population(
@@ -237,12 +237,13 @@ pub fn lattice_walk(
         return Ok(None);
     }
     if suda_size == Some(0) {
-        return Err(Error::Parameter(
-            "the largest minimal sample unique searched must be at least 1".into(),
+        return Err(Error::invalid(
+            Parameter::Suda,
+            "the largest minimal sample unique searched must be at least 1",
         ));
     }
     if settings.attribute_risks && known.len() > MAX_ATTRIBUTE_RISK_ATTRIBUTES {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::AttributeRisks, format!(
             "attribute risks cover every combination of at most {MAX_ATTRIBUTE_RISK_ATTRIBUTES} attributes; the attacker knows {}",
             known.len()
         )));
@@ -310,8 +311,9 @@ fn population_model(
     .filter(|&&b| b)
     .count();
     if given > 1 {
-        return Err(Error::Parameter(
-            "give the population once: as a size, a sampling fraction or a table".into(),
+        return Err(Error::invalid(
+            Parameter::Population,
+            "give the population once: as a size, a sampling fraction or a table",
         ));
     }
     if let Some(path) = &s.table {
@@ -427,9 +429,12 @@ fn match_population(
 fn weights(ds: &Dataset, file: &str, known: &[usize], name: &str) -> Result<Vec<f64>> {
     let c = ds.column_index(name)?;
     if known.contains(&c) {
-        return Err(Error::Parameter(format!(
-            "'{name}' is both a sampling-weight column and an attribute the attacker knows"
-        )));
+        return Err(Error::invalid(
+            Parameter::Weights,
+            format!(
+                "'{name}' is both a sampling-weight column and an attribute the attacker knows"
+            ),
+        ));
     }
     let col = ds.col(c);
     let at =

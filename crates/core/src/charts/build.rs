@@ -23,7 +23,7 @@ fn chart(title: String, x_label: &str, y_label: &str, plot: Plot) -> Chart {
 
 fn need_series<T>(what: &str, series: &[T]) -> Result<()> {
     if series.is_empty() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "the {what} chart needs at least one series"
         )));
     }
@@ -49,7 +49,7 @@ pub fn reid_histogram(series: &[(&str, &[HistogramBin])]) -> Result<Chart> {
                 .zip(bins)
                 .all(|(a, b)| a.lower == b.lower && a.upper == b.upper);
         if !same {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "the Pr(re-id) histogram of '{label}' has other bins than '{}'",
                 series[0].0
             )));
@@ -233,7 +233,7 @@ pub fn group_sizes(release: &Release, ds: &crate::data::Dataset) -> Vec<u32> {
 /// The correlation matrix as a heat map with the value in every cell.
 pub fn correlation_heatmap(m: &CorrelationMatrix) -> Result<Chart> {
     if m.columns.is_empty() {
-        return Err(Error::Parameter(
+        return Err(Error::Internal(
             "the correlation heat map needs at least one attribute".into(),
         ));
     }
@@ -315,12 +315,12 @@ pub fn sweep_heatmap(
     cells: Vec<Vec<Option<f64>>>,
 ) -> Result<Chart> {
     if ks.is_empty() || ls.is_empty() {
-        return Err(Error::Parameter(
+        return Err(Error::Internal(
             "the (k, l) sweep needs at least one k and one l".into(),
         ));
     }
     if cells.len() != ls.len() || cells.iter().any(|r| r.len() != ks.len()) {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "the (k, l) sweep grid must have {} rows (one per l) of {} cells (one per k)",
             ls.len(),
             ks.len()
@@ -328,7 +328,7 @@ pub fn sweep_heatmap(
     }
     let values: Vec<f64> = cells.iter().flatten().flatten().copied().collect();
     if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "the (k, l) sweep has a value that is not a number: {v}"
         )));
     }

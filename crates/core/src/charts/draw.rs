@@ -32,7 +32,7 @@ pub(crate) fn color(i: usize) -> RGBColor {
 }
 
 fn failed<E: std::fmt::Display>(e: E) -> Error {
-    Error::Parameter(format!("drawing the chart: {e}"))
+    Error::Internal(format!("drawing the chart: {e}"))
 }
 
 pub(super) fn draw<DB: DrawingBackend>(chart: &Chart, backend: DB) -> Result<()> {

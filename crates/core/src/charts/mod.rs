@@ -56,7 +56,7 @@ use std::sync::Once;
 use serde::Serialize;
 
 use crate::data::{write_bytes, Inputs};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 
 pub use build::{
     breach_cdfs, class_sizes, correlation_heatmap, group_sizes, prefix_chart, reid_cdf,
@@ -143,10 +143,13 @@ impl Format {
         {
             Some("svg") => Ok(Format::Svg),
             Some("png") => Ok(Format::Png),
-            _ => Err(Error::Parameter(format!(
-                "{}: a chart is written as .svg or .png; the extension chooses the format",
-                path.display()
-            ))),
+            _ => Err(Error::invalid(
+                Parameter::Output,
+                format!(
+                    "{}: a chart is written as .svg or .png; the extension chooses the format",
+                    path.display()
+                ),
+            )),
         }
     }
 }
@@ -164,7 +167,7 @@ impl Chart {
     /// Refuse a size [`Self::with_size`] would refuse, before any work.
     pub fn check_size(width: u32, height: u32) -> Result<()> {
         if width < MIN_WIDTH || height < MIN_HEIGHT || width > 10_000 || height > 10_000 {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::ChartSize, format!(
                 "chart size {width}×{height}: it must be between {MIN_WIDTH}×{MIN_HEIGHT} and 10000×10000 pixels"
             )));
         }
@@ -196,7 +199,7 @@ impl Chart {
         let mut encoder = png::Encoder::new(&mut bytes, w, h);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
-        let png_error = |e: png::EncodingError| Error::Parameter(format!("encoding PNG: {e}"));
+        let png_error = |e: png::EncodingError| Error::Internal(format!("encoding PNG: {e}"));
         let mut writer = encoder.write_header().map_err(png_error)?;
         writer.write_image_data(&rgb).map_err(png_error)?;
         writer.finish().map_err(png_error)?;

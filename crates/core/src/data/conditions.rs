@@ -107,7 +107,7 @@ impl Conditions {
     /// Write G.json through `data::output` (never over one of `inputs`).
     pub fn save(&self, file: &Path, inputs: &crate::data::Inputs) -> Result<()> {
         let text = serde_json::to_string_pretty(self)
-            .map_err(|e| Error::Parameter(format!("conditions: {e}")))?;
+            .map_err(|e| Error::Internal(format!("conditions: {e}")))?;
         crate::data::write_bytes(file, inputs, text.as_bytes())
     }
 }

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::number::{is_number, Decimal};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 
 /// How a column's values are ordered and compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,7 +202,7 @@ impl Dataset {
     pub fn new(name: impl Into<String>, columns: Vec<Column>) -> Result<Self> {
         let rows = columns.first().map_or(0, Column::len);
         if let Some(c) = columns.iter().find(|c| c.len() != rows) {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "column '{}' has {} rows, expected {rows}",
                 c.name,
                 c.len()
@@ -223,20 +223,20 @@ impl Dataset {
     /// than `u32::MAX - 1` records is refused.
     pub fn grouped(mut self, multiplicities: Vec<u32>) -> Result<Self> {
         if multiplicities.len() != self.rows {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "{} multiplicities for {} rows",
                 multiplicities.len(),
                 self.rows
             )));
         }
         if multiplicities.contains(&0) {
-            return Err(Error::Parameter(
+            return Err(Error::Internal(
                 "a row of a grouped table stands for at least one record".into(),
             ));
         }
         let records: u64 = multiplicities.iter().map(|&m| u64::from(m)).sum();
         if records >= u64::from(u32::MAX) {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Limit(format!(
                 "the table holds {} records; anonlab counts at most {} records",
                 crate::format::thousands(records),
                 crate::format::thousands(u64::from(u32::MAX) - 1)
@@ -338,7 +338,7 @@ impl Dataset {
     /// Refuse a grouped dataset for work that reads rows as records.
     pub fn require_records(&self, what: &str) -> Result<()> {
         if self.is_grouped() {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::Engine, format!(
                 "{what} reads every record, and '{}' is read as a frequency table of {} distinct combinations standing for {} records (the query engine's path); read the file in memory (--engine memory) for it",
                 self.name,
                 crate::format::thousands(self.rows as u64),
@@ -357,7 +357,7 @@ impl Dataset {
             .collect();
         for (r, row) in rows.iter().enumerate() {
             if row.len() != names.len() {
-                return Err(Error::Parameter(format!(
+                return Err(Error::Internal(format!(
                     "row {r} has {} fields, expected {}",
                     row.len(),
                     names.len()
@@ -375,7 +375,7 @@ impl Dataset {
             .into_iter()
             .map(|b| b.finish(None))
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| Error::Parameter(e.to_string()))?;
+            .map_err(|e| Error::Internal(e.to_string()))?;
         Dataset::new("table", cols)
     }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -84,7 +84,7 @@ impl std::str::FromStr for Role {
             "semi-sensitive" | "ss" => Role::SemiSensitive,
             "insensitive" | "-" => Role::Insensitive,
             _ => {
-                return Err(Error::Parameter(format!(
+                return Err(Error::invalid(Parameter::Roles, format!(
                     "unknown role '{s}' (use identifier, quasi-identifier, sensitive, semi-sensitive or insensitive)"
                 )))
             }

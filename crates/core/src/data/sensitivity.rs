@@ -21,7 +21,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::{Dataset, Rule};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "source", rename_all = "kebab-case")]
@@ -84,9 +84,12 @@ impl CellSensitivity {
             if (r as usize) < n {
                 bits.toggle(r as usize);
             } else {
-                return Err(Error::Parameter(format!(
-                    "a toggled cell of '{column}' is at row {r}, but the data has {n} rows"
-                )));
+                return Err(Error::invalid(
+                    Parameter::SensitiveCells,
+                    format!(
+                        "a toggled cell of '{column}' is at row {r}, but the data has {n} rows"
+                    ),
+                ));
             }
         }
         Ok(bits)
@@ -127,9 +130,10 @@ fn flag_bits(ds: &Dataset, flag: &str) -> Result<FixedBitSet> {
 
 fn density_bits(n: usize, density: f64, seed: u64) -> Result<FixedBitSet> {
     if !(0.0..=1.0).contains(&density) {
-        return Err(Error::Parameter(format!(
-            "sensitive density {density} is not between 0 and 1"
-        )));
+        return Err(Error::invalid(
+            Parameter::SensitiveDensity,
+            format!("sensitive density {density} is not between 0 and 1"),
+        ));
     }
     let amount = (density * n as f64).round() as usize;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);

@@ -47,7 +47,7 @@ use num_integer::Integer;
 
 use crate::data::number::{scaled_text, Decimal};
 use crate::data::{Column, Dataset};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 
 use super::{Hierarchy, MAX_LEVELS};
 
@@ -122,16 +122,16 @@ fn same_partition(a: &[String], b: &[String]) -> bool {
 /// The column's values as exact numbers, in code order.
 fn numbers(col: &Column, what: &str) -> Result<Vec<Decimal>> {
     if !col.is_numeric() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Column, format!(
             "{what} need a numeric column; '{}' is categorical (a masking or grouping hierarchy fits it)",
             col.name()
         )));
     }
     if col.cardinality() == 0 {
-        return Err(Error::Parameter(format!(
-            "column '{}' has no values",
-            col.name()
-        )));
+        return Err(Error::invalid(
+            Parameter::Column,
+            format!("column '{}' has no values", col.name()),
+        ));
     }
     Ok((0..col.cardinality() as u32)
         .map(|c| col.decimal(c).unwrap_or_else(Decimal::zero))
@@ -150,14 +150,16 @@ pub fn intervals(
 ) -> Result<Hierarchy> {
     let xs = numbers(col, "intervals")?;
     if width <= &Decimal::zero() {
-        return Err(Error::Parameter(format!(
-            "interval width must be a positive number, not {width}"
-        )));
+        return Err(Error::invalid(
+            Parameter::IntervalWidth,
+            format!("interval width must be a positive number, not {width}"),
+        ));
     }
     if fanout < 2 {
-        return Err(Error::Parameter(format!(
-            "fanout must be at least 2 (intervals merged per level), not {fanout}"
-        )));
+        return Err(Error::invalid(
+            Parameter::Fanout,
+            format!("fanout must be at least 2 (intervals merged per level), not {fanout}"),
+        ));
     }
     let integral = xs.iter().all(Decimal::is_integer) && width.is_integer() && anchor.is_integer();
     let scale = xs
@@ -195,7 +197,7 @@ pub fn intervals(
         step *= &fanout;
         needed += 1;
         if needed > MAX_LEVELS {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::IntervalWidth, format!(
                 "intervals of width {width} merged {fanout} per level would need more than {MAX_LEVELS} levels to reach one interval; use a wider width or a larger fanout"
             )));
         }
@@ -267,9 +269,10 @@ fn equal_runs(counts: &[u64], k: usize, min: u64) -> Vec<usize> {
 pub fn quantiles(col: &Column, n: usize, min_records: u64) -> Result<Hierarchy> {
     let xs = numbers(col, "quantile intervals")?;
     if n < 2 {
-        return Err(Error::Parameter(format!(
-            "quantiles: need at least 2 intervals, not {n}"
-        )));
+        return Err(Error::invalid(
+            Parameter::Quantiles,
+            format!("quantiles: need at least 2 intervals, not {n}"),
+        ));
     }
     let freq = &col.frequencies()[..xs.len()];
     // Runs of the level below: (first value index, last value index, records).
@@ -319,7 +322,7 @@ pub fn mask(col: &Column) -> Result<Hierarchy> {
             .iter()
             .find(|v| v.chars().count() == longest)
             .map_or(String::new(), |v| v.chars().take(20).collect());
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Column, format!(
             "masking needs values of at most {MAX_LEVELS} characters (a level per character); '{v}…' of column '{}' has {longest}",
             col.name()
         )));
@@ -344,8 +347,9 @@ pub fn mask(col: &Column) -> Result<Hierarchy> {
 /// Group rare values first; see the module doc.
 pub fn by_frequency(col: &Column, min_records: u64) -> Result<Hierarchy> {
     if min_records < 1 {
-        return Err(Error::Parameter(
-            "grouping by frequency needs at least 1 record per group".into(),
+        return Err(Error::invalid(
+            Parameter::GroupSize,
+            "grouping by frequency needs at least 1 record per group",
         ));
     }
     let leaves = col.dictionary();
@@ -435,8 +439,9 @@ pub fn by_frequency(col: &Column, min_records: u64) -> Result<Hierarchy> {
 pub fn by_mapping<S: AsRef<str>>(col: &Column, rows: &[Vec<S>]) -> Result<Hierarchy> {
     let depth = rows.first().map_or(0, Vec::len);
     if depth < 2 {
-        return Err(Error::Parameter(
-            "mapping: each row needs a value and at least one group".into(),
+        return Err(Error::invalid(
+            Parameter::Mapping,
+            "mapping: each row needs a value and at least one group",
         ));
     }
     let needs_root = {
@@ -464,18 +469,20 @@ pub fn parse_inline_mapping(text: &str) -> Result<Vec<Vec<String>>> {
     let mut rows = Vec::new();
     for part in text.split(';').filter(|p| !p.trim().is_empty()) {
         let Some((group, values)) = part.split_once('=') else {
-            return Err(Error::Parameter(format!(
-                "mapping: '{part}' is not 'Group=value,value,...'"
-            )));
+            return Err(Error::invalid(
+                Parameter::Mapping,
+                format!("mapping: '{part}' is not 'Group=value,value,...'"),
+            ));
         };
         for v in values.split(',').map(str::trim).filter(|v| !v.is_empty()) {
             rows.push(vec![v.to_string(), group.trim().to_string()]);
         }
     }
     if rows.is_empty() {
-        return Err(Error::Parameter(format!(
-            "mapping: nothing mapped in '{text}'"
-        )));
+        return Err(Error::invalid(
+            Parameter::Mapping,
+            format!("mapping: nothing mapped in '{text}'"),
+        ));
     }
     Ok(rows)
 }

@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 
 use crate::data::number::{Decimal, NumericLabel};
 use crate::data::{Column, Dataset};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 
 /// The most levels (leaves and root included) a hierarchy may have: far
 /// above ARX's Adult hierarchies (at most 6) and what the builders make on
@@ -80,7 +80,10 @@ impl Hierarchy {
                 .row
                 .map(|r| format!(", row {}", r + 1))
                 .unwrap_or_default();
-            Error::Parameter(format!("hierarchy of '{attribute}'{at}: {}", e.msg))
+            Error::invalid(
+                Parameter::Hierarchy,
+                format!("hierarchy of '{attribute}'{at}: {}", e.msg),
+            )
         })
     }
 
@@ -307,7 +310,7 @@ impl Hierarchy {
                 let leaf = &self.leaves()[i];
                 let slot = &mut leaf_of_code[c as usize];
                 if *slot != unset {
-                    return Err(Error::Parameter(format!(
+                    return Err(Error::invalid(Parameter::Hierarchy, format!(
                         "hierarchy of '{}': leaves '{}' and '{leaf}' both match the value '{}' of column '{}'",
                         self.attribute,
                         self.leaves()[*slot as usize],
@@ -333,7 +336,7 @@ impl Hierarchy {
             } else {
                 String::new()
             };
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::Hierarchy, format!(
                 "hierarchy of '{}' lacks {} value(s) of column '{}': {}{more}; every value of the column must be a leaf",
                 self.attribute,
                 missing.len(),
@@ -424,7 +427,7 @@ impl Hierarchy {
                 let node = self.tree.nodes[level][leaf_of_code[code] as usize];
                 if let Some(claim) = &claims[node as usize] {
                     if !claim.covers(x) {
-                        return Err(Error::Parameter(format!(
+                        return Err(Error::invalid(Parameter::Hierarchy, format!(
                             "hierarchy of '{}': the label '{}' at level {level} does not contain the value '{}' of column '{}' under it, so a cell generalized to it would misstate the value",
                             self.attribute,
                             self.tree.labels[level][node as usize],
@@ -611,10 +614,13 @@ impl HierarchySet {
             }
         }
         if files.is_empty() {
-            return Err(Error::Parameter(format!(
-                "{}: no hierarchy files (named like 'data_hierarchy_<column>.csv')",
-                dir.display()
-            )));
+            return Err(Error::invalid(
+                Parameter::Hierarchy,
+                format!(
+                    "{}: no hierarchy files (named like 'data_hierarchy_<column>.csv')",
+                    dir.display()
+                ),
+            ));
         }
         Ok(files)
     }
@@ -653,9 +659,10 @@ impl HierarchySet {
                     Some((c, f)) if !c.trim().is_empty() && !f.trim().is_empty() => {
                         Ok((c.trim().to_string(), PathBuf::from(f.trim())))
                     }
-                    _ => Err(Error::Parameter(format!(
-                        "hierarchies: '{p}' is not 'column=FILE'"
-                    ))),
+                    _ => Err(Error::invalid(
+                        Parameter::Hierarchy,
+                        format!("hierarchies: '{p}' is not 'column=FILE'"),
+                    )),
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(pairs)
@@ -670,7 +677,7 @@ impl HierarchySet {
             } else if let (true, Some(attr)) = (path.is_file(), named) {
                 Ok(vec![(attr.to_string(), path.to_path_buf())])
             } else {
-                Err(Error::Parameter(format!(
+                Err(Error::invalid(Parameter::Hierarchy, format!(
                     "hierarchies: '{spec}' is neither a directory nor a '*hierarchy_<column>.csv' file; give a directory of '*hierarchy_<column>.csv' files or 'column=FILE,...' pairs"
                 )))
             }
@@ -685,11 +692,14 @@ impl HierarchySet {
             .map(|&c| {
                 let col = ds.col(c);
                 let h = self.get(col.name()).ok_or_else(|| {
-                    Error::Parameter(format!(
-                        "no hierarchy for column '{}' (hierarchies are given for: {})",
-                        col.name(),
-                        self.attributes().collect::<Vec<_>>().join(", ")
-                    ))
+                    Error::invalid(
+                        Parameter::Hierarchy,
+                        format!(
+                            "no hierarchy for column '{}' (hierarchies are given for: {})",
+                            col.name(),
+                            self.attributes().collect::<Vec<_>>().join(", ")
+                        ),
+                    )
                 })?;
                 h.bind(col)
             })

@@ -74,7 +74,7 @@ pub fn correspondence_loss(release: &Release, ds: &Dataset) -> Result<Option<Cor
         return Ok(None);
     };
     if release.source_rows != ds.n_rows() || sa >= ds.n_cols() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "the release was made from {} rows, the dataset has {}",
             release.source_rows,
             ds.n_rows()
@@ -100,7 +100,7 @@ pub fn correspondence_loss(release: &Release, ds: &Dataset) -> Result<Option<Cor
             continue;
         }
         if let Some(&t) = rows.iter().find(|&&t| t as usize >= ds.n_rows()) {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "the release publishes row {t}, the dataset has {} rows",
                 ds.n_rows()
             )));
@@ -161,7 +161,7 @@ fn assignment_loss(
     let codes = col.codes();
     let n = ds.n_rows();
     let out_of_range = |r: u32| {
-        Error::Parameter(format!(
+        Error::Internal(format!(
             "the release publishes row {r}, the dataset has {n} rows"
         ))
     };

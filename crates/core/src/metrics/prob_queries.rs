@@ -92,7 +92,7 @@ impl<'a> ProbabilisticEngine<'a> {
     pub fn new(release: &'a Release, ds: &'a Dataset, target: usize) -> Result<Self> {
         check_release_fits(release, ds)?;
         if target >= ds.n_cols() {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "query workload: column {target} does not exist ({} columns)",
                 ds.n_cols()
             )));

@@ -34,7 +34,7 @@ use super::models::{
     alpha, beta_basic, delta_disclosure, distinct_l, emd, satisfies_distinct_l,
     satisfies_entropy_l, satisfies_recursive_cl,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::partition::{TableDistribution, ValueCount};
 use crate::release::Guarantee;
 
@@ -173,11 +173,14 @@ impl Model {
             "delta-disclosure" => Model::DeltaDisclosure { delta },
             "beta-likeness" => Model::BetaLikeness { beta },
             _ => {
-                return Err(Error::Parameter(format!(
-                    "unknown privacy model '{}' (available: {})",
-                    crate::error::shown(name, 80),
-                    Model::NAMES.join(", ")
-                )))
+                return Err(Error::invalid(
+                    Parameter::Model,
+                    format!(
+                        "unknown privacy model '{}' (available: {})",
+                        crate::error::shown(name, 80),
+                        Model::NAMES.join(", ")
+                    ),
+                ))
             }
         })
     }
@@ -258,30 +261,35 @@ impl Model {
 
     /// The parameters are in range.
     pub fn check(&self) -> Result<()> {
-        let bad = |m: String| Err(Error::Parameter(m));
+        let bad = |parameter, m: String| Err(Error::invalid(parameter, m));
         match *self {
             Model::DistinctL { l } | Model::RecursiveCL { l, .. } if l == 0 => {
-                bad("l must be at least 1".into())
+                bad(Parameter::L, "l must be at least 1".into())
             }
-            Model::EntropyL { l } if l.is_nan() || l < 1.0 => {
-                bad(format!("entropy l must be at least 1 (got {l})"))
-            }
-            Model::RecursiveCL { c, .. } if c.is_nan() || c <= 0.0 => {
-                bad(format!("recursive (c,l)-diversity needs c > 0 (got {c})"))
-            }
+            Model::EntropyL { l } if l.is_nan() || l < 1.0 => bad(
+                Parameter::L,
+                format!("entropy l must be at least 1 (got {l})"),
+            ),
+            Model::RecursiveCL { c, .. } if c.is_nan() || c <= 0.0 => bad(
+                Parameter::C,
+                format!("recursive (c,l)-diversity needs c > 0 (got {c})"),
+            ),
             Model::TCloseness { t } if !(0.0..=1.0).contains(&t) => {
-                bad(format!("t must lie in [0, 1] (got {t})"))
+                bad(Parameter::T, format!("t must lie in [0, 1] (got {t})"))
             }
-            Model::PSensitive { p: 0 } => bad("p must be at least 1".into()),
-            Model::AlphaK { alpha } if !(alpha > 0.0 && alpha <= 1.0) => bad(format!(
-                "alpha of (alpha,k)-anonymity must lie in (0, 1] (got {alpha})"
-            )),
+            Model::PSensitive { p: 0 } => bad(Parameter::P, "p must be at least 1".into()),
+            Model::AlphaK { alpha } if !(alpha > 0.0 && alpha <= 1.0) => bad(
+                Parameter::Alpha,
+                format!("alpha of (alpha,k)-anonymity must lie in (0, 1] (got {alpha})"),
+            ),
             Model::DeltaDisclosure { delta } if !(delta > 0.0 && delta.is_finite()) => bad(
+                Parameter::Delta,
                 format!("delta of delta-disclosure must be a positive number (got {delta})"),
             ),
-            Model::BetaLikeness { beta } if !(beta > 0.0 && beta.is_finite()) => bad(format!(
-                "beta of beta-likeness must be a positive number (got {beta})"
-            )),
+            Model::BetaLikeness { beta } if !(beta > 0.0 && beta.is_finite()) => bad(
+                Parameter::Beta,
+                format!("beta of beta-likeness must be a positive number (got {beta})"),
+            ),
             _ => Ok(()),
         }
     }

@@ -629,7 +629,7 @@ fn stage_report(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<Staged
         .map(Chart::to_svg)
         .collect::<Result<Vec<_>>>()?;
     let json = serde_json::to_string_pretty(&built.report)
-        .map_err(|e| Error::Parameter(format!("report as JSON: {e}")))?;
+        .map_err(|e| Error::Internal(format!("report as JSON: {e}")))?;
     let texts = [
         (MARKDOWN_FILE, to_markdown(&built.report)),
         (JSON_FILE, json),

@@ -224,7 +224,7 @@ pub fn breach_from(
     progress: &Progress,
 ) -> Result<Breach> {
     if attribute >= ds.n_cols() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "breach probability: column {attribute} does not exist ({} columns)",
             ds.n_cols()
         )));

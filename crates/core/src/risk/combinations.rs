@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::partition::{Partition, RefineScratch, Runs};
 use crate::progress::Progress;
 
@@ -144,10 +144,13 @@ pub fn walk(
     progress: &Progress,
 ) -> Result<Walk> {
     if columns.len() > MAX_ATTRIBUTES {
-        return Err(Error::Parameter(format!(
-            "{} attributes are more than the {MAX_ATTRIBUTES} a combination walk can name",
-            columns.len()
-        )));
+        return Err(Error::invalid(
+            Parameter::AttackerKnows,
+            format!(
+                "{} attributes are more than the {MAX_ATTRIBUTES} a combination walk can name",
+                columns.len()
+            ),
+        ));
     }
     let tuples = Tuples::of(columns, rows, multiplicities);
     let root = Runs::of_weights(&tuples.weights);

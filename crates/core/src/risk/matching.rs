@@ -269,7 +269,7 @@ impl Matching {
 /// columns, row ids, one cell per QI), so that consumers can index freely.
 pub fn check_release_fits(release: &Release, ds: &Dataset) -> Result<()> {
     let misfit = |msg: String| {
-        Err(Error::Parameter(format!(
+        Err(Error::Internal(format!(
             "release does not fit the dataset: {msg}"
         )))
     };

@@ -31,7 +31,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 
 use super::Knowledge;
@@ -96,8 +96,9 @@ fn original_matches_in(
     let n = ds.n_rows();
     let d = knowledge.columns.len();
     if d > 64 {
-        return Err(Error::Parameter(
-            "the attacker may know at most 64 attributes".into(),
+        return Err(Error::invalid(
+            Parameter::AttackerKnows,
+            "the attacker may know at most 64 attributes",
         ));
     }
     let hidden = |a: usize, r: usize| {
@@ -116,7 +117,7 @@ fn original_matches_in(
         by_pattern.entry(p).or_default().push(r as u32);
     }
     if by_pattern.len() > MAX_PATTERNS {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Roles, format!(
             "{} different patterns of hidden cells: too many to attack; mark fewer attributes semi-sensitive",
             by_pattern.len()
         )));

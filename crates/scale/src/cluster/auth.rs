@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use anonlab::error::{Error, Result};
+use anonlab::error::{Error, Parameter, Result};
 
 /// The environment variable naming the token file when no flag does.
 pub const TOKEN_FILE_VAR: &str = "ANONLAB_CLUSTER_TOKEN_FILE";
@@ -55,10 +55,10 @@ impl Token {
     pub fn from_file(path: &Path) -> Result<Token> {
         use std::io::Read;
         let bad = |msg: String| {
-            Error::Parameter(format!(
-                "the cluster's token file {}: {msg}",
-                path.display()
-            ))
+            Error::invalid(
+                Parameter::TokenFile,
+                format!("the cluster's token file {}: {msg}", path.display()),
+            )
         };
         // Opened once, then looked at and read through the same handle;
         // without waiting for a writer if it is a FIFO.

@@ -49,7 +49,7 @@ use super::auth::Token;
 use super::root::DataRoot;
 use super::scheduler::{bind_error, listen};
 use super::{ask_readyz, bind_ip, connect, ip_text, not_a_scheduler, without_sigpipe, Address};
-use anonlab::error::{Error, Result};
+use anonlab::error::{Error, Parameter, Result};
 
 /// How an executor starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,10 +137,13 @@ impl Executor {
             .tempdir_in(&parent)
             .map_err(|e| Error::Write(parent.clone(), e))?;
         if work_dir.path().to_str().is_none() {
-            return Err(Error::Parameter(format!(
-                "the work directory {} is not a UTF-8 path, which Ballista needs",
-                work_dir.path().display()
-            )));
+            return Err(Error::invalid(
+                Parameter::WorkDir,
+                format!(
+                    "the work directory {} is not a UTF-8 path, which Ballista needs",
+                    work_dir.path().display()
+                ),
+            ));
         }
         let scheduler = reach(&opts.scheduler, &opts.token, opts.connect_within)?;
         Ok(Executor {

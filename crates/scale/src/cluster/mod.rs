@@ -73,7 +73,7 @@ pub use scheduler::{Scheduler, SchedulerOptions};
 
 use crate::engine::{check_input, frequency_table_in, FrequencyTable};
 use anonlab::data::CsvOptions;
-use anonlab::error::{escaped, Error, Result};
+use anonlab::error::{escaped, Error, Parameter, Result};
 
 /// The address of a cluster process as given on a command line:
 /// `HOST:PORT`, an IPv6 host in brackets (`[::1]:50050`).
@@ -133,10 +133,13 @@ impl FromStr for Address {
 
     fn from_str(s: &str) -> Result<Self> {
         let bad = |why: &str| {
-            Error::Parameter(format!(
-                "'{}' is not a HOST:PORT address (such as 127.0.0.1:50050): {why}",
-                escaped(s)
-            ))
+            Error::invalid(
+                Parameter::ClusterAddress,
+                format!(
+                    "'{}' is not a HOST:PORT address (such as 127.0.0.1:50050): {why}",
+                    escaped(s)
+                ),
+            )
         };
         if s.contains("://") {
             return Err(bad("give the host and port without a scheme"));
@@ -173,7 +176,12 @@ impl FromStr for Address {
 /// An IP address to bind to: `host` as a literal address, or the first
 /// address its name resolves to on this machine.
 pub fn bind_ip(host: &str) -> Result<IpAddr> {
-    let bad = |msg: String| Error::Parameter(format!("cannot bind to '{}': {msg}", escaped(host)));
+    let bad = |msg: String| {
+        Error::invalid(
+            Parameter::Host,
+            format!("cannot bind to '{}': {msg}", escaped(host)),
+        )
+    };
     if let Ok(ip) = host.trim_matches(|c| c == '[' || c == ']').parse() {
         return Ok(ip);
     }

@@ -29,7 +29,7 @@ use datafusion::object_store::{
 use datafusion::prelude::SessionConfig;
 use futures::stream::{BoxStream, StreamExt};
 
-use anonlab::error::{Error, Result};
+use anonlab::error::{Error, Parameter, Result};
 
 /// The words of a refusal, which a client finds in the error that comes
 /// back through Ballista ([`refusal_in`]).
@@ -42,7 +42,12 @@ pub struct DataRoot(PathBuf);
 impl DataRoot {
     /// The data root `dir`: a directory, resolved (links followed).
     pub fn new(dir: &FsPath) -> Result<DataRoot> {
-        let bad = |msg: String| Error::Parameter(format!("the data root {}: {msg}", dir.display()));
+        let bad = |msg: String| {
+            Error::invalid(
+                Parameter::DataRoot,
+                format!("the data root {}: {msg}", dir.display()),
+            )
+        };
         let resolved = dir
             .canonicalize()
             .map_err(|e| bad(format!("cannot resolve it: {e}")))?;

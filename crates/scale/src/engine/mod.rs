@@ -68,7 +68,7 @@ use rustc_hash::FxHashMap;
 use anonlab::data::csv_import::{check_forced, csv_header, dataset_name, header_names, FieldRules};
 use anonlab::data::formats::{columnar, detect, InputFormat};
 use anonlab::data::{Column, ColumnBuilder, CsvOptions, Dataset};
-use anonlab::error::{Error, Result};
+use anonlab::error::{Error, Parameter, Result};
 use anonlab::format::thousands;
 
 mod codes;
@@ -146,7 +146,7 @@ impl FrequencyTable {
     pub fn to_dataset(&self) -> Result<Dataset> {
         let rows = self.rows();
         if rows >= u64::from(u32::MAX) {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Limit(format!(
                 "the file has {} records; anonlab counts at most {} records",
                 thousands(rows),
                 thousands(u64::from(u32::MAX) - 1)
@@ -162,7 +162,7 @@ impl FrequencyTable {
     pub fn to_records(&self) -> Result<Dataset> {
         let rows = self.rows();
         if rows > u32::MAX as u64 - 1 {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Limit(format!(
                 "the file has {} records, more than a dataset holds",
                 thousands(rows)
             )));
@@ -241,8 +241,9 @@ pub(crate) fn check_input(
     columns: &[String],
 ) -> Result<InputFormat> {
     if columns.is_empty() {
-        return Err(Error::Parameter(
-            "the engine needs at least one column to group by".into(),
+        return Err(Error::invalid(
+            Parameter::Roles,
+            "the engine needs at least one column to group by",
         ));
     }
     let meta = std::fs::metadata(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;

@@ -93,7 +93,7 @@ use anonlab::data::{
     write_file, Column, ColumnKind, CsvOptions, Dataset, InputFormat, Inputs, KindError, Role,
     Scratch,
 };
-use anonlab::error::{Error, Result};
+use anonlab::error::{Error, Parameter, Result};
 use anonlab::format::thousands;
 use anonlab::progress::Progress;
 use anonlab::release::csv_fields::encode;
@@ -232,9 +232,10 @@ impl<'a> PublishJob<'a> {
             None if parquet_name => Ok(InputFormat::Parquet),
             None | Some(InputFormat::Csv) => Ok(InputFormat::Csv),
             Some(InputFormat::Parquet) => Ok(InputFormat::Parquet),
-            Some(other) => Err(Error::Parameter(format!(
-                "the publishing pass writes csv or parquet, not {other}"
-            ))),
+            Some(other) => Err(Error::invalid(
+                Parameter::Output,
+                format!("the publishing pass writes csv or parquet, not {other}"),
+            )),
         }
     }
 }
@@ -345,18 +346,18 @@ pub async fn publish_in(
 fn check_release(job: &PublishJob<'_>) -> Result<()> {
     let r = job.release;
     if r.is_bucketized() || !r.local_buckets.is_empty() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Engine, format!(
             "the publishing pass writes tables whose sensitive values stay on their rows; the {} release publishes bucket tables beside it (publish it from memory, --engine memory)",
             r.algorithm
         )));
     }
     if !job.grouped.is_grouped() {
-        return Err(Error::Parameter(
+        return Err(Error::Internal(
             "the publishing pass maps a file through a release made on its frequency table (a grouped dataset); a release made on the records is written from memory (release::write_csv)".into(),
         ));
     }
     if r.source_rows != job.grouped.n_rows() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "the release was made on a table of {} rows, and the grouped table given has {}",
             thousands(r.source_rows as u64),
             thousands(job.grouped.n_rows() as u64)
@@ -386,7 +387,7 @@ impl Layout {
     fn new(job: &PublishJob<'_>, file_columns: &[String]) -> Result<Layout> {
         let (ds, release) = (job.grouped, job.release);
         if job.roles.len() != file_columns.len() {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "{} roles given for a file of {} columns",
                 job.roles.len(),
                 file_columns.len()
@@ -437,7 +438,7 @@ impl Layout {
             starts.push(rows);
             for &r in &group.rows {
                 let slot = group_of.get_mut(r as usize).ok_or_else(|| {
-                    Error::Parameter(format!(
+                    Error::Internal(format!(
                         "group {} of the release lists row {r} of a table of {} rows",
                         g + 1,
                         ds.n_rows()

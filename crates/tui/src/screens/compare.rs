@@ -338,7 +338,13 @@ fn entry_job(
 ) -> JobFn<Box<CompareOutput>> {
     Box::new(move |progress| {
         let (outcome, view) = match release::make_view(&session, key.inputs.clone(), progress) {
-            Err(anonlab::Error::Parameter(why)) => (Outcome::Infeasible(why), None),
+            // A run its parameters or its data refuse is an infeasible
+            // entry with the reason bare, as `anonlab compare` shows it.
+            Err(
+                anonlab::Error::Invalid { msg: why, .. }
+                | anonlab::Error::Internal(why)
+                | anonlab::Error::Limit(why),
+            ) => (Outcome::Infeasible(why), None),
             Err(e @ anonlab::Error::Unmet { .. }) => (Outcome::Infeasible(e.to_string()), None),
             Err(e) => return Err(e),
             Ok(view) => {

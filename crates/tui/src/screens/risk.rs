@@ -712,7 +712,7 @@ fn published_table(
         .into_iter()
         .map(|b| {
             b.finish(Some(ColumnKind::Categorical))
-                .map_err(|e| anonlab::Error::Parameter(format!("published table: {e}")))
+                .map_err(|e| anonlab::Error::Internal(format!("published table: {e}")))
         })
         .collect::<anonlab::Result<Vec<_>>>()?;
     let mut dataset = Dataset::new("published", cols)?;

@@ -213,9 +213,10 @@ impl SessionState {
     pub fn new(mut session: Session) -> anonlab::Result<(Self, Vec<Popup>)> {
         let threshold = session.attacker.threshold;
         if !(0.0..=1.0).contains(&threshold) {
-            return Err(anonlab::Error::Parameter(format!(
-                "risk threshold {threshold} is not between 0 and 1"
-            )));
+            return Err(anonlab::Error::invalid(
+                anonlab::error::Parameter::Threshold,
+                format!("risk threshold {threshold} is not between 0 and 1"),
+            ));
         }
         let ds = Arc::clone(&session.dataset);
         let first: Vec<usize> = session

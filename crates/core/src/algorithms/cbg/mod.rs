@@ -148,7 +148,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{check_k, check_l, Algorithm, Needs, Request};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::release::{Bucket, Guarantee, Release};
 
@@ -216,28 +216,37 @@ pub fn cross_bucket_generalization(req: &Request<'_>, progress: &Progress) -> Re
     let plan = plan_batches(&remaining, k, l).map_err(|refusal| {
         let name = scol.name();
         match refusal {
-            PlanRefusal::TooFewValues { needed, have } => Error::Parameter(format!(
-                "cross-bucket generalization with k = {k}, l = {l} needs batches of at least \
+            PlanRefusal::TooFewValues { needed, have } => Error::invalid(
+                Parameter::L,
+                format!(
+                    "cross-bucket generalization with k = {k}, l = {l} needs batches of at least \
                  {needed} distinct values of '{name}' (the smallest multiple of k that is ≥ l), \
                  but '{name}' has only {have}; lower l or k"
-            )),
+                ),
+            ),
             PlanRefusal::TooFrequent {
                 value,
                 count,
                 max_batches,
                 min_size,
-            } => Error::Parameter(format!(
+            } => Error::invalid(
+                Parameter::L,
+                format!(
                 "'{name}' cannot be split for cross-bucket generalization with k = {k}, l = {l}: \
                  the value '{}' is on {count} of {n} rows, but each batch holds it at most once \
                  and needs at least {min_size} rows, so at most {max_batches} batches fit \
                  (it may be on at most {max_batches} rows); lower l or k",
                 scol.display(code_of_value[value])
-            )),
-            PlanRefusal::NoSizes => Error::Parameter(format!(
+            ),
+            ),
+            PlanRefusal::NoSizes => Error::invalid(
+                Parameter::L,
+                format!(
                 "'{name}' cannot be split for cross-bucket generalization with k = {k}, l = {l}: \
                  no batch sizes keep every value once per batch and p(t, s) ≤ 1/{l}; \
                  lower l or k"
-            )),
+            ),
+            ),
         }
     })?;
 

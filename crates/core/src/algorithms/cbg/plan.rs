@@ -174,7 +174,7 @@ pub(crate) fn cal_sen_set(remaining: &[u64], beta: usize, left: u64) -> Result<S
         .filter(|&v| remaining[v as usize] > 0)
         .collect();
     if sen_domain.len() < beta || beta == 0 {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "internal error in cross-bucket generalization: {} values left for a batch of {beta}",
             sen_domain.len()
         )));

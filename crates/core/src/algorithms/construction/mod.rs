@@ -63,7 +63,7 @@ use crate::algorithms::full_domain::node_cell;
 use crate::algorithms::{Algorithm, Needs, Request, Use};
 use crate::data::number::{Decimal, NumericLabel};
 use crate::data::{Condition, Conditions, Dataset, Rule};
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 use crate::progress::Progress;
 use crate::release::{Cell, EquivalenceGroup, Guarantee, Release, ReleaseParams};
 
@@ -106,7 +106,9 @@ pub fn construct(req: &Request<'_>, conditions: &Conditions) -> Result<Release> 
         selected.push(match &c.when {
             Some(text) => Rule::parse(text)
                 .and_then(|r| r.evaluate(ds))
-                .map_err(|e| Error::Parameter(format!("condition {}: {e}", i + 1)))?,
+                .map_err(|e| {
+                    Error::invalid(Parameter::Conditions, format!("condition {}: {e}", i + 1))
+                })?,
             None => {
                 let mut all = FixedBitSet::with_capacity(n);
                 all.insert_range(..);
@@ -315,7 +317,7 @@ impl LabelClaim {
         if holds {
             return Ok(());
         }
-        Err(Error::Parameter(format!(
+        Err(Error::invalid(Parameter::Conditions, format!(
             "condition {}: the label '{label}' is not a generalization of the value '{}' of column '{}' in row {} that it replaces (it reads as {}); give a label that contains every value it replaces, such as an interval, or one that names no value",
             cond + 1,
             col.display(code),
@@ -360,14 +362,14 @@ fn interval_cell(ds: &Dataset, c: usize, r: usize, cond: u32, lo: f64, hi: f64) 
     let code = col.code(r);
     let exact = |x: f64| Decimal::parse(&format!("{x}"));
     let (Some(lo_d), Some(hi_d)) = (exact(lo), exact(hi)) else {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Conditions, format!(
             "condition {}: the interval [{lo}, {hi}] has an end beyond the numbers anonlab reads (magnitude below 1e150)",
             cond + 1
         )));
     };
     let inside = col.decimal(code).is_some_and(|v| lo_d <= v && v <= hi_d);
     if !inside {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Conditions, format!(
             "condition {}: the value '{}' of column '{}' in row {} lies outside the interval [{lo}, {hi}] it is generalized to",
             cond + 1,
             col.display(code),
@@ -403,7 +405,7 @@ fn bound_levels(req: &Request<'_>, actions: &[Action]) -> Result<Vec<BoundLevel>
         let col = req.ds.col(req.qi[*qi]);
         if let Some(prev) = level_of[*qi] {
             if prev != *level {
-                return Err(Error::Parameter(format!(
+                return Err(Error::invalid(Parameter::Conditions, format!(
                     "condition {}: column '{}' is generalized to level {level} here and to level {prev} by an earlier condition; use one level per column (or labels)",
                     i + 1,
                     col.name()
@@ -423,12 +425,15 @@ fn bound_levels(req: &Request<'_>, actions: &[Action]) -> Result<Vec<BoundLevel>
         })?;
         let b = h.bind(col)?;
         if *level > b.height() {
-            return Err(Error::Parameter(format!(
-                "condition {}: the hierarchy of '{}' has levels 0 to {}, not {level}",
-                i + 1,
-                col.name(),
-                b.height()
-            )));
+            return Err(Error::invalid(
+                Parameter::Conditions,
+                format!(
+                    "condition {}: the hierarchy of '{}' has levels 0 to {}, not {level}",
+                    i + 1,
+                    col.name(),
+                    b.height()
+                ),
+            ));
         }
         let members = b.members(*level);
         level_of[*qi] = Some(*level);
@@ -440,7 +445,8 @@ fn bound_levels(req: &Request<'_>, actions: &[Action]) -> Result<Vec<BoundLevel>
 /// Check one condition of the file and resolve its columns.
 fn action(req: &Request<'_>, i: usize, c: &Condition) -> Result<Action> {
     let ds = req.ds;
-    let at = |msg: String| Error::Parameter(format!("condition {}: {msg}", i + 1));
+    let at =
+        |msg: String| Error::invalid(Parameter::Conditions, format!("condition {}: {msg}", i + 1));
     let qi_pos = |name: &str| -> Result<usize> {
         let col = ds.column_index(name).map_err(|e| at(e.to_string()))?;
         req.qi.iter().position(|&q| q == col).ok_or_else(|| {

@@ -108,7 +108,7 @@ use std::str::FromStr;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 use crate::hierarchy::{BoundHierarchy, Hierarchy};
 use crate::partition::Partition;
 use crate::privacy::Model;
@@ -140,9 +140,10 @@ impl FromStr for Metric {
             "loss" => Ok(Metric::Loss),
             "dm" => Ok(Metric::Discernibility),
             "height" => Ok(Metric::Height),
-            _ => Err(Error::Parameter(format!(
-                "unknown metric '{s}' (available: loss, dm, height)"
-            ))),
+            _ => Err(Error::invalid(
+                Parameter::Metric,
+                format!("unknown metric '{s}' (available: loss, dm, height)"),
+            )),
         }
     }
 }
@@ -241,10 +242,13 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
     let model = opts.model;
     model.check()?;
     if !(0.0..=1.0).contains(&opts.suppression) {
-        return Err(Error::Parameter(format!(
-            "the suppression limit must lie between 0 and 1 (a share of the rows; got {})",
-            opts.suppression
-        )));
+        return Err(Error::invalid(
+            Parameter::SuppressionLimit,
+            format!(
+                "the suppression limit must lie between 0 and 1 (a share of the rows; got {})",
+                opts.suppression
+            ),
+        ));
     }
     if model != Model::K && req.sensitive.is_empty() {
         return Err(Error::unmet(
@@ -269,7 +273,10 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
         .map(|&c| {
             // `bind` succeeded, so the hierarchy exists.
             let h = set.get(ds.col(c).name()).ok_or_else(|| {
-                Error::Parameter(format!("no hierarchy for '{}'", ds.col(c).name()))
+                Error::invalid(
+                    Parameter::Hierarchy,
+                    format!("no hierarchy for '{}'", ds.col(c).name()),
+                )
             })?;
             Ok((
                 (0..h.levels()).map(|l| h.leaf_counts(l)).collect(),
@@ -292,7 +299,10 @@ pub fn search(req: &Request<'_>, progress: &Progress) -> Result<(Release, Search
         metric: opts.metric,
     });
     let lattice = Lattice::new(bound.iter().map(|h| h.levels()).collect()).ok_or_else(|| {
-        Error::Parameter("the lattice of level vectors is too large to index".into())
+        Error::invalid(
+            Parameter::Roles,
+            "the lattice of level vectors is too large to index",
+        )
     })?;
     let monotone = max_suppressed == 0 || model.monotone_with_suppression();
     let mut s = State {
@@ -378,7 +388,7 @@ fn check_node(levels: &[usize], map: &LatticeMap, bound: &[BoundHierarchy]) -> R
     }
     let heights: Vec<String> = bound.iter().map(|h| h.height().to_string()).collect();
     let given: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
-    Err(Error::Parameter(format!(
+    Err(Error::invalid(Parameter::Node, format!(
         "the chosen node [{}] is not a node of the lattice: it needs one level per quasi-identifier ({}), each at most the height of its hierarchy [{}]",
         given.join(", "),
         heights.len(),
@@ -580,7 +590,7 @@ fn build_release(
     let ds = req.ds;
     let classes = ev.classes(levels);
     let (fail, _) = ev.suppressed_within(&classes, limit).ok_or_else(|| {
-        Error::Parameter("internal: the optimal node is no longer anonymous".into())
+        Error::Internal("internal: the optimal node is no longer anonymous".into())
     })?;
     let members = Partition::from_class_ids(ev.class_of_row(&classes)).members();
     let node_codes: Vec<Vec<Vec<u32>>> = bound

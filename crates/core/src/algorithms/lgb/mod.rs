@@ -64,7 +64,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 use crate::progress::Progress;
 use crate::release::{
     Cell, EquivalenceGroup, Guarantee, LocalBuckets, QiSubset, Release, ReleaseParams,
@@ -181,7 +181,7 @@ pub fn sensitive_attributes(req: &Request<'_>) -> Result<Vec<SensitiveAttribute>
         if c < ds.n_cols() {
             Ok(())
         } else {
-            Err(Error::Parameter(format!(
+            Err(Error::Internal(format!(
                 "{what} column {c} does not exist ({} columns)",
                 ds.n_cols()
             )))
@@ -203,26 +203,29 @@ pub fn sensitive_attributes(req: &Request<'_>) -> Result<Vec<SensitiveAttribute>
             "sensitive"
         };
         if seen.contains(&c) {
-            return Err(Error::Parameter(format!(
-                "'{}' is named twice among the semi-sensitive and sensitive attributes",
-                name(c)
-            )));
+            return Err(Error::invalid(
+                Parameter::Roles,
+                format!(
+                    "'{}' is named twice among the semi-sensitive and sensitive attributes",
+                    name(c)
+                ),
+            ));
         }
         if req.qi.contains(&c) {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::Roles, format!(
                 "'{}' is both a quasi-identifier and {role}: a semi-sensitive attribute already carries QI values where its cells are not sensitive",
                 name(c)
             )));
         }
         if req.identifiers.contains(&c) {
-            return Err(Error::Parameter(format!(
-                "'{}' is both an identifier and {role}",
-                name(c)
-            )));
+            return Err(Error::invalid(
+                Parameter::Roles,
+                format!("'{}' is both an identifier and {role}", name(c)),
+            ));
         }
         if let Some(b) = bits {
             if b.len() != n {
-                return Err(Error::Parameter(format!(
+                return Err(Error::Internal(format!(
                     "the sensitive cells of '{}' are given for {} rows, the data have {n}",
                     name(c),
                     b.len()
@@ -232,10 +235,10 @@ pub fn sensitive_attributes(req: &Request<'_>) -> Result<Vec<SensitiveAttribute>
         seen.push(c);
         let principle = match req.options.t_closeness.iter().find(|(tc, _)| *tc == c) {
             Some(&(_, t)) if !(0.0..=1.0).contains(&t) => {
-                return Err(Error::Parameter(format!(
-                    "t = {t} for '{}' is outside [0, 1]",
-                    name(c)
-                )))
+                return Err(Error::invalid(
+                    Parameter::TCloseness,
+                    format!("t = {t} for '{}' is outside [0, 1]", name(c)),
+                ))
             }
             Some(&(_, t)) => Principle::TCloseness(t),
             None => Principle::LDiversity(req.l),
@@ -253,10 +256,13 @@ pub fn sensitive_attributes(req: &Request<'_>) -> Result<Vec<SensitiveAttribute>
         .find(|(c, _)| !seen.contains(c))
     {
         in_range(*c, "t-closeness")?;
-        return Err(Error::Parameter(format!(
-            "t-closeness is asked for '{}', which is neither semi-sensitive nor sensitive",
-            name(*c)
-        )));
+        return Err(Error::invalid(
+            Parameter::TCloseness,
+            format!(
+                "t-closeness is asked for '{}', which is neither semi-sensitive nor sensitive",
+                name(*c)
+            ),
+        ));
     }
     if out.is_empty() {
         return Err(Error::unmet(
@@ -268,11 +274,12 @@ pub fn sensitive_attributes(req: &Request<'_>) -> Result<Vec<SensitiveAttribute>
         .iter()
         .any(|a| matches!(a.principle, Principle::LDiversity(0)))
     {
-        return Err(Error::Parameter("l must be at least 1".into()));
+        return Err(Error::invalid(Parameter::L, "l must be at least 1"));
     }
     if out.iter().filter(|a| a.cells.is_some()).count() > 64 {
-        return Err(Error::Parameter(
-            "LGB takes at most 64 semi-sensitive attributes".into(),
+        return Err(Error::invalid(
+            Parameter::Roles,
+            "LGB takes at most 64 semi-sensitive attributes",
         ));
     }
     Ok(out)
@@ -463,7 +470,7 @@ fn check_eligible(cells: &[(u32, u32)], l: usize, col: &crate::data::Column) -> 
     }
     let n = cells.len();
     if counts.len() < l {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::L, format!(
             "the {n} sensitive cells of '{}' hold {} distinct values, fewer than l = {l}: lower l, mark more cells sensitive, or protect '{}' by t-closeness",
             col.name(),
             counts.len(),
@@ -477,7 +484,7 @@ fn check_eligible(cells: &[(u32, u32)], l: usize, col: &crate::data::Column) -> 
         return Ok(());
     };
     if most * l > n {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::L, format!(
             "the sensitive cells of '{}' are not {l}-eligible: '{}' is on {most} of its {n} sensitive cells, more than 1/{l} of them (at most {} allowed); lower l or protect '{}' by t-closeness",
             col.name(),
             col.display(code),

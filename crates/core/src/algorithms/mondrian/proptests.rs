@@ -161,7 +161,7 @@ proptest! {
         let trace = Mutex::new(Vec::new());
         let release = match algo.run_traced(&q, &Progress::new(), Some(&trace)) {
             Ok(r) => r,
-            Err(Error::Parameter(_)) => return Ok(()),
+            Err(Error::Invalid { .. }) => return Ok(()),
             Err(e) => return Err(TestCaseError::fail(e.to_string())),
         };
         let v = verify(&release, &ds);

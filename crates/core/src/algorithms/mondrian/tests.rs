@@ -483,7 +483,7 @@ proptest! {
         let algo = variant(which);
         let r = match algo.run(&q, &Progress::new()) {
             Ok(r) => r,
-            Err(Error::Parameter(_)) => {
+            Err(Error::Invalid { .. }) => {
                 prop_assert!(check_k(&q).is_err() || (which > 0 && check_l(&q).is_err()));
                 return Ok(());
             }

@@ -38,7 +38,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::data::{ColumnBuilder, Dataset};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::HierarchySet;
 use crate::metrics::pk_measures::{div_units, hom_units, GenState, IlModel, QiScale};
 use crate::progress::Progress;
@@ -95,10 +95,13 @@ impl<'a> Problem<'a> {
         let opts = &req.options.pk;
         for &s in &req.sensitive {
             if req.qi.contains(&s) {
-                return Err(Error::Parameter(format!(
-                    "'{}' is both a quasi-identifier and sensitive",
-                    req.ds.col(s).name()
-                )));
+                return Err(Error::invalid(
+                    Parameter::Roles,
+                    format!(
+                        "'{}' is both a quasi-identifier and sensitive",
+                        req.ds.col(s).name()
+                    ),
+                ));
             }
         }
         let views = views(req.ds, &req.sensitive, opts)?;
@@ -455,10 +458,13 @@ impl Algorithm for GreedyPk {
 /// and `compare`. Columns keep their kinds.
 pub fn seeded_sample(ds: &Dataset, n: usize, seed: u64) -> Result<Dataset> {
     if n == 0 || n > ds.n_rows() {
-        return Err(Error::Parameter(format!(
-            "a sample of {n} rows cannot be drawn from {} rows",
-            ds.n_rows()
-        )));
+        return Err(Error::invalid(
+            Parameter::Sample,
+            format!(
+                "a sample of {n} rows cannot be drawn from {} rows",
+                ds.n_rows()
+            ),
+        ));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut rows = sample(&mut rng, ds.n_rows(), n).into_vec();
@@ -475,7 +481,7 @@ pub fn seeded_sample(ds: &Dataset, n: usize, seed: u64) -> Result<Dataset> {
                 }
             }
             b.finish(Some(col.kind()))
-                .map_err(|e| Error::Parameter(format!("sampling column '{}': {e}", col.name())))
+                .map_err(|e| Error::Internal(format!("sampling column '{}': {e}", col.name())))
         })
         .collect::<Result<Vec<_>>>()?;
     Dataset::new(

@@ -26,7 +26,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::data::Dataset;
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 use crate::release::ProtectedSubtree;
 
 use super::PkOptions;
@@ -288,7 +288,7 @@ pub fn max_clusters(ds: &Dataset, sensitive: &[usize], options: &PkOptions) -> R
 /// attribute to blame.
 pub fn check(bound: &PkBound, k: u32) -> Result<()> {
     if bound.p == 0 {
-        return Err(Error::Parameter("p must be at least 1".into()));
+        return Err(Error::invalid(Parameter::P, "p must be at least 1"));
     }
     if !bound.feasible() {
         let (name, distinct, _) = bound
@@ -298,7 +298,7 @@ pub fn check(bound: &PkBound, k: u32) -> Result<()> {
             .cloned()
             .unwrap_or_default();
         let fewest = bound.per_attribute.iter().map(|a| a.1).min().unwrap_or(0);
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::P, format!(
             "{p}-sensitive {k}-anonymity is impossible: '{name}' has only {distinct} distinct values (Condition 1 needs at least p = {p}), so maxClusters = 0 (Condition 2); lower p to at most {fewest}",
             p = bound.p
         )));

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dataset::{Column, ColumnBuilder, ColumnKind, Dataset};
 use super::formats::InputFormat;
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 use crate::format::thousands;
 
 // The byte counting of the input and the messages of its limits.
@@ -499,9 +499,10 @@ fn finish_columns(
 fn delimiter_of(opts: &CsvOptions, head: &[u8]) -> Result<u8> {
     match opts.delimiter {
         Some(c) if c.is_ascii() => Ok(c as u8),
-        Some(c) => Err(Error::Parameter(format!(
-            "delimiter '{c}' is not a single-byte character"
-        ))),
+        Some(c) => Err(Error::invalid(
+            Parameter::Delimiter,
+            format!("delimiter '{c}' is not a single-byte character"),
+        )),
         None => Ok(sniff_delimiter(head)),
     }
 }

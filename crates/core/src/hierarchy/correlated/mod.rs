@@ -89,7 +89,7 @@
 
 use crate::data::{Column, Dataset};
 use crate::data::{Condition, Conditions};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::stats::{categorize, correlation_matrix, Categories, Discretization, Measure};
 
 use super::Hierarchy;
@@ -329,7 +329,7 @@ fn word(s: &str) -> Result<String> {
     } else if !s.contains('\'') {
         Ok(format!("'{s}'"))
     } else {
-        Err(Error::Parameter(format!(
+        Err(Error::Limit(format!(
             "the value {s} holds both quote characters, so no condition can name it"
         )))
     }
@@ -340,7 +340,7 @@ fn category_rule(col: &Column, cats: &Categories, cat: u32) -> Result<String> {
     let name = word(col.name())?;
     let (lo, hi) = cats.categories[cat as usize]
         .codes
-        .ok_or_else(|| Error::Parameter("the missing category has no predicate".into()))?;
+        .ok_or_else(|| Error::Internal("the missing category has no predicate".into()))?;
     if cats.binned {
         Ok(format!(
             "{name}>={} and {name}<={}",
@@ -451,20 +451,21 @@ fn split(ctx: &Ctx, col: &Column, cats: &Categories, n: u64) -> Result<Option<Ve
 pub fn construct(ds: &Dataset, spec: &CorrelatedSpec) -> Result<CorrelatedHierarchy> {
     let focus = ds.col(spec.focus);
     if !focus.is_numeric() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::FocusedAttribute, format!(
             "the focused attribute '{}' is not numeric: Algorithm 4 cuts an ordered domain into intervals",
             focus.name()
         )));
     }
     if focus.cardinality() == 0 {
-        return Err(Error::Parameter(format!(
-            "the focused attribute '{}' has no values",
-            focus.name()
-        )));
+        return Err(Error::invalid(
+            Parameter::FocusedAttribute,
+            format!("the focused attribute '{}' has no values", focus.name()),
+        ));
     }
     if spec.min_records == 0 {
-        return Err(Error::Parameter(
-            "the least number of records per cell (context × interval) must be at least 1".into(),
+        return Err(Error::invalid(
+            Parameter::MinRecords,
+            "the least number of records per cell (context × interval) must be at least 1",
         ));
     }
     let attrs: Vec<usize> = spec

@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 
 use crate::data::{Column, Dataset};
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::release::Release;
 use crate::risk::check_release_fits;
@@ -146,7 +146,7 @@ pub const MAX_QUERIES: usize = 1_000_000;
 /// CLI calls this first).
 pub fn check_queries(queries: usize) -> Result<()> {
     if queries > MAX_QUERIES {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Queries, format!(
             "a workload of {queries} queries is more than the {MAX_QUERIES} anonlab runs (the papers use {DEFAULT_QUERIES})"
         )));
     }
@@ -172,10 +172,10 @@ pub fn generate_queries(
     let tcol = ds.col(target);
     let target_values = present_codes(tcol);
     if !tcol.is_numeric() && target_values.is_empty() {
-        return Err(Error::Parameter(format!(
-            "query workload: '{}' has no values to count",
-            tcol.name()
-        )));
+        return Err(Error::invalid(
+            Parameter::Queries,
+            format!("query workload: '{}' has no values to count", tcol.name()),
+        ));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let per_query = PREDICATES_PER_QUERY.min(candidates.len());
@@ -237,21 +237,22 @@ fn present_codes(col: &Column) -> Vec<u32> {
 fn check_target(release: &Release, ds: &Dataset, target: usize) -> Result<()> {
     check_release_fits(release, ds)?;
     if target >= ds.n_cols() {
-        return Err(Error::Parameter(format!(
+        return Err(Error::Internal(format!(
             "query workload: column {target} does not exist ({} columns)",
             ds.n_cols()
         )));
     }
     let name = ds.col(target).name();
     if release.quasi_identifiers.contains(&target) {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Queries, format!(
             "query workload: '{name}' is a quasi-identifier; aggregate a sensitive or insensitive attribute"
         )));
     }
     if release.identifiers.contains(&target) {
-        return Err(Error::Parameter(format!(
-            "query workload: '{name}' is an identifier and is not published"
-        )));
+        return Err(Error::invalid(
+            Parameter::Queries,
+            format!("query workload: '{name}' is an identifier and is not published"),
+        ));
     }
     Ok(())
 }

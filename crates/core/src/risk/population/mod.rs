@@ -26,7 +26,7 @@ pub use solver::SolverSettings;
 pub use summary::{sample_summary, JournalistBasis, RecordRisk, SampleSummary};
 pub use uniqueness::{population_uniques, PopulationUniques, UniquenessModel};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 pub use crate::stats::SizeCounts;
 
 /// The population a sample of `sample_size` records is drawn from.
@@ -40,12 +40,13 @@ impl PopulationModel {
     /// A population of `population_size` people (at least the sample).
     pub fn with_size(sample_size: u64, population_size: u64) -> Result<Self> {
         if sample_size == 0 {
-            return Err(Error::Parameter(
-                "an empty file has no population model".into(),
+            return Err(Error::invalid(
+                Parameter::PopulationSize,
+                "an empty file has no population model",
             ));
         }
         if population_size < sample_size {
-            return Err(Error::Parameter(format!(
+            return Err(Error::invalid(Parameter::PopulationSize, format!(
                 "population size {population_size} is smaller than the {sample_size} records of the file, which are part of it"
             )));
         }
@@ -60,15 +61,17 @@ impl PopulationModel {
     /// n / N, which may differ from F in its last digits).
     pub fn with_fraction(sample_size: u64, fraction: f64) -> Result<Self> {
         if !(fraction > 0.0 && fraction <= 1.0) {
-            return Err(Error::Parameter(format!(
-                "sampling fraction {fraction} is not in (0, 1]"
-            )));
+            return Err(Error::invalid(
+                Parameter::SamplingFraction,
+                format!("sampling fraction {fraction} is not in (0, 1]"),
+            ));
         }
         let n = (sample_size as f64 / fraction).round();
         if n >= u64::MAX as f64 {
-            return Err(Error::Parameter(format!(
-                "sampling fraction {fraction} implies a population too large to count"
-            )));
+            return Err(Error::invalid(
+                Parameter::SamplingFraction,
+                format!("sampling fraction {fraction} implies a population too large to count"),
+            ));
         }
         Self::with_size(sample_size, n as u64)
     }

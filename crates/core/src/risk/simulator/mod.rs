@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, Parameter, Result};
 use crate::partition::Partition;
 use crate::progress::Progress;
 
@@ -262,9 +262,10 @@ fn simulate_in_forest(
     progress: &Progress,
 ) -> Result<Simulation> {
     if !(0.0..=1.0).contains(&threshold) {
-        return Err(Error::Parameter(format!(
-            "risk threshold {threshold} is not between 0 and 1"
-        )));
+        return Err(Error::invalid(
+            Parameter::Threshold,
+            format!("risk threshold {threshold} is not between 0 and 1"),
+        ));
     }
     let n = ds.n_rows();
     let cols = knowledge.columns;
@@ -654,8 +655,9 @@ fn wildcard_matches(
 ) -> Result<Vec<u32>> {
     let n = ds.n_rows();
     if d > 63 {
-        return Err(Error::Parameter(
-            "the attacker may know at most 63 attributes".into(),
+        return Err(Error::invalid(
+            Parameter::AttackerKnows,
+            "the attacker may know at most 63 attributes",
         ));
     }
     let pattern: Vec<u64> = (0..n)
@@ -670,7 +672,7 @@ fn wildcard_matches(
     patterns.sort_unstable();
     patterns.dedup();
     if patterns.len() > 4096 {
-        return Err(Error::Parameter(format!(
+        return Err(Error::invalid(Parameter::Roles, format!(
             "{} different patterns of hidden cells: too many to simulate; mark fewer attributes semi-sensitive",
             patterns.len()
         )));

@@ -52,7 +52,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Column, ColumnKind, Dataset};
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Parameter, Result, Setting};
 
 /// Default number of quantile bins for numeric columns.
 pub const DEFAULT_BINS: usize = 10;
@@ -123,10 +123,13 @@ impl FromStr for Measure {
             .into_iter()
             .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
-                Error::Parameter(format!(
-                    "unknown correlation measure '{s}' (choose one of: {})",
-                    Measure::ALL.map(Measure::name).join(", ")
-                ))
+                Error::invalid(
+                    Parameter::Measure,
+                    format!(
+                        "unknown correlation measure '{s}' (choose one of: {})",
+                        Measure::ALL.map(Measure::name).join(", ")
+                    ),
+                )
             })
     }
 }
@@ -148,9 +151,10 @@ impl FromStr for Missing {
         match s.trim().to_ascii_lowercase().as_str() {
             "category" => Ok(Missing::Category),
             "drop" => Ok(Missing::Drop),
-            _ => Err(Error::Parameter(format!(
-                "unknown missing-value policy '{s}' (choose category or drop)"
-            ))),
+            _ => Err(Error::invalid(
+                Parameter::MissingPolicy,
+                format!("unknown missing-value policy '{s}' (choose category or drop)"),
+            )),
         }
     }
 }
@@ -175,10 +179,13 @@ impl Default for Discretization {
 impl Discretization {
     fn check(&self) -> Result<()> {
         if self.bins < 2 {
-            return Err(Error::Parameter(format!(
-                "{} bins cannot show a correlation: give at least 2",
-                self.bins
-            )));
+            return Err(Error::invalid(
+                Parameter::Bins,
+                format!(
+                    "{} bins cannot show a correlation: give at least 2",
+                    self.bins
+                ),
+            ));
         }
         Ok(())
     }
@@ -313,7 +320,7 @@ impl Contingency {
     pub fn from_table(table: &[Vec<u64>]) -> Result<Self> {
         let width = table.first().map_or(0, Vec::len);
         if let Some(i) = table.iter().position(|r| r.len() != width) {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "contingency table row {} has {} cells, expected {width}",
                 i + 1,
                 table[i].len()
@@ -619,22 +626,23 @@ pub fn correlation_matrix(
 ) -> Result<CorrelationMatrix> {
     d.check()?;
     if columns.is_empty() {
-        return Err(Error::Parameter(
-            "no columns to correlate: name at least one".into(),
+        return Err(Error::invalid(
+            Parameter::CorrelatedColumns,
+            "no columns to correlate: name at least one",
         ));
     }
     for (i, &c) in columns.iter().enumerate() {
         if c >= ds.n_cols() {
-            return Err(Error::Parameter(format!(
+            return Err(Error::Internal(format!(
                 "column index {c} is out of range ({} columns)",
                 ds.n_cols()
             )));
         }
         if columns[..i].contains(&c) {
-            return Err(Error::Parameter(format!(
-                "column '{}' is named twice",
-                ds.col(c).name()
-            )));
+            return Err(Error::invalid(
+                Parameter::CorrelatedColumns,
+                format!("column '{}' is named twice", ds.col(c).name()),
+            ));
         }
     }
     if columns.len() > MAX_CORRELATED_COLUMNS {
