@@ -198,7 +198,7 @@ fn cli_names_the_flag_of_the_setting() {
         output,
     ]);
     assert!(
-        err.contains("needs at least one sensitive attribute: name one with --sensitive"),
+        err.contains("needs a sensitive attribute: name one with --sensitive"),
         "{err}"
     );
     // compare's infeasible row: the same words as the error.

@@ -963,7 +963,8 @@ fn every_path_makes_the_same_checks() {
             "-o",
             "c.svg",
         ]),
-        &["construction needs conditions of generalization"],
+        // The algorithm's own check (`Algorithm::check`), before any run.
+        &["none were given: add --conditions G.json"],
     );
     assert!(!c.path("c.svg").exists());
 }

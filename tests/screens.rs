@@ -24,6 +24,7 @@ mod tui_needs;
 mod tui_one_truth;
 mod tui_open_picker;
 mod tui_pk;
+mod tui_registry;
 mod tui_risk;
 mod tui_risk_models;
 mod tui_screens;

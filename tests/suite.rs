@@ -9,6 +9,7 @@
 mod common;
 
 mod algorithm_needs;
+mod algorithm_registry;
 mod algorithms_adult;
 mod algorithms_fig1b;
 mod architecture;

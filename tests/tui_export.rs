@@ -55,7 +55,9 @@ fn export_chart(app: &mut App) -> Vec<PathBuf> {
 
 #[test]
 fn the_export_commands_parse() {
-    use anonlab_tui::{parse_command, Command};
+    use anonlab_tui::Command;
+    let app = common::screen::demo(80, 24);
+    let parse_command = |line: &str| app.parse_command(line);
     assert_eq!(
         parse_command("export chart out/x.png"),
         Ok(Command::ExportChart(Some(PathBuf::from("out/x.png"))))

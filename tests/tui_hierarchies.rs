@@ -305,11 +305,20 @@ fn full_domain_runs_from_the_anonymize_screen_with_the_built_hierarchies() {
         app.step(&Action::CycleAlgorithm(1));
     }
     app.run_pending_jobs_blocking();
-    // No hierarchies yet: refused, naming the quasi-identifiers.
-    let blocked = app.anonymize().blocked.clone().unwrap();
-    assert!(blocked.contains("sex, age, zip have none"), "{blocked}");
+    // No hierarchies yet: it runs on the flat ones (each attribute kept or
+    // suppressed whole, as the CLI does) and the panel names them.
+    assert!(app.anonymize().blocked.is_none());
+    let report = app
+        .anonymize()
+        .view
+        .as_ref()
+        .unwrap()
+        .full_domain
+        .clone()
+        .unwrap();
+    assert_eq!(report.flat, ["sex", "age", "zip"]);
     let t = text(&render(&app));
-    assert!(t.contains("full-domain generalization needs"), "{t}");
+    assert!(t.contains("flat      sex, age, zip"), "{t}");
 
     app.step(&Action::ShowScreen(Screen::Hierarchies));
     for name in ["sex", "age", "zip"] {
@@ -363,13 +372,16 @@ fn full_domain_runs_from_the_anonymize_screen_with_the_built_hierarchies() {
     assert_eq!(report.metric.to_string(), "dm");
     assert!(text(&render(&app)).contains("metric dm"));
 
-    // Without zip's hierarchy full-domain is refused again, naming zip.
+    // Without zip's hierarchy full-domain searches zip on the flat one,
+    // and says so.
     app.step(&Action::ShowScreen(Screen::Hierarchies));
     focus(&mut app, "zip");
     app.step(&Action::RemoveHierarchy);
     app.step(&Action::ShowScreen(Screen::Anonymize));
-    let blocked = app.anonymize().blocked.clone().unwrap();
-    assert!(blocked.contains("zip has none"), "{blocked}");
+    app.run_pending_jobs_blocking();
+    let view = app.anonymize().view.as_ref().unwrap();
+    assert_eq!(view.full_domain.as_ref().unwrap().flat, ["zip"]);
+    assert!(text(&render(&app)).contains("flat      zip"));
 }
 
 #[test]

@@ -16,7 +16,7 @@ use anonlab::data::Project;
 use anonlab::progress::Progress;
 use anonlab::report;
 use anonlab::session::Session;
-use anonlab_tui::{parse_command, Action, App, RiskChart, RiskModel, Screen};
+use anonlab_tui::{Action, App, RiskChart, RiskModel, Screen};
 use common::cli::{anonlab, json_of};
 use common::screen::{render, text};
 
@@ -50,7 +50,9 @@ fn weighted_demo(dir: &Path) -> PathBuf {
 }
 
 fn command(app: &mut App, line: &str) {
-    let c = parse_command(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+    let c = app
+        .parse_command(line)
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
     app.run_command(c).unwrap_or_else(|e| panic!("{line}: {e}"));
 }
 
@@ -300,7 +302,7 @@ fn at_80_by_24_the_panel_fits_and_the_commands_say_what_is_wrong() {
         ("population 10", "smaller than the"),
         ("weights nope", "no column 'nope'"),
     ] {
-        let c = parse_command(line).unwrap();
+        let c = app.parse_command(line).unwrap();
         let e = app.run_command(c).unwrap_err();
         assert!(e.contains(says), "{line}: {e}");
     }
@@ -310,7 +312,7 @@ fn at_80_by_24_the_panel_fits_and_the_commands_say_what_is_wrong() {
         ("suda 0", "at least 1"),
         ("weights w sometimes", "approx nor exact"),
     ] {
-        let e = parse_command(line).unwrap_err();
+        let e = app.parse_command(line).unwrap_err();
         assert!(e.contains(says), "{line}: {e}");
     }
     // A weight column the attacker knows is refused by the assessment,

@@ -18,8 +18,7 @@ use anonlab::charts;
 use anonlab::data::Role;
 use anonlab::progress::Progress;
 use anonlab_tui::{
-    parse_command, Action, App, JobState, Param, Screen, SweepCell, SweepMetric, MAX_SWEEP_L,
-    SWEEP_KS,
+    Action, App, JobState, Param, Screen, SweepCell, SweepMetric, MAX_SWEEP_L, SWEEP_KS,
 };
 use common::screen::{choose_algorithm, demo, masked_text, render, run_to_done, text};
 
@@ -298,14 +297,14 @@ fn two_quick_presses_show_only_the_last_inputs() {
 fn the_sweep_command_opens_the_grid_from_any_screen() {
     let mut app = demo(140, 44);
     assert_eq!(app.screen(), Screen::Data);
-    let command = parse_command("sweep").unwrap();
+    let command = app.parse_command("sweep").unwrap();
     assert_eq!(app.run_command(command.clone()), Ok(()));
     assert_eq!(app.screen(), Screen::Anonymize);
     assert!(app.sweep().open);
     // Again: it stays open.
     assert_eq!(app.run_command(command), Ok(()));
     assert!(app.sweep().open);
-    assert!(parse_command("sweep now").is_err());
+    assert!(app.parse_command("sweep now").is_err());
 }
 
 #[test]

@@ -9,7 +9,7 @@ use clap::Args;
 use serde::Serialize;
 
 use anonlab::algorithms;
-use anonlab::anonymize::{evaluate, measure_pk, run, Evaluation, Measure};
+use anonlab::anonymize::{evaluate, measure_pk, run_algorithm, Evaluation, Measure};
 
 use super::anonymize::{
     engine_flag, engine_session, file_roles, prepare, prepare_with, publish_by_engine,
@@ -67,7 +67,7 @@ const DEFAULT_COMPARE: [&str; 3] = ["mondrian-l", "anatomy", "cbg"];
 
 /// One run of `compare`: an algorithm and its parameters.
 struct CompareRun {
-    algorithm: Box<dyn algorithms::Algorithm>,
+    algorithm: std::sync::Arc<dyn algorithms::Algorithm>,
     k: u32,
     /// `None` for algorithms without l.
     l: Option<u32>,
@@ -147,7 +147,9 @@ fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>
 /// The algorithms `compare` would run, before the data is read: what
 /// decides whether the query engine may read it (a project's compare set
 /// is read in memory, so none is named for it).
-fn algorithms_named(a: &CompareArgs) -> anyhow::Result<Vec<Box<dyn algorithms::Algorithm>>> {
+fn algorithms_named(
+    a: &CompareArgs,
+) -> anyhow::Result<Vec<std::sync::Arc<dyn algorithms::Algorithm>>> {
     if a.columns.project.is_some() {
         return Ok(Vec::new());
     }
@@ -205,7 +207,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         };
         // A refused run is a row of the table; a failed measurement is an error.
         let outcome = super::progress::with_bar(&label, |progress| {
-            let (release, ms) = run(algo.id(), &req, progress)?;
+            let (release, ms) = run_algorithm(&**algo, &req, progress)?;
             let eval = evaluate(&release, ds, ms, &measure, progress);
             Ok::<_, anonlab::Error>((release, eval))
         });

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::algorithms::{self, Request};
+use crate::algorithms::{self, Algorithm, Request};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::{self, QueryReport, Utility};
@@ -193,14 +193,26 @@ impl Default for Measure {
     }
 }
 
-/// Run an algorithm by id; returns the release and the milliseconds taken.
+/// Run an algorithm of the standard registry by id; returns the release
+/// and the milliseconds taken.
 pub fn run(algorithm: &str, req: &Request<'_>, progress: &Progress) -> Result<(Release, f64)> {
-    let algo = algorithms::by_id(algorithm)?;
-    req.check_roles()?;
+    run_algorithm(&*algorithms::by_id(algorithm)?, req, progress)
+}
+
+/// Run `algo` (of whichever registry): first its own check of what it
+/// needs ([`Algorithm::check`], an [`Error::Unmet`] naming the setting),
+/// so every front end refuses a request by the algorithm's rules.
+pub fn run_algorithm(
+    algo: &dyn Algorithm,
+    req: &Request<'_>,
+    progress: &Progress,
+) -> Result<(Release, f64)> {
+    // Said first with the algorithm's id, as the CLI's users type it.
     if !algo.needs().grouped {
         req.ds
-            .require_records(&format!("{} ({algorithm})", algo.name()))?;
+            .require_records(&format!("{} ({})", algo.name(), algo.id()))?;
     }
+    algo.check(req)?;
     let start = Instant::now();
     let release = algo.run(req, progress)?;
     Ok((release, start.elapsed().as_secs_f64() * 1000.0))
@@ -561,6 +573,6 @@ mod tests {
         let e = run("construction", &req(vec![sex, age], vec![]), &p)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("needs conditions of generalization"), "{e}");
+        assert!(e.contains("its conditions hold, and none were given"), "{e}");
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::algorithms::cbg::TreeCache;
 use crate::algorithms::full_domain::Metric;
-use crate::algorithms::{Options, Request};
+use crate::algorithms::{Options, Registry, Request};
 use crate::data::Conditions;
 use crate::data::{
     load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
@@ -62,6 +62,10 @@ pub struct Session {
     /// them. Every request carries them (`Options::identifiers_outside`),
     /// so a release's verification counts them. Empty in memory.
     pub identifiers_outside: Vec<String>,
+    /// The algorithms this session offers (the standard ones unless a
+    /// caller adds its own): its requests, runs, screens and reports look
+    /// algorithms up here.
+    pub registry: Registry,
 }
 
 /// A hierarchy the session holds and where it came from (what the project
@@ -311,6 +315,7 @@ impl Session {
             conditions: None,
             cbg_tree: Some(Arc::new(TreeCache::new())),
             identifiers_outside: Vec::new(),
+            registry: Registry::standard(),
         }
     }
 
@@ -416,6 +421,7 @@ impl Session {
             conditions,
             cbg_tree: Some(Arc::new(TreeCache::new())),
             identifiers_outside: Vec::new(),
+            registry: Registry::standard(),
         };
         s.hide_flag_columns(&project.roles);
         Ok(s)
@@ -532,7 +538,7 @@ impl Session {
         p: u32,
         seed: u64,
     ) -> Result<Request<'_>> {
-        let algo = crate::algorithms::by_id(algorithm)?;
+        let algo = self.registry.get(algorithm)?;
         let mut options = self.options(l, p)?;
         if algo.needs().semi_sensitive {
             for c in self.roles.with(Role::SemiSensitive) {

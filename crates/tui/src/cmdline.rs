@@ -174,7 +174,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
 ];
 
 /// Parse one command line (without the leading `:`).
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, String> {
     let mut words = line.split_whitespace();
     let Some(name) = words.next() else {
         return Err("empty command; :help lists them".into());
@@ -213,11 +213,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         "algo" | "algorithm" => {
             let id = one("an algorithm id")?;
-            let all = AlgorithmChoice::all();
-            match all.iter().find(|a| a.id.eq_ignore_ascii_case(id)) {
+            match algorithms.iter().find(|a| a.id.eq_ignore_ascii_case(id)) {
                 Some(a) => Command::Algo(a.id),
                 None => {
-                    let ids: Vec<&str> = all.iter().map(|a| a.id).collect();
+                    let ids: Vec<&str> = algorithms.iter().map(|a| a.id).collect();
                     return Err(format!(
                         "unknown algorithm '{id}'; one of: {}",
                         ids.join(", ")
@@ -572,6 +571,15 @@ pub fn complete_path(line: &str) -> (String, Vec<String>) {
 mod tests {
     use super::*;
 
+    /// The parser with the standard registry's algorithms.
+    fn parse(line: &str) -> Result<Command, String> {
+        super::parse(line, &standard())
+    }
+
+    fn standard() -> Vec<AlgorithmChoice> {
+        AlgorithmChoice::all(&anonlab::algorithms::Registry::standard())
+    }
+
     #[test]
     fn tab_completes_a_path_as_far_as_the_folder_agrees() {
         let dir = tempfile::tempdir().unwrap();
@@ -640,7 +648,7 @@ mod tests {
     fn an_unknown_algorithm_lists_the_valid_ids() {
         let e = parse("algo nope").unwrap_err();
         assert!(e.contains("'nope'"));
-        for a in AlgorithmChoice::all() {
+        for a in standard() {
             assert!(e.contains(a.id), "{e} lacks {}", a.id);
         }
     }

@@ -66,7 +66,7 @@ use anonlab::session::Session;
 // name (a figure shown, a job's state). The screens' states are reached
 // through the app's readers, not re-exported: 130 names before issue 31.
 pub use app::{App, Confirm, JobMsg};
-pub use cmdline::{parse as parse_command, Command, COMMANDS};
+pub use cmdline::{Command, COMMANDS};
 pub use config::Config;
 pub use export::{
     beside, probabilities, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR,

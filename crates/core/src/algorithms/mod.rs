@@ -16,6 +16,8 @@ mod mondrian;
 pub mod ng;
 pub mod pk;
 
+use std::sync::Arc;
+
 use fixedbitset::FixedBitSet;
 
 use crate::data::Dataset;
@@ -212,23 +214,10 @@ impl Needs {
     }
 }
 
-/// Every registered algorithm's id, name and what it reads, one per line
-/// (`  ID  NAME: NEEDS`): the CLI's help lists the algorithms from this,
-/// so a new one appears there once registered.
+/// Every algorithm of the standard registry, one per line, as
+/// [`Registry::listing`] writes it.
 pub fn listing() -> String {
-    let all = registry();
-    let width = all.iter().map(|a| a.id().len()).max().unwrap_or(0);
-    all.iter()
-        .map(|a| {
-            format!(
-                "  {:width$}  {}: {}",
-                a.id(),
-                a.name(),
-                a.needs().describe()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    Registry::standard().listing()
 }
 
 /// What the bucketizations read (Anatomy, the refining partition's family,
@@ -301,39 +290,122 @@ pub fn check_needs(name: &str, needs: Needs, req: &Request<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Every algorithm anonlab has, in the order menus list them.
-pub fn registry() -> Vec<Box<dyn Algorithm>> {
-    vec![
-        Box::new(mondrian::Mondrian::k_anonymous()),
-        Box::new(mondrian::Mondrian::l_diverse()),
-        Box::new(mondrian::Mondrian::distinct_l_diverse()),
-        Box::new(anatomy::Anatomy),
-        Box::new(cbg::CrossBucketGeneralization),
-        Box::new(lgb::Lgb::mdp()),
-        Box::new(lgb::Lgb::ncp()),
-        Box::new(full_domain::FullDomain),
-        Box::new(construction::Construction),
-        Box::new(arp::Arp::anatomy()),
-        Box::new(arp::Arp::generalization()),
-        Box::new(arp::Aip),
-        Box::new(arp::At),
-        Box::new(ng::Ng),
-        Box::new(pk::EnhancedPk),
-        Box::new(pk::GreedyPk),
-    ]
+/// The algorithms a session offers, in the order menus list them. Every
+/// surface reads what it lists and what each algorithm needs from here
+/// (the TUI's algorithm list and its enabled parameters, the CLI's help,
+/// the report's wording), so an algorithm added with [`Registry::with`]
+/// (or to [`Registry::standard`]) appears everywhere with no other change.
+/// A value, not a global: a session holds its own (`Session::registry`).
+#[derive(Clone)]
+pub struct Registry {
+    algorithms: Vec<Arc<dyn Algorithm>>,
 }
 
-/// Look an algorithm up by id, or say which ids exist.
-pub fn by_id(id: &str) -> Result<Box<dyn Algorithm>> {
-    let all = registry();
-    let ids: Vec<&str> = all.iter().map(|a| a.id()).collect();
-    let list = ids.join(", ");
-    all.into_iter().find(|a| a.id() == id).ok_or_else(|| {
-        Error::invalid(
-            Parameter::Algorithm,
-            format!("unknown algorithm '{id}' (available: {list})"),
-        )
-    })
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.ids()).finish()
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::standard()
+    }
+}
+
+impl Registry {
+    /// Every algorithm anonlab has.
+    pub fn standard() -> Self {
+        let all: Vec<Arc<dyn Algorithm>> = vec![
+            Arc::new(mondrian::Mondrian::k_anonymous()),
+            Arc::new(mondrian::Mondrian::l_diverse()),
+            Arc::new(mondrian::Mondrian::distinct_l_diverse()),
+            Arc::new(anatomy::Anatomy),
+            Arc::new(cbg::CrossBucketGeneralization),
+            Arc::new(lgb::Lgb::mdp()),
+            Arc::new(lgb::Lgb::ncp()),
+            Arc::new(full_domain::FullDomain),
+            Arc::new(construction::Construction),
+            Arc::new(arp::Arp::anatomy()),
+            Arc::new(arp::Arp::generalization()),
+            Arc::new(arp::Aip),
+            Arc::new(arp::At),
+            Arc::new(ng::Ng),
+            Arc::new(pk::EnhancedPk),
+            Arc::new(pk::GreedyPk),
+        ];
+        Registry { algorithms: all }
+    }
+
+    /// This registry with `algorithm` added last; one with the same id is
+    /// replaced in place.
+    pub fn with(mut self, algorithm: impl Algorithm + 'static) -> Self {
+        let algorithm: Arc<dyn Algorithm> = Arc::new(algorithm);
+        match self
+            .algorithms
+            .iter()
+            .position(|a| a.id() == algorithm.id())
+        {
+            Some(i) => self.algorithms[i] = algorithm,
+            None => self.algorithms.push(algorithm),
+        }
+        self
+    }
+
+    /// The algorithms, in menu order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Algorithm>> {
+        self.algorithms.iter()
+    }
+
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.algorithms.iter().map(|a| a.id()).collect()
+    }
+
+    /// The algorithm `id`, or an error listing the ids there are.
+    pub fn get(&self, id: &str) -> Result<Arc<dyn Algorithm>> {
+        self.algorithms
+            .iter()
+            .find(|a| a.id() == id)
+            .cloned()
+            .ok_or_else(|| {
+                Error::invalid(
+                    Parameter::Algorithm,
+                    format!(
+                        "unknown algorithm '{}' (available: {})",
+                        crate::error::shown(id, 80),
+                        self.ids().join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// Every algorithm's id, name and what it reads, one per line
+    /// (`  ID  NAME: NEEDS`): the CLI's help lists the algorithms from this.
+    pub fn listing(&self) -> String {
+        let width = self.iter().map(|a| a.id().len()).max().unwrap_or(0);
+        self.iter()
+            .map(|a| {
+                format!(
+                    "  {:width$}  {}: {}",
+                    a.id(),
+                    a.name(),
+                    a.needs().describe()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Every algorithm of the standard registry, in the order menus list them.
+pub fn registry() -> Vec<Arc<dyn Algorithm>> {
+    Registry::standard().algorithms
+}
+
+/// Look an algorithm of the standard registry up by id, or say which ids
+/// exist.
+pub fn by_id(id: &str) -> Result<Arc<dyn Algorithm>> {
+    Registry::standard().get(id)
 }
 
 impl Request<'_> {

@@ -126,35 +126,37 @@ pub fn sections(r: &Report) -> Vec<Section> {
     });
 
     let s = &r.release;
-    let mut settings = vec![
-        vec![
-            "method".to_string(),
-            format!(
-                "{} ({}){}",
-                s.algorithm_name,
-                s.algorithm,
-                if s.algorithm_defaulted {
-                    " — the project names no method, so this default was used"
-                } else {
-                    ""
-                }
-            ),
-        ],
-        vec![
+    let reads = |p: &str| s.reads.iter().any(|r| r == p);
+    let mut settings = vec![vec![
+        "method".to_string(),
+        format!(
+            "{} ({}){}",
+            s.algorithm_name,
+            s.algorithm,
+            if s.algorithm_defaulted {
+                " — the project names no method, so this default was used"
+            } else {
+                ""
+            }
+        ),
+    ]];
+    // The parameters the method reads, as it says (`Algorithm::needs`).
+    if reads("k") {
+        settings.push(vec![
             "k".into(),
             format!(
                 "{}: every published group holds at least this many people",
                 s.k
             ),
-        ],
-    ];
+        ]);
+    }
     if let Some(l) = s.l {
         settings.push(vec![
             "l".into(),
             format!("{l}: the sensitive value is hidden among at least this many different values"),
         ]);
     }
-    if matches!(s.algorithm.as_str(), "pk-enhanced" | "pk-greedy") {
+    if reads("p") {
         settings.push(vec![
             "p".into(),
             format!("{}: every group holds at least this many different values of each sensitive attribute", s.p),

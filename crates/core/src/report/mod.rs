@@ -44,8 +44,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::algorithms;
-use crate::anonymize::{evaluate, run, Distribution, Evaluation, Measure};
+use crate::anonymize::{evaluate, run_algorithm, Distribution, Evaluation, Measure};
 use crate::assess::{assess, Baseline};
 use crate::charts::{self, Chart};
 use crate::data::{stage_file, Inputs, Role, Staged};
@@ -119,6 +118,10 @@ pub struct ReleaseSettings {
     /// The project named no algorithm and this one was chosen (see the
     /// module doc).
     pub algorithm_defaulted: bool,
+    /// The parameters the algorithm reads (`Algorithm::needs`), by name:
+    /// the settings the report describes are these.
+    #[serde(default)]
+    pub reads: Vec<String>,
     pub k: u32,
     /// `None` for algorithms that do not read l.
     pub l: Option<u32>,
@@ -270,7 +273,7 @@ pub fn build(
 ) -> Result<Built> {
     let ds = &session.dataset;
     let (algorithm, defaulted) = chosen_algorithm(session);
-    let algo = algorithms::by_id(&algorithm)?;
+    let algo = session.registry.get(&algorithm)?;
     let params = &session.params;
     let assessment = assess(session, progress)?;
     let before_report = &assessment.report;
@@ -282,7 +285,7 @@ pub fn build(
         queries: crate::metrics::DEFAULT_QUERIES,
         query_seed: params.seed,
     };
-    let (release, ms) = run(algo.id(), &req, progress)?;
+    let (release, ms) = run_algorithm(&*algo, &req, progress)?;
     let evaluation = evaluate(&release, ds, ms, &measure, progress)?;
     let fingerprint = rel::fingerprint(&release, ds, Some(session.roles.as_slice()));
 
@@ -370,6 +373,12 @@ pub fn build(
             algorithm: algo.id().to_string(),
             algorithm_name: algo.name().to_string(),
             algorithm_defaulted: defaulted,
+            reads: algo
+                .needs()
+                .parameters()
+                .into_iter()
+                .map(String::from)
+                .collect(),
             k: params.k,
             l: uses_l.then_some(params.l),
             t: params.t,

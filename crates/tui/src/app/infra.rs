@@ -128,7 +128,7 @@ impl App {
             return;
         }
         if let Edit::Submit(line) = self.cmdline.step(action) {
-            if let Err(e) = cmdline::parse(&line).and_then(|c| self.run_command(c)) {
+            if let Err(e) = self.parse_command(&line).and_then(|c| self.run_command(c)) {
                 self.notice = Some(e);
             }
         }

@@ -61,6 +61,11 @@ impl App {
     pub fn sensitive_counts(&self) -> Vec<(usize, usize)> {
         self.session.sensitive_counts()
     }
+    /// A `:` command line as the app reads it (its session's algorithms
+    /// are the ones `:algo` names).
+    pub fn parse_command(&self, line: &str) -> Result<crate::cmdline::Command, String> {
+        crate::cmdline::parse(line, &self.session.algorithms())
+    }
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
     }

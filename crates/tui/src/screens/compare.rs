@@ -493,7 +493,7 @@ impl CompareScreen {
         entry: &CompareEntry,
         session: &SessionState,
     ) -> Result<(EntryKey, Option<String>), String> {
-        let choice = AlgorithmChoice::of(&entry.algorithm)
+        let choice = AlgorithmChoice::of(&session.session().registry, &entry.algorithm)
             .ok_or_else(|| format!("unknown algorithm '{}'", entry.algorithm))?;
         let p = session.params();
         let inputs = session.inputs(

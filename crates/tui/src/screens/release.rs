@@ -218,7 +218,7 @@ pub fn make_view(
     };
     let ds = &session.dataset;
     let req = request(session, &inputs)?;
-    let (release, ms, report) = run_release(inputs.algorithm, &req, progress)?;
+    let (release, ms, report) = run_release(session, inputs.algorithm, &req, progress)?;
     phase("algorithm");
     progress.set_phase("verifying and measuring the release", 0, 0);
     let skip_queries = Measure {
@@ -248,7 +248,11 @@ pub fn make_view(
     let mut evaluation = evaluation?;
     // The p-sensitive paper's measures (IL, Div, Hom), as `compare` gives
     // them for these algorithms.
-    if crate::session::reads_p(inputs.algorithm) {
+    if session
+        .registry
+        .get(inputs.algorithm)
+        .is_ok_and(|a| a.needs().p)
+    {
         anonymize::measure_pk(&mut evaluation, &release, &req)?;
     }
     phase("evaluation");
@@ -319,6 +323,7 @@ pub fn request<'a>(
 /// levels are not part of the release, so its search is run directly; its
 /// release is the one `anonymize::run` gives).
 pub fn run_release(
+    session: &Session,
     algorithm: &str,
     req: &anonlab::algorithms::Request<'_>,
     progress: &Progress,
@@ -328,7 +333,8 @@ pub fn run_release(
         let (release, report) = full_domain::search(req, progress)?;
         Ok((release, t.elapsed().as_secs_f64() * 1000.0, Some(report)))
     } else {
-        let (release, ms) = anonymize::run(algorithm, req, progress)?;
+        let algo = session.registry.get(algorithm)?;
+        let (release, ms) = anonymize::run_algorithm(&*algo, req, progress)?;
         Ok((release, ms, None))
     }
 }

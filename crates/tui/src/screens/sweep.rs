@@ -450,7 +450,7 @@ fn largest_l(ds: &Dataset, roles: &Roles) -> u32 {
 pub fn cell_job(session: Arc<Session>, inputs: AnonymizeInputs) -> JobFn<CellFigures> {
     Box::new(move |progress| {
         let req = release::request(&session, &inputs)?;
-        let (release, ms, _) = release::run_release(inputs.algorithm, &req, progress)?;
+        let (release, ms, _) = release::run_release(&session, inputs.algorithm, &req, progress)?;
         let skip_queries = Measure {
             queries: 0,
             query_seed: inputs.seed,

@@ -27,7 +27,7 @@ use fixedbitset::FixedBitSet;
 
 use super::jobs::Job;
 use super::shared::Popup;
-use anonlab::algorithms::{self, Needs, Use};
+use anonlab::algorithms::{Needs, Registry, Use};
 use anonlab::data::Conditions;
 use anonlab::data::{CellSensitivity, CompareEntry, Dataset, Params, Project, Role, Roles};
 use anonlab::session::{
@@ -98,8 +98,9 @@ pub struct AlgorithmChoice {
 }
 
 impl AlgorithmChoice {
-    pub fn all() -> Vec<AlgorithmChoice> {
-        algorithms::registry()
+    /// The algorithms of `registry` (a session's), in its order.
+    pub fn all(registry: &Registry) -> Vec<AlgorithmChoice> {
+        registry
             .iter()
             .map(|a| AlgorithmChoice {
                 id: a.id(),
@@ -110,8 +111,12 @@ impl AlgorithmChoice {
     }
 
     /// The registry's entry for `id`.
-    pub fn of(id: &str) -> Option<AlgorithmChoice> {
-        Self::all().into_iter().find(|a| a.id == id)
+    pub fn of(registry: &Registry, id: &str) -> Option<AlgorithmChoice> {
+        registry.get(id).ok().map(|a| AlgorithmChoice {
+            id: a.id(),
+            name: a.name(),
+            needs: a.needs(),
+        })
     }
 }
 
@@ -119,13 +124,6 @@ impl AlgorithmChoice {
 pub const FULL_DOMAIN: &str = "full-domain";
 /// The algorithm id of Construction(D, G).
 pub const CONSTRUCTION: &str = "construction";
-
-/// Whether an algorithm, known by its id only, reads p and the p-sensitive
-/// options (its [`Needs`]). Builds the registry: a caller holding an
-/// [`AlgorithmChoice`] reads `choice.needs.p` instead.
-pub fn reads_p(algorithm: &str) -> bool {
-    AlgorithmChoice::of(algorithm).is_some_and(|a| a.needs.p)
-}
 
 /// Resolved sensitive cells of one column, shared with running jobs.
 #[derive(Debug, Clone)]
@@ -345,6 +343,11 @@ impl SessionState {
     }
 
     /// The session as a job takes it.
+    /// The algorithms the session offers, in menu order.
+    pub fn algorithms(&self) -> Vec<AlgorithmChoice> {
+        AlgorithmChoice::all(&self.session().registry)
+    }
+
     pub fn session(&self) -> &Arc<Session> {
         &self.session
     }
@@ -507,7 +510,7 @@ impl SessionState {
         seed: u64,
     ) -> AnonymizeInputs {
         let g = self.generations;
-        let needs = AlgorithmChoice::of(algorithm)
+        let needs = AlgorithmChoice::of(&self.session().registry, algorithm)
             .map(|a| a.needs)
             .unwrap_or_default();
         // Full-domain's l and p are its privacy model's, which says what
@@ -587,7 +590,7 @@ impl SessionState {
             ));
         }
         if algorithm.needs.hierarchies == Use::Required {
-            return full_domain_blocked(self.dataset(), roles, self.hierarchies());
+            return hierarchies_blocked(algorithm.name, self.dataset(), roles, self.hierarchies());
         }
         if algorithm.needs.conditions == Use::Required && self.conditions().is_none() {
             return Some(
@@ -653,9 +656,10 @@ pub fn t_closeness_candidate(role: Role) -> bool {
     matches!(role, Role::Sensitive | Role::SemiSensitive)
 }
 
-/// Why full-domain cannot run: the quasi-identifiers without a hierarchy,
-/// named, or `None` when every one has one.
-pub fn full_domain_blocked(
+/// Why an algorithm that requires hierarchies cannot run: the
+/// quasi-identifiers without one, named, or `None` when every one has one.
+pub fn hierarchies_blocked(
+    name: &str,
     ds: &Dataset,
     roles: &Roles,
     held: &BTreeMap<String, HeldHierarchy>,
@@ -668,7 +672,7 @@ pub fn full_domain_blocked(
         .collect();
     (!missing.is_empty()).then(|| {
         format!(
-            "full-domain generalization needs a hierarchy for every quasi-identifier; {} {} none: build (b) or import (i) {} on the Hierarchies screen (key 4).",
+            "{name} needs a hierarchy for every quasi-identifier; {} {} none: build (b) or import (i) {} on the Hierarchies screen (key 4).",
             missing.join(", "),
             if missing.len() == 1 { "has" } else { "have" },
             if missing.len() == 1 { "it" } else { "them" },

@@ -370,6 +370,14 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
                 Span::styled(row, title_style()),
             ]));
         }
+        // Attributes searched on the flat hierarchy (no hierarchy held),
+        // as the CLI names them: each kept or suppressed whole.
+        if !r.flat.is_empty() {
+            lines.push(Line::from(vec![
+                Span::styled("flat      ", dim()),
+                Span::styled(r.flat.join(", "), title_style()),
+            ]));
+        }
         lines.push(Line::from(vec![
             Span::styled(format!("{} ", r.metric), dim()),
             Span::styled(format!("{:.4}", published.metric), title_style()),

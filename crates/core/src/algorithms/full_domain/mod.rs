@@ -722,11 +722,13 @@ impl Algorithm for FullDomain {
     /// with the suppression limit and the metric), not parameters of the
     /// algorithm. Grouped tables: classes are unions of the bottom
     /// classes, whose sizes count the records a grouped table's rows stand
-    /// for.
+    /// for. Hierarchies are optional: a quasi-identifier without one is
+    /// kept or suppressed whole (the flat hierarchy, see the module doc),
+    /// and every surface says which.
     fn needs(&self) -> Needs {
         Needs {
             k: true,
-            hierarchies: Use::Required,
+            hierarchies: Use::Optional,
             settings: true,
             grouped: true,
             ..Needs::default()

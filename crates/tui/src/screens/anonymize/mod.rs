@@ -300,7 +300,7 @@ pub struct AnonymizeScreen {
 impl AnonymizeScreen {
     /// Starting on the session's algorithm, if it names one that exists.
     pub fn new(session: &SessionState) -> Self {
-        let algorithms = AlgorithmChoice::all();
+        let algorithms = session.algorithms();
         let algorithm = session
             .params()
             .algorithm
