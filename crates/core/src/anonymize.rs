@@ -573,6 +573,9 @@ mod tests {
         let e = run("construction", &req(vec![sex, age], vec![]), &p)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("its conditions hold, and none were given"), "{e}");
+        assert!(
+            e.contains("its conditions hold, and none were given"),
+            "{e}"
+        );
     }
 }
