@@ -9,6 +9,7 @@ use cli::{Cli, Command};
 
 fn main() {
     restore_sigpipe();
+    quiet_dependency_panics();
     let cli = Cli::parse();
     // The TUI restores the terminal itself and is left to the default
     // actions; a cluster process stops on signals in its own way (it tells
@@ -21,7 +22,17 @@ fn main() {
     ) {
         clean_up_on_signals();
     }
-    if let Err(e) = run(cli) {
+    // A panic that no reader caught still ends in one line and exit 101,
+    // not a backtrace (the hook above keeps dependencies' panics quiet).
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)))
+        .unwrap_or_else(|panic| {
+            eprintln!(
+                "anonlab: error: internal error: {} (please report it)",
+                anonlab::error::escaped(&panic_text(panic.as_ref()))
+            );
+            std::process::exit(101);
+        });
+    if let Err(e) = outcome {
         // Names and values from the input are escaped: a header holding
         // ANSI escapes must not drive the user's terminal.
         // Library errors name settings by their concept; the CLI says its
@@ -32,6 +43,34 @@ fn main() {
         );
         std::process::exit(2);
     }
+}
+
+/// Panics inside a dependency's code (the arrow, parquet and DataFusion
+/// readers on a malformed file) are caught where the readers are called
+/// (`data::formats`, the engine) and reported as an error naming the
+/// file; the default hook would first print the panic (and a backtrace
+/// with RUST_BACKTRACE), on top of the TUI's screen when `:open` reads.
+/// anonlab's own panics keep the default hook: they are bugs to report.
+fn quiet_dependency_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_dependency = info.location().is_some_and(|l| {
+            let f = l.file();
+            f.contains("/registry/src/") || f.contains("\\registry\\src\\")
+        });
+        if !in_dependency {
+            default(info);
+        }
+    }));
+}
+
+/// A panic's message, when it has one.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: remove the temporary files of writes in

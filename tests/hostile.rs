@@ -1028,3 +1028,30 @@ fn messages_name_the_right_row_and_stay_readable() {
         refused(&out, &["built without the terminal UI"]);
     }
 }
+
+// Issue 36, family 4: a malformed Parquet footer (`PAR1PAR1`, a footer
+// length past the file) is refused in one line naming the file on every
+// path; the query engine reads the metadata as the in-memory reader does
+// before DataFusion, whose reader panicked on these, sees the file.
+#[test]
+fn malformed_parquet_footers_are_refused_on_every_path() {
+    let mut c = Case::new();
+    c.input("par1.parquet", b"PAR1PAR1");
+    let mut lie = b"PAR1".to_vec();
+    lie.extend([0u8; 16]);
+    lie.extend(0x7fff_ffffu32.to_le_bytes());
+    lie.extend(b"PAR1");
+    c.input("lie.parquet", &lie);
+    let mut engines = vec!["memory"];
+    if cfg!(feature = "engine") {
+        engines.push("datafusion");
+    }
+    for file in ["par1.parquet", "lie.parquet"] {
+        for engine in &engines {
+            refused(
+                &c.run(&["assess", file, "--qi", "a", "--engine", engine]),
+                &[file, "not a readable Parquet file"],
+            );
+        }
+    }
+}

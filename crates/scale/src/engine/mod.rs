@@ -209,9 +209,27 @@ pub fn frequency_table(
         .thread_name("anonlab-engine")
         .build()
         .map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    runtime.block_on(async {
-        let ctx = local_context(path, engine)?;
-        frequency_table_with(&ctx, LOCAL, path, opts, columns, GroupBy::Codes).await
+    // A panic in DataFusion's readers on a file the metadata checks let
+    // through reaches this thread (its tasks resume it here): an error
+    // naming the file, as the in-memory readers give, not a crash.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(async {
+            let ctx = local_context(path, engine)?;
+            frequency_table_with(&ctx, LOCAL, path, opts, columns, GroupBy::Codes).await
+        })
+    }))
+    .unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::input(
+            path,
+            None,
+            None,
+            format!("{LOCAL} failed on malformed data: {why}"),
+        ))
     })
 }
 
@@ -257,6 +275,9 @@ pub(crate) fn check_input(
         ));
     }
     let format = detect(path, opts);
+    // The in-memory reader's metadata checks first: DataFusion's readers
+    // panic on some malformed footers the parquet crate refuses cleanly.
+    anonlab::data::formats::check_metadata(path, opts)?;
     if matches!(format, InputFormat::CsvGzip | InputFormat::CsvZstd) {
         return Err(Error::input(
             path,

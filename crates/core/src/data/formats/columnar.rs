@@ -120,10 +120,48 @@ fn open_checked(path: &Path, opts: &CsvOptions, what: &str) -> Result<File> {
     Ok(file)
 }
 
+/// Open a Parquet or Arrow IPC file and read its metadata (footer, schema,
+/// row count) the way [`load_parquet`] and [`load_arrow`] do, reading no
+/// data: the query engine runs this first, so a file the in-memory path
+/// refuses (a lying footer, `PAR1PAR1`, a footer block past the end) is
+/// refused with the same message before DataFusion, whose readers may
+/// panic on it, sees it.
+pub(super) fn check_metadata(path: &Path, opts: &CsvOptions, parquet: bool) -> Result<()> {
+    use arrow_ipc::reader::{FileReader, StreamReader};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let what = if parquet { "Parquet" } else { "Arrow IPC" };
+    let mut file = open_checked(path, opts, what)?;
+    let unreadable =
+        |e: String| Error::input(path, None, None, format!("not a readable {what} file: {e}"));
+    guarded(path, what, || {
+        if parquet {
+            let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+                .map_err(|e| unreadable(e.to_string()))?;
+            let rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
+            if rows > MAX_ROWS {
+                return Err(too_many_rows(path, rows));
+            }
+            return Ok(());
+        }
+        let io = |e| Error::Io(path.to_path_buf(), e);
+        let mut magic = [0u8; 6];
+        let n = (&mut file).take(6).read(&mut magic).map_err(io)?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        if &magic[..n] == b"ARROW1" {
+            FileReader::try_new(BufReader::new(file), None)
+                .map_err(|e| unreadable(e.to_string()))?;
+        } else {
+            StreamReader::try_new(BufReader::new(file), None)
+                .map_err(|e| unreadable(e.to_string()))?;
+        }
+        Ok(())
+    })
+}
+
 /// Run a reader, turning a panic inside the arrow or parquet crates on
 /// malformed data into a message naming the file: a hostile file must
 /// never end the program.
-fn guarded(path: &Path, what: &str, read: impl FnOnce() -> Result<Dataset>) -> Result<Dataset> {
+fn guarded<T>(path: &Path, what: &str, read: impl FnOnce() -> Result<T>) -> Result<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|panic| {
         let why = panic
             .downcast_ref::<&str>()

@@ -196,6 +196,20 @@ pub fn load(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     }
 }
 
+/// The in-memory reader's checks of a Parquet or Arrow IPC file's
+/// metadata (footer, schema, row count), reading no data; nothing for
+/// other formats. The query engine runs them before its own reader, so
+/// both paths refuse a malformed file alike (issue 36, one reading).
+pub fn check_metadata(path: &Path, opts: &CsvOptions) -> Result<()> {
+    match detect(path, opts) {
+        #[cfg(feature = "formats")]
+        InputFormat::Parquet => columnar::check_metadata(path, opts, true),
+        #[cfg(feature = "formats")]
+        InputFormat::Arrow => columnar::check_metadata(path, opts, false),
+        _ => Ok(()),
+    }
+}
+
 /// Write text in `format`: `fill` writes CSV text, which reaches `out`
 /// as it is, compressed, or as Parquet ([`CsvToParquet`]). Arrow IPC is
 /// not written.
