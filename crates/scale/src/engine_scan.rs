@@ -66,7 +66,7 @@ use datafusion::prelude::{
 use futures::StreamExt;
 use rayon::prelude::*;
 
-use crate::engine::EngineOptions;
+use crate::engine::{datafusion_error, EngineOptions};
 use anonlab::data::csv_import::{check_forced, csv_header, header_names, FieldRules};
 use anonlab::data::formats::columnar::{cell_error, check_type, CellError};
 use anonlab::data::formats::{detect, InputFormat};
@@ -161,7 +161,7 @@ pub async fn open_in_file_order(
         )
     })?;
     let file = path.to_path_buf();
-    let fail = |e: datafusion::error::DataFusionError| engine_error(engine, path, e);
+    let fail = |e: datafusion::error::DataFusionError| datafusion_error(engine, path, e);
     let (df, names) = match format {
         InputFormat::Csv => {
             let (names, delimiter) = csv_header(path, opts)?;
@@ -263,7 +263,7 @@ async fn check_distributed(df: &DataFrame, engine: &str, file: &Path) -> Result<
         .with_config(config)
         .with_default_features()
         .build();
-    let fail = |e: datafusion::error::DataFusionError| engine_error(engine, file, e);
+    let fail = |e: datafusion::error::DataFusionError| datafusion_error(engine, file, e);
     let plan = state
         .create_physical_plan(df.logical_plan())
         .await
@@ -346,7 +346,7 @@ impl FileScan {
     ) -> Result<u64> {
         let file = self.file.clone();
         let engine = self.engine.clone();
-        let fail = |e: datafusion::error::DataFusionError| engine_error(&engine, &file, e);
+        let fail = |e: datafusion::error::DataFusionError| datafusion_error(&engine, &file, e);
         let mut names = Vec::with_capacity(columns.len());
         for &c in columns {
             let name = self.names.get(c).ok_or_else(|| {

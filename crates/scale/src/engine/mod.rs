@@ -182,6 +182,37 @@ impl FrequencyTable {
     }
 }
 
+/// DataFusion's error on `engine`'s work on `path`, worded by its cause:
+/// a memory limit reached, or temporary space that cannot be written
+/// (the engine writes nothing but its spill files, so a full or read-only
+/// file system is theirs), rather than "cannot read the file" for both.
+pub(crate) fn datafusion_error(
+    engine: &str,
+    path: &Path,
+    e: datafusion::error::DataFusionError,
+) -> Error {
+    use datafusion::error::DataFusionError as D;
+    use std::io::ErrorKind;
+    let msg = match e.find_root() {
+        D::ResourcesExhausted(why) => format!(
+            "{engine} reached its memory limit reading the file ({why}); give it more memory, or temporary space to spill to"
+        ),
+        D::IoError(io)
+            if matches!(
+                io.kind(),
+                ErrorKind::StorageFull | ErrorKind::ReadOnlyFilesystem | ErrorKind::QuotaExceeded
+            ) =>
+        {
+            format!(
+                "{engine} could not write its temporary files (in {}): {io}",
+                std::env::temp_dir().display()
+            )
+        }
+        _ => format!("{engine} cannot read the file: {e}"),
+    };
+    Error::input(path, None, None, msg)
+}
+
 /// A message about `engine`'s work on `path`.
 fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
     Error::input(
@@ -348,7 +379,7 @@ pub async fn frequency_table_with(
         )
     })?;
     let file = path.to_path_buf();
-    let fail = |e: datafusion::error::DataFusionError| engine_error(engine, path, e);
+    let fail = |e: datafusion::error::DataFusionError| datafusion_error(engine, path, e);
     let (df, names): (DataFrame, Vec<String>) = match format {
         InputFormat::Csv => {
             let (names, delimiter) = csv_header(path, opts)?;
@@ -611,6 +642,42 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     use super::*;
+
+    /// The engine's failures say their cause (issue 36, item 10): a memory
+    /// limit, temporary space, or the file, and never as a debug struct.
+    #[test]
+    fn engine_errors_name_their_cause() {
+        use datafusion::error::DataFusionError as D;
+        let path = Path::new("big.parquet");
+        let e = datafusion_error(
+            LOCAL,
+            path,
+            D::ResourcesExhausted("pool of 10 bytes".into()),
+        );
+        let m = e.to_string();
+        assert!(
+            m.starts_with("big.parquet: the query engine reached its memory limit"),
+            "{m}"
+        );
+        assert!(m.contains("pool of 10 bytes"), "{m}");
+        for kind in [
+            std::io::ErrorKind::StorageFull,
+            std::io::ErrorKind::ReadOnlyFilesystem,
+        ] {
+            let io = D::IoError(std::io::Error::from(kind));
+            // Wrapped as DataFusion wraps a spill's failure: the root says it.
+            let wrapped = D::Context("spilling".into(), Box::new(io));
+            let m = datafusion_error(LOCAL, path, wrapped).to_string();
+            assert!(m.contains("could not write its temporary files"), "{m}");
+            assert!(!m.contains("cannot read the file"), "{m}");
+        }
+        let m = datafusion_error(LOCAL, path, D::Plan("no such column".into())).to_string();
+        assert!(
+            m.contains("cannot read the file: Error during planning: no such column"),
+            "{m}"
+        );
+        assert!(!m.contains("Plan("), "{m}");
+    }
 
     /// The packed merge gives the table the map of boxed keys gives:
     /// the same combinations in the same order with the same counts, on
