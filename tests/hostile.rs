@@ -577,6 +577,13 @@ fn no_output_replaces_an_input_and_devices_stay_devices() {
             &c.run(&with(&["-o", "/dev/full"])),
             &["/dev/full: cannot write file", "No space left on device"],
         );
+        // The table and the release JSON are one unit (issue 36, item 7):
+        // a JSON that cannot be written leaves no table either.
+        refused(
+            &c.run(&with(&["-o", "unit.csv", "--release", "/dev/full"])),
+            &["/dev/full: cannot write file"],
+        );
+        assert!(!c.path("unit.csv").exists(), "the table was left behind");
     }
     // A write that fails is worded as a write.
     if cfg!(target_os = "linux") && device("/proc/version") {

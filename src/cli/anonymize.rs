@@ -14,7 +14,7 @@ use anonlab::anonymize::{measure_pk, run_verified_with, Evaluation, Measure};
 use anonlab::data::Inputs;
 use anonlab::data::{Dataset, Project, Role};
 use anonlab::hierarchy::HierarchySet;
-use anonlab::release::{buckets_path, stage_csv_fingerprinted, write_json};
+use anonlab::release::{buckets_path, stage_csv_fingerprinted, stage_json};
 use anonlab::session::Session;
 
 use super::assess::{auto_takes_engine, Engine};
@@ -416,9 +416,18 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         measure_pk(&mut eval, &release, &req)?;
     }
     let (staged, mut fingerprint) = staged?;
-    let mut written = match staged {
-        Some(s) => s.commit()?,
-        None => Vec::new(),
+    // The table (with its bucket tables) and the release JSON are one
+    // unit: all staged, then put in place together, so a JSON that cannot
+    // be written (`--release /dev/full`, a read-only directory) leaves no
+    // new table beside the old JSON, and a signal leaves neither.
+    let json = a
+        .release_json
+        .as_deref()
+        .map(|out| stage_json(&release, ds, out, &inputs))
+        .transpose()?;
+    let (mut written, json) = match staged {
+        Some(s) => (s.with(json).commit()?, None),
+        None => (Vec::new(), json),
     };
     if let Some(columns) = &file_columns {
         let file_roles = file_roles(&roles, &p.session.identifiers_outside, ds, columns);
@@ -433,9 +442,11 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         fingerprint = fp;
         written.extend(file);
     }
-    if let Some(out) = &a.release_json {
-        write_json(&release, ds, out, &inputs)?;
-        written.push(out.clone());
+    // Without a table staged here (no -o, or the engine's publishing
+    // pass, which writes its table as it reads the file), the JSON alone.
+    if let Some(json) = json {
+        written.push(json.path().to_path_buf());
+        json.commit()?;
     }
     if a.json {
         println!(

@@ -370,6 +370,12 @@ impl Staged {
 
     /// Put the file in place: rename the temporary file over it (and sync
     /// the directory), or write a device's bytes.
+    /// Whether it is bound for a device or FIFO, written at commit rather
+    /// than renamed into place.
+    pub fn is_direct(&self) -> bool {
+        matches!(self.how, StagedHow::Direct(_))
+    }
+
     pub fn commit(self) -> Result<()> {
         let write_err = |e| Error::Write(self.file.clone(), e);
         match self.how {

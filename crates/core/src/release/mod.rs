@@ -46,8 +46,8 @@ use crate::data::{Column, Dataset};
 
 pub use render::{
     bucket_reference, buckets_path, csv_files, fingerprint, local_buckets_path, published_headers,
-    published_row, published_row_indexed, short_fingerprint, stage_csv_fingerprinted, write_csv,
-    write_csv_fingerprinted, write_json, BucketIndex, ReleaseJson, StagedRelease,
+    published_row, published_row_indexed, short_fingerprint, stage_csv_fingerprinted, stage_json,
+    write_csv, write_csv_fingerprinted, write_json, BucketIndex, ReleaseJson, StagedRelease,
 };
 
 /// One published quasi-identifier cell of an equivalence group.

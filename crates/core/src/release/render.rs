@@ -321,15 +321,37 @@ pub struct StagedRelease {
 }
 
 impl StagedRelease {
-    /// Put every file in place, in [`csv_files`]' order; returns them.
+    /// These files and `other` (the release's JSON, say), put in place
+    /// together by [`commit`](Self::commit).
+    pub fn with(mut self, other: Option<Staged>) -> Self {
+        self.files.extend(other);
+        self
+    }
+
+    /// Put every file in place; returns them in [`csv_files`]' order,
+    /// then any added with [`with`](Self::with). Files bound for a device
+    /// or FIFO are written first: that write can fail (`/dev/full`), while
+    /// putting a synced temporary file in place is a rename, so a failure
+    /// leaves none of the regular files in place.
     pub fn commit(self) -> Result<Vec<PathBuf>> {
-        let mut written = Vec::with_capacity(self.files.len());
-        for f in self.files {
-            written.push(f.path().to_path_buf());
+        let written: Vec<PathBuf> = self.files.iter().map(|f| f.path().to_path_buf()).collect();
+        let (direct, renamed): (Vec<Staged>, Vec<Staged>) =
+            self.files.into_iter().partition(Staged::is_direct);
+        for f in direct.into_iter().chain(renamed) {
             f.commit()?;
         }
         Ok(written)
     }
+}
+
+/// The release as JSON ([`write_json`]), staged beside its target and put
+/// in place only when committed (with the table: [`StagedRelease::with`]).
+pub fn stage_json(release: &Release, ds: &Dataset, path: &Path, inputs: &Inputs) -> Result<Staged> {
+    let json = ReleaseJson::new(release, ds);
+    stage_file(path, inputs, |w: &mut dyn Write| {
+        serde_json::to_writer_pretty(&mut *w, &json).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")
+    })
 }
 
 /// [`write_csv_fingerprinted`] up to the last step: every file checked,
