@@ -105,6 +105,21 @@ impl Distribution {
         self.summary.records - self.at_most(1.0 - 2e-9)
     }
 
+    /// The same distribution with its summary counting the records above
+    /// `threshold` (read off the CDF, as [`above`](Self::above) reads it):
+    /// a figure measured for one threshold restated for another.
+    pub fn set_threshold(&mut self, threshold: f64) {
+        let above = self.above(threshold);
+        let s = &mut self.summary;
+        s.threshold = threshold;
+        s.records_above_threshold = above;
+        s.share_above_threshold = if s.records == 0 {
+            0.0
+        } else {
+            above as f64 / s.records as f64
+        };
+    }
+
     fn new(summary: ProbabilitySummary, histogram: Vec<HistogramBin>, cdf: Vec<CdfPoint>) -> Self {
         let cdf_at = CDF_POINTS
             .iter()
