@@ -476,6 +476,7 @@ mod tests {
                 cells: None,
                 hierarchies: None,
                 settings: None,
+                attacker: 0,
             },
         }
     }
