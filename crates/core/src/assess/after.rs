@@ -66,6 +66,17 @@ pub struct AfterAttacker {
 }
 
 impl AfterAttacker {
+    /// `attacker` facing `release`, in names.
+    pub fn of(ds: &Dataset, release: &Release, attacker: &Attacker) -> Self {
+        let not_published = attacker
+            .known
+            .iter()
+            .filter(|c| !release.quasi_identifiers.contains(c))
+            .map(|&c| ds.col(c).name().to_string())
+            .collect();
+        Self::new(attacker.summary(ds), not_published)
+    }
+
     fn new(summary: AttackerSummary, not_published: Vec<String>) -> Self {
         let mut label = summary.to_string();
         if !not_published.is_empty() {
@@ -162,13 +173,8 @@ impl After {
             .copied()
             .filter(|c| release.quasi_identifiers.contains(c))
             .collect();
-        let not_published = known
-            .iter()
-            .filter(|c| !columns.contains(c))
-            .map(|&c| ds.col(c).name().to_string())
-            .collect();
-        let mut summary = attacker.summary(ds);
-        summary.threshold = threshold;
+        let mut named = AfterAttacker::of(ds, release, attacker);
+        named.summary.threshold = threshold;
         let projected = project(release, &columns);
         // The simulator on the published table and the linkage attack on
         // the projected release read the release and not each other.
@@ -197,7 +203,7 @@ impl After {
                 distribution: at(d),
             });
         Ok(After {
-            attacker: AfterAttacker::new(summary, not_published),
+            attacker: named,
             key_count,
             linkage: at(linkage),
             breach,
