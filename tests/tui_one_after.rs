@@ -19,7 +19,7 @@ use proptest::prelude::*;
 
 use anonlab::data::{CellSensitivity, CsvOptions, Role, Roles, SensitivitySource};
 use anonlab::session::Session;
-use anonlab_tui::{Action, App, Screen};
+use anonlab_tui::{Action, App, ChartData, Screen};
 
 use crate::common;
 use common::cli::{anonlab, json_of};
@@ -50,6 +50,41 @@ fn after_everywhere(session: Session, algorithm: &str, dir: &Path) -> serde_json
     assert_eq!(anonymize, risk, "Risk and Anonymize screens");
     // The screen's own label is the after's.
     assert_eq!(view.attacker(), anonymize["attacker"]["label"]);
+    let label = anonymize["attacker"]["label"].as_str().unwrap().to_string();
+
+    // The charts' data: the Risk screen's key count, linkage and breach
+    // charts draw the after's distributions, captioned with its attacker.
+    let drawn = |data: &ChartData| -> Option<serde_json::Value> {
+        match data {
+            ChartData::Reidentification(d) | ChartData::Breach(d) => {
+                d.get(1).map(|d| serde_json::to_value(&d.distribution).unwrap())
+            }
+            _ => None,
+        }
+    };
+    for part in ["key_count", "linkage", "breach"] {
+        let expected = match part {
+            "breach" => anonymize["breach"]["distribution"].clone(),
+            _ => anonymize[part].clone(),
+        };
+        if !expected.is_null() {
+            let export = app.chart_in_view().unwrap();
+            assert_eq!(export.attacker.as_deref(), Some(label.as_str()));
+            assert_eq!(drawn(&export.data), Some(expected), "risk chart {part}");
+        }
+        app.step(&Action::CycleMeasure(1));
+    }
+    // The Anonymize screen's chart: breach, or linkage without a
+    // sensitive attribute.
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    let export = app.chart_in_view().unwrap();
+    assert!(export.attacker.unwrap().ends_with(&format!("after: {label}")));
+    let expected = match &export.data {
+        ChartData::Breach(_) => anonymize["breach"]["distribution"].clone(),
+        _ => anonymize["linkage"].clone(),
+    };
+    assert_eq!(drawn(&export.data), Some(expected), "anonymize chart");
+    let view = app.anonymize().view.as_ref().unwrap();
 
     // `anonymize --json`.
     let cli = json_of(
@@ -95,7 +130,6 @@ fn after_everywhere(session: Session, algorithm: &str, dir: &Path) -> serde_json
         anonymize["key_count"]["summary"]["mean"]
     );
     // Every chart drawing an after series names the after's attacker.
-    let label = anonymize["attacker"]["label"].as_str().unwrap();
     for c in report["charts"].as_array().unwrap() {
         let title = c["title"].as_str().unwrap();
         if c["file"] != "prefix.svg" {

@@ -69,7 +69,7 @@ pub use app::{App, Confirm, JobMsg};
 pub use cmdline::{parse as parse_command, Command, COMMANDS};
 pub use config::Config;
 pub use export::{
-    beside, probabilities, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR,
+    beside, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR,
 };
 pub use jobs::GAUGE_AFTER;
 pub use keymap::{Action, Input, KeyMap, Scope};

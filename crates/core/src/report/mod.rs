@@ -463,8 +463,8 @@ pub fn build(
         });
         built_charts.push(chart);
     };
-    let before = risk::ProbabilityDistribution::of_matches(before_sizes);
-    let (before_hist, after_hist) = (before.histogram, after.key_count.histogram.clone());
+    let (before_hist, before_cdf) = risk::ProbabilityRuns::of_matches(before_sizes, None).shape();
+    let after_hist = after.key_count.histogram.clone();
     add(
         "reid-histogram.svg",
         "How many people have each chance of being identified by someone who sees the published values; bars on the right are the most exposed.",
@@ -473,7 +473,7 @@ pub fn build(
             &for_attacker,
         ),
     );
-    let (before_cdf, after_cdf) = (before.cdf, after.key_count.cdf.clone());
+    let after_cdf = after.key_count.cdf.clone();
     add(
         "reid-cdf.svg",
         "The share of people whose chance of being identified is at most a given value; a line that reaches the top early means low risk for almost everyone.",

@@ -805,20 +805,12 @@ impl super::Component for CompareScreen {
         let mut dists = Vec::new();
         let original = c.original(session);
         if let Some(d) = original {
-            dists.push(Dist {
-                label: "original".into(),
-                series: step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
-                records: d.summary.records,
-            });
+            dists.push(Dist::new("original", d));
         }
         for e in &c.entries {
             if let Outcome::Measured(m) = &e.outcome {
                 if let Some(d) = m.shown() {
-                    dists.push(Dist {
-                        label: e.entry.to_string(),
-                        series: m.curve.clone(),
-                        records: d.summary.records,
-                    });
+                    dists.push(Dist::new(e.entry.to_string(), d));
                 }
             }
         }

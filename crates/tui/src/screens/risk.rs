@@ -598,11 +598,7 @@ impl super::Component for RiskScreen {
         let r = &self.state;
         let measures = r.before.as_ref().ok_or(chart::NOT_YET)?;
         let chart = r.chart;
-        let label = |f: &Figures, label: &str| Dist {
-            label: label.to_string(),
-            series: f.series.clone(),
-            records: f.records(),
-        };
+        let label = |f: &Figures, label: &str| Dist::new(label, &f.dist);
         let mut dists = Vec::new();
         if let Some(f) = chart.of(measures) {
             dists.push(label(f, "original"));

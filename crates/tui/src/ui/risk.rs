@@ -347,8 +347,9 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     .column_spacing(1);
     frame.render_widget(table, table_area);
 
-    // Whose figures: the session's attacker before, the same attacker on
-    // the release after (unpublished attributes named).
+    // Whose figures: the session's attacker before; after, the attacker
+    // the after measurement names — in the words every surface uses
+    // (`assess::AfterAttacker`), unpublished attributes included.
     let mut lines = vec![Line::from(vec![
         Span::styled("before: ", dim()),
         Span::raw(before.attacker().to_string()),
@@ -359,7 +360,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(n, dim()),
         ]));
     } else if let (Some(a), Some(v)) = (&risk.after, &app.anonymize().view) {
-        let mut release = vec![
+        let release = vec![
             Span::styled("after: ", dim()),
             Span::raw(format!(
                 "{} k={}{} seed {}",
@@ -368,14 +369,8 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
                 v.inputs.l.map_or(String::new(), |l| format!(" l={l}")),
                 v.inputs.seed
             )),
-            Span::styled(", same attacker", dim()),
+            Span::styled(format!(", {}", a.after.attacker), dim()),
         ];
-        if !a.unpublished.is_empty() {
-            release.push(Span::styled(
-                format!("; not published: {}", a.unpublished.join(", ")),
-                dim(),
-            ));
-        }
         lines.push(Line::from(release));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), info);

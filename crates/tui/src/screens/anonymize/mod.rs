@@ -912,11 +912,7 @@ impl super::Component for AnonymizeScreen {
         // The after figures of the view: the one after measurement for the
         // session's attacker, as the Risk screen draws them.
         let e = &view.after;
-        let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist {
-            series: crate::shared::step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
-            records: d.summary.records,
-            label,
-        };
+        let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist::new(label, d);
         let data = match (&b.breach, &e.breach) {
             (Some(before), Some(after)) => ChartData::Breach(vec![
                 dist("original".into(), &before.distribution),
