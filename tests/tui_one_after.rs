@@ -56,9 +56,9 @@ fn after_everywhere(session: Session, algorithm: &str, dir: &Path) -> serde_json
     // charts draw the after's distributions, captioned with its attacker.
     let drawn = |data: &ChartData| -> Option<serde_json::Value> {
         match data {
-            ChartData::Reidentification(d) | ChartData::Breach(d) => {
-                d.get(1).map(|d| serde_json::to_value(&d.distribution).unwrap())
-            }
+            ChartData::Reidentification(d) | ChartData::Breach(d) => d
+                .get(1)
+                .map(|d| serde_json::to_value(&d.distribution).unwrap()),
             _ => None,
         }
     };
@@ -78,7 +78,10 @@ fn after_everywhere(session: Session, algorithm: &str, dir: &Path) -> serde_json
     // sensitive attribute.
     app.step(&Action::ShowScreen(Screen::Anonymize));
     let export = app.chart_in_view().unwrap();
-    assert!(export.attacker.unwrap().ends_with(&format!("after: {label}")));
+    assert!(export
+        .attacker
+        .unwrap()
+        .ends_with(&format!("after: {label}")));
     let expected = match &export.data {
         ChartData::Breach(_) => anonymize["breach"]["distribution"].clone(),
         _ => anonymize["linkage"].clone(),
@@ -100,7 +103,14 @@ fn after_everywhere(session: Session, algorithm: &str, dir: &Path) -> serde_json
     // `compare --json`, the same algorithm and parameters.
     let mut compare = anonlab();
     compare
-        .args(["compare", "--queries", "0", "--json", "--algorithms", algorithm])
+        .args([
+            "compare",
+            "--queries",
+            "0",
+            "--json",
+            "--algorithms",
+            algorithm,
+        ])
         .args(["-k", &k.to_string(), "-l", &l.to_string(), "--project"])
         .arg(&project);
     let rows = json_of(&compare.output().unwrap());
@@ -115,7 +125,11 @@ fn after_everywhere(session: Session, algorithm: &str, dir: &Path) -> serde_json
         .arg(&out)
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     let r = &report["risk"];

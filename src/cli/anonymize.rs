@@ -12,12 +12,12 @@ use clap::Args;
 use anonlab::algorithms::{self, Request};
 use anonlab::anonymize::{measure_pk, run_verified_with, Evaluation, Measure};
 use anonlab::assess::{After, AfterAttacker};
-use anonlab::progress::Progress;
-use anonlab::session::Attacker;
 use anonlab::data::Inputs;
 use anonlab::data::{Dataset, Project, Role};
 use anonlab::hierarchy::HierarchySet;
+use anonlab::progress::Progress;
 use anonlab::release::{buckets_path, stage_csv_fingerprinted, write_json};
+use anonlab::session::Attacker;
 use anonlab::session::Session;
 
 use super::assess::{auto_takes_engine, Engine};
@@ -265,11 +265,8 @@ impl Prepared {
                 known.push(c);
             }
         }
-        let mut attacker = Attacker::knowing(
-            known.clone(),
-            known.len(),
-            self.session.attacker.threshold,
-        );
+        let mut attacker =
+            Attacker::knowing(known.clone(), known.len(), self.session.attacker.threshold);
         attacker.hidden = known
             .iter()
             .map(|c| {

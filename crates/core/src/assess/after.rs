@@ -214,6 +214,23 @@ impl After {
     }
 }
 
+impl After {
+    /// The figures alone, without the per-record parts (`known`,
+    /// `columns`, `matches`): what the JSON carries, so a report read back
+    /// equals the one written.
+    pub fn figures(&self) -> After {
+        After {
+            attacker: self.attacker.clone(),
+            key_count: self.key_count.clone(),
+            linkage: self.linkage.clone(),
+            breach: self.breach.clone(),
+            known: Vec::new(),
+            columns: Vec::new(),
+            matches: Vec::new(),
+        }
+    }
+}
+
 /// The key count on the published table: per source row its matches, and
 /// their distribution.
 fn key_count(

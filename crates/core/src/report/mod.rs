@@ -415,7 +415,7 @@ pub fn build(
             after_key_count,
             after_linkage,
             breach,
-            after: after.clone(),
+            after: after.figures(),
             prefix: before_report.prefix.clone(),
         },
         sample: SampleFigures::of(before_report),

@@ -31,9 +31,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::distribution::{
-    CdfPoint, HistogramBin, ProbabilityRuns, ProbabilitySummary, TOLERANCE,
-};
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityRuns, ProbabilitySummary, TOLERANCE};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::partition::{counts_of_records, ValueCount};

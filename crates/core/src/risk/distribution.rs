@@ -155,7 +155,11 @@ impl Distribution {
         };
     }
 
-    pub(crate) fn new(summary: ProbabilitySummary, histogram: Vec<HistogramBin>, cdf: Vec<CdfPoint>) -> Self {
+    pub(crate) fn new(
+        summary: ProbabilitySummary,
+        histogram: Vec<HistogramBin>,
+        cdf: Vec<CdfPoint>,
+    ) -> Self {
         let cdf_at = CDF_POINTS
             .iter()
             .map(|&p| {
@@ -205,7 +209,6 @@ fn shape_of(runs: &[(f64, u64)], n: u64) -> (Vec<HistogramBin>, Vec<CdfPoint>) {
         .collect();
     (histogram, cdf)
 }
-
 
 /// Per-record probabilities as runs: each distinct probability with the
 /// records that have it, in ascending order. Every summary and
@@ -431,8 +434,7 @@ mod tests {
 
     #[test]
     fn histogram_edges_are_right_closed() {
-        let h = of_probabilities(&[0.0, 0.1, 0.1000001, 0.3, 1.0, 0.25])
-            .histogram;
+        let h = of_probabilities(&[0.0, 0.1, 0.1000001, 0.3, 1.0, 0.25]).histogram;
         let counts: Vec<usize> = h.iter().map(|b| b.records).collect();
         assert_eq!(counts, vec![2, 1, 2, 0, 0, 0, 0, 0, 0, 1]);
         let c = of_probabilities(&[0.5, 0.25, 0.25, 0.5 + 1e-15]).cdf;

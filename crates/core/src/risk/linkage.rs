@@ -13,9 +13,7 @@ use crate::error::Result;
 use crate::progress::Progress;
 use crate::release::{Guarantee, Release};
 
-use super::distribution::{
-    CdfPoint, HistogramBin, ProbabilityRuns, ProbabilitySummary,
-};
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityRuns, ProbabilitySummary};
 use super::matching::Matching;
 
 /// Re-identification risk of every source row under the linkage attack.
