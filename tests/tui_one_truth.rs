@@ -121,7 +121,7 @@ fn check(roles: [usize; 4], hidden: Vec<u32>, forget: Vec<bool>, algorithm: usiz
                     .chain(baseline.breach.as_ref().map(|b| &b.distribution))
                     .map(series)
                     .collect::<Vec<_>>();
-                assert!(expected.contains(&d.series), "risk chart's original");
+                assert!(expected.contains(&d.series()), "risk chart's original");
             }
             let who = export.attacker.unwrap_or_default();
             assert!(who.contains(&baseline.attacker.to_string()), "{who}");
@@ -155,7 +155,7 @@ fn check(roles: [usize; 4], hidden: Vec<u32>, forget: Vec<bool>, algorithm: usiz
                 (ChartData::Breach(_), Some(b)) => series(&b.distribution),
                 _ => series(&baseline.linkage),
             };
-            assert_eq!(d.series, expected, "{id}: anonymize chart's original");
+            assert_eq!(d.series(), expected, "{id}: anonymize chart's original");
         }
 
         // The report on the project the app would save.

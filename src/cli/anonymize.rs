@@ -11,10 +11,13 @@ use clap::Args;
 
 use anonlab::algorithms::{self, Request};
 use anonlab::anonymize::{measure_pk, run_verified_with, Evaluation, Measure};
+use anonlab::assess::{After, AfterAttacker};
 use anonlab::data::Inputs;
 use anonlab::data::{Dataset, Project, Role};
 use anonlab::hierarchy::HierarchySet;
+use anonlab::progress::Progress;
 use anonlab::release::{buckets_path, stage_csv_fingerprinted, stage_json};
+use anonlab::session::Attacker;
 use anonlab::session::Session;
 
 use super::assess::{auto_takes_engine, Engine};
@@ -247,6 +250,36 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
 }
 
 impl Prepared {
+    /// The attacker the after figures are for (`assess::After`): from a
+    /// project, the session's (`attacker.known`, hidden cells as the
+    /// session has them), as the TUI and the report have it; from flags,
+    /// one who knows every --qi and --semi-sensitive attribute, the
+    /// semi-sensitive ones' sensitive cells hidden.
+    pub(super) fn attacker(&self) -> anyhow::Result<Attacker> {
+        if self.from_session {
+            return Ok(self.session.attacker()?);
+        }
+        let mut known = self.qi.clone();
+        for &c in &self.semi_sensitive {
+            if !known.contains(&c) {
+                known.push(c);
+            }
+        }
+        let mut attacker =
+            Attacker::knowing(known.clone(), known.len(), self.session.attacker.threshold);
+        attacker.hidden = known
+            .iter()
+            .map(|c| {
+                self.options
+                    .semi_sensitive
+                    .iter()
+                    .find(|(s, _)| s == c)
+                    .map(|(_, cells)| std::sync::Arc::new(cells.clone()))
+            })
+            .collect();
+        Ok(attacker)
+    }
+
     /// Every file the command reads: the session's, the project file and
     /// the hierarchy, conditions and sensitive-hierarchy files of the flags.
     pub(super) fn inputs(&self, c: &Columns) -> anyhow::Result<Inputs> {
@@ -448,13 +481,15 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         written.push(json.path().to_path_buf());
         json.commit()?;
     }
+    let attacker = p.attacker()?;
+    let (after, evaluated_for) = measure_after(ds, &release, &attacker, &eval)?;
     if a.json {
         println!(
             "{}",
-            hierarchy_args::json(&eval, &fingerprint, search.as_ref())?
+            hierarchy_args::json(&eval, &evaluated_for, &after, &fingerprint, search.as_ref())?
         );
     } else {
-        print!("{}", human(&eval, ds.records() as usize));
+        print!("{}", human(&eval, &after, ds.records() as usize));
         if file_columns.is_some() && a.columns.queries > 0 {
             println!("query workload: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");
         }
@@ -852,7 +887,30 @@ pub(super) fn published_roles(p: &Prepared, c: &Columns, ds: &Dataset) -> Vec<an
         .collect()
 }
 
-fn human(e: &Evaluation, rows: usize) -> String {
+/// The after figures of `release` for `attacker` (`assess::After`, the
+/// measurement every surface reads), and who the evaluation's own linkage
+/// and breach figures are for: the attacker of the release, who knows every
+/// quasi-identifier it publishes — said in the same words.
+pub(super) fn measure_after(
+    ds: &Dataset,
+    release: &anonlab::release::Release,
+    attacker: &Attacker,
+    eval: &Evaluation,
+) -> anyhow::Result<(After, AfterAttacker)> {
+    let progress = Progress::new();
+    let after = After::measure_with(
+        ds,
+        release,
+        attacker,
+        attacker.threshold,
+        Some(eval),
+        &progress,
+    )?;
+    let of_release = Attacker::of_release(release, attacker.visible, attacker.threshold);
+    Ok((after, AfterAttacker::of(ds, release, &of_release)))
+}
+
+fn human(e: &Evaluation, after: &After, rows: usize) -> String {
     let mut o = String::new();
     let l = e.l.map_or(String::new(), |l| format!(", l = {l}"));
     let _ = writeln!(
@@ -878,14 +936,28 @@ fn human(e: &Evaluation, rows: usize) -> String {
         thousands(e.suppressed),
         thousands(rows)
     );
-    let r = &e.reidentification.summary;
+    // The after figures, for the attacker they name (`assess::After`).
+    let _ = writeln!(o, "after ({}):", after.attacker);
+    let k = &after.key_count.summary;
     let _ = writeln!(
         o,
-        "re-identification (linkage): mean {:.4}, max {:.4}",
-        r.mean, r.max
+        "re-identification (key count): mean {:.4}, max {:.4}, {} above {:.3}",
+        k.mean,
+        k.max,
+        thousands(k.records_above_threshold),
+        k.threshold
     );
-    if let Some(b) = &e.breach {
-        let s = &b.summary;
+    let r = &after.linkage.summary;
+    let _ = writeln!(
+        o,
+        "re-identification (linkage): mean {:.4}, max {:.4}, {} above {:.3}",
+        r.mean,
+        r.max,
+        thousands(r.records_above_threshold),
+        r.threshold
+    );
+    if let Some(b) = &after.breach {
+        let s = &b.distribution.summary;
         let _ = writeln!(
             o,
             "breach probability: mean {:.4}, max {:.4}, {} above {:.3}",

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use anonlab::algorithms;
 use anonlab::anonymize::{evaluate, measure_pk, run_algorithm, Evaluation, Measure};
+use anonlab::assess::{After, AfterAttacker};
 
 use super::anonymize::{
     engine_flag, engine_session, file_roles, prepare, prepare_with, publish_by_engine,
@@ -59,6 +60,14 @@ pub struct CompareRow {
     /// Why the combination could not run, if it could not.
     pub infeasible: Option<String>,
     pub evaluation: Option<Evaluation>,
+    /// Whose figures the evaluation's `reidentification` and `breach` are:
+    /// the attacker of the release (every QI it publishes known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attacker: Option<AfterAttacker>,
+    /// The after figures for the session's attacker (`assess::After`),
+    /// with the `attacker` object naming them: the table's figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<After>,
 }
 
 /// Algorithms `compare` runs when neither --algorithms nor a project's
@@ -184,6 +193,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let inputs = p.inputs(&a.columns)?;
     let ds = &p.session.dataset;
     let roles = published_roles(&p, &a.columns, ds);
+    let attacker = p.attacker()?;
     let mut rows = Vec::new();
     for r in &runs {
         let (algo, k, l) = (&r.algorithm, r.k, r.l);
@@ -235,6 +245,8 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     }
                     None => anonlab::release::fingerprint(&release, ds, Some(&roles)),
                 };
+                let (after, evaluated_for) =
+                    super::anonymize::measure_after(ds, &release, &attacker, &eval)?;
                 CompareRow {
                     algorithm: algo.id().into(),
                     k,
@@ -242,6 +254,8 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     fingerprint: Some(fingerprint),
                     infeasible: None,
                     evaluation: Some(eval),
+                    attacker: Some(evaluated_for),
+                    after: Some(after),
                 }
             }
             Err(
@@ -262,6 +276,8 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     e => e.message_with(super::remedy, super::flag),
                 }),
                 evaluation: None,
+                attacker: None,
+                after: None,
             },
             Err(e) => return Err(e.into()),
         };
@@ -298,7 +314,13 @@ fn compare_table(rows: &[CompareRow]) -> String {
             );
             continue;
         };
-        let (mean, max, c1, c2, c3) = match &e.breach {
+        // The after figures, for the attacker each row's `after` names.
+        let breach = r
+            .after
+            .as_ref()
+            .and_then(|a| a.breach.as_ref())
+            .map(|b| &b.distribution);
+        let (mean, max, c1, c2, c3) = match breach {
             Some(b) => (
                 format!("{:.4}", b.summary.mean),
                 format!("{:.4}", b.summary.max),
@@ -415,6 +437,9 @@ fn compare_table(rows: &[CompareRow]) -> String {
             o,
             "IL = total information loss (p-sensitive paper, Definitions 9-10); Hom, Div = Definitions 11-12 (0 Hom: every group p-sensitive)"
         );
+    }
+    if let Some(a) = rows.iter().find_map(|r| r.after.as_ref()) {
+        let _ = writeln!(o, "breach, max, ≤p: after, for the {}", a.attacker);
     }
     let _ = writeln!(
         o,

@@ -21,6 +21,7 @@ use serde::Serialize;
 use anonlab::algorithms::full_domain::{search, Metric, SearchReport};
 use anonlab::algorithms::{Options, Request};
 use anonlab::anonymize::{evaluate, Evaluation, Measure};
+use anonlab::assess::{After, AfterAttacker};
 use anonlab::data::Conditions;
 use anonlab::data::Params;
 use anonlab::hierarchy::HierarchySet;
@@ -324,6 +325,8 @@ fn fmt_metric(m: Metric, v: f64) -> String {
 /// search report under `full_domain`.
 pub fn json(
     eval: &Evaluation,
+    evaluated_for: &AfterAttacker,
+    after: &After,
     fingerprint: &str,
     report: Option<&SearchReport>,
 ) -> anyhow::Result<String> {
@@ -331,6 +334,12 @@ pub fn json(
     struct WithSearch<'a> {
         #[serde(flatten)]
         eval: &'a Evaluation,
+        /// Whose figures the evaluation's `reidentification` and `breach`
+        /// are: the attacker of the release (every QI it publishes known).
+        attacker: &'a AfterAttacker,
+        /// The after figures for the session's attacker, each beside the
+        /// `attacker` object naming them (`assess::After`).
+        after: &'a After,
         /// `release::fingerprint` of the published files.
         fingerprint: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -338,6 +347,8 @@ pub fn json(
     }
     Ok(serde_json::to_string_pretty(&WithSearch {
         eval,
+        attacker: evaluated_for,
+        after,
         fingerprint,
         full_domain: report,
     })?)

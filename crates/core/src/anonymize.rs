@@ -17,114 +17,12 @@ use crate::metrics::{self, QueryReport, Utility};
 use crate::privacy::verify::{verify, verify_with, Shared, Verification};
 use crate::progress::Progress;
 use crate::release::Release;
-use crate::risk::{self, Breach, CdfPoint, HistogramBin, Matching, ProbabilitySummary};
+use crate::risk::{self, Breach, Matching};
 
-/// Points at which compare reports the breach CDF: the share of records
-/// whose breach probability is at most each value.
-pub const CDF_POINTS: [f64; 5] = [0.05, 0.1, 0.2, 0.3, 0.5];
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Distribution {
-    pub summary: ProbabilitySummary,
-    pub histogram: Vec<HistogramBin>,
-    pub cdf: Vec<CdfPoint>,
-    /// (p, share of records with probability ≤ p) at [`CDF_POINTS`].
-    pub cdf_at: Vec<(f64, f64)>,
-}
-
-impl Distribution {
-    /// Per-record probabilities over `published` published records.
-    pub fn from_probabilities(probabilities: &[f64], published: usize, threshold: f64) -> Self {
-        Self::from_runs(
-            &risk::ProbabilityRuns::of_probabilities(probabilities, None),
-            published,
-            threshold,
-        )
-    }
-
-    /// The distribution of per-record probabilities given as runs (so a
-    /// grouped table's rows count as the records they stand for).
-    pub fn from_runs(runs: &risk::ProbabilityRuns, published: usize, threshold: f64) -> Self {
-        let d = runs.distribution();
-        Self::new(
-            ProbabilitySummary::of_runs(runs, published, threshold),
-            d.histogram,
-            d.cdf,
-        )
-    }
-
-    /// Pr(re-id) = 1 / matches per record, every record published, summed
-    /// by the key-count simulator's `risk::summarize` and binned by the one
-    /// `risk::ProbabilityDistribution`, so a distribution of match counts
-    /// reads the same whichever attack counted them.
-    pub fn from_matches(matches: &[u32], threshold: f64) -> Self {
-        Self::from_match_runs(&risk::ProbabilityRuns::of_matches(matches, None), threshold)
-    }
-
-    /// [`Distribution::from_matches`] from the match counts' runs.
-    pub fn from_match_runs(runs: &risk::ProbabilityRuns, threshold: f64) -> Self {
-        let s = risk::summarize_runs(runs, 0, threshold);
-        let records = s.records;
-        let summary = ProbabilitySummary {
-            records,
-            published: records,
-            mean: s.mean,
-            max: s.max,
-            threshold,
-            records_above_threshold: s.records_above_threshold,
-            share_above_threshold: if records == 0 {
-                0.0
-            } else {
-                s.records_above_threshold as f64 / records as f64
-            },
-        };
-        let d = runs.distribution();
-        Self::new(summary, d.histogram, d.cdf)
-    }
-
-    /// Records whose probability is at most `p`, read off the CDF (values
-    /// within 1e-9 of `p` count as `p`).
-    pub fn at_most(&self, p: f64) -> usize {
-        let share = self
-            .cdf
-            .iter()
-            .take_while(|c| c.probability <= p + 1e-9)
-            .last()
-            .map_or(0.0, |c| c.share);
-        ((share * self.summary.records as f64).round() as usize).min(self.summary.records)
-    }
-
-    /// Records whose probability is above `threshold`.
-    pub fn above(&self, threshold: f64) -> usize {
-        self.summary.records - self.at_most(threshold)
-    }
-
-    /// Records whose probability is 1: singled out (re-identification) or
-    /// whose sensitive value is certain (breach).
-    pub fn certain(&self) -> usize {
-        self.summary.records - self.at_most(1.0 - 2e-9)
-    }
-
-    fn new(summary: ProbabilitySummary, histogram: Vec<HistogramBin>, cdf: Vec<CdfPoint>) -> Self {
-        let cdf_at = CDF_POINTS
-            .iter()
-            .map(|&p| {
-                let share = cdf
-                    .iter()
-                    .take_while(|c| c.probability <= p + 1e-9)
-                    .last()
-                    .map_or(0.0, |c| c.share);
-                (p, share)
-            })
-            .collect();
-        Distribution {
-            summary,
-            histogram,
-            cdf,
-            cdf_at,
-        }
-    }
-}
+// The one distribution type of every per-record probability (issue 31),
+// defined with its binning rule in `risk`; named here too, where the
+// Evaluation's figures are.
+pub use crate::risk::{Distribution, CDF_POINTS};
 
 /// Everything measured on one release.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::session::{Before, SessionState};
+use anonlab::risk::Distribution;
 use anonlab::stats::CorrelationMatrix;
 
 /// Why a chart drawing the baseline cannot be made yet.
@@ -17,15 +18,30 @@ pub fn attacker(session: &SessionState) -> Option<String> {
     session.baseline().map(|b| b.attacker().to_string())
 }
 
-/// One distribution of probabilities as a screen holds it.
+/// One distribution of probabilities in a chart: the core's one
+/// distribution type (`risk::Distribution`, the figure the screen shows,
+/// not a copy of its curve) under the legend's name, so an exported chart
+/// draws the CDF and histogram the figures were read from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dist {
     /// The legend's name for it.
     pub label: String,
+    pub distribution: Distribution,
+}
+
+impl Dist {
+    pub fn new(label: impl Into<String>, distribution: &Distribution) -> Self {
+        Dist {
+            label: label.into(),
+            distribution: distribution.clone(),
+        }
+    }
+
     /// The CDF as a step line (see [`crate::shared::step_series`]).
-    pub series: Vec<(f64, f64)>,
-    /// Records the distribution is over (for the histogram's counts).
-    pub records: usize,
+    pub fn series(&self) -> Vec<(f64, f64)> {
+        let cdf = &self.distribution.cdf;
+        crate::shared::step_series(cdf.iter().map(|p| (p.probability, p.share)))
+    }
 }
 
 /// The figures of the chart in view, copied from the app.

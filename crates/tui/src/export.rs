@@ -52,7 +52,7 @@ use anonlab::charts::{self, Chart};
 use anonlab::data::{Dataset, Inputs, Project};
 use anonlab::error::{Error, Result};
 use anonlab::report;
-use anonlab::risk::{self, CdfPoint};
+use anonlab::risk::Distribution;
 use anonlab::session::Session;
 
 /// Charts are written here, beside the project file.
@@ -157,26 +157,18 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
             let sizes = &before.assessment.simulation.matches;
             vec![("class-sizes", charts::class_sizes(&[("original", sizes)])?)]
         }
+        // The distributions themselves: their CDF and histogram are drawn
+        // as the figures were read from them.
         ChartData::Reidentification(dists) => {
-            let points: Vec<Vec<CdfPoint>> = dists.iter().map(|d| cdf_points(&d.series)).collect();
-            let cdfs = labelled(dists, &points);
-            let bins: Vec<Vec<risk::HistogramBin>> = dists
-                .iter()
-                .zip(&points)
-                .map(|(d, p)| {
-                    risk::ProbabilityDistribution::of_probabilities(&probabilities(p, d.records))
-                        .histogram
-                })
-                .collect();
-            let hists = labelled(dists, &bins);
+            let cdfs = labelled(dists, |d| &d.cdf);
+            let hists = labelled(dists, |d| &d.histogram);
             vec![
                 ("reid-cdf", charts::reid_cdf(&cdfs)?),
                 ("reid-histogram", charts::reid_histogram(&hists)?),
             ]
         }
         ChartData::Breach(dists) => {
-            let points: Vec<Vec<CdfPoint>> = dists.iter().map(|d| cdf_points(&d.series)).collect();
-            let cdfs = labelled(dists, &points);
+            let cdfs = labelled(dists, |d| &d.cdf);
             vec![("breach-cdf", charts::breach_cdfs(&cdfs)?)]
         }
         ChartData::Correlation(m) => vec![("correlation", charts::correlation_heatmap(m)?)],
@@ -196,46 +188,14 @@ pub fn build_charts(data: &ChartData) -> Result<Vec<(&'static str, Chart)>> {
 
 /// Each distribution's label with its part of `data`, as the chart
 /// builders take their series.
-fn labelled<'a, T>(dists: &'a [Dist], data: &'a [Vec<T>]) -> Vec<(&'a str, &'a [T])> {
+fn labelled<'a, T>(
+    dists: &'a [Dist],
+    part: impl Fn(&'a Distribution) -> &'a Vec<T>,
+) -> Vec<(&'a str, &'a [T])> {
     dists
         .iter()
-        .zip(data)
-        .map(|(d, x)| (d.label.as_str(), x.as_slice()))
+        .map(|d| (d.label.as_str(), part(&d.distribution).as_slice()))
         .collect()
-}
-
-/// The CDF points a step line was drawn from: [`super::step_series`]
-/// emits `(0, 0)`, then for every point `(p, share before)` and
-/// `(p, share)`, then `(1, last share)`; the second of each pair is the
-/// point.
-pub fn cdf_points(series: &[(f64, f64)]) -> Vec<CdfPoint> {
-    // Anything shorter than the two end points is no step line.
-    if series.len() < 2 {
-        return Vec::new();
-    }
-    series[1..series.len() - 1]
-        .chunks_exact(2)
-        .map(|pair| CdfPoint {
-            probability: pair[1].0,
-            share: pair[1].1,
-        })
-        .collect()
-}
-
-/// One probability per record from a CDF over `records` records: the
-/// share added at each point is a whole number of records.
-pub fn probabilities(cdf: &[CdfPoint], records: usize) -> Vec<f64> {
-    let mut out = Vec::with_capacity(records);
-    let mut before = 0usize;
-    for p in cdf {
-        let at_most = ((p.share * records as f64).round() as usize).min(records);
-        out.extend(std::iter::repeat_n(
-            p.probability,
-            at_most.saturating_sub(before),
-        ));
-        before = before.max(at_most);
-    }
-    out
 }
 
 /// `project` (the app's, with paths as the process opens them) as
@@ -281,56 +241,6 @@ pub fn report_job(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shared::step_series;
-
-    #[test]
-    fn cdf_points_invert_the_step_line() {
-        let cdf = vec![
-            CdfPoint {
-                probability: 0.2,
-                share: 0.5,
-            },
-            CdfPoint {
-                probability: 0.5,
-                share: 0.75,
-            },
-            CdfPoint {
-                probability: 1.0,
-                share: 1.0,
-            },
-        ];
-        let series = step_series(cdf.iter().map(|p| (p.probability, p.share)));
-        assert_eq!(cdf_points(&series), cdf);
-        assert!(cdf_points(&step_series(std::iter::empty())).is_empty());
-        assert!(cdf_points(&[]).is_empty());
-        let probs = probabilities(&cdf, 8);
-        assert_eq!(probs, vec![0.2, 0.2, 0.2, 0.2, 0.5, 0.5, 1.0, 1.0]);
-    }
-
-    #[test]
-    fn a_histogram_from_the_curve_is_the_simulators() {
-        let ds = Dataset::from_rows(
-            &["a"],
-            &[
-                vec!["1"],
-                vec!["1"],
-                vec!["2"],
-                vec!["3"],
-                vec!["3"],
-                vec!["3"],
-                vec!["4"],
-            ],
-        )
-        .unwrap();
-        let sim =
-            risk::simulate(&ds, risk::Knowledge::plain(&[0]), 0.2, &Default::default()).unwrap();
-        let series = step_series(sim.cdf.iter().map(|p| (p.probability, p.share)));
-        let probs = probabilities(&cdf_points(&series), 7);
-        assert_eq!(
-            risk::ProbabilityDistribution::of_probabilities(&probs).histogram,
-            sim.histogram
-        );
-    }
 
     #[test]
     fn a_user_file_names_the_second_chart() {

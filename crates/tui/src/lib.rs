@@ -68,9 +68,7 @@ use anonlab::session::Session;
 pub use app::{App, Confirm, JobMsg};
 pub use cmdline::{Command, COMMANDS};
 pub use config::Config;
-pub use export::{
-    beside, probabilities, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR,
-};
+pub use export::{beside, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR};
 pub use jobs::GAUGE_AFTER;
 pub use keymap::{Action, Input, KeyMap, Scope};
 pub use layout::anonymize_table_viewport;

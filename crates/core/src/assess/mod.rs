@@ -13,6 +13,7 @@
 //! grouped by their published known attributes), so "k" here and in the
 //! risk summary are the same number.
 
+mod after;
 mod sample;
 
 use std::collections::BTreeMap;
@@ -30,6 +31,7 @@ use crate::risk::{
 };
 use crate::session::{Attacker, AttackerSummary, Session};
 
+pub use after::{After, AfterAttacker};
 pub use sample::{DeltaPresence, IndividualRiskReport, PopulationReport, SampleRisks};
 
 /// Risk figures as printed by `anonlab assess --json`.

@@ -26,9 +26,11 @@
 //!   counts the published records that could be theirs. The headline uses
 //!   the linkage attacker, the stronger of the two on a generalized
 //!   release. "Before" is the baseline, where both attacks agree. The
-//!   after figures are for the attacker of the release (who knows every
-//!   quasi-identifier it publishes); the report names the attributes the
-//!   release leaves out and the hidden cells the baseline honours.
+//!   after figures are the one after measurement every surface reads
+//!   (`assess::After`), for the session's attacker — the baseline's —
+//!   and the report names the known attributes the release leaves out and
+//!   the hidden cells the baseline honours, in the words of the TUI and
+//!   `anonymize --json`.
 //! - **A release that fails verification is still reported** — with the
 //!   failed checks first and in plain words — because a report is how the
 //!   failure reaches the people deciding; the CLI exits non-zero after
@@ -45,7 +47,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::anonymize::{evaluate, run_algorithm, Distribution, Evaluation, Measure};
-use crate::assess::{assess, Baseline};
+use crate::assess::{assess, After, Baseline};
 use crate::charts::{self, Chart};
 use crate::data::{stage_file, Inputs, Role, Staged};
 use crate::error::{Error, Result};
@@ -186,7 +188,8 @@ pub struct RiskBeforeAfter {
     pub threshold: f64,
     /// Whose "before" it is: "attacker knows 7 of 8 QIs; 2,082 cells hidden".
     pub before_attacker: String,
-    /// Whose "after" it is: the attacker of the release.
+    /// Whose "after" it is: the session's attacker, with the known
+    /// attributes the release leaves out (`after.attacker`'s label).
     pub after_attacker: String,
     /// The session's baseline, as `anonlab assess --json` and every screen
     /// have it.
@@ -205,6 +208,10 @@ pub struct RiskBeforeAfter {
     pub after_linkage: Exposure,
     /// Chance of learning a person's sensitive value from the release.
     pub breach: Option<BreachFigures>,
+    /// The after measurement the three figures above summarize, with the
+    /// `attacker` object naming whose it is: the figures the TUI's screens
+    /// and `anonymize --json` show for the same attacker.
+    pub after: After,
     /// Uniques as the attacker learns one attribute after another
     /// (original data).
     pub prefix: Vec<PrefixRow>,
@@ -292,14 +299,20 @@ pub fn build(
     let threshold = session.attacker.threshold;
     let before = distribution_exposure(&baseline.key_count, threshold);
     let before_linkage = distribution_exposure(&baseline.linkage, threshold);
-    // Each published record's class size, as the simulator's match counts.
-    let classes = crate::metrics::class_sizes(&release, ds);
-    let sizes: Vec<u32> = classes
-        .iter()
-        .flat_map(|&s| std::iter::repeat_n(s as u32, s))
-        .collect();
-    let after_key_count = Exposure::from(&risk::summarize(&sizes, classes.len(), threshold));
-    let after_linkage = distribution_exposure(&evaluation.reidentification, threshold);
+    // The after figures: the one after measurement every surface reads
+    // (`assess::After`), for the session's attacker — the baseline's — so
+    // the report, the TUI's screens and `anonymize --json` agree.
+    let attacker = session.attacker()?;
+    let after = After::measure_with(
+        ds,
+        &release,
+        &attacker,
+        threshold,
+        Some(&evaluation),
+        progress,
+    )?;
+    let after_key_count = distribution_exposure(&after.key_count, threshold);
+    let after_linkage = distribution_exposure(&after.linkage, threshold);
     let breach_figures = |attribute: &str, d: &Distribution| BreachFigures {
         attribute: attribute.to_string(),
         records: d.summary.records,
@@ -307,10 +320,10 @@ pub fn build(
         max: d.summary.max,
         above_threshold: d.above(threshold),
     };
-    let breach = match (&evaluation.breach, release.sensitive.first()) {
-        (Some(d), Some(&s)) => Some(breach_figures(ds.col(s).name(), d)),
-        _ => None,
-    };
+    let breach = after
+        .breach
+        .as_ref()
+        .map(|b| breach_figures(&b.attribute, &b.distribution));
     let breach_before = baseline
         .breach
         .as_ref()
@@ -325,7 +338,7 @@ pub fn build(
         })
         .cloned()
         .collect();
-    let after_attacker = after_attacker_label(&release, &not_published);
+    let after_attacker = after.attacker.label.clone();
 
     let columns = (0..ds.n_cols())
         .map(|c| {
@@ -411,6 +424,7 @@ pub fn build(
             after_key_count,
             after_linkage,
             breach,
+            after: after.figures(),
             prefix: before_report.prefix.clone(),
         },
         sample: SampleFigures::of(before_report),
@@ -440,7 +454,14 @@ pub fn build(
     // The baseline's key count: records by how many records share their
     // known values for the project's attacker (hidden cells honoured).
     let before_sizes = &sim.matches;
-    let for_attacker = format!(" ({})", baseline.attacker);
+    // The charts drawing after series name the after's attacker (the
+    // baseline's, with what the release leaves out); the prefix chart,
+    // original only, the baseline's.
+    let for_attacker = format!(" ({})", after.attacker);
+    let for_baseline = format!(" ({})", baseline.attacker);
+    // Each published record's key count, as the simulator's match counts
+    // (suppressed records are not published).
+    let sizes: Vec<u32> = after.matches.iter().copied().filter(|&m| m > 0).collect();
     let mut built_charts = Vec::new();
     let mut entries = Vec::new();
     let mut add = |file: &str, caption: &str, chart: Chart| {
@@ -451,9 +472,8 @@ pub fn build(
         });
         built_charts.push(chart);
     };
-    let before = risk::ProbabilityDistribution::of_matches(before_sizes);
-    let after = risk::ProbabilityDistribution::of_matches(&sizes);
-    let (before_hist, after_hist) = (before.histogram, after.histogram);
+    let (before_hist, before_cdf) = risk::ProbabilityRuns::of_matches(before_sizes, None).shape();
+    let after_hist = after.key_count.histogram.clone();
     add(
         "reid-histogram.svg",
         "How many people have each chance of being identified by someone who sees the published values; bars on the right are the most exposed.",
@@ -462,7 +482,7 @@ pub fn build(
             &for_attacker,
         ),
     );
-    let (before_cdf, after_cdf) = (before.cdf, after.cdf);
+    let after_cdf = after.key_count.cdf.clone();
     add(
         "reid-cdf.svg",
         "The share of people whose chance of being identified is at most a given value; a line that reaches the top early means low risk for almost everyone.",
@@ -470,12 +490,12 @@ pub fn build(
             charts::reid_cdf(&[
                 ("original", before_cdf.as_slice()),
                 ("published (key count)", after_cdf.as_slice()),
-                ("published (linkage)", evaluation.reidentification.cdf.as_slice()),
+                ("published (linkage)", after.linkage.cdf.as_slice()),
             ])?,
             &for_attacker,
         ),
     );
-    if let Some(b) = &evaluation.breach {
+    if let Some(b) = after.breach.as_ref().map(|b| &b.distribution) {
         let mut series = Vec::new();
         if let Some(before) = &baseline.breach {
             series.push(("original", before.distribution.cdf.as_slice()));
@@ -501,7 +521,7 @@ pub fn build(
             "People who can be singled out as the attacker learns one attribute after another, in the order given.",
             titled(
                 charts::prefix_chart(&[("original", &before_report.prefix)])?,
-                &for_attacker,
+                &for_baseline,
             ),
         );
     }
@@ -519,20 +539,6 @@ pub fn build(
 fn titled(mut chart: Chart, suffix: &str) -> Chart {
     chart.title.push_str(suffix);
     chart
-}
-
-/// Who the after figures are for: the attacker who knows every
-/// quasi-identifier the release publishes, and what it leaves out.
-fn after_attacker_label(release: &Release, not_published: &[String]) -> String {
-    let n = release.quasi_identifiers.len();
-    let mut label = format!(
-        "attacker of the release: knows the {n} quasi-identifier{} it publishes",
-        if n == 1 { "" } else { "s" }
-    );
-    if !not_published.is_empty() {
-        label.push_str(&format!("; not published: {}", not_published.join(", ")));
-    }
-    label
 }
 
 /// The key-count attacker's figures after (the simulator's summary of the

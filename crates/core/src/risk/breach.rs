@@ -31,9 +31,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::distribution::{
-    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns, ProbabilitySummary, TOLERANCE,
-};
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityRuns, ProbabilitySummary, TOLERANCE};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::partition::{counts_of_records, ValueCount};
@@ -280,7 +278,7 @@ pub fn breach_from(
     let threshold = promised_l(release, col.name()).map_or(0.5, |l| 1.0 / f64::from(l.max(1)));
     // Per record: a grouped table's row counts for the records it stands for.
     let runs = ProbabilityRuns::of_probabilities(&probabilities, ds.multiplicities());
-    let ProbabilityDistribution { histogram, cdf } = runs.distribution();
+    let (histogram, cdf) = runs.shape();
     let published = release.groups.iter().map(|g| ds.records_of(&g.rows)).sum();
     Ok(Breach {
         attribute: col.name().to_string(),

@@ -49,53 +49,165 @@ pub struct CdfPoint {
     pub share: f64,
 }
 
-/// A histogram and a CDF of per-record probabilities, by the rule above.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProbabilityDistribution {
+/// Points at which compare reports the breach CDF: the share of records
+/// whose breach probability is at most each value.
+pub const CDF_POINTS: [f64; 5] = [0.05, 0.1, 0.2, 0.3, 0.5];
+
+/// A distribution of per-record probabilities: its summary, its
+/// histogram and CDF by the rule above, and the CDF at [`CDF_POINTS`]. The
+/// one type every surface holds — the baseline, the after measurement,
+/// the Evaluation, the TUI's figures and every chart's data — so a count
+/// above a threshold is read off one CDF the same way everywhere.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Distribution {
+    pub summary: ProbabilitySummary,
     pub histogram: Vec<HistogramBin>,
     pub cdf: Vec<CdfPoint>,
+    /// (p, share of records with probability ≤ p) at [`CDF_POINTS`].
+    pub cdf_at: Vec<(f64, f64)>,
 }
 
-impl ProbabilityDistribution {
-    /// One probability per record.
-    pub fn of_probabilities(probabilities: &[f64]) -> Self {
-        ProbabilityRuns::of_probabilities(probabilities, None).distribution()
+impl Distribution {
+    /// Per-record probabilities over `published` published records.
+    pub fn from_probabilities(probabilities: &[f64], published: usize, threshold: f64) -> Self {
+        Self::from_runs(
+            &ProbabilityRuns::of_probabilities(probabilities, None),
+            published,
+            threshold,
+        )
     }
 
-    /// Pr(re-id) = 1/m per record, from each record's match count m.
-    pub fn of_matches(matches: &[u32]) -> Self {
-        ProbabilityRuns::of_matches(matches, None).distribution()
+    /// The distribution of per-record probabilities given as runs (so a
+    /// grouped table's rows count as the records they stand for).
+    pub fn from_runs(runs: &ProbabilityRuns, published: usize, threshold: f64) -> Self {
+        let (histogram, cdf) = runs.shape();
+        Self::new(
+            ProbabilitySummary::of_runs(runs, published, threshold),
+            histogram,
+            cdf,
+        )
     }
 
-    /// `runs`: (probability, records) in ascending probability, `n`
-    /// records in all.
-    fn of_runs(runs: &[(f64, u64)], n: u64) -> Self {
-        let mut counts = [0usize; HISTOGRAM_BINS];
-        let mut cdf: Vec<CdfPoint> = Vec::new();
-        let mut at_most = 0u64;
-        for &(p, records) in runs {
-            counts[bin(p)] += records as usize;
-            at_most += records;
-            let share = at_most as f64 / n as f64;
-            match cdf.last_mut() {
-                Some(last) if p - last.probability <= TOLERANCE => last.share = share,
-                _ => cdf.push(CdfPoint {
-                    probability: p,
-                    share,
-                }),
-            }
-        }
-        let histogram = counts
+    /// Pr(re-id) = 1 / matches per record, every record published, summed
+    /// by the key-count simulator's `risk::summarize` and binned by the
+    /// rule above, so a distribution of match counts reads the same
+    /// whichever attack counted them.
+    pub fn from_matches(matches: &[u32], threshold: f64) -> Self {
+        Self::from_match_runs(&ProbabilityRuns::of_matches(matches, None), threshold)
+    }
+
+    /// [`Distribution::from_matches`] from the match counts' runs.
+    pub fn from_match_runs(runs: &ProbabilityRuns, threshold: f64) -> Self {
+        let s = super::summarize_runs(runs, 0, threshold);
+        let records = s.records;
+        let summary = ProbabilitySummary {
+            records,
+            published: records,
+            mean: s.mean,
+            max: s.max,
+            threshold,
+            records_above_threshold: s.records_above_threshold,
+            share_above_threshold: if records == 0 {
+                0.0
+            } else {
+                s.records_above_threshold as f64 / records as f64
+            },
+        };
+        let (histogram, cdf) = runs.shape();
+        Self::new(summary, histogram, cdf)
+    }
+
+    /// Records whose probability is at most `p`, read off the CDF (values
+    /// within 1e-9 of `p` count as `p`).
+    pub fn at_most(&self, p: f64) -> usize {
+        let share = self
+            .cdf
             .iter()
-            .enumerate()
-            .map(|(i, &records)| HistogramBin {
-                lower: i as f64 / HISTOGRAM_BINS as f64,
-                upper: (i + 1) as f64 / HISTOGRAM_BINS as f64,
-                records,
+            .take_while(|c| c.probability <= p + 1e-9)
+            .last()
+            .map_or(0.0, |c| c.share);
+        ((share * self.summary.records as f64).round() as usize).min(self.summary.records)
+    }
+
+    /// Records whose probability is above `threshold`.
+    pub fn above(&self, threshold: f64) -> usize {
+        self.summary.records - self.at_most(threshold)
+    }
+
+    /// Records whose probability is 1: singled out (re-identification) or
+    /// whose sensitive value is certain (breach).
+    pub fn certain(&self) -> usize {
+        self.summary.records - self.at_most(1.0 - 2e-9)
+    }
+
+    /// The same distribution with its summary counting the records above
+    /// `threshold` (read off the CDF, as [`above`](Self::above) reads it):
+    /// a figure measured for one threshold restated for another.
+    pub fn set_threshold(&mut self, threshold: f64) {
+        let above = self.above(threshold);
+        let s = &mut self.summary;
+        s.threshold = threshold;
+        s.records_above_threshold = above;
+        s.share_above_threshold = if s.records == 0 {
+            0.0
+        } else {
+            above as f64 / s.records as f64
+        };
+    }
+
+    pub(crate) fn new(
+        summary: ProbabilitySummary,
+        histogram: Vec<HistogramBin>,
+        cdf: Vec<CdfPoint>,
+    ) -> Self {
+        let cdf_at = CDF_POINTS
+            .iter()
+            .map(|&p| {
+                let share = cdf
+                    .iter()
+                    .take_while(|c| c.probability <= p + 1e-9)
+                    .last()
+                    .map_or(0.0, |c| c.share);
+                (p, share)
             })
             .collect();
-        ProbabilityDistribution { histogram, cdf }
+        Distribution {
+            summary,
+            histogram,
+            cdf,
+            cdf_at,
+        }
     }
+}
+
+/// The histogram and the CDF of `runs`: (probability, records) in
+/// ascending probability, `n` records in all.
+fn shape_of(runs: &[(f64, u64)], n: u64) -> (Vec<HistogramBin>, Vec<CdfPoint>) {
+    let mut counts = [0usize; HISTOGRAM_BINS];
+    let mut cdf: Vec<CdfPoint> = Vec::new();
+    let mut at_most = 0u64;
+    for &(p, records) in runs {
+        counts[bin(p)] += records as usize;
+        at_most += records;
+        let share = at_most as f64 / n as f64;
+        match cdf.last_mut() {
+            Some(last) if p - last.probability <= TOLERANCE => last.share = share,
+            _ => cdf.push(CdfPoint {
+                probability: p,
+                share,
+            }),
+        }
+    }
+    let histogram = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &records)| HistogramBin {
+            lower: i as f64 / HISTOGRAM_BINS as f64,
+            upper: (i + 1) as f64 / HISTOGRAM_BINS as f64,
+            records,
+        })
+        .collect();
+    (histogram, cdf)
 }
 
 /// Per-record probabilities as runs: each distinct probability with the
@@ -208,9 +320,9 @@ impl ProbabilityRuns {
     pub fn count(&self, above: impl Fn(f64) -> bool) -> u64 {
         self.runs.iter().filter(|r| above(r.0)).map(|r| r.1).sum()
     }
-    /// The histogram and CDF.
-    pub fn distribution(&self) -> ProbabilityDistribution {
-        ProbabilityDistribution::of_runs(&self.runs, self.records)
+    /// The histogram and CDF, by the rule above.
+    pub fn shape(&self) -> (Vec<HistogramBin>, Vec<CdfPoint>) {
+        shape_of(&self.runs, self.records)
     }
 }
 
@@ -277,6 +389,11 @@ impl ProbabilitySummary {
 mod tests {
     use super::*;
 
+    /// The histogram and CDF of one probability per record.
+    fn of_probabilities(p: &[f64]) -> Distribution {
+        Distribution::from_probabilities(p, p.len(), 1.0)
+    }
+
     /// The runs by sorting every record, as the definition has them.
     fn runs_by_sorting(probabilities: &[f64], weights: Option<&[u32]>) -> Vec<(f64, u64)> {
         let mut sorted: Vec<(f64, u64)> = probabilities
@@ -317,11 +434,10 @@ mod tests {
 
     #[test]
     fn histogram_edges_are_right_closed() {
-        let h = ProbabilityDistribution::of_probabilities(&[0.0, 0.1, 0.1000001, 0.3, 1.0, 0.25])
-            .histogram;
+        let h = of_probabilities(&[0.0, 0.1, 0.1000001, 0.3, 1.0, 0.25]).histogram;
         let counts: Vec<usize> = h.iter().map(|b| b.records).collect();
         assert_eq!(counts, vec![2, 1, 2, 0, 0, 0, 0, 0, 0, 1]);
-        let c = ProbabilityDistribution::of_probabilities(&[0.5, 0.25, 0.25, 0.5 + 1e-15]).cdf;
+        let c = of_probabilities(&[0.5, 0.25, 0.25, 0.5 + 1e-15]).cdf;
         assert_eq!(c.len(), 2);
         assert_eq!(c[0].share, 0.5);
         assert_eq!(c[1].share, 1.0);
@@ -329,7 +445,7 @@ mod tests {
 
     #[test]
     fn bins_are_right_closed() {
-        let d = ProbabilityDistribution::of_probabilities(&[0.0, 0.1, 0.2, 0.1 + 0.2, 0.35, 1.0]);
+        let d = of_probabilities(&[0.0, 0.1, 0.2, 0.1 + 0.2, 0.35, 1.0]);
         let records: Vec<usize> = d.histogram.iter().map(|b| b.records).collect();
         // 0 and 0.1 in the first bin, 0.2 in the second, 0.30000000000000004
         // in the third (within the tolerance of 0.3), 0.35 in the fourth.
@@ -352,19 +468,20 @@ mod tests {
             .flat_map(|m| vec![m; (m % 7) as usize])
             .collect();
         let probabilities: Vec<f64> = matches.iter().map(|&m| 1.0 / f64::from(m)).collect();
-        assert_eq!(
-            ProbabilityDistribution::of_matches(&matches),
-            ProbabilityDistribution::of_probabilities(&probabilities)
+        let (a, b) = (
+            Distribution::from_matches(&matches, 1.0),
+            of_probabilities(&probabilities),
         );
+        assert_eq!((a.histogram, a.cdf), (b.histogram, b.cdf));
     }
 
     #[test]
     fn probabilities_within_the_tolerance_are_one_step() {
-        let d = ProbabilityDistribution::of_probabilities(&[0.25, 0.25 + 1e-12, 0.5]);
+        let d = of_probabilities(&[0.25, 0.25 + 1e-12, 0.5]);
         assert_eq!(d.cdf.len(), 2);
         assert_eq!(d.cdf[0].probability, 0.25);
         assert!((d.cdf[0].share - 2.0 / 3.0).abs() < 1e-15);
-        let empty = ProbabilityDistribution::of_probabilities(&[]);
+        let empty = of_probabilities(&[]);
         assert!(empty.cdf.is_empty());
         assert_eq!(empty.histogram.iter().map(|b| b.records).sum::<usize>(), 0);
     }

@@ -4,7 +4,7 @@
 //! tuples that match as `matching` defines them. It is the Release
 //! counterpart of the key-count simulator in `simulator` (which compares
 //! published keys for equality); its figures are one
-//! `distribution::ProbabilityDistribution`.
+//! `distribution::Distribution`, binned by its one rule.
 
 use serde::{Deserialize, Serialize};
 
@@ -13,9 +13,7 @@ use crate::error::Result;
 use crate::progress::Progress;
 use crate::release::{Guarantee, Release};
 
-use super::distribution::{
-    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns, ProbabilitySummary,
-};
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityRuns, ProbabilitySummary};
 use super::matching::Matching;
 
 /// Re-identification risk of every source row under the linkage attack.
@@ -62,7 +60,7 @@ pub fn linkage_from(matching: &Matching, release: &Release, ds: &Dataset) -> Lin
     let threshold = promised_k(release).map_or(0.5, |k| 1.0 / f64::from(k.max(1)));
     // Per record: a grouped table's row counts for the records it stands for.
     let runs = ProbabilityRuns::of_probabilities(&probabilities, ds.multiplicities());
-    let ProbabilityDistribution { histogram, cdf } = runs.distribution();
+    let (histogram, cdf) = runs.shape();
     let published = release.groups.iter().map(|g| ds.records_of(&g.rows)).sum();
     Linkage {
         summary: ProbabilitySummary::of_runs(&runs, published, threshold),

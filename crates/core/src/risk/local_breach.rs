@@ -39,7 +39,7 @@ use crate::progress::Progress;
 use crate::release::{EquivalenceGroup, QiSubset, Release};
 
 use super::breach::breach_from;
-use super::distribution::{ProbabilityDistribution, ProbabilitySummary};
+use super::distribution::{ProbabilityRuns, ProbabilitySummary};
 use super::linkage::linkage_from;
 use super::matching::{check_release_fits, Matching};
 use super::{CdfPoint, HistogramBin};
@@ -178,8 +178,7 @@ pub fn local_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Resul
                 .filter(|&r| !probs[r as usize].is_nan())
                 .collect();
             let probabilities: Vec<f64> = rows.iter().map(|&r| probs[r as usize]).collect();
-            let ProbabilityDistribution { histogram, cdf } =
-                ProbabilityDistribution::of_probabilities(&probabilities);
+            let (histogram, cdf) = ProbabilityRuns::of_probabilities(&probabilities, None).shape();
             LocalBreach {
                 attribute: ds.col(c).name().to_string(),
                 column: c,
@@ -191,15 +190,15 @@ pub fn local_risk(release: &Release, ds: &Dataset, progress: &Progress) -> Resul
             }
         })
         .collect();
-    let reid_distribution = ProbabilityDistribution::of_probabilities(&reid);
+    let (reid_histogram, reid_cdf) = ProbabilityRuns::of_probabilities(&reid, None).shape();
     Ok(LocalRisk {
         reidentification_summary: ProbabilitySummary::new(
             &reid,
             release.published_rows(),
             k_threshold,
         ),
-        reidentification_histogram: reid_distribution.histogram,
-        reidentification_cdf: reid_distribution.cdf,
+        reidentification_histogram: reid_histogram,
+        reidentification_cdf: reid_cdf,
         reidentification: reid,
         breaches,
     })

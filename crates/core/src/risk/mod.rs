@@ -19,7 +19,7 @@ pub mod suda;
 
 pub use breach::{breach_from, breach_probability, detaching_buckets, Breach, ValueBuckets};
 pub use distribution::{
-    CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns, ProbabilitySummary,
+    CdfPoint, Distribution, HistogramBin, ProbabilityRuns, ProbabilitySummary, CDF_POINTS,
     HISTOGRAM_BINS,
 };
 pub use linkage::{linkage_attack, linkage_from, Linkage};

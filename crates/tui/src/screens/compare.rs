@@ -34,6 +34,7 @@ use crate::shared::{step_series, JobState, Out, Screen};
 use crate::worker::{JobFn, JobId, WorkerMsg};
 use anonlab::algorithms::Request;
 use anonlab::anonymize::{self as pipeline, Distribution, Evaluation};
+use anonlab::assess::After;
 use anonlab::data::{CompareEntry, Role, Roles};
 use anonlab::release::Release;
 use anonlab::session::Session;
@@ -64,10 +65,12 @@ impl Probability {
         }
     }
 
-    fn distribution(self, e: &Evaluation) -> Option<&Distribution> {
+    /// The after figure shown: the one after measurement for the
+    /// session's attacker (`assess::After`), as every screen has it.
+    fn distribution(self, a: &After) -> Option<&Distribution> {
         match self {
-            Probability::Breach => e.breach.as_ref(),
-            Probability::Reidentification => Some(&e.reidentification),
+            Probability::Breach => a.breach.as_ref().map(|b| &b.distribution),
+            Probability::Reidentification => Some(&a.linkage),
         }
     }
 }
@@ -88,6 +91,8 @@ pub enum QueryError {
 pub struct Measured {
     /// `anonymize::evaluate` without the query workload.
     pub evaluation: Evaluation,
+    /// The after figures for the session's attacker (the view's).
+    pub after: After,
     /// The p-sensitive paper's total information loss IL (Definition 10)
     /// of the release's partition, categorical QIs measured on the
     /// session's hierarchies (`metrics::pk_measures`: flat when a QI has
@@ -106,11 +111,13 @@ pub struct Measured {
 impl Measured {
     fn new(view: &AnonymizeView, il: Option<f64>, shown: Probability) -> Self {
         let evaluation = view.evaluation.clone();
-        let curve = shown.distribution(&evaluation).map_or_else(Vec::new, |d| {
+        let after = view.after.clone();
+        let curve = shown.distribution(&after).map_or_else(Vec::new, |d| {
             step_series(d.cdf.iter().map(|p| (p.probability, p.share)))
         });
         Measured {
             evaluation,
+            after,
             il,
             queries: QueryError::Waiting,
             curve,
@@ -122,7 +129,7 @@ impl Measured {
 
     /// The distribution of the probability the screen shows.
     pub fn shown(&self) -> Option<&Distribution> {
-        self.shown.distribution(&self.evaluation)
+        self.shown.distribution(&self.after)
     }
 
     /// Share of records whose probability is above `threshold` (the
@@ -798,20 +805,12 @@ impl super::Component for CompareScreen {
         let mut dists = Vec::new();
         let original = c.original(session);
         if let Some(d) = original {
-            dists.push(Dist {
-                label: "original".into(),
-                series: step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
-                records: d.summary.records,
-            });
+            dists.push(Dist::new("original", d));
         }
         for e in &c.entries {
             if let Outcome::Measured(m) = &e.outcome {
                 if let Some(d) = m.shown() {
-                    dists.push(Dist {
-                        label: e.entry.to_string(),
-                        series: m.curve.clone(),
-                        records: d.summary.records,
-                    });
+                    dists.push(Dist::new(e.entry.to_string(), d));
                 }
             }
         }
@@ -822,10 +821,17 @@ impl super::Component for CompareScreen {
             Probability::Breach => ChartData::Breach(dists),
             Probability::Reidentification => ChartData::Reidentification(dists),
         };
-        let who = format!(
-            "original: {}; entries: each release's attacker",
-            chart::attacker(session).unwrap_or_default()
-        );
+        // Every entry is measured for the session's attacker: one label,
+        // the entries' own when one has been measured.
+        let who = c
+            .entries
+            .iter()
+            .find_map(|e| match &e.outcome {
+                Outcome::Measured(m) => Some(m.after.attacker.label.clone()),
+                _ => None,
+            })
+            .or_else(|| chart::attacker(session))
+            .unwrap_or_default();
         Ok(ChartExport {
             screen: "compare",
             data,

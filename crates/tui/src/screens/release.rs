@@ -27,6 +27,7 @@ use crate::shared::{step_series, text_width};
 use crate::worker::JobFn;
 use anonlab::algorithms::full_domain::{self, SearchReport};
 use anonlab::anonymize::{self, Evaluation, Measure};
+use anonlab::assess::After;
 use anonlab::data::{Dataset, Role};
 use anonlab::metrics::{self, QueryReport};
 use anonlab::progress::Progress;
@@ -73,9 +74,15 @@ pub struct AnonymizeView {
     /// Attributes an attacker could know that the release does not
     /// publish (semi-sensitive ones, for algorithms other than LGB).
     pub not_published: Vec<String>,
+    /// The linkage attack's curve, from [`after`](Self::after).
     pub reidentification: Curve,
-    /// Name of the attribute and its curve after anonymization.
+    /// Name of the attribute and its curve after anonymization, from
+    /// [`after`](Self::after).
     pub breach: Option<(String, Curve)>,
+    /// The after figures for the session's attacker when the job ran
+    /// (`AnonymizeInputs` names the attacker's generation, so a new
+    /// attacker is a new view).
+    pub after: After,
     /// Milliseconds of the whole job: algorithm and measurements.
     pub total_ms: f64,
     /// Milliseconds of each part of the job, in order: the algorithm, the
@@ -143,18 +150,9 @@ impl AnonymizeView {
         ))
     }
 
-    /// Who the after figures are for: the attacker of the release, who
-    /// knows every quasi-identifier it publishes.
+    /// Who the after figures are for, in the words of every surface.
     pub fn attacker(&self) -> String {
-        let n = self.release.quasi_identifiers.len();
-        let mut s = format!(
-            "knows the {n} published QI{}",
-            if n == 1 { "" } else { "s" }
-        );
-        if !self.not_published.is_empty() {
-            s.push_str(&format!("; {} left out", self.not_published.join(", ")));
-        }
-        s
+        self.after.attacker.label.clone()
     }
 }
 
@@ -256,11 +254,25 @@ pub fn make_view(
         anonymize::measure_pk(&mut evaluation, &release, &req)?;
     }
     phase("evaluation");
-    let breach = match (&evaluation.breach, release.sensitive.first()) {
-        (Some(d), Some(&s)) => Some((ds.col(s).name().to_string(), Curve::of(d))),
-        _ => None,
-    };
-    let reidentification = Curve::of(&evaluation.reidentification);
+    // The after figures the screens show: the core's one after
+    // measurement for the session's attacker (`assess::After`), as the
+    // Risk screen, the CLI and the report have them. The evaluation's
+    // linkage and breach are reused when the attacker knows every
+    // published QI (the same code made them).
+    let attacker = session.attacker()?;
+    let after = After::measure_with(
+        ds,
+        &release,
+        &attacker,
+        session.attacker.threshold,
+        Some(&evaluation),
+        progress,
+    )?;
+    let breach = after
+        .breach
+        .as_ref()
+        .map(|b| (b.attribute.clone(), Curve::of(&b.distribution)));
+    let reidentification = Curve::of(&after.linkage);
     // Per-cell breach probabilities for the record detail: the evaluation
     // keeps only their distribution.
     let local_risk = if release.local_buckets.is_empty() {
@@ -284,6 +296,7 @@ pub fn make_view(
         not_published,
         reidentification,
         breach,
+        after,
         total_ms: 0.0,
         phases: Vec::new(),
         full_domain: report,

@@ -11,24 +11,11 @@
 //! `anonlab assess`'s. **After** is the release currently shown on the
 //! Anonymize screen, for the same attacker:
 //!
-//! - **Key count** (the risk-assessment paper's attack simulator,
-//!   `risk::simulate`): Pr(re-id) = 1 / records sharing the target's known
-//!   values. After, the simulator runs on the *published* table: a
-//!   record's key is what the release prints in the known columns — its
-//!   group's generalized cells (`[30-39]`, `{Female,Male}`, `*`), or its
-//!   own value where the release keeps it (`Cell::Original`, bucketization:
-//!   Anatomy and CBG keep the QI values, so their key count is the
-//!   original's). A cell an LGB release publishes as a bucket reference is
-//!   hidden, like a sensitive cell before. Known attributes the release
-//!   does not publish tell the attacker nothing and are left out (and
-//!   named). Suppressed rows are not published: Pr 0.
-//! - **Linkage** (`anonymize::measure_risk`, the code behind the
-//!   Evaluation): the attacker holds the target's values and counts the
-//!   published tuples whose cells contain them; on the release projected
-//!   on the known quasi-identifiers — with every QI known this is the
-//!   release itself, so the figures are the Evaluation's.
-//! - **Breach** of the first sensitive attribute: p(t, s) from matching
-//!   groups and buckets, by the same two functions.
+//! The three attacks are the core's one after measurement
+//! (`assess::After::measure`, whose module doc says what each is): the
+//! Anonymize and Compare screens, `anonlab anonymize --json` and `compare
+//! --json`, the exported charts and the report read the same figures for
+//! the same attacker.
 //!
 //! Each distribution is kept whole, so a new threshold recounts the
 //! records above it without a new job. The records above the threshold are
@@ -37,8 +24,6 @@
 
 use std::sync::Arc;
 
-use fixedbitset::FixedBitSet;
-
 use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
@@ -46,14 +31,11 @@ pub use crate::screens::risk_models::RiskModel;
 use crate::session::{most_exposed, Before, Listed, SessionState};
 use crate::shared::{step_series, Out, THRESHOLDS};
 use crate::worker::{JobFn, WorkerMsg};
-use anonlab::anonymize::{self, Distribution};
-use anonlab::data::{ColumnBuilder, ColumnKind, Dataset};
-use anonlab::release::{Cell, Release};
-use anonlab::risk::{self, Knowledge};
-
-/// What a hidden cell (a bucket reference) is published as in the table
-/// the after-simulator reads; the simulator treats it as a wildcard anyway.
-const HIDDEN_LABEL: &str = "*";
+use anonlab::anonymize::Distribution;
+use anonlab::assess::After;
+use anonlab::data::Dataset;
+use anonlab::release::Release;
+use anonlab::session::Attacker;
 
 /// One distribution of probabilities as the screen shows it: the
 /// distribution itself (its counts above a threshold and at 1 are read off
@@ -141,6 +123,8 @@ pub struct AfterView {
     /// `Release::carries_qi`, kept so drawing a row costs no scan.
     pub carries: Vec<Vec<bool>>,
     pub listed: Vec<Listed>,
+    /// The measurement itself, with its attacker in names.
+    pub after: After,
 }
 
 impl AfterView {
@@ -415,7 +399,7 @@ impl RiskScreen {
         let job = after_job(
             Arc::clone(session.dataset()),
             Arc::clone(release),
-            known.clone(),
+            session.attacker(),
             session.threshold(),
         );
         r.after_requested = Some((Arc::clone(release), known));
@@ -539,198 +523,58 @@ impl RiskState {
     }
 }
 
-/// The job on a release for the attacker knowing `known` (see the module
-/// doc).
+/// The job on a release for `attacker` (see the module doc).
 pub fn after_job(
     ds: Arc<Dataset>,
     release: Arc<Release>,
-    known: Vec<usize>,
+    attacker: Attacker,
     threshold: f64,
 ) -> JobFn<Box<AfterView>> {
     Box::new(move |progress| {
         Ok(Box::new(measure_after(
-            &ds, release, known, threshold, progress,
+            &ds, release, &attacker, threshold, progress,
         )?))
     })
 }
 
-/// The three attacks on `release` for the attacker knowing `known`.
+/// The three attacks on `release` for `attacker`: the core's one after
+/// measurement (`assess::After`), which the Anonymize and Compare screens,
+/// the CLI and the report read too.
 pub fn measure_after(
     ds: &Dataset,
     release: Arc<Release>,
-    known: Vec<usize>,
+    attacker: &Attacker,
     threshold: f64,
     progress: &anonlab::progress::Progress,
 ) -> anonlab::Result<AfterView> {
-    let columns: Vec<usize> = known
-        .iter()
-        .copied()
-        .filter(|c| release.quasi_identifiers.contains(c))
-        .collect();
-    let unpublished = known
-        .iter()
-        .filter(|c| !columns.contains(c))
-        .map(|&c| ds.col(c).name().to_string())
-        .collect();
-    let n = ds.n_rows();
-
-    let table = published_table(&release, ds, &columns)?;
-    // A table of no columns has no rows to simulate on: knowing nothing,
-    // every published record hides among all of them.
-    // Records, not rows: a grouped table's row stands for several.
-    let published = ds.records_of(&table.source);
-    let published_matches = if columns.is_empty() {
-        vec![published as u32; table.source.len()]
-    } else {
-        let hidden: Vec<Option<&FixedBitSet>> = table.hidden.iter().map(Some).collect();
-        let positions: Vec<usize> = (0..columns.len()).collect();
-        let knowledge = Knowledge {
-            columns: &positions,
-            hidden: &hidden,
-        };
-        risk::simulate(&table.dataset, knowledge, threshold, progress)?.matches
-    };
-    let mut matches = vec![0u32; n];
-    for (&r, &m) in table.source.iter().zip(&published_matches) {
-        matches[r as usize] = m;
-    }
-    let probabilities: Vec<f64> = matches
-        .iter()
-        .map(|&m| if m == 0 { 0.0 } else { 1.0 / f64::from(m) })
-        .collect();
-    let simulator = Figures::new(&Distribution::from_runs(
-        &anonlab::risk::ProbabilityRuns::of_probabilities(&probabilities, ds.multiplicities()),
-        published,
-        threshold,
-    ));
-
-    let projected = project(&release, &columns);
-    let (reidentification, breach, _) =
-        anonymize::measure_risk(projected.as_ref().unwrap_or(&release), ds, progress)?;
-    let breach = breach
-        .zip(release.sensitive.first())
-        .map(|(d, &s)| (ds.col(s).name().to_string(), Figures::new(&d)));
-    Ok(AfterView {
-        group_of_row: release.group_of_row(),
-        carries: release.carries_qi(),
-        listed: most_exposed(&matches),
-        measures: Measures {
-            simulator,
-            linkage: Figures::new(&reidentification),
-            breach,
-        },
-        matches,
-        release,
-        known,
-        columns,
-        unpublished,
-    })
+    let after = After::measure(ds, &release, attacker, threshold, progress)?;
+    Ok(AfterView::new(after, release))
 }
 
-/// The release restricted to the quasi-identifiers in `columns`: each
-/// group's cells on those only, and LGB's QI partition likewise (the
-/// attacker still tells the partition's subsets apart, as `risk::local_risk`
-/// assumes). `None` when every quasi-identifier is known: the release
-/// itself.
-fn project(release: &Release, columns: &[usize]) -> Option<Release> {
-    let keep: Vec<usize> = (0..release.quasi_identifiers.len())
-        .filter(|&a| columns.contains(&release.quasi_identifiers[a]))
-        .collect();
-    if keep.len() == release.quasi_identifiers.len() {
-        return None;
-    }
-    let mut p = release.clone();
-    p.quasi_identifiers = keep.iter().map(|&a| release.quasi_identifiers[a]).collect();
-    for g in &mut p.groups {
-        g.cells = keep
-            .iter()
-            .filter_map(|&a| g.cells.get(a).cloned())
-            .collect();
-    }
-    let qi = p.quasi_identifiers.clone();
-    for s in &mut p.qi_partition {
-        s.qi.retain(|c| qi.contains(c));
-    }
-    p.semi_sensitive.retain(|c| qi.contains(c));
-    Some(p)
-}
-
-/// The published table on some known columns, as a dataset the simulator
-/// reads: one row per published row, group by group.
-struct PublishedTable {
-    dataset: Dataset,
-    /// Source row of each published row.
-    source: Vec<u32>,
-    /// Per column: published rows whose cell is a bucket reference.
-    hidden: Vec<FixedBitSet>,
-}
-
-fn published_table(
-    release: &Release,
-    ds: &Dataset,
-    columns: &[usize],
-) -> anonlab::Result<PublishedTable> {
-    let positions: Vec<usize> = columns
-        .iter()
-        .filter_map(|c| release.quasi_identifiers.iter().position(|q| q == c))
-        .collect();
-    let rows = release.published_rows();
-    let carries = release.carries_qi();
-    let mut builders: Vec<ColumnBuilder> = columns
-        .iter()
-        .map(|&c| ColumnBuilder::with_capacity(ds.col(c).name().to_string(), rows))
-        .collect();
-    let mut hidden = vec![FixedBitSet::with_capacity(rows); columns.len()];
-    let mut source = Vec::with_capacity(rows);
-    for (g, group) in release.groups.iter().enumerate() {
-        // A group's generalized cell is the same on every row: render once.
-        let labels: Vec<Option<String>> = positions
-            .iter()
-            .map(|&a| match group.cells.get(a) {
-                Some(Cell::Original) | None => None,
-                Some(cell) => Some(cell.render(ds.col(release.quasi_identifiers[a]), 0)),
-            })
-            .collect();
-        for &r in &group.rows {
-            let i = source.len();
-            source.push(r);
-            for (j, &a) in positions.iter().enumerate() {
-                let b = &mut builders[j];
-                if !carries[g].get(a).copied().unwrap_or(true) {
-                    hidden[j].insert(i);
-                    b.push(HIDDEN_LABEL);
-                } else if let Some(label) = &labels[j] {
-                    b.push(label);
-                } else {
-                    let col = ds.col(columns[j]);
-                    b.push(col.display(col.code(r as usize)));
-                }
-            }
+impl AfterView {
+    /// The view of one after measurement of `release`.
+    pub fn new(after: After, release: Arc<Release>) -> AfterView {
+        let breach = after
+            .breach
+            .as_ref()
+            .map(|b| (b.attribute.clone(), Figures::new(&b.distribution)));
+        AfterView {
+            group_of_row: release.group_of_row(),
+            carries: release.carries_qi(),
+            listed: most_exposed(&after.matches),
+            measures: Measures {
+                simulator: Figures::new(&after.key_count),
+                linkage: Figures::new(&after.linkage),
+                breach,
+            },
+            matches: after.matches.clone(),
+            known: after.known.clone(),
+            columns: after.columns.clone(),
+            unpublished: after.attacker.not_published.clone(),
+            after,
+            release,
         }
     }
-    let cols = builders
-        .into_iter()
-        .map(|b| {
-            b.finish(Some(ColumnKind::Categorical))
-                .map_err(|e| anonlab::Error::Internal(format!("published table: {e}")))
-        })
-        .collect::<anonlab::Result<Vec<_>>>()?;
-    let mut dataset = Dataset::new("published", cols)?;
-    if ds.is_grouped() {
-        // Each published row stands for its source row's records, so the
-        // simulator counts records sharing a key, as on the baseline.
-        dataset = dataset.grouped(
-            source
-                .iter()
-                .map(|&r| ds.multiplicity(r as usize))
-                .collect(),
-        )?;
-    }
-    Ok(PublishedTable {
-        dataset,
-        source,
-        hidden,
-    })
 }
 
 impl super::Component for RiskScreen {
@@ -754,11 +598,7 @@ impl super::Component for RiskScreen {
         let r = &self.state;
         let measures = r.before.as_ref().ok_or(chart::NOT_YET)?;
         let chart = r.chart;
-        let label = |f: &Figures, label: &str| Dist {
-            label: label.to_string(),
-            series: f.series.clone(),
-            records: f.records(),
-        };
+        let label = |f: &Figures, label: &str| Dist::new(label, &f.dist);
         let mut dists = Vec::new();
         if let Some(f) = chart.of(measures) {
             dists.push(label(f, "original"));
@@ -783,115 +623,16 @@ impl super::Component for RiskScreen {
                 ChartData::Reidentification(dists)
             }
         };
-        let mut who = chart::attacker(session).unwrap_or_default();
-        if let Some(a) = r.after.as_ref().filter(|a| !a.unpublished.is_empty()) {
-            who.push_str(&format!("; not published: {}", a.unpublished.join(", ")));
-        }
+        // The after measurement names its attacker in the baseline's
+        // words, with the known attributes the release leaves out.
+        let who = match &r.after {
+            Some(a) => a.after.attacker.label.clone(),
+            None => chart::attacker(session).unwrap_or_default(),
+        };
         Ok(ChartExport {
             screen: "risk",
             data,
             attacker: Some(who),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use anonlab::progress::Progress;
-    use anonlab::release::EquivalenceGroup;
-
-    fn table() -> Dataset {
-        Dataset::from_rows(
-            &["age", "zip", "disease"],
-            &[
-                vec!["30", "1", "flu"],
-                vec!["31", "1", "flu"],
-                vec!["32", "2", "hiv"],
-                vec!["40", "2", "flu"],
-                vec!["41", "3", "cold"],
-                vec!["42", "3", "hiv"],
-            ],
-        )
-        .unwrap()
-    }
-
-    /// Two groups on age ([30-32], [40-42]), zip kept per row.
-    fn release(ds: &Dataset) -> Release {
-        let code = |v: &str| ds.col(0).code_of(v).unwrap();
-        let mut r = Release::new("test", ds, vec![0, 1], vec![2]);
-        r.groups = vec![
-            EquivalenceGroup {
-                rows: vec![0, 1, 2],
-                cells: vec![
-                    Cell::Interval {
-                        lo: code("30"),
-                        hi: code("32"),
-                    },
-                    Cell::Original,
-                ],
-            },
-            EquivalenceGroup {
-                rows: vec![3, 4, 5],
-                cells: vec![
-                    Cell::Interval {
-                        lo: code("40"),
-                        hi: code("42"),
-                    },
-                    Cell::Suppressed,
-                ],
-            },
-        ];
-        r
-    }
-
-    #[test]
-    fn key_count_after_reads_the_published_cells() {
-        let ds = table();
-        let r = Arc::new(release(&ds));
-        let a = measure_after(&ds, Arc::clone(&r), vec![0, 1], 0.4, &Progress::new()).unwrap();
-        // Group 0 publishes ([30-32], own zip): zips 1,1,2 → 2,2,1 records
-        // share the key; group 1 publishes ([40-42], *): 3 each.
-        assert_eq!(a.matches, vec![2, 2, 1, 3, 3, 3]);
-        assert_eq!(a.measures.simulator.certain(), 1);
-        // 1 and ½ twice are above 0.4.
-        assert_eq!(a.measures.simulator.above(0.4), 3);
-        assert_eq!(a.listed[0], Listed { row: 2, matches: 1 });
-        assert_eq!(a.group_of_row[4], Some(1));
-        // Knowing age only: the two groups, three records each.
-        let a = measure_after(&ds, r, vec![0], 0.4, &Progress::new()).unwrap();
-        assert_eq!(a.matches, vec![3; 6]);
-        assert_eq!(a.measures.simulator.above(0.4), 0);
-    }
-
-    #[test]
-    fn linkage_after_is_the_evaluation_when_every_qi_is_known() {
-        let ds = table();
-        let r = Arc::new(release(&ds));
-        let (reid, breach, _) = anonymize::measure_risk(&r, &ds, &Progress::new()).unwrap();
-        let a = measure_after(&ds, Arc::clone(&r), vec![1, 0], 0.2, &Progress::new()).unwrap();
-        assert_eq!(a.measures.linkage, Figures::new(&reid));
-        let b = breach.unwrap();
-        assert_eq!(
-            a.measures.breach.as_ref().map(|(_, f)| f),
-            Some(&Figures::new(&b))
-        );
-        // Forgetting zip projects it away: every record matches its group.
-        let a = measure_after(&ds, r, vec![0], 0.2, &Progress::new()).unwrap();
-        assert!((a.measures.linkage.mean() - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!(a.measures.linkage.certain(), 0);
-    }
-
-    #[test]
-    fn unpublished_known_columns_are_named_and_ignored() {
-        let ds = table();
-        let mut r = release(&ds);
-        r.quasi_identifiers = vec![0];
-        for g in &mut r.groups {
-            g.cells.truncate(1);
-        }
-        let a = measure_after(&ds, Arc::new(r), vec![0, 1], 0.2, &Progress::new()).unwrap();
-        assert_eq!(a.columns, vec![0]);
-        assert_eq!(a.unpublished, vec!["zip".to_string()]);
     }
 }

@@ -31,6 +31,7 @@ use crate::session::AnonymizeInputs;
 use crate::shared::JobState;
 use crate::worker::{JobFn, JobId, WorkerMsg};
 use anonlab::anonymize::{self, Evaluation, Measure};
+use anonlab::assess::After;
 use anonlab::data::{Dataset, Role, Roles};
 use anonlab::session::Session;
 
@@ -64,7 +65,9 @@ impl SweepMetric {
     }
 }
 
-/// The figures of one finished cell, from its [`Evaluation`].
+/// The figures of one finished cell, from its [`Evaluation`] and its
+/// after measurement for the session's attacker (`assess::After`: the
+/// risk figures every screen shows).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellFigures {
     /// Mean breach probability of the first sensitive attribute.
@@ -84,11 +87,12 @@ pub struct CellFigures {
 }
 
 impl CellFigures {
-    pub fn from_evaluation(e: &Evaluation) -> Self {
+    pub fn from_evaluation(e: &Evaluation, after: &After) -> Self {
+        let breach = after.breach.as_ref().map(|b| &b.distribution.summary);
         CellFigures {
-            mean_breach: e.breach.as_ref().map(|b| b.summary.mean),
-            max_breach: e.breach.as_ref().map(|b| b.summary.max),
-            mean_reid: e.reidentification.summary.mean,
+            mean_breach: breach.map(|b| b.mean),
+            max_breach: breach.map(|b| b.max),
+            mean_reid: after.linkage.summary.mean,
             discernibility: e.utility.discernibility,
             mean_ncp: e.utility.gcp,
             groups: e.groups,
@@ -446,7 +450,8 @@ fn largest_l(ds: &Dataset, roles: &Roles) -> u32 {
 }
 
 /// The job computing one cell: the inputs' algorithm at their (k, l) on
-/// the session's request, then its evaluation without the query workload.
+/// the session's request, then its evaluation without the query workload
+/// and its after figures for the session's attacker.
 pub fn cell_job(session: Arc<Session>, inputs: AnonymizeInputs) -> JobFn<CellFigures> {
     Box::new(move |progress| {
         let req = release::request(&session, &inputs)?;
@@ -455,8 +460,12 @@ pub fn cell_job(session: Arc<Session>, inputs: AnonymizeInputs) -> JobFn<CellFig
             queries: 0,
             query_seed: inputs.seed,
         };
-        let e = anonymize::evaluate(&release, &session.dataset, ms, &skip_queries, progress)?;
-        Ok(CellFigures::from_evaluation(&e))
+        let ds = &session.dataset;
+        let e = anonymize::evaluate(&release, ds, ms, &skip_queries, progress)?;
+        let attacker = session.attacker()?;
+        let threshold = session.attacker.threshold;
+        let after = After::measure_with(ds, &release, &attacker, threshold, Some(&e), progress)?;
+        Ok(CellFigures::from_evaluation(&e, &after))
     })
 }
 
@@ -476,6 +485,7 @@ mod tests {
                 cells: None,
                 hierarchies: None,
                 settings: None,
+                attacker: 0,
             },
         }
     }

@@ -66,6 +66,9 @@ pub struct Reads {
     pub hierarchies: Option<u64>,
     /// LGB (t-closeness), full-domain and Construction read settings.
     pub settings: Option<u64>,
+    /// The attacker the view's after figures are measured for
+    /// (`assess::After`): not read by the algorithm, but by its view.
+    pub attacker: u64,
 }
 
 /// The inputs of one anonymization: the algorithm, the parameters it
@@ -535,6 +538,7 @@ impl SessionState {
                 cells: lgb.then_some(g.cells),
                 hierarchies: hierarchies.then_some(g.hierarchies),
                 settings: needs.settings.then_some(g.settings),
+                attacker: g.attacker,
             },
         }
     }

@@ -532,20 +532,35 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         before.map(|b| &b.linkage),
         &view.reidentification,
     ));
-    // Whose figures: before, the session's attacker; after, the
-    // release's own (it knows every QI the release publishes). Said
+    // Whose figures: before, the session's attacker; after, the after
+    // measurement's (`assess::After`: the same attacker facing the
+    // release, what it leaves out named). Said
     // before the query error and the times, which give way first on a
     // short terminal.
-    if let Some(b) = app.session().baseline() {
-        lines.push(Line::from(vec![
-            Span::styled("before: ", dim()),
-            Span::raw(b.attacker().to_string()),
-        ]));
+    // One line when before and after are the same attacker (the
+    // after's label, which adds what the release leaves out), so the
+    // panel keeps its lines for the figures below.
+    let after = &view.after.attacker.summary;
+    match app.session().baseline().map(|b| b.attacker()) {
+        Some(b) if b.knows == after.knows && b.hidden_cells == after.hidden_cells => {
+            lines.push(Line::from(vec![
+                Span::styled("before, after: ", dim()),
+                Span::raw(view.attacker()),
+            ]));
+        }
+        before => {
+            if let Some(b) = before {
+                lines.push(Line::from(vec![
+                    Span::styled("before: ", dim()),
+                    Span::raw(b.to_string()),
+                ]));
+            }
+            lines.push(Line::from(vec![
+                Span::styled("after: ", dim()),
+                Span::raw(view.attacker()),
+            ]));
+        }
     }
-    lines.push(Line::from(vec![
-        Span::styled("after: ", dim()),
-        Span::raw(view.attacker()),
-    ]));
     lines.push(Line::from(query_line));
     lines.push(time_line(view));
     frame.render_widget(

@@ -347,8 +347,8 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     .column_spacing(1);
     frame.render_widget(table, table_area);
 
-    // Whose figures: the session's attacker before, the same attacker on
-    // the release after (unpublished attributes named).
+    // Whose figures: the session's attacker before; after, the attacker
+    // the after measurement names (`assess::AfterAttacker`).
     let mut lines = vec![Line::from(vec![
         Span::styled("before: ", dim()),
         Span::raw(before.attacker().to_string()),
@@ -359,7 +359,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(n, dim()),
         ]));
     } else if let (Some(a), Some(v)) = (&risk.after, &app.anonymize().view) {
-        let mut release = vec![
+        let release = vec![
             Span::styled("after: ", dim()),
             Span::raw(format!(
                 "{} k={}{} seed {}",
@@ -368,13 +368,23 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
                 v.inputs.l.map_or(String::new(), |l| format!(" l={l}")),
                 v.inputs.seed
             )),
-            Span::styled(", same attacker", dim()),
         ];
-        if !a.unpublished.is_empty() {
-            release.push(Span::styled(
-                format!("; not published: {}", a.unpublished.join(", ")),
-                dim(),
-            ));
+        // The before line names the attacker; an after for the same one
+        // says so and adds what the release leaves out (the after label's
+        // own words), another one is named whole.
+        let who = &a.after.attacker;
+        let b = before.attacker();
+        let mut release = release;
+        if b.knows == who.summary.knows && b.hidden_cells == who.summary.hidden_cells {
+            release.push(Span::styled(", same attacker", dim()));
+            if !who.not_published.is_empty() {
+                release.push(Span::styled(
+                    format!("; not published: {}", who.not_published.join(", ")),
+                    dim(),
+                ));
+            }
+        } else {
+            release.push(Span::styled(format!(", {who}"), dim()));
         }
         lines.push(Line::from(release));
     }

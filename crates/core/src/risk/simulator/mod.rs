@@ -44,7 +44,7 @@ use crate::error::{Error, Parameter, Result};
 use crate::partition::Partition;
 use crate::progress::Progress;
 
-use super::distribution::{CdfPoint, HistogramBin, ProbabilityDistribution, ProbabilityRuns};
+use super::distribution::{CdfPoint, HistogramBin, ProbabilityRuns};
 
 /// What the attacker knows: columns in order, and per column the rows whose
 /// cell is hidden (sensitive cells of semi-sensitive attributes).
@@ -323,7 +323,7 @@ fn simulate_in_forest(
         .collect();
     let runs = ProbabilityRuns::of_matches(&matches, ds.multiplicities());
     let summary = summarize_runs(&runs, classes.n_classes(), threshold);
-    let ProbabilityDistribution { histogram, cdf } = runs.distribution();
+    let (histogram, cdf) = runs.shape();
     Ok(Simulation {
         attributes: cols.iter().map(|&c| ds.col(c).name().to_string()).collect(),
         histogram,

@@ -909,20 +909,18 @@ impl super::Component for AnonymizeScreen {
             Some(l) => format!("{} k={} l={l}", inputs.algorithm, inputs.k),
             None => format!("{} k={}", inputs.algorithm, inputs.k),
         };
-        let e = &view.evaluation;
-        let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist {
-            series: crate::shared::step_series(d.cdf.iter().map(|p| (p.probability, p.share))),
-            records: d.summary.records,
-            label,
-        };
+        // The after figures of the view: the one after measurement for the
+        // session's attacker, as the Risk screen draws them.
+        let e = &view.after;
+        let dist = |label: String, d: &anonlab::anonymize::Distribution| Dist::new(label, d);
         let data = match (&b.breach, &e.breach) {
             (Some(before), Some(after)) => ChartData::Breach(vec![
                 dist("original".into(), &before.distribution),
-                dist(name, after),
+                dist(name, &after.distribution),
             ]),
             _ => ChartData::Reidentification(vec![
                 dist("original".into(), &b.linkage),
-                dist(name, &e.reidentification),
+                dist(name, &e.linkage),
             ]),
         };
         let who = format!(
