@@ -30,6 +30,7 @@ pub fn remedy(setting: Setting) -> String {
         Setting::QuasiIdentifiers => "name at least one with --qi",
         Setting::SensitiveAttribute => "name one with --sensitive",
         Setting::SemiSensitiveOrSensitive => "name one with --semi-sensitive or --sensitive",
+        Setting::SemiSensitiveAttribute => "add --semi-sensitive COL",
         Setting::Conditions => "add --conditions G.json",
         Setting::Hierarchy => "give it with --hierarchies COL=FILE",
         Setting::SensitiveHierarchy => "give it with --sa-hierarchy COL=FILE",
