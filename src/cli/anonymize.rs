@@ -239,7 +239,8 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
     let semi_sensitive: Vec<usize> = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
     // The session's roles are the ones the release is published with:
     // the flags' (checked against each other by the library), the flag
-    // column of --sensitive-flag hidden as a project hides it.
+    // column of --sensitive-flag hidden as a project hides it
+    // (`Session::apply_roles`).
     let names = |cols: &[usize]| -> Vec<String> {
         cols.iter().map(|&c| ds.col(c).name().to_string()).collect()
     };
@@ -263,7 +264,6 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
         ..RoleSpec::default()
     };
     session.apply_roles(&spec).with_context(|| label.clone())?;
-    session.hide_flag_columns(&std::collections::BTreeMap::new());
     Ok(Prepared {
         session,
         from_session: false,

@@ -18,6 +18,9 @@ pub mod synth;
 #[cfg(feature = "tui")]
 pub mod tui;
 
+#[cfg(test)]
+mod tests;
+
 use std::path::PathBuf;
 
 use anonlab::error::{Parameter, Setting};

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
-use anonlab::session::{RoleSpec, Source};
+use anonlab::session::{GroupedFile, RoleSpec, Session, Source};
 
 use super::assess::Engine;
 use super::TuiArgs;
@@ -20,9 +20,21 @@ pub fn run(a: &TuiArgs, file: &Path) -> anyhow::Result<()> {
     roles.check()?;
     let source = source(a, file, &roles)?;
     anonlab_tui::check_terminal()?;
+    match session(&source, &roles)? {
+        (s, Some(file_read)) => anonlab_tui::run_grouped(s, file_read),
+        (s, None) => anonlab_tui::run(s),
+    }
+}
+
+/// The session the TUI opens `source` into with `roles`, and over the
+/// query engine's frequency table what it knows of the file beyond it.
+pub fn session(
+    source: &Source,
+    roles: &RoleSpec,
+) -> anyhow::Result<(Session, Option<GroupedFile>)> {
     let label = source.label();
     // The engine's messages about columns name no file; the reader's do.
-    let opened = match super::open(&source, &roles) {
+    let opened = match super::open(source, roles) {
         Err(e) if source.reads_by_engine(super::ENGINE_BUILT) => {
             return Err(anyhow::Error::from(e).context(label))
         }
@@ -30,11 +42,8 @@ pub fn run(a: &TuiArgs, file: &Path) -> anyhow::Result<()> {
     };
     let file_read = opened.grouped_file();
     let mut s = opened.session;
-    s.apply_roles(&roles).with_context(|| label)?;
-    match file_read {
-        Some(file_read) => anonlab_tui::run_grouped(s, file_read),
-        None => anonlab_tui::run(s),
-    }
+    s.apply_roles(roles).with_context(|| label)?;
+    Ok((s, file_read))
 }
 
 /// The roles the flags give (none: the session as opened). The attacker

@@ -67,7 +67,12 @@ impl Cells {
 fn two_roles(name: &str, first: Role, second: Role) -> Error {
     Error::invalid(
         Parameter::Roles,
-        format!("column '{name}' is given two roles ({first} and {second})"),
+        if first == second {
+            // The words a request uses for it (`Request::check`).
+            format!("column '{name}' is named twice as a {first}")
+        } else {
+            format!("column '{name}' is given two roles ({first} and {second})")
+        },
     )
 }
 
@@ -158,7 +163,9 @@ impl Session {
     /// of sensitive cells, each resolved once so that a bad one is refused
     /// before any work. An unknown column, a column given two roles, an
     /// attacker knowing what no attacker can, and a source whose
-    /// attribute is not semi-sensitive are refused, naming the column.
+    /// attribute is not semi-sensitive are refused, naming the column. A
+    /// flag column marking cells that is given no role becomes an
+    /// identifier ([`Session::hide_flag_columns`]).
     ///
     /// Over a frequency table (`Dataset::is_grouped`) identifiers that are
     /// not columns of the table are skipped: they were checked against
@@ -279,6 +286,9 @@ impl Session {
         for &c in self.sensitivity.keys() {
             self.sensitive_cells(c)?;
         }
+        // A flag column given no role is not published, as a project
+        // hides it: it says who considers a value sensitive.
+        self.hide_flag_columns(&std::collections::BTreeMap::new());
         Ok(())
     }
 }
@@ -346,12 +356,14 @@ mod tests {
         let mut s = session();
         let e = s.apply_roles(&both).unwrap_err().to_string();
         assert!(e.contains("column 'age' is given two roles"), "{e}");
-        // Named twice for one role is no conflict of roles, but still one
-        // column given a role twice.
+        // Named twice for one role: said so.
         let mut twice = spec();
         twice.quasi_identifiers.push("zip".into());
         let e = session().apply_roles(&twice).unwrap_err().to_string();
-        assert!(e.contains("'zip'"), "{e}");
+        assert!(
+            e.contains("column 'zip' is named twice as a quasi-identifier"),
+            "{e}"
+        );
     }
 
     #[test]
