@@ -375,6 +375,26 @@ pub(crate) fn open(
     source.open().map(anonlab::session::Opened::in_memory)
 }
 
+/// Check cheaply, before a front end takes the terminal, that the
+/// columns `roles` names are the file's when the query engine reads it
+/// (`anonlab_scale::source::check`); the in-memory path reads the file
+/// when it opens it.
+#[cfg(feature = "engine")]
+pub(crate) fn check_columns(
+    source: &anonlab::session::Source,
+    roles: &anonlab::session::RoleSpec,
+) -> anonlab::Result<()> {
+    anonlab_scale::source::check(source, roles)
+}
+
+#[cfg(not(feature = "engine"))]
+pub(crate) fn check_columns(
+    _: &anonlab::session::Source,
+    _: &anonlab::session::RoleSpec,
+) -> anonlab::Result<()> {
+    Ok(())
+}
+
 /// Whether this build reads files with the query engine
 /// (`Source::reads_by_engine`'s question).
 pub(crate) const ENGINE_BUILT: bool = cfg!(feature = "engine");

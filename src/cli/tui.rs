@@ -19,6 +19,9 @@ pub fn run(a: &TuiArgs, file: &Path) -> anyhow::Result<()> {
     // A column given two roles is refused before the file is read.
     roles.check()?;
     let source = source(a, file, &roles)?;
+    // A typo is refused before the terminal is taken and before the
+    // engine reads the whole file.
+    super::check_columns(&source, &roles).with_context(|| source.label())?;
     anonlab_tui::check_terminal()?;
     match session(&source, &roles)? {
         (s, Some(file_read)) => anonlab_tui::run_grouped(s, file_read),

@@ -62,6 +62,23 @@ pub fn open(source: &Source, roles: &RoleSpec) -> Result<Opened> {
     })
 }
 
+/// Check, cheaply, that the columns `roles` names are columns of the
+/// file a local query engine would read: its first records are read, not
+/// the whole file, so a front end can refuse a typo before it takes the
+/// terminal or the engine reads everything. Nothing is read for a source
+/// read in memory (opening it reads the file) or on a cluster (its file
+/// need not be on this machine).
+pub fn check(source: &Source, roles: &RoleSpec) -> Result<()> {
+    let Some(path) = &source.path else {
+        return Ok(());
+    };
+    if !source.reads_by_engine(true) || matches!(source.engine, Engine::Cluster(_)) {
+        return Ok(());
+    }
+    let columns = roles.grouped_columns()?;
+    crate::grouped::read_file(path, &source.csv, &columns, &roles.identifiers).map(|_| ())
+}
+
 /// The table built on the cluster `spec` names.
 #[cfg(feature = "cluster")]
 fn on_cluster(
