@@ -129,7 +129,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 #[cfg(feature = "tui")]
 fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
-    use anonlab::session::Session;
     // A file is opened by `cli::tui`, which checks its flags before the
     // terminal (a typo costs nothing either way).
     if let Some(a @ cli::TuiArgs { file: Some(_), .. }) = args {
@@ -147,7 +146,7 @@ fn tui(args: Option<cli::TuiArgs>) -> anyhow::Result<()> {
         Some(cli::TuiArgs {
             project: Some(p), ..
         }) => anonlab_tui::run_project(&p),
-        _ => anonlab_tui::run(Session::demo()?),
+        _ => anonlab_tui::run(anonlab::session::Source::demo().open()?),
     }
 }
 

@@ -141,6 +141,7 @@ fn no_remedy_names_a_flag() {
         Setting::QuasiIdentifiers,
         Setting::SensitiveAttribute,
         Setting::SemiSensitiveOrSensitive,
+        Setting::SemiSensitiveAttribute,
         Setting::Conditions,
         Setting::Hierarchy,
         Setting::SensitiveHierarchy,

@@ -18,9 +18,9 @@ use anonlab::hierarchy::HierarchySet;
 use anonlab::progress::Progress;
 use anonlab::release::{buckets_path, stage_csv_fingerprinted, stage_json};
 use anonlab::session::Attacker;
-use anonlab::session::Session;
+use anonlab::session::{Cells, RoleSpec, Session};
 
-use super::assess::{auto_takes_engine, Engine};
+use super::assess::Engine;
 use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
 use super::pk_args::PkArgs;
@@ -150,12 +150,15 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
             // Not through the engine: the file read whole (`engine_flag`
             // sends a grouped project to the engine unless --engine
             // memory says otherwise).
-            let s = Session::from_project(&project.in_memory())
+            let s = super::open_project(&project.in_memory())
                 .with_context(|| format!("project {}", file.display()))?;
             (s, true)
         }
         (None, Some(_), Some(s)) => (s, false),
-        (None, Some(file), None) => (Session::open(file, c.csv.options()?)?, false),
+        (None, Some(file), None) => (
+            super::source(file, &c.csv, Engine::Memory, None)?.open()?,
+            false,
+        ),
         (None, None, _) => bail!("give a CSV file or --project"),
     };
     let seed = c.seed.unwrap_or(if from_project {
@@ -236,7 +239,34 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
         }
     }
     let options = lgb.options(ds, seed, &qi, &sensitive)?;
-    let semi_sensitive = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
+    let semi_sensitive: Vec<usize> = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
+    // The session's roles are the ones the release is published with:
+    // the flags' (checked against each other by the library), the flag
+    // column of --sensitive-flag hidden as a project hides it
+    // (`Session::apply_roles`).
+    let names = |cols: &[usize]| -> Vec<String> {
+        cols.iter().map(|&c| ds.col(c).name().to_string()).collect()
+    };
+    let cells = match lgb.source(ds, seed)? {
+        Some(source) => names(&semi_sensitive)
+            .into_iter()
+            .map(|name| Cells::of(name, source.clone()))
+            .collect(),
+        None => Vec::new(),
+    };
+    let spec = RoleSpec {
+        // The engine's identifiers are outside its table (skipped).
+        identifiers: names(&identifiers)
+            .into_iter()
+            .chain(session.identifiers_outside.iter().cloned())
+            .collect(),
+        quasi_identifiers: names(&qi),
+        sensitive: names(&sensitive),
+        semi_sensitive: names(&semi_sensitive),
+        cells,
+        ..RoleSpec::default()
+    };
+    session.apply_roles(&spec).with_context(|| label.clone())?;
     Ok(Prepared {
         session,
         from_session: false,
@@ -368,7 +398,7 @@ impl Prepared {
 
 pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let engine = if engine_wanted(a)? {
-        Some(engine_session(&a.columns, &a.cluster)?)
+        Some(engine_session(&a.columns, a.engine, &a.cluster)?)
     } else {
         None
     };
@@ -420,7 +450,7 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         query_seed: p.seed,
     };
     let ds = &p.session.dataset;
-    let roles = published_roles(&p, &a.columns, ds);
+    let roles = published_roles(&p);
     // The published files are rendered, hashed and staged beside the
     // evaluation (`run_verified_with`), and put in place only once every
     // claim has been verified.
@@ -597,9 +627,8 @@ pub(super) fn engine_flag(
             && !algos.is_empty()
             && algos.iter().all(|a| a.needs().grouped)
             && c.file.as_deref().is_some_and(|f| {
-                c.csv
-                    .options()
-                    .is_ok_and(|opts| auto_takes_engine(f, &opts))
+                super::source(f, &c.csv, Engine::Auto, None)
+                    .is_ok_and(|s| s.reads_by_engine(super::ENGINE_BUILT))
             }))
         .then_some(EngineBy::Auto)),
         _ => {
@@ -655,10 +684,10 @@ fn project_engine(
 #[cfg(feature = "engine")]
 pub(super) fn engine_session(
     c: &Columns,
+    engine: Engine,
     cluster: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(Session, Vec<String>)> {
-    use anonlab::data::Rule;
-    use anonlab_scale::engine::{frequency_table, EngineOptions};
+    use anonlab::data::SensitivitySource;
     if let Some(project) = &c.project {
         // Saved from a grouped session (`project_engine`): its table's
         // columns and identifiers are the project's.
@@ -689,55 +718,36 @@ pub(super) fn engine_session(
     let Some(file) = &c.file else {
         bail!("--engine datafusion reads a data file given on the command line");
     };
-    let opts = c.csv.options()?;
-    let mut columns: Vec<String> =
-        c.qi.iter()
-            .chain(&c.sensitive)
-            .chain(&c.lgb.semi_sensitive)
-            .chain(&c.lgb.sensitive_flag)
-            .cloned()
-            .collect();
-    if let Some(text) = &c.lgb.sensitive_when {
-        let rule = Rule::parse(text)?;
-        columns.extend(rule.columns().into_iter().map(str::to_string));
-    }
-    if columns.is_empty() {
-        bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
-    }
-    let table = match table_on_cluster(cluster, file, &opts, &columns)? {
-        Some(table) => table,
-        None => frequency_table(file, &opts, &columns, &EngineOptions::default())?,
+    // The columns the algorithm reads: the roles' and those the cells'
+    // source reads (every semi-sensitive attribute's cells marked by it).
+    let source = match &c.lgb.sensitive_flag {
+        Some(flag) => Some(SensitivitySource::FlagColumn {
+            column: flag.clone(),
+        }),
+        None => c
+            .lgb
+            .sensitive_when
+            .as_ref()
+            .map(|rule| SensitivitySource::Rule { rule: rule.clone() }),
     };
-    for id in &c.identifier {
-        if !table.file_columns().contains(id) {
-            return Err(anonlab::error::Error::UnknownColumn {
-                name: id.clone(),
-                available: anonlab::error::listed(
-                    table.file_columns(),
-                    anonlab::error::COLUMNS_LISTED,
-                ),
-            }
-            .into());
-        }
-    }
-    let file_columns = table.file_columns().to_vec();
-    let mut session = Session::new(table.to_dataset()?, Some(file.clone()), opts);
-    session.identifiers_outside = c.identifier.clone();
-    Ok((session, file_columns))
-}
-
-/// The frequency table built on the cluster `--cluster` names, if any.
-#[cfg(feature = "cluster")]
-fn table_on_cluster(
-    a: &super::cluster::ClusterClientArgs,
-    file: &Path,
-    opts: &anonlab::data::CsvOptions,
-    columns: &[String],
-) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
-    match a.cluster()? {
-        Some(cluster) => Ok(Some(cluster.frequency_table(file, opts, columns)?)),
-        None => Ok(None),
-    }
+    let roles = RoleSpec {
+        identifiers: c.identifier.clone(),
+        quasi_identifiers: c.qi.clone(),
+        sensitive: c.sensitive.clone(),
+        semi_sensitive: c.lgb.semi_sensitive.clone(),
+        cells: source
+            .map(|source| Cells {
+                column: None,
+                source,
+            })
+            .into_iter()
+            .collect(),
+        ..RoleSpec::default()
+    };
+    let source = super::source(file, &c.csv, engine, Some(cluster))?;
+    let opened = super::open(&source, &roles)?;
+    let file_columns = opened.file_columns.unwrap_or_default();
+    Ok((opened.session, file_columns))
 }
 
 /// The release published through the cluster `--cluster` names, if any:
@@ -751,16 +761,6 @@ fn publish_on_cluster(
         Some(cluster) => Ok(Some(anonlab_scale::publish::publish_on(&cluster, job)?)),
         None => Ok(None),
     }
-}
-
-#[cfg(all(feature = "engine", not(feature = "cluster")))]
-fn table_on_cluster(
-    a: &super::cluster::ClusterClientArgs,
-    _: &Path,
-    _: &anonlab::data::CsvOptions,
-    _: &[String],
-) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
-    no_cluster(a).map(|()| None)
 }
 
 #[cfg(all(feature = "engine", not(feature = "cluster")))]
@@ -782,6 +782,7 @@ fn no_cluster(a: &super::cluster::ClusterClientArgs) -> anyhow::Result<()> {
 #[cfg(not(feature = "engine"))]
 pub(super) fn engine_session(
     _: &Columns,
+    _: Engine,
     _: &super::cluster::ClusterClientArgs,
 ) -> anyhow::Result<(Session, Vec<String>)> {
     bail!("this build of anonlab has no query engine (it needs the `engine` feature); use --engine memory")
@@ -855,36 +856,11 @@ pub(super) fn publish_by_engine(
     bail!("this build of anonlab has no query engine (it needs the `engine` feature)")
 }
 
-/// Roles for rendering. From a project, the session's (a flag column that
-/// marks sensitive cells is an identifier there unless the project
-/// publishes it on purpose). From flags, only columns named on the command
-/// line are published specially, and the flag column of
-/// `--sensitive-flag` is not published; every other column is passed
-/// through.
-pub(super) fn published_roles(p: &Prepared, c: &Columns, ds: &Dataset) -> Vec<anonlab::data::Role> {
-    if p.from_session {
-        return p.session.roles.as_slice().to_vec();
-    }
-    let flag = c
-        .lgb
-        .sensitive_flag
-        .as_ref()
-        .and_then(|f| ds.column_index(f).ok());
-    (0..ds.n_cols())
-        .map(|c| {
-            if p.identifiers.contains(&c) || flag == Some(c) {
-                Role::Identifier
-            } else if p.qi.contains(&c) {
-                Role::QuasiIdentifier
-            } else if p.semi_sensitive.contains(&c) {
-                Role::SemiSensitive
-            } else if p.sensitive.contains(&c) {
-                Role::Sensitive
-            } else {
-                Role::Insensitive
-            }
-        })
-        .collect()
+/// Roles for rendering: the session's, which [`prepare_with`] set from
+/// the flags when they give roles (a flag column that marks sensitive
+/// cells is an identifier unless a project publishes it on purpose).
+pub(super) fn published_roles(p: &Prepared) -> Vec<Role> {
+    p.session.roles.as_slice().to_vec()
 }
 
 /// The after figures of `release` for `attacker` (`assess::After`, the

@@ -7,8 +7,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use anonlab::assess::{assess, AssessReport};
-use anonlab::data::{CellSensitivity, CsvOptions, Project, Role, Roles, Rule, SensitivitySource};
-use anonlab::session::Session;
+use anonlab::data::{Params, Project, SensitivitySource};
+use anonlab::session::{Cells, RoleSpec, Session};
 
 use super::{thousands, CsvArgs};
 
@@ -86,39 +86,9 @@ pub enum Engine {
     Datafusion,
 }
 
-/// The file size from which `--engine auto` takes the query engine: the
-/// in-memory path holds 10 million census rows (914 MB of CSV) in 820 MB;
-/// above that the engine's bounded memory is worth its start-up.
-pub const ENGINE_FROM_BYTES: u64 = 1 << 30;
-
-/// Whether `assess` reads `file` with the query engine.
-fn engine_for(a: &AssessArgs, file: &std::path::Path, opts: &CsvOptions) -> bool {
-    if a.cluster.cluster.is_some() {
-        return true;
-    }
-    match a.engine {
-        Engine::Memory => false,
-        Engine::Datafusion => true,
-        Engine::Auto => auto_takes_engine(file, opts),
-    }
-}
-
-/// Whether `--engine auto` (of `assess`, `anonymize` and `compare`) takes
-/// the query engine for `file`: a build with the engine, and a plain CSV,
-/// Parquet or Arrow file over [`ENGINE_FROM_BYTES`].
-pub(super) fn auto_takes_engine(file: &std::path::Path, opts: &CsvOptions) -> bool {
-    use anonlab::data::{formats, InputFormat};
-    cfg!(feature = "engine")
-        && matches!(
-            formats::detect(file, opts),
-            InputFormat::Csv | InputFormat::Parquet | InputFormat::Arrow
-        )
-        && std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() > ENGINE_FROM_BYTES)
-}
-
 /// Validate the flags into a session (ripgrep's "parse raw, then build").
 pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
-    let s = match (&a.project, &a.file) {
+    let (s, roles) = match (&a.project, &a.file) {
         (Some(p), _) => {
             let project = Project::load(p)?;
             if let Some(w) = project.data_changed() {
@@ -137,169 +107,72 @@ pub fn session_from_args(a: &AssessArgs) -> anyhow::Result<Session> {
                 Engine::Memory => project.in_memory(),
                 _ => project,
             };
-            let s = super::open_project(&project)?;
-            if grouped && a.engine != Engine::Memory {
-                let label = s.label();
-                return configure(s, a, true).with_context(|| label);
-            }
-            s
+            let roles = role_spec(a, a.seed.unwrap_or(project.params.seed))?;
+            (super::open_project(&project)?, roles)
         }
         (None, Some(f)) => {
-            if a.engine == Engine::Memory && a.cluster.cluster.is_some() {
-                bail!("--cluster builds the frequency table on the cluster, and --engine memory reads the file here; give one of them");
+            let source = super::source(f, &a.csv, a.engine, Some(&a.cluster))?;
+            if source.reads_by_engine(super::ENGINE_BUILT) && a.sensitive_density.is_some() {
+                bail!("--sensitive-density marks cells by their row, and the query engine reads combinations, not rows in order; use --engine memory");
             }
-            let opts = a.csv.options()?;
-            if engine_for(a, f, &opts) {
-                return engine_session(a, f, opts);
-            }
-            Session::open(f, opts)?
+            let roles = role_spec(a, a.seed.unwrap_or(Params::default().seed))?;
+            (super::open(&source, &roles)?.session, roles)
         }
         (None, None) => bail!("give a CSV file or --project"),
     };
     // Name the file in every message about its columns or cells.
     let label = s.label();
-    configure(s, a, false).with_context(|| label)
+    configure(s, a, &roles).with_context(|| label)
 }
 
-/// The session of `assess --engine datafusion`: the frequency table of the
-/// columns the flags name, given back as a dataset of those columns
-/// (`anonlab_scale::engine`). Identifiers are checked and left out: the
-/// assessment never reads them, and a column unique per record would make
-/// the table as large as the file.
-#[cfg(feature = "engine")]
-fn engine_session(
-    a: &AssessArgs,
-    f: &std::path::Path,
-    opts: CsvOptions,
-) -> anyhow::Result<Session> {
-    use anonlab_scale::engine::{frequency_table, EngineOptions};
-    if a.sensitive_density.is_some() {
-        bail!("--sensitive-density marks cells by their row, and the query engine reads combinations, not rows in order; use --engine memory");
-    }
-    let mut columns: Vec<String> =
-        a.qi.iter()
-            .chain(&a.sensitive)
-            .chain(&a.semi_sensitive)
-            .chain(&a.attacker_knows)
-            .cloned()
-            .collect();
+/// The roles, sensitive cells and attacker the flags give; a density
+/// draws its cells with `seed` (--seed, else the project's).
+fn role_spec(a: &AssessArgs, seed: u64) -> anyhow::Result<RoleSpec> {
+    let mut cells: Vec<Cells> = a
+        .sensitive_when
+        .iter()
+        .map(|rule| Cells {
+            column: None,
+            source: SensitivitySource::Rule { rule: rule.clone() },
+        })
+        .collect();
     for spec in &a.sensitive_flag {
-        if let Some((col, flag)) = spec.split_once(':') {
-            columns.extend([col.to_string(), flag.to_string()]);
+        let Some((col, flag)) = spec.split_once(':') else {
+            bail!("--sensitive-flag takes COL:FLAGCOL, not '{spec}'");
+        };
+        cells.push(Cells::of(
+            col,
+            SensitivitySource::FlagColumn {
+                column: flag.to_string(),
+            },
+        ));
+    }
+    if let Some(density) = a.sensitive_density {
+        if !(0.0..=1.0).contains(&density) {
+            bail!("--sensitive-density {density} is not between 0 and 1");
         }
+        cells.push(Cells {
+            column: None,
+            source: SensitivitySource::Density { density, seed },
+        });
     }
-    for text in &a.sensitive_when {
-        let rule = Rule::parse(text)?;
-        columns.extend(rule.columns().into_iter().map(str::to_string));
-    }
-    columns.extend(a.population.weights.iter().cloned());
-    if columns.is_empty() {
-        bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
-    }
-    let table = match on_cluster(a, f, &opts, &columns)? {
-        Some(table) => table,
-        None => frequency_table(f, &opts, &columns, &EngineOptions::default())?,
-    };
-    for id in &a.identifier {
-        if !table.file_columns().contains(id) {
-            return Err(anonlab::error::Error::UnknownColumn {
-                name: id.clone(),
-                available: anonlab::error::listed(
-                    table.file_columns(),
-                    anonlab::error::COLUMNS_LISTED,
-                ),
-            }
-            .into());
-        }
-    }
-    let s = Session::new(table.to_dataset()?, Some(f.to_path_buf()), opts);
-    let label = s.label();
-    configure(s, a, true).with_context(|| label)
+    Ok(RoleSpec {
+        identifiers: a.identifier.clone(),
+        quasi_identifiers: a.qi.clone(),
+        sensitive: a.sensitive.clone(),
+        semi_sensitive: a.semi_sensitive.clone(),
+        cells,
+        attacker_knows: a.attacker_knows.clone(),
+        also_read: a.population.weights.iter().cloned().collect(),
+    })
 }
 
-/// The frequency table built on the cluster `--cluster` names, if any.
-#[cfg(feature = "cluster")]
-fn on_cluster(
-    a: &AssessArgs,
-    f: &std::path::Path,
-    opts: &CsvOptions,
-    columns: &[String],
-) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
-    match a.cluster.cluster()? {
-        Some(cluster) => Ok(Some(cluster.frequency_table(f, opts, columns)?)),
-        None => Ok(None),
-    }
-}
-
-#[cfg(all(feature = "engine", not(feature = "cluster")))]
-fn on_cluster(
-    a: &AssessArgs,
-    _: &std::path::Path,
-    _: &CsvOptions,
-    _: &[String],
-) -> anyhow::Result<Option<anonlab_scale::engine::FrequencyTable>> {
-    if a.cluster.cluster.is_some() {
-        bail!("this build of anonlab has no cluster (it needs the `cluster` feature); use --engine datafusion");
-    }
-    Ok(None)
-}
-
-#[cfg(not(feature = "engine"))]
-fn engine_session(_: &AssessArgs, _: &std::path::Path, _: CsvOptions) -> anyhow::Result<Session> {
-    bail!("this build of anonlab has no query engine (it needs the `engine` feature); use --engine memory")
-}
-
-/// Apply the flags to `s`; `engine` leaves out the identifiers, which the
-/// engine's dataset does not hold.
-fn configure(mut s: Session, a: &AssessArgs, engine: bool) -> anyhow::Result<Session> {
-    let ds = &s.dataset;
-    let given_roles = !(a.qi.is_empty()
-        && a.sensitive.is_empty()
-        && a.semi_sensitive.is_empty()
-        && a.identifier.is_empty());
-    if given_roles {
-        let mut roles = Roles::new(ds.n_cols());
-        for (cols, role) in [
-            (
-                if engine { &[][..] } else { &a.identifier[..] },
-                Role::Identifier,
-            ),
-            (&a.qi[..], Role::QuasiIdentifier),
-            (&a.sensitive[..], Role::Sensitive),
-            (&a.semi_sensitive[..], Role::SemiSensitive),
-        ] {
-            for name in cols {
-                let c = ds.column_index(name)?;
-                if roles.get(c) != Role::Insensitive {
-                    bail!(
-                        "column '{name}' is given two roles ({} and {})",
-                        roles.get(c),
-                        role
-                    );
-                }
-                roles.set(c, role);
-            }
-        }
-        s.roles = roles;
-        s.sensitivity.clear();
-        // The attacker learns the QIs in the order given, then the
-        // semi-sensitive attributes: the prefix table follows that order.
-        s.attacker.known = a.qi.iter().chain(&a.semi_sensitive).cloned().collect();
-    }
+/// Apply the flags to `s`: the roles, cells and attacker (`roles`), then
+/// the attacker's threshold, the seed and the population.
+fn configure(mut s: Session, a: &AssessArgs, roles: &RoleSpec) -> anyhow::Result<Session> {
+    s.apply_roles(roles)?;
     if s.roles.attacker_visible().is_empty() {
         bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
-    }
-    if !a.attacker_knows.is_empty() {
-        for n in &a.attacker_knows {
-            let c = ds.column_index(n)?;
-            if !s.roles.get(c).attacker_visible() {
-                bail!(
-                    "--attacker-knows names '{n}', which is {}; the attacker can only know quasi-identifiers and semi-sensitive attributes",
-                    s.roles.get(c)
-                );
-            }
-        }
-        s.attacker.known = a.attacker_knows.clone();
     }
     if let Some(t) = a.threshold {
         if !(0.0..=1.0).contains(&t) {
@@ -311,83 +184,7 @@ fn configure(mut s: Session, a: &AssessArgs, engine: bool) -> anyhow::Result<Ses
         s.params.seed = seed;
     }
     a.population.apply(&mut s.attacker.population);
-    apply_sensitivity(&mut s, a)?;
     Ok(s)
-}
-
-fn apply_sensitivity(s: &mut Session, a: &AssessArgs) -> anyhow::Result<()> {
-    let semi = s.roles.with(Role::SemiSensitive);
-    let any = !a.sensitive_when.is_empty()
-        || !a.sensitive_flag.is_empty()
-        || a.sensitive_density.is_some();
-    if any && semi.is_empty() {
-        bail!("sensitivity flags need a semi-sensitive attribute: add --semi-sensitive COL");
-    }
-    let ds = &s.dataset;
-    for text in &a.sensitive_when {
-        let rule = Rule::parse(text)?;
-        // Compile now so a typo is reported before any work.
-        rule.compile(ds)?;
-        let named: Vec<usize> = semi
-            .iter()
-            .copied()
-            .filter(|&c| rule.columns().contains(&ds.col(c).name()))
-            .collect();
-        let targets = match (named.is_empty(), semi.len()) {
-            (false, _) => named,
-            (true, 1) => semi.clone(),
-            (true, _) => bail!(
-                "--sensitive-when '{text}' names none of the semi-sensitive attributes, so it is unclear whose cells it marks"
-            ),
-        };
-        for c in targets {
-            if s.sensitivity.contains_key(&c) {
-                bail!("two sensitivity sources for '{}'", ds.col(c).name());
-            }
-            s.sensitivity.insert(
-                c,
-                CellSensitivity::new(SensitivitySource::Rule { rule: text.clone() }),
-            );
-        }
-    }
-    for spec in &a.sensitive_flag {
-        let Some((col, flag)) = spec.split_once(':') else {
-            bail!("--sensitive-flag takes COL:FLAGCOL, not '{spec}'");
-        };
-        let c = ds.column_index(col)?;
-        ds.column_index(flag)?;
-        if !semi.contains(&c) {
-            bail!("--sensitive-flag names '{col}', which is not semi-sensitive");
-        }
-        if s.sensitivity.contains_key(&c) {
-            bail!("two sensitivity sources for '{col}'");
-        }
-        s.sensitivity.insert(
-            c,
-            CellSensitivity::new(SensitivitySource::FlagColumn {
-                column: flag.to_string(),
-            }),
-        );
-    }
-    if let Some(density) = a.sensitive_density {
-        if !(0.0..=1.0).contains(&density) {
-            bail!("--sensitive-density {density} is not between 0 and 1");
-        }
-        for &c in &semi {
-            s.sensitivity.entry(c).or_insert_with(|| {
-                CellSensitivity::new(SensitivitySource::Density {
-                    density,
-                    seed: s.params.seed,
-                })
-            });
-        }
-    }
-    // Resolve every source once now, so errors (bad flag values) surface
-    // before the simulation starts.
-    for &c in s.sensitivity.keys() {
-        s.sensitive_cells(c)?;
-    }
-    Ok(())
 }
 
 pub fn run(a: &AssessArgs) -> anyhow::Result<()> {

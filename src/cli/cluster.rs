@@ -121,34 +121,34 @@ pub struct ClusterClientArgs {
     pub cluster_timeout: u64,
 }
 
-#[cfg(feature = "cluster")]
 impl ClusterClientArgs {
-    /// The cluster the flags name, if any.
-    pub fn cluster(&self) -> anyhow::Result<Option<anonlab_scale::cluster::Cluster>> {
-        use anonlab_scale::cluster::{Address, Cluster, ClusterOptions};
-        use std::time::Duration;
-        let Some(text) = &self.cluster else {
+    /// The cluster the flags name, if any, as a source's engine takes it
+    /// (`anonlab::session::Engine::Cluster`).
+    pub fn spec(&self) -> anyhow::Result<Option<anonlab::session::ClusterSpec>> {
+        let Some(address) = &self.cluster else {
             return Ok(None);
         };
-        let address: Address = text.parse()?;
         if self.cluster_timeout == 0 {
             anyhow::bail!("--cluster-timeout must be at least 1 second");
         }
-        let token = token(self.cluster_token_file.as_deref(), "--cluster-token-file")?;
         // Ballista's client logs a failed job as an error, which the
         // command reports itself: its messages only when asked for.
+        #[cfg(feature = "cluster")]
         init_logger(log::LevelFilter::Off);
-        Ok(Some(Cluster::new(
-            address,
-            token,
-            ClusterOptions {
-                job_timeout: Duration::from_secs(self.cluster_timeout),
-                ready_within: ClusterOptions::default()
-                    .ready_within
-                    .min(Duration::from_secs(self.cluster_timeout)),
-                ..ClusterOptions::default()
-            },
-        )))
+        Ok(Some(anonlab::session::ClusterSpec {
+            address: address.clone(),
+            token_file: self.cluster_token_file.clone(),
+            timeout: std::time::Duration::from_secs(self.cluster_timeout),
+        }))
+    }
+
+    /// The cluster the flags name, if any (`Cluster::of` its spec).
+    #[cfg(feature = "cluster")]
+    pub fn cluster(&self) -> anyhow::Result<Option<anonlab_scale::cluster::Cluster>> {
+        match self.spec()? {
+            Some(spec) => Ok(Some(anonlab_scale::cluster::Cluster::of(&spec)?)),
+            None => Ok(None),
+        }
     }
 }
 

@@ -181,7 +181,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     // why (the table refuses it), not an error of the whole comparison.
     let (p, file_columns) = match engine_flag(&a.columns, a.engine, &a.cluster, &named)? {
         Some(_) => {
-            let (session, columns) = engine_session(&a.columns, &a.cluster)?;
+            let (session, columns) = engine_session(&a.columns, a.engine, &a.cluster)?;
             (prepare_with(&a.columns, Some(session))?, Some(columns))
         }
         None => (prepare(&a.columns)?, None),
@@ -192,7 +192,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let pk = a.columns.pk.load(&ids)?;
     let inputs = p.inputs(&a.columns)?;
     let ds = &p.session.dataset;
-    let roles = published_roles(&p, &a.columns, ds);
+    let roles = published_roles(&p);
     let attacker = p.attacker()?;
     let mut rows = Vec::new();
     for r in &runs {

@@ -175,7 +175,7 @@ impl LgbArgs {
     }
 
     /// Where the sensitive cells come from; a density draws with `seed`.
-    fn source(&self, ds: &Dataset, seed: u64) -> anyhow::Result<Option<SensitivitySource>> {
+    pub fn source(&self, ds: &Dataset, seed: u64) -> anyhow::Result<Option<SensitivitySource>> {
         if let Some(rule) = &self.sensitive_when {
             return Ok(Some(SensitivitySource::Rule { rule: rule.clone() }));
         }

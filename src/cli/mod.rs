@@ -18,6 +18,9 @@ pub mod synth;
 #[cfg(feature = "tui")]
 pub mod tui;
 
+#[cfg(test)]
+mod tests;
+
 use std::path::PathBuf;
 
 use anonlab::error::{Parameter, Setting};
@@ -30,6 +33,7 @@ pub fn remedy(setting: Setting) -> String {
         Setting::QuasiIdentifiers => "name at least one with --qi",
         Setting::SensitiveAttribute => "name one with --sensitive",
         Setting::SemiSensitiveOrSensitive => "name one with --semi-sensitive or --sensitive",
+        Setting::SemiSensitiveAttribute => "add --semi-sensitive COL",
         Setting::Conditions => "add --conditions G.json",
         Setting::Hierarchy => "give it with --hierarchies COL=FILE",
         Setting::SensitiveHierarchy => "give it with --sa-hierarchy COL=FILE",
@@ -348,6 +352,75 @@ pub(crate) fn open_project(
     project: &anonlab::data::Project,
 ) -> anonlab::Result<anonlab::session::Session> {
     anonlab::session::Session::from_project(project)
+}
+
+/// Open a data file given on the command line, for `roles` (which the
+/// caller applies, naming the file in its messages): wherever the source
+/// says it is read, by `anonlab-scale` in a build with the query engine,
+/// else in memory by the core (which refuses a source only the engine
+/// reads). Every command and the TUI open their file here.
+#[cfg(feature = "engine")]
+pub(crate) fn open(
+    source: &anonlab::session::Source,
+    roles: &anonlab::session::RoleSpec,
+) -> anonlab::Result<anonlab::session::Opened> {
+    anonlab_scale::source::open(source, roles)
+}
+
+#[cfg(not(feature = "engine"))]
+pub(crate) fn open(
+    source: &anonlab::session::Source,
+    _roles: &anonlab::session::RoleSpec,
+) -> anonlab::Result<anonlab::session::Opened> {
+    source.open().map(anonlab::session::Opened::in_memory)
+}
+
+/// Check cheaply, before a front end takes the terminal, that the
+/// columns `roles` names are the file's when the query engine reads it
+/// (`anonlab_scale::source::check`); the in-memory path reads the file
+/// when it opens it.
+#[cfg(feature = "engine")]
+pub(crate) fn check_columns(
+    source: &anonlab::session::Source,
+    roles: &anonlab::session::RoleSpec,
+) -> anonlab::Result<()> {
+    anonlab_scale::source::check(source, roles)
+}
+
+#[cfg(not(feature = "engine"))]
+pub(crate) fn check_columns(
+    _: &anonlab::session::Source,
+    _: &anonlab::session::RoleSpec,
+) -> anonlab::Result<()> {
+    Ok(())
+}
+
+/// Whether this build reads files with the query engine
+/// (`Source::reads_by_engine`'s question).
+pub(crate) const ENGINE_BUILT: bool = cfg!(feature = "engine");
+
+/// The source of `file` as the flags say: how it is read (`csv`), and
+/// where: `--cluster` is the engine on other machines (refused with
+/// `--engine memory`), else `--engine`.
+pub(crate) fn source(
+    file: &std::path::Path,
+    csv: &CsvArgs,
+    engine: assess::Engine,
+    cluster: Option<&cluster::ClusterClientArgs>,
+) -> anyhow::Result<anonlab::session::Source> {
+    use anonlab::session::{Engine, Source};
+    let on_cluster = match cluster {
+        Some(c) => c.spec()?,
+        None => None,
+    };
+    let engine = match (on_cluster, engine) {
+        (Some(_), assess::Engine::Memory) => anyhow::bail!("--cluster builds the frequency table on the cluster, and --engine memory reads the file here; give one of them"),
+        (Some(spec), _) => Engine::Cluster(spec),
+        (None, assess::Engine::Auto) => Engine::Auto,
+        (None, assess::Engine::Memory) => Engine::Memory,
+        (None, assess::Engine::Datafusion) => Engine::DataFusion,
+    };
+    Ok(Source::file(file, csv.options()?).with_engine(engine))
 }
 
 /// The algorithms `-a` takes, from the registry with what each reads

@@ -9,7 +9,6 @@ use clap::Args;
 
 use anonlab::data::Project;
 use anonlab::report;
-use anonlab::session::Session;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -34,7 +33,7 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
             a.project.display()
         );
     }
-    let session = Session::from_project(&project)
+    let session = super::open_project(&project)
         .with_context(|| format!("project {}", a.project.display()))?;
     let built = super::progress::with_bar("building the report", |p| {
         report::build(&session, &a.project, warning, p)

@@ -107,6 +107,8 @@ pub enum Setting {
     SensitiveAttribute,
     /// LGB's attributes: semi-sensitive ones or a sensitive one.
     SemiSensitiveOrSensitive,
+    /// A semi-sensitive attribute, whose cells a source marks sensitive.
+    SemiSensitiveAttribute,
     /// Construction(D, G)'s conditions of generalization.
     Conditions,
     /// A quasi-identifier's generalization hierarchy.
@@ -134,6 +136,7 @@ impl Setting {
             Setting::QuasiIdentifiers => "name at least one quasi-identifier",
             Setting::SensitiveAttribute => "name a sensitive attribute",
             Setting::SemiSensitiveOrSensitive => "name a semi-sensitive or a sensitive attribute",
+            Setting::SemiSensitiveAttribute => "name a semi-sensitive attribute",
             Setting::Conditions => "give the conditions of generalization (a G.json file)",
             Setting::Hierarchy => "give the attribute's hierarchy",
             Setting::SensitiveHierarchy => "give the sensitive attribute's hierarchy",

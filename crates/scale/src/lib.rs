@@ -9,6 +9,8 @@
 //! - [`engine_scan`]: the file's records in file order (the publishing
 //!   pass's first read, a grouped session's sample).
 //! - [`grouped`]: sessions over the frequency table.
+//! - [`source`]: a `Source` opened wherever it is read (memory, engine,
+//!   cluster), for every front end.
 //! - [`publish`]: the publishing pass of a release made on the table.
 //! - [`cluster`]: Ballista's scheduler and executors, and a client.
 
@@ -18,3 +20,4 @@ pub mod engine;
 pub mod engine_scan;
 pub mod grouped;
 pub mod publish;
+pub mod source;

@@ -284,6 +284,37 @@ impl Cluster {
         }
     }
 
+    /// The cluster a [`ClusterSpec`] names (a source's `Engine::Cluster`):
+    /// its address parsed, its token read from the file the spec names or
+    /// else the one [`TOKEN_FILE_VAR`] names (none is refused: a cluster
+    /// is not used without one), and the spec's timeout for the job and,
+    /// within [`ClusterOptions::ready_within`], for an executor.
+    pub fn of(spec: &anonlab::session::ClusterSpec) -> Result<Cluster> {
+        let address: Address = spec.address.parse()?;
+        let from_env = std::env::var_os(TOKEN_FILE_VAR).filter(|v| !v.is_empty());
+        let Some(path) = spec
+            .token_file
+            .clone()
+            .or(from_env.map(std::path::PathBuf::from))
+        else {
+            return Err(Error::invalid(
+                Parameter::TokenFile,
+                format!("the cluster needs its token: name its token file (or set {TOKEN_FILE_VAR}), a file of mode 600 holding one line, the same for every process of the cluster (make one with `(umask 077; openssl rand -hex 32 > FILE)`)"),
+            ));
+        };
+        let token = Token::from_file(&path)?;
+        let defaults = ClusterOptions::default();
+        Ok(Cluster::new(
+            address,
+            token,
+            ClusterOptions {
+                job_timeout: spec.timeout,
+                ready_within: defaults.ready_within.min(spec.timeout),
+                ..defaults
+            },
+        ))
+    }
+
     pub fn scheduler(&self) -> &Address {
         &self.scheduler
     }

@@ -324,7 +324,12 @@ impl App {
         {
             App::open_project(&path)
         } else {
-            anonlab::session::Session::open(&path, anonlab::data::CsvOptions::default())
+            // Read whole: the query engine's table holds only the columns
+            // given a role up front, and a file opened here has none yet
+            // (`anonlab tui FILE --qi ...` opens one through the engine).
+            anonlab::session::Source::file(&path, anonlab::data::CsvOptions::default())
+                .with_engine(anonlab::session::Engine::Memory)
+                .open_with(&anonlab::session::RoleSpec::default())
                 .and_then(App::new)
         };
         match opened {
