@@ -11,8 +11,9 @@
 mod common;
 use common::{adult, adult_hierarchies, env_usize, time, QI8};
 
-use anonlab::algorithms::full_domain::{search, Metric, PrivacyModel};
+use anonlab::algorithms::full_domain::{search, Metric};
 use anonlab::algorithms::{Options, Request};
+use anonlab::privacy::Model;
 use anonlab::progress::Progress;
 
 fn main() {
@@ -26,47 +27,47 @@ fn main() {
         "{:<52} {:>9} {:>9} {:>9}  optimum / checked",
         "search (Adult, k=5)", "median", "best", "worst"
     );
-    let cases: [(&str, f64, Metric, PrivacyModel, bool); 6] = [
+    let cases: [(&str, f64, Metric, Model, bool); 6] = [
         (
             "8 QIs, 0 % suppression, loss (target 0.3 s whole)",
             0.0,
             Metric::Loss,
-            PrivacyModel::K,
+            Model::K,
             false,
         ),
         (
             "8 QIs, 2 % suppression, loss (target 1 s whole)",
             0.02,
             Metric::Loss,
-            PrivacyModel::K,
+            Model::K,
             false,
         ),
         (
             "8 QIs, 0 % suppression, dm",
             0.0,
             Metric::Discernibility,
-            PrivacyModel::K,
+            Model::K,
             false,
         ),
         (
             "8 QIs, 2 % suppression, dm",
             0.02,
             Metric::Discernibility,
-            PrivacyModel::K,
+            Model::K,
             false,
         ),
         (
             "8 QIs, 2 % suppression, height",
             0.02,
             Metric::Height,
-            PrivacyModel::K,
+            Model::K,
             false,
         ),
         (
             "7 QIs, distinct 3-diverse occupation, 2 %, loss",
             0.02,
             Metric::Loss,
-            PrivacyModel::DistinctL { l: 3 },
+            Model::DistinctL { l: 3 },
             true,
         ),
     ];
