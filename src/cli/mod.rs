@@ -379,7 +379,7 @@ pub(crate) fn open(
 /// columns `roles` names are the file's when the query engine reads it
 /// (`anonlab_scale::source::check`); the in-memory path reads the file
 /// when it opens it.
-#[cfg(feature = "engine")]
+#[cfg(all(feature = "tui", feature = "engine"))]
 pub(crate) fn check_columns(
     source: &anonlab::session::Source,
     roles: &anonlab::session::RoleSpec,
@@ -387,7 +387,7 @@ pub(crate) fn check_columns(
     anonlab_scale::source::check(source, roles)
 }
 
-#[cfg(not(feature = "engine"))]
+#[cfg(all(feature = "tui", not(feature = "engine")))]
 pub(crate) fn check_columns(
     _: &anonlab::session::Source,
     _: &anonlab::session::RoleSpec,

@@ -50,6 +50,7 @@ fn tui_session() -> Session {
 }
 
 /// What a session gives an algorithm, and what it publishes with.
+#[cfg(feature = "tui")]
 fn same_requests(a: &Session, b: &Session) {
     assert_eq!(a.roles, b.roles);
     assert_eq!(a.attacker.known, b.attacker.known);
