@@ -140,6 +140,7 @@ pub async fn open_in_file_order(
             "is a directory, not a data file",
         ));
     }
+    anonlab::data::formats::check_metadata(path, opts)?;
     let format = detect(path, opts);
     if matches!(format, InputFormat::CsvGzip | InputFormat::CsvZstd) {
         return Err(Error::input(
@@ -511,6 +512,9 @@ const SCAN_AHEAD: usize = 4;
 /// in the first records may be categorical in the file.
 pub fn head(path: &Path, opts: &CsvOptions, limit: usize) -> Result<anonlab::data::Dataset> {
     use anonlab::data::ColumnBuilder;
+    // The in-memory reader's metadata checks first, as every engine entry
+    // makes them: DataFusion's reader panics on some malformed footers.
+    anonlab::data::formats::check_metadata(path, opts)?;
     // One partition: the first records are the first partition's.
     let engine = EngineOptions {
         threads: 1,
