@@ -28,7 +28,10 @@ fn main() {
         .unwrap_or_else(|panic| {
             eprintln!(
                 "anonlab: error: internal error: {} (please report it)",
-                anonlab::error::escaped(&panic_text(panic.as_ref()))
+                anonlab::error::escaped(&match anonlab::error::panic_message(panic.as_ref()) {
+                    m if m.is_empty() => "a panic without a message".to_string(),
+                    m => m,
+                })
             );
             std::process::exit(101);
         });
@@ -62,15 +65,6 @@ fn quiet_dependency_panics() {
             default(info);
         }
     }));
-}
-
-/// A panic's message, when it has one.
-fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: remove the temporary files of writes in

@@ -461,6 +461,16 @@ pub fn shown(text: &str, max: usize) -> String {
     format!("{}… ({} more characters)", escaped(&head), total - max)
 }
 
+/// A panic's message, when it has one (a caught panic's payload is a
+/// `&str` or a `String`); empty otherwise.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
 /// Up to `max` items joined with ", ", then "and N more".
 pub fn listed<S: AsRef<str>>(items: &[S], max: usize) -> String {
     let shown: Vec<&str> = items.iter().take(max).map(AsRef::as_ref).collect();

@@ -250,11 +250,7 @@ pub fn frequency_table(
         })
     }))
     .unwrap_or_else(|panic| {
-        let why = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
+        let why = anonlab::error::panic_message(panic.as_ref());
         Err(Error::input(
             path,
             None,

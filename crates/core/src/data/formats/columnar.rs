@@ -163,11 +163,7 @@ pub(super) fn check_metadata(path: &Path, opts: &CsvOptions, parquet: bool) -> R
 /// never end the program.
 fn guarded<T>(path: &Path, what: &str, read: impl FnOnce() -> Result<T>) -> Result<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|panic| {
-        let why = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
+        let why = crate::error::panic_message(panic.as_ref());
         Err(Error::input(
             path,
             None,
