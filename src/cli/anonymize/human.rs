@@ -1,0 +1,137 @@
+//! `anonymize`'s human-readable output: the evaluation and the after
+//! figures, as the terminal shows them.
+
+use super::*;
+
+pub(super) fn human(e: &Evaluation, after: &After, rows: usize) -> String {
+    let mut o = String::new();
+    let l = e.l.map_or(String::new(), |l| format!(", l = {l}"));
+    let _ = writeln!(
+        o,
+        "{}: k = {}{l}, seed {} — {:.1} ms",
+        e.algorithm, e.k, e.seed, e.time_ms
+    );
+    let _ = writeln!(o, "verified by the independent checker:");
+    for c in &e.verification.checks {
+        let _ = writeln!(
+            o,
+            "  {} {}: {}",
+            if c.holds { "ok  " } else { "FAIL" },
+            c.claim,
+            c.detail
+        );
+    }
+    let _ = writeln!(
+        o,
+        "{} groups, {} buckets, {} of {} rows suppressed",
+        thousands(e.groups),
+        thousands(e.buckets),
+        thousands(e.suppressed),
+        thousands(rows)
+    );
+    // The after figures, for the attacker they name (`assess::After`).
+    let _ = writeln!(o, "after ({}):", after.attacker);
+    let k = &after.key_count.summary;
+    let _ = writeln!(
+        o,
+        "re-identification (key count): mean {:.4}, max {:.4}, {} above {:.3}",
+        k.mean,
+        k.max,
+        thousands(k.records_above_threshold),
+        k.threshold
+    );
+    let r = &after.linkage.summary;
+    let _ = writeln!(
+        o,
+        "re-identification (linkage): mean {:.4}, max {:.4}, {} above {:.3}",
+        r.mean,
+        r.max,
+        thousands(r.records_above_threshold),
+        r.threshold
+    );
+    if let Some(b) = &after.breach {
+        let s = &b.distribution.summary;
+        let _ = writeln!(
+            o,
+            "breach probability: mean {:.4}, max {:.4}, {} above {:.3}",
+            s.mean,
+            s.max,
+            thousands(s.records_above_threshold),
+            s.threshold
+        );
+    }
+    let u = &e.utility;
+    let _ = writeln!(
+        o,
+        "utility: C_DM {}, C_AVG {}, NCP sum {:.1} (GCP share {:.4}: 0 = nothing generalized, 1 = everything suppressed)",
+        thousands(u.discernibility as usize),
+        u.average_class_size.map_or("–".into(), |v| format!("{v:.3}")),
+        u.ncp,
+        u.gcp
+    );
+    if let Some(q) = &e.queries {
+        let _ = writeln!(
+            o,
+            "query workload: {} of {} queries, mean relative error {:.4} (seed {})",
+            q.queries_used,
+            q.queries_used + q.skipped,
+            q.mean_relative_error,
+            q.seed
+        );
+    }
+    if let Some(q) = &e.probabilistic_queries {
+        let _ = writeln!(
+            o,
+            "  answered by probabilistic counting per bucket (LGB paper, 4.2): mean relative error {:.4}",
+            q.mean_relative_error
+        );
+    }
+    if let Some(m) = &e.pk {
+        let _ = writeln!(
+            o,
+            "p-sensitive measures (p = {}): IL {:.1} ({:.4} per tuple), mean Hom {:.4} ({} groups not p-sensitive), mean Div {:.4}",
+            m.p,
+            m.information_loss,
+            m.information_loss_per_tuple,
+            m.mean_homogeneity,
+            m.groups_not_p_sensitive,
+            m.mean_diversity
+        );
+    }
+    for b in &e.local_breach {
+        let s = &b.distribution.summary;
+        let _ = writeln!(
+            o,
+            "breach of the {} sensitive cells of {}: mean {:.4}, max {:.4}, {} above {:.3}",
+            thousands(b.cells),
+            b.attribute,
+            s.mean,
+            s.max,
+            thousands(s.records_above_threshold),
+            s.threshold
+        );
+    }
+    if let Some(c) = &e.correspondence {
+        let _ = writeln!(o, "{}", correspondence_line(c));
+    }
+    o
+}
+
+/// GLP and reconstruction error (refining-partition paper) in one line.
+pub(super) fn correspondence_line(c: &anonlab::metrics::CorrespondenceLoss) -> String {
+    let bound = match (c.re_lower_bound, c.re_ratio()) {
+        (Some(b), Some(r)) => {
+            format!(" = {r:.4} × the lower bound n(1 − 1/ℓ) = {b:.1} (Property 8)")
+        }
+        _ => String::new(),
+    };
+    format!(
+        "correspondence loss of {}: GLP {:.4} (Definition 3; {} of {} records lose some, max NLP {:.4}); reconstruction error {:.1}{bound}",
+        c.attribute,
+        c.glp,
+        thousands(c.records_with_loss),
+        thousands(c.records),
+        c.nlp_max,
+        c.reconstruction_error
+    )
+}
