@@ -13,43 +13,18 @@ use predicates::prelude::*;
 
 use crate::common;
 
-use anonlab::algorithms::{Algorithm, Needs, Registry, Request};
+use anonlab::algorithms::{Needs, Registry};
 use anonlab::error::Setting;
 use anonlab::progress::Progress;
-use anonlab::release::{Guarantee, Release};
 use anonlab::session::Session;
-use anonlab::Result;
-
-/// One class of every record, generalized to cover them all: k-anonymous
-/// for any k up to the table's size. Reads k and a seed (to show two
-/// parameters enabled) and needs a sensitive attribute (to show a refusal).
-struct OneClass;
-
-impl Algorithm for OneClass {
-    fn id(&self) -> &'static str {
-        "one-class"
-    }
-    fn name(&self) -> &'static str {
-        "One class (a test's algorithm)"
-    }
-    fn needs(&self) -> Needs {
-        Needs {
-            k: true,
-            seed: true,
-            sensitive: true,
-            ..Needs::default()
-        }
-    }
-    fn run(&self, req: &Request<'_>, _progress: &Progress) -> Result<Release> {
-        let mut release = Release::new(self.id(), req.ds, req.qi.clone(), req.sensitive.clone());
-        release.push_covering_group(req.ds, (0..req.ds.n_rows() as u32).collect());
-        release.claims.push(Guarantee::KAnonymity { k: req.k });
-        Ok(release)
-    }
-}
 
 fn registry() -> Registry {
-    Registry::standard().with(OneClass)
+    Registry::standard().with(common::OneClass(Needs {
+        k: true,
+        seed: true,
+        sensitive: true,
+        ..Needs::default()
+    }))
 }
 
 /// The demo session offering the test's algorithm too, with a sensitive

@@ -7,40 +7,17 @@
 
 use crate::common;
 
-use anonlab::algorithms::{Algorithm, Needs, Registry, Request};
-use anonlab::progress::Progress;
-use anonlab::release::{Guarantee, Release};
+use anonlab::algorithms::{Needs, Registry};
 use anonlab_tui::{Action, App, Param, Screen};
 use common::screen::{choose_algorithm, render, run_to_done, text};
-
-/// Every record in one class generalized to cover them: reads k only.
-struct OneClass;
-
-impl Algorithm for OneClass {
-    fn id(&self) -> &'static str {
-        "one-class"
-    }
-    fn name(&self) -> &'static str {
-        "One class (a test's algorithm)"
-    }
-    fn needs(&self) -> Needs {
-        Needs {
-            k: true,
-            ..Needs::default()
-        }
-    }
-    fn run(&self, req: &Request<'_>, _progress: &Progress) -> anonlab::Result<Release> {
-        let mut release = Release::new(self.id(), req.ds, req.qi.clone(), req.sensitive.clone());
-        release.push_covering_group(req.ds, (0..req.ds.n_rows() as u32).collect());
-        release.claims.push(Guarantee::KAnonymity { k: req.k });
-        Ok(release)
-    }
-}
 
 #[test]
 fn an_added_algorithm_is_offered_with_its_parameters_and_runs() {
     let mut session = anonlab::session::Session::demo().unwrap();
-    session.registry = Registry::standard().with(OneClass);
+    session.registry = Registry::standard().with(common::OneClass(Needs {
+        k: true,
+        ..Needs::default()
+    }));
     let mut app = App::new(session).unwrap();
     app.step(&Action::Resize(140, 45));
     choose_algorithm(&mut app, "one-class");

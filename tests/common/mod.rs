@@ -123,3 +123,38 @@ pub fn demo_conditions(dir: &std::path::Path) -> PathBuf {
     .unwrap();
     g
 }
+
+/// An algorithm written outside the library, for the tests that add one
+/// to a registry (tests/algorithm_registry.rs, tests/tui_registry.rs):
+/// every record in one class generalized to cover them all, k-anonymous
+/// for any k up to the table's size, reading what its `Needs` say.
+pub struct OneClass(pub anonlab::algorithms::Needs);
+
+impl anonlab::algorithms::Algorithm for OneClass {
+    fn id(&self) -> &'static str {
+        "one-class"
+    }
+    fn name(&self) -> &'static str {
+        "One class (a test's algorithm)"
+    }
+    fn needs(&self) -> anonlab::algorithms::Needs {
+        self.0
+    }
+    fn run(
+        &self,
+        req: &Request<'_>,
+        _progress: &anonlab::progress::Progress,
+    ) -> anonlab::Result<anonlab::release::Release> {
+        let mut release = anonlab::release::Release::new(
+            self.id(),
+            req.ds,
+            req.qi.clone(),
+            req.sensitive.clone(),
+        );
+        release.push_covering_group(req.ds, (0..req.ds.n_rows() as u32).collect());
+        release
+            .claims
+            .push(anonlab::release::Guarantee::KAnonymity { k: req.k });
+        Ok(release)
+    }
+}
