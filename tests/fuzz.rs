@@ -34,6 +34,9 @@ use anonlab::session::Session;
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 
+#[path = "common/craft.rs"]
+mod craft;
+
 fn cases() -> u32 {
     std::env::var("ANONLAB_FUZZ_CASES")
         .ok()
@@ -596,6 +599,133 @@ fn written_tables_read_back_as_published() {
                 prop_assert!(ok, "published age '{}'", cell);
             }
         }
+        Ok(())
+    });
+}
+
+/// The crafted Parquet files of `tests/common/craft.rs`, with the sizes
+/// a reader allocates from set to anything (negative, 2^31 − 1, 2^40,
+/// past the end), schemas nested up to 300 deep, and then bytes of the
+/// result edited as the other targets do.
+#[cfg(feature = "formats")]
+fn crafted_parquet() -> impl Strategy<Value = Vec<u8>> {
+    let size32 = prop_oneof![
+        Just(i32::MAX),
+        Just(-1),
+        Just(0),
+        any::<i32>(),
+        0i32..100_000
+    ];
+    let size64 = prop_oneof![Just(1i64 << 40), Just(-1), any::<i64>(), 0i64..100_000];
+    (
+        prop::collection::vec("[a-z]{0,6}", 1..20),
+        any::<bool>(),
+        prop::option::of(size32),
+        prop::option::of(size64),
+        prop_oneof![3 => Just(0usize), 1 => 0usize..300],
+        1usize..6,
+        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+    )
+        .prop_map(
+            |(values, gzip, claim_uncompressed, claim_chunk, nesting, columns, flips)| {
+                let values: Vec<&str> = values.iter().map(String::as_str).collect();
+                let mut p = craft::Parquet::new(&values);
+                p.gzip = gzip;
+                p.claim_uncompressed = claim_uncompressed;
+                p.claim_chunk = claim_chunk;
+                p.nesting = nesting;
+                p.columns = columns;
+                let mut bytes = p.bytes();
+                for (at, b) in flips {
+                    let i = at.index(bytes.len());
+                    bytes[i] = b;
+                }
+                bytes
+            },
+        )
+}
+
+/// Arrow IPC files and streams of a small table, with bytes of their
+/// metadata (lengths, offsets, block sizes) edited.
+#[cfg(feature = "formats")]
+fn edited_arrow() -> impl Strategy<Value = Vec<u8>> {
+    use std::sync::Arc;
+    let table = |stream: bool| {
+        let schema = Arc::new(arrow_schema::Schema::new(vec![
+            arrow_schema::Field::new("a", arrow_schema::DataType::Utf8, true),
+            arrow_schema::Field::new("b", arrow_schema::DataType::Int64, true),
+        ]));
+        let a: arrow_array::ArrayRef =
+            Arc::new(arrow_array::StringArray::from(vec![Some("x"), None, Some("y")]));
+        let b: arrow_array::ArrayRef =
+            Arc::new(arrow_array::Int64Array::from(vec![Some(1), Some(2), None]));
+        let batch = arrow_array::RecordBatch::try_new(schema.clone(), vec![a, b]).unwrap();
+        let mut out = Vec::new();
+        if stream {
+            let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+        } else {
+            let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &schema).unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+        }
+        out
+    };
+    let seeds = vec![table(false), table(true)];
+    let edit = prop_oneof![
+        (any::<prop::sample::Index>(), any::<u8>()).prop_map(|(i, b)| (i, vec![b])),
+        (any::<prop::sample::Index>(), prop_oneof![Just(0xffu8), Just(0x7f), Just(0x80)])
+            .prop_map(|(i, b)| (i, vec![b; 4])),
+    ];
+    (
+        prop::sample::select(seeds),
+        prop::collection::vec(edit, 1..6),
+    )
+        .prop_map(|(mut bytes, edits)| {
+            for (at, data) in edits {
+                let i = at.index(bytes.len());
+                let end = (i + data.len()).min(bytes.len());
+                bytes[i..end].copy_from_slice(&data[..end - i]);
+            }
+            bytes
+        })
+}
+
+/// Read `bytes` as a file named `name` with the in-memory reader, under
+/// small and default limits: a dataset or one readable refusal naming the
+/// file; never a panic, an abort or a stack overflow.
+#[cfg(feature = "formats")]
+fn check_columnar(bytes: &[u8], name: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    for opts in [small_limits(), CsvOptions::default()] {
+        match anonlab::data::formats::load(&path, &opts) {
+            Ok(ds) => assert!(ds.n_cols() >= 1 && ds.n_rows() >= 1),
+            Err(e) => {
+                let m = e.to_string();
+                readable(&m);
+                assert!(m.contains(name), "the file is named: {m}");
+            }
+        }
+    }
+}
+
+#[cfg(feature = "formats")]
+#[test]
+fn parquet_structure_is_checked_before_any_allocation() {
+    fuzz("Parquet structure", crafted_parquet(), |bytes| {
+        check_columnar(&bytes, "fuzz.parquet");
+        Ok(())
+    });
+}
+
+#[cfg(feature = "formats")]
+#[test]
+fn arrow_structure_is_checked_before_any_allocation() {
+    fuzz("Arrow IPC structure", edited_arrow(), |bytes| {
+        check_columnar(&bytes, "fuzz.arrow");
         Ok(())
     });
 }

@@ -45,6 +45,7 @@ mod hierarchy_adult;
 mod hierarchy_builders;
 mod hostile;
 mod hostile_formats;
+mod hostile_structure;
 mod lgb_adult;
 mod lgb_fixture;
 mod lgb_measures;

@@ -10,6 +10,7 @@
 pub mod screen;
 
 pub mod cli;
+pub mod craft;
 pub mod lgb;
 
 use std::path::PathBuf;

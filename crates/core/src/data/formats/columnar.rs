@@ -17,6 +17,7 @@ use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{ArrowError, DataType, Schema};
 use rayon::prelude::*;
 
+use super::preflight::{self, PageBudget};
 use crate::data::csv_import::{check_forced, dataset_name, header_names, FieldRules};
 use crate::data::dataset::{ColumnBuilder, Dataset};
 use crate::data::CsvOptions;
@@ -33,7 +34,11 @@ const MAX_ROWS: u64 = u32::MAX as u64 - 1;
 pub(super) fn load_parquet(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     const WHAT: &str = "Parquet";
-    let file = open_checked(path, opts, WHAT)?;
+    let mut file = open_checked(path, opts, WHAT, true)?;
+    preflight::parquet_footer(path, &mut file)?;
+    let pages = file
+        .try_clone()
+        .map_err(|e| Error::Io(path.to_path_buf(), e))?;
     guarded(path, WHAT, || {
         let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| {
             Error::input(
@@ -47,6 +52,14 @@ pub(super) fn load_parquet(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         if rows > MAX_ROWS {
             return Err(too_many_rows(path, rows));
         }
+        // All pages are read into memory: the file size limit bounds
+        // their decompressed bytes too.
+        preflight::parquet_pages(
+            path,
+            &pages,
+            builder.metadata(),
+            PageBudget::Total(opts.max_file_bytes),
+        )?;
         let schema = builder.schema().clone();
         let reader = builder.with_batch_size(BATCH_ROWS).build().map_err(|e| {
             Error::input(
@@ -65,7 +78,8 @@ pub(super) fn load_parquet(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
 pub(super) fn load_arrow(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     use arrow_ipc::reader::{FileReader, StreamReader};
     const WHAT: &str = "Arrow IPC";
-    let mut file = open_checked(path, opts, WHAT)?;
+    let mut file = open_checked(path, opts, WHAT, true)?;
+    preflight::arrow(path, &mut file)?;
     let io = |e| Error::Io(path.to_path_buf(), e);
     let mut magic = [0u8; 6];
     let n = (&mut file).take(6).read(&mut magic).map_err(io)?;
@@ -91,8 +105,9 @@ pub(super) fn load_arrow(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     })
 }
 
-/// Open `path`, refusing a directory and a file over the size limit.
-fn open_checked(path: &Path, opts: &CsvOptions, what: &str) -> Result<File> {
+/// Open `path`, refusing a directory and, when `sized` (the in-memory
+/// reader), a file over the size limit.
+fn open_checked(path: &Path, opts: &CsvOptions, what: &str, sized: bool) -> Result<File> {
     let io = |e| Error::Io(path.to_path_buf(), e);
     let file = crate::data::input::open_input(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
@@ -104,7 +119,7 @@ fn open_checked(path: &Path, opts: &CsvOptions, what: &str) -> Result<File> {
             format!("is a directory, not a {what} file"),
         ));
     }
-    if meta.is_file() && meta.len() > opts.max_file_bytes {
+    if sized && meta.is_file() && meta.len() > opts.max_file_bytes {
         return Err(Error::unmet_at(
             path,
             None,
@@ -121,16 +136,26 @@ fn open_checked(path: &Path, opts: &CsvOptions, what: &str) -> Result<File> {
 }
 
 /// Open a Parquet or Arrow IPC file and read its metadata (footer, schema,
-/// row count) the way [`load_parquet`] and [`load_arrow`] do, reading no
-/// data: the query engine runs this first, so a file the in-memory path
-/// refuses (a lying footer, `PAR1PAR1`, a footer block past the end) is
-/// refused with the same message before DataFusion, whose readers may
-/// panic on it, sees it.
+/// page headers, blocks) the way [`load_parquet`] and [`load_arrow`] do,
+/// reading no data: the query engine runs this first, so a file the
+/// in-memory path refuses (a lying footer, `PAR1PAR1`, a block past the
+/// end, a schema nested without end, a page bomb) is refused with the
+/// same message before DataFusion, whose readers may panic or abort on
+/// it, sees it. The engine streams the file: its size is not limited, and
+/// the pages it decompresses at once are ([`PageBudget::PerRowGroup`]).
 pub(super) fn check_metadata(path: &Path, opts: &CsvOptions, parquet: bool) -> Result<()> {
     use arrow_ipc::reader::{FileReader, StreamReader};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let what = if parquet { "Parquet" } else { "Arrow IPC" };
-    let mut file = open_checked(path, opts, what)?;
+    let mut file = open_checked(path, opts, what, false)?;
+    if parquet {
+        preflight::parquet_footer(path, &mut file)?;
+    } else {
+        preflight::arrow(path, &mut file)?;
+    }
+    let pages = file
+        .try_clone()
+        .map_err(|e| Error::Io(path.to_path_buf(), e))?;
     let unreadable =
         |e: String| Error::input(path, None, None, format!("not a readable {what} file: {e}"));
     guarded(path, what, || {
@@ -141,7 +166,12 @@ pub(super) fn check_metadata(path: &Path, opts: &CsvOptions, parquet: bool) -> R
             if rows > MAX_ROWS {
                 return Err(too_many_rows(path, rows));
             }
-            return Ok(());
+            return preflight::parquet_pages(
+                path,
+                &pages,
+                builder.metadata(),
+                PageBudget::PerRowGroup(opts.max_file_bytes),
+            );
         }
         let io = |e| Error::Io(path.to_path_buf(), e);
         let mut magic = [0u8; 6];

@@ -43,6 +43,8 @@ use crate::error::{Error, Result};
 pub mod columnar;
 #[cfg(feature = "formats")]
 mod parquet_out;
+#[cfg(feature = "formats")]
+mod preflight;
 
 #[cfg(feature = "formats")]
 pub use parquet_out::CsvToParquet;

@@ -1,0 +1,256 @@
+//! Hostile structure in Parquet and Arrow IPC files (issue 36, items 3
+//! and 4): sizes a file states that its readers would allocate — a page
+//! header's uncompressed size, a column chunk's length, an Arrow block's
+//! or message's body — and a schema nested past any stack. Each file is
+//! a few hundred bytes; each is refused in one line naming the file on
+//! the in-memory path and the query engine's, before any reader
+//! allocates what it claims, and the run's peak memory (the child's
+//! maximum resident set, from `wait4`) stays far below the issue's
+//! 2.5 GB bound. The files are built by `common::craft`, whose honest
+//! file is read correctly (so a refusal is the lie's, not the builder's).
+#![cfg(all(feature = "formats", unix))]
+
+use std::io::Read;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+
+use crate::common;
+use common::craft::Parquet;
+
+/// The engines a build has: memory, and DataFusion with `engine`.
+fn engines() -> Vec<&'static str> {
+    let mut e = vec!["memory"];
+    if cfg!(feature = "engine") {
+        e.push("datafusion");
+    }
+    e
+}
+
+/// A run's exit status, stderr and peak resident memory in bytes.
+struct Run {
+    status: ExitStatus,
+    stderr: String,
+    peak: u64,
+}
+
+/// `assess FILE --qi COL --engine ENGINE`, waited for with `wait4` so the
+/// peak memory is this child's alone (other tests run beside it).
+// The child is reaped by wait4, which std's `wait` cannot replace.
+#[allow(clippy::zombie_processes)]
+fn assess(file: &Path, qi: &str, engine: &str) -> Run {
+    let before = std::fs::read(file).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("anonlab"))
+        .arg("assess")
+        .arg(file)
+        .args(["--qi", qi, "--engine", engine])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for
+    // this child, which has not been waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(got, pid, "wait4: {}", std::io::Error::last_os_error());
+    assert_eq!(std::fs::read(file).unwrap(), before, "the input changed");
+    Run {
+        status: ExitStatus::from_raw(status),
+        stderr,
+        // ru_maxrss is in KiB on Linux.
+        peak: usage.ru_maxrss.max(0) as u64 * 1024,
+    }
+}
+
+/// Peak memory a refusal may take: the binary's own footprint with room
+/// to spare, far below the claims (2^31 bytes per page, 2^40 per block).
+const PEAK: u64 = 400 << 20;
+
+#[track_caller]
+fn refused(run: &Run, needles: &[&str]) {
+    let e = &run.stderr;
+    assert_eq!(run.status.code(), Some(2), "expected a refusal, got: {e}");
+    assert!(e.starts_with("anonlab: error: "), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+    for n in needles {
+        assert!(e.contains(n), "missing {n:?} in: {e}");
+    }
+    assert!(run.peak < PEAK, "peak memory {} bytes: {e}", run.peak);
+}
+
+#[test]
+fn the_crafted_parquet_file_is_read_when_it_does_not_lie() {
+    let dir = tempfile::tempdir().unwrap();
+    for gzip in [false, true] {
+        let mut p = Parquet::new(&["a", "b", "a"]);
+        p.gzip = gzip;
+        p.columns = 2;
+        let f = dir.path().join(format!("honest{gzip}.parquet"));
+        std::fs::write(&f, p.bytes()).unwrap();
+        for engine in engines() {
+            let run = assess(&f, "c0,c1", engine);
+            assert!(run.status.success(), "{engine}: {}", run.stderr);
+        }
+    }
+}
+
+#[test]
+fn page_bombs_are_refused_before_any_page_is_inflated() {
+    let dir = tempfile::tempdir().unwrap();
+    for columns in [4, 16] {
+        let mut p = Parquet::new(&["a", "b"]);
+        p.gzip = true;
+        p.columns = columns;
+        p.claim_uncompressed = Some(i32::MAX);
+        let f = dir.path().join(format!("bomb{columns}.parquet"));
+        std::fs::write(&f, p.bytes()).unwrap();
+        let name = format!("bomb{columns}.parquet");
+        for engine in engines() {
+            refused(
+                &assess(&f, "c0", engine),
+                &[&name, "bytes uncompressed, over the limit of 2,147,483,648 bytes"],
+            );
+        }
+    }
+    // One page's claim within the limit is no bomb: the reader finds the
+    // page shorter than claimed and says so, without inflating 2 GB.
+    let mut p = Parquet::new(&["a", "b"]);
+    p.gzip = true;
+    p.claim_uncompressed = Some(i32::MAX);
+    let f = dir.path().join("one.parquet");
+    std::fs::write(&f, p.bytes()).unwrap();
+    let run = assess(&f, "c0", "memory");
+    refused(&run, &["one.parquet"]);
+}
+
+#[test]
+fn a_column_chunk_past_the_end_is_refused_naming_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = Parquet::new(&["a", "b"]);
+    p.claim_chunk = Some(1 << 40);
+    let f = dir.path().join("chunk.parquet");
+    std::fs::write(&f, p.bytes()).unwrap();
+    for engine in engines() {
+        refused(
+            &assess(&f, "c0", engine),
+            &["chunk.parquet", "c0", "past the end of the file"],
+        );
+    }
+}
+
+#[test]
+fn a_schema_nested_ten_thousand_deep_is_refused_without_recursion() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = Parquet::new(&["a"]);
+    p.nesting = 10_000;
+    let f = dir.path().join("deep.parquet");
+    std::fs::write(&f, p.bytes()).unwrap();
+    for engine in engines() {
+        refused(
+            &assess(&f, "c0", engine),
+            &["deep.parquet", "nested more than 64 levels deep"],
+        );
+    }
+}
+
+/// An Arrow IPC file or stream of one text column.
+fn arrow_bytes(stream: bool) -> Vec<u8> {
+    let schema = Arc::new(Schema::new(vec![Field::new("c0", DataType::Utf8, false)]));
+    let col: ArrayRef = Arc::new(StringArray::from(vec!["a", "b", "a"]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![col]).unwrap();
+    let mut out = Vec::new();
+    if stream {
+        let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+    } else {
+        let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &schema).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+    }
+    out
+}
+
+/// Replace the one occurrence of `from` in `bytes` after `start` by `to`.
+fn patch(bytes: &mut [u8], start: usize, from: &[u8], to: &[u8]) {
+    let hits: Vec<usize> = (start..=bytes.len() - from.len())
+        .filter(|&i| &bytes[i..i + from.len()] == from)
+        .collect();
+    assert_eq!(hits.len(), 1, "the patched value must be unique");
+    bytes[hits[0]..hits[0] + to.len()].copy_from_slice(to);
+}
+
+#[test]
+fn arrow_blocks_and_messages_past_the_end_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // The file format: the footer's record batch block claims 2^40 bytes
+    // of body.
+    let mut file = arrow_bytes(false);
+    let n = file.len();
+    let footer_len = i32::from_le_bytes(file[n - 10..n - 6].try_into().unwrap()) as usize;
+    let footer_at = n - 10 - footer_len;
+    let footer = arrow_ipc::root_as_footer(&file[footer_at..n - 10]).unwrap();
+    let block = footer.recordBatches().unwrap().get(0);
+    let (offset, meta, body) = (block.offset(), block.metaDataLength(), block.bodyLength());
+    let mut old = offset.to_le_bytes().to_vec();
+    old.extend(meta.to_le_bytes());
+    old.extend([0; 4]);
+    old.extend(body.to_le_bytes());
+    let mut new = old.clone();
+    new[16..].copy_from_slice(&(1i64 << 40).to_le_bytes());
+    patch(&mut file, footer_at, &old, &new);
+    let f = dir.path().join("block.arrow");
+    std::fs::write(&f, &file).unwrap();
+    for engine in engines() {
+        refused(
+            &assess(&f, "c0", engine),
+            &["block.arrow", "record batch block 1", "past the end of the file"],
+        );
+    }
+
+    // The stream format: the record batch message's metadata claims
+    // 2^40 bytes of body.
+    let mut stream = arrow_bytes(true);
+    let schema_len = i32::from_le_bytes(stream[4..8].try_into().unwrap()) as usize;
+    let batch_at = 8 + schema_len;
+    let meta_len =
+        i32::from_le_bytes(stream[batch_at + 4..batch_at + 8].try_into().unwrap()) as usize;
+    let meta = batch_at + 8..batch_at + 8 + meta_len;
+    let body = arrow_ipc::root_as_message(&stream[meta.clone()])
+        .unwrap()
+        .bodyLength();
+    let mut message = stream[meta.clone()].to_vec();
+    patch(
+        &mut message,
+        0,
+        &body.to_le_bytes(),
+        &(1i64 << 40).to_le_bytes(),
+    );
+    assert_eq!(
+        arrow_ipc::root_as_message(&message).unwrap().bodyLength(),
+        1 << 40,
+        "the patch hit the body length"
+    );
+    stream[meta].copy_from_slice(&message);
+    let f = dir.path().join("message.arrows");
+    std::fs::write(&f, &stream).unwrap();
+    for engine in engines() {
+        refused(
+            &assess(&f, "c0", engine),
+            &["message.arrows", "message 2 says its body", "past the end"],
+        );
+    }
+}
