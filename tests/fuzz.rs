@@ -655,8 +655,11 @@ fn edited_arrow() -> impl Strategy<Value = Vec<u8>> {
             arrow_schema::Field::new("a", arrow_schema::DataType::Utf8, true),
             arrow_schema::Field::new("b", arrow_schema::DataType::Int64, true),
         ]));
-        let a: arrow_array::ArrayRef =
-            Arc::new(arrow_array::StringArray::from(vec![Some("x"), None, Some("y")]));
+        let a: arrow_array::ArrayRef = Arc::new(arrow_array::StringArray::from(vec![
+            Some("x"),
+            None,
+            Some("y"),
+        ]));
         let b: arrow_array::ArrayRef =
             Arc::new(arrow_array::Int64Array::from(vec![Some(1), Some(2), None]));
         let batch = arrow_array::RecordBatch::try_new(schema.clone(), vec![a, b]).unwrap();
@@ -675,7 +678,10 @@ fn edited_arrow() -> impl Strategy<Value = Vec<u8>> {
     let seeds = vec![table(false), table(true)];
     let edit = prop_oneof![
         (any::<prop::sample::Index>(), any::<u8>()).prop_map(|(i, b)| (i, vec![b])),
-        (any::<prop::sample::Index>(), prop_oneof![Just(0xffu8), Just(0x7f), Just(0x80)])
+        (
+            any::<prop::sample::Index>(),
+            prop_oneof![Just(0xffu8), Just(0x7f), Just(0x80)]
+        )
             .prop_map(|(i, b)| (i, vec![b; 4])),
     ];
     (

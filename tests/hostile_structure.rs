@@ -121,7 +121,10 @@ fn page_bombs_are_refused_before_any_page_is_inflated() {
         for engine in engines() {
             refused(
                 &assess(&f, "c0", engine),
-                &[&name, "bytes uncompressed, over the limit of 2,147,483,648 bytes"],
+                &[
+                    &name,
+                    "bytes uncompressed, over the limit of 2,147,483,648 bytes",
+                ],
             );
         }
     }
@@ -217,7 +220,11 @@ fn arrow_blocks_and_messages_past_the_end_are_refused() {
     for engine in engines() {
         refused(
             &assess(&f, "c0", engine),
-            &["block.arrow", "record batch block 1", "past the end of the file"],
+            &[
+                "block.arrow",
+                "record batch block 1",
+                "past the end of the file",
+            ],
         );
     }
 

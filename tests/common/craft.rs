@@ -11,8 +11,8 @@
 use std::io::Write;
 
 use thrift::protocol::{
-    TCompactOutputProtocol, TFieldIdentifier, TListIdentifier, TOutputProtocol,
-    TStructIdentifier, TType,
+    TCompactOutputProtocol, TFieldIdentifier, TListIdentifier, TOutputProtocol, TStructIdentifier,
+    TType,
 };
 
 /// A Thrift value.
