@@ -502,6 +502,13 @@ impl ColumnBuilder {
         Ok(())
     }
 
+    /// Rows pushed so far.
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -74,7 +74,12 @@ pub struct CsvOptions {
     #[serde(skip_serializing_if = "is_default_max_columns")]
     pub max_columns: usize,
     /// A file larger than this is refused: before reading when its size is
-    /// known, else (a pipe, a device) once that much has been read.
+    /// known, else (a pipe, a device) once that much has been read. It
+    /// also bounds the table read into memory ([`check_cells`]): a
+    /// compressed stream of short rows would otherwise hold far more in
+    /// codes than in text by the time its text reaches the limit.
+    ///
+    /// [`check_cells`]: CsvOptions::check_cells
     #[serde(skip_serializing_if = "is_default_max_file_bytes")]
     pub max_file_bytes: u64,
 }
@@ -97,7 +102,36 @@ fn is_default_max_file_bytes(v: &u64) -> bool {
     *v == DEFAULT_MAX_FILE_BYTES
 }
 
+/// The bytes a cell of a table in memory takes: its 32-bit code.
+pub const CELL_BYTES: u64 = 4;
+
 impl CsvOptions {
+    /// Refuse a table of `rows` rows of `columns` cells whose codes take
+    /// more than the file size limit: every reader checks this as its rows
+    /// arrive, so the memory a file takes stays near the limit whatever it
+    /// inflates to (issue 36: a gzip stream of short rows held 4.1 GB of
+    /// codes when its text reached the 2 GiB limit).
+    pub fn check_cells(&self, file: &Path, rows: u64, columns: usize) -> Result<()> {
+        let bytes = rows
+            .saturating_mul(columns as u64)
+            .saturating_mul(CELL_BYTES);
+        if bytes <= self.max_file_bytes {
+            return Ok(());
+        }
+        Err(Error::unmet_at(
+            file,
+            None,
+            None,
+            format!(
+                "the table takes more memory than the limit of {} bytes: {} rows of {} columns at {CELL_BYTES} bytes a cell",
+                thousands(self.max_file_bytes),
+                thousands(rows),
+                thousands(columns as u64)
+            ),
+            Setting::MaxFileBytes,
+        ))
+    }
+
     /// The kind the user forced on column `name` (`--numeric`,
     /// `--categorical`), if any: every reader applies it the same way.
     pub fn forced_kind(&self, name: &str) -> Option<ColumnKind> {
@@ -398,6 +432,8 @@ fn load_from<R: Read + Send>(
                 max_row_bytes: opts.max_row_bytes,
             };
             if let Some(built) = plain.read(rows, est_rows as usize) {
+                let read = built.first().map_or(0, |b| b.len() as u64);
+                opts.check_cells(&file, read, built.len())?;
                 // A kind error's row needs the streaming reader's line
                 // numbers: it too goes down that path.
                 if let Ok(columns) = finish_columns(built, opts, &file, |row| row) {
@@ -435,10 +471,15 @@ fn load_from<R: Read + Send>(
         );
         interned?;
         rows += current.len as u64;
-        match status {
-            Parsed::Full => {}
-            Parsed::End => break,
+        // The parse's own error (the text limit included) comes first.
+        let done = match status {
+            Parsed::Full => false,
+            Parsed::End => true,
             Parsed::Failed(e) => return Err(limits.csv_error(reader.get_mut(), &names, e)),
+        };
+        opts.check_cells(&file, rows, names.len())?;
+        if done {
+            break;
         }
         std::mem::swap(&mut current, &mut next);
         status = next_status.unwrap_or(Parsed::End);

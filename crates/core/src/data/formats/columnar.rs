@@ -322,6 +322,7 @@ fn read_batches(
         if rows + batch.num_rows() as u64 > MAX_ROWS {
             return Err(too_many_rows(&file, rows + batch.num_rows() as u64));
         }
+        opts.check_cells(&file, rows + batch.num_rows() as u64, builders.len())?;
         let max = opts.max_field_bytes;
         let first_bad = builders
             .par_iter_mut()
