@@ -55,20 +55,17 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{DataType, Field, Schema};
-use datafusion::datasource::file_format::options::ArrowReadOptions;
+use arrow_schema::DataType;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::prelude::{
-    CsvReadOptions, DataFrame, Expr, ParquetReadOptions, SessionConfig, SessionContext,
-};
+use datafusion::prelude::{DataFrame, Expr, SessionConfig, SessionContext};
 use futures::StreamExt;
 use rayon::prelude::*;
 
-use crate::engine::{datafusion_error, EngineOptions};
-use anonlab::data::csv_import::{check_forced, csv_header, header_names, FieldRules};
-use anonlab::data::formats::columnar::{cell_error, check_type, CellError};
+use crate::engine::{datafusion_error, engine_error, EngineOptions};
+use anonlab::data::csv_import::FieldRules;
+use anonlab::data::formats::columnar::{cell_error, CellError};
 use anonlab::data::formats::{detect, InputFormat};
 use anonlab::data::CsvOptions;
 use anonlab::error::{Error, Result};
@@ -101,15 +98,6 @@ pub fn local_runtime(path: &Path, engine: &EngineOptions) -> Result<tokio::runti
         .thread_name("anonlab-engine")
         .build()
         .map_err(|e| Error::Io(path.to_path_buf(), e))
-}
-
-fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::input(
-        path,
-        None,
-        None,
-        format!("{engine} cannot read the file: {e}"),
-    )
 }
 
 /// A data file opened for a scan in file order: its columns are known,
@@ -152,67 +140,8 @@ pub async fn open_in_file_order(
             ),
         ));
     }
-    let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    let url = absolute.to_str().ok_or_else(|| {
-        Error::input(
-            path,
-            None,
-            None,
-            format!("{engine} reads files by a path in UTF-8, and this one is not"),
-        )
-    })?;
     let file = path.to_path_buf();
-    let fail = |e: datafusion::error::DataFusionError| datafusion_error(engine, path, e);
-    let (df, names) = match format {
-        InputFormat::Csv => {
-            let (names, delimiter) = csv_header(path, opts)?;
-            let schema = Schema::new(
-                names
-                    .iter()
-                    .map(|n| Field::new(n, DataType::Utf8, true))
-                    .collect::<Vec<_>>(),
-            );
-            let mut read = CsvReadOptions::new()
-                .has_header(true)
-                .delimiter(delimiter)
-                .schema(&schema)
-                .file_extension("")
-                .newlines_in_values(true);
-            if !opts.missing.iter().any(String::is_empty) {
-                // A class that matches nothing: an empty field stays text.
-                read = read.null_regex(Some("[^\\s\\S]".to_string()));
-            }
-            (ctx.read_csv(url, read).await.map_err(fail)?, names)
-        }
-        _ => {
-            let df = if format == InputFormat::Parquet {
-                let read = ParquetReadOptions {
-                    file_extension: "",
-                    ..Default::default()
-                };
-                ctx.read_parquet(url, read).await
-            } else {
-                let read = ArrowReadOptions {
-                    file_extension: "",
-                    ..Default::default()
-                };
-                ctx.read_arrow(url, read).await
-            }
-            .map_err(fail)?;
-            let schema = df.schema().as_arrow().clone();
-            let names = header_names(
-                &file,
-                None,
-                schema.fields().iter().map(|f| f.name().as_bytes()),
-                opts.max_field_bytes,
-            )?;
-            for f in schema.fields() {
-                check_type(&file, f)?;
-            }
-            (df, names)
-        }
-    };
-    check_forced(&names, opts)?;
+    let (df, names) = crate::engine::open_frame(ctx, engine, path, format, opts).await?;
     Ok(FileScan {
         engine: engine.to_string(),
         file,
@@ -478,7 +407,9 @@ impl Text<'_> {
             .enumerate()
             .map(|(i, column)| {
                 column.clear();
-                column.push_array(arrays.column(i).as_ref(), &self.rules, self.max)
+                // A CSV null is an empty field (`engine::empty_fields_as_text`).
+                let csv = self.format == InputFormat::Csv;
+                column.push_array(arrays.column(i).as_ref(), &self.rules, self.max, csv)
             })
             .collect();
         match read
@@ -718,18 +649,28 @@ impl TextColumn {
         Ok(())
     }
 
-    /// A batch's column, as `formats::columnar::push_array` reads it.
+    /// A batch's column, as `formats::columnar::push_array` reads it; a
+    /// null of a CSV file's (`csv`) text column is an empty field.
     fn push_array(
         &mut self,
         array: &dyn Array,
         rules: &FieldRules,
         max: usize,
+        csv: bool,
     ) -> std::result::Result<(), (usize, CellError)> {
         match array.data_type() {
             DataType::Null => {
                 (0..array.len()).for_each(|_| self.push_missing());
                 Ok(())
             }
+            DataType::Utf8 if csv => self.push_texts(
+                array
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|c| Some(c.unwrap_or(""))),
+                rules,
+                max,
+            ),
             // Arrow's text arrays hold valid UTF-8: no check again.
             DataType::Utf8 => self.push_texts(array.as_string::<i32>().iter(), rules, max),
             DataType::LargeUtf8 => self.push_texts(array.as_string::<i64>().iter(), rules, max),
@@ -753,7 +694,7 @@ impl TextColumn {
             DataType::Dictionary(_, value) => {
                 let plain =
                     arrow_cast::cast(array, value).map_err(|e| (0, CellError::Format(e)))?;
-                self.push_array(plain.as_ref(), rules, max)
+                self.push_array(plain.as_ref(), rules, max, false)
             }
             _ => {
                 let format = ArrayFormatter::try_new(array, &FormatOptions::default())

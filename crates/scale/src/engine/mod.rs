@@ -21,8 +21,10 @@
 //! - CSV is read by the engine with every column as text (no type
 //!   inference over a sample that a later row could contradict), its
 //!   header and delimiter read first by anonlab's own reader, so the names
-//!   pass the same checks. An empty field is text unless the empty string
-//!   is a missing-value token (the engine would otherwise make it a null).
+//!   pass the same checks. An empty field is the text `''`, as in memory
+//!   (DataFusion's CSV scan makes it a null, which [`open_frame`] reads
+//!   back as `''`); the reading rules then make it missing when `''` is a
+//!   missing-value token.
 //!   Quoted line breaks are allowed, which keeps the engine from splitting
 //!   one CSV file across cores; Parquet is split by row groups. A blank
 //!   line inside a CSV file is a ragged row to the engine (the in-memory
@@ -214,7 +216,7 @@ pub(crate) fn datafusion_error(
 }
 
 /// A message about `engine`'s work on `path`.
-fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
+pub(crate) fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
     Error::input(
         path,
         None,
@@ -318,6 +320,104 @@ pub(crate) fn check_input(
     Ok(format)
 }
 
+/// The columns `names` of a CSV frame as `coalesce(cell, '')`.
+///
+/// DataFusion 55's CSV scan makes every empty field (quoted or not) a
+/// null, and nothing else (its `null_regex` option reaches schema
+/// inference only). So on a CSV file a null is the text `''`, as the
+/// in-memory reader reads an empty field, and the reading rules then
+/// decide what it is (missing when `''` is a missing-value token). The
+/// grouped path reads CSV columns through this (built-in functions only,
+/// so a cluster's executors run the plan too); the publishing scan, whose
+/// plan must stay a plain scan, maps a null to `''` as it reads a batch
+/// (`engine_scan`).
+fn empty_fields_as_text(df: DataFrame, names: &[String]) -> datafusion::error::Result<DataFrame> {
+    let cells: Vec<Expr> = names
+        .iter()
+        .map(|n| {
+            datafusion::functions::expr_fn::coalesce(vec![
+                Expr::Column(datafusion::common::Column::from_name(n)),
+                datafusion::prelude::lit(""),
+            ])
+            .alias(n)
+        })
+        .collect();
+    df.select(cells)
+}
+
+/// The file at `path` (in `format`, already checked) as a DataFrame of
+/// its cells as stored, with its column names read and checked as the
+/// in-memory readers read them: the one opening of a file every engine
+/// path shares (the frequency table and the publishing scan). CSV is read
+/// with every column as text, its header and delimiter read by anonlab's
+/// own reader; its empty fields arrive as nulls ([`empty_fields_as_text`]).
+pub(crate) async fn open_frame(
+    ctx: &SessionContext,
+    engine: &str,
+    path: &Path,
+    format: InputFormat,
+    opts: &CsvOptions,
+) -> Result<(DataFrame, Vec<String>)> {
+    let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    // A path that is not UTF-8 would reach the engine altered.
+    let url = absolute.to_str().ok_or_else(|| {
+        Error::input(
+            path,
+            None,
+            None,
+            format!("{engine} reads files by a path in UTF-8, and this one is not"),
+        )
+    })?;
+    let fail = |e: datafusion::error::DataFusionError| datafusion_error(engine, path, e);
+    let (df, names) = match format {
+        InputFormat::Csv => {
+            let (names, delimiter) = csv_header(path, opts)?;
+            let schema = Schema::new(
+                names
+                    .iter()
+                    .map(|n| Field::new(n, DataType::Utf8, true))
+                    .collect::<Vec<_>>(),
+            );
+            let read = CsvReadOptions::new()
+                .has_header(true)
+                .delimiter(delimiter)
+                .schema(&schema)
+                .file_extension("")
+                .newlines_in_values(true);
+            (ctx.read_csv(url, read).await.map_err(fail)?, names)
+        }
+        _ => {
+            let df = if format == InputFormat::Parquet {
+                let read = ParquetReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_parquet(url, read).await
+            } else {
+                let read = ArrowReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                ctx.read_arrow(url, read).await
+            }
+            .map_err(fail)?;
+            let schema = df.schema().as_arrow().clone();
+            let names = header_names(
+                &path.to_path_buf(),
+                None,
+                schema.fields().iter().map(|f| f.name().as_bytes()),
+                opts.max_field_bytes,
+            )?;
+            for f in schema.fields() {
+                columnar::check_type(path, f)?;
+            }
+            (df, names)
+        }
+    };
+    check_forced(&names, opts)?;
+    Ok((df, names))
+}
+
 /// How the engine's plan groups the records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {
@@ -364,69 +464,9 @@ pub async fn frequency_table_with(
     group_by: GroupBy,
 ) -> Result<FrequencyTable> {
     let format = check_input(engine, path, opts, columns)?;
-    let absolute = std::path::absolute(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    // A path that is not UTF-8 would reach the engine altered.
-    let url = absolute.to_str().ok_or_else(|| {
-        Error::input(
-            path,
-            None,
-            None,
-            format!("{engine} reads files by a path in UTF-8, and this one is not"),
-        )
-    })?;
     let file = path.to_path_buf();
     let fail = |e: datafusion::error::DataFusionError| datafusion_error(engine, path, e);
-    let (df, names): (DataFrame, Vec<String>) = match format {
-        InputFormat::Csv => {
-            let (names, delimiter) = csv_header(path, opts)?;
-            let schema = Schema::new(
-                names
-                    .iter()
-                    .map(|n| Field::new(n, DataType::Utf8, true))
-                    .collect::<Vec<_>>(),
-            );
-            let mut read = CsvReadOptions::new()
-                .has_header(true)
-                .delimiter(delimiter)
-                .schema(&schema)
-                .file_extension("")
-                .newlines_in_values(true);
-            if !opts.missing.iter().any(String::is_empty) {
-                // A class that matches nothing: an empty field stays text.
-                read = read.null_regex(Some("[^\\s\\S]".to_string()));
-            }
-            let df = ctx.read_csv(url, read).await.map_err(fail)?;
-            (df, names)
-        }
-        _ => {
-            let df = if format == InputFormat::Parquet {
-                let read = ParquetReadOptions {
-                    file_extension: "",
-                    ..Default::default()
-                };
-                ctx.read_parquet(url, read).await
-            } else {
-                let read = ArrowReadOptions {
-                    file_extension: "",
-                    ..Default::default()
-                };
-                ctx.read_arrow(url, read).await
-            }
-            .map_err(fail)?;
-            let schema = df.schema().as_arrow().clone();
-            let names = header_names(
-                &file,
-                None,
-                schema.fields().iter().map(|f| f.name().as_bytes()),
-                opts.max_field_bytes,
-            )?;
-            for f in schema.fields() {
-                columnar::check_type(&file, f)?;
-            }
-            (df, names)
-        }
-    };
-    check_forced(&names, opts)?;
+    let (df, names) = open_frame(ctx, engine, path, format, opts).await?;
     let mut at = Vec::with_capacity(columns.len());
     for c in columns {
         match names.iter().position(|n| n == c) {
@@ -476,6 +516,11 @@ pub async fn frequency_table_with(
             .iter()
             .map(|c| Expr::Column(datafusion::common::Column::from_name(c)))
             .collect();
+        let df = if format == InputFormat::Csv {
+            empty_fields_as_text(df, &names).map_err(fail)?
+        } else {
+            df
+        };
         let df = df.aggregate(keys, vec![count_all()]).map_err(fail)?;
         let mut stream = df.execute_stream().await.map_err(fail)?;
         let mut builders: Vec<ColumnBuilder> = columns
