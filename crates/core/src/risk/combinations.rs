@@ -194,8 +194,9 @@ pub fn walk(
 /// each counted from its records' matched sets: uniques are the records
 /// matched by themselves alone, pairs Σ_r (matches(r) − 1) / 2 (the pairs
 /// of records that match each other), classes the number of matched sets
-/// Σ_r 1 / matches(r), rounded (the classes themselves without hidden
-/// cells).
+/// the records fill, Σ_m ⌈(records matched by m) / m⌉ (the classes
+/// themselves without hidden cells; `SizeCounts::from_frequencies` counts
+/// them alike).
 pub fn walk_matched(
     ds: &Dataset,
     known: &[usize],
@@ -236,7 +237,9 @@ pub fn walk_matched(
             // Its own progress: the walk's is checked for cancellation
             // per combination, and its bar is not reset by each one.
             let matches = super::original_matches(ds, knowledge, None, &Progress::new())?.matches;
-            let (mut uniques, mut pairs, mut sets) = (0u64, 0u64, 0.0f64);
+            let (mut uniques, mut pairs) = (0u64, 0u64);
+            // Records by the size of their matched set.
+            let mut by_size: FxHashMap<u32, u64> = FxHashMap::default();
             let keep = on.len() <= keep_uniques;
             let mut alone = FixedBitSet::with_capacity(if keep { rows } else { 0 });
             for (r, &m) in matches.iter().enumerate() {
@@ -248,12 +251,18 @@ pub fn walk_matched(
                     }
                 }
                 pairs += u64::from(records) * u64::from(m.saturating_sub(1));
-                sets += f64::from(records) / f64::from(m.max(1));
+                *by_size.entry(m.max(1)).or_default() += u64::from(records);
             }
+            // Whole numbers, in no summation order: the same for a grouped
+            // table as for its records.
+            let sets: u64 = by_size
+                .iter()
+                .map(|(&m, &records)| records.div_ceil(u64::from(m)))
+                .sum();
             Ok((
                 Combination {
                     mask,
-                    classes: sets.round() as u64,
+                    classes: sets,
                     pairs: pairs / 2,
                     uniques,
                 },
