@@ -16,8 +16,8 @@
 //!   are matched": a sensitive cell must not be published as a
 //!   quasi-identifier value); the output names them "not published". The
 //!   LGB paper's baselines, which "can only regard semi-sensitive
-//!   attributes as QI attributes", are that paper's benches', built there
-//!   with the attributes as QIs explicitly.
+//!   attributes as QI attributes", are run by naming those attributes in
+//!   --qi for them: a choice the command line states, never one it makes.
 
 use std::collections::BTreeMap;
 
