@@ -76,7 +76,7 @@ fn main() {
             [0.01, 0.1, 0.5].map(|f| {
                 let model = PopulationModel::with_fraction(n as u64, f).expect("model");
                 let u = population_uniques(&table, &model, &SolverSettings::default());
-                let s = sample_summary(&sizes, None, 0, &model);
+                let s = sample_summary(&sizes, &sizes, None, 0, &model);
                 (u, s)
             })
         });

@@ -354,6 +354,7 @@ fn parts(session: &Session, algorithm: &str, k: u32, l: u32, runs: usize) -> Vec
     let skip = anonymize::Measure {
         queries: 0,
         query_seed: 42,
+        ..Default::default()
     };
     out.push((
         "anonymize::evaluate without queries (all of the above but the workload)".into(),

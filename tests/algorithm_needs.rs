@@ -118,3 +118,25 @@ fn check_refuses_a_frequency_table_where_records_are_read() {
         assert_eq!(refused, !a.needs().grouped, "{}", a.id());
     }
 }
+
+/// Issue 32, item 3: the seed a surface prints is the seed the algorithm
+/// drew with, and none for an algorithm that reads no seed (the CLI used to
+/// print "seed 0" for Mondrian). Every release records its seed exactly
+/// when its algorithm says it reads one (`Needs::seed`), with the request's
+/// value; `Evaluation::seed` is that record.
+#[test]
+fn a_release_records_its_seed_exactly_when_its_algorithm_reads_one() {
+    let s = Session::demo().unwrap();
+    let mut checked = 0;
+    for algo in registry() {
+        let mut req = s.request(algo.id(), 2, 2).unwrap();
+        req.seed = 7;
+        let Ok(release) = algo.run(&req, &anonlab::progress::Progress::new()) else {
+            continue;
+        };
+        let expected = algo.needs().seed.then_some(7);
+        assert_eq!(release.params.seed, expected, "{}", algo.id());
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} algorithms ran on the demo");
+}

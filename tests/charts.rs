@@ -142,6 +142,7 @@ fn demo_charts() -> Vec<Chart> {
     let measure = Measure {
         queries: 0,
         query_seed: 1,
+        ..Default::default()
     };
     let mut runs = Vec::new();
     for id in ["mondrian-l", "anatomy", "cbg"] {
@@ -202,6 +203,7 @@ fn the_release_side_of_a_chart_is_what_the_evaluation_measured() {
     let measure = Measure {
         queries: 0,
         query_seed: 1,
+        ..Default::default()
     };
     let (release, eval) = run_verified("mondrian-l", &req, &measure, &Progress::new()).unwrap();
     let sizes = charts::group_sizes(&release, &s.dataset);

@@ -148,9 +148,21 @@ fn compare_runs_lgb_beside_the_baselines_on_one_workload() {
             .all(|c| c["holds"] == true));
         assert!(e["probabilistic_queries"]["mean_relative_error"].is_number());
         let lgb = r["algorithm"].as_str().unwrap().starts_with("lgb");
-        // The baselines take the semi-sensitive attributes as QIs; only LGB
-        // has local buckets.
+        // Only LGB has local buckets; the baselines cannot keep the
+        // semi-sensitive attributes' sensitive cells apart, so they leave
+        // them out and say so (`Session::request_with`, as the TUI and a
+        // project do).
         assert_eq!(e.get("local_breach").is_some(), lgb, "{r}");
+        let not_published = r.get("not_published").cloned().unwrap_or_default();
+        if lgb {
+            assert!(not_published.is_null(), "{r}");
+        } else {
+            assert_eq!(not_published, serde_json::json!(["age", "occupation"]));
+            assert_eq!(
+                r["after"]["attacker"]["not_published"],
+                serde_json::json!(["age", "occupation"])
+            );
+        }
     }
     anonlab()
         .args(["compare", DEMO, "--qi", "sex,zip", "--sensitive", "disease"])
@@ -159,7 +171,73 @@ fn compare_runs_lgb_beside_the_baselines_on_one_workload() {
         .assert()
         .success()
         .stdout(predicate::str::contains("prob err"))
-        .stdout(predicate::str::contains("lgb-mdp"));
+        .stdout(predicate::str::contains("lgb-mdp"))
+        .stdout(predicate::str::contains("not published by cbg: age"));
+}
+
+/// Issue 31: a request was built two ways — the CLI's flags gave the
+/// algorithms that cannot keep sensitive cells apart the semi-sensitive
+/// attributes as QIs (publishing sensitive cells as QI values), while a
+/// project left them out. Now every request is the session's
+/// (`Session::request_with`): the flags' release is the project's, byte
+/// for byte, and both say what they do not publish.
+#[test]
+fn flags_and_a_project_with_the_same_roles_publish_the_same_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p.json");
+    // The project names its data by a path relative to itself.
+    let data = std::fs::canonicalize(DEMO).unwrap();
+    let data = data.to_str().unwrap();
+    let roles = [
+        "--qi",
+        "sex,zip",
+        "--sensitive",
+        "disease",
+        "--identifier",
+        "name",
+        "--semi-sensitive",
+        "age",
+        "--sensitive-when",
+        "age>=60",
+    ];
+    anonlab()
+        .args(["assess", data])
+        .args(roles)
+        .arg("--save-project")
+        .arg(&project)
+        .assert()
+        .success();
+    for algorithm in ["mondrian", "cbg", "lgb-mdp"] {
+        let run = |source: &[&str]| {
+            let out = anonlab()
+                .arg("anonymize")
+                .args(source)
+                .args(["-a", algorithm, "-k", "3", "-l", "2", "--json"])
+                .output()
+                .unwrap();
+            json_of(&out)
+        };
+        let flags = run(&[&[data][..], &roles].concat());
+        let saved = run(&["--project", project.to_str().unwrap()]);
+        assert_eq!(flags["fingerprint"], saved["fingerprint"], "{algorithm}");
+        let expected = if algorithm.starts_with("lgb") {
+            serde_json::json!([])
+        } else {
+            serde_json::json!(["age"])
+        };
+        assert_eq!(flags["not_published"], expected, "{algorithm}");
+        assert_eq!(saved["not_published"], expected, "{algorithm}");
+    }
+    demo(
+        "mondrian",
+        &["--semi-sensitive", "age", "--sensitive-when", "age>=60"],
+    )
+    .args(["-k", "3"])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains(
+        "not published: age (semi-sensitive: mondrian cannot keep its sensitive cells apart)",
+    ));
 }
 
 #[test]

@@ -97,7 +97,7 @@ fn report_reproduces_with_its_own_command_and_anonymize_accepts_the_project() {
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(
         (r.release.algorithm.as_str(), r.release.k, r.release.seed),
-        ("anatomy", 3, 7)
+        ("anatomy", 3, Some(7))
     );
     // The release alone, by the command the report prints: the same groups.
     let cmd = r.reproduce.anonymize_command.replace("published.csv", "");
@@ -219,4 +219,123 @@ fn a_failed_report_leaves_no_partial_directory() {
     for f in ["report.html", "report.md", "report.json"] {
         assert!(fresh.join(f).is_file(), "{f}");
     }
+}
+
+/// Issue 32, item 3: one threshold. `anonymize`, `compare` and `report`
+/// read the project's threshold, or `--threshold` on each, count the
+/// records above it alike for one release, and say which (every "above"
+/// figure of `anonymize --json` names it, the evaluation's too, which used
+/// to count above 1/k and 1/l).
+#[test]
+fn anonymize_compare_and_report_count_above_one_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = project_on_csv(dir.path());
+    let mut p = Project::load(&file).unwrap();
+    p.params.algorithm = Some("mondrian".into());
+    p.attacker.threshold = 0.3;
+    p.save(&file).unwrap();
+    let project = file.to_str().unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = anonlab().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    for (flag, threshold) in [(None, 0.3), (Some("0.45"), 0.45)] {
+        let extra: Vec<&str> = flag.map_or(vec![], |t| vec!["--threshold", t]);
+        let anonymized =
+            json(&[&["anonymize", "--project", project, "--json"][..], &extra].concat());
+        assert_eq!(anonymized["threshold"], threshold);
+        for figure in ["reidentification", "breach"] {
+            assert_eq!(
+                anonymized[figure]["summary"]["threshold"], threshold,
+                "{figure}"
+            );
+        }
+        let after = &anonymized["after"]["key_count"]["summary"];
+        assert_eq!(after["threshold"], threshold);
+        let above = after["records_above_threshold"].as_u64().unwrap();
+
+        let compared = json(
+            &[
+                &["compare", "--project", project, "--algorithms", "mondrian"][..],
+                &["-k", "3", "--json"],
+                &extra,
+            ]
+            .concat(),
+        );
+        let row = &compared[0];
+        assert_eq!(row["fingerprint"], anonymized["fingerprint"]);
+        assert_eq!(row["evaluation"]["threshold"], threshold);
+        let summary = &row["after"]["key_count"]["summary"];
+        assert_eq!(summary["records_above_threshold"].as_u64(), Some(above));
+
+        let out = dir.path().join(format!("report-{threshold}"));
+        let mut cmd = anonlab();
+        cmd.args(["report", project, "-o", out.to_str().unwrap()]);
+        cmd.args(&extra).assert().success();
+        let report: Report =
+            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+                .unwrap();
+        assert_eq!(report.risk.threshold, threshold);
+        assert_eq!(report.risk.after_key_count.above_threshold as u64, above);
+        assert!(report
+            .reproduce
+            .anonymize_command
+            .contains(&format!("--threshold {threshold}")));
+    }
+    // Refused outside [0, 1], on each command.
+    anonlab()
+        .args(["anonymize", "--project", project, "--threshold", "1.5"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--threshold 1.5 is not between 0 and 1",
+        ));
+}
+
+/// Issue 32, item 3: the seed printed is the seed used — none for an
+/// algorithm that makes no random choice (the CLI printed "seed 0" for
+/// Mondrian while the TUI said 42), the request's for one that does.
+#[test]
+fn the_seed_printed_is_the_seed_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = project_on_csv(dir.path());
+    let project = file.to_str().unwrap();
+    let run = |algorithm: &str, seed: &str| {
+        anonlab()
+            .args(["anonymize", "--project", project, "-a", algorithm])
+            .args(["--seed", seed])
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).to_string();
+    let mondrian = text(&run("mondrian", "9"));
+    assert!(mondrian.contains("mondrian: k = 3, no seed"), "{mondrian}");
+    assert!(!mondrian.contains("seed 0"), "{mondrian}");
+    let anatomy = text(&run("anatomy", "9"));
+    assert!(anatomy.contains("l = 3, seed 9 —"), "{anatomy}");
+    let json = anonlab()
+        .args([
+            "anonymize",
+            "--project",
+            project,
+            "-a",
+            "mondrian",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(v["seed"].is_null(), "{}", v["seed"]);
+    // The project's seed (7) where --seed is not given.
+    let json = anonlab()
+        .args(["anonymize", "--project", project, "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["seed"], 7);
 }

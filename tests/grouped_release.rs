@@ -157,7 +157,11 @@ proptest! {
             },
             ..Default::default()
         };
-        let measure = Measure { queries: 0, query_seed: 1 };
+        let measure = Measure {
+            queries: 0,
+            query_seed: 1,
+            ..Measure::default()
+        };
         let p = Progress::new();
         let plain = run_verified(algorithm, &request(&ds, k, l, options.clone()), &measure, &p);
         let of_groups = run_verified(algorithm, &request(&grouped, k, l, options), &measure, &p);

@@ -28,6 +28,54 @@ fn page_text(doc: &roxmltree::Document) -> String {
         .join(" ")
 }
 
+/// Issue 32, item 9: sentences a non-specialist reads whole. The title
+/// names the dataset (the path is in "The data"), no chance reads "at
+/// most certainty", odds in the tens or more are whole ("about 1 in 123",
+/// not "1 in 122.9"), and the query error is a range against the true
+/// answer, not "off by 564.8%".
+fn plain_words(text: &str, r: &Report, eval: &anonlab::anonymize::Evaluation) {
+    let stem = Path::new(&r.dataset.file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy();
+    let title = format!("Disclosure risk report: {stem}");
+    assert!(text.contains(&title), "missing '{title}'");
+    assert!(
+        !text.contains(&format!("Disclosure risk report: {}", r.dataset.file))
+            || r.dataset.file == stem
+    );
+    assert!(text.contains(&format!("records from {}", r.dataset.file)));
+    assert!(!text.contains("at most certainty"), "{text}");
+    // "1 in 122.9": a fraction of a person in odds of ten or more.
+    for (i, _) in text.match_indices("1 in ") {
+        let odds: String = text[i + 5..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+            .collect();
+        let odds = odds.trim_end_matches(['.', ',']);
+        if let Some((whole, _)) = odds.split_once('.') {
+            assert!(
+                whole.replace(',', "").parse::<u64>().unwrap() < 10,
+                "'1 in {odds}'"
+            );
+        }
+    }
+    assert!(!text.contains("is off by"), "{text}");
+    if let Some(q) = &eval.queries {
+        let expected = if q.mean_relative_error >= 1.0 {
+            "times the true answer"
+        } else {
+            "of the true answer"
+        };
+        assert!(text.contains(expected), "missing '{expected}'");
+    }
+    if let Some(b) = &eval.breach {
+        if b.summary.max >= 1.0 {
+            assert!(text.contains("for at least one person, with certainty"));
+        }
+    }
+}
+
 /// Build and write the report of `project` into `dir`, and check it
 /// against figures computed here.
 fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
@@ -46,6 +94,7 @@ fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
     let measure = Measure {
         queries: anonlab::metrics::DEFAULT_QUERIES,
         query_seed: session.params.seed,
+        threshold: session.attacker.threshold,
     };
     let (release, ms) = run(&algorithm, &req, &progress).unwrap();
     let eval = evaluate(&release, &session.dataset, ms, &measure, &progress).unwrap();
@@ -91,7 +140,8 @@ fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
     );
     assert!(r.guarantees_hold);
     assert_eq!(r.guarantees.len(), eval.verification.checks.len());
-    assert_eq!(r.release.seed, session.params.seed);
+    // The algorithm's own seed, none for one that draws nothing.
+    assert_eq!(r.release.seed, eval.seed);
     assert_eq!(r.release.groups, release.groups.len());
 
     // HTML: well-formed XML, self-contained, with the headline in words.
@@ -123,6 +173,7 @@ fn check_report(project: &Project, project_file: &Path, dir: &Path) -> Report {
     );
     assert!(text.contains(&most_exposed), "missing '{most_exposed}'");
     assert!(text.contains(&format!("seed {}", session.params.seed)));
+    plain_words(&text, r, &eval);
     assert!(text.contains(&r.reproduce.report_command));
     for c in &r.charts {
         assert!(text.contains(&c.title), "chart '{}' missing", c.title);

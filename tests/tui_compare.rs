@@ -133,6 +133,7 @@ fn evaluate(s: &Session, e: &CompareEntry) -> anonymize::Evaluation {
     let measure = Measure {
         queries: anonlab::metrics::DEFAULT_QUERIES,
         query_seed: e.seed,
+        threshold: s.attacker.threshold,
     };
     anonymize::evaluate(&release, &s.dataset, ms, &measure, &progress).unwrap()
 }

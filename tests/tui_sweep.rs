@@ -87,6 +87,7 @@ fn a_cell_shows_what_anonymize_evaluate_gives_for_its_k_and_l() {
     let skip_queries = Measure {
         queries: 0,
         query_seed: app.params().seed,
+        ..Default::default()
     };
     let mut checked = 0;
     for (r, &k) in s.ks.iter().enumerate() {
@@ -395,6 +396,7 @@ fn a_press_onto_a_prefetched_value_shows_what_a_fresh_run_gives_without_a_run() 
     let skip_queries = Measure {
         queries: 0,
         query_seed: app.params().seed,
+        ..Default::default()
     };
     let e =
         anonymize::evaluate(&release, app.dataset(), ms, &skip_queries, &Progress::new()).unwrap();

@@ -172,6 +172,7 @@ fn write_refuses_a_release_the_verifier_refuted() {
     let measure = Measure {
         queries: 0,
         query_seed: 0,
+        ..Default::default()
     };
     view.evaluation = evaluate(&release, &ds, 0.0, &measure, &Progress::new()).unwrap();
     assert!(!view.evaluation.verification.all_hold());

@@ -50,7 +50,8 @@ pub struct AssessArgs {
     /// What the attacker knows, in order (default: the QIs then the semi-sensitive attributes).
     #[arg(long = "attacker-knows", value_delimiter = ',', value_name = "COLS")]
     pub attacker_knows: Vec<String>,
-    /// Pr(re-id) above which a record counts as at risk.
+    /// The probability (of re-identification, of a breach) above which a
+    /// record counts as at risk (default: the project's, else 0.2).
     #[arg(long)]
     pub threshold: Option<f64>,
     /// Print one JSON object instead of the report.
@@ -175,10 +176,7 @@ fn configure(mut s: Session, a: &AssessArgs, roles: &RoleSpec) -> anyhow::Result
         bail!("no quasi-identifiers: name the attributes an attacker may know with --qi");
     }
     if let Some(t) = a.threshold {
-        if !(0.0..=1.0).contains(&t) {
-            bail!("--threshold {t} is not between 0 and 1");
-        }
-        s.attacker.threshold = t;
+        s.attacker.threshold = super::threshold(t)?;
     }
     if let Some(seed) = a.seed {
         s.params.seed = seed;

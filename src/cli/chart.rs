@@ -263,12 +263,17 @@ fn draw(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart
             }
             let mut chart = charts::sweep_heatmap(a.metric.name(), &a.k, &ls, cells)?;
             let metric = a.metric.name();
+            // The seed only where the algorithm draws with it.
+            let seed = if algo.needs().seed {
+                format!(" (seed {})", s.params.seed)
+            } else {
+                String::new()
+            };
             chart.title = format!(
-                "{}{} of {} by k and l (seed {})",
+                "{}{} of {} by k and l{seed}",
                 metric[..1].to_uppercase(),
                 &metric[1..],
                 algo.id(),
-                s.params.seed
             );
             chart
         }
@@ -289,6 +294,7 @@ fn measure_one(
     let measure = Measurements {
         queries: 0,
         query_seed: s.params.seed,
+        threshold: s.attacker.threshold,
     };
     run_verified(id, &req, &measure, progress)
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use serde::Serialize;
 
 use anonlab::algorithms;
-use anonlab::anonymize::{evaluate, measure_pk, run_algorithm, Evaluation, Measure};
+use anonlab::anonymize::{evaluate, measure_pk, run_algorithm, Evaluation};
 use anonlab::assess::{After, AfterAttacker};
 
 use super::anonymize::{
@@ -68,6 +68,11 @@ pub struct CompareRow {
     /// with the `attacker` object naming them: the table's figures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<After>,
+    /// The semi-sensitive attributes the release leaves out (every
+    /// algorithm that does not read sensitive cells), as the screens say
+    /// "not published".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_published: Vec<String>,
 }
 
 /// Algorithms `compare` runs when neither --algorithms nor a project's
@@ -90,7 +95,7 @@ struct CompareRun {
 /// entry gives its own), else every algorithm × k × l of the flags.
 fn compare_runs(a: &CompareArgs, p: &Prepared) -> anyhow::Result<Vec<CompareRun>> {
     let set = &p.session.compare;
-    let p_default = a.columns.hierarchy.p.unwrap_or(if p.from_session {
+    let p_default = a.columns.hierarchy.p.unwrap_or(if p.from_project {
         p.session.params.p
     } else {
         anonlab::data::DEFAULT_P
@@ -197,17 +202,14 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for r in &runs {
         let (algo, k, l) = (&r.algorithm, r.k, r.l);
-        if algo.needs().l && p.sensitive.is_empty() {
+        if algo.needs().l && p.sensitive().is_empty() {
             bail!(
                 "{} needs a sensitive attribute: add --sensitive COL",
                 algo.id()
             );
         }
-        let measure = Measure {
-            queries: a.columns.queries,
-            query_seed: r.seed,
-        };
-        let mut req = p.request(algo.id(), k, l.unwrap_or(1), r.seed)?;
+        let measure = p.measure(a.columns.queries, r.seed);
+        let mut req = p.request(algo.id(), k, l.unwrap_or(1), r.p, r.seed)?;
         loaded.apply(&mut req.options, l.unwrap_or(1))?;
         p.project_hierarchies(&mut req.options);
         pk.apply(&mut req.options, r.p);
@@ -256,6 +258,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     evaluation: Some(eval),
                     attacker: Some(evaluated_for),
                     after: Some(after),
+                    not_published: p.not_published(&release),
                 }
             }
             Err(
@@ -278,6 +281,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 evaluation: None,
                 attacker: None,
                 after: None,
+                not_published: Vec::new(),
             },
             Err(e) => return Err(e.into()),
         };
@@ -440,6 +444,14 @@ fn compare_table(rows: &[CompareRow]) -> String {
     }
     if let Some(a) = rows.iter().find_map(|r| r.after.as_ref()) {
         let _ = writeln!(o, "breach, max, ≤p: after, for the {}", a.attacker);
+    }
+    for r in rows.iter().filter(|r| !r.not_published.is_empty()) {
+        let _ = writeln!(
+            o,
+            "not published by {}: {} (semi-sensitive: it cannot keep their sensitive cells apart)",
+            r.algorithm,
+            r.not_published.join(", ")
+        );
     }
     let _ = writeln!(
         o,

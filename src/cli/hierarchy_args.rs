@@ -328,6 +328,7 @@ pub fn json(
     evaluated_for: &AfterAttacker,
     after: &After,
     fingerprint: &str,
+    not_published: &[String],
     report: Option<&SearchReport>,
 ) -> anyhow::Result<String> {
     #[derive(Serialize)]
@@ -342,6 +343,10 @@ pub fn json(
         after: &'a After,
         /// `release::fingerprint` of the published files.
         fingerprint: &'a str,
+        /// The semi-sensitive attributes the release leaves out (an
+        /// algorithm that does not read sensitive cells), as the screens
+        /// say "not published".
+        not_published: &'a [String],
         #[serde(skip_serializing_if = "Option::is_none")]
         full_domain: Option<&'a SearchReport>,
     }
@@ -350,6 +355,7 @@ pub fn json(
         attacker: evaluated_for,
         after,
         fingerprint,
+        not_published,
         full_domain: report,
     })?)
 }

@@ -11,17 +11,22 @@
 //!   mixes the seed with the column name), which is how the paper's 10–40 %
 //!   experiments mark cells.
 //! - Algorithms that know nothing of semi-sensitive cells (Mondrian, Anatomy,
-//!   CBG) treat semi-sensitive attributes as quasi-identifiers, as the paper
-//!   says previous approaches must ([`LgbArgs::reads_semi_sensitive`]), so
-//!   `compare` runs every algorithm on the same columns and the same query
-//!   workload.
+//!   CBG) leave the semi-sensitive attributes out of their release, as the
+//!   TUI, a project and the report do (README, "How semi-sensitive cells
+//!   are matched": a sensitive cell must not be published as a
+//!   quasi-identifier value); the output names them "not published". The
+//!   LGB paper's baselines, which "can only regard semi-sensitive
+//!   attributes as QI attributes", are run by naming those attributes in
+//!   --qi for them: a choice the command line states, never one it makes.
+
+use std::collections::BTreeMap;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use fixedbitset::FixedBitSet;
 
-use anonlab::algorithms::{self, Options};
-use anonlab::data::{CellSensitivity, Dataset, SensitivitySource};
+use anonlab::algorithms::lgb::NcpMeasure;
+use anonlab::data::{Dataset, SensitivitySource};
+use anonlab::session::Session;
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct LgbArgs {
@@ -63,14 +68,6 @@ impl LgbArgs {
             || !self.t_closeness.is_empty()
     }
 
-    /// Whether the algorithm `id` handles semi-sensitive cells itself
-    /// ([`algorithms::Needs::semi_sensitive`]); the others get the
-    /// semi-sensitive attributes as quasi-identifiers. An unknown id reads
-    /// none (running it fails with the list of ids).
-    pub fn reads_semi_sensitive(id: &str) -> bool {
-        algorithms::by_id(id).is_ok_and(|a| a.needs().semi_sensitive)
-    }
-
     /// The semi-sensitive columns, checked against the other roles.
     pub fn columns(
         &self,
@@ -106,35 +103,34 @@ impl LgbArgs {
         Ok(out)
     }
 
-    /// The validated options: each semi-sensitive column with its sensitive
-    /// rows, and the t-closeness attributes with their t.
-    pub fn options(
-        &self,
-        ds: &Dataset,
-        seed: u64,
-        qi: &[usize],
-        sensitive: &[usize],
-    ) -> anyhow::Result<Options> {
-        let columns = self.columns(ds, qi, sensitive)?;
-        let source = self.source(ds, seed)?;
-        let mut semi_sensitive: Vec<(usize, FixedBitSet)> = Vec::with_capacity(columns.len());
-        if let Some(source) = source {
-            for &c in &columns {
-                let name = ds.col(c).name();
-                let mut bits = CellSensitivity::new(source.clone())
-                    .resolve(ds, name)
-                    .with_context(|| format!("marking the sensitive cells of '{name}'"))?;
-                bits.grow(ds.n_rows());
-                if bits.count_ones(..) == 0 {
-                    bail!(
-                        "no cell of '{name}' is sensitive with {}: LGB needs at least one (mark more cells, or make '{name}' a quasi-identifier)",
-                        self.describe_source()
-                    );
-                }
-                semi_sensitive.push((c, bits));
+    /// Refuse a semi-sensitive attribute of `session` (`columns`) none of
+    /// whose cells is sensitive: LGB would have nothing to protect, and
+    /// the other algorithms would leave it out for nothing.
+    pub fn check_marked(&self, session: &Session, columns: &[usize]) -> anyhow::Result<()> {
+        for &c in columns {
+            let name = session.dataset.col(c).name();
+            let cells = session
+                .sensitive_cells(c)
+                .with_context(|| format!("marking the sensitive cells of '{name}'"))?;
+            if cells.count_ones(..) == 0 {
+                bail!(
+                    "no cell of '{name}' is sensitive with {}: LGB needs at least one (mark more cells, or make '{name}' a quasi-identifier)",
+                    self.describe_source()
+                );
             }
         }
-        let mut t_closeness: Vec<(usize, f64)> = Vec::with_capacity(self.t_closeness.len());
+        Ok(())
+    }
+
+    /// The t-closeness attributes with their t (`Params::t_closeness`),
+    /// each a `semi_sensitive` or `sensitive` categorical attribute.
+    pub fn t_closeness(
+        &self,
+        ds: &Dataset,
+        semi_sensitive: &[usize],
+        sensitive: &[usize],
+    ) -> anyhow::Result<BTreeMap<String, f64>> {
+        let mut out = BTreeMap::new();
         for spec in &self.t_closeness {
             let Some((name, t)) = spec.split_once('=') else {
                 bail!("--t-closeness takes ATTR=T, e.g. sex=0.2, not '{spec}'");
@@ -148,29 +144,27 @@ impl LgbArgs {
                 .with_context(|| {
                     format!("--t-closeness {name}={t}: t must be a number in (0, 1]")
                 })?;
-            if !columns.contains(&c) && !sensitive.contains(&c) {
+            if !semi_sensitive.contains(&c) && !sensitive.contains(&c) {
                 bail!("--t-closeness {name}: '{name}' is neither semi-sensitive nor the sensitive attribute, so it has no sensitive cells to protect");
             }
             if ds.col(c).is_numeric() {
                 bail!("--t-closeness {name}: '{name}' is numeric; t-closeness is offered for categorical attributes (such as sex, with two values, where l-diversity cannot protect); use l-diversity for '{name}'");
             }
-            if t_closeness.iter().any(|&(o, _)| o == c) {
+            if out.insert(name.to_string(), t).is_some() {
                 bail!("--t-closeness names '{name}' twice");
             }
-            t_closeness.push((c, t));
         }
-        let lgb_ncp = match self.lgb_ncp.as_deref() {
-            None | Some("paper") => algorithms::lgb::NcpMeasure::Paper,
-            Some("normalized") => algorithms::lgb::NcpMeasure::Normalized,
+        Ok(out)
+    }
+
+    /// LGB_NCP's categorical measure (--lgb-ncp).
+    pub fn ncp(&self) -> anyhow::Result<NcpMeasure> {
+        Ok(match self.lgb_ncp.as_deref() {
+            None | Some("paper") => NcpMeasure::Paper,
+            Some("normalized") => NcpMeasure::Normalized,
             Some(other) => {
                 bail!("--lgb-ncp {other}: the measures are 'paper' and 'normalized'")
             }
-        };
-        Ok(Options {
-            semi_sensitive,
-            t_closeness,
-            lgb_ncp,
-            ..Options::default()
         })
     }
 

@@ -330,6 +330,14 @@ pub fn inputs_of(
     inputs
 }
 
+/// `--threshold T` of every command: a probability, in [0, 1].
+pub(crate) fn threshold(t: f64) -> anyhow::Result<f64> {
+    if !(0.0..=1.0).contains(&t) {
+        anyhow::bail!("--threshold {t} is not between 0 and 1");
+    }
+    Ok(t)
+}
+
 /// `12345` → `12,345`: figures a person reads.
 pub fn thousands(n: usize) -> String {
     anonlab::format::thousands(n as u64)

@@ -17,6 +17,10 @@ pub struct ReportArgs {
     /// Directory to write report.html, report.md, report.json and the charts into.
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
+    /// The probability (of re-identification, of a breach) above which a
+    /// person counts as at risk (default: the project's).
+    #[arg(long)]
+    pub threshold: Option<f64>,
 }
 
 pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
@@ -33,8 +37,11 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
             a.project.display()
         );
     }
-    let session = super::open_project(&project)
+    let mut session = super::open_project(&project)
         .with_context(|| format!("project {}", a.project.display()))?;
+    if let Some(t) = a.threshold {
+        session.attacker.threshold = super::threshold(t)?;
+    }
     let built = super::progress::with_bar("building the report", |p| {
         report::build(&session, &a.project, warning, p)
     })?;

@@ -30,7 +30,14 @@ pub struct Evaluation {
     pub algorithm: String,
     pub k: u32,
     pub l: Option<u32>,
-    pub seed: u64,
+    /// The seed the algorithm drew with (`release.params.seed`); `None`
+    /// for an algorithm that reads no seed (`Needs::seed`), so no surface
+    /// prints a seed that played no part.
+    pub seed: Option<u64>,
+    /// The probability above which a record counts as at risk in every
+    /// figure below (`Distribution`'s `records_above_threshold`): the
+    /// session's threshold (`Measure::threshold`).
+    pub threshold: f64,
     /// Milliseconds the algorithm took (measurements excluded).
     pub time_ms: f64,
     pub verification: Verification,
@@ -80,6 +87,9 @@ pub struct Measure {
     pub queries: usize,
     /// Seed of the query workload.
     pub query_seed: u64,
+    /// The probability above which a record counts as at risk, in every
+    /// figure of the evaluation (the session's `attacker.threshold`).
+    pub threshold: f64,
 }
 
 impl Default for Measure {
@@ -87,6 +97,7 @@ impl Default for Measure {
         Measure {
             queries: metrics::DEFAULT_QUERIES,
             query_seed: 1,
+            threshold: crate::data::DEFAULT_THRESHOLD,
         }
     }
 }
@@ -105,11 +116,6 @@ pub fn run_algorithm(
     req: &Request<'_>,
     progress: &Progress,
 ) -> Result<(Release, f64)> {
-    // Said first with the algorithm's id, as the CLI's users type it.
-    if !algo.needs().grouped {
-        req.ds
-            .require_records(&format!("{} ({})", algo.name(), algo.id()))?;
-    }
     algo.check(req)?;
     let start = Instant::now();
     let release = algo.run(req, progress)?;
@@ -161,7 +167,17 @@ pub fn evaluate(
         },
         workload,
     );
-    let (reidentification, breach, local_breach) = risk?;
+    let (mut reidentification, mut breach, mut local_breach) = risk?;
+    // The risk functions count above the release's own promise (1/k,
+    // 1/l); every figure here counts above the one threshold the session
+    // states, as the assessment and the after figures do.
+    reidentification.set_threshold(measure.threshold);
+    for d in breach
+        .iter_mut()
+        .chain(local_breach.iter_mut().map(|b| &mut b.distribution))
+    {
+        d.set_threshold(measure.threshold);
+    }
     progress.check()?;
     let utility = utility?;
     let correspondence = correspondence?;
@@ -170,7 +186,8 @@ pub fn evaluate(
         algorithm: release.algorithm.clone(),
         k: release.params.k.unwrap_or(1),
         l: release.params.l,
-        seed: release.params.seed.unwrap_or(0),
+        seed: release.params.seed,
+        threshold: measure.threshold,
         time_ms,
         verification,
         groups: release.groups.len(),

@@ -6,10 +6,16 @@ use super::*;
 pub(super) fn human(e: &Evaluation, after: &After, rows: usize) -> String {
     let mut o = String::new();
     let l = e.l.map_or(String::new(), |l| format!(", l = {l}"));
+    // The seed the algorithm drew with, or none (`Evaluation::seed`).
+    let seed = e
+        .seed
+        .map_or("no seed (it makes no random choice)".to_string(), |s| {
+            format!("seed {s}")
+        });
     let _ = writeln!(
         o,
-        "{}: k = {}{l}, seed {} — {:.1} ms",
-        e.algorithm, e.k, e.seed, e.time_ms
+        "{}: k = {}{l}, {seed} — {:.1} ms",
+        e.algorithm, e.k, e.time_ms
     );
     let _ = writeln!(o, "verified by the independent checker:");
     for c in &e.verification.checks {

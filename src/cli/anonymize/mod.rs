@@ -66,6 +66,11 @@ pub struct Columns {
     /// project's, else 42).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The probability (of re-identification, of a breach) above which a
+    /// record counts as at risk, in every "above" figure of the output
+    /// (default: the project's, else 0.2, the TUI's and the report's).
+    #[arg(long)]
+    pub threshold: Option<f64>,
     /// Queries in the utility workload (0 skips it).
     #[arg(long, default_value_t = anonlab::metrics::DEFAULT_QUERIES)]
     pub queries: usize,
@@ -121,17 +126,17 @@ pub struct AnonymizeArgs {
 }
 
 pub(super) struct Prepared {
+    /// The session every request is built from (`Session::request_with`):
+    /// a project's, with the role flags applied when some are given.
     pub(super) session: Session,
-    /// A project without role flags: its session makes every request
-    /// (`Session::request`), as the TUI and the report do.
-    pub(super) from_session: bool,
-    qi: Vec<usize>,
-    pub(super) sensitive: Vec<usize>,
-    identifiers: Vec<usize>,
-    /// Semi-sensitive columns and the LGB options built from them.
-    semi_sensitive: Vec<usize>,
-    options: algorithms::Options,
-    /// --seed, else the project's, else 42.
+    /// Opened from a project: its algorithm, k, l, p and full-domain
+    /// settings are the defaults of the flags.
+    pub(super) from_project: bool,
+    /// LGB_NCP's categorical measure (--lgb-ncp), which a session does not
+    /// hold.
+    lgb_ncp: anonlab::algorithms::lgb::NcpMeasure,
+    /// --seed, else the project's, else the session's default (42); also
+    /// the session's seed.
     pub(super) seed: u64,
 }
 
@@ -144,7 +149,6 @@ pub(super) fn prepare(c: &Columns) -> anyhow::Result<Prepared> {
 /// identifiers were checked against the file and are left out).
 pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Result<Prepared> {
     anonlab::metrics::check_queries(c.queries)?;
-    let engine = opened.is_some();
     let (mut session, from_project) = match (&c.project, &c.file, opened) {
         // A project saved from a grouped session, opened through the
         // engine by `engine_session`.
@@ -168,61 +172,64 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
         ),
         (None, None, _) => bail!("give a CSV file or --project"),
     };
-    let seed = c.seed.unwrap_or(if from_project {
-        session.params.seed
-    } else {
-        42
-    });
+    let seed = c.seed.unwrap_or(session.params.seed);
+    session.params.seed = seed;
+    if let Some(t) = c.threshold {
+        session.attacker.threshold = super::threshold(t)?;
+    }
     if c.pk.sample.is_some() {
         let ds = (*session.dataset).clone();
         session.dataset = std::sync::Arc::new(c.pk.sample(ds, seed)?);
     }
+    let label = session.label();
     let role_flags =
         !c.qi.is_empty() || !c.sensitive.is_empty() || !c.identifier.is_empty() || c.lgb.any();
-    if from_project && !role_flags {
-        let roles = &session.roles;
-        return Ok(Prepared {
-            qi: roles.with(Role::QuasiIdentifier),
-            sensitive: roles.with(Role::Sensitive),
-            identifiers: roles.with(Role::Identifier),
-            semi_sensitive: roles.with(Role::SemiSensitive),
-            options: algorithms::Options::default(),
-            seed,
-            from_session: true,
-            session,
-        });
+    if role_flags {
+        apply_role_flags(&mut session, c, from_project, seed).with_context(|| label.clone())?;
     }
-    let label = session.label();
-    let ds = &session.dataset;
-    let idx = |names: &[String]| -> anyhow::Result<Vec<usize>> {
-        names
-            .iter()
-            .map(|n| ds.column_index(n).with_context(|| label.clone()))
+    let lgb_ncp = c.lgb.ncp()?;
+    Ok(Prepared {
+        session,
+        from_project,
+        lgb_ncp,
+        seed,
+    })
+}
+
+/// The role flags applied to `session` (`Session::apply_roles`), each
+/// role the project's where its flag is not given; the semi-sensitive
+/// attributes stay semi-sensitive, so every request leaves them out of the
+/// algorithms that do not read sensitive cells (`Session::request_with`).
+/// The project's t-closeness choices are kept for the attributes that
+/// still have sensitive cells.
+fn apply_role_flags(
+    session: &mut Session,
+    c: &Columns,
+    from_project: bool,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let ds = session.dataset.clone();
+    let roles = &session.roles;
+    let names = |cols: Vec<usize>| -> Vec<String> {
+        cols.into_iter()
+            .map(|c| ds.col(c).name().to_string())
             .collect()
     };
-    // A project's roles unless the flags name the columns: its
-    // semi-sensitive attributes count as QIs, since an attacker may know
-    // their non-sensitive cells (LGB reads their cells from --semi-sensitive).
-    let roles = &session.roles;
-    let qi = if from_project && c.qi.is_empty() {
-        let mut qi = roles.with(Role::QuasiIdentifier);
-        qi.extend(roles.with(Role::SemiSensitive));
-        qi
-    } else {
-        idx(&c.qi)?
+    let or_project = |flag: &[String], role: Role| -> Vec<String> {
+        if flag.is_empty() && from_project {
+            names(roles.with(role))
+        } else {
+            flag.to_vec()
+        }
     };
-    let sensitive = if from_project && c.sensitive.is_empty() {
-        roles.with(Role::Sensitive)
-    } else {
-        idx(&c.sensitive)?
+    let qi_names = or_project(&c.qi, Role::QuasiIdentifier);
+    let sensitive_names = or_project(&c.sensitive, Role::Sensitive);
+    let mut identifiers = or_project(&c.identifier, Role::Identifier);
+    let index = |names: &[String]| -> anonlab::Result<Vec<usize>> {
+        names.iter().map(|n| ds.column_index(n)).collect()
     };
-    let identifiers = if from_project && c.identifier.is_empty() {
-        roles.with(Role::Identifier)
-    } else if engine {
-        Vec::new()
-    } else {
-        idx(&c.identifier)?
-    };
+    let qi = index(&qi_names)?;
+    let sensitive = index(&sensitive_names)?;
     for s in &sensitive {
         if qi.contains(s) {
             bail!(
@@ -231,90 +238,97 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
             );
         }
     }
-    // --t-closeness wins; without it, the project's choice (the TUI's `T`)
-    // for the attributes LGB protects here: the --semi-sensitive and the
-    // sensitive ones (the project's semi-sensitive attributes are QIs here).
-    let mut lgb = c.lgb.clone();
-    if from_project && lgb.t_closeness.is_empty() {
-        for (name, t) in &session.params.t_closeness {
-            let col = ds.column_index(name).with_context(|| label.clone())?;
-            if sensitive.contains(&col) || lgb.semi_sensitive.contains(name) {
-                lgb.t_closeness.push(format!("{name}={t}"));
-            } else {
-                eprintln!("anonlab: warning: the project's t-closeness for '{name}' is not applied: here '{name}' is neither --semi-sensitive nor --sensitive");
-            }
-        }
-    }
-    let options = lgb.options(ds, seed, &qi, &sensitive)?;
-    let semi_sensitive: Vec<usize> = options.semi_sensitive.iter().map(|(c, _)| *c).collect();
-    // The session's roles are the ones the release is published with:
-    // the flags' (checked against each other by the library), the flag
-    // column of --sensitive-flag hidden as a project hides it
-    // (`Session::apply_roles`).
-    let names = |cols: &[usize]| -> Vec<String> {
-        cols.iter().map(|&c| ds.col(c).name().to_string()).collect()
+    // --semi-sensitive names them with a source of cells; without it, a
+    // project's keep their cells.
+    let lgb = &c.lgb;
+    let kept = std::mem::take(&mut session.sensitivity);
+    let semi_sensitive = if lgb.semi_sensitive.is_empty() && from_project {
+        session.roles.with(Role::SemiSensitive)
+    } else {
+        lgb.columns(&ds, &qi, &sensitive)?
     };
-    let cells = match lgb.source(ds, seed)? {
-        Some(source) => names(&semi_sensitive)
+    let cells = match lgb.source(&ds, seed)? {
+        Some(source) => names(semi_sensitive.clone())
             .into_iter()
             .map(|name| Cells::of(name, source.clone()))
             .collect(),
         None => Vec::new(),
     };
+    // The engine's identifiers are outside its table (skipped).
+    for id in &session.identifiers_outside {
+        if !identifiers.contains(id) {
+            identifiers.push(id.clone());
+        }
+    }
     let spec = RoleSpec {
-        // The engine's identifiers are outside its table (skipped).
-        identifiers: names(&identifiers)
-            .into_iter()
-            .chain(session.identifiers_outside.iter().cloned())
-            .collect(),
-        quasi_identifiers: names(&qi),
-        sensitive: names(&sensitive),
-        semi_sensitive: names(&semi_sensitive),
+        identifiers,
+        quasi_identifiers: qi_names,
+        sensitive: sensitive_names,
+        semi_sensitive: names(semi_sensitive.clone()),
         cells,
         ..RoleSpec::default()
     };
-    session.apply_roles(&spec).with_context(|| label.clone())?;
-    Ok(Prepared {
-        session,
-        from_session: false,
-        qi,
-        sensitive,
-        identifiers,
-        semi_sensitive,
-        options,
-        seed,
-    })
+    session.apply_roles(&spec)?;
+    for (col, cells) in kept {
+        if semi_sensitive.contains(&col) {
+            session.sensitivity.entry(col).or_insert(cells);
+        }
+    }
+    lgb.check_marked(session, &semi_sensitive)?;
+    // --t-closeness wins; without it, the project's choice (the TUI's `T`)
+    // for the attributes that still have sensitive cells here.
+    if !lgb.t_closeness.is_empty() {
+        session.params.t_closeness = lgb.t_closeness(&ds, &semi_sensitive, &sensitive)?;
+    } else {
+        session.params.t_closeness.retain(|name, _| {
+            let kept = ds
+                .column_index(name)
+                .is_ok_and(|c| semi_sensitive.contains(&c) || sensitive.contains(&c));
+            if !kept {
+                eprintln!("anonlab: warning: the project's t-closeness for '{name}' is not applied: here '{name}' is neither --semi-sensitive nor --sensitive");
+            }
+            kept
+        });
+    }
+    Ok(())
 }
 
 impl Prepared {
-    /// The attacker the after figures are for (`assess::After`): from a
-    /// project, the session's (`attacker.known`, hidden cells as the
-    /// session has them), as the TUI and the report have it; from flags,
-    /// one who knows every --qi and --semi-sensitive attribute, the
-    /// semi-sensitive ones' sensitive cells hidden.
+    /// The attacker the after figures are for (`assess::After`): the
+    /// session's (`attacker.known`, hidden cells as the session has them),
+    /// as the TUI and the report have it; from flags, one who knows every
+    /// --qi and --semi-sensitive attribute, the semi-sensitive ones'
+    /// sensitive cells hidden (`Session::apply_roles`).
     pub(super) fn attacker(&self) -> anyhow::Result<Attacker> {
-        if self.from_session {
-            return Ok(self.session.attacker()?);
+        Ok(self.session.attacker()?)
+    }
+
+    /// What the evaluation measures: `queries` drawn with `seed`, every
+    /// "above" figure above the session's threshold.
+    pub(super) fn measure(&self, queries: usize, seed: u64) -> Measure {
+        Measure {
+            queries,
+            query_seed: seed,
+            threshold: self.session.attacker.threshold,
         }
-        let mut known = self.qi.clone();
-        for &c in &self.semi_sensitive {
-            if !known.contains(&c) {
-                known.push(c);
-            }
-        }
-        let mut attacker =
-            Attacker::knowing(known.clone(), known.len(), self.session.attacker.threshold);
-        attacker.hidden = known
-            .iter()
-            .map(|c| {
-                self.options
-                    .semi_sensitive
-                    .iter()
-                    .find(|(s, _)| s == c)
-                    .map(|(_, cells)| std::sync::Arc::new(cells.clone()))
-            })
-            .collect();
-        Ok(attacker)
+    }
+
+    /// The sensitive attributes (column order, as every request has them).
+    pub(super) fn sensitive(&self) -> Vec<usize> {
+        self.session.roles.with(Role::Sensitive)
+    }
+
+    /// The semi-sensitive attributes `release` leaves out (every algorithm
+    /// that does not read sensitive cells: `Session::request_with`), by
+    /// name, as the screens say "not published".
+    pub(super) fn not_published(&self, release: &anonlab::release::Release) -> Vec<String> {
+        self.session
+            .roles
+            .with(Role::SemiSensitive)
+            .into_iter()
+            .filter(|c| !release.quasi_identifiers.contains(c))
+            .map(|c| self.session.dataset.col(c).name().to_string())
+            .collect()
     }
 
     /// Every file the command reads: the session's, the project file and
@@ -342,64 +356,32 @@ impl Prepared {
         }
     }
 
-    /// The request for one algorithm. From a project: the session's
-    /// (`Session::request`: LGB gets the semi-sensitive cells, the others
-    /// leave the semi-sensitive columns out). From flags: LGB gets the
-    /// semi-sensitive cells, the others the semi-sensitive columns as QIs
-    /// (`LgbArgs`' doc: the LGB paper's baselines).
+    /// The request for one algorithm: the session's
+    /// (`Session::request_with`, the one builder of every front end: LGB
+    /// gets the semi-sensitive cells, the others leave the semi-sensitive
+    /// attributes out), with --lgb-ncp's measure.
     pub(super) fn request(
         &self,
         algorithm: &str,
         k: u32,
         l: u32,
+        p: u32,
         seed: u64,
     ) -> anyhow::Result<Request<'_>> {
-        if self.from_session {
-            let mut req = self.session.request(algorithm, k, l)?;
-            req.seed = seed;
-            return Ok(req);
-        }
-        let lgb = LgbArgs::reads_semi_sensitive(algorithm);
-        let mut qi = self.qi.clone();
-        if !lgb {
-            qi.extend(&self.semi_sensitive);
-        }
-        let mut options = if lgb {
-            self.options.clone()
-        } else {
-            algorithms::Options::default()
-        };
-        options
-            .identifiers_outside
-            .clone_from(&self.session.identifiers_outside);
-        Ok(Request {
-            ds: &self.session.dataset,
-            qi,
-            sensitive: self.sensitive.clone(),
-            identifiers: self.identifiers.clone(),
-            k,
-            l,
-            seed,
-            options,
-        })
+        let mut req = self.session.request_with(algorithm, k, l, p, seed)?;
+        req.options.lgb_ncp = self.lgb_ncp;
+        Ok(req)
     }
 
-    /// The command's loaded hierarchy and full-domain flags, the project's
-    /// settings where a flag is not given.
+    /// The command's loaded hierarchy and full-domain flags, the
+    /// session's settings (a project's) where a flag is not given.
     pub(super) fn load_settings(
         &self,
         c: &Columns,
         ids: &[&str],
     ) -> anyhow::Result<hierarchy_args::Loaded> {
-        let (params, conditions) = if self.from_session {
-            (
-                self.session.params.clone(),
-                self.session.conditions.as_ref(),
-            )
-        } else {
-            (anonlab::data::Params::default(), None)
-        };
-        c.hierarchy.load(ids, &params, conditions)
+        c.hierarchy
+            .load(ids, &self.session.params, self.session.conditions.as_ref())
     }
 }
 
@@ -413,7 +395,7 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         Some((session, columns)) => (prepare_with(&a.columns, Some(session))?, Some(columns)),
         None => (prepare(&a.columns)?, None),
     };
-    let params = p.from_session.then_some(&p.session.params);
+    let params = p.from_project.then_some(&p.session.params);
     let Some(id) = a
         .algorithm
         .clone()
@@ -424,15 +406,6 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let k = a.k.or(params.map(|p| p.k)).unwrap_or(5);
     let l = a.l.or(params.map(|p| p.l)).unwrap_or(2);
     let algo = algorithms::by_id(&id)?;
-    // LGB protects semi-sensitive cells on their own (the paper's setting
-    // has a sensitive attribute too, but does not need one).
-    let semi_only = algo.needs().semi_sensitive && !p.options.semi_sensitive.is_empty();
-    if algo.needs().l && p.sensitive.is_empty() && !semi_only {
-        bail!(
-            "{} needs a sensitive attribute: add --sensitive COL",
-            algo.id()
-        );
-    }
     let inputs = p.inputs(&a.columns)?;
     // Every output checked before any work: none may be an input (the
     // table's bucket table included), and no two the same file.
@@ -448,14 +421,11 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     inputs.check_all(&outputs)?;
     let loaded = p.load_settings(&a.columns, &[algo.id()])?;
     let pk = a.columns.pk.load(&[algo.id()])?;
-    let mut req = p.request(algo.id(), k, l, p.seed)?;
+    let mut req = p.request(algo.id(), k, l, loaded.p, p.seed)?;
     loaded.apply(&mut req.options, l)?;
     p.project_hierarchies(&mut req.options);
     pk.apply(&mut req.options, loaded.p);
-    let measure = Measure {
-        queries: a.columns.queries,
-        query_seed: p.seed,
-    };
+    let measure = p.measure(a.columns.queries, p.seed);
     let ds = &p.session.dataset;
     let roles = published_roles(&p);
     // The published files are rendered, hashed and staged beside the
@@ -520,10 +490,18 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     }
     let attacker = p.attacker()?;
     let (after, evaluated_for) = measure_after(ds, &release, &attacker, &eval)?;
+    let not_published = p.not_published(&release);
     if a.json {
         println!(
             "{}",
-            hierarchy_args::json(&eval, &evaluated_for, &after, &fingerprint, search.as_ref())?
+            hierarchy_args::json(
+                &eval,
+                &evaluated_for,
+                &after,
+                &fingerprint,
+                &not_published,
+                search.as_ref()
+            )?
         );
     } else {
         print!("{}", human(&eval, &after, ds.records() as usize));
@@ -531,20 +509,14 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
             println!("query workload: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");
         }
         println!("release fingerprint {fingerprint}");
-        let left_out: Vec<&str> = p
-            .semi_sensitive
-            .iter()
-            .filter(|c| !release.quasi_identifiers.contains(c))
-            .map(|&c| ds.col(c).name())
-            .collect();
-        if p.from_session && !left_out.is_empty() {
+        if !not_published.is_empty() {
             println!(
                 "not published: {} (semi-sensitive: {} cannot keep its sensitive cells apart)",
-                left_out.join(", "),
+                not_published.join(", "),
                 algo.id()
             );
         }
-        if let Some(b) = pk.describe_bound(ds, &p.sensitive, &req.options) {
+        if let Some(b) = pk.describe_bound(ds, &req.sensitive, &req.options) {
             println!("{b}");
         }
         if let Some(s) = &search {

@@ -152,7 +152,7 @@ pub trait Algorithm: Send + Sync {
     /// front end says its own remedy. `run` checks again (and more: k
     /// within the data, l within the values).
     fn check(&self, req: &Request<'_>) -> Result<()> {
-        check_needs(self.name(), self.needs(), req)
+        check_needs(self.name(), self.id(), self.needs(), req)
     }
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release>;
 }
@@ -237,12 +237,13 @@ pub const BUCKETIZATION: Needs = Needs {
     grouped: false,
 };
 
-/// [`Algorithm::check`]'s rules, for an algorithm called `name` that
-/// reads `needs`.
-pub fn check_needs(name: &str, needs: Needs, req: &Request<'_>) -> Result<()> {
+/// [`Algorithm::check`]'s rules, for an algorithm called `name` (id
+/// `id`) that reads `needs`.
+pub fn check_needs(name: &str, id: &str, needs: Needs, req: &Request<'_>) -> Result<()> {
     req.check_roles()?;
     if !needs.grouped {
-        req.ds.require_records(name)?;
+        // With the id, as the CLI's users type it (`-a ID`).
+        req.ds.require_records(&format!("{name} ({id})"))?;
     }
     // LGB's semi-sensitive cells act as quasi-identifier values.
     let cells_as_qi = needs.semi_sensitive && !req.options.semi_sensitive.is_empty();

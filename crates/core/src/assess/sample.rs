@@ -1,10 +1,26 @@
 //! The statistics offices' measures of one session: the file as
 //! a sample of a population (journalist, marketer, population uniqueness,
 //! k-map and δ-presence with a population table), individual risk with
-//! sampling weights, special uniques and attribute risks — computed on the
-//! same classes as the attack simulation (the attacker's known attributes,
-//! a hidden cell counting as a value of its own), so "sample uniques" and
-//! the prosecutor's figures here are the simulator's.
+//! sampling weights, special uniques and attribute risks — under the one
+//! rule of the attack simulation (README, "How semi-sensitive cells are
+//! matched": a record is matched by every record that agrees with it on
+//! each known attribute where neither cell is hidden), so "sample uniques",
+//! the prosecutor's, the journalist's and the marketer's figures, the
+//! MSUs and the attribute risks count the same records as unique:
+//!
+//! - a record's sample frequency is the size of its matched set
+//!   (`Simulation::matches`, the key count's), which the population
+//!   models, the journalist and the marketer read
+//!   (`risk::population::sample_summary`, `SizeCounts::from_frequencies`);
+//! - SUDA2 and the attribute risks count matched sets on each combination
+//!   of the known attributes (`risk::combinations::walk_matched` when a
+//!   cell is hidden), so no record is unique on an attribute the attacker
+//!   cannot see in it;
+//! - the individual risk's class is the simulator's class (visible values
+//!   and hiding pattern alike, hence one matched set), with the matched
+//!   set's size as its frequency f and the weights of the class scaled to
+//!   it (f / class size: the class's mean weight for each record of the
+//!   set).
 
 use std::path::Path;
 
@@ -16,7 +32,7 @@ use crate::data::{CsvOptions, Dataset};
 use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::risk::attributes::{attribute_risks, AttributeRisk, MAX_ATTRIBUTE_RISK_ATTRIBUTES};
-use crate::risk::combinations::{walk, Codes, Walk};
+use crate::risk::combinations::{walk, walk_matched, Codes, Walk};
 use crate::risk::individual::class_risk;
 use crate::risk::population::{
     population_uniques, sample_summary, JournalistBasis, PopulationModel, PopulationUniques,
@@ -99,7 +115,8 @@ pub fn sample_risks(
     let records = ds.records();
     let classes = &simulation.classes;
     let sizes = classes.sizes();
-    let table = SizeCounts::from_sizes(sizes);
+    let frequencies = class_frequencies(simulation);
+    let table = SizeCounts::from_frequencies(sizes, &frequencies);
     let names: Vec<String> = known
         .iter()
         .map(|&c| ds.col(c).name().to_string())
@@ -132,6 +149,7 @@ pub fn sample_risks(
         progress.check()?;
         let summary: SampleSummary = sample_summary(
             sizes,
+            &frequencies,
             matched.as_ref().map(|m| m.sizes.as_slice()),
             matched.as_ref().map_or(0, |m| m.unsampled_classes),
             model,
@@ -185,8 +203,11 @@ pub fn sample_risks(
         let method = settings.individual_method;
         let per_class: Vec<f64> = sizes
             .iter()
+            .zip(&frequencies)
             .zip(&sums)
-            .map(|(&f, &s)| class_risk(f, s, method))
+            .map(|((&size, &f), &s)| {
+                class_risk(f, s * f64::from(f) / f64::from(size.max(1)), method)
+            })
             .collect();
         let risk: Vec<f64> = (0..n)
             .map(|r| per_class[classes.class_of(r) as usize])
@@ -248,20 +269,17 @@ pub fn lattice_walk(
             known.len()
         )));
     }
-    let owned = walk_codes(ds, attacker);
-    let cols: Vec<Codes> = owned
-        .iter()
-        .map(|(codes, space)| Codes {
-            codes,
-            code_space: *space,
-        })
-        .collect();
     let keep = suda_size.unwrap_or(0).min(known.len());
     let depth = if settings.attribute_risks {
         known.len()
     } else {
         keep
     };
+    let hidden = attacker.hidden_refs();
+    if hidden.iter().flatten().any(|h| h.count_ones(..) > 0) {
+        return walk_matched(ds, known, &hidden, depth, keep, progress).map(Some);
+    }
+    let cols: Vec<Codes> = known.iter().map(|&c| Codes::of(ds, c)).collect();
     walk(
         &cols,
         ds.n_rows(),
@@ -273,26 +291,16 @@ pub fn lattice_walk(
     .map(Some)
 }
 
-/// The known columns' codes as the simulation keyed them: a hidden cell is
-/// one more symbol of its column.
-fn walk_codes(ds: &Dataset, attacker: &Attacker) -> Vec<(Vec<u32>, usize)> {
-    attacker
-        .known
-        .iter()
-        .zip(&attacker.hidden)
-        .map(|(&c, h)| {
-            let col = ds.col(c);
-            let mut codes = col.codes().to_vec();
-            let mut space = col.code_space();
-            if let Some(h) = h.as_deref().filter(|h| h.count_ones(..) > 0) {
-                for r in h.ones() {
-                    codes[r] = space as u32;
-                }
-                space += 1;
-            }
-            (codes, space)
-        })
-        .collect()
+/// Per class of the simulation, its records' sample frequency: the size
+/// of their matched set (one per class: its records share their visible
+/// values and hiding pattern), the class size when no cell is hidden.
+fn class_frequencies(simulation: &Simulation) -> Vec<u32> {
+    let classes = &simulation.classes;
+    let mut f = vec![0u32; classes.n_classes()];
+    for (r, &m) in simulation.matches.iter().enumerate() {
+        f[classes.class_of(r) as usize] = m;
+    }
+    f
 }
 
 /// The population model the settings describe, and the population table's

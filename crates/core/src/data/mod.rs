@@ -29,7 +29,8 @@ pub use output::{stage_file, write_bytes, write_file, Inputs, Scratch, Staged, T
 pub use population::{IndividualMethod, PopulationSettings};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, GroupedSource,
-    HierarchySource, Params, Project, DEFAULT_P, MAX_COMPARE_ENTRIES, PROJECT_VERSION,
+    HierarchySource, Params, Project, DEFAULT_P, DEFAULT_THRESHOLD, MAX_COMPARE_ENTRIES,
+    PROJECT_VERSION,
 };
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};

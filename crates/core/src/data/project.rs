@@ -196,7 +196,9 @@ pub struct AttackerModel {
     /// older projects read as before.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub knows_nothing: bool,
-    /// Pr(re-id) above which a record counts as at risk.
+    /// The probability (of re-identification, of a breach) above which a
+    /// record counts as at risk: every "above threshold" figure of the
+    /// assessment and of a release's evaluation reads it.
     pub threshold: f64,
     /// The file as a sample of a population, and the statistics offices'
     /// measures to compute (`data::population`). Left out when unset.
@@ -208,12 +210,16 @@ fn is_unset(p: &PopulationSettings) -> bool {
     *p == PopulationSettings::default()
 }
 
+/// The threshold of a new session, a project that names none, and a
+/// command given no `--threshold`: one default everywhere.
+pub const DEFAULT_THRESHOLD: f64 = 0.2;
+
 impl Default for AttackerModel {
     fn default() -> Self {
         Self {
             known: Vec::new(),
             knows_nothing: false,
-            threshold: 0.2,
+            threshold: DEFAULT_THRESHOLD,
             population: PopulationSettings::default(),
         }
     }

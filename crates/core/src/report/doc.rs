@@ -2,7 +2,7 @@
 //! commands and charts — so the HTML and Markdown writers render the same
 //! content and differ only in markup.
 
-use super::plain::{chance, count, list, odds, percent};
+use super::plain::{at_most, chance, count, list, odds, percent};
 use super::Report;
 use crate::data::Role;
 
@@ -24,8 +24,13 @@ pub struct Section {
     pub blocks: Vec<Block>,
 }
 
+/// The report's title names the dataset by its file's name without
+/// directory or extension ("adult"); the full path is in "The data".
 pub fn title(r: &Report) -> String {
-    format!("Disclosure risk report: {}", r.dataset.file)
+    let stem = std::path::Path::new(&r.dataset.file)
+        .file_stem()
+        .map_or(r.dataset.file.clone(), |s| s.to_string_lossy().into_owned());
+    format!("Disclosure risk report: {stem}")
 }
 
 fn role_meaning(role: Role) -> &'static str {
@@ -199,10 +204,12 @@ pub fn sections(r: &Report) -> Vec<Section> {
     settings.extend([
         vec![
             "seed".into(),
-            format!(
-                "{}: fixes every random choice, so the same release comes out again",
-                s.seed
-            ),
+            match s.seed {
+                Some(seed) => format!(
+                    "{seed}: fixes every random choice, so the same release comes out again"
+                ),
+                None => "none: the method makes no random choice, so the same release always comes out".into(),
+            },
         ],
         vec!["published groups".into(), count(s.groups)],
         vec![
@@ -278,8 +285,8 @@ pub fn sections(r: &Report) -> Vec<Section> {
     ];
     let breach_line = |br: &super::BreachFigures| {
         format!(
-            "at most {}, on average {}; {} of {} people above {}",
-            chance(br.max),
+            "guessed {}, on average with {}; {} of {} people above {}",
+            at_most(br.max),
             chance(br.mean),
             count(br.above_threshold),
             count(br.records),
@@ -389,14 +396,15 @@ pub fn sections(r: &Report) -> Vec<Section> {
         title: "How to reproduce",
         blocks: vec![
             Block::Para(format!(
-                "Made by anonlab {} from the project {} (k = {}, l = {}, t = {}, c = {}, seed {}, {} queries with seed {}). Run again with:",
+                "Made by anonlab {} from the project {} (k = {}, l = {}, t = {}, c = {}, {}, {} queries with seed {}). Run again with:",
                 r.anonlab_version,
                 r.project,
                 s.k,
                 s.l.map_or("not used".to_string(), |l| l.to_string()),
                 s.t,
                 s.c,
-                s.seed,
+                s.seed
+                    .map_or("no seed".to_string(), |seed| format!("seed {seed}")),
                 s.queries,
                 s.query_seed
             )),

@@ -129,7 +129,9 @@ pub struct ReleaseSettings {
     pub l: Option<u32>,
     pub t: f64,
     pub c: f64,
-    pub seed: u64,
+    /// The seed the algorithm drew with; `None` when it reads none
+    /// (`Evaluation::seed`).
+    pub seed: Option<u64>,
     /// p of p-sensitive k-anonymity (pk-enhanced, pk-greedy and
     /// full-domain's p-sensitive model read it).
     pub p: u32,
@@ -291,6 +293,7 @@ pub fn build(
     let measure = Measure {
         queries: crate::metrics::DEFAULT_QUERIES,
         query_seed: params.seed,
+        threshold: session.attacker.threshold,
     };
     let (release, ms) = run_algorithm(&*algo, &req, progress)?;
     let evaluation = evaluate(&release, ds, ms, &measure, progress)?;
@@ -396,7 +399,7 @@ pub fn build(
             l: uses_l.then_some(params.l),
             t: params.t,
             c: params.c,
-            seed: params.seed,
+            seed: evaluation.seed,
             p: params.p,
             full_domain: (algo.id() == "full-domain").then(|| params.full_domain.clone()),
             conditions: (algo.id() == "construction")
@@ -445,6 +448,7 @@ pub fn build(
                 params.k,
                 uses_l.then_some(params.l),
                 params.seed,
+                threshold,
             ),
         },
         charts: Vec::new(),
@@ -591,7 +595,17 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-fn anonymize_command(project: &str, algorithm: &str, k: u32, l: Option<u32>, seed: u64) -> String {
+/// The command that publishes the report's release, with its figures
+/// counted above the report's threshold (`threshold`, which the report's
+/// `--threshold` may have set apart from the project's).
+fn anonymize_command(
+    project: &str,
+    algorithm: &str,
+    k: u32,
+    l: Option<u32>,
+    seed: u64,
+    threshold: f64,
+) -> String {
     let mut cmd = format!(
         "anonlab anonymize --project {} -a {algorithm} -k {k}",
         shell_quote(project)
@@ -599,7 +613,9 @@ fn anonymize_command(project: &str, algorithm: &str, k: u32, l: Option<u32>, see
     if let Some(l) = l {
         cmd.push_str(&format!(" -l {l}"));
     }
-    cmd.push_str(&format!(" --seed {seed} -o published.csv"));
+    cmd.push_str(&format!(
+        " --seed {seed} --threshold {threshold} -o published.csv"
+    ));
     cmd
 }
 

@@ -27,6 +27,10 @@ pub fn odds(p: f64) -> String {
     let n = 1.0 / p;
     if (n - n.round()).abs() < 0.05 {
         format!("1 in {}", thousands(n.round() as u64))
+    } else if n >= 10.0 {
+        // "about 1 in 123", not "1 in 122.9": a tenth of a person says
+        // nothing to a reader once the odds are in the tens.
+        format!("about 1 in {}", thousands(n.round() as u64))
     } else {
         format!("about 1 in {n:.1}")
     }
@@ -46,6 +50,17 @@ pub fn chance(p: f64) -> String {
     }
     let article = if o.starts_with('8') { "an" } else { "a" };
     format!("{article} {o} chance")
+}
+
+/// The highest chance of a figure in a sentence: "with at most a 1 in 5
+/// chance", and at 1 "for at least one person, with certainty" ("with at
+/// most certainty" reads as a sentence cut short).
+pub fn at_most(p: f64) -> String {
+    if p >= 1.0 - 1e-9 {
+        "for at least one person, with certainty".into()
+    } else {
+        format!("with at most {}", chance(p))
+    }
 }
 
 /// A share as a percentage with at most one decimal: 12.5 %, 3 %.
@@ -120,9 +135,9 @@ pub fn summary(r: &Report) -> Vec<String> {
     ));
     if let Some(b) = &risk.breach {
         out.push(format!(
-            "Someone who finds a person in the release can guess their {} with at most {} (on average {}).",
+            "Someone who finds a person in the release can guess their {} {} (on average with {}).",
             b.attribute,
-            chance(b.max),
+            at_most(b.max),
             chance(b.mean),
         ));
     }
@@ -139,15 +154,34 @@ pub fn summary(r: &Report) -> Vec<String> {
         percent(u.gcp_share)
     );
     if let Some(q) = &u.queries {
-        kept.push_str(&format!(
-            "; a typical {} query answered from the release is off by {}",
-            q.aggregate,
-            percent(q.mean_relative_error)
-        ));
+        kept.push_str(&query_error(&q.aggregate, q.mean_relative_error));
     }
     kept.push('.');
     out.push(kept);
     out
+}
+
+/// The query workload's error in words: its relative error is the width
+/// of the range of answers the release allows over the true answer
+/// (`metrics::queries`), so "564.8%" reads as a range about 6 times the
+/// true answer, and a small one as a share of it.
+fn query_error(aggregate: &str, relative: f64) -> String {
+    let question = if aggregate.starts_with("COUNT") {
+        "how many people with some combination of values there are".to_string()
+    } else {
+        format!("the {aggregate} of people with some combination of values")
+    };
+    if relative >= 1.0 {
+        format!(
+            "; a typical question asked of the release ({question}) can only be answered within a range about {} times the true answer",
+            thousands(relative.round() as u64)
+        )
+    } else {
+        format!(
+            "; a typical question asked of the release ({question}) is answered within {} of the true answer",
+            percent(relative)
+        )
+    }
 }
 
 #[cfg(test)]
@@ -159,11 +193,18 @@ mod tests {
         assert_eq!(chance(0.2), "a 1 in 5 chance");
         assert_eq!(chance(1.0), "certainty");
         assert_eq!(chance(0.4), "about a 1 in 2.5 chance");
+        assert_eq!(chance(1.0 / 122.9), "about a 1 in 123 chance");
+        assert_eq!(odds(1.0 / 10.4), "about 1 in 10");
+        let count = "COUNT(occupation = v)";
+        assert!(query_error(count, 5.648).contains("about 6 times the true answer"));
+        assert!(query_error(count, 0.125).contains("within 12.5% of the true answer"));
         assert_eq!(chance(0.8), "an 80% chance");
         assert_eq!(odds(0.6), "60%");
         assert_eq!(odds(1.0), "1 in 1 (certain)");
         assert_eq!(chance(1.0 / 30162.0), "a 1 in 30,162 chance");
         assert_eq!(chance(0.0), "no chance");
+        assert_eq!(at_most(1.0), "for at least one person, with certainty");
+        assert_eq!(at_most(0.25), "with at most a 1 in 4 chance");
         assert_eq!(percent(0.125), "12.5%");
         assert_eq!(percent(0.03), "3%");
         assert_eq!(list(&["a".into(), "b".into(), "c".into()]), "a, b and c");

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::doc::{Block, Section};
-use super::plain::{chance, count, list, percent};
+use super::plain::{at_most, chance, count, list, percent};
 use super::Report;
 use crate::assess::{AssessReport, IndividualRiskReport, PopulationReport};
 use crate::risk::attributes::AttributeRisk;
@@ -71,10 +71,10 @@ pub fn headline(r: &Report) -> Option<String> {
         _ => String::new(),
     };
     Some(format!(
-        "The file is a sample of about {} people (sampling fraction {}): someone who must find a person in the whole population identifies them with at most {}, {} on average{unique}.",
+        "The file is a sample of about {} people (sampling fraction {}): someone who must find a person in the whole population identifies them {}, {} on average{unique}.",
         count(p.population_size as usize),
         fraction(p.sampling_fraction),
-        chance(p.journalist.max),
+        at_most(p.journalist.max),
         chance(p.journalist.mean),
     ))
 }
@@ -96,11 +96,11 @@ fn population_blocks(p: &PopulationReport, rows: usize, out: &mut Vec<Block>) {
         JournalistBasis::SamplingFraction => "the population's group sizes are estimated from the sampling fraction (each record standing for N / n people, Benedetti–Franconi)".into(),
     };
     out.push(Block::Para(format!(
-        "The figures above assume the file is everybody (the prosecutor's view). This file holds {} of about {} people (sampling fraction {}). An attacker who must find the person in the whole population (the journalist) has at most {} and on average {}; a marketer matching everyone at once re-identifies {} of the records. Here {basis}.",
+        "The figures above assume the file is everybody (the prosecutor's view). This file holds {} of about {} people (sampling fraction {}). An attacker who must find the person in the whole population (the journalist) finds them {}, and on average with {}; a marketer matching everyone at once re-identifies {} of the records. Here {basis}.",
         count(rows),
         count(p.population_size as usize),
         fraction(p.sampling_fraction),
-        chance(p.journalist.max),
+        at_most(p.journalist.max),
         chance(p.journalist.mean),
         percent_fine(p.marketer),
     )));

@@ -18,6 +18,18 @@
 //! since a class of one item stays one — and only one partition per depth
 //! is alive. The first attribute's branches run in parallel (rayon).
 //! Combinations are named by bit masks over the attributes' positions.
+//!
+//! Hidden cells (README, "How semi-sensitive cells are matched": a record
+//! is matched by every record that agrees with it on each known attribute
+//! where neither cell is hidden) make "matched by" a relation that is no
+//! longer a partition, so refining classes does not apply: [`walk_matched`]
+//! visits the same combinations and counts each one's matched sets by the
+//! key count's rule itself (`risk::original_matches`, per combination).
+//! Without hidden cells a matched set is a class, and the two walks give
+//! the same figures (tests say so); [`walk`] is then the fast one. On a
+//! combination, a record with a hidden cell is matched as on the
+//! combination without that attribute, so it is never unique on an
+//! attribute the attacker cannot see in it (no MSU of it names one).
 
 use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
@@ -176,6 +188,100 @@ pub fn walk(
     Ok(all)
 }
 
+/// [`walk`]'s figures under README's rule with hidden cells (module doc):
+/// every combination of at most `max_size` of the attributes `known`
+/// (hidden cells `hidden`, parallel to it; at most [`MAX_ATTRIBUTES`]),
+/// each counted from its records' matched sets: uniques are the records
+/// matched by themselves alone, pairs Σ_r (matches(r) − 1) / 2 (the pairs
+/// of records that match each other), classes the number of matched sets
+/// the records fill, Σ_m ⌈(records matched by m) / m⌉ (the classes
+/// themselves without hidden cells; `SizeCounts::from_frequencies` counts
+/// them alike).
+pub fn walk_matched(
+    ds: &Dataset,
+    known: &[usize],
+    hidden: &[Option<&FixedBitSet>],
+    max_size: usize,
+    keep_uniques: usize,
+    progress: &Progress,
+) -> Result<Walk> {
+    if known.len() > MAX_ATTRIBUTES {
+        return Err(Error::invalid(
+            Parameter::AttackerKnows,
+            format!(
+                "{} attributes are more than the {MAX_ATTRIBUTES} a combination walk can name",
+                known.len()
+            ),
+        ));
+    }
+    let d = known.len();
+    let masks: Vec<u32> = (1..(1u64 << d))
+        .map(|m| m as u32)
+        .filter(|m| m.count_ones() as usize <= max_size)
+        .collect();
+    let rows = ds.n_rows();
+    let visited: Vec<Result<(Combination, Option<FixedBitSet>)>> = masks
+        .into_par_iter()
+        .map(|mask| {
+            progress.check()?;
+            let on: Vec<usize> = (0..d).filter(|&a| mask & (1 << a) != 0).collect();
+            let columns: Vec<usize> = on.iter().map(|&a| known[a]).collect();
+            let hidden: Vec<Option<&FixedBitSet>> = on
+                .iter()
+                .map(|&a| hidden.get(a).copied().flatten())
+                .collect();
+            let knowledge = super::Knowledge {
+                columns: &columns,
+                hidden: &hidden,
+            };
+            // Its own progress: the walk's is checked for cancellation
+            // per combination, and its bar is not reset by each one.
+            let matches = super::original_matches(ds, knowledge, None, &Progress::new())?.matches;
+            let (mut uniques, mut pairs) = (0u64, 0u64);
+            // Records by the size of their matched set.
+            let mut by_size: FxHashMap<u32, u64> = FxHashMap::default();
+            let keep = on.len() <= keep_uniques;
+            let mut alone = FixedBitSet::with_capacity(if keep { rows } else { 0 });
+            for (r, &m) in matches.iter().enumerate() {
+                let records = ds.multiplicity(r);
+                if m == 1 {
+                    uniques += 1;
+                    if keep {
+                        alone.insert(r);
+                    }
+                }
+                pairs += u64::from(records) * u64::from(m.saturating_sub(1));
+                *by_size.entry(m.max(1)).or_default() += u64::from(records);
+            }
+            // Whole numbers, in no summation order: the same for a grouped
+            // table as for its records.
+            let sets: u64 = by_size
+                .iter()
+                .map(|(&m, &records)| records.div_ceil(u64::from(m)))
+                .sum();
+            Ok((
+                Combination {
+                    mask,
+                    classes: sets,
+                    pairs: pairs / 2,
+                    uniques,
+                },
+                keep.then_some(alone),
+            ))
+        })
+        .collect();
+    let mut out = Walk::default();
+    for v in visited {
+        let (c, alone) = v?;
+        if let Some(alone) = alone {
+            out.uniques.insert(c.mask, alone);
+        }
+        out.combinations.push(c);
+    }
+    out.combinations.sort_unstable_by_key(|c| c.mask);
+    Ok(out)
+}
+
 /// Combinations of at most this many attributes visit their children in
 /// parallel (rayon tasks). The first attribute's branch holds half the
 /// lattice, so splitting only there leaves one core with most of the work;
@@ -328,5 +434,42 @@ mod tests {
         }
         let limited = walk(&cols, ds.n_rows(), None, 1, 1, &Progress::new()).unwrap();
         assert_eq!(limited.combinations.len(), 3);
+        // Without hidden cells a matched set is a class: the rule's walk
+        // gives the same figures.
+        let matched = walk_matched(&ds, &[0, 1, 2], &[], 3, 2, &Progress::new()).unwrap();
+        assert_eq!(matched.combinations, w.combinations);
+        assert_eq!(matched.uniques, w.uniques);
+    }
+
+    /// A hidden cell is a wildcard on both sides: the record is matched as
+    /// if the attribute were not in the combination, and those it hides
+    /// from match it there.
+    #[test]
+    fn a_hidden_cell_never_makes_its_record_unique() {
+        let ds = Dataset::from_rows(
+            &["a", "b"],
+            &[
+                vec!["1", "x"],
+                vec!["1", "y"],
+                vec!["2", "x"],
+                vec!["3", "z"],
+            ],
+        )
+        .unwrap();
+        // Row 1's b hidden.
+        let mut h = FixedBitSet::with_capacity(4);
+        h.insert(1);
+        let w = walk_matched(&ds, &[0, 1], &[None, Some(&h)], 2, 2, &Progress::new()).unwrap();
+        let unique = |mask: u32| -> Vec<usize> { w.uniques[&mask].ones().collect() };
+        // On {a}: rows 0 and 1 share 1.
+        assert_eq!(unique(0b01), vec![2, 3]);
+        // On {b}: row 1 matches everyone; row 3's z is matched by row 1 too.
+        assert_eq!(unique(0b10), Vec::<usize>::new());
+        // On {a, b}: row 1 is matched by row 0 (a = 1, b hidden), so it is
+        // not unique although its visible key (1, ◆) is.
+        assert_eq!(unique(0b11), vec![2, 3]);
+        let ab = w.combinations.iter().find(|c| c.mask == 0b11).unwrap();
+        // Pairs matching each other on {a, b}: (0, 1) only.
+        assert_eq!((ab.uniques, ab.pairs), (2, 1));
     }
 }

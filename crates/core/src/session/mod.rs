@@ -18,9 +18,8 @@ use crate::algorithms::full_domain::Metric;
 use crate::algorithms::{Options, Registry, Request};
 use crate::data::Conditions;
 use crate::data::{
-    load_csv_bytes, AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset,
-    GroupedSource, HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles,
-    SensitivitySource,
+    AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset, GroupedSource,
+    HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -337,9 +336,12 @@ impl Session {
     /// `hide_occupation` flag column (which is therefore not published:
     /// see [`Session::hide_flag_columns`]); disease is sensitive.
     pub fn demo() -> Result<Self> {
-        let csv = CsvOptions::default();
-        let ds = load_csv_bytes(DEMO_CSV, DEMO_LABEL, &csv)?;
-        let mut s = Self::new(ds, None, csv);
+        Source::demo().open()
+    }
+
+    /// [`demo`](Self::demo) on its table already read (`Source::open`).
+    pub(crate) fn demo_of(ds: Dataset) -> Result<Self> {
+        let mut s = Self::new(ds, None, CsvOptions::default());
         let mut roles = BTreeMap::new();
         roles.insert("name".to_string(), Role::Identifier);
         for qi in ["sex", "age", "zip"] {
@@ -368,11 +370,7 @@ impl Session {
         if project.data.grouped.is_some() {
             return Err(Self::grouped_refusal(project));
         }
-        let ds = match &project.data.path {
-            Some(p) => crate::data::load(p, &project.data.csv)?,
-            None => load_csv_bytes(DEMO_CSV, DEMO_LABEL, &project.data.csv)?,
-        };
-        Self::with_project(ds, project)
+        Self::with_project(Source::of_project(project).read()?, project)
     }
 
     /// A project saved from a session over the query engine's frequency

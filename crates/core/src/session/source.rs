@@ -15,10 +15,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::data::{formats, CsvOptions, Dataset, InputFormat};
+use crate::data::{formats, load_csv_bytes, CsvOptions, Dataset, InputFormat, Project};
 use crate::error::{Error, Parameter, Result};
 
-use super::{GroupedFile, RoleSpec, Session, DEMO_LABEL};
+use super::{GroupedFile, RoleSpec, Session, DEMO_CSV, DEMO_LABEL};
 
 /// The file size from which [`Engine::Auto`] takes the query engine: the
 /// in-memory path holds 10 million census rows (914 MB of CSV) in 820 MB;
@@ -170,10 +170,38 @@ impl Source {
         }
     }
 
+    /// The data of a saved project: its file (or the demo) read as the
+    /// project says, in memory — or, for a project saved from a session
+    /// over the query engine's frequency table, by the engine
+    /// (`anonlab_scale::grouped::open_project` opens those). A project is
+    /// opened through its source as a file is, so the choice of reader is
+    /// made in one place ([`Source::reads_by_engine`]).
+    pub fn of_project(project: &Project) -> Self {
+        Source {
+            path: project.data.path.clone(),
+            csv: project.data.csv.clone(),
+            engine: if project.data.grouped.is_some() {
+                Engine::DataFusion
+            } else {
+                Engine::Memory
+            },
+        }
+    }
+
     /// Read the data in memory, with no roles yet (the demo with its
     /// own). A source that only the query engine reads is refused: this
     /// crate has none (`anonlab_scale::source::open` reads it).
     pub fn open(&self) -> Result<Session> {
+        let ds = self.read()?;
+        match &self.path {
+            Some(p) => Ok(Session::new(ds, Some(p.clone()), self.csv.clone())),
+            None => Session::demo_of(ds),
+        }
+    }
+
+    /// The dataset alone, read in memory as [`open`](Self::open) reads it
+    /// (a project's session applies the project to it).
+    pub fn read(&self) -> Result<Dataset> {
         if self.reads_by_engine(false) {
             let what = match self.engine {
                 Engine::Cluster(_) => "no cluster (it needs the `cluster` feature); read the file with the query engine or in memory",
@@ -185,8 +213,8 @@ impl Source {
             ));
         }
         match &self.path {
-            Some(p) => Session::open(p, self.csv.clone()),
-            None => Session::demo(),
+            Some(p) => formats::load(p, &self.csv),
+            None => load_csv_bytes(DEMO_CSV, DEMO_LABEL, &self.csv),
         }
     }
 

@@ -42,6 +42,34 @@ impl SizeCounts {
         }
     }
 
+    /// From classes of `sizes[j]` records whose records each have sample
+    /// frequency `frequencies[j]` (the records of their matched set, which
+    /// hidden cells make wider than the class: `risk::population`'s
+    /// module doc). The records of frequency f count as ⌈records / f⌉
+    /// classes of f: the number of matched sets they fill, the sample
+    /// uniques exactly (f = 1), and every class when no cell is hidden
+    /// (then each class of f adds f records), so it is
+    /// [`from_sizes`](Self::from_sizes) there.
+    pub fn from_frequencies(sizes: &[u32], frequencies: &[u32]) -> Self {
+        let mut by_frequency: std::collections::BTreeMap<u32, u64> = Default::default();
+        for (&size, &f) in sizes.iter().zip(frequencies) {
+            if size > 0 && f > 0 {
+                *by_frequency.entry(f).or_default() += u64::from(size);
+            }
+        }
+        let counts: Vec<(u32, u64)> = by_frequency
+            .into_iter()
+            .map(|(f, records)| (f, records.div_ceil(u64::from(f))))
+            .collect();
+        let records = counts.iter().map(|&(s, c)| u64::from(s) * c).sum();
+        let classes = counts.iter().map(|&(_, c)| c).sum();
+        Self {
+            counts,
+            records,
+            classes,
+        }
+    }
+
     /// Classes of exactly `size` records.
     pub fn of_size(&self, size: u32) -> u64 {
         self.counts
@@ -171,6 +199,15 @@ mod tests {
         assert_eq!((t.of_size(1), t.of_size(4)), (2, 0));
         assert_eq!((t.smallest(), t.largest()), (Some(1), Some(3)));
         assert_eq!(SizeCounts::from_sizes(&[]).smallest(), None);
+        let sizes = [3, 1, 1, 2, 3];
+        assert_eq!(
+            SizeCounts::from_frequencies(&sizes, &sizes),
+            SizeCounts::from_sizes(&sizes)
+        );
+        // Three lone records matched by 2 each (hidden cells) fill two
+        // matched sets of 2; the sample uniques stay exact.
+        let t = SizeCounts::from_frequencies(&[1, 1, 1, 1], &[2, 2, 2, 1]);
+        assert_eq!(t.counts, vec![(1, 1), (2, 2)]);
     }
 
     #[test]

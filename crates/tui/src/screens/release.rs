@@ -222,6 +222,7 @@ pub fn make_view(
     let skip_queries = Measure {
         queries: 0,
         query_seed: inputs.seed,
+        threshold: session.attacker.threshold,
     };
     let roles = session.roles.as_slice().to_vec();
     // The published table's layout and the fingerprint read the release

@@ -459,6 +459,7 @@ pub fn cell_job(session: Arc<Session>, inputs: AnonymizeInputs) -> JobFn<CellFig
         let skip_queries = Measure {
             queries: 0,
             query_seed: inputs.seed,
+            threshold: session.attacker.threshold,
         };
         let ds = &session.dataset;
         let e = anonymize::evaluate(&release, ds, ms, &skip_queries, progress)?;

@@ -22,6 +22,18 @@
 //! individual risk (Benedetti–Franconi, exact method) with every record
 //! weighing N/n, i.e. p = n/N, and the average by ARX's formula with
 //! F̂_j = f_j N/n. The basis is reported with the figures.
+//!
+//! Hidden cells (README, "How semi-sensitive cells are matched"): a
+//! record's sample frequency f is the size of its matched set — the
+//! records that agree with it on each known attribute where neither cell
+//! is hidden (`risk::original_matches`, the key count's rule) — not the
+//! size of its class with the hidden cell taken as a value of its own.
+//! So a class j of the simulator's partition (its records share their
+//! visible values and their hiding pattern, hence their matched set) has
+//! `sizes[j]` records of frequency `frequencies[j]` ≥ `sizes[j]`; without
+//! hidden cells the two are equal and the formulas above are ARX's. The
+//! number of classes |J| in the journalist's average is then the number
+//! of matched sets, Σ_j sizes_j / f_j (|J| itself without hidden cells).
 
 use serde::{Deserialize, Serialize};
 
@@ -59,11 +71,14 @@ pub struct SampleSummary {
     pub delta: Option<(f64, f64)>,
 }
 
-/// `sizes[j]` = f_j; `population[j]` = F_j when a population table was
-/// matched, and `unsampled_classes` the population classes with no sample
-/// record.
+/// `sizes[j]` = the records of sample class j, `frequencies[j]` = f_j,
+/// their sample frequency (the module doc: `sizes[j]` unless hidden cells
+/// widen their matched set); `population[j]` = F_j when a population table
+/// was matched, and `unsampled_classes` the population classes with no
+/// sample record.
 pub fn sample_summary(
     sizes: &[u32],
+    frequencies: &[u32],
     population: Option<&[u64]>,
     unsampled_classes: u64,
     model: &PopulationModel,
@@ -77,7 +92,7 @@ pub fn sample_summary(
         None => {
             let p = model.sampling_fraction();
             let mut memo: Vec<f64> = Vec::new();
-            let risk = sizes
+            let risk = frequencies
                 .iter()
                 .map(|&f| {
                     // Class sizes repeat; the recurrence is O(f).
@@ -95,18 +110,23 @@ pub fn sample_summary(
         }
     };
     let (mut max, mut at_max, mut marketer_sum) = (0.0f64, 0u64, 0.0f64);
-    for (&f, &r) in sizes.iter().zip(&class_risk) {
-        marketer_sum += f64::from(f) * r;
+    for (&size, &r) in sizes.iter().zip(&class_risk) {
+        marketer_sum += f64::from(size) * r;
         if r > max {
             max = r;
-            at_max = u64::from(f);
+            at_max = u64::from(size);
         } else if r == max {
-            at_max += u64::from(f);
+            at_max += u64::from(size);
         }
     }
     let marketer = if n == 0 { 0.0 } else { marketer_sum / n as f64 };
+    let matched_sets: f64 = sizes
+        .iter()
+        .zip(frequencies)
+        .map(|(&size, &f)| f64::from(size) / f64::from(f.max(1)))
+        .sum();
     let per_class = if total_f_hat > 0.0 {
-        sizes.len() as f64 / total_f_hat
+        matched_sets / total_f_hat
     } else {
         0.0
     };
@@ -153,7 +173,7 @@ mod tests {
     fn with_a_population_table_by_hand() {
         // Classes f = 1, 2, 3 with F = 2, 2, 10; one population class unsampled.
         let m = PopulationModel::with_size(6, 20).unwrap();
-        let s = sample_summary(&[1, 2, 3], Some(&[2, 2, 10]), 1, &m);
+        let s = sample_summary(&[1, 2, 3], &[1, 2, 3], Some(&[2, 2, 10]), 1, &m);
         // marketer = (1/2 + 2/2 + 3/10) / 6; journalist mean = max(3/14, marketer).
         let marketer = (0.5 + 1.0 + 0.3) / 6.0;
         assert!((s.marketer - marketer).abs() < 1e-15);
@@ -167,12 +187,27 @@ mod tests {
     #[test]
     fn estimated_from_the_sampling_fraction() {
         let m = PopulationModel::with_size(4, 400).unwrap();
-        let s = sample_summary(&[1, 1, 2], None, 0, &m);
+        let s = sample_summary(&[1, 1, 2], &[1, 1, 2], None, 0, &m);
         let r1 = expected_inverse(1, 0.01);
         let r2 = expected_inverse(2, 0.01);
         assert_eq!((s.journalist.max, s.journalist.records_at_max), (r1, 2));
         assert!((s.marketer - (2.0 * r1 + 2.0 * r2) / 4.0).abs() < 1e-15);
         assert!(s.journalist.mean >= s.marketer);
         assert_eq!((s.k_map, s.delta), (None, None));
+    }
+
+    /// Hidden cells widen a class's matched set: its records take the
+    /// frequency of the set, not of the class (module doc).
+    #[test]
+    fn a_class_whose_matched_set_is_wider_takes_its_frequency() {
+        let m = PopulationModel::with_size(4, 400).unwrap();
+        // Two classes of one record each, both matched by 2 records (a
+        // hidden cell on one of them), and a class of 2.
+        let s = sample_summary(&[1, 1, 2], &[2, 2, 2], None, 0, &m);
+        let r2 = expected_inverse(2, 0.01);
+        assert_eq!((s.journalist.max, s.journalist.records_at_max), (r2, 4));
+        assert!((s.marketer - r2).abs() < 1e-15);
+        // Two matched sets over 400 people, or the marketer's mean.
+        assert!((s.journalist.mean - (2.0 / 400.0f64).max(r2)).abs() < 1e-15);
     }
 }
