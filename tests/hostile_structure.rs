@@ -333,3 +333,57 @@ fn a_stream_of_short_rows_stops_near_the_limit_in_memory() {
         );
     }
 }
+
+/// The column limit and a header longer than the reader's first 64 KiB
+/// are read alike on both paths (issue 36, item 5): the engine read a CSV
+/// header only as far as 64 KiB (a header of 100,000 columns was "10,950
+/// columns", a long header of fewer columns was cut), and did not apply
+/// `--max-columns` to Parquet.
+#[test]
+fn columns_are_counted_alike_in_memory_and_on_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = |n: usize| {
+        (0..n)
+            .map(|i| format!("column_{i:05}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let wide = dir.path().join("wide.csv");
+    std::fs::write(
+        &wide,
+        format!("{}\n{}\n", header(100_000), "x,".repeat(99_999) + "x"),
+    )
+    .unwrap();
+    // 9,000 columns: a header of 116 KiB, within the limit.
+    let long = dir.path().join("long.csv");
+    let mut text = header(9_000) + "\n";
+    for r in 0..3 {
+        text += &(0..9_000)
+            .map(|c| format!("{}", (r + c) % 2))
+            .collect::<Vec<_>>()
+            .join(",");
+        text += "\n";
+    }
+    std::fs::write(&long, text).unwrap();
+    let mut p = Parquet::new(&["a", "b"]);
+    p.columns = 20;
+    let parquet = dir.path().join("twenty.parquet");
+    std::fs::write(&parquet, p.bytes()).unwrap();
+    for engine in engines() {
+        let run = assess(&wide, "column_00000", engine);
+        refused(
+            &run,
+            &["wide.csv", "100,000 columns, over the limit of 10,000"],
+        );
+        let run = assess(&long, "column_08999", engine);
+        assert!(run.status.success(), "{engine}: {}", run.stderr);
+        let run = assess_with(&parquet, "c0", &["--engine", engine, "--max-columns", "10"]);
+        refused(
+            &run,
+            &[
+                "twenty.parquet",
+                "the file has 20 columns, over the limit of 10",
+            ],
+        );
+    }
+}

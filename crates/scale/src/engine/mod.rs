@@ -402,6 +402,7 @@ pub(crate) async fn open_frame(
             }
             .map_err(fail)?;
             let schema = df.schema().as_arrow().clone();
+            columnar::check_columns(path, schema.fields().len(), opts)?;
             let names = header_names(
                 &path.to_path_buf(),
                 None,

@@ -553,9 +553,10 @@ fn delimiter_of(opts: &CsvOptions, head: &[u8]) -> Result<u8> {
 /// query engine of `anonlab-scale`).
 pub fn csv_header(path: &Path, opts: &CsvOptions) -> Result<(Vec<String>, u8)> {
     let io = |e| Error::Io(path.to_path_buf(), e);
-    let file = crate::data::input::open_input(path).map_err(io)?;
+    let mut file = crate::data::input::open_input(path).map_err(io)?;
     let mut head = Vec::with_capacity(SNIFF_BYTES);
-    file.take(SNIFF_BYTES as u64)
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(io)?;
     if head.starts_with(b"\xEF\xBB\xBF") {
@@ -565,14 +566,30 @@ pub fn csv_header(path: &Path, opts: &CsvOptions) -> Result<(Vec<String>, u8)> {
         return Err(Error::input(path, None, None, "the file is empty"));
     }
     let delimiter = delimiter_of(opts, &head)?;
+    // The header is a row: read up to the row limit, past the sniffed
+    // head (a header of 100,000 columns is longer than 64 KiB, and was
+    // cut there), and refused beyond it as the loader refuses it.
+    let rest = (opts.max_row_bytes + 1).saturating_sub(head.len() as u64);
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(true)
-        .from_reader(&head[..]);
+        .from_reader(Cursor::new(&head[..]).chain((&mut file).take(rest)));
     let mut headers = match reader.byte_headers() {
         Ok(h) => h.clone(),
         Err(e) => return Err(csv_error(path, &[], Some(1), e)),
     };
+    if reader.position().byte() > opts.max_row_bytes {
+        return Err(Error::unmet_at(
+            path,
+            Some(1),
+            None,
+            format!(
+                "the header row is longer than the limit of {} bytes (a missing line break or an unclosed quote?)",
+                thousands(opts.max_row_bytes)
+            ),
+            Setting::MaxRowBytes,
+        ));
+    }
     if opts.trim {
         headers.trim();
     }

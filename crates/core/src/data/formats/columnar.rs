@@ -243,6 +243,28 @@ pub fn check_type(file: &Path, field: &arrow_schema::Field) -> Result<()> {
     ))
 }
 
+/// Refuse a schema of no columns, or of more than the column limit: the
+/// in-memory reader and the query engine alike.
+pub fn check_columns(file: &Path, columns: usize, opts: &CsvOptions) -> Result<()> {
+    if columns > opts.max_columns {
+        return Err(Error::unmet_at(
+            file,
+            None,
+            None,
+            format!(
+                "the file has {} columns, over the limit of {}",
+                thousands(columns as u64),
+                thousands(opts.max_columns as u64)
+            ),
+            Setting::MaxColumns,
+        ));
+    }
+    if columns == 0 {
+        return Err(Error::input(file, None, None, "the file has no columns"));
+    }
+    Ok(())
+}
+
 /// Why a cell could not be read.
 pub enum CellError {
     TooLong(usize),
@@ -261,22 +283,7 @@ fn read_batches(
 ) -> Result<Dataset> {
     let file: PathBuf = path.to_path_buf();
     let fields = schema.fields();
-    if fields.len() > opts.max_columns {
-        return Err(Error::unmet_at(
-            file,
-            None,
-            None,
-            format!(
-                "the file has {} columns, over the limit of {}",
-                thousands(fields.len() as u64),
-                thousands(opts.max_columns as u64)
-            ),
-            Setting::MaxColumns,
-        ));
-    }
-    if fields.is_empty() {
-        return Err(Error::input(file, None, None, "the file has no columns"));
-    }
+    check_columns(&file, fields.len(), opts)?;
     let names = header_names(
         &file,
         None,
