@@ -18,11 +18,13 @@
 //! - `history`: undo and redo of the session's edits, and what "unsaved"
 //!   means;
 //! - `screens`: one component per screen, each owning its state, its job
-//!   slots and their messages;
+//!   slots and their messages, and drawing itself (`screens/*/draw.rs`)
+//!   with the `widgets` every screen shares;
 //! - `export`: the chart and report jobs;
 //! - `app`: the router, the modal stack (popup, help, command line,
 //!   search) and the session;
-//! - `ui`: drawing, which only reads the app.
+//! - `ui`: drawing the frame around the screen in view (tabs, status bar,
+//!   modals), which only reads the app.
 
 mod app;
 mod chart;
@@ -41,6 +43,7 @@ mod session;
 mod shared;
 mod theme;
 mod ui;
+mod widgets;
 mod worker;
 
 use std::io::{self, Stdout};
@@ -88,7 +91,7 @@ pub use session::{AnonymizeInputs, Before, Reads, SessionState, FULL_DOMAIN, MAX
 pub use shared::{step_series, JobState, Screen, DEFAULT_PROJECT_FILE};
 pub use theme::Theme;
 pub use ui::draw;
-pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
+pub use widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
 pub use worker::{Worker, WorkerMsg};
 
 /// Wake-up interval when nothing happens (animates the busy spinner).

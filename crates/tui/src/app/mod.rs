@@ -22,41 +22,25 @@ use super::history::{self, History};
 use super::jobs::{Job, JobClock};
 use super::keymap::{Action, KeyMap};
 use super::layout;
-use super::screens::anonymize::{AnonymizeMsg, AnonymizeScreen};
-use super::screens::compare::{CompareMsg, CompareScreen};
+use super::screens::anonymize::AnonymizeScreen;
+use super::screens::compare::CompareScreen;
 use super::screens::data::DataScreen;
 use super::screens::hierarchies::HierarchiesScreen;
-use super::screens::risk::{AfterView, RiskScreen};
-use super::screens::{Component, Context};
+use super::screens::risk::RiskScreen;
+pub use super::screens::JobMsg;
+use super::screens::{Component, Context, View};
 use super::search::SearchState;
-use super::session::{Before, SessionState, Snapshot};
+use super::session::{SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen};
 use super::theme::Theme;
 use super::worker::WorkerMsg;
 use anonlab::data::{CompareEntry, Role};
 use anonlab::session::Session;
-use anonlab::stats::CorrelationMatrix;
 
 mod exports;
 mod infra;
 mod open;
 mod read;
-
-/// A message from one of the background job slots, for the component
-/// that owns the slot.
-#[derive(Debug)]
-pub enum JobMsg {
-    /// The session's baseline (boxed, as the others: an assessment).
-    Baseline(WorkerMsg<Box<Before>>),
-    /// The Risk screen's attacks on the shown release.
-    RiskAfter(WorkerMsg<Box<AfterView>>),
-    Anonymize(AnonymizeMsg),
-    Correlation(WorkerMsg<CorrelationMatrix>),
-    /// One task of the Compare screen's pass.
-    Compare(CompareMsg),
-    /// A chart or report written by the export slot.
-    Export(WorkerMsg<super::export::Exported>),
-}
 
 /// Where the job slots' threads hand their messages.
 type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
@@ -508,52 +492,71 @@ impl App {
                 }
                 self.risk.sync(&self.session);
             }
-            JobMsg::RiskAfter(m) => self.risk.on_after(m, &self.session, &mut out),
-            JobMsg::Anonymize(m) => self.anon.on_msg(m, &self.session),
-            JobMsg::Correlation(m) => self.hier.on_matrix(m),
-            JobMsg::Compare(m) => {
-                let view = self.compare.on_msg(m, &self.session, &self.anon.cache);
-                if let Some(v) = view {
-                    self.anon.cache.insert(v.inputs.clone(), Ok(v));
+            JobMsg::Export(m) => self.on_export(m, &mut out),
+            msg => {
+                if let Some(owner) = msg.owner() {
+                    let (screen, mut cx) = self.screen_mut(owner);
+                    screen.on_job(msg, &mut cx, &mut out);
                 }
             }
-            JobMsg::Export(m) => self.on_export(m, &mut out),
         }
         self.apply(out);
         self.sync_clock(Instant::now());
     }
 
     /// The screen in view, as a component, with what it reads of the
-    /// session and of the other screens: the one place the app picks a
-    /// screen by its id.
+    /// session and of the other screens.
     fn in_view(&mut self) -> (&mut dyn Component, Context<'_>) {
+        self.screen_mut(self.screen)
+    }
+
+    /// A screen, as a component, with what it reads of the session and
+    /// of the other screens: the one place the app picks a screen by its
+    /// id (with [`screen_ref`](Self::screen_ref)).
+    fn screen_mut(&mut self, id: Screen) -> (&mut dyn Component, Context<'_>) {
         let shown = self.anon.shown_release().cloned();
-        let inputs = self.in_view_ref().needs_inputs().then(|| self.inputs());
-        let (screen, cache): (&mut dyn Component, _) = match self.screen {
-            Screen::Data => (&mut self.data, Some(&self.anon.cache)),
-            Screen::Risk => (&mut self.risk, Some(&self.anon.cache)),
+        let inputs = self.screen_ref(id).needs_inputs().then(|| self.inputs());
+        let (screen, cache): (&mut dyn Component, _) = match id {
+            Screen::Data => (&mut self.data, Some(&mut self.anon.cache)),
+            Screen::Risk => (&mut self.risk, Some(&mut self.anon.cache)),
             // The Anonymize screen owns the cache: it is not lent to it.
             Screen::Anonymize => (&mut self.anon, None),
-            Screen::Hierarchies => (&mut self.hier, Some(&self.anon.cache)),
-            Screen::Compare => (&mut self.compare, Some(&self.anon.cache)),
+            Screen::Hierarchies => (&mut self.hier, Some(&mut self.anon.cache)),
+            Screen::Compare => (&mut self.compare, Some(&mut self.anon.cache)),
         };
         let cx = Context {
             session: &mut self.session,
             shown,
             cache,
             inputs,
+            search: &mut self.search,
         };
         (screen, cx)
     }
 
     /// The screen in view, to read.
-    fn in_view_ref(&self) -> &dyn Component {
-        match self.screen {
+    pub(crate) fn in_view_ref(&self) -> &dyn Component {
+        self.screen_ref(self.screen)
+    }
+
+    /// A screen, to read.
+    fn screen_ref(&self, id: Screen) -> &dyn Component {
+        match id {
             Screen::Data => &self.data,
             Screen::Risk => &self.risk,
             Screen::Anonymize => &self.anon,
             Screen::Hierarchies => &self.hier,
             Screen::Compare => &self.compare,
+        }
+    }
+
+    /// What the screens' drawing reads beyond their own state.
+    pub(crate) fn view(&self) -> View<'_> {
+        View {
+            session: &self.session,
+            keymap: &self.keymap,
+            search: &self.search,
+            shown: self.anon.state.view.as_ref(),
         }
     }
 
@@ -760,19 +763,7 @@ impl App {
     /// The Risk screen's layout heights: the prefix table's rows and the
     /// model panel's lines (none without the statistics offices' measures).
     pub fn risk_rows(&self) -> layout::RiskRows {
-        let Some(b) = self.session.baseline() else {
-            return layout::RiskRows::default();
-        };
-        let a = &b.assessment;
-        let model = if crate::screens::risk_models::has_measures(&a.sample) {
-            crate::screens::risk_models::MODEL_PANEL_LINES
-        } else {
-            0
-        };
-        layout::RiskRows {
-            prefix: a.simulation.prefix.len() as u16,
-            model,
-        }
+        crate::screens::risk::layout_rows(&self.session)
     }
 
     /// Role of column `c`, for drawing.

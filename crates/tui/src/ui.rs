@@ -1,20 +1,11 @@
-//! Drawing. Every function here takes `&App` and only reads it (STYLE.md,
-//! habit 5): what is expensive to compute was derived when the state
-//! changed. Where each panel goes is `tui::layout`'s, shared with the app
-//! (which needs a table's height to scroll and a row's place for clicks),
-//! so the two cannot disagree.
-
-mod anonymize;
-mod compare;
-mod data;
-mod hierarchies;
-mod lattice;
-mod mark;
-mod record;
-mod risk;
-mod side_by_side;
-mod sweep;
-pub mod widgets;
+//! Drawing the frame: the tabs, the screen in view (each screen draws
+//! itself, `Component::draw`), the status bar and the modals over it
+//! (help, popups, the picker, the unsaved-changes question). Every
+//! function here takes `&App` and only reads it (STYLE.md, habit 5): what
+//! is expensive to compute was derived when the state changed. Where
+//! each panel goes is `tui::layout`'s, shared with the app (which needs a
+//! table's height to scroll and a row's place for clicks), so the two
+//! cannot disagree.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -27,8 +18,8 @@ use super::app::App;
 use super::keymap::HelpLine;
 use super::layout::{bands, tab_title};
 use super::shared::{JobState, Screen};
+use super::widgets::{self, centered, dim, thousands};
 use anonlab::data::Role;
-use widgets::{centered, dim, thousands};
 
 /// Draw the whole app, then recolour it for the app's theme.
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -39,19 +30,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
 fn draw_screens(frame: &mut Frame, app: &App) {
     let b = bands(frame.area());
     draw_tabs(frame, b.tabs, app);
-    match app.screen() {
-        Screen::Data => data::draw(frame, b.body, app),
-        Screen::Risk => risk::draw(frame, b.body, app),
-        Screen::Anonymize => anonymize::draw(frame, b.body, app),
-        Screen::Hierarchies => hierarchies::draw(frame, b.body, app),
-        Screen::Compare => compare::draw(frame, b.body, app),
-    }
+    app.in_view_ref().draw(frame, b.body, &app.view());
     draw_status(frame, b.status, app);
     if app.help_visible() {
         draw_help(frame, b.body, app);
-    }
-    if let Some(d) = app.mark_dialog() {
-        mark::draw(frame, b.body, app, d);
     }
     if let Some(p) = app.popup() {
         draw_popup(frame, b.body, &p.title, &p.message);
@@ -294,10 +276,7 @@ fn status_parts(app: &App) -> Vec<Part> {
     // The screen's own job first; the Data screen's figures come from the
     // risk simulation. Other slots show only while they run.
     let jobs = app.job_lines();
-    let own = match app.screen() {
-        Screen::Data => Screen::Risk,
-        s => s,
-    };
+    let own = app.in_view_ref().status_jobs();
     // The screen's first job is always shown; its other jobs (queries
     // after an anonymization) and other screens' jobs only while they run.
     let mut own_shown = false;

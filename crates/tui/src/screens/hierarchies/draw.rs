@@ -10,32 +10,33 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{centered, compact, cursor_style, dim, role_style, thousands, title_style};
-use crate::app::App;
 use crate::layout::{
     hierarchies_areas, window_top, HEAT_CELL as CELL, HEAT_ROW_LABEL as ROW_LABEL,
 };
+use crate::screens::hierarchies::HierarchiesScreen;
 use crate::screens::hierarchies::{DialogKind, Focus, HierarchyDialog, TreeView};
+use crate::screens::Drawn;
 use crate::shared::JobState;
+use crate::widgets::{centered, compact, cursor_style, dim, role_style, thousands, title_style};
 use anonlab::data::Role;
 use anonlab::hierarchy::LevelStats;
 use anonlab::stats::{CorrelationMatrix, Measure};
 
 /// The attribute list, the heat map and the tree's areas in a body.
-fn areas(body: Rect, app: &App) -> [Rect; 3] {
+fn areas(body: Rect, d: &Drawn<'_, HierarchiesScreen>) -> [Rect; 3] {
     hierarchies_areas(
         body,
-        app.hierarchies().matrix.columns.len(),
-        app.dataset().n_cols(),
+        d.me.state.matrix.columns.len(),
+        d.session.dataset().n_cols(),
     )
 }
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let h = app.hierarchies();
-    let [list, matrix, right] = areas(body, app);
-    draw_attributes(frame, list, app);
-    draw_matrix(frame, matrix, app);
-    draw_tree(frame, right, app);
+pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let h = &d.me.state;
+    let [list, matrix, right] = areas(body, d);
+    draw_attributes(frame, list, d);
+    draw_matrix(frame, matrix, d);
+    draw_tree(frame, right, d);
     if let Some(d) = &h.dialog {
         draw_dialog(frame, body, d);
     }
@@ -59,9 +60,9 @@ fn role_tag(role: Role) -> &'static str {
     }
 }
 
-fn draw_attributes(frame: &mut Frame, area: Rect, app: &App) {
-    let ds = app.dataset();
-    let h = app.hierarchies();
+fn draw_attributes(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let ds = d.session.dataset();
+    let h = &d.me.state;
     let block = Block::bordered()
         .border_style(focus_border(h.focus == Focus::Attributes))
         .title(Span::styled(" Attributes ", title_style()))
@@ -75,8 +76,8 @@ fn draw_attributes(frame: &mut Frame, area: Rect, app: &App) {
         .take(usize::from(inner.height))
         .map(|c| {
             let col = ds.col(c);
-            let role = app.roles().get(c);
-            let what = match app.session().hierarchies().get(col.name()) {
+            let role = d.session.roles().get(c);
+            let what = match d.session.hierarchies().get(col.name()) {
                 Some(x) => Span::raw(format!("{} levels", x.hierarchy.levels())),
                 None if role == Role::QuasiIdentifier => {
                     Span::styled("no hierarchy", Style::new().fg(Color::Yellow))
@@ -142,8 +143,8 @@ fn strength(m: &CorrelationMatrix, v: f64) -> f64 {
     }
 }
 
-fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
-    let s = &app.hierarchies().matrix;
+fn draw_matrix(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let s = &&d.me.state.matrix;
     let mut title = vec![Span::styled(
         format!(" Correlation: {} ", s.measure.name()),
         title_style(),
@@ -240,9 +241,9 @@ fn level_lines(levels: &[LevelStats]) -> Vec<Line<'static>> {
     out
 }
 
-fn draw_tree(frame: &mut Frame, area: Rect, app: &App) {
-    let ds = app.dataset();
-    let h = app.hierarchies();
+fn draw_tree(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let ds = d.session.dataset();
+    let h = &d.me.state;
     let name = if ds.n_cols() > 0 {
         ds.col(h.cursor).name()
     } else {
@@ -421,7 +422,7 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
             .border_style(Style::new().fg(Color::Cyan))
             .title(title),
     );
-    super::widgets::clear_under_popup(frame, popup);
+    crate::widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
 }
 

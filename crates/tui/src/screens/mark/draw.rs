@@ -6,17 +6,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{centered, dim, role_style, title_style};
-use crate::app::App;
+use super::{MarkDialog, MarkField, MarkMode};
 use crate::keymap::{Action, Scope};
-use crate::screens::mark::{MarkDialog, MarkField, MarkMode};
+use crate::screens::View;
+use crate::widgets::{centered, dim, role_style, title_style};
 use anonlab::data::Role;
 
 const WIDTH: u16 = 76;
 const LABEL: usize = 9;
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
-    let ds = app.dataset();
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View<'_>, d: &MarkDialog) {
+    let ds = view.session.dataset();
     let focus = d.field();
     let label = |f: MarkField| {
         let text = format!("{:<LABEL$}", f.label());
@@ -88,7 +88,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
                 "",
                 anonlab::format::thousands(*n as u64),
                 anonlab::format::thousands(rows),
-                super::widgets::percent(*n as u64, rows)
+                crate::widgets::percent(*n as u64, rows)
             ),
             role_style(Role::Sensitive),
         )),
@@ -103,7 +103,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
         )));
         lines.push(Line::from(""));
     }
-    let keys = app.keymap();
+    let keys = view.keymap;
     let key = |a: Action, what: &str| {
         vec![
             Span::styled(
@@ -153,6 +153,6 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
             .border_style(role_style(Role::SemiSensitive))
             .title(Span::styled(title, title_style())),
     );
-    super::widgets::clear_under_popup(frame, popup);
+    crate::widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
 }
