@@ -7,16 +7,11 @@
 
 use crate::common;
 
-use std::sync::mpsc;
-use std::time::Duration;
-
 use anonlab::data::{CsvOptions, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
-use anonlab_tui::{
-    Action, App, JobState, QueriesState, Screen, Worker, WorkerMsg, DEFAULT_PROJECT_FILE,
-};
+use anonlab_tui::{Action, App, JobState, QueriesState, Screen, DEFAULT_PROJECT_FILE};
 use common::screen::{demo, masked_text, render, text};
 
 /// The demo on the Anonymize screen, with every job finished.
@@ -318,45 +313,6 @@ fn newer_requests_replace_queued_ones() {
     let view = app.anonymize().view.as_ref().unwrap();
     assert_eq!((view.inputs.k, view.inputs.seed), (7, 43));
     assert!(text(&render(&app)).contains("ok   7-anonymity"));
-}
-
-#[test]
-fn the_worker_runs_only_the_newest_of_queued_requests_and_stops_the_running_one() {
-    let (tx, rx) = mpsc::channel();
-    let mut w: Worker<u32> = Worker::threaded(move |m| {
-        let _ = tx.send(m);
-    })
-    .unwrap();
-    let (started_tx, started_rx) = mpsc::channel();
-    let (release_tx, release_rx) = mpsc::channel::<()>();
-    // The running job holds on until both newer requests are in, then
-    // finds that it was asked to stop.
-    let running = w.submit(Box::new(move |p: &Progress| {
-        started_tx.send(()).unwrap();
-        release_rx.recv().unwrap();
-        p.check()?;
-        Ok(0)
-    }));
-    started_rx.recv().unwrap();
-    let replaced = w.submit(Box::new(|_: &Progress| Ok(1)));
-    let newest = w.submit(Box::new(|_: &Progress| Ok(2)));
-    release_tx.send(()).unwrap();
-    let mut seen = Vec::new();
-    loop {
-        let m = rx.recv_timeout(Duration::from_secs(10)).unwrap();
-        assert_ne!(m.id(), replaced, "a replaced request must never run");
-        match m {
-            WorkerMsg::Progress { .. } => continue,
-            WorkerMsg::Done { id, output, .. } => {
-                assert_eq!((id, output), (newest, 2));
-                seen.push(id);
-                break;
-            }
-            WorkerMsg::Cancelled { id } => seen.push(id),
-            WorkerMsg::Failed { error, .. } => panic!("{error}"),
-        }
-    }
-    assert_eq!(seen, [running, newest]);
 }
 
 #[test]

@@ -64,35 +64,33 @@ use ratatui::Terminal;
 use anonlab::session::Session;
 
 // The public API: the app and what drives it (actions, keys, the config,
-// ticks, `draw` on any backend), the screen ids and the component trait,
-// and the types of what the app's readers return that tests and benches
-// name (a figure shown, a job's state). The screens' states are reached
-// through the app's readers, not re-exported: 130 names before issue 31.
+// ticks, `draw` on any backend), the screen ids, and the few types of what
+// the app's readers return that tests and benches name to match on (a
+// figure shown, a job's state, a worker message they feed the app). The
+// screens' states are reached through the app's readers, not re-exported:
+// 130 names before issue 31, 66 before its screen trait, 52 after.
 pub use app::{App, Confirm, JobMsg};
 pub use cmdline::{Command, COMMANDS};
 pub use config::Config;
-pub use export::{beside, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR};
+pub use export::{ChartData, Dist, EXPORT_DIR, REPORT_DIR};
 pub use jobs::GAUGE_AFTER;
 pub use keymap::{Action, Input, KeyMap, Scope};
 pub use layout::anonymize_table_viewport;
 pub use picker::Origin;
 pub use recent::{RecentFiles, MAX_RECENT};
 pub use screens::anonymize::{AnonymizeMsg, Param, QueriesState};
-pub use screens::compare::{Measured, Outcome, Probability, QueryError, METRIC_COLUMNS};
+pub use screens::compare::{Measured, Outcome, QueryError, METRIC_COLUMNS};
 pub use screens::hierarchies::{Builder, DialogKind};
 pub use screens::mark::MarkMode;
-pub use screens::record::record_detail;
-pub use screens::release::{verification_lines, AnonymizeView, CACHE_ENTRIES};
-pub use screens::risk::{Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel};
+pub use screens::release::verification_lines;
+pub use screens::risk::{Measures, RecordList, RiskChart, RiskFocus, RiskModel};
 pub use screens::sweep::{SweepCell, SweepMetric, MAX_SWEEP_L, SWEEP_KS};
-pub use screens::Component;
-pub use search::SearchState;
-pub use session::{AnonymizeInputs, Before, Reads, SessionState, FULL_DOMAIN, MAX_LISTED};
+pub use session::{AnonymizeInputs, FULL_DOMAIN, MAX_LISTED};
 pub use shared::{step_series, JobState, Screen, DEFAULT_PROJECT_FILE};
 pub use theme::Theme;
 pub use ui::draw;
 pub use widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
-pub use worker::{Worker, WorkerMsg};
+pub use worker::WorkerMsg;
 
 /// Wake-up interval when nothing happens (animates the busy spinner).
 const TICK: Duration = Duration::from_millis(250);
