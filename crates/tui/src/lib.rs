@@ -69,7 +69,7 @@ use anonlab::session::Session;
 // figure shown, a job's state, a worker message they feed the app). The
 // screens' states are reached through the app's readers, not re-exported:
 // 130 names before issue 31, 66 before its screen trait, 52 after.
-pub use app::{App, Confirm, JobMsg};
+pub use app::{App, Confirm, HelpPage, JobMsg};
 pub use cmdline::{Command, COMMANDS};
 pub use config::Config;
 pub use export::{ChartData, Dist, EXPORT_DIR, REPORT_DIR};
@@ -219,6 +219,9 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
                 if let Some(action) = action {
                     app.step(&action);
                 }
+                if app.take_suspend() {
+                    guard.suspend(mouse)?;
+                }
                 // `:open`: the new session in place of this one.
                 if let Some(opened) = app.take_open() {
                     app = opened;
@@ -302,6 +305,30 @@ impl TerminalGuard {
                 Err(e)
             }
         }
+    }
+}
+
+impl TerminalGuard {
+    /// Ctrl-Z: give the terminal back, stop the process as the shell's
+    /// job (raw mode swallowed the key, so the TUI raises SIGTSTP itself),
+    /// and once `fg` continues it take the terminal again and clear it, so
+    /// the next draw repaints every cell.
+    #[cfg(unix)]
+    fn suspend(&mut self, mouse: bool) -> io::Result<()> {
+        restore_terminal();
+        signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)?;
+        enable_raw_mode()?;
+        execute!(io::stdout(), EnterAlternateScreen)?;
+        if mouse {
+            execute!(io::stdout(), EnableMouseCapture)?;
+        }
+        self.terminal.clear()
+    }
+
+    /// Elsewhere there is no job control to suspend to.
+    #[cfg(not(unix))]
+    fn suspend(&mut self, _mouse: bool) -> io::Result<()> {
+        Ok(())
     }
 }
 

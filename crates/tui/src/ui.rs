@@ -431,15 +431,13 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(help, right);
 }
 
-/// The help overlay: the focused panel's bindings, then the screen's, then
-/// the global ones, each under a title, straight from the keymap (so
-/// remapped keys show their new inputs).
+/// The help overlay, on one of its two pages: the focused panel's
+/// bindings, then the screen's, then the global ones; or every `:`
+/// command with its arguments. Each section under a title.
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
-    let sections = app
-        .keymap()
-        .help_sections(app.screen(), app.focused_panel());
+    let sections = app.help_sections();
     // A section title is a line with no help text; it is drawn in the
-    // help column, over the bindings it names.
+    // help column, over the lines it names.
     let lines: Vec<HelpLine> = sections
         .iter()
         .flat_map(|(title, lines)| {
@@ -450,6 +448,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
             .chain(lines.iter().cloned())
         })
         .collect();
+    let lines = wrap_help(lines, usize::from(area.width));
     // Too many lines for the terminal's height: two columns of bindings,
     // when two fit its width; still too many, the lines scroll (the title
     // says so) rather than being cut.
@@ -509,12 +508,18 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .flat_map(|&(k, t)| [Constraint::Length(k), Constraint::Length(t)]);
     let width = sizes.iter().map(|&(k, t)| k + t + 4).sum::<u16>() + 1;
-    let mut title = format!(" Keys: {} screen (Esc closes) ", app.screen().title());
+    let (page, other) = match app.help_page() {
+        super::HelpPage::Keys => (format!("Keys: {}", app.screen().title()), "→ commands"),
+        super::HelpPage::Commands => ("Commands".to_string(), "← keys"),
+    };
+    let mut title = match app.help_page() {
+        super::HelpPage::Keys => format!(" {page} screen ({other}; Esc closes) "),
+        super::HelpPage::Commands => format!(" {page} ({other}; Esc closes) "),
+    };
     if rows_shown < all {
         let below = all - rows_shown - scroll;
         title = format!(
-            " Keys: {} (↑↓ {}–{} of {}; {below} below) ",
-            app.screen().title(),
+            " {page} (↑↓ {}–{} of {}; {below} below; {other}) ",
             scroll + 1,
             scroll + rows_shown,
             all
@@ -528,6 +533,48 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     );
     widgets::clear_under_popup(frame, popup);
     frame.render_widget(table, popup);
+}
+
+/// Help lines too wide for a terminal `width` cells wide, their help text
+/// wrapped at spaces onto lines of their own under it (no keys), so a long
+/// explanation is read whole rather than cut at the border.
+fn wrap_help(lines: Vec<HelpLine>, width: usize) -> Vec<HelpLine> {
+    let keys = lines
+        .iter()
+        .filter(|l| !l.help.is_empty())
+        .map(|l| Span::raw(&l.keys).width())
+        .max()
+        .unwrap_or(0);
+    // The popup's two borders, the column spacing of two and one cell
+    // to spare, as `draw_help` sizes it.
+    let room = width.saturating_sub(keys + 5).max(20);
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let mut rest = line.help;
+        let mut keys = line.keys;
+        while Span::raw(rest).width() > room {
+            let cut = rest
+                .char_indices()
+                .take_while(|&(i, _)| Span::raw(&rest[..i]).width() <= room)
+                .filter(|&(_, c)| c == ' ')
+                .last()
+                .map_or(room.min(rest.len()), |(i, _)| i);
+            let cut = (1..=cut)
+                .rev()
+                .find(|&i| rest.is_char_boundary(i))
+                .unwrap_or(rest.len());
+            out.push(HelpLine {
+                keys: std::mem::take(&mut keys),
+                help: &rest[..cut],
+            });
+            rest = rest[cut..].trim_start();
+        }
+        // A help text that ended at a space is not a section title.
+        if !(rest.is_empty() && keys.is_empty()) {
+            out.push(HelpLine { keys, help: rest });
+        }
+    }
+    out
 }
 
 fn draw_popup(frame: &mut Frame, area: Rect, title: &str, message: &str) {

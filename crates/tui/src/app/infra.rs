@@ -101,7 +101,13 @@ impl App {
     pub(super) fn step_cmdline(&mut self, action: &Action) {
         if *action == Action::Complete {
             if let Some(text) = self.cmdline.text() {
-                let (line, matches) = cmdline::complete_path(text);
+                let ds = self.session.dataset();
+                let offers = cmdline::Offers {
+                    // The ids `:algo` takes (its parser reads the same list).
+                    algorithms: self.session.algorithms().iter().map(|a| a.id).collect(),
+                    columns: (0..ds.n_cols()).map(|c| ds.col(c).name()).collect(),
+                };
+                let (line, matches) = cmdline::complete(text, &offers);
                 self.cmdline.set_text(line);
                 if !matches.is_empty() {
                     self.notice = Some(matches.join("  "));
@@ -196,7 +202,7 @@ impl App {
                     &mut out,
                 );
             }
-            Command::Help => self.help = true,
+            Command::Help => self.open_help(super::HelpPage::Commands),
             Command::Compare(c) => {
                 let entry = self.entry_now();
                 self.compare

@@ -78,6 +78,8 @@ pub struct App {
     cmdline: LineEditor,
     search: SearchState,
     help: bool,
+    /// The keys, or the `:` commands.
+    help_page: HelpPage,
     /// First help line shown, when the help does not fit the terminal.
     help_scroll: usize,
     /// Charts and reports being written (`e`, `E`).
@@ -88,6 +90,9 @@ pub struct App {
     mouse: bool,
     notice: Option<String>,
     quit: bool,
+    /// Ctrl-Z was pressed: the terminal loop suspends the process
+    /// ([`take_suspend`](Self::take_suspend)).
+    suspend: bool,
     size: (u16, u16),
     spinner: usize,
     /// When each running job started, for the status bar's gauge.
@@ -111,6 +116,15 @@ pub struct App {
     recent: super::recent::RecentFiles,
     /// The `:open` picker, while open.
     picker: Option<super::picker::FilePicker>,
+}
+
+/// The two pages of the help overlay; ← and → switch between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelpPage {
+    /// The keys of the screen in view (`?`).
+    Keys,
+    /// Every command of the `:` line with its arguments (`:help`).
+    Commands,
 }
 
 /// What waits for the user's answer about unsaved changes.
@@ -150,6 +164,7 @@ impl App {
             cmdline: LineEditor::default(),
             search: SearchState::default(),
             help: false,
+            help_page: HelpPage::Keys,
             help_scroll: 0,
             export_job: Job::inline(),
             keymap: KeyMap::default(),
@@ -157,6 +172,7 @@ impl App {
             mouse: true,
             notice: None,
             quit: false,
+            suspend: false,
             size: (80, 24),
             spinner: 0,
             clock: JobClock::default(),
@@ -276,6 +292,14 @@ impl App {
         self.history.depth()
     }
 
+    /// Open the help on `page`, at its top however far it was scrolled
+    /// when it was closed.
+    pub(super) fn open_help(&mut self, page: HelpPage) {
+        self.help = true;
+        self.help_page = page;
+        self.help_scroll = 0;
+    }
+
     /// Quit, asking first when there are unsaved changes.
     pub(super) fn request_quit(&mut self) {
         if self.unsaved() {
@@ -381,6 +405,7 @@ impl App {
             }
             _ if self.confirm.is_some() => self.step_confirm(action),
             Action::Quit => self.request_quit(),
+            Action::Suspend => self.suspend = true,
             Action::Undo | Action::Redo
                 if self.popup.is_none() && !self.dialog_open() && !self.help =>
             {
@@ -427,6 +452,10 @@ impl App {
             // and the wheel scroll it (the drawing clamps the scroll).
             _ if self.help => match *action {
                 Action::Cancel | Action::ToggleHelp => self.help = false,
+                Action::Left | Action::Right => self.open_help(match self.help_page {
+                    HelpPage::Keys => HelpPage::Commands,
+                    HelpPage::Commands => HelpPage::Keys,
+                }),
                 Action::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
                 Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
                 Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
@@ -438,10 +467,7 @@ impl App {
                 }
                 _ => {}
             },
-            Action::ToggleHelp => {
-                self.help = true;
-                self.help_scroll = 0;
-            }
+            Action::ToggleHelp => self.open_help(HelpPage::Keys),
             Action::OpenCommandLine => self.cmdline.open(),
             Action::OpenFile => self.open_picker(),
             Action::OpenFilter if self.screen == Screen::Data => {

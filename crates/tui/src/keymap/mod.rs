@@ -26,6 +26,8 @@ pub const WHEEL_ROWS: i32 = 3;
 #[strum(serialize_all = "snake_case")]
 pub enum Action {
     Quit,
+    /// Stop the process as a shell's job (Ctrl-Z); `fg` brings it back.
+    Suspend,
     ToggleHelp,
     ShowScreen(Screen),
     NextScreen,

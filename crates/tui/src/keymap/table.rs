@@ -648,6 +648,12 @@ impl Default for KeyMap {
             ),
             b(
                 Scope::Global,
+                &[I::ctrl('z')],
+                A::Suspend,
+                "suspend to the shell (fg resumes)",
+            ),
+            b(
+                Scope::Global,
                 &[I::ch('q'), I::ctrl('c')],
                 A::Quit,
                 "quit (asks first when there are unsaved changes)",

@@ -8,10 +8,12 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Bar, BarChart, Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
+use crate::keymap::{Action, Scope};
 use crate::layout::{data_split, DATA_HEADER_HEIGHT as HEADER_HEIGHT};
 use crate::screens::data::DataScreen;
 use crate::screens::explore::FrequencyView;
 use crate::screens::Drawn;
+use crate::shared::Screen;
 use crate::widgets::{
     self, cursor_style, dim, percent, role_style, sensitive_cell_style, thousands, title_style,
     SENSITIVE_MARK,
@@ -157,6 +159,8 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
         ));
     } else if !counts.spans.is_empty() {
         block = block.title_bottom(counts);
+    } else if let Some(hint) = first_run_hint(d) {
+        block = block.title_bottom(Span::styled(hint, role_style(Role::QuasiIdentifier)));
     }
     if ds.n_cols() == 0 {
         frame.render_widget(
@@ -235,6 +239,28 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
         .column_spacing(1)
         .block(block);
     frame.render_widget(table, area);
+}
+
+/// What to do first on a file no column of which has a role yet (every
+/// figure waits for quasi-identifiers), with the keys of the key map.
+fn first_run_hint(d: &Drawn<'_, DataScreen>) -> Option<String> {
+    let ds = d.session.table();
+    let roles = d.session.roles();
+    if ds.n_cols() == 0 || roles.with(Role::Insensitive).len() < ds.n_cols() {
+        return None;
+    }
+    // A key's first input, as the help shows it.
+    let key = |scope, action| {
+        let keys = d.keymap.keys_for(scope, action);
+        keys.split(' ').next().unwrap_or_default().to_string()
+    };
+    let data = Scope::Screen(Screen::Data);
+    Some(format!(
+        " mark quasi-identifiers with {}, sensitive attributes with {}, then {} for Risk ",
+        key(data, Action::SetRole(Role::QuasiIdentifier)),
+        key(data, Action::SetRole(Role::Sensitive)),
+        key(Scope::Global, Action::ShowScreen(Screen::Risk)),
+    ))
 }
 
 /// "◆ sensitive cells: occupation 300 (20.0%) · age 12 (0.8%)": one count
