@@ -451,3 +451,51 @@ fn signals_give_the_terminal_back() {
         }
     }
 }
+
+/// Ctrl-Z stops the TUI as a job of the shell with the terminal given
+/// back; `fg` brings it back drawn whole, on the alternate screen again,
+/// and it still takes keys.
+#[test]
+fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
+    if !common::require(have_tmux(), "tmux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let tmux = start(dir.path(), &work);
+    let bin = env!("CARGO_BIN_EXE_anonlab");
+    let pane = |format: &str| -> String {
+        let out = tmux.run(&["display-message", "-p", "-t", "anonlab", format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    // An interactive sh has job control: Ctrl-Z's SIGTSTP stops the job.
+    tmux.send(&[&format!("'{bin}'"), "Enter"]);
+    tmux.wait_for("the demo on the Data screen", |s| {
+        s.contains("1 Data") && s.contains("demo.csv (embedded)")
+    });
+    tmux.send(&["C-z"]);
+    tmux.wait_for("the shell after Ctrl-Z", |s| {
+        !s.contains("demo.csv (embedded)") && s.contains("shell$")
+    });
+    assert_eq!(pane("#{alternate_on}"), "0", "alternate screen left on");
+    assert_eq!(pane("#{mouse_any_flag}"), "0", "mouse reporting left on");
+    tmux.send(&["fg", "Enter"]);
+    tmux.wait_for("the demo again", |s| {
+        s.contains("1 Data") && s.contains("demo.csv (embedded)")
+    });
+    assert_eq!(pane("#{alternate_on}"), "1", "back on the alternate screen");
+    // It takes keys again: the Risk screen, then quit.
+    tmux.send(&["2"]);
+    tmux.wait_for("the Risk screen", |s| s.contains("Attacker knows"));
+    tmux.send(&["q"]);
+    tmux.wait_for("the shell after quitting", |s| {
+        !s.contains("Attacker knows")
+    });
+    // `fg` returns the job's status.
+    tmux.send(&["echo exit=$?", "Enter"]);
+    let screen = tmux.wait_for("the exit status", |s| {
+        s.lines().any(|l| l.starts_with("exit="))
+    });
+    assert!(screen.lines().any(|l| l == "exit=0"), "{screen}");
+}
