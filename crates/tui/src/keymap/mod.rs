@@ -151,6 +151,9 @@ pub enum Action {
     ToggleSweep,
     /// Anonymize screen: open or close full-domain's lattice view.
     ToggleLattice,
+    /// Anonymize screen: full-domain's lattice view, focused on the
+    /// optimum.
+    FocusOptimum,
     /// Anonymize screen: open or close the original and published tables
     /// side by side.
     ToggleSideBySide,

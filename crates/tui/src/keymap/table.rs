@@ -270,6 +270,12 @@ impl Default for KeyMap {
             ),
             b(
                 anon,
+                &[I::ch('o')],
+                A::FocusOptimum,
+                "full-domain: the lattice, focused on the optimum",
+            ),
+            b(
+                anon,
                 &[I::ch('m')],
                 A::CycleMeasure(1),
                 "sweep: colour by the next measure",

@@ -434,6 +434,20 @@ impl AnonymizeScreen {
         self.state.refresh_table(session.dataset());
     }
 
+    /// Open full-domain's lattice in place of the other views, on the
+    /// optimum of the search shown (however the cursor was left when the
+    /// view was closed: the optimum may have moved since).
+    fn open_lattice(&mut self) {
+        let report = self
+            .state
+            .view
+            .as_ref()
+            .and_then(|v| v.full_domain.as_ref());
+        self.state.lattice.open_on_optimum(report);
+        self.sweep.open = false;
+        self.state.side_by_side.open = false;
+    }
+
     /// Apply an action of the screen.
     pub fn step(&mut self, action: &Action, session: &mut SessionState, out: &mut Out) {
         // The lattice view takes the cursor keys and Enter while open.
@@ -510,11 +524,20 @@ impl AnonymizeScreen {
                     );
                     return;
                 }
-                self.state.lattice.open = !self.state.lattice.open;
                 if self.state.lattice.open {
-                    self.sweep.open = false;
-                    self.state.side_by_side.open = false;
+                    self.state.lattice.open = false;
+                } else {
+                    self.open_lattice();
                 }
+            }
+            Action::FocusOptimum => {
+                if self.state.choice().id != FULL_DOMAIN {
+                    out.notice(
+                        "the optimum is full-domain's: choose it with a / A or :algo full-domain",
+                    );
+                    return;
+                }
+                self.open_lattice();
             }
             Action::ToggleSideBySide => {
                 // Its lines are records in file order; a frequency table's
