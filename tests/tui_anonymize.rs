@@ -12,7 +12,7 @@ use anonlab::progress::Progress;
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
 use anonlab_tui::{Action, App, JobState, QueriesState, Screen, DEFAULT_PROJECT_FILE};
-use common::screen::{demo, masked_text, render, text};
+use common::screen::{command, demo, masked_text, render, text};
 
 /// The demo on the Anonymize screen, with every job finished.
 fn anonymized(width: u16, height: u16, actions: &[Action]) -> App {
@@ -480,4 +480,61 @@ fn the_chosen_algorithm_is_saved_and_restored_with_the_project() {
     let session = Session::with_project(Session::demo().unwrap().dataset, &project).unwrap();
     let reopened = App::new(session).unwrap();
     assert_eq!(reopened.anonymize_inputs().algorithm, "cbg");
+}
+
+/// The symbols inside the bordered block whose top border holds `title`.
+fn symbols_in_block(buf: &ratatui::buffer::Buffer, title: &str) -> Vec<String> {
+    let rows: Vec<Vec<String>> = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect()
+        })
+        .collect();
+    let (top, at) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(y, r)| {
+            let line: String = r.concat();
+            let byte = line.find(title)?;
+            Some((y, line[..byte].chars().count()))
+        })
+        .unwrap_or_else(|| panic!("no block titled {title:?}"));
+    let corner = |s: &str, set: &[&str]| set.contains(&s);
+    let left = (0..at)
+        .rev()
+        .find(|&x| corner(&rows[top][x], &["╭", "┌"]))
+        .expect("the block's left corner");
+    let right = (at..rows[top].len())
+        .find(|&x| corner(&rows[top][x], &["╮", "┐"]))
+        .expect("the block's right corner");
+    let bottom = (top + 1..rows.len())
+        .find(|&y| corner(&rows[y][left], &["╰", "└"]))
+        .expect("the block's bottom corner");
+    (top + 1..bottom)
+        .flat_map(|y| rows[y][left + 1..right].to_vec())
+        .collect()
+}
+
+/// Issue 32, item 8: the before and after CDFs drew the same braille
+/// line, told apart only by colour, which the mono theme removes.
+#[test]
+fn in_mono_the_before_and_after_cdfs_are_drawn_with_different_marks() {
+    let mut app = demo(140, 44);
+    command(&mut app, "theme mono");
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    app.run_pending_jobs_blocking();
+    let buf = render(&app);
+    assert!(
+        buf.content
+            .iter()
+            .all(|c| c.fg == ratatui::style::Color::Reset),
+        "mono draws no colour"
+    );
+    let inside = symbols_in_block(&buf, "Pr(re-id) CDF, linkage");
+    let braille = |s: &String| s.chars().all(|c| ('\u{2801}'..='\u{28ff}').contains(&c));
+    assert!(inside.iter().any(braille), "the before series, braille");
+    assert!(inside.iter().any(|s| s == "•"), "the after series, dots");
+    let t = text(&buf);
+    assert!(t.contains("before ⣿") && t.contains("after •"), "{t}");
 }

@@ -6,11 +6,8 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table, Wrap,
-};
+use ratatui::widgets::{Block, Cell, Chart, Gauge, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
 use crate::layout::{page_top, risk_areas};
@@ -20,15 +17,14 @@ use crate::screens::risk_models::{model_lines, msu_text, riskiest_by_size, share
 use crate::screens::Drawn;
 use crate::shared::{JobState, SENSITIVE_MARK};
 use crate::widgets::{
-    cursor_style, dim, fit_items, line_series, percent, role_style, thousands, title_style,
-    too_small, unit_axis, CHART_MIN,
+    before_after, cursor_style, dim, fit_items, line_series, percent, role_style, thousands,
+    title_style, too_small, unit_axis, CHART_MIN,
 };
 
-/// Colours and markers of the CDF's two series: told apart in monochrome
-/// too.
+/// Colours of the CDF's two series (their markers tell them apart in
+/// monochrome too: `widgets::before_after`).
 const BEFORE_COLOR: Color = Color::Cyan;
 const AFTER_COLOR: Color = Color::Magenta;
-const AFTER_MARKER: Marker = Marker::Dot;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, RiskScreen>) {
     let a = risk_areas(body, super::layout_rows(d.session));
@@ -585,19 +581,15 @@ fn draw_cdf(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     let t = d.session.threshold();
     let threshold_line = [(t, 0.0), (t, 1.0)];
     let mut datasets = vec![line_series(Color::Red, &threshold_line).name("threshold")];
-    if let Some(f) = risk.chart.of(measures) {
-        datasets.push(line_series(BEFORE_COLOR, &f.series).name("before ⣿"));
-    }
-    if let Some(f) = risk.after.as_ref().and_then(|a| risk.chart.of(&a.measures)) {
-        datasets.push(
-            Dataset::default()
-                .marker(AFTER_MARKER)
-                .graph_type(GraphType::Line)
-                .style(Style::new().fg(AFTER_COLOR))
-                .data(&f.series)
-                .name("after •"),
-        );
-    }
+    let before = risk.chart.of(measures).map(|f| f.series.as_slice());
+    let after = risk.after.as_ref().and_then(|a| risk.chart.of(&a.measures));
+    let after = after.map(|f| f.series.as_slice());
+    let [b, a] = before_after(
+        (BEFORE_COLOR, before.unwrap_or_default()),
+        (AFTER_COLOR, after.unwrap_or_default()),
+    );
+    datasets.extend(before.and(Some(b)));
+    datasets.extend(after.and(Some(a)));
     let chart = Chart::new(datasets)
         .x_axis(unit_axis("Pr"))
         .y_axis(unit_axis("share"))

@@ -21,7 +21,7 @@ use crate::screens::release::{AnonymizeView, Curve};
 use crate::screens::Drawn;
 use crate::session::{CONSTRUCTION, FULL_DOMAIN};
 use crate::shared::JobState;
-use crate::widgets::{dim, line_series, thousands, title_style, too_small, unit_axis, CHART_MIN};
+use crate::widgets::{before_after, dim, thousands, title_style, too_small, unit_axis, CHART_MIN};
 use anonlab::release::short_fingerprint;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, AnonymizeScreen>) {
@@ -720,10 +720,8 @@ fn draw_cdf(
         );
         return;
     }
-    let datasets = vec![
-        line_series(Color::Red, &before.series).name("before"),
-        line_series(Color::Cyan, &after.series).name("after"),
-    ];
+    let datasets =
+        before_after((Color::Red, &before.series), (Color::Cyan, &after.series)).to_vec();
     let chart = Chart::new(datasets)
         .x_axis(unit_axis("p"))
         .y_axis(unit_axis("share"))
