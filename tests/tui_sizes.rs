@@ -134,6 +134,21 @@ fn the_whole_number_check_sees_a_cut_number() {
     );
 }
 
+/// `t` with the box drawing left out and every run of white space one
+/// space, so a text wrapped onto several lines of a box reads as written.
+fn one_text(t: &str) -> String {
+    let words = t.split(|c: char| c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c));
+    words
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `t` without the box drawing and without white space.
+fn glued(t: &str) -> String {
+    one_text(t).replace(' ', "")
+}
+
 fn name(size: (u16, u16), what: &str) -> String {
     format!("{what}_{}x{}", size.0, size.1)
 }
@@ -182,9 +197,12 @@ fn every_screen_at_both_sizes() {
                 app.step(&Action::Down);
                 all.push_str(&raw(&app));
             }
+            // A help text too wide for the terminal is wrapped onto the
+            // lines under it: read the help column's lines as one text.
+            let all = one_text(&all);
             for line in app.keymap().help(screen) {
                 assert!(
-                    all.contains(line.help),
+                    all.contains(&one_text(line.help)),
                     "{screen:?} {size:?}: help lacks {:?}\n{all}",
                     line.help
                 );
@@ -321,4 +339,68 @@ fn the_newer_dialogs_at_both_sizes() {
         app.step(&Action::Cancel);
         assert!(!app.should_quit());
     }
+}
+
+/// The smallest terminal the issue names (issue 32, item 5): the tab bar
+/// and the help pages at 60 × 15. The tab bar read "5 Canonlab" (the
+/// program's name drawn over the last tab); help texts too wide for the
+/// terminal were cut at the border.
+#[test]
+fn tabs_and_help_pages_are_whole_at_60x15() {
+    let size = (60, 15);
+    let mut app = App::new(Session::demo().unwrap()).unwrap();
+    app.step(&Action::Resize(size.0, size.1));
+    app.run_pending_jobs_blocking();
+    for screen in Screen::ALL {
+        app.step(&Action::ShowScreen(screen));
+        let t = raw(&app);
+        let tabs = t.lines().next().unwrap_or_default();
+        assert_eq!(
+            tabs.trim_end(),
+            " 1 Data   2 Risk   3 Anonymize   4 Hierarchies   5 Compare",
+            "{screen:?}"
+        );
+        // Both help pages, scrolled through: every line's text whole.
+        for (open, lines) in [
+            (Action::ToggleHelp, app.keymap().help(screen)),
+            (Action::ToggleHelp, Vec::new()),
+        ] {
+            let commands = lines.is_empty();
+            app.step(&open);
+            if commands {
+                app.step(&Action::Right);
+            }
+            let mut all = raw(&app);
+            for _ in 0..70 {
+                app.step(&Action::Down);
+                all.push_str(&raw(&app));
+            }
+            // A word longer than the help column is broken where the
+            // column ends: compare without any space.
+            let all = glued(&all);
+            for line in &lines {
+                assert!(all.contains(&glued(line.help)), "{screen:?}: {}", line.help);
+            }
+            if commands {
+                for c in anonlab_tui::COMMANDS {
+                    assert!(all.contains(&glued(&c.usage())), "{}", c.usage());
+                    assert!(all.contains(&glued(c.help)), "{}", c.help);
+                }
+            }
+            app.step(&Action::Cancel);
+        }
+    }
+    // A click on the last tab, where it is drawn, shows it.
+    app.step(&Action::ShowScreen(Screen::Data));
+    let t = raw(&app);
+    let x = t.lines().next().unwrap().find("5 Compare").unwrap();
+    let x = t.lines().next().unwrap()[..x].chars().count() as u16;
+    app.step(&Action::Click { column: x, row: 0 });
+    assert_eq!(app.screen(), Screen::Compare);
+    // The keys page of the Data screen, wrapped where it must be.
+    app.step(&Action::ShowScreen(Screen::Data));
+    app.step(&Action::ToggleHelp);
+    insta::assert_snapshot!(name(size, "help_data"), raw(&app));
+    app.step(&Action::Right);
+    insta::assert_snapshot!(name(size, "help_commands"), raw(&app));
 }

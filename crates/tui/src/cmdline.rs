@@ -239,7 +239,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     cmd(
         "export",
         &[],
-        "chart [PATH] | report [DIR]",
+        "chart|report [PATH]",
         Arg::WordThenPath(&["chart", "report"]),
         "write the chart in view (PATH: .svg or .png) or the report (default anonlab-report/)",
     ),

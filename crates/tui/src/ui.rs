@@ -16,7 +16,7 @@ use ratatui::Frame;
 use super::app::App;
 
 use super::keymap::HelpLine;
-use super::layout::{bands, tab_title};
+use super::layout::{self, bands, tab_title};
 use super::shared::{JobState, Screen};
 use super::widgets::{self, centered, dim, thousands};
 use anonlab::data::Role;
@@ -166,9 +166,18 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD | Modifier::REVERSED),
         )
         .divider(" ");
-    let [left, right] = Layout::horizontal([Constraint::Min(0), Constraint::Length(8)]).areas(area);
-    frame.render_widget(tabs, left);
-    frame.render_widget(Line::from("anonlab ").right_aligned().style(dim()), right);
+    // The program's name only where the tabs leave room for it: on a
+    // narrow terminal it would cut the last tab ("5 Canonlab").
+    let label = Line::from("anonlab ").right_aligned().style(dim());
+    let room = area.width.saturating_sub(layout::tabs_width());
+    if room >= label.width() as u16 {
+        let [left, right] =
+            Layout::horizontal([Constraint::Min(0), Constraint::Length(8)]).areas(area);
+        frame.render_widget(tabs, left);
+        frame.render_widget(label, right);
+    } else {
+        frame.render_widget(tabs, area);
+    }
 }
 
 const SPINNER: [&str; 4] = ["|", "/", "-", "\\"];
@@ -550,6 +559,28 @@ fn wrap_help(lines: Vec<HelpLine>, width: usize) -> Vec<HelpLine> {
     let room = width.saturating_sub(keys + 5).max(20);
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
+        // A section title is drawn in the help column too: its words go
+        // onto as many title lines as they need.
+        if line.help.is_empty() {
+            let mut title = String::new();
+            for word in line.keys.split(' ') {
+                if !title.is_empty() && Span::raw(&title).width() + 1 + word.len() > room {
+                    out.push(HelpLine {
+                        keys: std::mem::take(&mut title),
+                        help: "",
+                    });
+                }
+                if !title.is_empty() {
+                    title.push(' ');
+                }
+                title.push_str(word);
+            }
+            out.push(HelpLine {
+                keys: title,
+                help: "",
+            });
+            continue;
+        }
         let mut rest = line.help;
         let mut keys = line.keys;
         while Span::raw(rest).width() > room {
