@@ -16,6 +16,8 @@ use common::screen::{
 };
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
+/// The dialogs are drawn over any screen: at the smallest size too.
+const DIALOG_SIZES: [(u16, u16); 3] = [(80, 24), (200, 50), (60, 15)];
 
 /// The demo with Mondrian run and a compare set of two entries measured,
 /// at `size`.
@@ -245,8 +247,8 @@ fn the_full_domain_panel_and_charts_at_both_sizes() {
 }
 
 #[test]
-fn the_dialogs_at_both_sizes() {
-    for size in SIZES {
+fn the_dialogs_at_every_size() {
+    for size in DIALOG_SIZES {
         let mut app = App::new(Session::demo().unwrap()).unwrap();
         app.step(&Action::Resize(size.0, size.1));
         // Marking cells (on occupation, semi-sensitive in the demo).
@@ -286,14 +288,14 @@ fn unrooted(t: &str, dir: &std::path::Path) -> String {
 }
 
 #[test]
-fn the_newer_dialogs_at_both_sizes() {
+fn the_newer_dialogs_at_every_size() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("h");
     std::fs::create_dir(&folder).unwrap();
     std::fs::write(folder.join("demo_hierarchy_sex.csv"), "Female;*\nMale;*\n").unwrap();
     std::fs::write(folder.join("demo_hierarchy_income.csv"), "1;*\n").unwrap();
     std::fs::write(dir.path().join("people.csv"), "sex,age\nF,34\n").unwrap();
-    for size in SIZES {
+    for size in DIALOG_SIZES {
         let mut app = App::new(Session::demo().unwrap())
             .unwrap()
             .with_project_path(dir.path().join("p.json"))

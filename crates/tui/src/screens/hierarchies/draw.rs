@@ -341,6 +341,7 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
         }
     };
     let mut lines = Vec::new();
+    let mut level_rows = 0..0;
     let mut row = 0;
     if d.kind == DialogKind::Build {
         lines.push(Line::from(vec![
@@ -366,7 +367,12 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
             lines.push(Line::from(Span::styled(n.clone(), dim())));
         }
         match &d.preview {
-            Ok(levels) => lines.extend(level_lines(levels)),
+            Ok(levels) => {
+                // The level rows, after the table's header line.
+                let first = lines.len() + 1;
+                lines.extend(level_lines(levels));
+                level_rows = first..lines.len();
+            }
             Err(e) => lines.push(Line::from(Span::styled(
                 e.clone(),
                 Style::new().fg(Color::Red),
@@ -411,11 +417,29 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
     let width = 72.min(body.width.saturating_sub(2));
     let inner_width = usize::from(width.saturating_sub(2)).max(1);
     // Long lines (errors) wrap: count the rows they take.
-    let height: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(inner_width).max(1))
-        .sum();
-    let popup = centered(body, width, height as u16 + 2);
+    let rows = |lines: &[Line]| -> usize {
+        lines
+            .iter()
+            .map(|l| l.width().div_ceil(inner_width).max(1))
+            .sum()
+    };
+    // Too tall for the terminal: the middle levels of the preview give
+    // way (the first and the last stay, a line says how many are left
+    // out), so the keys line at the bottom stays in view.
+    let room = usize::from(body.height.saturating_sub(2));
+    let over = rows(&lines).saturating_sub(room);
+    if over > 0 && level_rows.len() > over + 2 {
+        let cut = level_rows.start + 1..level_rows.start + 2 + over;
+        let left_out = cut.len();
+        lines.splice(
+            cut,
+            [Line::from(Span::styled(
+                format!("    … {left_out} levels (a taller terminal shows them)"),
+                dim(),
+            ))],
+        );
+    }
+    let popup = centered(body, width, rows(&lines) as u16 + 2);
     let p = Paragraph::new(lines).wrap(Wrap { trim: false }).block(
         Block::bordered()
             .border_type(BorderType::Rounded)

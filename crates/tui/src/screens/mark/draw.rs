@@ -139,13 +139,22 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View<'_>, d: &MarkDialo
     hints.extend(key(Action::Cancel, "close"));
     lines.push(Line::from(hints));
 
-    let inner_width = usize::from(WIDTH.saturating_sub(2).max(1));
-    // The error may wrap; every other line fits.
-    let wrapped: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(inner_width).max(1))
-        .sum();
-    let popup = centered(area, WIDTH, wrapped as u16 + 2);
+    // The dialog is as wide as the terminal allows; the error, and on a
+    // narrow terminal the longer lines, wrap.
+    let width = WIDTH.min(area.width);
+    let inner_width = usize::from(width.saturating_sub(2).max(1));
+    let rows = |lines: &[Line]| -> usize {
+        lines
+            .iter()
+            .map(|l| l.width().div_ceil(inner_width).max(1))
+            .sum()
+    };
+    // Too tall for the terminal: the spacing lines go first, so the keys
+    // line at the bottom stays in view.
+    if rows(&lines) + 2 > usize::from(area.height) {
+        lines.retain(|l| l.width() > 0);
+    }
+    let popup = centered(area, width, rows(&lines) as u16 + 2);
     let title = format!(" Mark sensitive cells: {} ", ds.col(d.column).name());
     let p = Paragraph::new(lines).wrap(Wrap { trim: false }).block(
         Block::bordered()
