@@ -406,3 +406,56 @@ fn tabs_and_help_pages_are_whole_at_60x15() {
     app.step(&Action::Right);
     insta::assert_snapshot!(name(size, "help_commands"), raw(&app));
 }
+
+/// The correlation matrix on a narrow terminal (issue 32, item 5): its
+/// header and rows wrapped onto the next lines, where a wrapped cell read
+/// as a row of its own. Now the matrix shows the columns that fit and its
+/// title says how many.
+#[test]
+fn the_correlation_matrix_never_wraps_its_rows() {
+    for size in [(60, 15), (80, 24)] {
+        let mut app = App::new(Session::demo().unwrap()).unwrap();
+        app.step(&Action::Resize(size.0, size.1));
+        app.step(&Action::ShowScreen(Screen::Hierarchies));
+        app.run_pending_jobs_blocking();
+        let t = raw(&app);
+        let columns = app
+            .hierarchies()
+            .matrix
+            .view
+            .as_ref()
+            .unwrap()
+            .columns
+            .clone();
+        // The panel's lines, left of the tree: between its title and its
+        // bottom border.
+        let panel: Vec<&str> = t
+            .lines()
+            .skip_while(|l| !l.contains("Correlation:"))
+            .skip(1)
+            .take_while(|l| !l.contains("m measure"))
+            .map(|l| l.split('│').nth(1).unwrap_or_default())
+            .collect();
+        let header = panel
+            .iter()
+            .position(|l| l.trim_start().starts_with("sex"))
+            .expect("the header");
+        let shown = panel[header].split_whitespace().count();
+        assert!(shown >= 1 && shown <= columns.len(), "{t}");
+        // Every line under the header is a row: an attribute's name, then
+        // one figure per column shown.
+        for (line, name) in panel[header + 1..].iter().zip(&columns) {
+            let mut words = line.split_whitespace();
+            let label = words.next().unwrap_or_default();
+            assert!(
+                name.starts_with(label.trim_end_matches('…')),
+                "{line:?}\n{t}"
+            );
+            assert_eq!(words.count(), shown, "{line:?}\n{t}");
+        }
+        if shown < columns.len() {
+            let title = format!("{shown}/{} columns", columns.len());
+            assert!(t.contains(&title), "{t}");
+        }
+    }
+}

@@ -165,11 +165,23 @@ fn draw_matrix(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) 
         frame.render_widget(block, area);
         return;
     };
+    // The columns that fit the panel: a row wrapped onto the next line
+    // would read as another row. The title says how many are shown; the
+    // chart (`e`) has them all.
+    let n = m.columns.len();
+    let inner = usize::from(area.width.saturating_sub(2));
+    let shown = (inner.saturating_sub(ROW_LABEL + 1) / CELL).clamp(1, n.max(1));
+    let block = if shown < n {
+        block.title(Span::styled(format!("{shown}/{n} columns "), dim()))
+    } else {
+        block
+    };
     let mut lines = vec![Line::from(Span::styled(s.measure.describe(), dim()))];
     let mut header = vec![Span::raw(" ".repeat(ROW_LABEL + 1))];
     header.extend(
         m.columns
             .iter()
+            .take(shown)
             .map(|c| Span::styled(format!("{:<CELL$}", cut(c, CELL - 1)), dim())),
     );
     lines.push(Line::from(header));
@@ -178,7 +190,7 @@ fn draw_matrix(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) 
             format!("{:<w$} ", cut(name, ROW_LABEL), w = ROW_LABEL),
             dim(),
         )];
-        for j in 0..m.columns.len() {
+        for j in 0..shown.min(n) {
             let cell = match m.get(i, j) {
                 None => Span::styled(format!("{:^w$}", "–", w = CELL - 1), dim()),
                 Some(v) => {
@@ -210,8 +222,8 @@ fn draw_matrix(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) 
             dim(),
         )));
     }
-    // The rows fit the panel (it is as wide as the matrix); only the
-    // measure's description may need a second line.
+    // The rows fit the panel (as many columns as it holds); only the
+    // measure's description and the binning may need a second line.
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
