@@ -52,6 +52,13 @@ impl Tmux {
         assert!(out.status.success(), "{out:?}");
     }
 
+    /// One of tmux's pane variables (`#{alternate_on}`): what the
+    /// terminal's state is, beside what it shows.
+    fn pane(&self, format: &str) -> String {
+        let out = self.run(&["display-message", "-p", "-t", "anonlab", format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
     fn screen(&self) -> String {
         let out = self.run(&["capture-pane", "-p", "-t", "anonlab"]);
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -130,6 +137,16 @@ fn start(dir: &Path, work: &Path) -> Tmux {
     assert!(out.status.success(), "{out:?}");
     tmux.wait_for("the shell prompt", |s| s.contains("shell$"));
     tmux
+}
+
+/// A shell (see [`start`]) in a scratch folder's `work`; the folder
+/// lives as long as the first value.
+fn scratch_shell() -> (tempfile::TempDir, PathBuf, Tmux) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let tmux = start(dir.path(), &work);
+    (dir, work, tmux)
 }
 
 /// The steward's path on Adult, keys only: open the file (`:open`, Tab
@@ -373,15 +390,9 @@ fn signals_give_the_terminal_back() {
     if !common::require(have_tmux(), "tmux") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    let tmux = start(dir.path(), &work);
+    let (_dir, work, tmux) = scratch_shell();
     let bin = env!("CARGO_BIN_EXE_anonlab");
-    let pane = |format: &str| -> String {
-        let out = tmux.run(&["display-message", "-p", "-t", "anonlab", format]);
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let pane = |format: &str| tmux.pane(format);
     for (signal, number) in [("TERM", 15), ("HUP", 1), ("INT", 2)] {
         tmux.send(&["clear", "Enter"]);
         tmux.wait_for("a clear screen", |s| {
@@ -460,15 +471,9 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
     if !common::require(have_tmux(), "tmux") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    let tmux = start(dir.path(), &work);
+    let (_dir, _, tmux) = scratch_shell();
     let bin = env!("CARGO_BIN_EXE_anonlab");
-    let pane = |format: &str| -> String {
-        let out = tmux.run(&["display-message", "-p", "-t", "anonlab", format]);
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let pane = |format: &str| tmux.pane(format);
     // An interactive sh has job control: Ctrl-Z's SIGTSTP stops the job.
     tmux.send(&[&format!("'{bin}'"), "Enter"]);
     tmux.wait_for("the demo on the Data screen", |s| {
@@ -489,8 +494,11 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
     tmux.send(&["2"]);
     tmux.wait_for("the Risk screen", |s| s.contains("Attacker knows"));
     tmux.send(&["q"]);
-    tmux.wait_for("the shell after quitting", |s| {
-        !s.contains("Attacker knows")
+    // The shell's new prompt: the TUI has exited (keys sent while it
+    // still ran would go to its input thread, not the shell).
+    tmux.wait_for("the shell's prompt after quitting", |s| {
+        let last = s.lines().rev().find(|l| !l.trim().is_empty());
+        last.map(str::trim) == Some("shell$")
     });
     // `fg` returns the job's status.
     tmux.send(&["echo exit=$?", "Enter"]);

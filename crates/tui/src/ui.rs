@@ -479,12 +479,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     let per_column = all;
     let column_widths = |h: usize| {
         let part = lines.iter().skip(h * per_column).take(per_column);
-        let keys = part
-            .clone()
-            .filter(|l| !l.help.is_empty())
-            .map(|l| Span::raw(&l.keys).width())
-            .max()
-            .unwrap_or(0);
+        let keys = keys_width(part.clone());
         let help = part
             .map(|l| {
                 if l.help.is_empty() {
@@ -544,16 +539,21 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(table, popup);
 }
 
+/// The width of the keys column: the widest keys of the lines that are
+/// not section titles (a title is drawn in the help column).
+fn keys_width<'a>(lines: impl Iterator<Item = &'a HelpLine>) -> usize {
+    lines
+        .filter(|l| !l.help.is_empty())
+        .map(|l| Span::raw(&l.keys).width())
+        .max()
+        .unwrap_or(0)
+}
+
 /// Help lines too wide for a terminal `width` cells wide, their help text
 /// wrapped at spaces onto lines of their own under it (no keys), so a long
 /// explanation is read whole rather than cut at the border.
 fn wrap_help(lines: Vec<HelpLine>, width: usize) -> Vec<HelpLine> {
-    let keys = lines
-        .iter()
-        .filter(|l| !l.help.is_empty())
-        .map(|l| Span::raw(&l.keys).width())
-        .max()
-        .unwrap_or(0);
+    let keys = keys_width(lines.iter());
     // The popup's two borders, the column spacing of two and one cell
     // to spare, as `draw_help` sizes it.
     let room = width.saturating_sub(keys + 5).max(20);
