@@ -13,7 +13,6 @@ use crate::cmdline::{self, Command, Edit, PopulationCommand};
 use crate::config::Config;
 use crate::keymap::{Action, Scope};
 use crate::layout;
-use crate::search::SearchState;
 use crate::theme::Theme;
 
 impl App {
@@ -84,9 +83,6 @@ impl App {
         }
         let e = &self.search.editor;
         e.text().zip(e.cursor()).map(|(t, c)| ("/", t, c))
-    }
-    pub fn search_state(&self) -> &SearchState {
-        &self.search
     }
     /// The session's command lines, oldest first.
     pub fn command_history(&self) -> &[String] {

@@ -34,7 +34,7 @@ use super::session::{SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen};
 use super::theme::Theme;
 use super::worker::WorkerMsg;
-use anonlab::data::{CompareEntry, Role};
+use anonlab::data::CompareEntry;
 use anonlab::session::Session;
 
 mod exports;
@@ -790,10 +790,5 @@ impl App {
     /// model panel's lines (none without the statistics offices' measures).
     pub fn risk_rows(&self) -> layout::RiskRows {
         crate::screens::risk::layout_rows(&self.session)
-    }
-
-    /// Role of column `c`, for drawing.
-    pub fn role(&self, c: usize) -> Role {
-        self.session.roles().get(c)
     }
 }

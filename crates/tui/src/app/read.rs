@@ -229,9 +229,4 @@ impl App {
             .get_or_insert_with(|| self.anon.state.choice().id.to_string());
         p
     }
-    /// The Risk screen's record values of row `r` (for `/` and drawing).
-    pub fn risk_record_values(&self, r: usize) -> (Option<u32>, String) {
-        self.risk
-            .record_values(&self.session, r, crate::shared::SENSITIVE_MARK)
-    }
 }
