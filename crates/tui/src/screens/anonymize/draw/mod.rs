@@ -71,7 +71,11 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, AnonymizeScreen>
             (Some(_), None) => {
                 " No sensitive attribute: mark one on the Data screen to see breach probabilities."
             }
-            (Some(_), Some(_)) => " CDF charts: enlarge the terminal to see them; e exports them",
+            (Some(_), Some(_)) => fit(
+                " CDF charts: enlarge the terminal to see them; e exports them",
+                " charts: enlarge the terminal; e exports them",
+                a.breach.union(a.reid).width,
+            ),
         };
         frame.render_widget(Paragraph::new(note).style(dim()), a.breach.union(a.reid));
         draw_table(frame, a.table, d);
@@ -500,11 +504,17 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
         format!("{} ", short_fingerprint(&view.fingerprint))
     };
     title.push(Span::styled(fingerprint, title_style()));
+    // The title's words give way to its marks on a narrow panel.
+    let used = Line::from(title.clone()).width() as u16;
+    let room = area.width.saturating_sub(2).saturating_sub(used);
     title.push(if holds {
-        Span::styled("verified ✓ ", Style::new().fg(Color::Green))
+        Span::styled(
+            fit("verified ✓ ", "✓ ", room),
+            Style::new().fg(Color::Green),
+        )
     } else {
         Span::styled(
-            "verification FAILED ",
+            fit("verification FAILED ", "FAILED ", room),
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
         )
     });
@@ -634,6 +644,11 @@ fn draw_checks(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     // On a short panel the count, so a check out of sight is not taken
     // for one that was not made.
     if usize::from(area.height.saturating_sub(2)) < view.checks.len() {
+        // A narrow panel's title keeps the count, not the word.
+        let count_room = 12;
+        if usize::from(area.width) < Line::from(title.clone()).width() + count_room + 2 {
+            title[0] = Span::styled(" Checks ", title_style());
+        }
         let failed = view.checks.iter().filter(|c| !c.holds).count();
         title.push(Span::styled(
             if failed == 0 {
@@ -684,15 +699,29 @@ fn draw_gauge(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             area,
         );
     } else if s.view.is_some() {
+        let what = fit(
+            ": the original table, the session's attacker   ",
+            ": the original   ",
+            area.width.saturating_sub(22),
+        );
         frame.render_widget(
             Line::from(vec![
                 Span::styled(" before", Style::new().fg(Color::Red)),
-                Span::styled(": the original table, the session's attacker   ", dim()),
+                Span::styled(what, dim()),
                 Span::styled("after", Style::new().fg(Color::Cyan)),
                 Span::styled(": this release", dim()),
             ]),
             area,
         );
+    }
+}
+
+/// `long` where it fits in `width` cells, else `short`.
+fn fit<'a>(long: &'a str, short: &'a str, width: u16) -> &'a str {
+    if Span::raw(long).width() <= usize::from(width) {
+        long
+    } else {
+        short
     }
 }
 
