@@ -6,6 +6,7 @@
 mod common;
 
 mod tui_anonymize;
+mod tui_commands;
 mod tui_compare;
 mod tui_engine;
 mod tui_explore;

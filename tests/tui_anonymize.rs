@@ -7,17 +7,12 @@
 
 use crate::common;
 
-use std::sync::mpsc;
-use std::time::Duration;
-
 use anonlab::data::{CsvOptions, Project, Role};
 use anonlab::progress::Progress;
 use anonlab::risk::{self, Knowledge};
 use anonlab::session::Session;
-use anonlab_tui::{
-    Action, App, JobState, QueriesState, Screen, Worker, WorkerMsg, DEFAULT_PROJECT_FILE,
-};
-use common::screen::{demo, masked_text, render, text};
+use anonlab_tui::{Action, App, JobState, QueriesState, Screen, DEFAULT_PROJECT_FILE};
+use common::screen::{command, demo, masked_text, render, text};
 
 /// The demo on the Anonymize screen, with every job finished.
 fn anonymized(width: u16, height: u16, actions: &[Action]) -> App {
@@ -321,45 +316,6 @@ fn newer_requests_replace_queued_ones() {
 }
 
 #[test]
-fn the_worker_runs_only_the_newest_of_queued_requests_and_stops_the_running_one() {
-    let (tx, rx) = mpsc::channel();
-    let mut w: Worker<u32> = Worker::threaded(move |m| {
-        let _ = tx.send(m);
-    })
-    .unwrap();
-    let (started_tx, started_rx) = mpsc::channel();
-    let (release_tx, release_rx) = mpsc::channel::<()>();
-    // The running job holds on until both newer requests are in, then
-    // finds that it was asked to stop.
-    let running = w.submit(Box::new(move |p: &Progress| {
-        started_tx.send(()).unwrap();
-        release_rx.recv().unwrap();
-        p.check()?;
-        Ok(0)
-    }));
-    started_rx.recv().unwrap();
-    let replaced = w.submit(Box::new(|_: &Progress| Ok(1)));
-    let newest = w.submit(Box::new(|_: &Progress| Ok(2)));
-    release_tx.send(()).unwrap();
-    let mut seen = Vec::new();
-    loop {
-        let m = rx.recv_timeout(Duration::from_secs(10)).unwrap();
-        assert_ne!(m.id(), replaced, "a replaced request must never run");
-        match m {
-            WorkerMsg::Progress { .. } => continue,
-            WorkerMsg::Done { id, output, .. } => {
-                assert_eq!((id, output), (newest, 2));
-                seen.push(id);
-                break;
-            }
-            WorkerMsg::Cancelled { id } => seen.push(id),
-            WorkerMsg::Failed { error, .. } => panic!("{error}"),
-        }
-    }
-    assert_eq!(seen, [running, newest]);
-}
-
-#[test]
 fn esc_cancels_the_anonymization_and_r_runs_it_again() {
     let mut app = demo(140, 44);
     app.step(&Action::ShowScreen(Screen::Anonymize));
@@ -524,4 +480,61 @@ fn the_chosen_algorithm_is_saved_and_restored_with_the_project() {
     let session = Session::with_project(Session::demo().unwrap().dataset, &project).unwrap();
     let reopened = App::new(session).unwrap();
     assert_eq!(reopened.anonymize_inputs().algorithm, "cbg");
+}
+
+/// The symbols inside the bordered block whose top border holds `title`.
+fn symbols_in_block(buf: &ratatui::buffer::Buffer, title: &str) -> Vec<String> {
+    let rows: Vec<Vec<String>> = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect()
+        })
+        .collect();
+    let (top, at) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(y, r)| {
+            let line: String = r.concat();
+            let byte = line.find(title)?;
+            Some((y, line[..byte].chars().count()))
+        })
+        .unwrap_or_else(|| panic!("no block titled {title:?}"));
+    let corner = |s: &str, set: &[&str]| set.contains(&s);
+    let left = (0..at)
+        .rev()
+        .find(|&x| corner(&rows[top][x], &["╭", "┌"]))
+        .expect("the block's left corner");
+    let right = (at..rows[top].len())
+        .find(|&x| corner(&rows[top][x], &["╮", "┐"]))
+        .expect("the block's right corner");
+    let bottom = (top + 1..rows.len())
+        .find(|&y| corner(&rows[y][left], &["╰", "└"]))
+        .expect("the block's bottom corner");
+    (top + 1..bottom)
+        .flat_map(|y| rows[y][left + 1..right].to_vec())
+        .collect()
+}
+
+/// Issue 32, item 8: the before and after CDFs drew the same braille
+/// line, told apart only by colour, which the mono theme removes.
+#[test]
+fn in_mono_the_before_and_after_cdfs_are_drawn_with_different_marks() {
+    let mut app = demo(140, 44);
+    command(&mut app, "theme mono");
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    app.run_pending_jobs_blocking();
+    let buf = render(&app);
+    assert!(
+        buf.content
+            .iter()
+            .all(|c| c.fg == ratatui::style::Color::Reset),
+        "mono draws no colour"
+    );
+    let inside = symbols_in_block(&buf, "Pr(re-id) CDF, linkage");
+    let braille = |s: &String| s.chars().all(|c| ('\u{2801}'..='\u{28ff}').contains(&c));
+    assert!(inside.iter().any(braille), "the before series, braille");
+    assert!(inside.iter().any(|s| s == "•"), "the after series, dots");
+    let t = text(&buf);
+    assert!(t.contains("before ⣿") && t.contains("after •"), "{t}");
 }

@@ -460,3 +460,62 @@ fn adults_lattice_of_6480_nodes_is_drawn_in_windows_around_the_cursor() {
     let t = text(&render(&app));
     assert!(t.contains("verified ✓"), "{t}");
 }
+
+/// Move the suppression limit (up, else down) until full-domain's optimum
+/// moves; the new optimum.
+fn move_the_optimum(app: &mut App) -> Vec<usize> {
+    let before = report(app).optimum.levels.clone();
+    for by in [1, -1] {
+        for _ in 0..10 {
+            app.step(&Action::AdjustSuppression(by));
+            run_to_done(app);
+            let now = report(app).optimum.levels.clone();
+            if now != before {
+                return now;
+            }
+        }
+    }
+    panic!("no suppression limit moves the demo's optimum from {before:?}");
+}
+
+/// Issue 32, item 7: the view opened on the node the cursor was left on,
+/// stale once a change moved the optimum.
+#[test]
+fn the_lattice_opens_on_the_current_optimum_after_a_change() {
+    let mut app = lattice(120, 40);
+    let first = report(&app).optimum.levels.clone();
+    assert_eq!(focused(&app), first, "the view opens on the optimum");
+    // The cursor left on another node, the view closed, the optimum moved.
+    app.step(&Action::Last);
+    assert_ne!(focused(&app), first);
+    app.step(&Action::ToggleLattice);
+    assert!(!app.anonymize().lattice.open);
+    let moved = move_the_optimum(&mut app);
+    app.step(&Action::ToggleLattice);
+    assert_eq!(focused(&app), moved);
+    assert!(text(&render(&app)).contains("published (the optimum)"));
+    // `o` goes back to the optimum from anywhere, and opens the view.
+    app.step(&Action::First);
+    assert_ne!(focused(&app), moved);
+    app.step(&Action::FocusOptimum);
+    assert_eq!(focused(&app), moved);
+    app.step(&Action::ToggleLattice);
+    app.step(&Action::FocusOptimum);
+    assert!(app.anonymize().lattice.open);
+    assert_eq!(focused(&app), moved);
+}
+
+/// While the view is open, a cursor on the optimum follows it to the new
+/// one; a cursor the user moved elsewhere stays on its node.
+#[test]
+fn an_open_lattice_follows_the_optimum_only_from_the_optimum() {
+    let mut app = lattice(120, 40);
+    let moved = move_the_optimum(&mut app);
+    assert_eq!(focused(&app), moved);
+    app.step(&Action::First);
+    let bottom = focused(&app);
+    assert_ne!(bottom, moved);
+    let again = move_the_optimum(&mut app);
+    assert_ne!(again, moved);
+    assert_eq!(focused(&app), bottom, "a node the user chose stays focused");
+}

@@ -16,6 +16,8 @@ use common::screen::{
 };
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
+/// The dialogs are drawn over any screen: at the smallest size too.
+const DIALOG_SIZES: [(u16, u16); 3] = [(80, 24), (200, 50), (60, 15)];
 
 /// The demo with Mondrian run and a compare set of two entries measured,
 /// at `size`.
@@ -134,6 +136,21 @@ fn the_whole_number_check_sees_a_cut_number() {
     );
 }
 
+/// `t` with the box drawing left out and every run of white space one
+/// space, so a text wrapped onto several lines of a box reads as written.
+fn one_text(t: &str) -> String {
+    let words = t.split(|c: char| c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c));
+    words
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `t` without the box drawing and without white space.
+fn glued(t: &str) -> String {
+    one_text(t).replace(' ', "")
+}
+
 fn name(size: (u16, u16), what: &str) -> String {
     format!("{what}_{}x{}", size.0, size.1)
 }
@@ -182,9 +199,12 @@ fn every_screen_at_both_sizes() {
                 app.step(&Action::Down);
                 all.push_str(&raw(&app));
             }
+            // A help text too wide for the terminal is wrapped onto the
+            // lines under it: read the help column's lines as one text.
+            let all = one_text(&all);
             for line in app.keymap().help(screen) {
                 assert!(
-                    all.contains(line.help),
+                    all.contains(&one_text(line.help)),
                     "{screen:?} {size:?}: help lacks {:?}\n{all}",
                     line.help
                 );
@@ -227,8 +247,8 @@ fn the_full_domain_panel_and_charts_at_both_sizes() {
 }
 
 #[test]
-fn the_dialogs_at_both_sizes() {
-    for size in SIZES {
+fn the_dialogs_at_every_size() {
+    for size in DIALOG_SIZES {
         let mut app = App::new(Session::demo().unwrap()).unwrap();
         app.step(&Action::Resize(size.0, size.1));
         // Marking cells (on occupation, semi-sensitive in the demo).
@@ -268,14 +288,14 @@ fn unrooted(t: &str, dir: &std::path::Path) -> String {
 }
 
 #[test]
-fn the_newer_dialogs_at_both_sizes() {
+fn the_newer_dialogs_at_every_size() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("h");
     std::fs::create_dir(&folder).unwrap();
     std::fs::write(folder.join("demo_hierarchy_sex.csv"), "Female;*\nMale;*\n").unwrap();
     std::fs::write(folder.join("demo_hierarchy_income.csv"), "1;*\n").unwrap();
     std::fs::write(dir.path().join("people.csv"), "sex,age\nF,34\n").unwrap();
-    for size in SIZES {
+    for size in DIALOG_SIZES {
         let mut app = App::new(Session::demo().unwrap())
             .unwrap()
             .with_project_path(dir.path().join("p.json"))
@@ -321,4 +341,146 @@ fn the_newer_dialogs_at_both_sizes() {
         app.step(&Action::Cancel);
         assert!(!app.should_quit());
     }
+}
+
+/// The smallest terminal the issue names (issue 32, item 5): the tab bar
+/// and the help pages at 60 × 15. The tab bar read "5 Canonlab" (the
+/// program's name drawn over the last tab); help texts too wide for the
+/// terminal were cut at the border.
+#[test]
+fn tabs_and_help_pages_are_whole_at_60x15() {
+    let size = (60, 15);
+    let mut app = App::new(Session::demo().unwrap()).unwrap();
+    app.step(&Action::Resize(size.0, size.1));
+    app.run_pending_jobs_blocking();
+    for screen in Screen::ALL {
+        app.step(&Action::ShowScreen(screen));
+        let t = raw(&app);
+        let tabs = t.lines().next().unwrap_or_default();
+        assert_eq!(
+            tabs.trim_end(),
+            " 1 Data   2 Risk   3 Anonymize   4 Hierarchies   5 Compare",
+            "{screen:?}"
+        );
+        // Both help pages, scrolled through: every line's text whole.
+        for (open, lines) in [
+            (Action::ToggleHelp, app.keymap().help(screen)),
+            (Action::ToggleHelp, Vec::new()),
+        ] {
+            let commands = lines.is_empty();
+            app.step(&open);
+            if commands {
+                app.step(&Action::Right);
+            }
+            let mut all = raw(&app);
+            for _ in 0..70 {
+                app.step(&Action::Down);
+                all.push_str(&raw(&app));
+            }
+            // A word longer than the help column is broken where the
+            // column ends: compare without any space.
+            let all = glued(&all);
+            for line in &lines {
+                assert!(all.contains(&glued(line.help)), "{screen:?}: {}", line.help);
+            }
+            if commands {
+                for c in anonlab_tui::COMMANDS {
+                    assert!(all.contains(&glued(&c.usage())), "{}", c.usage());
+                    assert!(all.contains(&glued(c.help)), "{}", c.help);
+                }
+            }
+            app.step(&Action::Cancel);
+        }
+    }
+    // A click on the last tab, where it is drawn, shows it.
+    app.step(&Action::ShowScreen(Screen::Data));
+    let t = raw(&app);
+    let x = t.lines().next().unwrap().find("5 Compare").unwrap();
+    let x = t.lines().next().unwrap()[..x].chars().count() as u16;
+    app.step(&Action::Click { column: x, row: 0 });
+    assert_eq!(app.screen(), Screen::Compare);
+    // The keys page of the Data screen, wrapped where it must be.
+    app.step(&Action::ShowScreen(Screen::Data));
+    app.step(&Action::ToggleHelp);
+    insta::assert_snapshot!(name(size, "help_data"), raw(&app));
+    app.step(&Action::Right);
+    insta::assert_snapshot!(name(size, "help_commands"), raw(&app));
+}
+
+/// The correlation matrix on a narrow terminal (issue 32, item 5): its
+/// header and rows wrapped onto the next lines, where a wrapped cell read
+/// as a row of its own. Now the matrix shows the columns that fit and its
+/// title says how many.
+#[test]
+fn the_correlation_matrix_never_wraps_its_rows() {
+    for size in [(60, 15), (80, 24)] {
+        let mut app = App::new(Session::demo().unwrap()).unwrap();
+        app.step(&Action::Resize(size.0, size.1));
+        app.step(&Action::ShowScreen(Screen::Hierarchies));
+        app.run_pending_jobs_blocking();
+        let t = raw(&app);
+        let columns = app
+            .hierarchies()
+            .matrix
+            .view
+            .as_ref()
+            .unwrap()
+            .columns
+            .clone();
+        // The panel's lines, left of the tree: between its title and its
+        // bottom border.
+        let panel: Vec<&str> = t
+            .lines()
+            .skip_while(|l| !l.contains("Correlation:"))
+            .skip(1)
+            .take_while(|l| !l.contains("m measure"))
+            .map(|l| l.split('│').nth(1).unwrap_or_default())
+            .collect();
+        let header = panel
+            .iter()
+            .position(|l| l.trim_start().starts_with("sex"))
+            .expect("the header");
+        let shown = panel[header].split_whitespace().count();
+        assert!(shown >= 1 && shown <= columns.len(), "{t}");
+        // Every line under the header is a row: an attribute's name, then
+        // one figure per column shown.
+        for (line, name) in panel[header + 1..].iter().zip(&columns) {
+            let mut words = line.split_whitespace();
+            let label = words.next().unwrap_or_default();
+            assert!(
+                name.starts_with(label.trim_end_matches('…')),
+                "{line:?}\n{t}"
+            );
+            assert_eq!(words.count(), shown, "{line:?}\n{t}");
+        }
+        if shown < columns.len() {
+            let title = format!("{shown}/{} columns", columns.len());
+            assert!(t.contains(&title), "{t}");
+        }
+    }
+}
+
+/// The Anonymize screen at 60 × 15 (issue 32, item 5): its panel titles,
+/// the line naming before and after, and the note standing for the
+/// charts were cut at the edge ("Release … ve", "Verification (all 2
+/// hol"); on a narrow terminal they take their short forms, whole.
+#[test]
+fn the_anonymize_screen_reads_whole_at_60x15() {
+    let mut app = session((60, 15));
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    app.run_pending_jobs_blocking();
+    let t = shown(&mut app);
+    let view = app.anonymize().view.as_ref().unwrap();
+    let fingerprint = short_fingerprint(&view.fingerprint).to_string();
+    assert!(t.contains(&format!("Release {fingerprint} ✓")), "{t}");
+    assert!(t.contains("Checks (all 2 hold)"), "{t}");
+    assert!(
+        t.contains("before: the original   after: this release"),
+        "{t}"
+    );
+    assert!(
+        t.contains("charts: enlarge the terminal; e exports them"),
+        "{t}"
+    );
+    insta::assert_snapshot!(name((60, 15), "anonymize"), t);
 }

@@ -52,6 +52,13 @@ impl Tmux {
         assert!(out.status.success(), "{out:?}");
     }
 
+    /// One of tmux's pane variables (`#{alternate_on}`): what the
+    /// terminal's state is, beside what it shows.
+    fn pane(&self, format: &str) -> String {
+        let out = self.run(&["display-message", "-p", "-t", "anonlab", format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
     fn screen(&self) -> String {
         let out = self.run(&["capture-pane", "-p", "-t", "anonlab"]);
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -130,6 +137,16 @@ fn start(dir: &Path, work: &Path) -> Tmux {
     assert!(out.status.success(), "{out:?}");
     tmux.wait_for("the shell prompt", |s| s.contains("shell$"));
     tmux
+}
+
+/// A shell (see [`start`]) in a scratch folder's `work`; the folder
+/// lives as long as the first value.
+fn scratch_shell() -> (tempfile::TempDir, PathBuf, Tmux) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let tmux = start(dir.path(), &work);
+    (dir, work, tmux)
 }
 
 /// The steward's path on Adult, keys only: open the file (`:open`, Tab
@@ -373,15 +390,9 @@ fn signals_give_the_terminal_back() {
     if !common::require(have_tmux(), "tmux") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    let tmux = start(dir.path(), &work);
+    let (_dir, work, tmux) = scratch_shell();
     let bin = env!("CARGO_BIN_EXE_anonlab");
-    let pane = |format: &str| -> String {
-        let out = tmux.run(&["display-message", "-p", "-t", "anonlab", format]);
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let pane = |format: &str| tmux.pane(format);
     for (signal, number) in [("TERM", 15), ("HUP", 1), ("INT", 2)] {
         tmux.send(&["clear", "Enter"]);
         tmux.wait_for("a clear screen", |s| {
@@ -450,4 +461,49 @@ fn signals_give_the_terminal_back() {
             );
         }
     }
+}
+
+/// Ctrl-Z stops the TUI as a job of the shell with the terminal given
+/// back; `fg` brings it back drawn whole, on the alternate screen again,
+/// and it still takes keys.
+#[test]
+fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
+    if !common::require(have_tmux(), "tmux") {
+        return;
+    }
+    let (_dir, _, tmux) = scratch_shell();
+    let bin = env!("CARGO_BIN_EXE_anonlab");
+    let pane = |format: &str| tmux.pane(format);
+    // An interactive sh has job control: Ctrl-Z's SIGTSTP stops the job.
+    tmux.send(&[&format!("'{bin}'"), "Enter"]);
+    tmux.wait_for("the demo on the Data screen", |s| {
+        s.contains("1 Data") && s.contains("demo.csv (embedded)")
+    });
+    tmux.send(&["C-z"]);
+    tmux.wait_for("the shell after Ctrl-Z", |s| {
+        !s.contains("demo.csv (embedded)") && s.contains("shell$")
+    });
+    assert_eq!(pane("#{alternate_on}"), "0", "alternate screen left on");
+    assert_eq!(pane("#{mouse_any_flag}"), "0", "mouse reporting left on");
+    tmux.send(&["fg", "Enter"]);
+    tmux.wait_for("the demo again", |s| {
+        s.contains("1 Data") && s.contains("demo.csv (embedded)")
+    });
+    assert_eq!(pane("#{alternate_on}"), "1", "back on the alternate screen");
+    // It takes keys again: the Risk screen, then quit.
+    tmux.send(&["2"]);
+    tmux.wait_for("the Risk screen", |s| s.contains("Attacker knows"));
+    tmux.send(&["q"]);
+    // The shell's new prompt: the TUI has exited (keys sent while it
+    // still ran would go to its input thread, not the shell).
+    tmux.wait_for("the shell's prompt after quitting", |s| {
+        let last = s.lines().rev().find(|l| !l.trim().is_empty());
+        last.map(str::trim) == Some("shell$")
+    });
+    // `fg` returns the job's status.
+    tmux.send(&["echo exit=$?", "Enter"]);
+    let screen = tmux.wait_for("the exit status", |s| {
+        s.lines().any(|l| l.starts_with("exit="))
+    });
+    assert!(screen.lines().any(|l| l == "exit=0"), "{screen}");
 }

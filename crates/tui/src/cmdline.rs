@@ -5,9 +5,11 @@
 //! the app checks the rest (k against the rows) when it runs the command.
 //! Every error is a message naming the bad value, shown in the status bar.
 //!
-//! To add a command: add a variant to [`Command`], one arm to [`parse`]
-//! (marked below) and one line to [`COMMANDS`], and run it in
-//! `App::run_command`.
+//! [`COMMANDS`] is the one table of commands: the parser finds a name or
+//! alias there, Tab completes names and arguments from it ([`complete`]),
+//! and the help page lists it. To add a command: add a variant to
+//! [`Command`], one entry to [`COMMANDS`] and one arm to [`parse`]
+//! (marked below), and run it in `App::run_command`.
 
 use std::path::PathBuf;
 
@@ -103,72 +105,199 @@ pub enum CompareCommand {
     Run,
 }
 
-/// One line per command for `:help` and the help overlay.
-pub const COMMANDS: &[(&str, &str)] = &[
-    (":k N", "set k"),
-    (":l N", "set l"),
-    (":p N", "set p (p-sensitive algorithms)"),
-    (":seed N", "set the algorithms' seed"),
-    (":algo ID", "choose the algorithm"),
-    (":run", "run the screen's computation again"),
-    (":save [PATH]", "save the project (to PATH from now on)"),
-    (":theme dark|light|mono", "switch colours"),
-    (":mouse on|off", "mouse clicks and wheel"),
-    (
-        ":open [PATH]",
-        "open a CSV file or a project (.json) in place of the session; Tab completes the path; no PATH: recent files and the project's folder",
+/// What Tab offers for a command's argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    /// No argument, or a number: nothing to offer.
+    Nothing,
+    /// A path, completed from the files of its folder.
+    Path,
+    /// One of these words.
+    Words(&'static [&'static str]),
+    /// One of these words, then a path (`:export chart PATH`).
+    WordThenPath(&'static [&'static str]),
+    /// An algorithm id of the session's registry.
+    Algorithm,
+    /// A privacy model's name.
+    Model,
+    /// A column of the data, or one of these words (`:weights COL|off`);
+    /// any word of the line (a `:filter` rule names columns anywhere).
+    Column(&'static [&'static str]),
+}
+
+/// One command of the `:` line: the one table the parser (names and
+/// aliases), Tab (names and arguments) and the help page read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// What the user types after `:` (and the help shows).
+    pub name: &'static str,
+    /// Other names the parser takes (`:w` for `:save`); Tab offers only
+    /// the name.
+    pub aliases: &'static [&'static str],
+    /// The arguments as the help shows them.
+    pub args: &'static str,
+    pub help: &'static str,
+    pub arg: Arg,
+}
+
+impl CommandSpec {
+    /// The command as the help page lists it: `:name ARGS`.
+    pub fn usage(&self) -> String {
+        if self.args.is_empty() {
+            format!(":{}", self.name)
+        } else {
+            format!(":{} {}", self.name, self.args)
+        }
+    }
+}
+
+/// The command named `word` (its name or an alias).
+pub fn find(word: &str) -> Option<&'static CommandSpec> {
+    COMMANDS
+        .iter()
+        .find(|c| c.name == word || c.aliases.contains(&word))
+}
+
+const fn cmd(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    args: &'static str,
+    arg: Arg,
+    help: &'static str,
+) -> CommandSpec {
+    CommandSpec {
+        name,
+        aliases,
+        args,
+        help,
+        arg,
+    }
+}
+
+const ON_OFF: &[&str] = &["on", "off"];
+
+/// Every command of the `:` line, in help order.
+pub const COMMANDS: &[CommandSpec] = &[
+    cmd("k", &[], "N", Arg::Nothing, "set k"),
+    cmd("l", &[], "N", Arg::Nothing, "set l"),
+    cmd("p", &[], "N", Arg::Nothing, "set p (p-sensitive algorithms)"),
+    cmd("seed", &[], "N", Arg::Nothing, "set the algorithms' seed"),
+    cmd("algo", &["algorithm"], "ID", Arg::Algorithm, "choose the algorithm"),
+    cmd("run", &[], "", Arg::Nothing, "run the screen's computation again"),
+    cmd(
+        "save",
+        &["w"],
+        "[PATH]",
+        Arg::Path,
+        "save the project (to PATH from now on)",
     ),
-    (
-        ":hierarchies PATH",
+    cmd(
+        "theme",
+        &[],
+        "dark|light|mono",
+        Arg::Words(&["dark", "light", "mono"]),
+        "switch colours",
+    ),
+    cmd("mouse", &[], "on|off", Arg::Words(ON_OFF), "mouse clicks and wheel"),
+    cmd(
+        "open",
+        &["e", "o"],
+        "[PATH]",
+        Arg::Path,
+        "open a CSV file or a project (.json) in place of the session; no PATH: recent files and the project's folder",
+    ),
+    cmd(
+        "hierarchies",
+        &["hier"],
+        "PATH",
+        Arg::Path,
         "import a folder of ARX '*hierarchy_<column>.csv' files (preview, then Enter binds) or one file",
     ),
-    (
-        ":filter [RULE]",
+    cmd(
+        "filter",
+        &[],
+        "[RULE]",
+        Arg::Column(&[]),
         "Data screen: only the rows a rule keeps (age>=60 and sex=Female); no rule shows all",
     ),
-    (
-        ":write [PATH]",
+    cmd(
+        "write",
+        &[],
+        "[PATH]",
+        Arg::Path,
         "write the verified release as anonymize -o does: table, buckets, JSON (default anonlab-release/release.csv)",
     ),
-    (":q", "quit"),
-    (":help", "show the keys"),
-    (
-        ":compare add|remove|run",
+    cmd("quit", &["q"], "", Arg::Nothing, "quit"),
+    cmd("help", &["h"], "", Arg::Nothing, "show the keys and commands"),
+    cmd(
+        "compare",
+        &[],
+        "add|remove|run",
+        Arg::Words(&["add", "remove", "run"]),
         "compare set: add the algorithm and parameters, remove the selected entry, run",
     ),
-    (
-        ":export chart [PATH]",
-        "write the chart in view (PATH: .svg or .png)",
+    cmd(
+        "export",
+        &[],
+        "chart|report [PATH]",
+        Arg::WordThenPath(&["chart", "report"]),
+        "write the chart in view (PATH: .svg or .png) or the report (default anonlab-report/)",
     ),
-    (
-        ":export report [DIR]",
-        "write the report (default anonlab-report/)",
+    cmd("sweep", &[], "", Arg::Nothing, "open the k/l sweep of the Anonymize screen"),
+    cmd(
+        "lattice",
+        &[],
+        "",
+        Arg::Nothing,
+        "open full-domain's lattice on the Anonymize screen",
     ),
-    (":sweep", "open the k/l sweep of the Anonymize screen"),
-    (":lattice", "open full-domain's lattice on the Anonymize screen"),
-    (
-        ":node L1,L2,...|optimum",
+    cmd(
+        "node",
+        &[],
+        "L1,L2,...|optimum",
+        Arg::Words(&["optimum"]),
         "full-domain: publish that node (a level per QI) instead of the optimum",
     ),
-    (
-        ":conditions FILE",
+    cmd(
+        "conditions",
+        &["G"],
+        "FILE",
+        Arg::Path,
         "Construction(D, G): read its conditions file (G.json) and show its rules",
     ),
-    (
-        ":model NAME",
-        "full-domain: k, l-distinct, l-entropy, l-recursive, t-closeness, p-sensitive",
+    cmd(
+        "model",
+        &[],
+        "NAME [VALUE]",
+        Arg::Model,
+        "full-domain's privacy model besides k, and its t, c, α, δ or β",
     ),
-    (
-        ":population N|F|off",
+    cmd(
+        "population",
+        &["pop"],
+        "N|F|off",
+        Arg::Words(&["off"]),
         "the file is a sample of N people (or the share F < 1 of them): journalist, marketer, population uniqueness",
     ),
-    (
-        ":weights COL [exact]|off",
+    cmd(
+        "weights",
+        &[],
+        "COL [approx|exact]|off",
+        Arg::Column(&["off"]),
         "sampling weights in COL: individual risk (approx or exact)",
     ),
-    (":suda M|off", "special uniques (SUDA2) of up to M attributes"),
-    (
-        ":attributes on|off",
+    cmd(
+        "suda",
+        &[],
+        "M|off",
+        Arg::Words(&["off"]),
+        "special uniques (SUDA2) of up to M attributes",
+    ),
+    cmd(
+        "attributes",
+        &[],
+        "on|off",
+        Arg::Words(ON_OFF),
         "which attribute combinations make people unique (chart: m)",
     ),
 ];
@@ -200,7 +329,10 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             ))
         }
     };
-    let command = match name {
+    let Some(spec) = find(name) else {
+        return Err(format!("unknown command ':{name}'; :help lists them"));
+    };
+    let command = match spec.name {
         "k" => Command::K(number(name, one("a number")?, 1, u32::MAX)?),
         "l" => Command::L(number(name, one("a number")?, 1, MAX_L)?),
         "p" => Command::P(number(name, one("a number")?, 1, MAX_L)?),
@@ -211,7 +343,7 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
                     .map_err(|_| format!(":seed: '{v}' is not a whole number ≥ 0"))?,
             )
         }
-        "algo" | "algorithm" => {
+        "algo" => {
             let id = one("an algorithm id")?;
             match algorithms.iter().find(|a| a.id.eq_ignore_ascii_case(id)) {
                 Some(a) => Command::Algo(a.id),
@@ -225,7 +357,7 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             }
         }
         "run" => none().map(|()| Command::Run)?,
-        "save" | "w" => match args.as_slice() {
+        "save" => match args.as_slice() {
             [] => Command::Save(None),
             _ => Command::Save(Some(PathBuf::from(args.join(" ")))),
         },
@@ -241,8 +373,8 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             "off" => Command::Mouse(false),
             other => return Err(format!(":mouse: '{other}' is neither on nor off")),
         },
-        "q" | "quit" => none().map(|()| Command::Quit)?,
-        "help" | "h" => Command::Help,
+        "quit" => none().map(|()| Command::Quit)?,
+        "help" => Command::Help,
         "export" => {
             let path = (args.len() > 1).then(|| PathBuf::from(args[1..].join(" ")));
             match args.first().copied() {
@@ -273,7 +405,7 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
                     .collect::<Result<_, _>>()?,
             )),
         },
-        "conditions" | "G" => match args.as_slice() {
+        "conditions" => match args.as_slice() {
             [] => return Err(":conditions needs the path of a conditions file (G.json)".into()),
             _ => Command::Conditions(PathBuf::from(args.join(" "))),
         },
@@ -302,7 +434,7 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
                 }
             }
         }
-        "population" | "pop" => Command::Population(population(one("N, F or off")?)?),
+        "population" => Command::Population(population(one("N, F or off")?)?),
         "weights" => match args.as_slice() {
             ["off"] => Command::Weights(None),
             [col] => Command::Weights(Some((col.to_string(), IndividualMethod::Approx))),
@@ -329,7 +461,7 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             "off" => Command::AttributeRisks(false),
             other => return Err(format!(":attributes takes on or off, got '{other}'")),
         },
-        "hierarchies" | "hier" => match args.as_slice() {
+        "hierarchies" => match args.as_slice() {
             [] => {
                 return Err(":hierarchies needs a folder of '*hierarchy_<column>.csv' files".into())
             }
@@ -343,12 +475,13 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             [] => Command::Write(None),
             _ => Command::Write(Some(PathBuf::from(args.join(" ")))),
         },
-        "open" | "e" | "o" => match args.as_slice() {
+        "open" => match args.as_slice() {
             [] => Command::Open(None),
             _ => Command::Open(Some(PathBuf::from(args.join(" ")))),
         },
-        // More commands: one arm above this line.
-        other => return Err(format!("unknown command ':{other}'; :help lists them")),
+        // More commands: one arm above this line (a test parses every
+        // entry of the table).
+        other => return Err(format!(":{other} is in the command table but not parsed")),
     };
     Ok(command)
 }
@@ -495,35 +628,96 @@ impl LineEditor {
     }
 }
 
-/// The commands whose argument is a path, completed by Tab.
-const PATH_COMMANDS: &[&str] = &[
-    "open",
-    "e",
-    "o",
-    "save",
-    "w",
-    "write",
-    "conditions",
-    "G",
-    "hierarchies",
-    "export chart",
-    "export report",
-];
+/// What Tab offers beside the table's words: the session's algorithm ids
+/// and the data's column names.
+#[derive(Debug, Clone, Default)]
+pub struct Offers<'a> {
+    pub algorithms: Vec<&'static str>,
+    pub columns: Vec<&'a str>,
+}
 
-/// Tab on the command line: the path argument of a command that takes
-/// one, completed as far as the files in its folder agree. Returns the new
-/// line (unchanged when nothing matches) and the names that match when
-/// more than one does (for the status bar). A folder completes with a
-/// trailing `/`; hidden files are offered only for a prefix that starts
-/// with a dot.
-pub fn complete_path(line: &str) -> (String, Vec<String>) {
-    let Some((head, arg)) = PATH_COMMANDS.iter().find_map(|c| {
-        let rest = line.strip_prefix(c)?.strip_prefix(' ')?;
-        Some((line.len() - rest.len(), rest.trim_start()))
-    }) else {
-        return (line.to_string(), Vec::new());
+/// Tab on the command line: a command's name, or the argument being typed
+/// (a path, a word of the command's, an algorithm id, a model, a column),
+/// completed as far as the candidates agree. Returns the new line
+/// (unchanged when nothing matches) and the candidates when more than one
+/// matches (for the status bar). A unique command name gets a space after
+/// it, ready for its argument.
+pub fn complete(line: &str, offers: &Offers<'_>) -> (String, Vec<String>) {
+    let unchanged = || (line.to_string(), Vec::new());
+    let Some((word, rest)) = line.split_once(' ') else {
+        let names = COMMANDS.iter().map(|c| c.name);
+        return offer("", line, names, " ");
     };
-    let head = line[..head].trim_end();
+    let Some(spec) = find(word) else {
+        return unchanged();
+    };
+    let arg = rest.trim_start();
+    let head = &line[..line.len() - arg.len()];
+    // The word being typed: the first argument for most commands; a
+    // rule's last word for columns.
+    let first_word = !arg.contains(' ');
+    match spec.arg {
+        Arg::Nothing => unchanged(),
+        Arg::Path => complete_path(head, arg),
+        Arg::Words(words) if first_word => offer(head, arg, words.iter().copied(), ""),
+        Arg::WordThenPath(words) => match arg.split_once(' ') {
+            None => offer(head, arg, words.iter().copied(), " "),
+            Some((_, path)) => {
+                let path = path.trim_start();
+                complete_path(&line[..line.len() - path.len()], path)
+            }
+        },
+        Arg::Algorithm if first_word => offer(head, arg, offers.algorithms.iter().copied(), ""),
+        Arg::Model if first_word => offer(head, arg, Model::NAMES.iter().copied(), ""),
+        Arg::Column(words) => {
+            let at = arg.rfind(' ').map_or(0, |i| i + 1);
+            let head = &line[..head.len() + at];
+            let names = offers.columns.iter().copied().chain(words.iter().copied());
+            offer(head, &arg[at..], names, "")
+        }
+        Arg::Words(_) | Arg::Algorithm | Arg::Model => unchanged(),
+    }
+}
+
+/// `head` then the longest start the `options` beginning with `prefix`
+/// share (followed by `then` when only one does), and those options when
+/// several do.
+fn offer<'o>(
+    head: &str,
+    prefix: &str,
+    options: impl Iterator<Item = &'o str>,
+    then: &str,
+) -> (String, Vec<String>) {
+    let mut names: Vec<String> = Vec::new();
+    for o in options.filter(|o| o.starts_with(prefix)) {
+        if !names.iter().any(|n| n == o) {
+            names.push(o.to_string());
+        }
+    }
+    match names.as_slice() {
+        [] => (format!("{head}{prefix}"), Vec::new()),
+        [one] => (format!("{head}{one}{then}"), Vec::new()),
+        _ => (format!("{head}{}", common_start(&names)), names),
+    }
+}
+
+/// The longest start every name shares (by characters).
+fn common_start(names: &[String]) -> String {
+    let first = names.first().cloned().unwrap_or_default();
+    names.iter().skip(1).fold(first, |acc, n| {
+        acc.chars()
+            .zip(n.chars())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a)
+            .collect()
+    })
+}
+
+/// A path argument `arg` after `head`, completed as far as the files in
+/// its folder agree. A folder completes with a trailing `/`; hidden files
+/// are offered only for a prefix that starts with a dot.
+fn complete_path(head: &str, arg: &str) -> (String, Vec<String>) {
+    let unchanged = || (format!("{head}{arg}"), Vec::new());
     let (dir, prefix) = match arg.rfind('/') {
         Some(i) => (&arg[..=i], &arg[i + 1..]),
         None => ("", arg),
@@ -534,7 +728,7 @@ pub fn complete_path(line: &str) -> (String, Vec<String>) {
         std::path::Path::new(dir)
     };
     let Ok(entries) = std::fs::read_dir(folder) else {
-        return (line.to_string(), Vec::new());
+        return unchanged();
     };
     let mut names: Vec<String> = entries
         .filter_map(|e| {
@@ -548,23 +742,12 @@ pub fn complete_path(line: &str) -> (String, Vec<String>) {
         })
         .collect();
     names.sort();
-    let Some(first) = names.first() else {
-        return (line.to_string(), Vec::new());
-    };
-    // The longest prefix every match shares (by characters).
-    let common: String = names.iter().skip(1).fold(first.clone(), |acc, n| {
-        acc.chars()
-            .zip(n.chars())
-            .take_while(|(a, b)| a == b)
-            .map(|(a, _)| a)
-            .collect()
-    });
-    let line = format!("{head} {dir}{common}");
-    if names.len() == 1 {
-        (line, Vec::new())
-    } else {
-        (line, names)
-    }
+    offer(
+        &format!("{head}{dir}"),
+        prefix,
+        names.iter().map(String::as_str),
+        "",
+    )
 }
 
 #[cfg(test)]
@@ -578,6 +761,10 @@ mod tests {
 
     fn standard() -> Vec<AlgorithmChoice> {
         AlgorithmChoice::all(&anonlab::algorithms::Registry::standard())
+    }
+
+    fn complete_path(line: &str) -> (String, Vec<String>) {
+        complete(line, &Offers::default())
     }
 
     #[test]
@@ -625,6 +812,62 @@ mod tests {
         assert_eq!(parse("q"), Ok(Command::Quit));
         assert_eq!(parse("quit"), Ok(Command::Quit));
         assert_eq!(parse("help"), Ok(Command::Help));
+    }
+
+    /// The table drives the parser: every entry, by its name and by each
+    /// alias, parses with an argument of its kind, to the same command.
+    #[test]
+    fn every_entry_of_the_table_parses() {
+        let algorithms = standard();
+        for c in COMMANDS {
+            let arg = match c.arg {
+                Arg::Nothing => "",
+                Arg::Path => "x.csv",
+                Arg::Words(w) | Arg::WordThenPath(w) => w[0],
+                Arg::Algorithm => algorithms[0].id,
+                Arg::Model => Model::NAMES[0],
+                Arg::Column(_) => "age",
+            };
+            // k, l, p and seed take a number, which Tab does not offer.
+            let parsed = parse(&format!("{} {arg}", c.name))
+                .or_else(|_| parse(&format!("{} 5", c.name)))
+                .unwrap_or_else(|e| panic!(":{} does not parse: {e}", c.name));
+            for alias in c.aliases {
+                let line = format!("{alias} {}", if arg.is_empty() { "5" } else { arg });
+                let by_alias = parse(&line).or_else(|_| parse(alias));
+                assert_eq!(by_alias.as_ref(), Ok(&parsed), ":{alias}");
+            }
+            assert!(find(c.name).is_some());
+        }
+        assert_eq!(find("w").map(|c| c.name), Some("save"));
+    }
+
+    #[test]
+    fn tab_offers_names_then_the_arguments_of_each_kind() {
+        let offers = Offers {
+            algorithms: vec!["mondrian", "anatomy"],
+            columns: vec!["age", "sex", "salary"],
+        };
+        let tab = |line: &str| complete(line, &offers);
+        assert_eq!(tab("po"), ("population ".into(), vec![]));
+        // `s` starts several names: the shared start and the list.
+        let (line, many) = tab("s");
+        assert_eq!(line, "s");
+        assert!(many.contains(&"seed".to_string()) && many.contains(&"suda".to_string()));
+        assert_eq!(tab("algo m").0, "algo mondrian");
+        assert_eq!(tab("algo ").1, vec!["mondrian", "anatomy"]);
+        assert_eq!(tab("model ").1.len(), Model::NAMES.len());
+        assert_eq!(tab("mouse of").0, "mouse off");
+        assert_eq!(tab("weights a").0, "weights age");
+        assert_eq!(tab("weights o").0, "weights off");
+        // The rule's last word, wherever it is.
+        assert_eq!(tab("filter age>=60 and se").0, "filter age>=60 and sex");
+        let (line, many) = tab("filter s");
+        assert_eq!((line.as_str(), many.len()), ("filter s", 2));
+        // Nothing to offer: the line as it was.
+        assert_eq!(tab("k 5"), ("k 5".into(), vec![]));
+        assert_eq!(tab("theme mono x"), ("theme mono x".into(), vec![]));
+        assert_eq!(tab("nope x"), ("nope x".into(), vec![]));
     }
 
     #[test]

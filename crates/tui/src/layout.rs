@@ -42,13 +42,24 @@ pub fn tab_at(area: Rect, at: Position) -> Option<Screen> {
     }
     let mut x = tabs.x;
     for (i, s) in Screen::ALL.iter().enumerate() {
-        let w = Span::raw(tab_title(i, *s)).width() as u16 + 2;
+        let w = tab_width(i, *s);
         if (x..x + w).contains(&at.x) {
             return Some(*s);
         }
         x += w + 1;
     }
     None
+}
+
+/// Cells one tab takes: its title and a cell of padding on each side.
+fn tab_width(i: usize, s: Screen) -> u16 {
+    Span::raw(tab_title(i, s)).width() as u16 + 2
+}
+
+/// Cells the whole tab bar takes, the tabs one cell apart.
+pub fn tabs_width() -> u16 {
+    let tabs = Screen::ALL.iter().enumerate();
+    tabs.map(|(i, s)| tab_width(i, *s) + 1).sum::<u16>() - 1
 }
 
 // ---- Data ----

@@ -18,11 +18,13 @@
 //! - `history`: undo and redo of the session's edits, and what "unsaved"
 //!   means;
 //! - `screens`: one component per screen, each owning its state, its job
-//!   slots and their messages;
+//!   slots and their messages, and drawing itself (`screens/*/draw.rs`)
+//!   with the `widgets` every screen shares;
 //! - `export`: the chart and report jobs;
 //! - `app`: the router, the modal stack (popup, help, command line,
 //!   search) and the session;
-//! - `ui`: drawing, which only reads the app.
+//! - `ui`: drawing the frame around the screen in view (tabs, status bar,
+//!   modals), which only reads the app.
 
 mod app;
 mod chart;
@@ -41,6 +43,7 @@ mod session;
 mod shared;
 mod theme;
 mod ui;
+mod widgets;
 mod worker;
 
 use std::io::{self, Stdout};
@@ -61,35 +64,33 @@ use ratatui::Terminal;
 use anonlab::session::Session;
 
 // The public API: the app and what drives it (actions, keys, the config,
-// ticks, `draw` on any backend), the screen ids and the component trait,
-// and the types of what the app's readers return that tests and benches
-// name (a figure shown, a job's state). The screens' states are reached
-// through the app's readers, not re-exported: 130 names before issue 31.
-pub use app::{App, Confirm, JobMsg};
+// ticks, `draw` on any backend), the screen ids, and the few types of what
+// the app's readers return that tests and benches name to match on (a
+// figure shown, a job's state, a worker message they feed the app). The
+// screens' states are reached through the app's readers, not re-exported:
+// 130 names before issue 31, 66 before its screen trait, 52 after.
+pub use app::{App, Confirm, HelpPage, JobMsg};
 pub use cmdline::{Command, COMMANDS};
 pub use config::Config;
-pub use export::{beside, reopened, ChartData, Dist, Target, EXPORT_DIR, REPORT_DIR};
+pub use export::{ChartData, Dist, EXPORT_DIR, REPORT_DIR};
 pub use jobs::GAUGE_AFTER;
 pub use keymap::{Action, Input, KeyMap, Scope};
 pub use layout::anonymize_table_viewport;
 pub use picker::Origin;
 pub use recent::{RecentFiles, MAX_RECENT};
 pub use screens::anonymize::{AnonymizeMsg, Param, QueriesState};
-pub use screens::compare::{Measured, Outcome, Probability, QueryError, METRIC_COLUMNS};
+pub use screens::compare::{Measured, Outcome, QueryError, METRIC_COLUMNS};
 pub use screens::hierarchies::{Builder, DialogKind};
 pub use screens::mark::MarkMode;
-pub use screens::record::record_detail;
-pub use screens::release::{verification_lines, AnonymizeView, CACHE_ENTRIES};
-pub use screens::risk::{Figures, Measures, RecordList, RiskChart, RiskFocus, RiskModel};
+pub use screens::release::verification_lines;
+pub use screens::risk::{Measures, RecordList, RiskChart, RiskFocus, RiskModel};
 pub use screens::sweep::{SweepCell, SweepMetric, MAX_SWEEP_L, SWEEP_KS};
-pub use screens::Component;
-pub use search::SearchState;
-pub use session::{AnonymizeInputs, Before, Reads, SessionState, FULL_DOMAIN, MAX_LISTED};
+pub use session::{AnonymizeInputs, FULL_DOMAIN, MAX_LISTED};
 pub use shared::{step_series, JobState, Screen, DEFAULT_PROJECT_FILE};
 pub use theme::Theme;
 pub use ui::draw;
-pub use ui::widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
-pub use worker::{Worker, WorkerMsg};
+pub use widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
+pub use worker::WorkerMsg;
 
 /// Wake-up interval when nothing happens (animates the busy spinner).
 const TICK: Duration = Duration::from_millis(250);
@@ -218,6 +219,9 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
                 if let Some(action) = action {
                     app.step(&action);
                 }
+                if app.take_suspend() {
+                    guard.suspend(mouse)?;
+                }
                 // `:open`: the new session in place of this one.
                 if let Some(opened) = app.take_open() {
                     app = opened;
@@ -301,6 +305,30 @@ impl TerminalGuard {
                 Err(e)
             }
         }
+    }
+}
+
+impl TerminalGuard {
+    /// Ctrl-Z: give the terminal back, stop the process as the shell's
+    /// job (raw mode swallowed the key, so the TUI raises SIGTSTP itself),
+    /// and once `fg` continues it take the terminal again and clear it, so
+    /// the next draw repaints every cell.
+    #[cfg(unix)]
+    fn suspend(&mut self, mouse: bool) -> io::Result<()> {
+        restore_terminal();
+        signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)?;
+        enable_raw_mode()?;
+        execute!(io::stdout(), EnterAlternateScreen)?;
+        if mouse {
+            execute!(io::stdout(), EnableMouseCapture)?;
+        }
+        self.terminal.clear()
+    }
+
+    /// Elsewhere there is no job control to suspend to.
+    #[cfg(not(unix))]
+    fn suspend(&mut self, _mouse: bool) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -85,7 +85,6 @@ impl<T> Shared<T> {
 pub struct Worker<T> {
     shared: Arc<Shared<T>>,
     next_id: JobId,
-    threaded: bool,
 }
 
 impl<T: Send + 'static> Worker<T> {
@@ -101,15 +100,13 @@ impl<T: Send + 'static> Worker<T> {
                 wake: Condvar::new(),
             }),
             next_id: 0,
-            threaded: false,
         }
     }
 
     /// Jobs run on one background thread; `notify` receives its messages
     /// (from that thread). Fails only when the thread cannot be started.
     pub fn threaded(notify: impl Fn(WorkerMsg<T>) + Send + 'static) -> std::io::Result<Self> {
-        let mut w = Self::inline();
-        w.threaded = true;
+        let w = Self::inline();
         let shared = Arc::clone(&w.shared);
         thread::Builder::new()
             .name("anonlab-worker".into())
@@ -122,10 +119,6 @@ impl<T: Send + 'static> Worker<T> {
     pub fn phase(&self) -> Option<anonlab::progress::Phase> {
         let slot = self.shared.lock();
         slot.running.as_ref().and_then(|(_, p)| p.phase())
-    }
-
-    pub fn is_threaded(&self) -> bool {
-        self.threaded
     }
 
     /// Queue a job, replacing any queued one and cancelling the running one.
@@ -149,12 +142,6 @@ impl<T: Send + 'static> Worker<T> {
         if let Some((_, p)) = &slot.running {
             p.cancel();
         }
-    }
-
-    /// Whether a job is queued or running.
-    pub fn is_busy(&self) -> bool {
-        let slot = self.shared.lock();
-        slot.queued.is_some() || slot.running.is_some()
     }
 
     /// Run the queued job, if any, on this thread and return what a
@@ -365,5 +352,44 @@ mod tests {
             }
         }
         assert!(seen_cancel);
+    }
+
+    #[test]
+    fn the_worker_runs_only_the_newest_of_queued_requests_and_stops_the_running_one() {
+        let (tx, rx) = mpsc::channel();
+        let mut w: Worker<u32> = Worker::threaded(move |m| {
+            let _ = tx.send(m);
+        })
+        .unwrap();
+        let (started_tx, started_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        // The running job holds on until both newer requests are in, then
+        // finds that it was asked to stop.
+        let running = w.submit(Box::new(move |p: &Progress| {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+            p.check()?;
+            Ok(0)
+        }));
+        started_rx.recv().unwrap();
+        let replaced = w.submit(Box::new(|_: &Progress| Ok(1)));
+        let newest = w.submit(Box::new(|_: &Progress| Ok(2)));
+        release_tx.send(()).unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let m = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+            assert_ne!(m.id(), replaced, "a replaced request must never run");
+            match m {
+                WorkerMsg::Progress { .. } => continue,
+                WorkerMsg::Done { id, output, .. } => {
+                    assert_eq!((id, output), (newest, 2));
+                    seen.push(id);
+                    break;
+                }
+                WorkerMsg::Cancelled { id } => seen.push(id),
+                WorkerMsg::Failed { error, .. } => panic!("{error}"),
+            }
+        }
+        assert_eq!(seen, [running, newest]);
     }
 }

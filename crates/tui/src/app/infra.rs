@@ -13,15 +13,7 @@ use crate::cmdline::{self, Command, Edit, PopulationCommand};
 use crate::config::Config;
 use crate::keymap::{Action, Scope};
 use crate::layout;
-use crate::screens::hierarchies::Focus;
-use crate::screens::risk::RiskFocus;
-use crate::search::{self, Scan, SearchState};
 use crate::theme::Theme;
-
-/// Published rows rendered per `/` or `n` on the Anonymize screen, so a
-/// table of a million rows is searched in slices instead of freezing the
-/// screen.
-const PUBLISHED_SEARCH_BUDGET: usize = 50_000;
 
 impl App {
     /// Use a loaded config: its key map, theme and mouse setting. Problems
@@ -92,9 +84,6 @@ impl App {
         let e = &self.search.editor;
         e.text().zip(e.cursor()).map(|(t, c)| ("/", t, c))
     }
-    pub fn search_state(&self) -> &SearchState {
-        &self.search
-    }
     /// The session's command lines, oldest first.
     pub fn command_history(&self) -> &[String] {
         self.cmdline.history()
@@ -102,24 +91,19 @@ impl App {
     /// The focused panel of a screen with several (see the keymap's
     /// panels): its keys come first in the help overlay.
     pub fn focused_panel(&self) -> Option<&'static str> {
-        match self.screen {
-            Screen::Hierarchies => Some(match self.hier.state.focus {
-                Focus::Attributes => "attribute list",
-                Focus::Tree => "hierarchy tree",
-            }),
-            Screen::Anonymize => Some(if self.anon.state.show_detail {
-                "published table"
-            } else {
-                "parameters"
-            }),
-            _ => None,
-        }
+        self.in_view_ref().focused_panel()
     }
 
     pub(super) fn step_cmdline(&mut self, action: &Action) {
         if *action == Action::Complete {
             if let Some(text) = self.cmdline.text() {
-                let (line, matches) = cmdline::complete_path(text);
+                let ds = self.session.dataset();
+                let offers = cmdline::Offers {
+                    // The ids `:algo` takes (its parser reads the same list).
+                    algorithms: self.session.algorithms().iter().map(|a| a.id).collect(),
+                    columns: (0..ds.n_cols()).map(|c| ds.col(c).name()).collect(),
+                };
+                let (line, matches) = cmdline::complete(text, &offers);
                 self.cmdline.set_text(line);
                 if !matches.is_empty() {
                     self.notice = Some(matches.join("  "));
@@ -214,7 +198,7 @@ impl App {
                     &mut out,
                 );
             }
-            Command::Help => self.help = true,
+            Command::Help => self.open_help(super::HelpPage::Commands),
             Command::Compare(c) => {
                 let entry = self.entry_now();
                 self.compare
@@ -396,149 +380,9 @@ impl App {
             self.notice = Some("nothing searched yet: / starts a search".into());
             return;
         };
-        let found = match self.screen {
-            Screen::Data => {
-                let ds = std::sync::Arc::clone(self.session.table());
-                if ds.n_cols() == 0 {
-                    return;
-                }
-                // Every column, in the view's order (sorted, filtered),
-                // from the cursor's row.
-                let hits: Vec<(usize, Vec<bool>)> = (0..ds.n_cols())
-                    .map(|c| (c, search::matching_codes(ds.col(c).dictionary(), &q)))
-                    .collect();
-                let order = &self.data.view.order;
-                let in_row = |pos: usize| {
-                    let r = order.record(pos);
-                    hits.iter()
-                        .find(|(c, h)| h.get(ds.col(*c).code(r) as usize) == Some(&true))
-                        .map(|(c, _)| *c)
-                };
-                let n = order.len(ds.n_rows());
-                let found =
-                    search::next_match(n, self.data.view.row, forward, |p| in_row(p).is_some());
-                let found = found.map(|p| (p, in_row(p).unwrap_or(0), order.record(p)));
-                self.search.hits = Some(hits);
-                match found {
-                    Some((pos, c, r)) => {
-                        self.data.select_position(pos, Some(c), &self.session);
-                        Ok(format!("/{q}: row {} ({})", r + 1, ds.col(c).name()))
-                    }
-                    None => Err(format!("'{q}' not found in any column")),
-                }
-            }
-            Screen::Anonymize => {
-                // A published row is rendered to be searched (generalized
-                // cells have no dictionary), so a long table is searched
-                // in slices; `n` goes on from where a slice stopped.
-                let ds = std::sync::Arc::clone(self.session.dataset());
-                let ds = &*ds;
-                let scan = self.anon.state.view.as_ref().map(|view| {
-                    search::next_match_bounded(
-                        view.published_rows(),
-                        self.anon.state.table.cursor,
-                        forward,
-                        PUBLISHED_SEARCH_BUDGET,
-                        |i| {
-                            view.row(ds, i)
-                                .is_some_and(|row| row.iter().any(|v| search::contains(v, &q)))
-                        },
-                    )
-                });
-                match scan {
-                    Some(Scan::Found(i)) | Some(Scan::Stopped(i)) => {
-                        self.anon.select_row(i, ds);
-                        if scan == Some(Scan::Found(i)) {
-                            Ok(format!("/{q}: published row {}", i + 1))
-                        } else {
-                            Err(format!(
-                                "'{q}' not found in the {} rows up to row {}; n searches on",
-                                anonlab::format::thousands(PUBLISHED_SEARCH_BUDGET as u64),
-                                anonlab::format::thousands(i as u64 + 1)
-                            ))
-                        }
-                    }
-                    _ => Err(format!("'{q}' not found in the published table")),
-                }
-            }
-            Screen::Hierarchies => match self.hier.state.focus {
-                Focus::Attributes => {
-                    let ds = std::sync::Arc::clone(self.session.dataset());
-                    let found =
-                        search::next_match(ds.n_cols(), self.hier.state.cursor, forward, |c| {
-                            search::contains(ds.col(c).name(), &q)
-                        });
-                    match found {
-                        Some(c) => {
-                            self.hier.state.select_attribute(&self.session, c);
-                            Ok(format!("/{q}: attribute {}", ds.col(c).name()))
-                        }
-                        None => Err(format!("'{q}' not found among the attributes")),
-                    }
-                }
-                Focus::Tree => {
-                    let tree = self.hier.state.tree.as_mut().and_then(|t| t.as_mut().ok());
-                    let found = tree.and_then(|t| {
-                        let hit = search::next_match(t.lines.len(), t.cursor, forward, |i| {
-                            search::contains(&t.lines[i].label, &q)
-                        });
-                        if let Some(i) = hit {
-                            t.cursor = i;
-                        }
-                        hit.map(|i| t.lines[i].label.clone())
-                    });
-                    match found {
-                        Some(label) => Ok(format!("/{q}: node {label}")),
-                        None => Err(format!("'{q}' not found in the open nodes of the tree")),
-                    }
-                }
-            },
-            Screen::Risk => {
-                // The records above the threshold (at most MAX_LISTED),
-                // matched on the row number as drawn or plain, and on the
-                // values the list shows for it.
-                let listed = self.risk.state.shown_list(&self.session).0;
-                let found =
-                    search::next_match(listed.len(), self.risk.state.list_cursor, forward, |i| {
-                        let r = listed[i].row as u64 + 1;
-                        search::contains(&r.to_string(), &q)
-                            || search::contains(&anonlab::format::thousands(r), &q)
-                            || search::contains(&self.risk_record_values(r as usize - 1).1, &q)
-                    });
-                match found {
-                    Some(i) => {
-                        let row = listed[i].row as usize;
-                        self.risk.state.list_cursor = i;
-                        self.risk.state.focus = RiskFocus::Records;
-                        Ok(format!("/{q}: record of row {}", row + 1))
-                    }
-                    None => Err(format!(
-                        "'{q}' not found in the records above the threshold"
-                    )),
-                }
-            }
-            Screen::Compare => {
-                let entries = &self.compare.state.entries;
-                let found =
-                    search::next_match(entries.len(), self.compare.state.cursor, forward, |i| {
-                        search::contains(&entries[i].entry.to_string(), &q)
-                    });
-                match found {
-                    Some(i) => {
-                        self.compare.state.cursor = i;
-                        Ok(format!(
-                            "/{q}: entry {} {}",
-                            i + 1,
-                            self.compare.state.entries[i].entry
-                        ))
-                    }
-                    None => Err(format!("'{q}' not found in the compare set")),
-                }
-            }
-        };
-        self.notice = Some(match found {
-            Ok(n) | Err(n) => n,
-        });
+        let (screen, mut cx) = self.in_view();
+        let found = screen.search(&q, forward, &mut cx);
+        self.notice = Some(found);
     }
 
     /// A left click: a tab switches screen; a row of the screen's table or
@@ -552,73 +396,8 @@ impl App {
             self.show(s);
             return;
         }
-        match self.screen {
-            Screen::Data => {
-                let vp = layout::data_table_viewport(area);
-                if !vp.contains(at) {
-                    return;
-                }
-                let d = &self.data.view;
-                let r = d.top + usize::from(row - vp.y);
-                if r >= d.order.len(self.session.table().n_rows()) {
-                    return;
-                }
-                // The row-number gutter, then the columns one space apart.
-                let mut x = vp.x + d.gutter + 1;
-                let mut col = None;
-                for &(c, w) in &d.columns {
-                    if (x..x + w + 1).contains(&column) {
-                        col = Some(c);
-                        break;
-                    }
-                    x += w + 1;
-                }
-                self.data.select_position(r, col, &self.session);
-            }
-            Screen::Anonymize => {
-                let vp = layout::anonymize_table_viewport(area);
-                let s = &self.anon.state;
-                let rows = s.view.as_ref().map_or(0, |v| v.published_rows());
-                let i = s.table.top + usize::from(row.saturating_sub(vp.y));
-                if vp.contains(at) && i < rows {
-                    let ds = std::sync::Arc::clone(self.session.dataset());
-                    self.anon.select_row(i, &ds);
-                }
-            }
-            Screen::Hierarchies => {
-                let h = &self.hier.state;
-                let n = self.session.dataset().n_cols();
-                if let Some(c) =
-                    layout::hierarchies_attribute_at(area, h.matrix.columns.len(), n, h.cursor, at)
-                {
-                    self.hier.state.focus = Focus::Attributes;
-                    self.hier.state.select_attribute(&self.session, c);
-                }
-            }
-            Screen::Risk => {
-                // A click selects; Enter jumps to the record, as from the
-                // keys, so a click never leaves the screen.
-                let prefix = self.risk_rows();
-                let r = &self.risk.state;
-                let order = self.session.order().len();
-                let listed = r.shown_list(&self.session).0.len();
-                if let Some(i) = layout::risk_picker_at(area, prefix, r.cursor, order, at) {
-                    self.risk.state.focus = RiskFocus::Picker;
-                    self.risk.state.cursor = i;
-                } else if let Some(i) =
-                    layout::risk_record_at(area, prefix, r.list_cursor, listed, at)
-                {
-                    self.risk.state.focus = RiskFocus::Records;
-                    self.risk.state.list_cursor = i;
-                }
-            }
-            Screen::Compare => {
-                let n = self.compare.state.entries.len();
-                if let Some(i) = layout::compare_entry_at(area, n, at) {
-                    self.compare.state.cursor = i;
-                }
-            }
-        }
+        let (screen, mut cx) = self.in_view();
+        screen.click(area, at, &mut cx);
     }
 }
 

@@ -22,41 +22,25 @@ use super::history::{self, History};
 use super::jobs::{Job, JobClock};
 use super::keymap::{Action, KeyMap};
 use super::layout;
-use super::screens::anonymize::{AnonymizeMsg, AnonymizeScreen};
-use super::screens::compare::{CompareMsg, CompareScreen};
+use super::screens::anonymize::AnonymizeScreen;
+use super::screens::compare::CompareScreen;
 use super::screens::data::DataScreen;
 use super::screens::hierarchies::HierarchiesScreen;
-use super::screens::risk::{AfterView, RiskScreen};
-use super::screens::{Component, Context};
+use super::screens::risk::RiskScreen;
+pub use super::screens::JobMsg;
+use super::screens::{Component, Context, View};
 use super::search::SearchState;
-use super::session::{Before, SessionState, Snapshot};
+use super::session::{SessionState, Snapshot};
 use super::shared::{JobState, Out, Popup, Screen};
 use super::theme::Theme;
 use super::worker::WorkerMsg;
-use anonlab::data::{CompareEntry, Role};
+use anonlab::data::CompareEntry;
 use anonlab::session::Session;
-use anonlab::stats::CorrelationMatrix;
 
 mod exports;
 mod infra;
 mod open;
 mod read;
-
-/// A message from one of the background job slots, for the component
-/// that owns the slot.
-#[derive(Debug)]
-pub enum JobMsg {
-    /// The session's baseline (boxed, as the others: an assessment).
-    Baseline(WorkerMsg<Box<Before>>),
-    /// The Risk screen's attacks on the shown release.
-    RiskAfter(WorkerMsg<Box<AfterView>>),
-    Anonymize(AnonymizeMsg),
-    Correlation(WorkerMsg<CorrelationMatrix>),
-    /// One task of the Compare screen's pass.
-    Compare(CompareMsg),
-    /// A chart or report written by the export slot.
-    Export(WorkerMsg<super::export::Exported>),
-}
 
 /// Where the job slots' threads hand their messages.
 type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
@@ -94,6 +78,8 @@ pub struct App {
     cmdline: LineEditor,
     search: SearchState,
     help: bool,
+    /// The keys, or the `:` commands.
+    help_page: HelpPage,
     /// First help line shown, when the help does not fit the terminal.
     help_scroll: usize,
     /// Charts and reports being written (`e`, `E`).
@@ -104,6 +90,9 @@ pub struct App {
     mouse: bool,
     notice: Option<String>,
     quit: bool,
+    /// Ctrl-Z was pressed: the terminal loop suspends the process
+    /// ([`take_suspend`](Self::take_suspend)).
+    suspend: bool,
     size: (u16, u16),
     spinner: usize,
     /// When each running job started, for the status bar's gauge.
@@ -127,6 +116,15 @@ pub struct App {
     recent: super::recent::RecentFiles,
     /// The `:open` picker, while open.
     picker: Option<super::picker::FilePicker>,
+}
+
+/// The two pages of the help overlay; ← and → switch between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelpPage {
+    /// The keys of the screen in view (`?`).
+    Keys,
+    /// Every command of the `:` line with its arguments (`:help`).
+    Commands,
 }
 
 /// What waits for the user's answer about unsaved changes.
@@ -166,6 +164,7 @@ impl App {
             cmdline: LineEditor::default(),
             search: SearchState::default(),
             help: false,
+            help_page: HelpPage::Keys,
             help_scroll: 0,
             export_job: Job::inline(),
             keymap: KeyMap::default(),
@@ -173,6 +172,7 @@ impl App {
             mouse: true,
             notice: None,
             quit: false,
+            suspend: false,
             size: (80, 24),
             spinner: 0,
             clock: JobClock::default(),
@@ -292,6 +292,14 @@ impl App {
         self.history.depth()
     }
 
+    /// Open the help on `page`, at its top however far it was scrolled
+    /// when it was closed.
+    pub(super) fn open_help(&mut self, page: HelpPage) {
+        self.help = true;
+        self.help_page = page;
+        self.help_scroll = 0;
+    }
+
     /// Quit, asking first when there are unsaved changes.
     pub(super) fn request_quit(&mut self) {
         if self.unsaved() {
@@ -397,6 +405,7 @@ impl App {
             }
             _ if self.confirm.is_some() => self.step_confirm(action),
             Action::Quit => self.request_quit(),
+            Action::Suspend => self.suspend = true,
             Action::Undo | Action::Redo
                 if self.popup.is_none() && !self.dialog_open() && !self.help =>
             {
@@ -443,6 +452,10 @@ impl App {
             // and the wheel scroll it (the drawing clamps the scroll).
             _ if self.help => match *action {
                 Action::Cancel | Action::ToggleHelp => self.help = false,
+                Action::Left | Action::Right => self.open_help(match self.help_page {
+                    HelpPage::Keys => HelpPage::Commands,
+                    HelpPage::Commands => HelpPage::Keys,
+                }),
                 Action::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
                 Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
                 Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
@@ -454,10 +467,7 @@ impl App {
                 }
                 _ => {}
             },
-            Action::ToggleHelp => {
-                self.help = true;
-                self.help_scroll = 0;
-            }
+            Action::ToggleHelp => self.open_help(HelpPage::Keys),
             Action::OpenCommandLine => self.cmdline.open(),
             Action::OpenFile => self.open_picker(),
             Action::OpenFilter if self.screen == Screen::Data => {
@@ -508,52 +518,71 @@ impl App {
                 }
                 self.risk.sync(&self.session);
             }
-            JobMsg::RiskAfter(m) => self.risk.on_after(m, &self.session, &mut out),
-            JobMsg::Anonymize(m) => self.anon.on_msg(m, &self.session),
-            JobMsg::Correlation(m) => self.hier.on_matrix(m),
-            JobMsg::Compare(m) => {
-                let view = self.compare.on_msg(m, &self.session, &self.anon.cache);
-                if let Some(v) = view {
-                    self.anon.cache.insert(v.inputs.clone(), Ok(v));
+            JobMsg::Export(m) => self.on_export(m, &mut out),
+            msg => {
+                if let Some(owner) = msg.owner() {
+                    let (screen, mut cx) = self.screen_mut(owner);
+                    screen.on_job(msg, &mut cx, &mut out);
                 }
             }
-            JobMsg::Export(m) => self.on_export(m, &mut out),
         }
         self.apply(out);
         self.sync_clock(Instant::now());
     }
 
     /// The screen in view, as a component, with what it reads of the
-    /// session and of the other screens: the one place the app picks a
-    /// screen by its id.
+    /// session and of the other screens.
     fn in_view(&mut self) -> (&mut dyn Component, Context<'_>) {
+        self.screen_mut(self.screen)
+    }
+
+    /// A screen, as a component, with what it reads of the session and
+    /// of the other screens: the one place the app picks a screen by its
+    /// id (with [`screen_ref`](Self::screen_ref)).
+    fn screen_mut(&mut self, id: Screen) -> (&mut dyn Component, Context<'_>) {
         let shown = self.anon.shown_release().cloned();
-        let inputs = self.in_view_ref().needs_inputs().then(|| self.inputs());
-        let (screen, cache): (&mut dyn Component, _) = match self.screen {
-            Screen::Data => (&mut self.data, Some(&self.anon.cache)),
-            Screen::Risk => (&mut self.risk, Some(&self.anon.cache)),
+        let inputs = self.screen_ref(id).needs_inputs().then(|| self.inputs());
+        let (screen, cache): (&mut dyn Component, _) = match id {
+            Screen::Data => (&mut self.data, Some(&mut self.anon.cache)),
+            Screen::Risk => (&mut self.risk, Some(&mut self.anon.cache)),
             // The Anonymize screen owns the cache: it is not lent to it.
             Screen::Anonymize => (&mut self.anon, None),
-            Screen::Hierarchies => (&mut self.hier, Some(&self.anon.cache)),
-            Screen::Compare => (&mut self.compare, Some(&self.anon.cache)),
+            Screen::Hierarchies => (&mut self.hier, Some(&mut self.anon.cache)),
+            Screen::Compare => (&mut self.compare, Some(&mut self.anon.cache)),
         };
         let cx = Context {
             session: &mut self.session,
             shown,
             cache,
             inputs,
+            search: &mut self.search,
         };
         (screen, cx)
     }
 
     /// The screen in view, to read.
-    fn in_view_ref(&self) -> &dyn Component {
-        match self.screen {
+    pub(crate) fn in_view_ref(&self) -> &dyn Component {
+        self.screen_ref(self.screen)
+    }
+
+    /// A screen, to read.
+    fn screen_ref(&self, id: Screen) -> &dyn Component {
+        match id {
             Screen::Data => &self.data,
             Screen::Risk => &self.risk,
             Screen::Anonymize => &self.anon,
             Screen::Hierarchies => &self.hier,
             Screen::Compare => &self.compare,
+        }
+    }
+
+    /// What the screens' drawing reads beyond their own state.
+    pub(crate) fn view(&self) -> View<'_> {
+        View {
+            session: &self.session,
+            keymap: &self.keymap,
+            search: &self.search,
+            shown: self.anon.state.view.as_ref(),
         }
     }
 
@@ -760,23 +789,6 @@ impl App {
     /// The Risk screen's layout heights: the prefix table's rows and the
     /// model panel's lines (none without the statistics offices' measures).
     pub fn risk_rows(&self) -> layout::RiskRows {
-        let Some(b) = self.session.baseline() else {
-            return layout::RiskRows::default();
-        };
-        let a = &b.assessment;
-        let model = if crate::screens::risk_models::has_measures(&a.sample) {
-            crate::screens::risk_models::MODEL_PANEL_LINES
-        } else {
-            0
-        };
-        layout::RiskRows {
-            prefix: a.simulation.prefix.len() as u16,
-            model,
-        }
-    }
-
-    /// Role of column `c`, for drawing.
-    pub fn role(&self, c: usize) -> Role {
-        self.session.roles().get(c)
+        crate::screens::risk::layout_rows(&self.session)
     }
 }

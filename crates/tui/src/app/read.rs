@@ -45,6 +45,28 @@ impl App {
     pub fn help_visible(&self) -> bool {
         self.help
     }
+    pub fn help_page(&self) -> super::HelpPage {
+        self.help_page
+    }
+    /// The help page's sections, each a title and its lines: the keys of
+    /// the focused panel, the screen and every screen, from the key map
+    /// (so remapped keys show their new inputs); or every command of the
+    /// `:` line with its arguments, from the command table.
+    pub fn help_sections(&self) -> Vec<(String, Vec<crate::keymap::HelpLine>)> {
+        match self.help_page {
+            super::HelpPage::Keys => self.keymap.help_sections(self.screen, self.focused_panel()),
+            super::HelpPage::Commands => vec![(
+                "type : then a command; Tab completes names and arguments".to_string(),
+                crate::cmdline::COMMANDS
+                    .iter()
+                    .map(|c| crate::keymap::HelpLine {
+                        keys: c.usage(),
+                        help: c.help,
+                    })
+                    .collect(),
+            )],
+        }
+    }
     /// The first help line asked for (clamped when drawn).
     pub fn help_scroll(&self) -> usize {
         self.help_scroll
@@ -71,6 +93,12 @@ impl App {
     }
     pub fn should_quit(&self) -> bool {
         self.quit
+    }
+    /// Whether Ctrl-Z asked to suspend the process since the last call;
+    /// the terminal loop then gives the terminal back, stops, and takes
+    /// it again when the shell resumes it.
+    pub fn take_suspend(&mut self) -> bool {
+        std::mem::take(&mut self.suspend)
     }
     pub fn size(&self) -> (u16, u16) {
         self.size
@@ -200,10 +228,5 @@ impl App {
             .algorithm
             .get_or_insert_with(|| self.anon.state.choice().id.to_string());
         p
-    }
-    /// The Risk screen's record values of row `r` (for `/` and drawing).
-    pub fn risk_record_values(&self, r: usize) -> (Option<u32>, String) {
-        self.risk
-            .record_values(&self.session, r, crate::shared::SENSITIVE_MARK)
     }
 }

@@ -26,6 +26,8 @@ pub const WHEEL_ROWS: i32 = 3;
 #[strum(serialize_all = "snake_case")]
 pub enum Action {
     Quit,
+    /// Stop the process as a shell's job (Ctrl-Z); `fg` brings it back.
+    Suspend,
     ToggleHelp,
     ShowScreen(Screen),
     NextScreen,
@@ -149,6 +151,9 @@ pub enum Action {
     ToggleSweep,
     /// Anonymize screen: open or close full-domain's lattice view.
     ToggleLattice,
+    /// Anonymize screen: full-domain's lattice view, focused on the
+    /// optimum.
+    FocusOptimum,
     /// Anonymize screen: open or close the original and published tables
     /// side by side.
     ToggleSideBySide,

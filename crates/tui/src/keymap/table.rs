@@ -270,6 +270,12 @@ impl Default for KeyMap {
             ),
             b(
                 anon,
+                &[I::ch('o')],
+                A::FocusOptimum,
+                "full-domain: the lattice, focused on the optimum",
+            ),
+            b(
+                anon,
                 &[I::ch('m')],
                 A::CycleMeasure(1),
                 "sweep: colour by the next measure",
@@ -645,6 +651,12 @@ impl Default for KeyMap {
                 &[I::ctrl('r')],
                 A::Redo,
                 "redo the undone edit",
+            ),
+            b(
+                Scope::Global,
+                &[I::ctrl('z')],
+                A::Suspend,
+                "suspend to the shell (fg resumes)",
             ),
             b(
                 Scope::Global,

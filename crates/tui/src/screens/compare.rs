@@ -29,6 +29,8 @@ use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::cmdline::CompareCommand;
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
+use crate::layout;
+use crate::search;
 use crate::session::{AlgorithmChoice, AnonymizeInputs, SessionState};
 use crate::shared::{step_series, JobState, Out, Screen};
 use crate::worker::{JobFn, JobId, WorkerMsg};
@@ -38,6 +40,8 @@ use anonlab::assess::After;
 use anonlab::data::{CompareEntry, Role, Roles};
 use anonlab::release::Release;
 use anonlab::session::Session;
+use ratatui::layout::{Position, Rect};
+use ratatui::Frame;
 
 /// Which probability the table's risk columns and the chart show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -780,10 +784,52 @@ impl CompareState {
 /// Metric columns of the table, left to right (the ones `h`/`l` scroll).
 pub const METRIC_COLUMNS: usize = 12;
 
+mod draw;
+
 impl super::Component for CompareScreen {
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &super::View<'_>) {
+        draw::draw(frame, area, &super::Drawn { me: self, view });
+    }
+
+    /// A finished run goes into the Anonymize screen's release cache too,
+    /// so loading its entry there shows it at once.
+    fn on_job(&mut self, msg: super::JobMsg, cx: &mut super::Context<'_>, _out: &mut Out) {
+        let (super::JobMsg::Compare(m), Some(cache)) = (msg, cx.cache.as_deref_mut()) else {
+            return;
+        };
+        if let Some(v) = self.on_msg(m, cx.session, cache) {
+            cache.insert(v.inputs.clone(), Ok(v));
+        }
+    }
+
+    fn search(&mut self, q: &str, forward: bool, _cx: &mut super::Context<'_>) -> String {
+        let entries = &self.state.entries;
+        let found = search::next_match(entries.len(), self.state.cursor, forward, |i| {
+            search::contains(&entries[i].entry.to_string(), q)
+        });
+        match found {
+            Some(i) => {
+                self.state.cursor = i;
+                format!("/{q}: entry {} {}", i + 1, self.state.entries[i].entry)
+            }
+            None => format!("'{q}' not found in the compare set"),
+        }
+    }
+
+    fn click(&mut self, area: Rect, at: Position, _cx: &mut super::Context<'_>) {
+        let n = self.state.entries.len();
+        if let Some(i) = layout::compare_entry_at(area, n, at) {
+            self.state.cursor = i;
+        }
+    }
+
+    fn status_jobs(&self) -> Screen {
+        Screen::Compare
+    }
+
     fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
         // The app lends the cache to every screen but its owner.
-        let Some(cache) = cx.cache else {
+        let Some(cache) = cx.cache.as_deref() else {
             return;
         };
         CompareScreen::step(self, action, cx.session, cache, out);

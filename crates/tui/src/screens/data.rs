@@ -6,14 +6,18 @@
 
 use std::ops::Range;
 
+use ratatui::layout::{Position, Rect};
 use ratatui::text::Span;
+use ratatui::Frame;
 
 use super::explore::{FrequencyView, RowOrder, Sort};
 use super::mark::MarkDialog;
 use crate::chart::{self, ChartData, ChartExport};
 use crate::keymap::Action;
+use crate::layout;
+use crate::search;
 use crate::session::SessionState;
-use crate::shared::{follow, visible_window, Out};
+use crate::shared::{follow, visible_window, Out, Screen};
 use anonlab::data::{CellSensitivity, ColumnKind, Dataset, Role};
 
 /// Most frequent values kept for the side panel's bar chart.
@@ -613,9 +617,76 @@ fn not_in_table(session: &SessionState, c: usize) -> String {
     )
 }
 
+mod draw;
+
 impl super::Component for DataScreen {
     fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
         DataScreen::step(self, action, cx.session, out);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &super::View<'_>) {
+        draw::draw(frame, area, &super::Drawn { me: self, view });
+    }
+
+    /// The screen has no job slot of its own.
+    fn on_job(&mut self, _msg: super::JobMsg, _cx: &mut super::Context<'_>, _out: &mut Out) {}
+
+    /// Every column, in the view's order (sorted, filtered), from the
+    /// cursor's row.
+    fn search(&mut self, q: &str, forward: bool, cx: &mut super::Context<'_>) -> String {
+        let ds = std::sync::Arc::clone(cx.session.table());
+        if ds.n_cols() == 0 {
+            return format!("'{q}' not found: the table has no column");
+        }
+        let hits: Vec<(usize, Vec<bool>)> = (0..ds.n_cols())
+            .map(|c| (c, search::matching_codes(ds.col(c).dictionary(), q)))
+            .collect();
+        let order = &self.view.order;
+        let in_row = |pos: usize| {
+            let r = order.record(pos);
+            hits.iter()
+                .find(|(c, h)| h.get(ds.col(*c).code(r) as usize) == Some(&true))
+                .map(|(c, _)| *c)
+        };
+        let n = order.len(ds.n_rows());
+        let found = search::next_match(n, self.view.row, forward, |p| in_row(p).is_some());
+        let found = found.map(|p| (p, in_row(p).unwrap_or(0), order.record(p)));
+        cx.search.hits = Some(hits);
+        match found {
+            Some((pos, c, r)) => {
+                self.select_position(pos, Some(c), cx.session);
+                format!("/{q}: row {} ({})", r + 1, ds.col(c).name())
+            }
+            None => format!("'{q}' not found in any column"),
+        }
+    }
+
+    fn click(&mut self, area: Rect, at: Position, cx: &mut super::Context<'_>) {
+        let vp = layout::data_table_viewport(area);
+        if !vp.contains(at) {
+            return;
+        }
+        let d = &self.view;
+        let r = d.top + usize::from(at.y - vp.y);
+        if r >= d.order.len(cx.session.table().n_rows()) {
+            return;
+        }
+        // The row-number gutter, then the columns one space apart.
+        let mut x = vp.x + d.gutter + 1;
+        let mut col = None;
+        for &(c, w) in &d.columns {
+            if (x..x + w + 1).contains(&at.x) {
+                col = Some(c);
+                break;
+            }
+            x += w + 1;
+        }
+        self.select_position(r, col, cx.session);
+    }
+
+    /// The figures of the Data screen come from the risk simulation.
+    fn status_jobs(&self) -> Screen {
+        Screen::Risk
     }
 
     fn show(&mut self, _cx: &mut super::Context<'_>) {}

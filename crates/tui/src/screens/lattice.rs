@@ -13,9 +13,11 @@
 //! `anonlab anonymize --project`), the release is made again for it and
 //! verified like every release; Enter on the optimum goes back to it.
 //!
-//! The focus is kept as a level vector, so it stays on the same node when
-//! a run replaces the map (a new k, another model) and falls back to the
-//! published node when the lattice changed shape.
+//! The focus is kept as a level vector. The view opens on the optimum,
+//! and `o` goes back to it; a cursor on the optimum follows it when a run
+//! moves it (a new k, another suppression limit), while a cursor moved to
+//! another node stays on that node, and falls back to the optimum when the
+//! lattice changed shape.
 
 use crate::keymap::Action;
 use anonlab::algorithms::full_domain::{LatticeMap, NodeStatus, SearchReport};
@@ -44,6 +46,9 @@ pub struct LatticeState {
     /// The levels per attribute of the map `rows` were made for: a new
     /// map of the same shape keeps them.
     shape: Vec<usize>,
+    /// The optimum of the search last followed, to tell a cursor left on
+    /// it (which follows the next optimum) from one moved elsewhere.
+    optimum: Option<Vec<usize>>,
 }
 
 /// Nodes per state: (all, checked) for anonymous and not anonymous, and
@@ -76,8 +81,8 @@ impl LatticeCounts {
 
 impl LatticeState {
     /// Follow the shown search: recompute the rows when the lattice has
-    /// another shape, and keep the focus on a node of it (the published
-    /// node when there is none yet).
+    /// another shape, and keep the focus on a node of it: the optimum
+    /// when there is none yet or when it was on the previous optimum.
     pub fn refresh(&mut self, report: Option<&SearchReport>) {
         let Some(r) = report else {
             return;
@@ -88,10 +93,22 @@ impl LatticeState {
             self.rows = map.rows();
         }
         self.counts = LatticeCounts::of(map);
-        let valid = self.focus.as_ref().is_some_and(|f| map.index(f).is_some());
-        if !valid {
-            self.focus = Some(r.published().levels.clone());
+        let follow = match &self.focus {
+            None => true,
+            Some(f) => map.index(f).is_none() || self.optimum.as_ref() == Some(f),
+        };
+        if follow {
+            self.focus = Some(r.optimum.levels.clone());
         }
+        self.optimum = Some(r.optimum.levels.clone());
+    }
+
+    /// Open the view on the optimum of `report`, or, while a search runs,
+    /// on the optimum it will report.
+    pub fn open_on_optimum(&mut self, report: Option<&SearchReport>) {
+        self.open = true;
+        self.focus = None;
+        self.refresh(report);
     }
 
     /// The focused node's index in `map`.

@@ -16,6 +16,8 @@
 
 use anonlab::data::{CellSensitivity, Dataset, SensitivitySource};
 
+pub(crate) mod draw;
+
 /// How the cells are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MarkMode {

@@ -27,15 +27,19 @@ use std::sync::Arc;
 use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
+use crate::layout;
 pub use crate::screens::risk_models::RiskModel;
+use crate::search;
 use crate::session::{most_exposed, Before, Listed, SessionState};
-use crate::shared::{step_series, Out, THRESHOLDS};
+use crate::shared::{step_series, Out, Screen, SENSITIVE_MARK, THRESHOLDS};
 use crate::worker::{JobFn, WorkerMsg};
 use anonlab::anonymize::Distribution;
 use anonlab::assess::After;
 use anonlab::data::Dataset;
 use anonlab::release::Release;
 use anonlab::session::Attacker;
+use ratatui::layout::{Position, Rect};
+use ratatui::Frame;
 
 /// One distribution of probabilities as the screen shows it: the
 /// distribution itself (its counts above a threshold and at 1 are read off
@@ -577,9 +581,87 @@ impl AfterView {
     }
 }
 
+mod draw;
+
+/// The Risk screen's layout heights: the prefix table's rows and the
+/// model panel's lines (none without the statistics offices' measures).
+pub fn layout_rows(session: &SessionState) -> layout::RiskRows {
+    let Some(b) = session.baseline() else {
+        return layout::RiskRows::default();
+    };
+    let a = &b.assessment;
+    let model = if super::risk_models::has_measures(&a.sample) {
+        super::risk_models::MODEL_PANEL_LINES
+    } else {
+        0
+    };
+    layout::RiskRows {
+        prefix: a.simulation.prefix.len() as u16,
+        model,
+    }
+}
+
 impl super::Component for RiskScreen {
     fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
         RiskScreen::step(self, action, cx.session, cx.shown.as_ref(), out);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &super::View<'_>) {
+        draw::draw(frame, area, &super::Drawn { me: self, view });
+    }
+
+    fn on_job(&mut self, msg: super::JobMsg, cx: &mut super::Context<'_>, out: &mut Out) {
+        if let super::JobMsg::RiskAfter(m) = msg {
+            self.on_after(m, cx.session, out);
+        }
+    }
+
+    /// The records above the threshold (at most MAX_LISTED), matched on
+    /// the row number as drawn or plain, and on the values the list shows
+    /// for it.
+    fn search(&mut self, q: &str, forward: bool, cx: &mut super::Context<'_>) -> String {
+        let session = &*cx.session;
+        let listed = self.state.shown_list(session).0;
+        let found = search::next_match(listed.len(), self.state.list_cursor, forward, |i| {
+            let r = listed[i].row as u64 + 1;
+            search::contains(&r.to_string(), q)
+                || search::contains(&anonlab::format::thousands(r), q)
+                || search::contains(
+                    &self
+                        .record_values(session, r as usize - 1, SENSITIVE_MARK)
+                        .1,
+                    q,
+                )
+        });
+        match found {
+            Some(i) => {
+                let row = listed[i].row as usize;
+                self.state.list_cursor = i;
+                self.state.focus = RiskFocus::Records;
+                format!("/{q}: record of row {}", row + 1)
+            }
+            None => format!("'{q}' not found in the records above the threshold"),
+        }
+    }
+
+    /// A click selects; Enter jumps to the record, as from the keys, so a
+    /// click never leaves the screen.
+    fn click(&mut self, area: Rect, at: Position, cx: &mut super::Context<'_>) {
+        let prefix = layout_rows(cx.session);
+        let r = &self.state;
+        let order = cx.session.order().len();
+        let listed = r.shown_list(cx.session).0.len();
+        if let Some(i) = layout::risk_picker_at(area, prefix, r.cursor, order, at) {
+            self.state.focus = RiskFocus::Picker;
+            self.state.cursor = i;
+        } else if let Some(i) = layout::risk_record_at(area, prefix, r.list_cursor, listed, at) {
+            self.state.focus = RiskFocus::Records;
+            self.state.list_cursor = i;
+        }
+    }
+
+    fn status_jobs(&self) -> Screen {
+        Screen::Risk
     }
 
     fn show(&mut self, cx: &mut super::Context<'_>) {

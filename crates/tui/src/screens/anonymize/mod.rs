@@ -36,15 +36,19 @@ use super::sweep::{CellFigures, SweepEffect, SweepState};
 use crate::chart::{self, ChartData, ChartExport, Dist};
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
+use crate::layout;
+use crate::search::{self, Scan};
 use crate::session::{
     t_closeness_candidate, AlgorithmChoice, AnonymizeInputs, SessionState, FULL_DOMAIN,
 };
-use crate::shared::{follow, text_width, visible_window, JobState, Out, MAX_L};
+use crate::shared::{follow, text_width, visible_window, JobState, Out, Screen, MAX_L};
 use crate::worker::{JobId, WorkerMsg};
 use anonlab::algorithms::pk::{self, PkBound, PkOptions};
 use anonlab::data::{Dataset, Role, Roles};
 use anonlab::privacy::Model;
 use anonlab::release::Release;
+use ratatui::layout::{Position, Rect};
+use ratatui::Frame;
 
 /// Largest record-suppression limit the keys offer, in percent.
 pub const MAX_SUPPRESSION_PCT: u32 = 10;
@@ -430,6 +434,20 @@ impl AnonymizeScreen {
         self.state.refresh_table(session.dataset());
     }
 
+    /// Open full-domain's lattice in place of the other views, on the
+    /// optimum of the search shown (however the cursor was left when the
+    /// view was closed: the optimum may have moved since).
+    fn open_lattice(&mut self) {
+        let report = self
+            .state
+            .view
+            .as_ref()
+            .and_then(|v| v.full_domain.as_ref());
+        self.state.lattice.open_on_optimum(report);
+        self.sweep.open = false;
+        self.state.side_by_side.open = false;
+    }
+
     /// Apply an action of the screen.
     pub fn step(&mut self, action: &Action, session: &mut SessionState, out: &mut Out) {
         // The lattice view takes the cursor keys and Enter while open.
@@ -506,11 +524,20 @@ impl AnonymizeScreen {
                     );
                     return;
                 }
-                self.state.lattice.open = !self.state.lattice.open;
                 if self.state.lattice.open {
-                    self.sweep.open = false;
-                    self.state.side_by_side.open = false;
+                    self.state.lattice.open = false;
+                } else {
+                    self.open_lattice();
                 }
+            }
+            Action::FocusOptimum => {
+                if self.state.choice().id != FULL_DOMAIN {
+                    out.notice(
+                        "the optimum is full-domain's: choose it with a / A or :algo full-domain",
+                    );
+                    return;
+                }
+                self.open_lattice();
             }
             Action::ToggleSideBySide => {
                 // Its lines are records in file order; a frequency table's
@@ -876,9 +903,83 @@ mod views;
 pub use prefetch::Prefetch;
 pub use views::levels_text;
 
+mod draw;
+
+/// Published rows rendered per `/` or `n`, so a table of a million rows
+/// is searched in slices instead of freezing the screen.
+const PUBLISHED_SEARCH_BUDGET: usize = 50_000;
+
 impl super::Component for AnonymizeScreen {
     fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
         AnonymizeScreen::step(self, action, cx.session, out);
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &super::View<'_>) {
+        draw::draw(frame, area, &super::Drawn { me: self, view });
+    }
+
+    fn on_job(&mut self, msg: super::JobMsg, cx: &mut super::Context<'_>, _out: &mut Out) {
+        if let super::JobMsg::Anonymize(m) = msg {
+            self.on_msg(m, cx.session);
+        }
+    }
+
+    /// A published row is rendered to be searched (generalized cells
+    /// have no dictionary), so a long table is searched in slices; `n`
+    /// goes on from where a slice stopped.
+    fn search(&mut self, q: &str, forward: bool, cx: &mut super::Context<'_>) -> String {
+        let ds = Arc::clone(cx.session.dataset());
+        let ds = &*ds;
+        let scan = self.state.view.as_ref().map(|view| {
+            search::next_match_bounded(
+                view.published_rows(),
+                self.state.table.cursor,
+                forward,
+                PUBLISHED_SEARCH_BUDGET,
+                |i| {
+                    view.row(ds, i)
+                        .is_some_and(|row| row.iter().any(|v| search::contains(v, q)))
+                },
+            )
+        });
+        match scan {
+            Some(Scan::Found(i)) => {
+                self.select_row(i, ds);
+                format!("/{q}: published row {}", i + 1)
+            }
+            Some(Scan::Stopped(i)) => {
+                self.select_row(i, ds);
+                format!(
+                    "'{q}' not found in the {} rows up to row {}; n searches on",
+                    anonlab::format::thousands(PUBLISHED_SEARCH_BUDGET as u64),
+                    anonlab::format::thousands(i as u64 + 1)
+                )
+            }
+            _ => format!("'{q}' not found in the published table"),
+        }
+    }
+
+    fn click(&mut self, area: Rect, at: Position, cx: &mut super::Context<'_>) {
+        let vp = layout::anonymize_table_viewport(area);
+        let s = &self.state;
+        let rows = s.view.as_ref().map_or(0, |v| v.published_rows());
+        let i = s.table.top + usize::from(at.y.saturating_sub(vp.y));
+        if vp.contains(at) && i < rows {
+            let ds = Arc::clone(cx.session.dataset());
+            self.select_row(i, &ds);
+        }
+    }
+
+    fn focused_panel(&self) -> Option<&'static str> {
+        Some(if self.state.show_detail {
+            "published table"
+        } else {
+            "parameters"
+        })
+    }
+
+    fn status_jobs(&self) -> Screen {
+        Screen::Anonymize
     }
 
     fn show(&mut self, cx: &mut super::Context<'_>) {

@@ -19,14 +19,18 @@ use std::path::PathBuf;
 use crate::chart::{ChartData, ChartExport};
 use crate::jobs::{Job, Update};
 use crate::keymap::Action;
+use crate::layout;
 use crate::screens::hier_folder::FolderPreview;
+use crate::search;
 use crate::session::SessionState;
-use crate::shared::{JobState, Out};
+use crate::shared::{JobState, Out, Screen};
 use crate::worker::{JobFn, WorkerMsg};
 use anonlab::data::{Dataset, HierarchySource, Inputs, Role, Roles};
 use anonlab::hierarchy::arx;
 use anonlab::session::HeldHierarchy;
 use anonlab::stats::{correlation_matrix, CorrelationMatrix, Discretization, Measure};
+use ratatui::layout::{Position, Rect};
+use ratatui::Frame;
 
 mod dialog;
 mod tree;
@@ -537,7 +541,75 @@ impl HierarchiesScreen {
     }
 }
 
+mod draw;
+
 impl super::Component for HierarchiesScreen {
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &super::View<'_>) {
+        draw::draw(frame, area, &super::Drawn { me: self, view });
+    }
+
+    fn on_job(&mut self, msg: super::JobMsg, _cx: &mut super::Context<'_>, _out: &mut Out) {
+        if let super::JobMsg::Correlation(m) = msg {
+            self.on_matrix(m);
+        }
+    }
+
+    /// The attributes' names, or the open nodes of the tree, as focused.
+    fn search(&mut self, q: &str, forward: bool, cx: &mut super::Context<'_>) -> String {
+        let found = match self.state.focus {
+            Focus::Attributes => {
+                let ds = std::sync::Arc::clone(cx.session.dataset());
+                let found = search::next_match(ds.n_cols(), self.state.cursor, forward, |c| {
+                    search::contains(ds.col(c).name(), q)
+                });
+                found
+                    .map(|c| {
+                        self.state.select_attribute(cx.session, c);
+                        format!("/{q}: attribute {}", ds.col(c).name())
+                    })
+                    .ok_or("among the attributes")
+            }
+            Focus::Tree => {
+                let tree = self.state.tree.as_mut().and_then(|t| t.as_mut().ok());
+                let found = tree.and_then(|t| {
+                    let hit = search::next_match(t.lines.len(), t.cursor, forward, |i| {
+                        search::contains(&t.lines[i].label, q)
+                    });
+                    if let Some(i) = hit {
+                        t.cursor = i;
+                    }
+                    hit.map(|i| t.lines[i].label.clone())
+                });
+                found
+                    .map(|label| format!("/{q}: node {label}"))
+                    .ok_or("in the open nodes of the tree")
+            }
+        };
+        found.unwrap_or_else(|place| format!("'{q}' not found {place}"))
+    }
+
+    fn click(&mut self, area: Rect, at: Position, cx: &mut super::Context<'_>) {
+        let h = &self.state;
+        let n = cx.session.dataset().n_cols();
+        if let Some(c) =
+            layout::hierarchies_attribute_at(area, h.matrix.columns.len(), n, h.cursor, at)
+        {
+            self.state.focus = Focus::Attributes;
+            self.state.select_attribute(cx.session, c);
+        }
+    }
+
+    fn focused_panel(&self) -> Option<&'static str> {
+        Some(match self.state.focus {
+            Focus::Attributes => "attribute list",
+            Focus::Tree => "hierarchy tree",
+        })
+    }
+
+    fn status_jobs(&self) -> Screen {
+        Screen::Hierarchies
+    }
+
     fn step(&mut self, action: &Action, cx: &mut super::Context<'_>, out: &mut Out) {
         // `needs_inputs` asks the app for them; without them an export
         // could replace one of the session's files, so nothing is done.

@@ -8,23 +8,29 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Bar, BarChart, Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
-use super::widgets::{
+use crate::keymap::{Action, Scope};
+use crate::layout::{data_split, DATA_HEADER_HEIGHT as HEADER_HEIGHT};
+use crate::screens::data::DataScreen;
+use crate::screens::explore::FrequencyView;
+use crate::screens::Drawn;
+use crate::shared::Screen;
+use crate::widgets::{
     self, cursor_style, dim, percent, role_style, sensitive_cell_style, thousands, title_style,
     SENSITIVE_MARK,
 };
-use crate::app::App;
-use crate::layout::{data_split, DATA_HEADER_HEIGHT as HEADER_HEIGHT};
-use crate::screens::explore::FrequencyView;
 use anonlab::data::Role;
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, DataScreen>) {
     let (table, side) = data_split(body);
-    draw_table(frame, table, app);
+    draw_table(frame, table, d);
     if let Some(side) = side {
-        draw_side(frame, side, app);
+        draw_side(frame, side, d);
     }
-    if let Some(f) = &app.data_screen_freq() {
+    if let Some(f) = d.me.freq.as_ref() {
         draw_frequencies(frame, body, f);
+    }
+    if let Some(m) = &d.me.mark {
+        crate::screens::mark::draw::draw(frame, body, d.view, m);
     }
 }
 
@@ -100,10 +106,10 @@ fn draw_frequencies(frame: &mut Frame, area: Rect, f: &FrequencyView) {
     frame.render_widget(table, popup);
 }
 
-fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
-    let session = app.session();
+fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
+    let session = d.session;
     let ds = session.table();
-    let view = app.data_view();
+    let view = &d.me.view;
     let rows_on_screen = view.visible_rows(ds.n_rows());
     let shown = view.order.len(ds.n_rows());
     let grouped = session.grouped().is_some();
@@ -140,9 +146,9 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
         ));
     }
     let mut block = Block::bordered().title(Span::styled(title, title_style()));
-    let counts = sensitive_counts(app);
+    let counts = sensitive_counts(d);
     if grouped {
-        let table = app.dataset();
+        let table = d.session.dataset();
         block = block.title_bottom(Span::styled(
             format!(
                 " figures: all {} records, {} combinations (frequency table) ",
@@ -153,6 +159,8 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
         ));
     } else if !counts.spans.is_empty() {
         block = block.title_bottom(counts);
+    } else if let Some(hint) = first_run_hint(d) {
+        block = block.title_bottom(Span::styled(hint, role_style(Role::QuasiIdentifier)));
     }
     if ds.n_cols() == 0 {
         frame.render_widget(
@@ -213,7 +221,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
                 };
                 // A search match: underlined too, so it shows without
                 // colour (the mono theme reverses it).
-                if app.search_state().highlights(c, col.code(r)) {
+                if d.search.highlights(c, col.code(r)) {
                     style = style.patch(widgets::search_match_style());
                 }
                 if pos == view.row && c == view.col {
@@ -233,14 +241,36 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(table, area);
 }
 
+/// What to do first on a file no column of which has a role yet (every
+/// figure waits for quasi-identifiers), with the keys of the key map.
+fn first_run_hint(d: &Drawn<'_, DataScreen>) -> Option<String> {
+    let ds = d.session.table();
+    let roles = d.session.roles();
+    if ds.n_cols() == 0 || roles.with(Role::Insensitive).len() < ds.n_cols() {
+        return None;
+    }
+    // A key's first input, as the help shows it.
+    let key = |scope, action| {
+        let keys = d.keymap.keys_for(scope, action);
+        keys.split(' ').next().unwrap_or_default().to_string()
+    };
+    let data = Scope::Screen(Screen::Data);
+    Some(format!(
+        " mark quasi-identifiers with {}, sensitive attributes with {}, then {} for Risk ",
+        key(data, Action::SetRole(Role::QuasiIdentifier)),
+        key(data, Action::SetRole(Role::Sensitive)),
+        key(Scope::Global, Action::ShowScreen(Screen::Risk)),
+    ))
+}
+
 /// "◆ sensitive cells: occupation 300 (20.0%) · age 12 (0.8%)": one count
 /// per semi-sensitive column, on the table's bottom border.
-fn sensitive_counts(app: &App) -> Line<'static> {
-    let counts = app.sensitive_counts();
+fn sensitive_counts(d: &Drawn<'_, DataScreen>) -> Line<'static> {
+    let counts = d.session.sensitive_counts();
     if counts.is_empty() {
         return Line::default();
     }
-    let rows = app.dataset().n_rows() as u64;
+    let rows = d.session.dataset().n_rows() as u64;
     let mut spans = vec![Span::styled(
         format!(" {SENSITIVE_MARK} sensitive cells: "),
         role_style(Role::Sensitive),
@@ -250,7 +280,7 @@ fn sensitive_counts(app: &App) -> Line<'static> {
             spans.push(Span::styled(" · ", dim()));
         }
         spans.push(Span::styled(
-            app.dataset().col(c).name().to_string(),
+            d.session.dataset().col(c).name().to_string(),
             role_style(Role::SemiSensitive),
         ));
         spans.push(Span::raw(format!(
@@ -263,12 +293,12 @@ fn sensitive_counts(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
-fn draw_side(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.column_stats();
+fn draw_side(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
+    let s = &d.me.stats;
     let block = Block::bordered().title(Span::styled(" Column ", title_style()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if app.session().table().n_cols() == 0 {
+    if d.session.table().n_cols() == 0 {
         return;
     }
     let label = |k: &str| Span::styled(format!("{k:<10}"), dim());

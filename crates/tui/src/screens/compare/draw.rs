@@ -16,13 +16,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{cursor_style, dim, thousands, title_style, too_small, unit_axis, CHART_MIN};
-use crate::app::App;
 use crate::keymap::{Action, Scope};
 use crate::layout::compare_split;
+use crate::screens::compare::CompareScreen;
 use crate::screens::compare::{EntryState, Measured, Outcome, QueryError, METRIC_COLUMNS};
+use crate::screens::Drawn;
 use crate::shared::step_series;
 use crate::shared::{JobState, Screen};
+use crate::widgets::{cursor_style, dim, thousands, title_style, too_small, unit_axis, CHART_MIN};
 use anonlab::release::short_fingerprint;
 
 /// Marker and colour of entry i's curve (cycled past the end).
@@ -166,21 +167,21 @@ fn dash_pair() -> (String, Option<f64>) {
     ("—".to_string(), None)
 }
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let c = app.compare();
+pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, CompareScreen>) {
+    let c = &d.me.state;
     if c.entries.is_empty() {
-        draw_empty(frame, body, app);
+        draw_empty(frame, body, d);
         return;
     }
     let [table, chart] = compare_split(body, c.entries.len());
-    draw_table(frame, table, app);
-    draw_chart(frame, chart, app);
+    draw_table(frame, table, d);
+    draw_chart(frame, chart, d);
 }
 
 /// No entry yet: how to add one.
-fn draw_empty(frame: &mut Frame, area: Rect, app: &App) {
-    let add = app
-        .keymap()
+fn draw_empty(frame: &mut Frame, area: Rect, d: &Drawn<'_, CompareScreen>) {
+    let add = d
+        .keymap
         .keys_for(Scope::Screen(Screen::Anonymize), Action::AddToCompare);
     let text = vec![
         Line::from("The compare set is empty."),
@@ -203,8 +204,8 @@ fn draw_empty(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(p, area);
 }
 
-fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
-    let c = app.compare();
+fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, CompareScreen>) {
+    let c = &d.me.state;
     let status = match c.job.state() {
         JobState::Running { .. } => Span::styled(
             format!(" running {:.0}% (Esc stops) ", c.fraction() * 100.0),
@@ -229,7 +230,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
-    let threshold = app.session().threshold();
+    let threshold = d.session.threshold();
     let metrics = metrics(threshold);
     let width = inner.width;
     let id_width: u16 = ID_WIDTHS.iter().map(|w| w + 1).sum();
@@ -391,11 +392,11 @@ fn color_of(n: usize) -> Color {
 }
 
 /// The CDFs of every measured entry over the original data's curve.
-fn draw_chart(frame: &mut Frame, area: Rect, app: &App) {
+fn draw_chart(frame: &mut Frame, area: Rect, d: &Drawn<'_, CompareScreen>) {
     if area.height < 5 {
         return;
     }
-    let c = app.compare();
+    let c = &d.me.state;
     let probability = c.shown.label();
     let block = Block::bordered().title(Span::styled(
         format!(" CDF of the {probability}: share of records at or below ",),
@@ -412,7 +413,7 @@ fn draw_chart(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let original = c
-        .original(app.session())
+        .original(d.session)
         .map(|d| step_series(d.cdf.iter().map(|p| (p.probability, p.share))));
     let mut datasets = Vec::new();
     if let Some(curve) = &original {

@@ -9,48 +9,54 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Chart, Gauge, LegendPosition, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{dim, line_series, thousands, title_style, too_small, unit_axis, CHART_MIN};
-use crate::app::App;
+mod lattice;
+mod record;
+mod side_by_side;
+mod sweep;
+
 use crate::layout::{anonymize_areas, anonymize_compact, ANON_PARAMS_WIDTH};
+use crate::screens::anonymize::AnonymizeScreen;
 use crate::screens::anonymize::{Param, QueriesState};
 use crate::screens::release::{AnonymizeView, Curve};
+use crate::screens::Drawn;
 use crate::session::{CONSTRUCTION, FULL_DOMAIN};
 use crate::shared::JobState;
+use crate::widgets::{before_after, dim, thousands, title_style, too_small, unit_axis, CHART_MIN};
 use anonlab::release::short_fingerprint;
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
+pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     let a = anonymize_areas(body);
-    draw_params(frame, a.params, app);
-    draw_figures(frame, a.figures, app);
+    draw_params(frame, a.params, d);
+    draw_figures(frame, a.figures, d);
     if a.checks.height > 0 {
-        draw_checks(frame, a.checks, app);
+        draw_checks(frame, a.checks, d);
     }
-    draw_gauge(frame, a.gauge, app);
-    if app.sweep().open {
-        super::sweep::draw(frame, a.breach.union(a.reid).union(a.table), app);
+    draw_gauge(frame, a.gauge, d);
+    if d.me.sweep.open {
+        sweep::draw(frame, a.breach.union(a.reid).union(a.table), d);
         return;
     }
-    if app.anonymize().lattice.open {
-        super::lattice::draw(frame, a.breach.union(a.reid).union(a.table), app);
+    if d.me.state.lattice.open {
+        lattice::draw(frame, a.breach.union(a.reid).union(a.table), d);
         return;
     }
-    if app.anonymize().side_by_side.open {
-        super::side_by_side::draw(frame, a.breach.union(a.reid).union(a.table), app);
+    if d.me.state.side_by_side.open {
+        side_by_side::draw(frame, a.breach.union(a.reid).union(a.table), d);
         return;
     }
-    let view = app.anonymize().view.as_ref();
+    let view = d.me.state.view.as_ref();
     let compact = anonymize_compact(body.height);
-    if app.anonymize().show_detail {
+    if d.me.state.show_detail {
         if compact {
             // No room for both: the record takes the table's rows.
-            super::record::draw(frame, a.breach.union(a.reid).union(a.table), app);
+            record::draw(frame, a.breach.union(a.reid).union(a.table), d);
         } else {
-            super::record::draw(frame, a.breach.union(a.reid), app);
-            draw_table(frame, a.table, app);
+            record::draw(frame, a.breach.union(a.reid), d);
+            draw_table(frame, a.table, d);
         }
         return;
     }
-    let baseline = app.session().baseline().map(|b| b.baseline());
+    let baseline = d.session.baseline().map(|b| b.baseline());
     let breach = view.and_then(|v| {
         let (name, after) = v.breach.as_ref()?;
         let before = baseline?
@@ -65,10 +71,14 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
             (Some(_), None) => {
                 " No sensitive attribute: mark one on the Data screen to see breach probabilities."
             }
-            (Some(_), Some(_)) => " CDF charts: enlarge the terminal to see them; e exports them",
+            (Some(_), Some(_)) => fit(
+                " CDF charts: enlarge the terminal to see them; e exports them",
+                " charts: enlarge the terminal; e exports them",
+                a.breach.union(a.reid).width,
+            ),
         };
         frame.render_widget(Paragraph::new(note).style(dim()), a.breach.union(a.reid));
-        draw_table(frame, a.table, app);
+        draw_table(frame, a.table, d);
         return;
     }
     match breach {
@@ -78,7 +88,7 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
             &format!(" Breach p(t, {name}) CDF "),
             &before,
             after,
-            app,
+            d,
         ),
         None => {
             let text = if view.is_some() {
@@ -102,14 +112,14 @@ pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
             " Pr(re-id) CDF, linkage ",
             &Curve::of(&b.linkage),
             &v.reidentification,
-            app,
+            d,
         ),
         _ => frame.render_widget(
             Block::bordered().title(Span::styled(" Pr(re-id) CDF ", title_style())),
             a.reid,
         ),
     }
-    draw_table(frame, a.table, app);
+    draw_table(frame, a.table, d);
 }
 
 fn key_hint(keys: &str) -> Span<'static> {
@@ -119,8 +129,13 @@ fn key_hint(keys: &str) -> Span<'static> {
 /// The line of parameter `param`: its name, value and keys. The focused
 /// one (the one ←/→ change) has its name reversed and names ← → as its
 /// keys; the others name their own keys.
-fn param_line(app: &App, param: Param, value: u32, keys: &str) -> Line<'static> {
-    let focused = app.anonymize().focused() == param;
+fn param_line(
+    d: &Drawn<'_, AnonymizeScreen>,
+    param: Param,
+    value: u32,
+    keys: &str,
+) -> Line<'static> {
+    let focused = d.me.state.focused() == param;
     let (label_style, keys) = if focused {
         (title_style().add_modifier(Modifier::REVERSED), "← →")
     } else {
@@ -143,19 +158,19 @@ fn unused_line(name: &str, value: String) -> Line<'static> {
     ])
 }
 
-fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.anonymize();
+fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &d.me.state;
     let choice = s.choice();
-    let p = app.params();
+    let p = d.session.params();
     let label = |t: &str| Span::styled(format!("{t:<10}"), dim());
     let value = |v: String| Span::styled(v, title_style());
     let k_line = if choice.needs.k {
-        param_line(app, Param::K, p.k, "[ ]")
+        param_line(d, Param::K, p.k, "[ ]")
     } else {
         unused_line("k", p.k.to_string())
     };
     let l_line = if choice.needs.l {
-        param_line(app, Param::L, p.l, "- +")
+        param_line(d, Param::L, p.l, "- +")
     } else {
         unused_line("l", p.l.to_string())
     };
@@ -177,8 +192,8 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
     ];
     if choice.needs.semi_sensitive {
         // LGB: which attributes use t-closeness instead of l-diversity.
-        let ds = app.dataset();
-        let t = app.t_closeness();
+        let ds = d.session.dataset();
+        let t = d.session.t_closeness();
         let text = if t.is_empty() {
             Span::styled("none (l-diversity)", dim())
         } else {
@@ -194,7 +209,7 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
     if choice.needs.p {
         // pk algorithms read p instead of l; Condition 2's bound takes the
         // line of the run/save hint.
-        lines[3] = param_line(app, Param::P, p.p, "p P");
+        lines[3] = param_line(d, Param::P, p.p, "p P");
         lines[5] = match &s.pk_bound {
             Some(Ok(b)) if b.feasible() => {
                 let by = b
@@ -219,16 +234,16 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
         // lines of the long name and the seed (it reads no seed).
         lines.truncate(4);
         lines.remove(1);
-        if !full_domain_reads_l(app) {
+        if !full_domain_reads_l(d) {
             lines[2] = unused_line("l", p.l.to_string());
         }
-        lines.extend(full_domain_lines(app));
+        lines.extend(full_domain_lines(d));
     }
     if choice.id == CONSTRUCTION {
         // Construction reads its conditions, not k, l nor the seed.
         lines.truncate(1);
         lines.extend(conditions_lines(
-            app,
+            d,
             usize::from(area.height.saturating_sub(3)),
         ));
     }
@@ -237,14 +252,14 @@ fn draw_params(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// Whether full-domain's model reads l.
-fn full_domain_reads_l(app: &App) -> bool {
-    anonlab::privacy::Model::needs_of(&app.params().full_domain.model).is_some_and(|n| n.l)
+fn full_domain_reads_l(d: &Drawn<'_, AnonymizeScreen>) -> bool {
+    anonlab::privacy::Model::needs_of(&d.session.params().full_domain.model).is_some_and(|n| n.l)
 }
 
 /// Construction(D, G)'s conditions, one per line as far as they fit, or
 /// how to load them.
-fn conditions_lines(app: &App, room: usize) -> Vec<Line<'static>> {
-    let Some(c) = app.session().conditions() else {
+fn conditions_lines(d: &Drawn<'_, AnonymizeScreen>, room: usize) -> Vec<Line<'static>> {
+    let Some(c) = d.session.conditions() else {
         return vec![
             Line::from(Span::styled(
                 "no conditions loaded:",
@@ -255,7 +270,8 @@ fn conditions_lines(app: &App, room: usize) -> Vec<Line<'static>> {
             Line::from(Span::styled("--conditions-out writes one)", dim())),
         ];
     };
-    let path = app
+    let path = d
+        .session
         .params()
         .conditions
         .as_ref()
@@ -314,8 +330,8 @@ fn model_shown(fd: &anonlab::data::FullDomainParams) -> String {
 /// Full-domain's suppression limit, metric and model, and the optimal
 /// level per quasi-identifier with the release's suppressed rows and
 /// metric value.
-fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
-    let fd = &app.params().full_domain;
+fn full_domain_lines(d: &Drawn<'_, AnonymizeScreen>) -> Vec<Line<'static>> {
+    let fd = &d.session.params().full_domain;
     let mut lines = vec![
         Line::from(vec![
             Span::styled("suppress  ", dim()),
@@ -334,11 +350,11 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
             key_hint("O"),
         ]),
     ];
-    let report = app
-        .anonymize()
-        .view
-        .as_ref()
-        .and_then(|v| v.full_domain.as_ref());
+    let report =
+        d.me.state
+            .view
+            .as_ref()
+            .and_then(|v| v.full_domain.as_ref());
     if let Some(r) = report {
         // "age 3/5": the level chosen of the hierarchy's height, packed
         // into the panel's lines under the "levels" label.
@@ -393,13 +409,13 @@ fn full_domain_lines(app: &App) -> Vec<Line<'static>> {
 }
 
 /// "(out of date)" when the shown release was made from other inputs.
-fn out_of_date(app: &App, view: &AnonymizeView) -> Option<Span<'static>> {
-    (view.inputs != app.anonymize_inputs())
+fn out_of_date(d: &Drawn<'_, AnonymizeScreen>, view: &AnonymizeView) -> Option<Span<'static>> {
+    (view.inputs != d.me.inputs(d.session))
         .then(|| Span::styled("(out of date) ", Style::new().fg(Color::Yellow)))
 }
 
-fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.anonymize();
+fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &d.me.state;
     let mut title = vec![Span::styled(" Release ", title_style())];
     let block_with = |title: Vec<Span<'static>>| Block::bordered().title(Line::from(title));
     if let Some(why) = &s.blocked {
@@ -410,7 +426,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(p, area);
         return;
     }
-    let current = app.anonymize_inputs();
+    let current = d.me.inputs(d.session);
     if let Some((inputs, message)) = &s.error {
         if *inputs == current {
             let text = vec![
@@ -434,7 +450,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(p, area);
         return;
     };
-    if let Some(span) = out_of_date(app, view) {
+    if let Some(span) = out_of_date(d, view) {
         title.push(span);
     }
     let e = &view.evaluation;
@@ -452,7 +468,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         },
         QueriesState::Running { .. } => vec![Span::styled("measuring…", dim())],
         QueriesState::Failed(e) => vec![Span::styled(e.clone(), Style::new().fg(Color::Red))],
-        QueriesState::Idle if app.dataset().is_grouped() => vec![Span::styled(
+        QueriesState::Idle if d.session.dataset().is_grouped() => vec![Span::styled(
             "not run on the frequency table (it draws records one by one)",
             dim(),
         )],
@@ -460,7 +476,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     };
     let mut query_line = vec![label("query error")];
     query_line.extend(queries);
-    let before = app.session().baseline().map(|b| b.baseline());
+    let before = d.session.baseline().map(|b| b.baseline());
     let arrow = |name: &str, before: Option<&anonlab::anonymize::Distribution>, after: &Curve| {
         let b = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.3}"));
         Line::from(vec![
@@ -488,11 +504,17 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         format!("{} ", short_fingerprint(&view.fingerprint))
     };
     title.push(Span::styled(fingerprint, title_style()));
+    // The title's words give way to its marks on a narrow panel.
+    let used = Line::from(title.clone()).width() as u16;
+    let room = area.width.saturating_sub(2).saturating_sub(used);
     title.push(if holds {
-        Span::styled("verified ✓ ", Style::new().fg(Color::Green))
+        Span::styled(
+            fit("verified ✓ ", "✓ ", room),
+            Style::new().fg(Color::Green),
+        )
     } else {
         Span::styled(
-            "verification FAILED ",
+            fit("verification FAILED ", "FAILED ", room),
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
         )
     });
@@ -541,7 +563,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     // after's label, which adds what the release leaves out), so the
     // panel keeps its lines for the figures below.
     let after = &view.after.attacker.summary;
-    match app.session().baseline().map(|b| b.attacker()) {
+    match d.session.baseline().map(|b| b.attacker()) {
         Some(b) if b.knows == after.knows && b.hidden_cells == after.hidden_cells => {
             lines.push(Line::from(vec![
                 Span::styled("before, after: ", dim()),
@@ -610,18 +632,23 @@ fn time_line(view: &AnonymizeView) -> Line<'static> {
     Line::from(line)
 }
 
-fn draw_checks(frame: &mut Frame, area: Rect, app: &App) {
+fn draw_checks(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     let mut title = vec![Span::styled(" Verification ", title_style())];
-    let Some(view) = &app.anonymize().view else {
+    let Some(view) = &&d.me.state.view else {
         frame.render_widget(Block::bordered().title(Line::from(title)), area);
         return;
     };
-    if let Some(span) = out_of_date(app, view) {
+    if let Some(span) = out_of_date(d, view) {
         title.push(span);
     }
     // On a short panel the count, so a check out of sight is not taken
     // for one that was not made.
     if usize::from(area.height.saturating_sub(2)) < view.checks.len() {
+        // A narrow panel's title keeps the count, not the word.
+        let count_room = 12;
+        if usize::from(area.width) < Line::from(title.clone()).width() + count_room + 2 {
+            title[0] = Span::styled(" Checks ", title_style());
+        }
         let failed = view.checks.iter().filter(|c| !c.holds).count();
         title.push(Span::styled(
             if failed == 0 {
@@ -658,8 +685,8 @@ fn draw_checks(frame: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.anonymize();
+fn draw_gauge(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &d.me.state;
     if let JobState::Running { fraction, .. } = *s.job.state() {
         let gauge = Gauge::default()
             .ratio(fraction.clamp(0.0, 1.0))
@@ -672,10 +699,15 @@ fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
             area,
         );
     } else if s.view.is_some() {
+        let what = fit(
+            ": the original table, the session's attacker   ",
+            ": the original   ",
+            area.width.saturating_sub(22),
+        );
         frame.render_widget(
             Line::from(vec![
                 Span::styled(" before", Style::new().fg(Color::Red)),
-                Span::styled(": the original table, the session's attacker   ", dim()),
+                Span::styled(what, dim()),
                 Span::styled("after", Style::new().fg(Color::Cyan)),
                 Span::styled(": this release", dim()),
             ]),
@@ -684,10 +716,26 @@ fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
     }
 }
 
-fn draw_cdf(frame: &mut Frame, area: Rect, title: &str, before: &Curve, after: &Curve, app: &App) {
+/// `long` where it fits in `width` cells, else `short`.
+fn fit<'a>(long: &'a str, short: &'a str, width: u16) -> &'a str {
+    if Span::raw(long).width() <= usize::from(width) {
+        long
+    } else {
+        short
+    }
+}
+
+fn draw_cdf(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    before: &Curve,
+    after: &Curve,
+    d: &Drawn<'_, AnonymizeScreen>,
+) {
     let mut spans = vec![Span::styled(title.to_string(), title_style())];
-    if let Some(view) = &app.anonymize().view {
-        if let Some(s) = out_of_date(app, view) {
+    if let Some(view) = &&d.me.state.view {
+        if let Some(s) = out_of_date(d, view) {
             spans.push(s);
         }
     }
@@ -701,10 +749,8 @@ fn draw_cdf(frame: &mut Frame, area: Rect, title: &str, before: &Curve, after: &
         );
         return;
     }
-    let datasets = vec![
-        line_series(Color::Red, &before.series).name("before"),
-        line_series(Color::Cyan, &after.series).name("after"),
-    ];
+    let datasets =
+        before_after((Color::Red, &before.series), (Color::Cyan, &after.series)).to_vec();
     let chart = Chart::new(datasets)
         .x_axis(unit_axis("p"))
         .y_axis(unit_axis("share"))
@@ -714,8 +760,8 @@ fn draw_cdf(frame: &mut Frame, area: Rect, title: &str, before: &Curve, after: &
     frame.render_widget(chart, area);
 }
 
-fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.anonymize();
+fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &d.me.state;
     let t = &s.table;
     let Some(view) = &s.view else {
         frame.render_widget(
@@ -728,7 +774,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
     let mut title = vec![Span::styled(
         if n == 0 {
             " Published table: no rows ".to_string()
-        } else if app.dataset().is_grouped() {
+        } else if d.session.dataset().is_grouped() {
             // Rows are the frequency table's combinations, each standing
             // for its records; `:write` publishes every record.
             format!(
@@ -748,7 +794,7 @@ fn draw_table(frame: &mut Frame, area: Rect, app: &App) {
         },
         title_style(),
     )];
-    if let Some(span) = out_of_date(app, view) {
+    if let Some(span) = out_of_date(d, view) {
         title.push(span);
     }
     // What the release leaves out is said where the table is read, not

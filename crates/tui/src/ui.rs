@@ -1,20 +1,11 @@
-//! Drawing. Every function here takes `&App` and only reads it (STYLE.md,
-//! habit 5): what is expensive to compute was derived when the state
-//! changed. Where each panel goes is `tui::layout`'s, shared with the app
-//! (which needs a table's height to scroll and a row's place for clicks),
-//! so the two cannot disagree.
-
-mod anonymize;
-mod compare;
-mod data;
-mod hierarchies;
-mod lattice;
-mod mark;
-mod record;
-mod risk;
-mod side_by_side;
-mod sweep;
-pub mod widgets;
+//! Drawing the frame: the tabs, the screen in view (each screen draws
+//! itself, `Component::draw`), the status bar and the modals over it
+//! (help, popups, the picker, the unsaved-changes question). Every
+//! function here takes `&App` and only reads it (STYLE.md, habit 5): what
+//! is expensive to compute was derived when the state changed. Where
+//! each panel goes is `tui::layout`'s, shared with the app (which needs a
+//! table's height to scroll and a row's place for clicks), so the two
+//! cannot disagree.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -25,10 +16,10 @@ use ratatui::Frame;
 use super::app::App;
 
 use super::keymap::HelpLine;
-use super::layout::{bands, tab_title};
+use super::layout::{self, bands, tab_title};
 use super::shared::{JobState, Screen};
+use super::widgets::{self, centered, dim, thousands};
 use anonlab::data::Role;
-use widgets::{centered, dim, thousands};
 
 /// Draw the whole app, then recolour it for the app's theme.
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -39,19 +30,10 @@ pub fn draw(frame: &mut Frame, app: &App) {
 fn draw_screens(frame: &mut Frame, app: &App) {
     let b = bands(frame.area());
     draw_tabs(frame, b.tabs, app);
-    match app.screen() {
-        Screen::Data => data::draw(frame, b.body, app),
-        Screen::Risk => risk::draw(frame, b.body, app),
-        Screen::Anonymize => anonymize::draw(frame, b.body, app),
-        Screen::Hierarchies => hierarchies::draw(frame, b.body, app),
-        Screen::Compare => compare::draw(frame, b.body, app),
-    }
+    app.in_view_ref().draw(frame, b.body, &app.view());
     draw_status(frame, b.status, app);
     if app.help_visible() {
         draw_help(frame, b.body, app);
-    }
-    if let Some(d) = app.mark_dialog() {
-        mark::draw(frame, b.body, app, d);
     }
     if let Some(p) = app.popup() {
         draw_popup(frame, b.body, &p.title, &p.message);
@@ -184,9 +166,18 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD | Modifier::REVERSED),
         )
         .divider(" ");
-    let [left, right] = Layout::horizontal([Constraint::Min(0), Constraint::Length(8)]).areas(area);
-    frame.render_widget(tabs, left);
-    frame.render_widget(Line::from("anonlab ").right_aligned().style(dim()), right);
+    // The program's name only where the tabs leave room for it: on a
+    // narrow terminal it would cut the last tab ("5 Canonlab").
+    let label = Line::from("anonlab ").right_aligned().style(dim());
+    let room = area.width.saturating_sub(layout::tabs_width());
+    if room >= label.width() as u16 {
+        let [left, right] =
+            Layout::horizontal([Constraint::Min(0), Constraint::Length(8)]).areas(area);
+        frame.render_widget(tabs, left);
+        frame.render_widget(label, right);
+    } else {
+        frame.render_widget(tabs, area);
+    }
 }
 
 const SPINNER: [&str; 4] = ["|", "/", "-", "\\"];
@@ -294,10 +285,7 @@ fn status_parts(app: &App) -> Vec<Part> {
     // The screen's own job first; the Data screen's figures come from the
     // risk simulation. Other slots show only while they run.
     let jobs = app.job_lines();
-    let own = match app.screen() {
-        Screen::Data => Screen::Risk,
-        s => s,
-    };
+    let own = app.in_view_ref().status_jobs();
     // The screen's first job is always shown; its other jobs (queries
     // after an anonymization) and other screens' jobs only while they run.
     let mut own_shown = false;
@@ -452,15 +440,13 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(help, right);
 }
 
-/// The help overlay: the focused panel's bindings, then the screen's, then
-/// the global ones, each under a title, straight from the keymap (so
-/// remapped keys show their new inputs).
+/// The help overlay, on one of its two pages: the focused panel's
+/// bindings, then the screen's, then the global ones; or every `:`
+/// command with its arguments. Each section under a title.
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
-    let sections = app
-        .keymap()
-        .help_sections(app.screen(), app.focused_panel());
+    let sections = app.help_sections();
     // A section title is a line with no help text; it is drawn in the
-    // help column, over the bindings it names.
+    // help column, over the lines it names.
     let lines: Vec<HelpLine> = sections
         .iter()
         .flat_map(|(title, lines)| {
@@ -471,6 +457,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
             .chain(lines.iter().cloned())
         })
         .collect();
+    let lines = wrap_help(lines, usize::from(area.width));
     // Too many lines for the terminal's height: two columns of bindings,
     // when two fit its width; still too many, the lines scroll (the title
     // says so) rather than being cut.
@@ -492,12 +479,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     let per_column = all;
     let column_widths = |h: usize| {
         let part = lines.iter().skip(h * per_column).take(per_column);
-        let keys = part
-            .clone()
-            .filter(|l| !l.help.is_empty())
-            .map(|l| Span::raw(&l.keys).width())
-            .max()
-            .unwrap_or(0);
+        let keys = keys_width(part.clone());
         let help = part
             .map(|l| {
                 if l.help.is_empty() {
@@ -530,12 +512,18 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .flat_map(|&(k, t)| [Constraint::Length(k), Constraint::Length(t)]);
     let width = sizes.iter().map(|&(k, t)| k + t + 4).sum::<u16>() + 1;
-    let mut title = format!(" Keys: {} screen (Esc closes) ", app.screen().title());
+    let (page, other) = match app.help_page() {
+        super::HelpPage::Keys => (format!("Keys: {}", app.screen().title()), "→ commands"),
+        super::HelpPage::Commands => ("Commands".to_string(), "← keys"),
+    };
+    let mut title = match app.help_page() {
+        super::HelpPage::Keys => format!(" {page} screen ({other}; Esc closes) "),
+        super::HelpPage::Commands => format!(" {page} ({other}; Esc closes) "),
+    };
     if rows_shown < all {
         let below = all - rows_shown - scroll;
         title = format!(
-            " Keys: {} (↑↓ {}–{} of {}; {below} below) ",
-            app.screen().title(),
+            " {page} (↑↓ {}–{} of {}; {below} below; {other}) ",
             scroll + 1,
             scroll + rows_shown,
             all
@@ -549,6 +537,75 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     );
     widgets::clear_under_popup(frame, popup);
     frame.render_widget(table, popup);
+}
+
+/// The width of the keys column: the widest keys of the lines that are
+/// not section titles (a title is drawn in the help column).
+fn keys_width<'a>(lines: impl Iterator<Item = &'a HelpLine>) -> usize {
+    lines
+        .filter(|l| !l.help.is_empty())
+        .map(|l| Span::raw(&l.keys).width())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Help lines too wide for a terminal `width` cells wide, their help text
+/// wrapped at spaces onto lines of their own under it (no keys), so a long
+/// explanation is read whole rather than cut at the border.
+fn wrap_help(lines: Vec<HelpLine>, width: usize) -> Vec<HelpLine> {
+    let keys = keys_width(lines.iter());
+    // The popup's two borders, the column spacing of two and one cell
+    // to spare, as `draw_help` sizes it.
+    let room = width.saturating_sub(keys + 5).max(20);
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        // A section title is drawn in the help column too: its words go
+        // onto as many title lines as they need.
+        if line.help.is_empty() {
+            let mut title = String::new();
+            for word in line.keys.split(' ') {
+                if !title.is_empty() && Span::raw(&title).width() + 1 + word.len() > room {
+                    out.push(HelpLine {
+                        keys: std::mem::take(&mut title),
+                        help: "",
+                    });
+                }
+                if !title.is_empty() {
+                    title.push(' ');
+                }
+                title.push_str(word);
+            }
+            out.push(HelpLine {
+                keys: title,
+                help: "",
+            });
+            continue;
+        }
+        let mut rest = line.help;
+        let mut keys = line.keys;
+        while Span::raw(rest).width() > room {
+            let cut = rest
+                .char_indices()
+                .take_while(|&(i, _)| Span::raw(&rest[..i]).width() <= room)
+                .filter(|&(_, c)| c == ' ')
+                .last()
+                .map_or(room.min(rest.len()), |(i, _)| i);
+            let cut = (1..=cut)
+                .rev()
+                .find(|&i| rest.is_char_boundary(i))
+                .unwrap_or(rest.len());
+            out.push(HelpLine {
+                keys: std::mem::take(&mut keys),
+                help: &rest[..cut],
+            });
+            rest = rest[cut..].trim_start();
+        }
+        // A help text that ended at a space is not a section title.
+        if !(rest.is_empty() && keys.is_empty()) {
+            out.push(HelpLine { keys, help: rest });
+        }
+    }
+    out
 }
 
 fn draw_popup(frame: &mut Frame, area: Rect, title: &str, message: &str) {

@@ -6,56 +6,53 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Cell, Chart, Dataset, Gauge, GraphType, Paragraph, Row, Table, Wrap,
-};
+use ratatui::widgets::{Block, Cell, Chart, Gauge, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{
-    cursor_style, dim, fit_items, line_series, percent, role_style, thousands, title_style,
-    too_small, unit_axis, CHART_MIN,
-};
-use crate::app::App;
 use crate::layout::{page_top, risk_areas};
+use crate::screens::risk::RiskScreen;
 use crate::screens::risk::{Figures, Measures, RecordList, RiskChart, RiskFocus};
 use crate::screens::risk_models::{model_lines, msu_text, riskiest_by_size, share, RiskModel};
-use crate::shared::JobState;
+use crate::screens::Drawn;
+use crate::shared::{JobState, SENSITIVE_MARK};
+use crate::widgets::{
+    before_after, cursor_style, dim, fit_items, line_series, percent, role_style, thousands,
+    title_style, too_small, unit_axis, CHART_MIN,
+};
 
-/// Colours and markers of the CDF's two series: told apart in monochrome
-/// too.
+/// Colours of the CDF's two series (their markers tell them apart in
+/// monochrome too: `widgets::before_after`).
 const BEFORE_COLOR: Color = Color::Cyan;
 const AFTER_COLOR: Color = Color::Magenta;
-const AFTER_MARKER: Marker = Marker::Dot;
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let a = risk_areas(body, app.risk_rows());
-    draw_picker(frame, a.picker, app);
-    draw_prefix(frame, a.prefix, app);
-    draw_figures(frame, a.figures, app);
-    draw_gauge(frame, a.gauge, app);
-    draw_model(frame, a.model, app);
-    draw_list(frame, a.list, app);
+pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, RiskScreen>) {
+    let a = risk_areas(body, super::layout_rows(d.session));
+    draw_picker(frame, a.picker, d);
+    draw_prefix(frame, a.prefix, d);
+    draw_figures(frame, a.figures, d);
+    draw_gauge(frame, a.gauge, d);
+    draw_model(frame, a.model, d);
+    draw_list(frame, a.list, d);
     if a.chart.height == 0 {
         // The model panel has the chart's place (a short terminal).
-    } else if app.risk().chart == RiskChart::Combinations {
-        draw_combinations(frame, a.chart, app);
+    } else if d.me.state.chart == RiskChart::Combinations {
+        draw_combinations(frame, a.chart, d);
     } else {
-        draw_cdf(frame, a.chart, app);
+        draw_cdf(frame, a.chart, d);
     }
 }
 
 /// The model selector's panel: the selected reading of the file's risk
 /// (`risk_models::model_lines`, off the baseline's assessment).
-fn draw_model(frame: &mut Frame, area: Rect, app: &App) {
+fn draw_model(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     if area.height == 0 {
         return;
     }
-    let Some(before) = app.session().baseline() else {
+    let Some(before) = d.session.baseline() else {
         return;
     };
-    let model = app.risk().model.or_prosecutor(&before.assessment.sample);
+    let model = d.me.state.model.or_prosecutor(&before.assessment.sample);
     let offered: Vec<&str> = RiskModel::ALL
         .iter()
         .filter(|m| m.available(&before.assessment.sample))
@@ -65,7 +62,7 @@ fn draw_model(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(format!(" Risk model: {} ", model.title()), title_style()),
         Span::styled(format!("(M: {}) ", offered.join(" / ")), dim()),
     ]));
-    let lines: Vec<Line> = model_lines(&before.assessment, model, app.session().threshold())
+    let lines: Vec<Line> = model_lines(&before.assessment, model, d.session.threshold())
         .into_iter()
         .map(Line::from)
         .collect();
@@ -77,13 +74,13 @@ fn draw_model(frame: &mut Frame, area: Rect, app: &App) {
 
 /// The attribute combinations by uniqueness: for each number of
 /// attributes, the combination singling out the most records.
-fn draw_combinations(frame: &mut Frame, area: Rect, app: &App) {
+fn draw_combinations(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     let block = Block::bordered().title(Span::styled(
         " Unique records by attribute combination (m) ",
         title_style(),
     ));
-    let bars = app
-        .session()
+    let bars = d
+        .session
         .baseline()
         .map(|b| riskiest_by_size(&b.assessment.sample))
         .unwrap_or_default();
@@ -128,10 +125,10 @@ fn panel(title: String, focused: bool) -> Block<'static> {
     }
 }
 
-fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
-    let risk = app.risk();
-    let session = app.session();
-    let ds = app.dataset();
+fn draw_picker(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
+    let risk = &d.me.state;
+    let session = d.session;
+    let ds = d.session.dataset();
     let order = session.order();
     let known = session.known_columns().len();
     let block = panel(
@@ -163,7 +160,7 @@ fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
             } else {
                 "[ ]     ".to_string()
             };
-            let role = app.roles().get(c);
+            let role = d.session.roles().get(c);
             let mut line = Line::from(vec![
                 Span::raw(mark),
                 Span::styled(ds.col(c).name().to_string(), role_style(role)),
@@ -183,9 +180,9 @@ fn draw_picker(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn draw_prefix(frame: &mut Frame, area: Rect, app: &App) {
+fn draw_prefix(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     let title = |t: String| Block::bordered().title(Span::styled(t, title_style()));
-    let Some(before) = app.session().baseline() else {
+    let Some(before) = d.session.baseline() else {
         frame.render_widget(title(" Knowing the first j ".into()), area);
         return;
     };
@@ -251,9 +248,9 @@ fn figure_cells(f: &Figures, threshold: f64) -> [Cell<'static>; 4] {
 }
 
 /// Why the after rows are empty, or `None` when they have figures.
-fn after_note(app: &App) -> Option<String> {
-    let risk = app.risk();
-    if app.anonymize().view.is_none() {
+fn after_note(d: &Drawn<'_, RiskScreen>) -> Option<String> {
+    let risk = &d.me.state;
+    if d.shown.is_none() {
         return Some("no release yet: 3 Anonymize, then run".into());
     }
     match (&risk.after, risk.after_job.state()) {
@@ -265,9 +262,9 @@ fn after_note(app: &App) -> Option<String> {
     }
 }
 
-fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
-    let risk = app.risk();
-    let session = app.session();
+fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
+    let risk = &d.me.state;
+    let session = d.session;
     let threshold = session.threshold();
     let mut title = vec![Span::styled(
         format!(" Before → after, threshold {threshold:.3} "),
@@ -288,7 +285,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
         return;
     };
     let after = risk.after.as_ref().map(|a| &a.measures);
-    let note = after_note(app);
+    let note = after_note(d);
     let breach_name = measures
         .breach
         .as_ref()
@@ -358,7 +355,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled("after: ", dim()),
             Span::styled(n, dim()),
         ]));
-    } else if let (Some(a), Some(v)) = (&risk.after, &app.anonymize().view) {
+    } else if let (Some(a), Some(v)) = (&risk.after, &d.shown) {
         let release = vec![
             Span::styled("after: ", dim()),
             Span::raw(format!(
@@ -391,8 +388,8 @@ fn draw_figures(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), info);
 }
 
-fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
-    let (what, fraction) = match (app.job(), app.risk().after_job.state()) {
+fn draw_gauge(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
+    let (what, fraction) = match (d.session.baseline_job(), d.me.state.after_job.state()) {
         (JobState::Running { fraction, .. }, _) => ("simulating", *fraction),
         (_, JobState::Running { fraction, .. }) => ("measuring the release", *fraction),
         _ => return,
@@ -404,10 +401,10 @@ fn draw_gauge(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(gauge, area);
 }
 
-fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
-    let risk = app.risk();
+fn draw_list(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
+    let risk = &d.me.state;
     let focused = risk.focus == RiskFocus::Records;
-    let session = app.session();
+    let session = d.session;
     let (listed, above) = risk.shown_list(session);
     let which = match risk.list {
         RecordList::Before => "before",
@@ -425,14 +422,14 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let after = risk.after.as_ref();
     let unavailable = match risk.list {
         RecordList::Before if risk.before.is_none() => Some("not computed yet".to_string()),
-        RecordList::After if after.is_none() => after_note(app),
+        RecordList::After if after.is_none() => after_note(d),
         _ => None,
     };
     if let Some(note) = unavailable {
         frame.render_widget(Paragraph::new(note).style(dim()).block(block), area);
         return;
     }
-    let ds = app.dataset();
+    let ds = d.session.dataset();
     // The original's figures of the statistics offices' measures: the
     // selected model's per-record figure and the record's MSUs (the list
     // before anonymization only).
@@ -473,7 +470,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let end = (first + page).min(listed.len());
     let rows = listed[first..end].iter().enumerate().map(|(i, l)| {
         let r = l.row as usize;
-        let (gid, values) = app.risk_record_values(r);
+        let (gid, values) = d.me.record_values(d.session, r, SENSITIVE_MARK);
         let after_pr = match (risk.list, after) {
             (RecordList::Before, Some(a)) => probability(a.matches[r]),
             _ => String::new(),
@@ -561,8 +558,8 @@ fn probability(matches: u32) -> String {
     }
 }
 
-fn draw_cdf(frame: &mut Frame, area: Rect, app: &App) {
-    let risk = app.risk();
+fn draw_cdf(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
+    let risk = &d.me.state;
     let block = Block::bordered().title(Span::styled(
         format!(" CDF, {} (m) ", risk.chart.title()),
         title_style(),
@@ -581,22 +578,18 @@ fn draw_cdf(frame: &mut Frame, area: Rect, app: &App) {
         );
         return;
     }
-    let t = app.session().threshold();
+    let t = d.session.threshold();
     let threshold_line = [(t, 0.0), (t, 1.0)];
     let mut datasets = vec![line_series(Color::Red, &threshold_line).name("threshold")];
-    if let Some(f) = risk.chart.of(measures) {
-        datasets.push(line_series(BEFORE_COLOR, &f.series).name("before ⣿"));
-    }
-    if let Some(f) = risk.after.as_ref().and_then(|a| risk.chart.of(&a.measures)) {
-        datasets.push(
-            Dataset::default()
-                .marker(AFTER_MARKER)
-                .graph_type(GraphType::Line)
-                .style(Style::new().fg(AFTER_COLOR))
-                .data(&f.series)
-                .name("after •"),
-        );
-    }
+    let before = risk.chart.of(measures).map(|f| f.series.as_slice());
+    let after = risk.after.as_ref().and_then(|a| risk.chart.of(&a.measures));
+    let after = after.map(|f| f.series.as_slice());
+    let [b, a] = before_after(
+        (BEFORE_COLOR, before.unwrap_or_default()),
+        (AFTER_COLOR, after.unwrap_or_default()),
+    );
+    datasets.extend(before.and(Some(b)));
+    datasets.extend(after.and(Some(a)));
     let chart = Chart::new(datasets)
         .x_axis(unit_axis("Pr"))
         .y_axis(unit_axis("share"))

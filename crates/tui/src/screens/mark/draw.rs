@@ -6,17 +6,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{centered, dim, role_style, title_style};
-use crate::app::App;
+use super::{MarkDialog, MarkField, MarkMode};
 use crate::keymap::{Action, Scope};
-use crate::screens::mark::{MarkDialog, MarkField, MarkMode};
+use crate::screens::View;
+use crate::widgets::{centered, dim, role_style, title_style};
 use anonlab::data::Role;
 
 const WIDTH: u16 = 76;
 const LABEL: usize = 9;
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
-    let ds = app.dataset();
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View<'_>, d: &MarkDialog) {
+    let ds = view.session.dataset();
     let focus = d.field();
     let label = |f: MarkField| {
         let text = format!("{:<LABEL$}", f.label());
@@ -88,7 +88,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
                 "",
                 anonlab::format::thousands(*n as u64),
                 anonlab::format::thousands(rows),
-                super::widgets::percent(*n as u64, rows)
+                crate::widgets::percent(*n as u64, rows)
             ),
             role_style(Role::Sensitive),
         )),
@@ -103,7 +103,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
         )));
         lines.push(Line::from(""));
     }
-    let keys = app.keymap();
+    let keys = view.keymap;
     let key = |a: Action, what: &str| {
         vec![
             Span::styled(
@@ -139,13 +139,22 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
     hints.extend(key(Action::Cancel, "close"));
     lines.push(Line::from(hints));
 
-    let inner_width = usize::from(WIDTH.saturating_sub(2).max(1));
-    // The error may wrap; every other line fits.
-    let wrapped: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(inner_width).max(1))
-        .sum();
-    let popup = centered(area, WIDTH, wrapped as u16 + 2);
+    // The dialog is as wide as the terminal allows; the error, and on a
+    // narrow terminal the longer lines, wrap.
+    let width = WIDTH.min(area.width);
+    let inner_width = usize::from(width.saturating_sub(2).max(1));
+    let rows = |lines: &[Line]| -> usize {
+        lines
+            .iter()
+            .map(|l| l.width().div_ceil(inner_width).max(1))
+            .sum()
+    };
+    // Too tall for the terminal: the spacing lines go first, so the keys
+    // line at the bottom stays in view.
+    if rows(&lines) + 2 > usize::from(area.height) {
+        lines.retain(|l| l.width() > 0);
+    }
+    let popup = centered(area, width, rows(&lines) as u16 + 2);
     let title = format!(" Mark sensitive cells: {} ", ds.col(d.column).name());
     let p = Paragraph::new(lines).wrap(Wrap { trim: false }).block(
         Block::bordered()
@@ -153,6 +162,6 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, d: &MarkDialog) {
             .border_style(role_style(Role::SemiSensitive))
             .title(Span::styled(title, title_style())),
     );
-    super::widgets::clear_under_popup(frame, popup);
+    crate::widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
 }

@@ -8,13 +8,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Row, Table};
 use ratatui::Frame;
 
-use super::widgets::{dim, thousands, title_style};
-use crate::app::App;
+use crate::screens::anonymize::AnonymizeScreen;
+use crate::screens::Drawn;
+use crate::widgets::{dim, thousands, title_style};
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let s = &app.anonymize().side_by_side;
-    let n = app.dataset().n_rows();
-    let view = app.anonymize().view.as_ref();
+pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &&d.me.state.side_by_side;
+    let n = d.session.dataset().n_rows();
+    let view = d.me.state.view.as_ref();
     let mut title = vec![Span::styled(" Before │ after ", title_style())];
     match view {
         Some(v) if !s.rows.is_empty() => title.push(Span::styled(

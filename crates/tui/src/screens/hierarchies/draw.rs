@@ -10,32 +10,33 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{centered, compact, cursor_style, dim, role_style, thousands, title_style};
-use crate::app::App;
 use crate::layout::{
     hierarchies_areas, window_top, HEAT_CELL as CELL, HEAT_ROW_LABEL as ROW_LABEL,
 };
+use crate::screens::hierarchies::HierarchiesScreen;
 use crate::screens::hierarchies::{DialogKind, Focus, HierarchyDialog, TreeView};
+use crate::screens::Drawn;
 use crate::shared::JobState;
+use crate::widgets::{centered, compact, cursor_style, dim, role_style, thousands, title_style};
 use anonlab::data::Role;
 use anonlab::hierarchy::LevelStats;
 use anonlab::stats::{CorrelationMatrix, Measure};
 
 /// The attribute list, the heat map and the tree's areas in a body.
-fn areas(body: Rect, app: &App) -> [Rect; 3] {
+fn areas(body: Rect, d: &Drawn<'_, HierarchiesScreen>) -> [Rect; 3] {
     hierarchies_areas(
         body,
-        app.hierarchies().matrix.columns.len(),
-        app.dataset().n_cols(),
+        d.me.state.matrix.columns.len(),
+        d.session.dataset().n_cols(),
     )
 }
 
-pub(super) fn draw(frame: &mut Frame, body: Rect, app: &App) {
-    let h = app.hierarchies();
-    let [list, matrix, right] = areas(body, app);
-    draw_attributes(frame, list, app);
-    draw_matrix(frame, matrix, app);
-    draw_tree(frame, right, app);
+pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let h = &d.me.state;
+    let [list, matrix, right] = areas(body, d);
+    draw_attributes(frame, list, d);
+    draw_matrix(frame, matrix, d);
+    draw_tree(frame, right, d);
     if let Some(d) = &h.dialog {
         draw_dialog(frame, body, d);
     }
@@ -59,9 +60,9 @@ fn role_tag(role: Role) -> &'static str {
     }
 }
 
-fn draw_attributes(frame: &mut Frame, area: Rect, app: &App) {
-    let ds = app.dataset();
-    let h = app.hierarchies();
+fn draw_attributes(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let ds = d.session.dataset();
+    let h = &d.me.state;
     let block = Block::bordered()
         .border_style(focus_border(h.focus == Focus::Attributes))
         .title(Span::styled(" Attributes ", title_style()))
@@ -75,8 +76,8 @@ fn draw_attributes(frame: &mut Frame, area: Rect, app: &App) {
         .take(usize::from(inner.height))
         .map(|c| {
             let col = ds.col(c);
-            let role = app.roles().get(c);
-            let what = match app.session().hierarchies().get(col.name()) {
+            let role = d.session.roles().get(c);
+            let what = match d.session.hierarchies().get(col.name()) {
                 Some(x) => Span::raw(format!("{} levels", x.hierarchy.levels())),
                 None if role == Role::QuasiIdentifier => {
                     Span::styled("no hierarchy", Style::new().fg(Color::Yellow))
@@ -142,8 +143,8 @@ fn strength(m: &CorrelationMatrix, v: f64) -> f64 {
     }
 }
 
-fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
-    let s = &app.hierarchies().matrix;
+fn draw_matrix(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let s = &&d.me.state.matrix;
     let mut title = vec![Span::styled(
         format!(" Correlation: {} ", s.measure.name()),
         title_style(),
@@ -164,11 +165,23 @@ fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(block, area);
         return;
     };
+    // The columns that fit the panel: a row wrapped onto the next line
+    // would read as another row. The title says how many are shown; the
+    // chart (`e`) has them all.
+    let n = m.columns.len();
+    let inner = usize::from(area.width.saturating_sub(2));
+    let shown = (inner.saturating_sub(ROW_LABEL + 1) / CELL).clamp(1, n.max(1));
+    let block = if shown < n {
+        block.title(Span::styled(format!("{shown}/{n} columns "), dim()))
+    } else {
+        block
+    };
     let mut lines = vec![Line::from(Span::styled(s.measure.describe(), dim()))];
     let mut header = vec![Span::raw(" ".repeat(ROW_LABEL + 1))];
     header.extend(
         m.columns
             .iter()
+            .take(shown)
             .map(|c| Span::styled(format!("{:<CELL$}", cut(c, CELL - 1)), dim())),
     );
     lines.push(Line::from(header));
@@ -177,7 +190,7 @@ fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
             format!("{:<w$} ", cut(name, ROW_LABEL), w = ROW_LABEL),
             dim(),
         )];
-        for j in 0..m.columns.len() {
+        for j in 0..shown.min(n) {
             let cell = match m.get(i, j) {
                 None => Span::styled(format!("{:^w$}", "–", w = CELL - 1), dim()),
                 Some(v) => {
@@ -209,8 +222,8 @@ fn draw_matrix(frame: &mut Frame, area: Rect, app: &App) {
             dim(),
         )));
     }
-    // The rows fit the panel (it is as wide as the matrix); only the
-    // measure's description may need a second line.
+    // The rows fit the panel (as many columns as it holds); only the
+    // measure's description and the binning may need a second line.
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
@@ -240,9 +253,9 @@ fn level_lines(levels: &[LevelStats]) -> Vec<Line<'static>> {
     out
 }
 
-fn draw_tree(frame: &mut Frame, area: Rect, app: &App) {
-    let ds = app.dataset();
-    let h = app.hierarchies();
+fn draw_tree(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) {
+    let ds = d.session.dataset();
+    let h = &d.me.state;
     let name = if ds.n_cols() > 0 {
         ds.col(h.cursor).name()
     } else {
@@ -340,6 +353,7 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
         }
     };
     let mut lines = Vec::new();
+    let mut level_rows = 0..0;
     let mut row = 0;
     if d.kind == DialogKind::Build {
         lines.push(Line::from(vec![
@@ -365,7 +379,12 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
             lines.push(Line::from(Span::styled(n.clone(), dim())));
         }
         match &d.preview {
-            Ok(levels) => lines.extend(level_lines(levels)),
+            Ok(levels) => {
+                // The level rows, after the table's header line.
+                let first = lines.len() + 1;
+                lines.extend(level_lines(levels));
+                level_rows = first..lines.len();
+            }
             Err(e) => lines.push(Line::from(Span::styled(
                 e.clone(),
                 Style::new().fg(Color::Red),
@@ -410,18 +429,36 @@ fn draw_dialog(frame: &mut Frame, body: Rect, d: &HierarchyDialog) {
     let width = 72.min(body.width.saturating_sub(2));
     let inner_width = usize::from(width.saturating_sub(2)).max(1);
     // Long lines (errors) wrap: count the rows they take.
-    let height: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(inner_width).max(1))
-        .sum();
-    let popup = centered(body, width, height as u16 + 2);
+    let rows = |lines: &[Line]| -> usize {
+        lines
+            .iter()
+            .map(|l| l.width().div_ceil(inner_width).max(1))
+            .sum()
+    };
+    // Too tall for the terminal: the middle levels of the preview give
+    // way (the first and the last stay, a line says how many are left
+    // out), so the keys line at the bottom stays in view.
+    let room = usize::from(body.height.saturating_sub(2));
+    let over = rows(&lines).saturating_sub(room);
+    if over > 0 && level_rows.len() > over + 2 {
+        let cut = level_rows.start + 1..level_rows.start + 2 + over;
+        let left_out = cut.len();
+        lines.splice(
+            cut,
+            [Line::from(Span::styled(
+                format!("    … {left_out} levels (a taller terminal shows them)"),
+                dim(),
+            ))],
+        );
+    }
+    let popup = centered(body, width, rows(&lines) as u16 + 2);
     let p = Paragraph::new(lines).wrap(Wrap { trim: false }).block(
         Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(Style::new().fg(Color::Cyan))
             .title(title),
     );
-    super::widgets::clear_under_popup(frame, popup);
+    crate::widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
 }
 

@@ -9,19 +9,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Gauge, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{dim, thousands, title_style};
-use crate::app::App;
+use crate::screens::anonymize::AnonymizeScreen;
 use crate::screens::sweep::{CellFigures, SweepCell, SweepMetric, SweepState};
+use crate::screens::Drawn;
 use crate::shared::JobState;
+use crate::widgets::{dim, thousands, title_style};
 
 /// Width of the grid's first column ("k = 100").
 const K_WIDTH: u16 = 8;
 /// Narrowest cell.
 const MIN_CELL: u16 = 7;
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.sweep();
-    let algorithm = app.anonymize().choice().id;
+pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &d.me.sweep;
+    let algorithm = d.me.state.choice().id;
     let title = Line::from(vec![
         Span::styled(format!(" k/l sweep: {algorithm} "), title_style()),
         Span::styled(format!("colour: {} (m) ", s.metric_name(s.metric)), dim()),

@@ -16,13 +16,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{dim, thousands, title_style};
-use crate::app::App;
 use crate::screens::anonymize::levels_text;
+use crate::screens::anonymize::AnonymizeScreen;
 use crate::screens::lattice::LatticeState;
 use crate::screens::release::AnonymizeView;
+use crate::screens::Drawn;
 use crate::session::FULL_DOMAIN;
 use crate::shared::JobState;
+use crate::widgets::{dim, thousands, title_style};
 use anonlab::algorithms::full_domain::{LatticeMap, LatticeNode, Metric, NodeStatus, SearchReport};
 
 /// Width of a row's label ("h 12").
@@ -30,8 +31,8 @@ const LABEL: u16 = 5;
 /// Width of the markers counting the nodes left out of a row on each side.
 const MARKER: u16 = 5;
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.anonymize();
+pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &d.me.state;
     let view = s.view.as_ref();
     let report = view.and_then(|v| v.full_domain.as_ref());
     let title = match report {
@@ -86,7 +87,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(legend_line(&s.lattice), legend);
     draw_rows(frame, rows, &s.lattice, r);
     frame.render_widget(
-        Paragraph::new(detail_lines(app, &s.lattice, r, view)).wrap(Wrap { trim: true }),
+        Paragraph::new(detail_lines(d, &s.lattice, r, view)).wrap(Wrap { trim: true }),
         detail,
     );
 }
@@ -244,7 +245,7 @@ fn metric_text(metric: Metric, v: f64) -> String {
 /// The focused node: its levels, what the search knows of it, and whether
 /// it is published.
 fn detail_lines(
-    app: &App,
+    d: &Drawn<'_, AnonymizeScreen>,
     s: &LatticeState,
     r: &SearchReport,
     view: &AnonymizeView,
@@ -306,27 +307,27 @@ fn detail_lines(
         NodeStatus::Pruned => Color::DarkGray,
     };
     let second = Line::from(Span::styled(known, Style::new().fg(color)));
-    let third = Line::from(publish_spans(app, r, view, &levels, is_opt));
+    let third = Line::from(publish_spans(d, r, view, &levels, is_opt));
     vec![first, second, third]
 }
 
 /// Whether the focused node is the one published, verified, or what Enter
 /// does.
 fn publish_spans(
-    app: &App,
+    d: &Drawn<'_, AnonymizeScreen>,
     r: &SearchReport,
     view: &AnonymizeView,
     levels: &[usize],
     is_opt: bool,
 ) -> Vec<Span<'static>> {
-    let s = app.anonymize();
+    let s = &d.me.state;
     if s.job.is_running() {
         return vec![Span::styled(
             "making the release of the node asked for…",
             Style::new().fg(Color::Yellow),
         )];
     }
-    if r.published().levels != levels || view.inputs != app.anonymize_inputs() {
+    if r.published().levels != levels || view.inputs != d.me.inputs(d.session) {
         let what = if is_opt {
             "Enter publishes the optimum again"
         } else {

@@ -167,6 +167,22 @@ pub fn line_series<'a>(color: Color, data: &'a [(f64, f64)]) -> Dataset<'a> {
         .data(data)
 }
 
+/// A chart's "before" (the original) and "after" (a release) series: a
+/// braille line and a dotted one, named with their marks in the legend,
+/// so the two are told apart without colour (the mono theme, a reader
+/// who does not see the colours).
+pub fn before_after<'a>(
+    (before_color, before): (Color, &'a [(f64, f64)]),
+    (after_color, after): (Color, &'a [(f64, f64)]),
+) -> [Dataset<'a>; 2] {
+    [
+        line_series(before_color, before).name("before ⣿"),
+        line_series(after_color, after)
+            .marker(Marker::Dot)
+            .name("after •"),
+    ]
+}
+
 /// An axis over [0, 1], the range of every probability and share charted.
 pub fn unit_axis(title: &'static str) -> Axis<'static> {
     Axis::default()

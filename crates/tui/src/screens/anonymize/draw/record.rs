@@ -9,18 +9,19 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::widgets::{dim, role_style, thousands, title_style};
-use crate::app::App;
+use crate::screens::anonymize::AnonymizeScreen;
 use crate::screens::record::MAX_BUCKETS_SHOWN;
+use crate::screens::Drawn;
+use crate::widgets::{dim, role_style, thousands, title_style};
 use anonlab::data::Role;
 use anonlab::release::bucket_reference;
 
 /// Source rows of matching tuples listed before "+N more".
 const ROWS_SHOWN: usize = 8;
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let s = app.anonymize();
-    let ds = app.dataset();
+pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
+    let s = &d.me.state;
+    let ds = d.session.dataset();
     let block = |title: String| Block::bordered().title(Span::styled(title, title_style()));
     let (Some(view), Some(d)) = (&s.view, &s.detail) else {
         frame.render_widget(
