@@ -582,3 +582,29 @@ fn every_test_file_is_in_a_test_binary() {
         "tests/ files in no test binary (add `mod NAME;` to tests/suite.rs or tests/screens.rs): {missing:?}"
     );
 }
+
+/// One module style (issue 31): a module with submodules is `x/mod.rs`,
+/// never `x.rs` beside an `x/` directory, in every crate of the workspace.
+#[test]
+fn one_module_style_x_mod_rs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("src")];
+    for c in ["core", "scale", "tui"] {
+        dirs.push(root.join("crates").join(c).join("src"));
+    }
+    let mut mixed = Vec::new();
+    let mut sources = Vec::new();
+    for d in &dirs {
+        files(d, &mut sources);
+    }
+    for f in &sources {
+        let stem = f.with_extension("");
+        if f.extension().is_some_and(|e| e == "rs") && stem.is_dir() {
+            mixed.push(f.strip_prefix(root).unwrap_or(f).display().to_string());
+        }
+    }
+    assert!(
+        mixed.is_empty(),
+        "modules written as x.rs beside an x/ directory (move x.rs to x/mod.rs): {mixed:?}"
+    );
+}
