@@ -10,7 +10,7 @@ use cli::{Cli, Command};
 fn main() {
     restore_sigpipe();
     quiet_dependency_panics();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(with_file_as_tui(std::env::args_os().collect()));
     // The TUI restores the terminal itself and is left to the default
     // actions; a cluster process stops on signals in its own way (it tells
     // its scheduler, removes its work directory) and writes no files;
@@ -65,6 +65,24 @@ fn quiet_dependency_panics() {
             default(info);
         }
     }));
+}
+
+/// `anonlab data.csv` (what a newcomer types first) is `anonlab tui
+/// data.csv`: a first argument that names no command, is no flag and is an
+/// existing file or directory opens it in the TUI. Anything else is left
+/// to clap, whose message lists the commands.
+fn with_file_as_tui(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let Some(first) = args.get(1) else {
+        return args;
+    };
+    let named = first
+        .to_str()
+        .is_some_and(|a| a.starts_with('-') || Cli::command().find_subcommand(a).is_some());
+    if !named && std::path::Path::new(first).exists() {
+        args.insert(1, "tui".into());
+    }
+    args
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: remove the temporary files of writes in

@@ -319,3 +319,33 @@ fn closed_stdout_pipe_ends_quietly() {
     child.wait().unwrap();
     assert!(!stderr.contains("panicked"), "stderr: {stderr}");
 }
+
+/// `anonlab FILE`, what a newcomer types first, opens the file in the TUI
+/// as `anonlab tui FILE` does (here its help, which needs no terminal); a
+/// first argument that is neither a command nor a file is still refused
+/// with clap's list of commands.
+#[test]
+fn a_file_as_the_only_argument_opens_it_in_the_tui() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("people.csv");
+    std::fs::write(&f, "sex,age\nF,30\nM,40\n").unwrap();
+    anonlab()
+        .arg(&f)
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Usage: anonlab tui"));
+    anonlab()
+        .arg(dir.path().join("missing.csv"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("unrecognized subcommand"));
+    // A command's name wins over a file of that name.
+    std::fs::write(dir.path().join("assess"), "x\n1\n").unwrap();
+    anonlab()
+        .current_dir(dir.path())
+        .args(["assess", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Usage: anonlab assess"));
+}
