@@ -776,6 +776,61 @@ fn what_goes_wrong_around_a_cluster_is_named() {
     scheduler.stop();
 }
 
+/// Issue 36, item 10: the scheduler killed while a job ran was reported as
+/// "cannot read the file: h2 protocol error". The client says it lost the
+/// cluster's scheduler, at its address, soon after, and quotes no debug
+/// form.
+#[test]
+fn a_scheduler_killed_mid_job_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let pq = dir.path().join("census.parquet");
+    anonlab()
+        .args(["synth", "--rows", &ROWS.to_string(), "--seed", "5", "-o"])
+        .arg(&pq)
+        .assert()
+        .success();
+    let mut cluster = TestCluster::start(dir.path(), 1);
+    let mut args: Vec<String> = ["assess", pq.to_str().unwrap(), "--json", "--qi", ADULT_QI7]
+        .map(String::from)
+        .to_vec();
+    args.extend(cluster.flags().map(String::from));
+    let client = std::thread::spawn(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&args)
+    });
+    // The job runs once the executor has a task of it.
+    let deadline = Instant::now() + RUN;
+    while !cluster.executors[0].stderr().contains("Received task") {
+        assert!(
+            Instant::now() < deadline && !client.is_finished(),
+            "the executor ran no task: {}",
+            cluster.executors[0].stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    cluster.scheduler.child.kill().unwrap();
+    let killed = Instant::now();
+    let out = client.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "lost the connection to the cluster's scheduler at {}",
+            cluster.address
+        )),
+        "{err}"
+    );
+    assert!(
+        !err.contains("cannot read the file") && !err.contains(" { "),
+        "{err}"
+    );
+    assert!(
+        killed.elapsed() < Duration::from_secs(60),
+        "the client took {:?} to notice",
+        killed.elapsed()
+    );
+}
+
 /// The first line of the answer to `request`, sent as it is to `address`,
 /// and the answer's headers in lower case.
 fn ask(address: &str, request: &str) -> String {

@@ -917,6 +917,78 @@ fn nan_is_never_a_figure() {
     );
 }
 
+/// Issue 36, item 10: `--individual-method exact` printed "mean NaN …
+/// expected re-identifications NaN" with weights of 1e308. Weights now
+/// stop below 1e150 (the data's number rule); across the extremes left —
+/// the largest weights in a class of hundreds, the smallest step above 1
+/// (p a few ulps below 1), huge and unit weights in one class, a unique
+/// record of weight 9e149 — every figure of `assess --json` is a finite
+/// number (serde_json writes NaN as null) and every risk lies in [0, 1].
+#[test]
+fn exact_individual_risk_is_never_nan_for_extreme_weights() {
+    let mut c = Case::new();
+    let layouts: [&[(&str, usize, &str)]; 4] = [
+        // (key, records, weight)
+        &[("F,30", 500, "9.99e149"), ("M,40", 3, "1.0000000000000002")],
+        &[("F,30", 1, "9e149"), ("M,40", 1, "1"), ("M,41", 2, "1")],
+        &[
+            ("F,30", 2, "9.99e149"),
+            ("F,30", 2, "1"),
+            ("M,40", 40, "1.5"),
+        ],
+        &[
+            ("F,30", 1000, "1.0000000000000002"),
+            ("M,40", 1, "9.99e149"),
+        ],
+    ];
+    for (i, layout) in layouts.iter().enumerate() {
+        let mut csv = String::from("sex,age,w\n");
+        for (key, records, weight) in layout.iter() {
+            for _ in 0..*records {
+                csv.push_str(&format!("{key},{weight}\n"));
+            }
+        }
+        let file = format!("w{i}.csv");
+        c.input(&file, csv);
+        let args = [
+            "assess",
+            &file,
+            "--qi",
+            "sex,age",
+            "--weights",
+            "w",
+            "--individual-method",
+            "exact",
+        ];
+        let text = succeeded(&c.run(&args));
+        assert!(
+            !text.contains("NaN") && !text.contains("inf"),
+            "{file}: {text}"
+        );
+        let json = succeeded(&c.run(&[&args[..], &["--json"]].concat()));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut nulls = Vec::new();
+        null_keys(&v, "", &mut nulls);
+        assert!(
+            nulls.iter().all(|k| UNSET_PARAMETERS.contains(&k.as_str())),
+            "{file}: {nulls:?} in {json}"
+        );
+        let individual = &v["individual_risk"];
+        for key in ["mean", "max", "global_risk"] {
+            let x = individual[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{file}: no {key} in {json}"));
+            assert!((0.0..=1.0).contains(&x), "{file}: {key} {x}");
+        }
+        let expected = individual["expected_reidentifications"].as_f64().unwrap();
+        let records: usize = layout.iter().map(|(_, n, _)| n).sum();
+        assert!(
+            (0.0..=records as f64).contains(&expected),
+            "{file}: expected re-identifications {expected}"
+        );
+    }
+}
+
 /// Keys a JSON output leaves null for a reason other than a figure: the
 /// parameters the algorithm does not read, the breach block of a table
 /// without sensitive attributes and the workload of `--queries 0`. Each is
@@ -976,6 +1048,56 @@ fn every_path_makes_the_same_checks() {
         &["none were given: add --conditions G.json"],
     );
     assert!(!c.path("c.svg").exists());
+}
+
+/// Issue 36, item 10: a project whose data path was /etc/shadow printed
+/// the file's first line (the unknown-column message listed its header).
+/// A file a project names is not one the user asked to read: the message
+/// says the project's column is not in it and how many columns it has,
+/// and quotes nothing of it — in memory, through the query engine (a
+/// grouped project) and for a known attribute the project names. A file
+/// named on the command line still lists its columns: the user chose it.
+#[test]
+fn a_project_never_quotes_the_file_it_names() {
+    let mut c = Case::new();
+    c.input(
+        "shadow",
+        "root:$6$secret:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+    );
+    c.input(
+        "p.json",
+        r#"{"version":1,"data":{"path":"shadow"},"roles":{"sex":"quasi-identifier"}}"#,
+    );
+    c.input(
+        "g.json",
+        r#"{"version":1,"data":{"path":"shadow","grouped":{"columns":["sex"]}},"roles":{"sex":"quasi-identifier"}}"#,
+    );
+    c.input(
+        "k.json",
+        r#"{"version":1,"data":{"path":"shadow"},"roles":{},"attacker":{"known":["zip"],"threshold":0.2}}"#,
+    );
+    let quiet = |out: &Output, column: &str| {
+        refused(
+            out,
+            &[
+                "shadow: the project's column",
+                &format!("'{column}' is not in this file, which has 1 column"),
+            ],
+        );
+        let e = stderr(out);
+        assert!(!e.contains("root") && !e.contains("secret"), "{e}");
+    };
+    quiet(&c.run(&["assess", "--project", "p.json"]), "sex");
+    quiet(
+        &c.run(&["anonymize", "--project", "p.json", "-k", "2", "-o", "x.csv"]),
+        "sex",
+    );
+    assert!(!c.path("x.csv").exists());
+    quiet(&c.run(&["assess", "--project", "k.json"]), "zip");
+    #[cfg(feature = "engine")]
+    quiet(&c.run(&["assess", "--project", "g.json"]), "sex");
+    let out = c.run(&["assess", "shadow", "--qi", "sex"]);
+    refused(&out, &["unknown column 'sex' (the columns are: root:"]);
 }
 
 // Family 8: messages — rows right for every line ending, names escaped,

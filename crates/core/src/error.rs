@@ -7,7 +7,7 @@
 //! value quoted from a file (a label holding an ANSI escape) never drives
 //! a terminal, whichever surface shows it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where in an input file something went wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -341,6 +341,28 @@ fn unmet(at: Option<&Location>, msg: &str, remedy: &str) -> String {
 }
 
 impl Error {
+    /// An unknown column in a file the user did not name themselves (a
+    /// project's data path) reworded without the file's header: listing
+    /// the columns would quote the file's first line, which may be a file
+    /// the user may not read (a project pointing at /etc/shadow). Says
+    /// how many columns the file has, so a wrong path shows. Any other
+    /// error is returned as it is.
+    pub fn unlisted(self, file: &Path, columns: usize) -> Error {
+        match self {
+            Error::UnknownColumn { name, .. } => Error::input(
+                file,
+                None,
+                None,
+                format!(
+                    "the project's column '{}' is not in this file, which has {columns} column{}: is the project's data path the file of its data?",
+                    shown(&name, 200),
+                    if columns == 1 { "" } else { "s" }
+                ),
+            ),
+            e => e,
+        }
+    }
+
     pub fn input(
         file: impl Into<PathBuf>,
         row: Option<u64>,

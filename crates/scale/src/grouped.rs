@@ -23,19 +23,38 @@ pub fn read_file(
     grouped: &[String],
     identifiers: &[String],
 ) -> Result<GroupedFile> {
+    read(path, csv, grouped, identifiers, false)
+}
+
+/// [`read_file`]; for a file a project names (`from_project`), an unknown
+/// column does not list the file's header ([`Error::unlisted`]).
+fn read(
+    path: &Path,
+    csv: &CsvOptions,
+    grouped: &[String],
+    identifiers: &[String],
+    from_project: bool,
+) -> Result<GroupedFile> {
     let sample = crate::engine_scan::head(path, csv, SAMPLE_RECORDS)?;
     let columns: Vec<String> = sample
         .columns()
         .iter()
         .map(|c| c.name().to_string())
         .collect();
-    for name in grouped.iter().chain(identifiers) {
-        if !columns.contains(name) {
-            return Err(Error::UnknownColumn {
-                name: name.clone(),
-                available: listed(&columns, COLUMNS_LISTED),
-            });
-        }
+    if let Some(name) = grouped
+        .iter()
+        .chain(identifiers)
+        .find(|n| !columns.contains(n))
+    {
+        let e = Error::UnknownColumn {
+            name: name.clone(),
+            available: listed(&columns, COLUMNS_LISTED),
+        };
+        return Err(if from_project {
+            e.unlisted(path, columns.len())
+        } else {
+            e
+        });
     }
     Ok(GroupedFile {
         columns,
@@ -67,9 +86,10 @@ pub fn session(
 pub fn open_project(project: &Project) -> Result<(Session, GroupedFile)> {
     let (path, grouped) = grouped_source(project)?;
     let csv = &project.data.csv;
-    let file = read_file(path, csv, &grouped.columns, &grouped.identifiers)?;
+    let file = read(path, csv, &grouped.columns, &grouped.identifiers, true)?;
     let table = session(&file, path, csv, &grouped.columns)?;
-    let mut session = Session::with_project(table.dataset, project)?;
+    let mut session = Session::with_project(table.dataset, project)
+        .map_err(|e| e.unlisted(path, file.columns.len()))?;
     session.identifiers_outside = grouped.identifiers.clone();
     Ok((session, file))
 }

@@ -165,4 +165,33 @@ mod tests {
             }
         }
     }
+
+    proptest::proptest! {
+        /// Issue 36, item 10: weights reach 1e150 each (the data's number
+        /// rule), so a class's weight sum spans f to f·1e150 and beyond for
+        /// a large sample; from the smallest step above f (p rounding to
+        /// just below 1) to the largest, the risk is a figure in [0, 1/f],
+        /// never NaN: E[1/F | f] with F ≥ f.
+        #[test]
+        fn risk_is_a_figure_for_every_weight_sum(
+            f in 1u32..3000,
+            log_factor in 0.0f64..160.0,
+            ulps in 0u64..4,
+        ) {
+            let ff = f64::from(f);
+            let sum = if log_factor < 1.0 {
+                // The sums just above f, where q = 1 − p is a few ulps.
+                f64::from_bits(ff.to_bits() + ulps)
+            } else {
+                ff * 10f64.powf(log_factor)
+            };
+            for m in [IndividualMethod::Approx, IndividualMethod::Exact] {
+                let r = class_risk(f, sum, m);
+                proptest::prop_assert!(
+                    r.is_finite() && r >= 0.0 && r <= (1.0 / ff) * (1.0 + 1e-9),
+                    "f {} sum {:e} {:?}: {}", f, sum, m, r
+                );
+            }
+        }
+    }
 }

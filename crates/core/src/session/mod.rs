@@ -370,7 +370,14 @@ impl Session {
         if project.data.grouped.is_some() {
             return Err(Self::grouped_refusal(project));
         }
-        Self::with_project(Source::of_project(project).read()?, project)
+        let dataset = Source::of_project(project).read()?;
+        let columns = dataset.n_cols();
+        Self::with_project(dataset, project).map_err(|e| match &project.data.path {
+            // The file is the project's, not one named on the command line:
+            // its header is not listed (Error::unlisted).
+            Some(path) => e.unlisted(path, columns),
+            None => e,
+        })
     }
 
     /// A project saved from a session over the query engine's frequency

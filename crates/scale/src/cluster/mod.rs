@@ -419,6 +419,12 @@ impl Cluster {
         if text.contains("Unauthenticated") || text.contains(auth::REFUSED) {
             return self.scheduler.error(auth::REFUSED);
         }
+        if let Some(cause) = lost_connection_in(&text, &self.scheduler) {
+            return self.scheduler.error(format!(
+                "lost the connection to the cluster's scheduler at {} ({cause}); the job's result is lost: is the scheduler still running?",
+                self.scheduler
+            ));
+        }
         e
     }
 
@@ -436,7 +442,10 @@ impl Cluster {
             .build();
         SessionContext::remote_with_state(&format!("df://{}", self.scheduler), state)
             .await
-            .map_err(|e| self.scheduler.error(e.to_string()))
+            .map_err(|e| {
+                self.scheduler
+                    .error(crate::engine::without_debug(&e.to_string()))
+            })
     }
 
     /// Wait until the scheduler has an executor, asking its `/readyz`.
@@ -458,6 +467,41 @@ impl Cluster {
             }
         }
     }
+}
+
+/// The words of a connection lost in an error's text, when the client
+/// lost its connection to the scheduler: the client talks only to the
+/// scheduler while a job runs (it polls the job's status), so a
+/// connection that breaks or is refused then is the scheduler's — tonic
+/// and hyper say it as "h2 protocol error", "transport error", or the
+/// operating system's refusal. A job the scheduler reports failed
+/// ("Job … failed", an executor's own connections among its causes) had
+/// its scheduler, and is none of these; nor is a connection Ballista says
+/// it made to another address (an executor's, fetching the result).
+fn lost_connection_in(text: &str, scheduler: &Address) -> Option<&'static str> {
+    const LOST: [(&str, &str); 6] = [
+        ("h2 protocol error", "the connection broke"),
+        ("broken pipe", "the connection broke"),
+        ("connection reset", "the connection was reset"),
+        ("connection refused", "nothing answers there any more"),
+        ("transport error", "the connection broke"),
+        ("error trying to connect", "nothing answers there any more"),
+    ];
+    let lower = text.to_lowercase();
+    if lower.contains("job failed due to") || lower.contains("failed due to stage") {
+        return None;
+    }
+    let elsewhere = text.split("scheduler or executor at ").skip(1).any(|rest| {
+        !rest
+            .trim_start_matches("http://")
+            .starts_with(&scheduler.to_string())
+    });
+    if elsewhere {
+        return None;
+    }
+    LOST.iter()
+        .find(|(words, _)| lower.contains(words))
+        .map(|&(_, cause)| cause)
 }
 
 /// The HTTP status of the scheduler's `/readyz` (200: an executor is
@@ -535,6 +579,39 @@ mod tests {
 
     fn token() -> Token {
         Token::new(b"0123456789abcdef0123456789abcdef").unwrap()
+    }
+
+    /// What tonic, hyper and Ballista say when the scheduler goes away
+    /// mid-job is worded as a lost scheduler (issue 36, item 10); a job
+    /// the scheduler failed, or a file's own problem, is not.
+    #[test]
+    fn a_lost_scheduler_is_named() {
+        let cluster = Cluster::new(
+            "127.0.0.1:50050".parse().unwrap(),
+            token(),
+            ClusterOptions::default(),
+        );
+        let file = |msg: &str| Error::input("d.csv", None, None, msg.to_string());
+        for text in [
+            "the cluster at 127.0.0.1:50050 cannot read the file: External error: status: Internal, message: \"h2 protocol error: error reading a body from connection\", details: [], metadata",
+            "the cluster at 127.0.0.1:50050 cannot read the file: External error: status: Unavailable, message: \"error trying to connect: tcp connect error: Connection refused (os error 111)\"",
+            "the cluster at 127.0.0.1:50050 cannot read the file: External error: transport error",
+        ] {
+            let m = cluster.refusal(file(text)).to_string();
+            assert!(
+                m.starts_with("cluster at 127.0.0.1:50050: lost the connection to the cluster's scheduler at 127.0.0.1:50050 ("),
+                "{m}"
+            );
+            assert!(!m.contains("cannot read the file"), "{m}");
+        }
+        for text in [
+            "the cluster at 127.0.0.1:50050 cannot read the file: Execution error: Job Qx1 failed: Job failed due to stage 1 failed: Task failed due to runtime execution error: Connection refused",
+            "the cluster at 127.0.0.1:50050 cannot read the file: not a Parquet file",
+            "the cluster at 127.0.0.1:50050 cannot read the file: Execution error: Error connecting to Ballista scheduler or executor at 127.0.0.1:50051: transport error",
+        ] {
+            let m = cluster.refusal(file(text)).to_string();
+            assert_eq!(m, format!("d.csv: {text}"));
+        }
     }
 
     #[test]

@@ -111,12 +111,13 @@ struct Confined {
 }
 
 /// A refusal of the store's, whose `Debug` (which Ballista's messages
-/// use) is its words.
+/// use) is its words as a string literal: the client reduces a debug form
+/// to its literals (`engine::without_debug`), so bare words would be lost.
 struct Refused(String);
 
 impl fmt::Debug for Refused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        write!(f, "{:?}", self.0)
     }
 }
 

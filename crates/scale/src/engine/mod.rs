@@ -210,9 +210,178 @@ pub(crate) fn datafusion_error(
                 std::env::temp_dir().display()
             )
         }
-        _ => format!("{engine} cannot read the file: {e}"),
+        _ => {
+            let text = e.to_string();
+            match exhausted_in(&text) {
+                Some(why) => format!(
+                    "{engine}: an executor ran out of memory (its memory limit, `anonlab cluster executor --memory-limit`, was reached: {why}); give the executors more memory, or temporary space to spill to"
+                ),
+                None => format!("{engine} cannot read the file: {}", without_debug(&text)),
+            }
+        }
     };
     Error::input(path, None, None, msg)
+}
+
+/// What DataFusion said of a memory limit reached on another machine: an
+/// executor's error reaches a cluster's client as text (its debug form,
+/// `ResourcesExhausted("…")`, inside the job's failure), not as
+/// `DataFusionError::ResourcesExhausted`.
+fn exhausted_in(text: &str) -> Option<String> {
+    const FORM: &str = "ResourcesExhausted(";
+    let at = text.find(FORM)?;
+    Some(
+        string_literals(&text[at..])
+            .into_iter()
+            .next()
+            .unwrap_or_default(),
+    )
+}
+
+/// `text` with a trailing Rust debug form (`Name(…)`, `Name { … }`) put
+/// in words: a task's error crosses the cluster as the `{:?}` of the
+/// executor's error (ballista-core's `FailedTask`), and tonic's status
+/// ends with its metadata's, which are no message for a user. The form
+/// becomes its string literals, unescaped and joined by ": "; a form with
+/// none is dropped (with the separator before it), or, when nothing
+/// precedes it, is its innermost name. Text without one is unchanged.
+pub(crate) fn without_debug(text: &str) -> String {
+    let Some(start) = debug_form_start(text) else {
+        return text.to_string();
+    };
+    let (prefix, form) = text.split_at(start);
+    let mut said: Vec<String> = Vec::new();
+    for literal in string_literals(form) {
+        if !literal.is_empty() && said.last() != Some(&literal) {
+            said.push(literal);
+        }
+    }
+    if !said.is_empty() {
+        return format!("{prefix}{}", said.join(": "));
+    }
+    let prefix = prefix.trim_end_matches([' ', ',', ':']);
+    if !prefix.is_empty() {
+        return prefix.to_string();
+    }
+    form.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .rfind(|w| is_type_name(w))
+        .unwrap_or(form)
+        .to_string()
+}
+
+/// Where the debug form that ends `text` begins: the first type name
+/// (CamelCase) followed by `(` or ` {` whose brackets close exactly at
+/// the end of `text`.
+fn debug_form_start(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let word_start =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        if word_start && bytes[at].is_ascii_uppercase() {
+            let end = text[at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(text.len(), |n| at + n);
+            let rest = &text[end..];
+            let open = if rest.starts_with('(') {
+                Some(end)
+            } else if rest.starts_with(" {") {
+                Some(end + 1)
+            } else {
+                None
+            };
+            if let Some(open) = open {
+                if is_type_name(&text[at..end]) && closes_at_end(&text[open..]) {
+                    return Some(at);
+                }
+            }
+            at = end.max(at + 1);
+        } else {
+            at += 1;
+        }
+    }
+    None
+}
+
+/// A Rust type's name: an upper-case letter, then letters and digits with
+/// at least one lower-case letter (so `COUNT(*)` in a plan is not one).
+fn is_type_name(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_uppercase())
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && word.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// Whether the bracket opening `text` closes at its very end (trailing
+/// white space aside), brackets inside string literals not counted.
+fn closes_at_end(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => {
+                let Some(d) = depth.checked_sub(1) else {
+                    return false;
+                };
+                depth = d;
+                if depth == 0 {
+                    return text[i + c.len_utf8()..].trim().is_empty();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The string literals of a debug form, unescaped (`\"`, `\\`, `\n`,
+/// `\t`, `\u{…}`).
+fn string_literals(form: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = form.chars();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut s = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => match chars.next() {
+                    Some('n') => s.push(' '),
+                    Some('t') => s.push(' '),
+                    Some('u') => {
+                        let code: String = chars
+                            .by_ref()
+                            .skip_while(|&c| c == '{')
+                            .take_while(|&c| c != '}')
+                            .collect();
+                        if let Some(c) =
+                            u32::from_str_radix(&code, 16).ok().and_then(char::from_u32)
+                        {
+                            s.push(c);
+                        }
+                    }
+                    Some(other) => s.push(other),
+                    None => {}
+                },
+                c => s.push(c),
+            }
+        }
+        out.push(s.trim().to_string());
+    }
+    out
 }
 
 /// A message about `engine`'s work on `path`.
@@ -719,6 +888,63 @@ mod tests {
             "{m}"
         );
         assert!(!m.contains("Plan("), "{m}");
+    }
+
+    /// An executor's memory limit, reached on the cluster, is said as such
+    /// (issue 36, item 10), not as "cannot read the file" and a debug form.
+    #[test]
+    fn an_executor_out_of_memory_is_named() {
+        use datafusion::error::DataFusionError as D;
+        let text = r#"Job Qx1 failed: Job failed due to stage 1 failed: Task failed due to runtime execution error: DataFusionError(ResourcesExhausted("Failed to allocate additional 8.0 MB for GroupedHashAggregateStream[3] with 0.0 B already allocated for this reservation - 1.2 MB remain available for the total pool"))"#;
+        let m = datafusion_error(
+            "the cluster at 127.0.0.1:50050",
+            Path::new("big.parquet"),
+            D::Execution(text.into()),
+        )
+        .to_string();
+        assert!(
+            m.starts_with("big.parquet: the cluster at 127.0.0.1:50050: an executor ran out of memory (its memory limit, `anonlab cluster executor --memory-limit`, was reached: Failed to allocate additional 8.0 MB for GroupedHashAggregateStream[3]"),
+            "{m}"
+        );
+        assert!(
+            !m.contains("cannot read the file") && !m.contains("ResourcesExhausted"),
+            "{m}"
+        );
+    }
+
+    /// Debug forms put in words (issue 36, item 10): the texts are those
+    /// Ballista and tonic give (ballista-core's `FailedTask` formats the
+    /// executor's error with `{:?}`; tonic's status ends with its
+    /// metadata's).
+    #[test]
+    fn debug_forms_become_words() {
+        for (text, want) in [
+            (
+                r#"Execution error: Job Qx1 failed: Job failed due to stage 1 failed: Task failed due to runtime execution error: DataFusionError(ArrowError(ExternalError(Custom { kind: Other, error: "bad page \"size\"" }), None))"#,
+                r#"Execution error: Job Qx1 failed: Job failed due to stage 1 failed: Task failed due to runtime execution error: bad page "size""#,
+            ),
+            (
+                r#"Task failed due to IO error: IoError(Os { code: 2, kind: NotFound, message: "No such file or directory" })"#,
+                "Task failed due to IO error: No such file or directory",
+            ),
+            (
+                r#"External error: status: Unknown, message: "x", details: [], metadata: MetadataMap { headers: {} }"#,
+                r#"External error: status: Unknown, message: "x", details: [], metadata"#,
+            ),
+            ("IoError(Kind(NotFound))", "NotFound"),
+            (
+                "Error during planning: COUNT(*) of column Sex (a)",
+                "Error during planning: COUNT(*) of column Sex (a)",
+            ),
+            (
+                r#"Context("spilling", Context("spilling", IoError("disk \u{1b} full\n")))"#,
+                "spilling: disk \u{1b} full",
+            ),
+        ] {
+            let got = without_debug(text);
+            assert_eq!(got, want, "{text}");
+            assert!(!got.contains(" { ") && !got.contains("Error("), "{got}");
+        }
     }
 
     /// The packed merge gives the table the map of boxed keys gives:
