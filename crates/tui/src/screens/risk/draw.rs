@@ -15,9 +15,10 @@ use crate::screens::risk::RiskScreen;
 use crate::screens::risk::{Figures, Measures, RecordList, RiskChart, RiskFocus};
 use crate::screens::risk_models::{model_lines, msu_text, riskiest_by_size, share, RiskModel};
 use crate::screens::Drawn;
+use crate::shared::text_width;
 use crate::shared::{JobState, SENSITIVE_MARK};
 use crate::widgets::{
-    before_after, cursor_style, dim, fit_items, line_series, percent, role_style, thousands,
+    self, before_after, cursor_style, dim, fit_items, line_series, percent, role_style, thousands,
     title_style, too_small, unit_axis, CHART_MIN,
 };
 
@@ -296,9 +297,24 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
         ("linkage".into(), |m| Some(&m.linkage)),
         (breach_name, |m| m.breach.as_ref().map(|(_, f)| f)),
     ];
+    // The attack column as wide as its longest name ("breach occupation"
+    // was cut to "breach occupati" at every width).
+    // The figures keep their room; a name longer than what is left is
+    // cut with "…".
+    let records = measures.simulator.records() as u64;
+    // Counts as wide as the records with separators, and a percentage.
+    let count_width = (thousands(records).len() + " (100.0%)".len()) as u16;
+    let figures_width = 6 + 6 + 6 + 2 * count_width + 5;
+    let name_width = attacks
+        .iter()
+        .map(|(n, _)| text_width(n))
+        .max()
+        .unwrap_or(0)
+        .min(area.width.saturating_sub(2 + figures_width + 1).max(9));
     let mut rows = Vec::new();
     for (name, pick) in &attacks {
-        let mut first = vec![Cell::new(name.clone()), Cell::new("before").style(dim())];
+        let name = widgets::cut(name, usize::from(name_width));
+        let mut first = vec![Cell::new(name), Cell::new("before").style(dim())];
         match pick(measures) {
             Some(f) => first.extend(figure_cells(f, threshold)),
             None => first.push(Cell::new("no sensitive attribute").style(dim())),
@@ -326,13 +342,10 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     frame.render_widget(block, area);
     let [table_area, info] =
         Layout::vertical([Constraint::Length(7), Constraint::Min(0)]).areas(inner);
-    // Counts as wide as the records with separators, and a percentage.
-    let records = measures.simulator.records() as u64;
-    let count_width = (thousands(records).len() + " (100.0%)".len()) as u16;
     let table = Table::new(
         rows,
         [
-            Constraint::Length(15),
+            Constraint::Length(name_width),
             Constraint::Length(6),
             Constraint::Length(6),
             Constraint::Length(6),
