@@ -278,7 +278,12 @@ fn status_parts(app: &App) -> Vec<Part> {
     parts.push(Part::new(
         4,
         vec![Span::styled(
-            format!("{} k={}{l} seed={}", i.algorithm, i.k, i.seed),
+            format!(
+                "{} k={}{l}{}",
+                i.algorithm,
+                i.k,
+                super::shared::seed_label(i.algorithm, '=', i.seed)
+            ),
             Style::new().add_modifier(Modifier::BOLD),
         )],
     ));

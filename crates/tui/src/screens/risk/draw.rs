@@ -382,11 +382,11 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
         let release = vec![
             Span::styled("after: ", dim()),
             Span::raw(format!(
-                "{} k={}{} seed {}",
+                "{} k={}{}{}",
                 v.evaluation.algorithm,
                 v.inputs.k,
                 v.inputs.l.map_or(String::new(), |l| format!(" l={l}")),
-                v.inputs.seed
+                crate::shared::seed_label(v.inputs.algorithm, ' ', v.inputs.seed)
             )),
         ];
         // The before line names the attacker; an after for the same one
