@@ -263,6 +263,34 @@ pub fn fit_column(cells: &[&str], width: usize) -> Vec<String> {
     shown
 }
 
+/// `text` wrapped at spaces into lines of `width` cells, when it takes
+/// more than `height` of them: the first `height` lines, the last ending
+/// in "…" ([`cut`]) — a wrapped paragraph taller than its panel otherwise
+/// stops mid-sentence without saying so. `None` when it fits, so the
+/// caller keeps its own wrapping.
+pub fn wrap_overflow(text: &str, width: usize, height: usize) -> Option<Vec<String>> {
+    let w = |s: &str| Span::raw(s).width();
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split_whitespace() {
+        let last = lines.last_mut().expect("one line at least");
+        if last.is_empty() {
+            last.push_str(word);
+        } else if w(last) + 1 + w(word) <= width {
+            last.push(' ');
+            last.push_str(word);
+        } else {
+            lines.push(word.to_string());
+        }
+    }
+    if lines.len() <= height || height == 0 {
+        return None;
+    }
+    let rest = lines[height - 1..].join(" ");
+    lines.truncate(height - 1);
+    lines.push(cut(&rest, width));
+    Some(lines)
+}
+
 /// The widths a `Table` of `Length(widths)` columns, `spacing` cells
 /// apart, gives its columns in `room` cells (as ratatui lays them out:
 /// flex start, no selection column): narrower than asked where the room
@@ -389,6 +417,16 @@ mod tests {
             "…export/dir/file.svg"
         );
         assert_eq!(cut_start("row 43307", 4), "…");
+    }
+
+    #[test]
+    fn a_paragraph_taller_than_its_panel_ends_in_an_ellipsis() {
+        let text = "load a conditions file first (:conditions FILE, e.g. the G.json)";
+        assert_eq!(wrap_overflow(text, 24, 4), None);
+        assert_eq!(
+            wrap_overflow(text, 24, 2).unwrap(),
+            ["load a conditions file", "first (:conditions FILE…"]
+        );
     }
 
     #[test]

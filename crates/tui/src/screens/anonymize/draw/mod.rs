@@ -431,9 +431,15 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     let mut title = vec![Span::styled(" Release ", title_style())];
     let block_with = |title: Vec<Span<'static>>| Block::bordered().title(Line::from(title));
     if let Some(why) = &s.blocked {
-        let p = Paragraph::new(why.as_str())
+        let inner = Block::bordered().inner(area);
+        let fitted =
+            widgets::wrap_overflow(why, usize::from(inner.width), usize::from(inner.height));
+        let p = match fitted {
+            Some(lines) => Paragraph::new(lines.into_iter().map(Line::from).collect::<Vec<_>>()),
+            None => Paragraph::new(why.as_str()).wrap(Wrap { trim: true }),
+        };
+        let p = p
             .style(Style::new().fg(Color::Yellow))
-            .wrap(Wrap { trim: true })
             .block(block_with(title));
         frame.render_widget(p, area);
         return;
