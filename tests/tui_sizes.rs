@@ -15,7 +15,9 @@ use common::screen::{
     build_hierarchies, choose_algorithm, command, mask, mask_time_column, render, run_to_done, text,
 };
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
+/// The sizes every screen is drawn and checked at: the smallest usable
+/// terminal, the smallest the issue names and a large one.
+const SIZES: [(u16, u16); 3] = [(80, 24), (60, 15), (200, 50)];
 /// The dialogs are drawn over any screen: at the smallest size too.
 const DIALOG_SIZES: [(u16, u16); 3] = [(80, 24), (200, 50), (60, 15)];
 
@@ -43,11 +45,211 @@ fn raw(app: &App) -> String {
     mask_time_column(&mask(&mask(&text(&render(app)), "time "), "query error "))
 }
 
-/// The screen's text, checked for cut numbers (see `numbers_are_whole`).
+/// The screen's text, checked for cut numbers (see `numbers_are_whole`),
+/// words cut without "…" (`cut_words`) and values drawn alike
+/// (`alike_in_the_published_table`).
 fn shown(app: &mut App) -> String {
     let t = raw(app);
     numbers_are_whole(app, &t);
+    let known = known_words(app);
+    let cut = cut_words(&t, &known);
+    assert!(
+        cut.is_empty(),
+        "{:?}: words cut without \"…\": {cut:?}\n{t}",
+        app.size()
+    );
+    let (headers, rows) = anonymize_table(app);
+    let alike = alike_in_the_published_table(&t, &headers, &rows);
+    assert!(
+        alike.is_empty(),
+        "{:?}: values drawn alike: {alike:?}\n{t}",
+        app.size()
+    );
     t
+}
+
+/// The headers and the rows on screen, in full, of the table the
+/// Anonymize screen shows: the published table, or the before/after view
+/// (the record's number, the original, "│", the published row); none on
+/// another screen or under the lattice.
+fn anonymize_table(app: &App) -> (Vec<String>, Vec<Vec<String>>) {
+    let a = app.anonymize();
+    let Some(view) = a
+        .view
+        .as_ref()
+        .filter(|_| app.screen() == Screen::Anonymize)
+    else {
+        return Default::default();
+    };
+    if a.side_by_side.open {
+        let s = &a.side_by_side;
+        let mut headers = vec!["#".to_string()];
+        headers.extend(s.left_headers.iter().cloned());
+        headers.push("│".into());
+        headers.extend(s.right_headers.iter().cloned());
+        let rows = s
+            .rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![common::screen::thousands(r.record + 1)];
+                row.extend(r.original.iter().cloned());
+                row.push("│".into());
+                row.extend(
+                    r.published
+                        .clone()
+                        .unwrap_or_else(|| vec!["suppressed".into()]),
+                );
+                row
+            })
+            .collect();
+        (headers, rows)
+    } else if a.lattice.open {
+        Default::default()
+    } else {
+        (view.headers.clone(), a.table.rows.clone())
+    }
+}
+
+/// Where a token ends: white space, box drawing, and the brackets and
+/// separators of generalized cells ("{Adm-clerical,Sales}", "[27-35]").
+fn token_break(c: char) -> bool {
+    c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c) || "{}[](),;:'\"".contains(c)
+}
+
+fn tokens(t: &str) -> impl Iterator<Item = &str> {
+    t.split(token_break).filter(|w| !w.is_empty())
+}
+
+/// The words whose whole text the test knows: of the dataset's column
+/// names and values and of every cell of the shown release. Words
+/// without a letter are numbers, which `numbers_are_whole` checks.
+fn known_words(app: &App) -> BTreeSet<String> {
+    let ds = app.dataset();
+    let mut texts: BTreeSet<String> = BTreeSet::new();
+    for c in 0..ds.n_cols() {
+        let col = ds.col(c);
+        texts.insert(col.name().to_string());
+        for r in 0..ds.n_rows() {
+            texts.insert(col.display(col.code(r)).to_string());
+        }
+    }
+    if let Some(view) = &app.anonymize().view {
+        texts.extend(view.headers.iter().cloned());
+        for i in 0..view.published_rows() {
+            texts.extend(view.row(ds, i).unwrap_or_default());
+        }
+    }
+    texts
+        .iter()
+        .flat_map(|t| tokens(t))
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The words of `t` cut without saying so. A word of the screen (a token
+/// between white space, box drawing or a cell's brackets and commas) is
+/// cut when it is a strict start, three characters or more, of a known
+/// word (`known_words`), is not itself a known word, and does not end in
+/// "…": "Prof-special" of "Prof-specialty", "Handlers-clean" of
+/// "Handlers-cleaners", "occupati" of "occupation".
+fn cut_words(t: &str, known: &BTreeSet<String>) -> Vec<String> {
+    let mut cut: Vec<String> = tokens(t)
+        .filter(|w| !w.ends_with('…') && w.chars().count() >= 3 && !known.contains(*w))
+        .filter(|w| {
+            known
+                .range(w.to_string()..)
+                .next()
+                .is_some_and(|k| k.starts_with(*w))
+        })
+        .map(str::to_string)
+        .collect();
+    cut.dedup();
+    cut
+}
+
+/// Different values drawn alike in one column of the published table:
+/// the table's header line is the line holding the start of every header
+/// in order; each header's position is where its column's cells start,
+/// so the rows under it are cut into cells there and each drawn cell is
+/// paired with the value it stands for (`rows`, the rows on screen, in
+/// full). A drawn text standing for two values reads as either.
+fn alike_in_the_published_table(t: &str, headers: &[String], rows: &[Vec<String>]) -> Vec<String> {
+    let lines: Vec<Vec<char>> = t.lines().map(|l| l.chars().collect()).collect();
+    let starts = |line: &[char]| -> Option<Vec<usize>> {
+        let text: String = line.iter().collect();
+        let mut at = Vec::new();
+        let mut from = 0;
+        for h in headers {
+            let head: String = h.chars().take(3).collect();
+            let byte = text.char_indices().nth(from).map_or(text.len(), |(i, _)| i);
+            let found = text[byte..].find(&head)?;
+            let x = from + text[byte..byte + found].chars().count();
+            at.push(x);
+            from = x + 1;
+        }
+        Some(at)
+    };
+    let Some((y, xs)) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(y, l)| starts(l).map(|xs| (y, xs)))
+    else {
+        return Vec::new();
+    };
+    let mut drawn: Vec<std::collections::BTreeMap<String, BTreeSet<&str>>> =
+        vec![Default::default(); headers.len()];
+    for (row, line) in rows.iter().zip(&lines[y + 1..]) {
+        for (c, value) in row.iter().enumerate().take(xs.len()) {
+            let end = xs.get(c + 1).copied().unwrap_or(line.len()).min(line.len());
+            let cell: String = line[xs[c].min(end)..end]
+                .iter()
+                .take_while(|&&ch| ch != '│')
+                .collect();
+            drawn[c]
+                .entry(cell.trim().to_string())
+                .or_default()
+                .insert(value);
+        }
+    }
+    drawn
+        .iter()
+        .flat_map(|column| column.iter())
+        .filter(|(_, values)| values.len() > 1)
+        .map(|(cell, values)| format!("{cell:?} for {values:?}"))
+        .collect()
+}
+
+/// The checks see what they are for (issue 32, item 4): a value cut
+/// without "…" and two values drawn alike are reported; the screen as
+/// drawn passes.
+#[test]
+fn the_cut_checks_see_a_planted_cut() {
+    let mut app = session((80, 24));
+    app.step(&Action::ShowScreen(Screen::Anonymize));
+    let t = shown(&mut app);
+    let known = known_words(&app);
+    assert!(
+        known.contains("Female") && known.contains("occupation"),
+        "{known:?}"
+    );
+    // "Female" cut to "Fema", as a Table cuts a cell, without "…".
+    assert!(t.contains("Female"), "{t}");
+    let planted = t.replacen("Female", "Fema  ", 1);
+    assert_eq!(cut_words(&planted, &known), ["Fema"]);
+    assert!(cut_words(&t.replacen("Female", "Fema… ", 1), &known).is_empty());
+    // A drawn cell standing for two values: the first row's first cell
+    // said to stand for another value than the second row's same text.
+    let (headers, rows) = anonymize_table(&app);
+    assert!(!rows.is_empty(), "{t}");
+    assert!(alike_in_the_published_table(&t, &headers, &rows).is_empty());
+    let same = (1..rows.len())
+        .find(|&i| rows[i][0] == rows[0][0])
+        .expect("two rows alike");
+    let mut planted = rows.clone();
+    planted[same][0].push_str(" (another)");
+    let alike = alike_in_the_published_table(&t, &headers, &planted);
+    assert_eq!(alike.len(), 1, "{alike:?}\n{t}");
 }
 
 /// The numbers in `t`: each maximal run of letters, digits, `_`, `.` and
@@ -156,7 +358,7 @@ fn name(size: (u16, u16), what: &str) -> String {
 }
 
 #[test]
-fn every_screen_at_both_sizes() {
+fn every_screen_at_every_size() {
     for size in SIZES {
         let mut app = session(size);
         let baseline = app.session().baseline().unwrap().baseline().clone();
@@ -173,16 +375,24 @@ fn every_screen_at_both_sizes() {
                     let k = &baseline.key_count.summary;
                     assert!(t.contains(&format!("{:.4}", k.mean)), "{t}");
                     assert!(t.contains("1,495 (99.7%)"), "{t}");
-                    assert!(t.contains("1,144 (76.3%)"), "{t}");
+                    assert!(t.contains("key count"), "{t}");
+                    // At 60 × 15 the "Pr = 1" column gives way to the names.
+                    if size.0 >= 80 {
+                        assert!(t.contains("1,144 (76.3%)"), "{t}");
+                    }
                     assert!(t.contains(&baseline.attacker.to_string()), "{t}");
                 }
                 Screen::Anonymize => {
                     assert!(t.contains(&fingerprint), "{t}");
                     assert!(t.contains(&groups), "{t}");
-                    assert!(
-                        t.contains(&format!("{:.3}→", baseline.linkage.summary.mean)),
-                        "{t}"
-                    );
+                    // At 60 × 15 the figures panel keeps the breach line
+                    // only (the_anonymize_screen_reads_whole_at_60x15).
+                    if size.0 >= 80 {
+                        assert!(
+                            t.contains(&format!("{:.3}→", baseline.linkage.summary.mean)),
+                            "{t}"
+                        );
+                    }
                 }
                 Screen::Compare => {
                     assert!(t.contains("mondrian") && t.contains("anatomy"), "{t}");
@@ -195,7 +405,8 @@ fn every_screen_at_both_sizes() {
             app.step(&Action::ToggleHelp);
             let first = shown(&mut app);
             let mut all = first.clone();
-            for _ in 0..60 {
+            // Enough steps for the longest page at 60 × 15 (72 lines).
+            for _ in 0..80 {
                 app.step(&Action::Down);
                 all.push_str(&raw(&app));
             }
@@ -219,7 +430,7 @@ fn every_screen_at_both_sizes() {
 }
 
 #[test]
-fn the_full_domain_panel_and_charts_at_both_sizes() {
+fn the_full_domain_panel_and_charts_at_every_size() {
     for size in SIZES {
         let mut app = App::new(Session::demo().unwrap()).unwrap();
         app.step(&Action::Resize(size.0, size.1));
@@ -235,8 +446,12 @@ fn the_full_domain_panel_and_charts_at_both_sizes() {
         // Its lattice, in place of the charts and the table.
         app.step(&Action::ToggleLattice);
         let t = shown(&mut app);
-        assert!(t.contains("node [0, 5, 3]"), "{t}");
-        assert!(t.contains("[*053]"), "{t}");
+        // At 60 × 15 the lattice has no row left under its title: what
+        // issue 32's item 5 still leaves open.
+        if size.0 >= 80 {
+            assert!(t.contains("node [0, 5, 3]"), "{t}");
+            assert!(t.contains("[*053]"), "{t}");
+        }
         insta::assert_snapshot!(name(size, "lattice"), t);
         // Before and after side by side, in the same room.
         app.step(&Action::ToggleSideBySide);
@@ -402,7 +617,7 @@ fn tabs_and_help_pages_are_whole_at_60x15() {
     // The keys page of the Data screen, wrapped where it must be.
     app.step(&Action::ShowScreen(Screen::Data));
     app.step(&Action::ToggleHelp);
-    insta::assert_snapshot!(name(size, "help_data"), raw(&app));
+    insta::assert_snapshot!(name(size, "help_keys_page"), raw(&app));
     app.step(&Action::Right);
     insta::assert_snapshot!(name(size, "help_commands"), raw(&app));
 }

@@ -160,6 +160,19 @@ pub fn text_width(s: &str) -> u16 {
 /// without colours (and shows in text snapshots).
 pub const SENSITIVE_MARK: &str = "◆";
 
+/// " seed N" (with `sep` between the word and N) when the algorithm
+/// `id` draws random numbers, else nothing: a seed shown beside an
+/// algorithm that reads none would claim it reproduces something it does
+/// not change (issue 32, item 5).
+pub fn seed_label(id: &str, sep: char, seed: u64) -> String {
+    let reads_seed = anonlab::algorithms::by_id(id).map_or(true, |a| a.needs().seed);
+    if reads_seed {
+        format!(" seed{sep}{seed}")
+    } else {
+        String::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

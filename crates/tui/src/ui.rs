@@ -17,7 +17,7 @@ use super::app::App;
 
 use super::keymap::HelpLine;
 use super::layout::{self, bands, tab_title};
-use super::shared::{JobState, Screen};
+use super::shared::{text_width, JobState, Screen};
 use super::widgets::{self, centered, dim, thousands};
 use anonlab::data::Role;
 
@@ -278,7 +278,12 @@ fn status_parts(app: &App) -> Vec<Part> {
     parts.push(Part::new(
         4,
         vec![Span::styled(
-            format!("{} k={}{l} seed={}", i.algorithm, i.k, i.seed),
+            format!(
+                "{} k={}{l}{}",
+                i.algorithm,
+                i.k,
+                super::shared::seed_label(i.algorithm, '=', i.seed)
+            ),
             Style::new().add_modifier(Modifier::BOLD),
         )],
     ));
@@ -349,18 +354,28 @@ fn fit_parts(mut parts: Vec<Part>, width: usize) -> Vec<Part> {
     let over = total(&parts).saturating_sub(width);
     if over > 0 {
         if let Some(notice) = parts.iter_mut().find(|p| p.drop == 1) {
-            let keep = notice.width().saturating_sub(over + 1);
+            let keep = notice.width().saturating_sub(over);
             let style = notice.spans.first().map(|s| s.style).unwrap_or_default();
-            let text: String = notice
-                .spans
-                .iter()
-                .flat_map(|s| s.content.chars())
-                .take(keep)
-                .collect();
-            notice.spans = vec![Span::styled(format!("{text}…"), style)];
+            let text: String = notice.spans.iter().map(|s| s.content.as_ref()).collect();
+            notice.spans = vec![Span::styled(cut_notice(&text, keep), style)];
         }
     }
     parts
+}
+
+/// A notice in `width` cells. A path after its label ("written: PATH")
+/// is cut at its start, so the end of the path, where the file's name
+/// is, stays ("written: …/dir/file.svg", not "written: anonlab-expor…");
+/// any other notice is cut at its end.
+fn cut_notice(text: &str, width: usize) -> String {
+    match text.split_once(": ") {
+        Some((label, rest)) if rest.contains(['/', '\\']) && label.len() + 2 + 8 <= width => {
+            let head = format!("{label}: ");
+            let room = width - usize::from(text_width(&head));
+            format!("{head}{}", widgets::cut_start(rest, room))
+        }
+        _ => widgets::cut(text, width),
+    }
 }
 
 /// The status bar: the file, the algorithms' parameters and seed, the
@@ -387,10 +402,10 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         ]);
         // Tab's matches, when it found several, right of the line.
         let room = usize::from(area.width).saturating_sub(line.width() + 2);
-        let matches = app.notice().filter(|_| room > 8).map(|n| {
-            let shown: String = n.chars().take(room).collect();
-            Line::from(Span::styled(shown, dim())).right_aligned()
-        });
+        let matches = app
+            .notice()
+            .filter(|_| room > 8)
+            .map(|n| Line::from(Span::styled(widgets::cut(n, room), dim())).right_aligned());
         frame.render_widget(line, area);
         if let Some(m) = matches {
             frame.render_widget(m, area);
@@ -626,4 +641,22 @@ fn draw_popup(frame: &mut Frame, area: Rect, title: &str, message: &str) {
     );
     widgets::clear_under_popup(frame, popup);
     frame.render_widget(p, popup);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_notice;
+
+    /// "written: anonlab-expor…" (issue 32, item 4): the file's name is at
+    /// the path's end, so that end is what a short status bar keeps.
+    #[test]
+    fn a_written_path_keeps_its_end() {
+        let notice = "written: anonlab-export/charts/risk-breach-cdf.svg";
+        assert_eq!(
+            cut_notice(notice, 36),
+            "written: …charts/risk-breach-cdf.svg"
+        );
+        assert_eq!(cut_notice(notice, 80), notice);
+        assert_eq!(cut_notice("k must be at least 2", 10), "k must be…");
+    }
 }

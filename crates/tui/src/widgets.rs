@@ -146,6 +146,189 @@ pub fn fit_items(items: &str, width: usize) -> String {
     }
 }
 
+/// Part of a word or a number: a cut inside a run of these that holds a
+/// digit would show another number ("1/" of "1/l", "433" of 43307).
+fn in_token(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '.' | ',' | '/' | '_')
+}
+
+fn char_width(c: char) -> usize {
+    Span::raw(c.to_string()).width()
+}
+
+/// The first `keep` characters of `chars` (in order), shortened to the
+/// start of the token a digit-holding token cut there would leave.
+fn whole_numbers(chars: &[char], keep: usize) -> usize {
+    let cut_inside =
+        keep > 0 && keep < chars.len() && in_token(chars[keep - 1]) && in_token(chars[keep]);
+    if !cut_inside {
+        return keep;
+    }
+    let start = chars[..keep]
+        .iter()
+        .rposition(|&c| !in_token(c))
+        .map_or(0, |i| i + 1);
+    let end = chars[keep..]
+        .iter()
+        .position(|&c| !in_token(c))
+        .map_or(chars.len(), |i| keep + i);
+    if chars[start..end].iter().any(char::is_ascii_digit) {
+        start
+    } else {
+        keep
+    }
+}
+
+/// `s` in at most `width` cells: whole when it fits, else its start and
+/// "…". A cut never ends inside a number, so what is shown is never
+/// another value. Every text the screens cut to a width goes through this
+/// (or [`cut_start`]): a cut that does not say so reads as the whole.
+pub fn cut(s: &str, width: usize) -> String {
+    if Span::raw(s).width() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut used = 1;
+    let mut keep = 0;
+    while keep < chars.len() && used + char_width(chars[keep]) <= width {
+        used += char_width(chars[keep]);
+        keep += 1;
+    }
+    let keep = whole_numbers(&chars, keep);
+    let mut out: String = chars[..keep].iter().collect();
+    out.push('…');
+    out
+}
+
+/// `s` in at most `width` cells, its end kept: "…" then the end. For a
+/// path (the file is at its end: "…/dir/file.svg") and for values that
+/// differ only at their end ("…not present").
+pub fn cut_start(s: &str, width: usize) -> String {
+    if Span::raw(s).width() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut chars: Vec<char> = s.chars().collect();
+    chars.reverse();
+    let mut used = 1;
+    let mut keep = 0;
+    while keep < chars.len() && used + char_width(chars[keep]) <= width {
+        used += char_width(chars[keep]);
+        keep += 1;
+    }
+    let keep = whole_numbers(&chars, keep);
+    let mut out = String::from("…");
+    out.extend(chars[..keep].iter().rev());
+    out
+}
+
+/// The cells of one table column in `width` cells each, cut with "…",
+/// such that two different values never read alike. Where two values
+/// show the same start ("spouse…" of "spouse present" and "spouse not
+/// present"), they show their ends; where those are alike too
+/// ("…resent"), the part from where they differ ("…not p…", "…prese…").
+pub fn fit_column(cells: &[&str], width: usize) -> Vec<String> {
+    let mut shown: Vec<String> = cells.iter().map(|c| cut(c, width)).collect();
+    let clashing = |shown: &[String]| -> Vec<usize> {
+        (0..cells.len())
+            .filter(|&i| (0..cells.len()).any(|j| shown[j] == shown[i] && cells[j] != cells[i]))
+            .collect()
+    };
+    let at_start = clashing(&shown);
+    for &i in &at_start {
+        shown[i] = cut_start(cells[i], width);
+    }
+    for i in clashing(&shown) {
+        // The longest start it shares with a value it was confused with.
+        let common = at_start
+            .iter()
+            .filter(|&&j| cells[j] != cells[i])
+            .map(|&j| {
+                cells[i]
+                    .chars()
+                    .zip(cells[j].chars())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        let rest: String = cells[i].chars().skip(common).collect();
+        shown[i] = format!("…{}", cut(&rest, width.saturating_sub(1)));
+    }
+    shown
+}
+
+/// `text` wrapped at spaces into lines of `width` cells, when it takes
+/// more than `height` of them: the first `height` lines, the last ending
+/// in "…" ([`cut`]) — a wrapped paragraph taller than its panel otherwise
+/// stops mid-sentence without saying so. `None` when it fits, so the
+/// caller keeps its own wrapping.
+pub fn wrap_overflow(text: &str, width: usize, height: usize) -> Option<Vec<String>> {
+    let w = |s: &str| Span::raw(s).width();
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split_whitespace() {
+        let last = lines.last_mut().expect("one line at least");
+        if last.is_empty() {
+            last.push_str(word);
+        } else if w(last) + 1 + w(word) <= width {
+            last.push(' ');
+            last.push_str(word);
+        } else {
+            lines.push(word.to_string());
+        }
+    }
+    if lines.len() <= height || height == 0 {
+        return None;
+    }
+    let rest = lines[height - 1..].join(" ");
+    lines.truncate(height - 1);
+    lines.push(cut(&rest, width));
+    Some(lines)
+}
+
+/// The widths a `Table` of `Length(widths)` columns, `spacing` cells
+/// apart, gives its columns in `room` cells (as ratatui lays them out:
+/// flex start, no selection column): narrower than asked where the room
+/// is short. The screens cut the cells to these widths with [`fit_column`]
+/// first; the table itself would cut them without "…".
+pub fn table_widths(widths: &[u16], spacing: u16, room: u16) -> Vec<u16> {
+    Layout::horizontal(widths.iter().map(|&w| Constraint::Length(w)))
+        .flex(Flex::Start)
+        .spacing(spacing)
+        .split(Rect::new(0, 0, room, 1))
+        .iter()
+        .map(|r| r.width)
+        .collect()
+}
+
+/// The rows of a table, each column fitted to its width by
+/// [`fit_column`] (two values never alike, every cut marked).
+pub fn fit_rows(rows: &[Vec<String>], widths: &[u16]) -> Vec<Vec<String>> {
+    let columns: Vec<Vec<String>> = widths
+        .iter()
+        .enumerate()
+        .map(|(c, &w)| {
+            let cells: Vec<&str> = rows
+                .iter()
+                .map(|r| r.get(c).map_or("", String::as_str))
+                .collect();
+            fit_column(&cells, usize::from(w))
+        })
+        .collect();
+    (0..rows.len())
+        .map(|i| {
+            (0..rows[i].len().min(columns.len()))
+                .map(|c| columns[c][i].clone())
+                .collect()
+        })
+        .collect()
+}
+
 /// Clear the rows a popup covers, across the whole terminal, before the
 /// popup is drawn: what the popup hides is hidden whole, never a number
 /// cut in two beside its border ("52" of 11,452).
@@ -217,6 +400,56 @@ mod tests {
         assert_eq!(fit_items(v, 26), "Female, 37, 43307, Prof-s…");
         assert_eq!(fit_items(v, 4), "Fem…");
         assert_eq!(fit_items("43307, 5", 4), "…");
+    }
+
+    #[test]
+    fn cuts_say_so_and_keep_numbers_whole() {
+        assert_eq!(cut("Prof-specialty", 14), "Prof-specialty");
+        assert_eq!(cut("Prof-specialty", 12), "Prof-specia…");
+        assert_eq!(
+            cut("Mondrian, l-diverse: p(t,s) ≤ 1/l (x)", 32),
+            "Mondrian, l-diverse: p(t,s) ≤ …"
+        );
+        assert_eq!(cut("zip 43307", 8), "zip …");
+        assert_eq!(cut("abc", 0), "");
+        assert_eq!(
+            cut_start("written: out/anonlab-export/dir/file.svg", 20),
+            "…export/dir/file.svg"
+        );
+        assert_eq!(cut_start("row 43307", 4), "…");
+    }
+
+    #[test]
+    fn a_paragraph_taller_than_its_panel_ends_in_an_ellipsis() {
+        let text = "load a conditions file first (:conditions FILE, e.g. the G.json)";
+        assert_eq!(wrap_overflow(text, 24, 4), None);
+        assert_eq!(
+            wrap_overflow(text, 24, 2).unwrap(),
+            ["load a conditions file", "first (:conditions FILE…"]
+        );
+    }
+
+    #[test]
+    fn a_column_never_shows_two_values_alike() {
+        let cells = ["spouse present", "spouse not present", "Never-married"];
+        assert_eq!(
+            fit_column(&cells, 12),
+            ["spouse pres…", "spouse not …", "Never-marri…"]
+        );
+        // Alike at the start and at the end: the part that differs.
+        assert_eq!(fit_column(&cells, 8), ["…present", "…not pr…", "Never-m…"]);
+        // Values that do not clash keep their start.
+        assert_eq!(fit_column(&["Female", "Male"], 4), ["Fem…", "Male"]);
+        let v = [
+            "Private",
+            "Self-emp-not-inc",
+            "Self-emp-inc",
+            "Local-government",
+        ];
+        assert_eq!(
+            fit_column(&v, 10),
+            ["Private", "…p-not-inc", "…f-emp-inc", "Local-gov…"]
+        );
     }
 
     #[test]

@@ -564,6 +564,110 @@ mod tests {
         assert!(c.title.contains("Cramér"));
     }
 
+    /// The `<text>` elements of `svg` in document order: x, y, font size
+    /// and content. plotters writes a font's size divided by 1.24 (its
+    /// ratio of em to pixel height), so the size drawn is that times 1.24.
+    fn svg_texts(svg: &str) -> Vec<(f64, f64, u32, String)> {
+        let attr = |tag: &str, name: &str| -> Option<String> {
+            let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(tag[at..at + tag[at..].find('"')?].to_string())
+        };
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let (tag, rest) = t.split_once('>')?;
+                let text = rest.split("</text>").next()?;
+                Some((
+                    attr(tag, "x")?.parse().ok()?,
+                    attr(tag, "y")?.parse().ok()?,
+                    (attr(tag, "font-size")?.parse::<f64>().ok()? * 1.24).round() as u32,
+                    text.trim()
+                        .replace("&amp;", "&")
+                        .replace("&lt;", "<")
+                        .replace("&gt;", ">"),
+                ))
+            })
+            .collect()
+    }
+
+    /// Exported chart titles were cut at both edges ("bility of the
+    /// sensitive value, by algorithm (attacker knows 6 of 7 QIs; …", issue
+    /// 32, item 4). Every chart kind, at the default size and the smallest
+    /// allowed, with a long title: the title's text elements, measured with
+    /// the font the charts draw with, lie inside the width and read as the
+    /// whole title.
+    #[test]
+    fn chart_titles_fit_the_width_of_every_chart() {
+        use plotters::prelude::*;
+        let sim = simulation();
+        let ds = Dataset::from_rows(&["a", "b"], &[vec!["x", "1"], vec!["y", "2"]]).unwrap();
+        let m = crate::stats::correlation_matrix(
+            &ds,
+            &[0, 1],
+            Measure::Cramer,
+            &crate::stats::Discretization {
+                bins: 10,
+                missing: Default::default(),
+            },
+        )
+        .unwrap();
+        let charts = [
+            reid_histogram(&[("original", &sim.histogram)]).unwrap(),
+            reid_cdf(&[("original", &sim.cdf)]).unwrap(),
+            breach_cdfs(&[("original", &sim.cdf), ("mondrian k=5", &sim.cdf)]).unwrap(),
+            class_sizes(&[("original", &sim.matches)]).unwrap(),
+            correlation_heatmap(&m).unwrap(),
+            prefix_chart(&[("original", &sim.prefix)]).unwrap(),
+            sweep_heatmap("mean breach", &[2, 5], &[2], vec![vec![Some(0.2), None]]).unwrap(),
+        ];
+        let title = "Breach probability of the sensitive value, by algorithm \
+                     (attacker knows 6 of 7 QIs; 2,082 cells hidden; not published: workclass)";
+        for chart in charts {
+            for (w, h) in [(1200, 720), (1000, 600)] {
+                let mut c = chart.clone().with_size(w, h).unwrap();
+                c.title = title.to_string();
+                let svg = c.to_svg().unwrap();
+                let texts = svg_texts(&svg);
+                let mut shown = String::new();
+                let mut lines = 0;
+                for (x, _, size, text) in &texts {
+                    if shown.len() >= title.len() {
+                        break;
+                    }
+                    let mut scratch = String::new();
+                    let area = SVGBackend::with_string(&mut scratch, (w, h)).into_drawing_area();
+                    let font = TextStyle::from((super::super::FONT, *size).into_font());
+                    let (width, _) = area.estimate_text_size(text, &font).unwrap();
+                    let half = f64::from(width) / 2.0;
+                    assert!(
+                        x - half >= 0.0 && x + half <= f64::from(w),
+                        "{:?} {w}×{h}: {text:?} at x {x}, {width} px wide",
+                        c.plot
+                    );
+                    if !shown.is_empty() {
+                        shown.push(' ');
+                    }
+                    shown.push_str(text);
+                    lines += 1;
+                }
+                assert_eq!(shown, title, "{w}×{h}: {texts:?}");
+                assert!(lines <= 2, "{lines} lines");
+            }
+        }
+    }
+
+    #[test]
+    fn a_title_takes_one_line_then_two_then_a_smaller_font() {
+        // A character as wide as half the font size.
+        let measure = |t: &str, size: u32| t.chars().count() as u32 * size / 2;
+        let (lines, size) = super::super::draw::title_lines("one two three", 300, measure);
+        assert_eq!((lines, size), (vec!["one two three".to_string()], 30));
+        let (lines, size) = super::super::draw::title_lines("one two three", 120, measure);
+        assert_eq!((lines, size), (vec!["one two".into(), "three".into()], 30));
+        let (lines, size) = super::super::draw::title_lines("one two three", 80, measure);
+        assert_eq!((lines, size), (vec!["one two".into(), "three".into()], 22));
+    }
+
     #[test]
     fn a_too_small_size_is_refused() {
         let sim = simulation();

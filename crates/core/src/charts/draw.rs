@@ -38,9 +38,7 @@ fn failed<E: std::fmt::Display>(e: E) -> Error {
 pub(super) fn draw<DB: DrawingBackend>(chart: &Chart, backend: DB) -> Result<()> {
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(failed)?;
-    let root = root
-        .titled(&chart.title, (FONT, TITLE).into_font().color(&BLACK))
-        .map_err(failed)?;
+    let root = titled(root, &chart.title)?;
     match &chart.plot {
         Plot::Bars { categories, series } => bars(chart, &root, categories, series)?,
         Plot::Steps {
@@ -71,6 +69,73 @@ pub(super) fn draw<DB: DrawingBackend>(chart: &Chart, backend: DB) -> Result<()>
     }
     root.present().map_err(failed)?;
     Ok(())
+}
+
+/// Smallest font a title shrinks to before it is cut; below it a title
+/// would not be read anyway. Titles are a sentence or two, so this is
+/// never reached at the sizes `Chart::check_size` allows.
+const TITLE_MIN: u32 = 12;
+/// Room kept free at each side of a title, in pixels.
+const TITLE_MARGIN: u32 = 10;
+
+/// The title drawn above the plot, whole: on one line at [`TITLE`] px
+/// where it fits, else on two lines split at the space that balances
+/// them, else smaller. plotters' `titled` draws one centred line and cuts
+/// whatever passes the edges ("bility of the sensitive value, … not p").
+/// Returns the area under the title.
+fn titled<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+) -> Result<DrawingArea<DB, Shift>> {
+    let (width, _) = root.dim_in_pixel();
+    let measure = |text: &str, size: u32| {
+        root.estimate_text_size(text, &TextStyle::from((FONT, size).into_font()))
+            .map_or(u32::MAX, |(w, _)| w)
+    };
+    let (lines, size) = title_lines(title, width.saturating_sub(2 * TITLE_MARGIN), measure);
+    let font = (FONT, size).into_font().color(&BLACK);
+    let line_height = size + size / 4;
+    let padding = (size / 2).min(5);
+    let style = font.pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, line) in lines.iter().enumerate() {
+        let y = padding + i as u32 * line_height;
+        root.draw_text(line, &style, ((width / 2) as i32, y as i32))
+            .map_err(failed)?;
+    }
+    let height = 2 * padding + lines.len() as u32 * line_height;
+    let (_, below) = root.split_vertically(height);
+    Ok(below)
+}
+
+/// `title` as the lines it is drawn on and their font size, given the
+/// `room` in pixels and a `measure` of a text's width at a size: one line
+/// at the largest size that fits, else two lines split at a space, else
+/// the size below. Only at [`TITLE_MIN`] px is a line that still does not
+/// fit left as it is.
+pub(crate) fn title_lines(
+    title: &str,
+    room: u32,
+    measure: impl Fn(&str, u32) -> u32,
+) -> (Vec<String>, u32) {
+    let mut size = TITLE;
+    loop {
+        if measure(title, size) <= room {
+            return (vec![title.to_string()], size);
+        }
+        let best = title
+            .match_indices(' ')
+            .map(|(at, _)| (title[..at].trim_end(), title[at..].trim_start()))
+            .map(|(a, b)| (measure(a, size).max(measure(b, size)), a, b))
+            .min_by_key(|(w, _, _)| *w);
+        if let Some((w, a, b)) = best {
+            if w <= room || size <= TITLE_MIN {
+                return (vec![a.to_string(), b.to_string()], size);
+            }
+        } else if size <= TITLE_MIN {
+            return (vec![title.to_string()], size);
+        }
+        size -= 2;
+    }
 }
 
 /// Categories centred on 0, 1, ..., n − 1. With `n` labels asked for on a

@@ -1045,14 +1045,17 @@ impl AnonymizeScreen {
         let base = sweep.base.as_ref().ok_or("the sweep has not started")?;
         let mut chars = measure.chars();
         let title = format!(
-            "{}{} of {} by k and l (seed {})",
+            "{}{} of {} by k and l{}",
             chars
                 .next()
                 .map(|c| c.to_uppercase().to_string())
                 .unwrap_or_default(),
             chars.as_str(),
             base.algorithm,
-            base.seed
+            match crate::shared::seed_label(base.algorithm, ' ', base.seed).trim() {
+                "" => String::new(),
+                seed => format!(" ({seed})"),
+            }
         );
         let data = ChartData::Sweep {
             measure,

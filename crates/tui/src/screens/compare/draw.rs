@@ -21,9 +21,11 @@ use crate::layout::compare_split;
 use crate::screens::compare::CompareScreen;
 use crate::screens::compare::{EntryState, Measured, Outcome, QueryError, METRIC_COLUMNS};
 use crate::screens::Drawn;
-use crate::shared::step_series;
+use crate::shared::{step_series, text_width};
 use crate::shared::{JobState, Screen};
-use crate::widgets::{cursor_style, dim, thousands, title_style, too_small, unit_axis, CHART_MIN};
+use crate::widgets::{
+    self, cursor_style, dim, thousands, title_style, too_small, unit_axis, CHART_MIN,
+};
 use anonlab::release::short_fingerprint;
 
 /// Marker and colour of entry i's curve (cycled past the end).
@@ -398,10 +400,17 @@ fn draw_chart(frame: &mut Frame, area: Rect, d: &Drawn<'_, CompareScreen>) {
     }
     let c = &d.me.state;
     let probability = c.shown.label();
-    let block = Block::bordered().title(Span::styled(
-        format!(" CDF of the {probability}: share of records at or below ",),
-        title_style(),
-    ));
+    // The title whole, or its short form, or cut with "…": a block's
+    // title is otherwise cut at the border without saying so.
+    let room = usize::from(area.width.saturating_sub(2));
+    let long = format!(" CDF of the {probability}: share of records at or below ");
+    let short = format!(" CDF of the {probability} ");
+    let title = if text_width(&long) as usize <= room {
+        long
+    } else {
+        widgets::cut(&short, room)
+    };
+    let block = Block::bordered().title(Span::styled(title, title_style()));
     let names: Vec<String> = c
         .entries
         .iter()
@@ -409,7 +418,8 @@ fn draw_chart(frame: &mut Frame, area: Rect, d: &Drawn<'_, CompareScreen>) {
         .map(|(n, e)| format!("{} {} {}", marker_of(n), n + 1, e.entry.algorithm))
         .collect();
     if let Some(why) = too_small(area, CHART_MIN.0, CHART_MIN.1) {
-        frame.render_widget(Paragraph::new(why).style(dim()).block(block), area);
+        let why = Paragraph::new(why).wrap(Wrap { trim: true });
+        frame.render_widget(why.style(dim()).block(block), area);
         return;
     }
     let original = c

@@ -356,7 +356,8 @@ fn draw_side(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
     };
     frame.render_widget(Line::styled(caption_text, dim()), caption);
     let fit = usize::from(bars_area.height);
-    let labels = distinct_labels(s.top.iter().take(fit).map(|t| t.0.as_str()), 10);
+    let values: Vec<&str> = s.top.iter().take(fit).map(|t| t.0.as_str()).collect();
+    let labels = widgets::fit_column(&values, 10);
     let bars: Vec<Bar> = s
         .top
         .iter()
@@ -373,60 +374,4 @@ fn draw_side(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
         .bar_gap(0)
         .value_style(Style::new().add_modifier(Modifier::REVERSED));
     frame.render_widget(chart, bars_area);
-}
-
-/// Labels of at most `max` characters that tell the values apart: cut at
-/// the end (`Self-emp-…`), or — where two values would read the same that
-/// way, as `Self-emp-inc` and `Self-emp-not-inc` do — at the start
-/// (`…f-emp-inc`, `…p-not-inc`).
-fn distinct_labels<'a>(values: impl Iterator<Item = &'a str>, max: usize) -> Vec<String> {
-    let values: Vec<&str> = values.collect();
-    let heads: Vec<String> = values.iter().map(|v| truncate(v, max)).collect();
-    values
-        .iter()
-        .zip(&heads)
-        .map(|(v, h)| {
-            if heads.iter().filter(|x| *x == h).count() > 1 {
-                let n = v.chars().count();
-                let tail: String = v.chars().skip(n + 1 - max.min(n + 1)).collect();
-                if n > max {
-                    format!("…{tail}")
-                } else {
-                    v.to_string()
-                }
-            } else {
-                h.clone()
-            }
-        })
-        .collect()
-}
-
-/// At most `max` characters, with `…` when cut.
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-        out.push('…');
-        out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_cut_to_the_same_text_are_cut_at_the_start_instead() {
-        let v = [
-            "Private",
-            "Self-emp-not-inc",
-            "Self-emp-inc",
-            "Local-government",
-        ];
-        assert_eq!(
-            distinct_labels(v.iter().copied(), 10),
-            vec!["Private", "…p-not-inc", "…f-emp-inc", "Local-gov…"]
-        );
-    }
 }

@@ -17,7 +17,9 @@ use crate::screens::hierarchies::HierarchiesScreen;
 use crate::screens::hierarchies::{DialogKind, Focus, HierarchyDialog, TreeView};
 use crate::screens::Drawn;
 use crate::shared::JobState;
-use crate::widgets::{centered, compact, cursor_style, dim, role_style, thousands, title_style};
+use crate::widgets::{
+    centered, compact, cursor_style, cut, dim, role_style, thousands, title_style,
+};
 use anonlab::data::Role;
 use anonlab::hierarchy::LevelStats;
 use anonlab::stats::{CorrelationMatrix, Measure};
@@ -96,16 +98,6 @@ fn draw_attributes(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScree
         })
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
-}
-
-fn cut(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// Background of a heat-map cell for a strength in [0, 1].

@@ -15,9 +15,10 @@ use crate::screens::risk::RiskScreen;
 use crate::screens::risk::{Figures, Measures, RecordList, RiskChart, RiskFocus};
 use crate::screens::risk_models::{model_lines, msu_text, riskiest_by_size, share, RiskModel};
 use crate::screens::Drawn;
+use crate::shared::text_width;
 use crate::shared::{JobState, SENSITIVE_MARK};
 use crate::widgets::{
-    before_after, cursor_style, dim, fit_items, line_series, percent, role_style, thousands,
+    self, before_after, cursor_style, dim, fit_items, line_series, percent, role_style, thousands,
     title_style, too_small, unit_axis, CHART_MIN,
 };
 
@@ -296,49 +297,71 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
         ("linkage".into(), |m| Some(&m.linkage)),
         (breach_name, |m| m.breach.as_ref().map(|(_, f)| f)),
     ];
+    // The attack column as wide as its longest name ("breach occupation"
+    // was cut to "breach occupati" at every width). The figures keep
+    // their room: on a narrow panel the "Pr = 1" column goes first (the
+    // Record list and models say who is certain), then a long name is cut
+    // with "…".
+    let records = measures.simulator.records() as u64;
+    // Counts as wide as the records with separators, and a percentage.
+    let count_width = (thousands(records).len() + " (100.0%)".len()) as u16;
+    let longest = attacks
+        .iter()
+        .map(|(n, _)| text_width(n))
+        .max()
+        .unwrap_or(0);
+    let room = |figures: u16| area.width.saturating_sub(2 + figures);
+    let all_figures = 6 + 6 + 6 + 2 * count_width + 5;
+    let figures = if room(all_figures) >= text_width("key count") {
+        4
+    } else {
+        3
+    };
+    let figures_width = all_figures - if figures == 4 { 0 } else { count_width + 1 };
+    let name_width = longest.min(room(figures_width)).max(1);
     let mut rows = Vec::new();
     for (name, pick) in &attacks {
-        let mut first = vec![Cell::new(name.clone()), Cell::new("before").style(dim())];
+        let name = widgets::cut(name, usize::from(name_width));
+        let mut first = vec![Cell::new(name), Cell::new("before").style(dim())];
         match pick(measures) {
-            Some(f) => first.extend(figure_cells(f, threshold)),
+            Some(f) => first.extend(figure_cells(f, threshold).into_iter().take(figures)),
             None => first.push(Cell::new("no sensitive attribute").style(dim())),
         }
         rows.push(Row::new(first));
         let mut row = vec![Cell::new(""), Cell::new("after").style(dim())];
         match after.map(pick) {
-            Some(Some(f)) => row.extend(figure_cells(f, threshold)),
+            Some(Some(f)) => row.extend(figure_cells(f, threshold).into_iter().take(figures)),
             Some(None) => row.push(Cell::new("no sensitive attribute").style(dim())),
             // Why there are no figures is said below the table.
-            None => row.extend((0..4).map(|_| Cell::new(Line::from("–").right_aligned()))),
+            None => row.extend((0..figures).map(|_| Cell::new(Line::from("–").right_aligned()))),
         }
         rows.push(Row::new(row).style(Style::new().fg(AFTER_COLOR)));
     }
-    let header = Row::new(vec![
-        Cell::new("attack"),
-        Cell::new(""),
-        Cell::new(Line::from("mean").right_aligned()),
-        Cell::new(Line::from("max").right_aligned()),
-        Cell::new(Line::from("above").right_aligned()),
-        Cell::new(Line::from("Pr = 1").right_aligned()),
-    ])
-    .style(dim());
+    let header = ["attack", "", "mean", "max", "above", "Pr = 1"]
+        .into_iter()
+        .take(2 + figures)
+        .enumerate()
+        .map(|(i, h)| match i {
+            0 | 1 => Cell::new(h),
+            _ => Cell::new(Line::from(h).right_aligned()),
+        });
+    let header = Row::new(header).style(dim());
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [table_area, info] =
         Layout::vertical([Constraint::Length(7), Constraint::Min(0)]).areas(inner);
-    // Counts as wide as the records with separators, and a percentage.
-    let records = measures.simulator.records() as u64;
-    let count_width = (thousands(records).len() + " (100.0%)".len()) as u16;
     let table = Table::new(
         rows,
         [
-            Constraint::Length(15),
+            Constraint::Length(name_width),
             Constraint::Length(6),
             Constraint::Length(6),
             Constraint::Length(6),
             Constraint::Length(count_width),
             Constraint::Length(count_width),
-        ],
+        ]
+        .into_iter()
+        .take(2 + figures),
     )
     .header(header)
     .column_spacing(1);
@@ -359,11 +382,11 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
         let release = vec![
             Span::styled("after: ", dim()),
             Span::raw(format!(
-                "{} k={}{} seed {}",
+                "{} k={}{}{}",
                 v.evaluation.algorithm,
                 v.inputs.k,
                 v.inputs.l.map_or(String::new(), |l| format!(" l={l}")),
-                v.inputs.seed
+                crate::shared::seed_label(v.inputs.algorithm, ' ', v.inputs.seed)
             )),
         ];
         // The before line names the attacker; an after for the same one

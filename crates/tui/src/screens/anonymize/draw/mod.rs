@@ -21,7 +21,9 @@ use crate::screens::release::{AnonymizeView, Curve};
 use crate::screens::Drawn;
 use crate::session::{CONSTRUCTION, FULL_DOMAIN};
 use crate::shared::JobState;
-use crate::widgets::{before_after, dim, thousands, title_style, too_small, unit_axis, CHART_MIN};
+use crate::widgets::{
+    self, before_after, dim, thousands, title_style, too_small, unit_axis, CHART_MIN,
+};
 use anonlab::release::short_fingerprint;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, AnonymizeScreen>) {
@@ -174,20 +176,31 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     } else {
         unused_line("l", p.l.to_string())
     };
+    // The seed of an algorithm that draws no random numbers is dimmed as
+    // "not used", as k and l are: a seed shown beside it would claim to
+    // reproduce something it does not change.
+    let seed_line = if choice.needs.seed {
+        Line::from(vec![
+            label("seed"),
+            value(p.seed.to_string()),
+            key_hint("s"),
+        ])
+    } else {
+        unused_line("seed", p.seed.to_string())
+    };
     let mut lines = vec![
         Line::from(vec![
             label("algorithm"),
             value(choice.id.to_string()),
             key_hint("a A"),
         ]),
-        Line::from(Span::styled(choice.name.to_string(), dim())),
+        Line::from(Span::styled(
+            widgets::cut(choice.name, usize::from(area.width.saturating_sub(2))),
+            dim(),
+        )),
         k_line,
         l_line,
-        Line::from(vec![
-            label("seed"),
-            value(p.seed.to_string()),
-            key_hint("s"),
-        ]),
+        seed_line,
         Line::from(Span::styled("f focus  v sweep  R run  w save", dim())),
     ];
     if choice.needs.semi_sensitive {
@@ -290,8 +303,7 @@ fn conditions_lines(d: &Drawn<'_, AnonymizeScreen>, room: usize) -> Vec<Line<'st
             break;
         }
         let text = format!("{}. {}", i + 1, describe(cond));
-        let cut: String = text.chars().take(width).collect();
-        lines.push(Line::from(Span::raw(cut)));
+        lines.push(Line::from(Span::raw(widgets::cut(&text, width))));
     }
     lines
 }
@@ -419,9 +431,15 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     let mut title = vec![Span::styled(" Release ", title_style())];
     let block_with = |title: Vec<Span<'static>>| Block::bordered().title(Line::from(title));
     if let Some(why) = &s.blocked {
-        let p = Paragraph::new(why.as_str())
+        let inner = Block::bordered().inner(area);
+        let fitted =
+            widgets::wrap_overflow(why, usize::from(inner.width), usize::from(inner.height));
+        let p = match fitted {
+            Some(lines) => Paragraph::new(lines.into_iter().map(Line::from).collect::<Vec<_>>()),
+            None => Paragraph::new(why.as_str()).wrap(Wrap { trim: true }),
+        };
+        let p = p
             .style(Style::new().fg(Color::Yellow))
-            .wrap(Wrap { trim: true })
             .block(block_with(title));
         frame.render_widget(p, area);
         return;
@@ -805,27 +823,29 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    let header = Row::new(view.headers.iter().map(|h| {
+    let block = Block::bordered().title(Line::from(title));
+    let widths = widgets::table_widths(&t.widths, 1, block.inner(area).width);
+    let header = Row::new(view.headers.iter().zip(&widths).map(|(h, &w)| {
         let style = if h == "GID" || h == "BID" {
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
         } else {
             title_style()
         };
-        Cell::new(h.as_str()).style(style)
+        Cell::new(widgets::cut(h, usize::from(w))).style(style)
     }));
     let selected = t.cursor.checked_sub(t.top);
-    let rows = t.rows.iter().enumerate().map(|(i, r)| {
-        let row = Row::new(r.iter().map(|c| Cell::new(c.as_str())));
+    let rows = widgets::fit_rows(&t.rows, &widths);
+    let rows = rows.into_iter().enumerate().map(|(i, r)| {
+        let row = Row::new(r.into_iter().map(Cell::new));
         if Some(i) == selected {
             row.style(Style::new().add_modifier(Modifier::REVERSED))
         } else {
             row
         }
     });
-    let widths = t.widths.iter().map(|&w| Constraint::Length(w));
-    let table = Table::new(rows, widths)
+    let table = Table::new(rows, widths.into_iter().map(Constraint::Length))
         .header(header)
         .column_spacing(1)
-        .block(Block::bordered().title(Line::from(title)));
+        .block(block);
     frame.render_widget(table, area);
 }

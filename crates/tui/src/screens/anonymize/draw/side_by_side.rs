@@ -10,7 +10,7 @@ use ratatui::Frame;
 
 use crate::screens::anonymize::AnonymizeScreen;
 use crate::screens::Drawn;
-use crate::widgets::{dim, thousands, title_style};
+use crate::widgets::{self, dim, thousands, title_style};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     let s = &&d.me.state.side_by_side;
@@ -38,34 +38,51 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>
     }
     let block = Block::bordered().title(Line::from(title));
     let number_width = thousands(n as u64).chars().count().max(1) as u16;
+    let mut asked = vec![number_width];
+    asked.extend(&s.left_widths);
+    asked.push(1);
+    asked.extend(&s.right_widths);
+    // The widths the table gives, so each side's cells are cut with "…"
+    // and two different values never read alike (widgets::fit_column).
+    let given = widgets::table_widths(&asked, 1, block.inner(area).width);
+    let (left_w, right_w) = given[1..].split_at(s.left_widths.len());
+    let right_w = &right_w[1..];
+    let originals: Vec<Vec<String>> = s.rows.iter().map(|r| r.original.clone()).collect();
+    let originals = widgets::fit_rows(&originals, left_w);
+    let published: Vec<Vec<String>> = s
+        .rows
+        .iter()
+        .map(|r| r.published.clone().unwrap_or_default())
+        .collect();
+    let published = widgets::fit_rows(&published, right_w);
+    let heading = |hs: &[String], ws: &[u16]| -> Vec<Cell<'static>> {
+        hs.iter()
+            .zip(ws)
+            .map(|(h, &w)| Cell::new(widgets::cut(h, usize::from(w))).style(title_style()))
+            .collect()
+    };
     let mut header = vec![Cell::new("#").style(dim())];
-    header.extend(
-        s.left_headers
-            .iter()
-            .map(|h| Cell::new(h.as_str()).style(title_style())),
-    );
+    header.extend(heading(&s.left_headers, left_w));
     header.push(Cell::new("│").style(dim()));
-    header.extend(
-        s.right_headers
-            .iter()
-            .map(|h| Cell::new(h.as_str()).style(title_style())),
-    );
+    header.extend(heading(&s.right_headers, right_w));
     let changed = Style::new().fg(Color::Yellow);
     let selected = s.cursor.checked_sub(s.top);
-    let rows = s.rows.iter().enumerate().map(|(i, r)| {
+    let rows = s.rows.iter().zip(originals).zip(published);
+    let rows = rows.enumerate().map(|(i, ((r, original), published))| {
         let mut cells = vec![Cell::new(thousands(r.record as u64 + 1)).style(dim())];
-        cells.extend(r.original.iter().map(|v| Cell::new(v.as_str())));
+        cells.extend(original.into_iter().map(Cell::new));
         cells.push(Cell::new("│").style(dim()));
-        match &r.published {
-            Some(row) => cells.extend(row.iter().zip(&r.changed).map(|(v, &c)| {
-                let cell = Cell::new(v.as_str());
+        if r.published.is_some() {
+            cells.extend(published.into_iter().zip(&r.changed).map(|(v, &c)| {
+                let cell = Cell::new(v);
                 if c {
                     cell.style(changed)
                 } else {
                     cell
                 }
-            })),
-            None => cells.push(Cell::new("suppressed").style(dim())),
+            }));
+        } else {
+            cells.push(Cell::new("suppressed").style(dim()));
         }
         let row = Row::new(cells);
         if Some(i) == selected {
@@ -74,10 +91,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>
             row
         }
     });
-    let mut widths = vec![Constraint::Length(number_width)];
-    widths.extend(s.left_widths.iter().map(|&w| Constraint::Length(w)));
-    widths.push(Constraint::Length(1));
-    widths.extend(s.right_widths.iter().map(|&w| Constraint::Length(w)));
+    let widths = given.into_iter().map(Constraint::Length);
     let table = Table::new(rows, widths)
         .header(Row::new(header))
         .column_spacing(1)
