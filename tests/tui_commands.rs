@@ -150,6 +150,23 @@ fn a_file_without_roles_says_how_to_start() {
         "{}",
         text(&render(&app))
     );
+    // Narrower, the border holds the short form, then a cut that says so:
+    // a border would clip the sentence without a mark.
+    app.step(&Action::Resize(60, 20));
+    let short = "Q quasi-identifier, s sensitive, 2 Risk";
+    assert!(
+        text(&render(&app)).contains(short),
+        "{}",
+        text(&render(&app))
+    );
+    app.step(&Action::Resize(32, 20));
+    let shown = text(&render(&app));
+    let bottom = shown
+        .lines()
+        .find(|l| l.contains("Q quasi"))
+        .unwrap_or_else(|| panic!("no hint at 32 columns:\n{shown}"));
+    assert!(bottom.contains('…') && !bottom.contains(short), "{bottom}");
+    app.step(&Action::Resize(120, 20));
     // Once a column has a role the hint has done its work.
     app.step(&Action::SetRole(anonlab::data::Role::QuasiIdentifier));
     assert!(!text(&render(&app)).contains(hint));

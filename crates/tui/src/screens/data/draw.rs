@@ -159,7 +159,7 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
         ));
     } else if !counts.spans.is_empty() {
         block = block.title_bottom(counts);
-    } else if let Some(hint) = first_run_hint(d) {
+    } else if let Some(hint) = first_run_hint(d, area.width.saturating_sub(2) as usize) {
         block = block.title_bottom(Span::styled(hint, role_style(Role::QuasiIdentifier)));
     }
     if ds.n_cols() == 0 {
@@ -242,8 +242,10 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
 }
 
 /// What to do first on a file no column of which has a role yet (every
-/// figure waits for quasi-identifiers), with the keys of the key map.
-fn first_run_hint(d: &Drawn<'_, DataScreen>) -> Option<String> {
+/// figure waits for quasi-identifiers), with the keys of the key map, in
+/// `width` columns: the sentence, else its short form, else that cut
+/// with "…" (a border clips a title without a mark).
+fn first_run_hint(d: &Drawn<'_, DataScreen>, width: usize) -> Option<String> {
     let ds = d.session.table();
     let roles = d.session.roles();
     if ds.n_cols() == 0 || roles.with(Role::Insensitive).len() < ds.n_cols() {
@@ -255,12 +257,19 @@ fn first_run_hint(d: &Drawn<'_, DataScreen>) -> Option<String> {
         keys.split(' ').next().unwrap_or_default().to_string()
     };
     let data = Scope::Screen(Screen::Data);
-    Some(format!(
-        " mark quasi-identifiers with {}, sensitive attributes with {}, then {} for Risk ",
+    let (qi, sensitive, risk) = (
         key(data, Action::SetRole(Role::QuasiIdentifier)),
         key(data, Action::SetRole(Role::Sensitive)),
         key(Scope::Global, Action::ShowScreen(Screen::Risk)),
-    ))
+    );
+    let long = format!(
+        " mark quasi-identifiers with {qi}, sensitive attributes with {sensitive}, then {risk} for Risk "
+    );
+    if Span::raw(long.as_str()).width() <= width {
+        return Some(long);
+    }
+    let short = format!(" {qi} quasi-identifier, {sensitive} sensitive, {risk} Risk ");
+    Some(crate::widgets::cut(&short, width))
 }
 
 /// "◆ sensitive cells: occupation 300 (20.0%) · age 12 (0.8%)": one count
