@@ -662,18 +662,8 @@ fn edited_arrow() -> impl Strategy<Value = Vec<u8>> {
         ]));
         let b: arrow_array::ArrayRef =
             Arc::new(arrow_array::Int64Array::from(vec![Some(1), Some(2), None]));
-        let batch = arrow_array::RecordBatch::try_new(schema.clone(), vec![a, b]).unwrap();
-        let mut out = Vec::new();
-        if stream {
-            let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).unwrap();
-            w.write(&batch).unwrap();
-            w.finish().unwrap();
-        } else {
-            let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &schema).unwrap();
-            w.write(&batch).unwrap();
-            w.finish().unwrap();
-        }
-        out
+        let batch = arrow_array::RecordBatch::try_new(schema, vec![a, b]).unwrap();
+        craft::arrow_ipc(&batch, stream)
     };
     let seeds = vec![table(false), table(true)];
     let edit = prop_oneof![

@@ -193,18 +193,8 @@ fn a_schema_nested_ten_thousand_deep_is_refused_without_recursion() {
 fn arrow_bytes(stream: bool) -> Vec<u8> {
     let schema = Arc::new(Schema::new(vec![Field::new("c0", DataType::Utf8, false)]));
     let col: ArrayRef = Arc::new(StringArray::from(vec!["a", "b", "a"]));
-    let batch = RecordBatch::try_new(schema.clone(), vec![col]).unwrap();
-    let mut out = Vec::new();
-    if stream {
-        let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).unwrap();
-        w.write(&batch).unwrap();
-        w.finish().unwrap();
-    } else {
-        let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &schema).unwrap();
-        w.write(&batch).unwrap();
-        w.finish().unwrap();
-    }
-    out
+    let batch = RecordBatch::try_new(schema, vec![col]).unwrap();
+    common::craft::arrow_ipc(&batch, stream)
 }
 
 /// Replace the one occurrence of `from` in `bytes` after `start` by `to`.

@@ -5,7 +5,8 @@
 //! tree ([`T`]), so a test names the field it lies in (field ids of
 //! parquet.thrift) and everything else stays a readable file: with no
 //! lie, [`Parquet::bytes`] is a file the parquet crate reads (checked in
-//! `hostile_structure`).
+//! `hostile_structure`). Arrow IPC files are written by arrow's own
+//! writer ([`arrow_ipc`]), then edited by the tests.
 #![cfg(feature = "formats")]
 
 use std::io::Write;
@@ -223,4 +224,21 @@ impl Parquet {
         file.extend(b"PAR1");
         file
     }
+}
+
+/// `batch` written as Arrow IPC: the stream format (`.arrows`) or the
+/// file format (`ARROW1`), for tests that then edit its metadata.
+pub fn arrow_ipc(batch: &arrow_array::RecordBatch, stream: bool) -> Vec<u8> {
+    let schema = batch.schema();
+    let mut out = Vec::new();
+    if stream {
+        let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).unwrap();
+        w.write(batch).unwrap();
+        w.finish().unwrap();
+    } else {
+        let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &schema).unwrap();
+        w.write(batch).unwrap();
+        w.finish().unwrap();
+    }
+    out
 }
