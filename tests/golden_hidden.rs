@@ -16,50 +16,15 @@
 
 use anonlab::anonymize::Distribution;
 use anonlab::assess::assess;
-use anonlab::data::{CellSensitivity, CsvOptions, Role, Roles, SensitivitySource};
 use anonlab::progress::Progress;
 use anonlab::session::Session;
 
 use crate::common;
-use common::ADULT;
 
-const QI: [&str; 6] = [
-    "sex",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-];
-
-/// The session, or `None` (with a notice) without Adult.
+/// The session, or `None` (with a notice) without Adult: the
+/// attacker knows every quasi-identifier and age.
 pub fn session() -> Option<Session> {
-    let Some(ds) = common::adult() else {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true and {ADULT} is missing"
-        );
-        return None;
-    };
-    let mut s = Session::new(ds, Some(ADULT.into()), CsvOptions::default());
-    let mut roles = Roles::new(s.dataset.n_cols());
-    for q in QI {
-        roles.set(s.dataset.column_index(q).unwrap(), Role::QuasiIdentifier);
-    }
-    let age = s.dataset.column_index("age").unwrap();
-    roles.set(age, Role::SemiSensitive);
-    roles.set(
-        s.dataset.column_index("occupation").unwrap(),
-        Role::Sensitive,
-    );
-    s.roles = roles;
-    s.sensitivity.insert(
-        age,
-        CellSensitivity::new(SensitivitySource::Rule {
-            rule: "age>=60".into(),
-        }),
-    );
-    s.attacker.known = [
+    common::adult_age_hidden(&[
         "sex",
         "age",
         "race",
@@ -67,11 +32,7 @@ pub fn session() -> Option<Session> {
         "education",
         "native-country",
         "workclass",
-    ]
-    .map(String::from)
-    .to_vec();
-    s.attacker.threshold = 0.2;
-    Some(s)
+    ])
 }
 
 fn check(what: &str, d: &Distribution, expected: &serde_json::Value) {

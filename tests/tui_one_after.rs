@@ -17,7 +17,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use anonlab::data::{CellSensitivity, CsvOptions, Role, Roles, SensitivitySource};
+use anonlab::data::Role;
 use anonlab::session::Session;
 use anonlab_tui::{Action, App, ChartData, Screen};
 
@@ -245,43 +245,15 @@ fn mondrian_k5_on_adult_gives_one_after_for_the_sessions_attacker() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let ds = common::adult().unwrap();
-    let mut s = Session::new(ds, Some(common::adult_path()), CsvOptions::default());
-    let mut roles = Roles::new(s.dataset.n_cols());
-    for q in [
-        "sex",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-    ] {
-        roles.set(s.dataset.column_index(q).unwrap(), Role::QuasiIdentifier);
-    }
-    let age = s.dataset.column_index("age").unwrap();
-    roles.set(age, Role::SemiSensitive);
-    roles.set(
-        s.dataset.column_index("occupation").unwrap(),
-        Role::Sensitive,
-    );
-    s.roles = roles;
-    s.sensitivity.insert(
-        age,
-        CellSensitivity::new(SensitivitySource::Rule {
-            rule: "age>=60".into(),
-        }),
-    );
-    s.attacker.known = [
+    let mut s = common::adult_age_hidden(&[
         "sex",
         "age",
         "race",
         "marital-status",
         "education",
         "native-country",
-    ]
-    .map(String::from)
-    .to_vec();
-    s.attacker.threshold = 0.2;
+    ])
+    .unwrap();
     s.params.k = 5;
     let after = after_everywhere(s, "mondrian", dir.path());
     // Mondrian leaves the semi-sensitive age out: the attacker's known age
