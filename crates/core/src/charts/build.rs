@@ -545,16 +545,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let m = crate::stats::correlation_matrix(
-            &ds,
-            &[0, 1],
-            Measure::Cramer,
-            &crate::stats::Discretization {
-                bins: 10,
-                missing: Default::default(),
-            },
-        )
-        .unwrap();
+        let m = cramer(&ds);
         let c = correlation_heatmap(&m).unwrap();
         let Plot::HeatMap { cells, range, .. } = &c.plot else {
             panic!("expected a heat map")
@@ -568,26 +559,33 @@ mod tests {
     /// and content. plotters writes a font's size divided by 1.24 (its
     /// ratio of em to pixel height), so the size drawn is that times 1.24.
     fn svg_texts(svg: &str) -> Vec<(f64, f64, u32, String)> {
-        let attr = |tag: &str, name: &str| -> Option<String> {
-            let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
-            Some(tag[at..at + tag[at..].find('"')?].to_string())
-        };
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| {
-                let (tag, rest) = t.split_once('>')?;
-                let text = rest.split("</text>").next()?;
+        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| {
+                let number = |name| n.attribute(name)?.parse::<f64>().ok();
                 Some((
-                    attr(tag, "x")?.parse().ok()?,
-                    attr(tag, "y")?.parse().ok()?,
-                    (attr(tag, "font-size")?.parse::<f64>().ok()? * 1.24).round() as u32,
-                    text.trim()
-                        .replace("&amp;", "&")
-                        .replace("&lt;", "<")
-                        .replace("&gt;", ">"),
+                    number("x")?,
+                    number("y")?,
+                    (number("font-size")? * 1.24).round() as u32,
+                    n.text().unwrap_or_default().trim().to_string(),
                 ))
             })
             .collect()
+    }
+
+    /// The Cramér's V matrix of `ds`'s first two columns.
+    fn cramer(ds: &Dataset) -> crate::stats::correlation::CorrelationMatrix {
+        crate::stats::correlation_matrix(
+            ds,
+            &[0, 1],
+            Measure::Cramer,
+            &crate::stats::Discretization {
+                bins: 10,
+                missing: Default::default(),
+            },
+        )
+        .unwrap()
     }
 
     /// Exported chart titles were cut at both edges ("bility of the
@@ -601,16 +599,7 @@ mod tests {
         use plotters::prelude::*;
         let sim = simulation();
         let ds = Dataset::from_rows(&["a", "b"], &[vec!["x", "1"], vec!["y", "2"]]).unwrap();
-        let m = crate::stats::correlation_matrix(
-            &ds,
-            &[0, 1],
-            Measure::Cramer,
-            &crate::stats::Discretization {
-                bins: 10,
-                missing: Default::default(),
-            },
-        )
-        .unwrap();
+        let m = cramer(&ds);
         let charts = [
             reid_histogram(&[("original", &sim.histogram)]).unwrap(),
             reid_cdf(&[("original", &sim.cdf)]).unwrap(),
