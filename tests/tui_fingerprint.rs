@@ -58,21 +58,7 @@ fn the_screen_the_saved_project_and_the_report_show_one_release_for_every_algori
         );
 
         let report_dir = dir.path().join(format!("{id}-report"));
-        let run = anonlab()
-            .arg("report")
-            .arg(&project)
-            .arg("-o")
-            .arg(&report_dir)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{id}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(report_dir.join("report.json")).unwrap())
-                .unwrap();
+        let report = common::cli::report_json(&project, &report_dir);
         assert_eq!(
             report["release"]["fingerprint"], on_screen,
             "{id}: the report describes another release than the screen"

@@ -117,21 +117,7 @@ fn after_everywhere(session: Session, algorithm: &str, dir: &Path) -> serde_json
     assert_eq!(rows[0]["after"], anonymize, "compare --json");
 
     // The report.
-    let out = dir.join("report");
-    let run = anonlab()
-        .arg("report")
-        .arg(&project)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report = common::cli::report_json(&project, &dir.join("report"));
     let r = &report["risk"];
     assert_eq!(r["after"], anonymize, "report.json");
     assert_eq!(r["after_attacker"], anonymize["attacker"]["label"]);

@@ -89,3 +89,22 @@ pub fn same_json(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Resu
         _ => Err(format!("{at}: {a} vs {b}")),
     }
 }
+
+/// `anonlab report PROJECT -o OUT`, which must succeed, and the
+/// `report.json` it wrote.
+pub fn report_json(project: &std::path::Path, out: &std::path::Path) -> serde_json::Value {
+    let run = anonlab()
+        .arg("report")
+        .arg(project)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "report {}: {}",
+        project.display(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
