@@ -73,6 +73,9 @@ pub fn flag(parameter: Parameter) -> String {
         Parameter::TCloseness => "--t-closeness",
         Parameter::Threshold => "--threshold",
         Parameter::SuppressionLimit => "--suppression",
+        Parameter::Importance => "--importance",
+        Parameter::Combs => "--combs",
+        Parameter::Strata => "--strata",
         // `anonymize --algorithm`, `compare`/`chart --algorithms`.
         Parameter::Algorithm => "--algorithm(s)",
         Parameter::Model => "--model",

@@ -185,6 +185,12 @@ pub enum Parameter {
     Threshold,
     /// Full-domain's share of rows it may suppress.
     SuppressionLimit,
+    /// Local suppression's importance of the key variables.
+    Importance,
+    /// Local suppression's sizes of key subsets (all-m).
+    Combs,
+    /// Local suppression's stratum column.
+    Strata,
     /// The anonymization algorithm's id.
     Algorithm,
     /// The full-domain privacy model's name.
@@ -284,6 +290,9 @@ impl Parameter {
             Parameter::TCloseness => "t-closeness",
             Parameter::Threshold => "risk threshold",
             Parameter::SuppressionLimit => "suppression limit",
+            Parameter::Importance => "importance",
+            Parameter::Combs => "combs",
+            Parameter::Strata => "strata",
             Parameter::Algorithm => "algorithm",
             Parameter::Model => "privacy model",
             Parameter::Metric => "metric",

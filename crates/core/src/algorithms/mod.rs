@@ -12,6 +12,7 @@ pub mod cbg;
 pub mod construction;
 pub mod full_domain;
 pub mod lgb;
+pub mod local_suppression;
 mod mondrian;
 pub mod ng;
 pub mod pk;
@@ -75,6 +76,9 @@ pub struct Options {
     /// A kd-tree cache the caller keeps between runs (cbg): `None` builds
     /// the tree every run. Never changes a release (`cbg::TreeCache`).
     pub cbg_tree: Option<std::sync::Arc<cbg::TreeCache>>,
+    /// Importance, all-m subsets, what `*` matches and strata
+    /// (local-suppression).
+    pub local_suppression: local_suppression::LocalSuppressionOptions,
 }
 
 /// Whether an algorithm reads a setting, and whether it runs without it.
@@ -334,6 +338,7 @@ impl Registry {
             Arc::new(ng::Ng),
             Arc::new(pk::EnhancedPk),
             Arc::new(pk::GreedyPk),
+            Arc::new(local_suppression::LocalSuppression),
         ];
         Registry { algorithms: all }
     }

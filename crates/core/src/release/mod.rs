@@ -307,6 +307,89 @@ pub enum Guarantee {
     /// (q(s) − p(s))/p(s) ≤ β for every value with q(s) > p(s), against
     /// the published table.
     BetaLikeness { attribute: String, beta: f64 },
+    /// k-anonymity of a local suppression (sdcMicro's `localSuppression`,
+    /// Templ 2017): every published record is matched by at least k
+    /// published records (itself included) on the quasi-identifiers,
+    /// where under [`Convention::AnyValue`] two records match when on
+    /// every attribute their cells are equal or either is suppressed
+    /// (`*`, sdcMicro's freqCalc with alpha = 1), and under
+    /// [`Convention::OwnValue`] when their cells are equal, `*` being one
+    /// more value (alpha = 0). With `strata`, records match only within
+    /// their stratum (the column's value); `combinations` lists sizes m for
+    /// which the same holds on every subset of m quasi-identifiers.
+    ///
+    /// This is a property of the published key tuples: under `AnyValue` an
+    /// attacker who knows a target's true values rules out the records
+    /// showing another value where the target's cell is `*`, so it does
+    /// not bound that attacker's Pr(re-id) by 1/k (the linkage figure
+    /// measures that attacker); under `OwnValue` every group of identical
+    /// published tuples has k records, which does.
+    SuppressionKAnonymity {
+        k: u32,
+        convention: Convention,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        combinations: Vec<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<String>,
+    },
+}
+
+/// How a suppressed (or missing) key cell matches other cells when
+/// records are counted (sdcMicro's `alpha` of freqCalc at its two ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Convention {
+    /// A suppressed cell matches any value, on either side (alpha = 1,
+    /// sdcMicro's default).
+    #[default]
+    AnyValue,
+    /// A suppressed cell is one more value, `*`, equal only to `*` (alpha
+    /// = 0): stricter.
+    OwnValue,
+}
+
+impl Convention {
+    /// How the CLI and the JSON name it: `any` / `own`.
+    pub fn short(self) -> &'static str {
+        match self {
+            Convention::AnyValue => "any",
+            Convention::OwnValue => "own",
+        }
+    }
+
+    /// In words, for claims and reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Convention::AnyValue => "* matches any value (sdcMicro alpha = 1)",
+            Convention::OwnValue => "* is a value of its own (sdcMicro alpha = 0)",
+        }
+    }
+}
+
+/// What a local suppression suppressed: cells per quasi-identifier, made
+/// by the algorithm (cells missing in the input are published as `*` too
+/// but counted apart, in `missing_before`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellSuppression {
+    pub convention: Convention,
+    /// Cells suppressed per quasi-identifier, by name, in the release's
+    /// quasi-identifier order.
+    pub suppressed_cells: Vec<AttributeCells>,
+    /// Σ of `suppressed_cells`.
+    pub total: u64,
+    /// Cells missing in the input, per quasi-identifier (published as `*`).
+    pub missing_before: Vec<AttributeCells>,
+    /// Which search gave the release (`search` or `sdcmicro-greedy`, the
+    /// baseline it is never worse than), and the baseline's total.
+    pub method: String,
+    pub greedy_total: Option<u64>,
+}
+
+/// A count of cells of one attribute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttributeCells {
+    pub attribute: String,
+    pub cells: u64,
 }
 
 /// A protected subtree of a sensitive attribute's hierarchy (the
@@ -362,6 +445,10 @@ pub struct Release {
     pub claims: Vec<Guarantee>,
     /// Rows of the source dataset.
     pub source_rows: usize,
+    /// The cells a local suppression suppressed (`None` for the other
+    /// algorithms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suppression: Option<CellSuppression>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -385,6 +472,7 @@ impl Release {
             suppressed_rows: Vec::new(),
             claims: Vec::new(),
             source_rows: ds.n_rows(),
+            suppression: None,
         }
     }
 

@@ -84,6 +84,11 @@
 //!   (`assignment`, which says why that is NG's guarantee);
 //! - `LocalTCloseness` (LGB): every local bucket of the attribute within EMD
 //!   t of the distribution of all its bucketed cells, as `TCloseness`;
+//! - `SuppressionKAnonymity` (local suppression): every published record
+//!   is matched by k published records of its stratum on the keys and on
+//!   every subset of each listed size, `*` matching any value or only `*`
+//!   as the claim states (`suppression`, counted apart from the
+//!   algorithm's index);
 //! - `AlphaK`, `DeltaDisclosure`, `BetaLikeness`: every group's share of
 //!   each value at most α, its log ratio to the published table at most δ,
 //!   its relative gain over the table at most β (`likeness`, from the
@@ -115,6 +120,7 @@ mod cross_bucket;
 mod diversity;
 mod likeness;
 mod structure;
+mod suppression;
 #[cfg(test)]
 mod tests;
 
@@ -285,6 +291,22 @@ fn claim_name(claim: &Guarantee) -> String {
         Guarantee::ExtendedPSensitivity { attribute, p, .. } => {
             format!("extended {p}-sensitivity of '{attribute}' over its protected subtrees (Definition 6)")
         }
+        Guarantee::SuppressionKAnonymity {
+            k,
+            convention,
+            combinations,
+            strata,
+        } => {
+            let mut s = format!("{k}-anonymity with suppressed cells, {}", convention.describe());
+            if !combinations.is_empty() {
+                let sizes: Vec<String> = combinations.iter().map(|c| c.to_string()).collect();
+                s.push_str(&format!(", on every subset of {} keys too", sizes.join(" or ")));
+            }
+            if let Some(col) = strata {
+                s.push_str(&format!(", within each value of '{col}'"));
+            }
+            s
+        }
         // Named by their model above.
         Guarantee::AlphaK { .. }
         | Guarantee::DeltaDisclosure { .. }
@@ -351,5 +373,18 @@ fn verify_claim(
         Guarantee::BetaLikeness { attribute, beta } => {
             likeness::beta_likeness(release, ds, column(attribute)?, *beta)
         }
+        Guarantee::SuppressionKAnonymity {
+            k,
+            convention,
+            combinations,
+            strata,
+        } => suppression::suppression_k_anonymity(
+            release,
+            ds,
+            *k,
+            *convention,
+            combinations,
+            strata.as_deref(),
+        ),
     }
 }
