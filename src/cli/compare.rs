@@ -195,6 +195,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let ids: Vec<&str> = runs.iter().map(|r| r.algorithm.id()).collect();
     let loaded = p.load_settings(&a.columns, &ids)?;
     let pk = a.columns.pk.load(&ids)?;
+    a.columns.local_suppression.check(&ids)?;
     let inputs = p.inputs(&a.columns)?;
     let ds = &p.session.dataset;
     let roles = published_roles(&p);
@@ -213,6 +214,10 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         loaded.apply(&mut req.options, l.unwrap_or(1))?;
         p.project_hierarchies(&mut req.options);
         pk.apply(&mut req.options, r.p);
+        let qi = req.qi.clone();
+        a.columns
+            .local_suppression
+            .apply(&mut req.options, &p.session.dataset, &qi)?;
         let label = match l {
             Some(l) => format!("{} k={k} l={l}", algo.id()),
             None => format!("{} k={k}", algo.id()),

@@ -330,6 +330,7 @@ pub fn json(
     fingerprint: &str,
     not_published: &[String],
     report: Option<&SearchReport>,
+    suppression: Option<&anonlab::release::CellSuppression>,
 ) -> anyhow::Result<String> {
     #[derive(Serialize)]
     struct WithSearch<'a> {
@@ -349,6 +350,10 @@ pub fn json(
         not_published: &'a [String],
         #[serde(skip_serializing_if = "Option::is_none")]
         full_domain: Option<&'a SearchReport>,
+        /// A local suppression's cells: `suppressed_cells` per attribute
+        /// and `total`, the `convention`, and sdcMicro's greedy total.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        local_suppression: Option<&'a anonlab::release::CellSuppression>,
     }
     Ok(serde_json::to_string_pretty(&WithSearch {
         eval,
@@ -357,5 +362,6 @@ pub fn json(
         fingerprint,
         not_published,
         full_domain: report,
+        local_suppression: suppression,
     })?)
 }

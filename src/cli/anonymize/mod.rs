@@ -23,6 +23,7 @@ use anonlab::session::{Cells, RoleSpec, Session};
 use super::assess::Engine;
 use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
+use super::ls_args::LocalSuppressionArgs;
 use super::pk_args::PkArgs;
 use super::{thousands, CsvArgs};
 
@@ -82,6 +83,8 @@ pub struct Columns {
     pub lgb: LgbArgs,
     #[command(flatten)]
     pub pk: PkArgs,
+    #[command(flatten)]
+    pub local_suppression: LocalSuppressionArgs,
 }
 
 #[derive(Debug, Args)]
@@ -421,10 +424,15 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     inputs.check_all(&outputs)?;
     let loaded = p.load_settings(&a.columns, &[algo.id()])?;
     let pk = a.columns.pk.load(&[algo.id()])?;
+    a.columns.local_suppression.check(&[algo.id()])?;
     let mut req = p.request(algo.id(), k, l, loaded.p, p.seed)?;
     loaded.apply(&mut req.options, l)?;
     p.project_hierarchies(&mut req.options);
     pk.apply(&mut req.options, loaded.p);
+    let qi = req.qi.clone();
+    a.columns
+        .local_suppression
+        .apply(&mut req.options, &p.session.dataset, &qi)?;
     let measure = p.measure(a.columns.queries, p.seed);
     let ds = &p.session.dataset;
     let roles = published_roles(&p);
@@ -500,11 +508,15 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
                 &after,
                 &fingerprint,
                 &not_published,
-                search.as_ref()
+                search.as_ref(),
+                release.suppression.as_ref()
             )?
         );
     } else {
         print!("{}", human(&eval, &after, ds.records() as usize));
+        if let Some(s) = &release.suppression {
+            println!("{}", suppression_line(s));
+        }
         if file_columns.is_some() && a.columns.queries > 0 {
             println!("query workload: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");
         }
@@ -527,6 +539,34 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A local suppression's cells in one line: the total, per attribute,
+/// the convention, and sdcMicro's greedy on the same input.
+fn suppression_line(s: &anonlab::release::CellSuppression) -> String {
+    let per: Vec<String> = s
+        .suppressed_cells
+        .iter()
+        .map(|a| format!("{} {}", a.attribute, thousands(a.cells as usize)))
+        .collect();
+    let mut line = format!(
+        "suppressed cells: {} ({}); {}",
+        thousands(s.total as usize),
+        per.join(", "),
+        s.convention.describe()
+    );
+    if let Some(g) = s.greedy_total {
+        line.push_str(&format!(
+            "; sdcMicro's greedy on the same input: {}{}",
+            thousands(g as usize),
+            if s.method == "search" {
+                ""
+            } else {
+                " (kept: fewer)"
+            }
+        ));
+    }
+    line
 }
 
 /// Roles for rendering: the session's, which [`prepare_with`] set from

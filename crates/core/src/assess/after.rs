@@ -27,6 +27,15 @@
 //!   leave semi-sensitive attributes out, `Session::request`). Known
 //!   attributes the release does not publish tell the attacker nothing and
 //!   are left out (and named). Suppressed rows are not published: Pr 0.
+//!   A local suppression's `*` under its `AnyValue` convention is read
+//!   as the release states it: a wildcard matching any value on either
+//!   side (sdcMicro's freqCalc, alpha = 1), so the key count is the
+//!   frequency its k-anonymity is claimed on; the label says so. Under
+//!   `OwnValue`, and for every other algorithm, `*` is a printed value.
+//!   The linkage attacker, who holds the target's true values, sees a `*`
+//!   as containing them, and rules out the records showing another value
+//!   where the target's cell is `*`: under alpha = 1 that figure can be
+//!   above 1/k, and it is shown as measured.
 //! - **Linkage** (`anonymize::measure_risk`, the code behind the
 //!   Evaluation): the attacker holds the target's values and counts the
 //!   published tuples whose cells contain them, on the release projected
@@ -74,13 +83,20 @@ impl AfterAttacker {
             .filter(|c| !release.quasi_identifiers.contains(c))
             .map(|&c| ds.col(c).name().to_string())
             .collect();
-        Self::new(attacker.summary(ds), not_published)
+        Self::with_stars(
+            attacker.summary(ds),
+            not_published,
+            stars_match_any(release),
+        )
     }
 
-    fn new(summary: AttackerSummary, not_published: Vec<String>) -> Self {
+    fn with_stars(summary: AttackerSummary, not_published: Vec<String>, stars: bool) -> Self {
         let mut label = summary.to_string();
         if !not_published.is_empty() {
             label.push_str(&format!("; not published: {}", not_published.join(", ")));
+        }
+        if stars {
+            label.push_str("; key count: * matches any value");
         }
         AfterAttacker {
             summary,
@@ -300,6 +316,15 @@ fn project(release: &Release, columns: &[usize]) -> Option<Release> {
     Some(p)
 }
 
+/// Whether the release's `*`s match any value (a local suppression under
+/// its `AnyValue` convention): the key count then reads them as hidden.
+fn stars_match_any(release: &Release) -> bool {
+    release
+        .suppression
+        .as_ref()
+        .is_some_and(|s| s.convention == crate::release::Convention::AnyValue)
+}
+
 /// The published table on some known columns, as a dataset the simulator
 /// reads: one row per published row, group by group.
 struct PublishedTable {
@@ -323,6 +348,7 @@ fn published_table(release: &Release, ds: &Dataset, columns: &[usize]) -> Result
         .collect();
     let mut hidden = vec![FixedBitSet::with_capacity(rows); columns.len()];
     let mut source = Vec::with_capacity(rows);
+    let stars = stars_match_any(release);
     for (g, group) in release.groups.iter().enumerate() {
         // A group's generalized cell is the same on every row: render once.
         let labels: Vec<Option<String>> = positions
@@ -337,7 +363,8 @@ fn published_table(release: &Release, ds: &Dataset, columns: &[usize]) -> Result
             source.push(r);
             for (j, &a) in positions.iter().enumerate() {
                 let b = &mut builders[j];
-                if !carries[g].get(a).copied().unwrap_or(true) {
+                let star = stars && matches!(group.cells.get(a), Some(Cell::Suppressed));
+                if star || !carries[g].get(a).copied().unwrap_or(true) {
                     hidden[j].insert(i);
                     b.push(HIDDEN_LABEL);
                 } else if let Some(label) = &labels[j] {

@@ -18,6 +18,10 @@
 //!    suppressed), but the candidates see the sweep's suppressions.
 //! 3. Sweeps repeat until every record has fk ≥ k.
 //!
+//! One deviation: where sdcMicro stops with an error (a record of the
+//! sweep's list that every record matches by then, so it has no candidate:
+//! "the length of the index vector is 0"), the baseline skips the record.
+//!
 //! Candidates are found through the counts of [`State`] rather than by
 //! scanning the records: with f = compatible(r, M), the records at
 //! distance exactly d on a set D of r's present keys are counted by
@@ -110,11 +114,11 @@ pub(super) fn greedy(
                 }
             }
             let Some(&a) = by_importance.iter().find(|&&a| differ & (1 << a) != 0) else {
-                // Every record matches it (sdcMicro stops with an error
-                // here): nothing left to suppress would help.
-                return Err(Error::Internal(
-                    "the greedy found no candidate for a record below k".into(),
-                ));
+                // Every record now matches it (an earlier suppression of
+                // the sweep reached it): sdcMicro stops here with "the
+                // length of the index vector is 0"; the baseline goes on
+                // with the next record.
+                continue;
             };
             state.suppress(u, 1 << a);
             cells += 1;

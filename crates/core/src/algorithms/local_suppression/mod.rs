@@ -224,6 +224,48 @@ pub fn suppress(
     })
 }
 
+/// sdcMicro's greedy alone ([`greedy`]) on the keys `qi` of `ds`, without
+/// strata or combs: per row the keys it suppresses (missing cells
+/// excluded) and their number. The baseline the tests and benches
+/// compare [`suppress`] with.
+pub fn sdcmicro_greedy(
+    ds: &Dataset,
+    qi: &[usize],
+    k: u32,
+    importance: &[u32],
+    progress: &Progress,
+) -> Result<(Vec<u32>, u64)> {
+    let options = LocalSuppressionOptions {
+        importance: importance.to_vec(),
+        ..LocalSuppressionOptions::default()
+    };
+    check_options(ds, qi, k, &options)?;
+    let m = qi.len();
+    let importance = if importance.is_empty() {
+        default_importance(ds, qi)
+    } else {
+        importance.to_vec()
+    };
+    let levels: Vec<u32> = importance.iter().map(|&i| m as u32 - i).collect();
+    let bits: Vec<u32> = qi.iter().map(|&c| ds.col(c).code_bits()).collect();
+    let layout = Layout::new(&bits).ok_or_else(|| Error::Internal("keys too wide".into()))?;
+    let n = ds.n_rows();
+    let codes: Vec<u32> = (0..n)
+        .flat_map(|r| qi.iter().map(move |&c| ds.col(c).code(r)))
+        .collect();
+    let missing: Vec<u32> = (0..n)
+        .map(|r| {
+            (0..m).fold(0u32, |acc, a| {
+                let col = ds.col(qi[a]);
+                acc | (u32::from(col.is_missing(col.code(r))) << a)
+            })
+        })
+        .collect();
+    let (masks, cells) = greedy::greedy(&layout, &codes, &missing, &levels, u64::from(k), progress)?;
+    let added = masks.iter().zip(&missing).map(|(&m, &x)| m & !x).collect();
+    Ok((added, cells))
+}
+
 fn check_options(
     ds: &Dataset,
     qi: &[usize],

@@ -1,0 +1,124 @@
+//! The local-suppression flags of `anonymize` and `compare` (sdcMicro's
+//! `localSuppression` / `kAnon`): the importance of the key variables,
+//! the all-m subsets (`combs`), what a suppressed or missing cell matches,
+//! and a stratum column. Parsed raw by clap, then validated into
+//! `algorithms::local_suppression::LocalSuppressionOptions` in one step
+//! ([`LocalSuppressionArgs::apply`]); the ranges are the library's to
+//! refuse (`local_suppression::suppress`), with the flag named.
+
+use anyhow::bail;
+use clap::{Args, ValueEnum};
+
+use anonlab::algorithms::local_suppression::LocalSuppressionOptions;
+use anonlab::algorithms::Options;
+use anonlab::data::Dataset;
+use anonlab::release::Convention;
+
+/// What a suppressed (or missing) key cell matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MissingMatches {
+    /// Any value, on either side (sdcMicro's alpha = 1).
+    Any,
+    /// Only another suppressed cell: `*` is a value of its own (alpha = 0).
+    Own,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct LocalSuppressionArgs {
+    /// Local suppression: the key variables' importance, either every
+    /// --qi by name from the most important (suppressed last) to the
+    /// least, or one sdcMicro number per --qi in --qi order (1 = most
+    /// important; ties allowed). Default: fewest categories = most
+    /// important.
+    #[arg(long, value_delimiter = ',', value_name = "COLS|NUMBERS")]
+    pub importance: Vec<String>,
+    /// Local suppression: k-anonymity on every subset of M key variables
+    /// first (sdcMicro's combs; several sizes comma-separated, largest
+    /// taken first), then on all of them.
+    #[arg(long, value_delimiter = ',', value_name = "M")]
+    pub combs: Vec<u32>,
+    /// Local suppression: what a suppressed or missing key cell matches
+    /// when records are counted: `any` value (sdcMicro's default, alpha =
+    /// 1) or only another `*` (`own`, alpha = 0, stricter).
+    #[arg(long, value_enum, value_name = "any|own")]
+    pub missing_matches: Option<MissingMatches>,
+    /// Local suppression: k within each value of this column (not a key
+    /// variable).
+    #[arg(long, value_name = "COL")]
+    pub strata: Option<String>,
+}
+
+const ID: &str = "local-suppression";
+
+impl LocalSuppressionArgs {
+    fn any(&self) -> bool {
+        !self.importance.is_empty()
+            || !self.combs.is_empty()
+            || self.missing_matches.is_some()
+            || self.strata.is_some()
+    }
+
+    /// Refuse the flags when local suppression does not run.
+    pub fn check(&self, algorithms: &[&str]) -> anyhow::Result<()> {
+        if self.any() && !algorithms.contains(&ID) {
+            bail!("--importance, --combs, --missing-matches and --strata are read by --algorithm local-suppression only");
+        }
+        Ok(())
+    }
+
+    /// The options of a request on `ds` with quasi-identifiers `qi`.
+    pub fn apply(&self, o: &mut Options, ds: &Dataset, qi: &[usize]) -> anyhow::Result<()> {
+        let mut ls = LocalSuppressionOptions {
+            combs: self.combs.clone(),
+            convention: match self.missing_matches {
+                Some(MissingMatches::Own) => Convention::OwnValue,
+                _ => Convention::AnyValue,
+            },
+            ..LocalSuppressionOptions::default()
+        };
+        if let Some(name) = &self.strata {
+            ls.strata = Some(
+                ds.column_index(name)
+                    .map_err(|e| anyhow::anyhow!("--strata: {e}"))?,
+            );
+        }
+        ls.importance = self.importance(ds, qi)?;
+        o.local_suppression = ls;
+        Ok(())
+    }
+
+    /// sdcMicro's numbers, one per quasi-identifier, from names (most
+    /// important first) or numbers.
+    fn importance(&self, ds: &Dataset, qi: &[usize]) -> anyhow::Result<Vec<u32>> {
+        let given: Vec<&str> = self.importance.iter().map(|s| s.trim()).collect();
+        if given.is_empty() {
+            return Ok(Vec::new());
+        }
+        if given.iter().all(|s| s.parse::<u32>().is_ok()) {
+            // Numbers: ranges checked by the library, which names the flag.
+            return Ok(given.iter().map(|s| s.parse().unwrap_or(0)).collect());
+        }
+        let mut numbers = vec![0u32; qi.len()];
+        for (rank, name) in given.iter().enumerate() {
+            let Ok(c) = ds.column_index(name) else {
+                bail!("--importance: no column '{name}'; name the key variables (--qi) from the most important to the least, or give one number per key");
+            };
+            let Some(a) = qi.iter().position(|&q| q == c) else {
+                bail!("--importance: '{name}' is not a key variable (--qi)");
+            };
+            if numbers[a] != 0 {
+                bail!("--importance: '{name}' is named twice");
+            }
+            numbers[a] = rank as u32 + 1;
+        }
+        if let Some(a) = numbers.iter().position(|&n| n == 0) {
+            bail!(
+                "--importance names {} of the {} key variables: '{}' is missing (name them all, most important first)",
+                given.len(),
+                qi.len(),
+                ds.col(qi[a]).name()
+            );
+        }
+        Ok(numbers)
+    }
+}
