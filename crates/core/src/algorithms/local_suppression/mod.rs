@@ -23,11 +23,12 @@
 //! - **Strata**: k within each value of a column (not a key), each stratum
 //!   solved on its own; a stratum of fewer than k records is refused.
 //! - **combs** (the all-m variant): for each m, largest first, k-anonymity
-//!   on every subset of m keys in `combn` order, then on the full set. On
-//!   the full set k-anonymity implies it on every subset (dropping a key
-//!   only adds compatible records, under either convention), so the subset
-//!   passes change which cells are suppressed, not what is guaranteed;
-//!   the claim lists them and the verifier checks them anyway.
+//!   on every subset of m keys (in increasing order of their bit masks
+//!   over the keys), then on the full set. On the full set k-anonymity
+//!   implies it on every subset (dropping a key only adds compatible
+//!   records, under either convention), so the subset passes change which
+//!   cells are suppressed, not what is guaranteed; the claim lists them
+//!   and the verifier checks them anyway.
 //!
 //! **The search** ([`search`]) replaces sdcMicro's greedy (one cell per
 //! violating record per sweep, the least important key where it differs
