@@ -10,6 +10,7 @@ pub mod correlate;
 pub mod hierarchy;
 pub mod hierarchy_args;
 pub mod lgb_args;
+pub mod ls_args;
 pub mod pk_args;
 pub mod population_args;
 pub mod progress;

@@ -557,7 +557,8 @@ fn suppression_line(s: &anonlab::release::CellSuppression) -> String {
     );
     if let Some(g) = s.greedy_total {
         line.push_str(&format!(
-            "; sdcMicro's greedy on the same input: {}{}",
+            "; sdcMicro's greedy on the same input: {}{}{}",
+            if s.greedy_stopped { "more than " } else { "" },
             thousands(g as usize),
             if s.method == "search" {
                 ""

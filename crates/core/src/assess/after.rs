@@ -270,7 +270,15 @@ fn key_count(
             columns: &positions,
             hidden: &hidden,
         };
-        risk::simulate(&table.dataset, knowledge, threshold, progress)?.matches
+        if stars_match_any(release) {
+            // The same relation as the simulator's (`risk::original`: the
+            // two agree record by record), counted per pair of `*`
+            // patterns: a local suppression has hundreds of them, which
+            // the simulator's wildcard search pays for per record.
+            risk::original_matches(&table.dataset, knowledge, None, progress)?.matches
+        } else {
+            risk::simulate(&table.dataset, knowledge, threshold, progress)?.matches
+        }
     };
     let mut matches = vec![0u32; ds.n_rows()];
     for (&r, &m) in table.source.iter().zip(&published_matches) {

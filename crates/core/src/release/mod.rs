@@ -380,9 +380,14 @@ pub struct CellSuppression {
     /// Cells missing in the input, per quasi-identifier (published as `*`).
     pub missing_before: Vec<AttributeCells>,
     /// Which search gave the release (`search` or `sdcmicro-greedy`, the
-    /// baseline it is never worse than), and the baseline's total.
+    /// baseline it is never worse than), and the baseline's cells on the
+    /// same input (alpha = 1 only).
     pub method: String,
     pub greedy_total: Option<u64>,
+    /// The greedy was stopped once its cells exceeded the search's (in
+    /// some pass): `greedy_total` is then a lower bound, above `total`.
+    #[serde(default)]
+    pub greedy_stopped: bool,
 }
 
 /// A count of cells of one attribute.

@@ -35,15 +35,18 @@ use crate::progress::Progress;
 use super::index::{subsets, Layout, State};
 
 /// The greedy's suppressions on records given by `codes` (m per record)
-/// and their `masks` (missing cells): the new masks, and the cells added.
+/// and their `masks` (missing cells): the new masks and the cells added,
+/// or `None` with the cells so far once they exceed `stop_above` (the
+/// search's total: the greedy can no longer be the one kept).
 pub(super) fn greedy(
     layout: &Layout,
     codes: &[u32],
     masks: &[u32],
     levels: &[u32],
     k: u64,
+    stop_above: Option<u64>,
     progress: &Progress,
-) -> Result<(Vec<u32>, u64)> {
+) -> Result<(Option<Vec<u32>>, u64)> {
     let m = layout.m;
     let n = masks.len();
     // 1. Groups of more than k reduced to their first k records.
@@ -122,11 +125,14 @@ pub(super) fn greedy(
             };
             state.suppress(u, 1 << a);
             cells += 1;
+            if stop_above.is_some_and(|b| cells > b) {
+                return Ok((None, cells));
+            }
         }
     }
     let mut out = masks.to_vec();
     for (i, &r) in kept.iter().enumerate() {
         out[r] = state.masks[i];
     }
-    Ok((out, cells))
+    Ok((Some(out), cells))
 }

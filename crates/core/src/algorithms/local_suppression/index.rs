@@ -14,10 +14,12 @@
 //!
 //! the rule of `risk::original_matches` (a hidden cell is a wildcard on
 //! both sides), asked of one tuple at a time. The per-(P, P ∪ W) counts
-//! are built when first asked and updated as units move to another
-//! pattern; codes are packed into one `u128` (each key in the bits its
-//! code space needs). The figures are checked against
-//! `risk::original_matches` in the tests.
+//! are built when first asked; units moving to another pattern are logged
+//! per pattern, and a count catches up with its pattern's log when next
+//! asked (most counts of a large pattern are asked by a few records only:
+//! updating every one at every move was half of Adult's time). Codes are
+//! packed into one `u128` (each key in the bits its code space needs).
+//! The figures are checked against `risk::original_matches` in the tests.
 
 use rustc_hash::FxHashMap;
 
@@ -26,20 +28,29 @@ use rustc_hash::FxHashMap;
 pub(super) struct Layout {
     pub(super) m: usize,
     shifts: Vec<u32>,
+    /// Per key, the bits of its code in a packed tuple.
+    fields: Vec<u128>,
 }
 
 impl Layout {
     /// `None` when the codes need more than 128 bits together.
     pub(super) fn new(bits: &[u32]) -> Option<Self> {
         let mut shifts = Vec::with_capacity(bits.len());
+        let mut fields = Vec::with_capacity(bits.len());
         let mut at = 0u32;
         for &b in bits {
+            let b = b.max(1);
+            if at + b > 128 {
+                return None;
+            }
             shifts.push(at);
-            at += b.max(1);
+            fields.push((u128::MAX >> (128 - b)) << at);
+            at += b;
         }
-        (at <= 128).then(|| Layout {
+        Some(Layout {
             m: bits.len(),
             shifts,
+            fields,
         })
     }
 
@@ -51,33 +62,56 @@ impl Layout {
         }
     }
 
-    fn pack(&self, codes: &[u32], mut keep: u32) -> u128 {
-        let mut key = 0u128;
+    fn pack(&self, codes: &[u32]) -> u128 {
+        codes
+            .iter()
+            .zip(&self.shifts)
+            .fold(0u128, |key, (&c, &at)| key | (u128::from(c) << at))
+    }
+
+    /// The bits of the keys in `keep`: a packed tuple masked by them is
+    /// its key on those keys.
+    fn bits(&self, mut keep: u32) -> u128 {
+        let mut bits = 0u128;
         while keep != 0 {
-            let a = keep.trailing_zeros() as usize;
-            key |= u128::from(codes[a]) << self.shifts[a];
+            bits |= self.fields[keep.trailing_zeros() as usize];
             keep &= keep - 1;
         }
-        key
+        bits
     }
+}
+
+/// Patterns of at most this many units are scanned rather than counted:
+/// a masked comparison per unit costs less than keeping a count up to date.
+const SCAN: usize = 64;
+
+/// Records of one pattern by their codes outside a set of keys.
+#[derive(Debug, Clone, Default)]
+struct Counts {
+    by_key: FxHashMap<u128, u32>,
+    applied: usize,
 }
 
 /// Units, their patterns, and the counts asked so far.
 #[derive(Debug, Clone)]
 pub(super) struct State {
     layout: Layout,
-    /// Codes, `m` per unit.
+    /// Codes, `m` per unit, and each unit's packed.
     codes: Vec<u32>,
+    packed: Vec<u128>,
     pub(super) masks: Vec<u32>,
     pub(super) weights: Vec<u32>,
     /// Units per pattern present, and each unit's place in its list.
     by_pattern: FxHashMap<u32, Vec<u32>>,
     place: Vec<u32>,
-    /// Counts by (P, U) and the U's built per P.
-    counts: FxHashMap<u64, FxHashMap<u128, u32>>,
-    built: FxHashMap<u32, Vec<u32>>,
+    /// Counts by (P, U), each with how much of P's log it has taken.
+    counts: FxHashMap<u64, Counts>,
+    /// Per pattern: units that entered (weight > 0) or left (< 0) it.
+    log: FxHashMap<u32, Vec<(u32, i64)>>,
     /// Records of all units.
     pub(super) records: u64,
+    /// The patterns present, gathered per query (kept to reuse its room).
+    scratch: Vec<u32>,
 }
 
 impl State {
@@ -90,16 +124,19 @@ impl State {
             list.push(u as u32);
         }
         let records = weights.iter().map(|&w| u64::from(w)).sum();
+        let packed = codes.chunks(layout.m.max(1)).map(|c| layout.pack(c)).collect();
         State {
             layout,
             codes,
+            packed,
             masks,
             weights,
             by_pattern,
             place,
             counts: FxHashMap::default(),
-            built: FxHashMap::default(),
+            log: FxHashMap::default(),
             records,
+            scratch: Vec::new(),
         }
     }
 
@@ -116,22 +153,60 @@ impl State {
         &self.codes[u * m..(u + 1) * m]
     }
 
-    fn ensure(&mut self, p: u32, u_mask: u32) -> u64 {
+    /// The counts of pattern `p` outside `u_mask`, built or brought up to
+    /// date with the pattern's log.
+    fn counts(&mut self, p: u32, u_mask: u32) -> &FxHashMap<u128, u32> {
         let id = (u64::from(p) << 32) | u64::from(u_mask);
-        if !self.counts.contains_key(&id) {
-            let keep = self.layout.full() & !u_mask;
-            let mut map: FxHashMap<u128, u32> = FxHashMap::default();
-            if let Some(list) = self.by_pattern.get(&p) {
-                for &v in list {
-                    let v = v as usize;
-                    let key = self.layout.pack(self.codes_of(v), keep);
-                    *map.entry(key).or_default() += self.weights[v];
+        let bits = self.layout.bits(self.layout.full() & !u_mask);
+        let log = self.log.get(&p).map_or(&[][..], |l| l.as_slice());
+        let counts = match self.counts.entry(id) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut by_key: FxHashMap<u128, u32> = FxHashMap::default();
+                if let Some(list) = self.by_pattern.get(&p) {
+                    for &v in list {
+                        let v = v as usize;
+                        *by_key.entry(self.packed[v] & bits).or_default() += self.weights[v];
+                    }
+                }
+                e.insert(Counts {
+                    by_key,
+                    applied: log.len(),
+                })
+            }
+        };
+        for &(v, delta) in &log[counts.applied..] {
+            let key = self.packed[v as usize] & bits;
+            if delta > 0 {
+                *counts.by_key.entry(key).or_default() += delta as u32;
+            } else if let Some(c) = counts.by_key.get_mut(&key) {
+                *c -= (-delta) as u32;
+                if *c == 0 {
+                    counts.by_key.remove(&key);
                 }
             }
-            self.counts.insert(id, map);
-            self.built.entry(p).or_default().push(u_mask);
         }
-        id
+        counts.applied = log.len();
+        &counts.by_key
+    }
+
+    /// Units of pattern `p` agreeing with unit `u` outside `union` (a
+    /// superset of `p`): scanned when the pattern has few units, else
+    /// looked up in its counts.
+    fn agreeing_in(&mut self, u: usize, p: u32, union: u32) -> u64 {
+        let bits = self.layout.bits(self.layout.full() & !union);
+        let key = self.packed[u] & bits;
+        let list = &self.by_pattern[&p];
+        if list.len() <= SCAN {
+            return list
+                .iter()
+                .filter(|&&v| self.packed[v as usize] & bits == key)
+                .map(|&v| u64::from(self.weights[v as usize]))
+                .sum();
+        }
+        self.counts(p, union)
+            .get(&key)
+            .map_or(0, |&c| u64::from(c))
     }
 
     /// Records compatible with unit `u`'s codes when its `*`s are `w`
@@ -139,18 +214,14 @@ impl State {
     /// compatible with that tuple (they are when `w` covers their
     /// pattern).
     pub(super) fn compatible(&mut self, u: usize, w: u32) -> u64 {
-        let patterns: Vec<u32> = self.by_pattern.keys().copied().collect();
-        let mut total = 0u64;
-        for p in patterns {
-            let union = p | w;
-            let id = self.ensure(p, union);
-            let key = self
-                .layout
-                .pack(self.codes_of(u), self.layout.full() & !union);
-            if let Some(&c) = self.counts[&id].get(&key) {
-                total += u64::from(c);
-            }
-        }
+        let mut patterns = std::mem::take(&mut self.scratch);
+        patterns.clear();
+        patterns.extend(self.by_pattern.keys().copied());
+        let total = patterns
+            .iter()
+            .map(|&p| self.agreeing_in(u, p, p | w))
+            .sum();
+        self.scratch = patterns;
         total
     }
 
@@ -160,9 +231,7 @@ impl State {
         if !self.by_pattern.contains_key(&w) {
             return 0;
         }
-        let id = self.ensure(w, w);
-        let key = self.layout.pack(self.codes_of(u), self.layout.full() & !w);
-        self.counts[&id].get(&key).map_or(0, |&c| u64::from(c))
+        self.agreeing_in(u, w, w)
     }
 
     /// Records of units of pattern exactly `p` that agree with unit `u`
@@ -171,12 +240,7 @@ impl State {
         if !self.by_pattern.contains_key(&p) {
             return 0;
         }
-        let union = p | w;
-        let id = self.ensure(p, union);
-        let key = self
-            .layout
-            .pack(self.codes_of(u), self.layout.full() & !union);
-        self.counts[&id].get(&key).map_or(0, |&c| u64::from(c))
+        self.agreeing_in(u, p, p | w)
     }
 
     /// Unit `u` counts for no record any more.
@@ -213,27 +277,12 @@ impl State {
         self.account(u, to, 1);
     }
 
-    /// Add (`sign` 1) or take (−1) unit `u`'s records in the counts built
-    /// for pattern `p`.
+    /// Log unit `u`'s records entering (`sign` 1) or leaving (−1)
+    /// pattern `p`.
     fn account(&mut self, u: usize, p: u32, sign: i64) {
-        let Some(us) = self.built.get(&p) else {
-            return;
-        };
-        let m = self.layout.m;
-        let codes = &self.codes[u * m..(u + 1) * m];
-        let w = self.weights[u];
-        for &u_mask in us {
-            let id = (u64::from(p) << 32) | u64::from(u_mask);
-            let key = self.layout.pack(codes, self.layout.full() & !u_mask);
-            let map = self.counts.get_mut(&id).expect("built counts");
-            if sign > 0 {
-                *map.entry(key).or_default() += w;
-            } else if let Some(c) = map.get_mut(&key) {
-                *c -= w;
-                if *c == 0 {
-                    map.remove(&key);
-                }
-            }
+        let w = i64::from(self.weights[u]);
+        if w != 0 {
+            self.log.entry(p).or_default().push((u as u32, sign * w));
         }
     }
 }
@@ -301,5 +350,60 @@ mod tests {
         s.suppress(2, 0b11);
         assert_eq!(s.compatible(2, 0b11), 4);
         assert_eq!(s.compatible(0, 0), 4);
+    }
+
+    /// The counts are freqCalc's (alpha = 1), as `risk::original_matches`
+    /// gives them with the `*`s as hidden cells: one record per unit.
+    #[test]
+    fn compatible_counts_are_original_matches() {
+        use crate::data::Dataset;
+        use crate::progress::Progress;
+        use crate::risk::{original_matches, Knowledge};
+        use fixedbitset::FixedBitSet;
+        let rows: Vec<Vec<&str>> = (0..40)
+            .map(|i| {
+                vec![
+                    ["a", "b", "c"][i % 3],
+                    ["x", "y"][(i / 3) % 2],
+                    ["p", "q", "r", "s"][(i * 7) % 4],
+                ]
+            })
+            .collect();
+        let ds = Dataset::from_rows(&["k0", "k1", "k2"], &rows).unwrap();
+        let n = ds.n_rows();
+        let masks: Vec<u32> = (0..n as u32).map(|r| (r * 5 + r / 7) % 8).collect();
+        let codes: Vec<u32> = (0..n)
+            .flat_map(|r| (0..3).map(move |c| ds.col(c).code(r)))
+            .collect();
+        let bits: Vec<u32> = (0..3).map(|c| ds.col(c).code_bits()).collect();
+        let mut state = State::new(
+            Layout::new(&bits).unwrap(),
+            codes,
+            vec![0; n],
+            vec![1; n],
+        );
+        // Counts built before the suppressions, so that they are updated.
+        for r in 0..n {
+            state.compatible(r, 0);
+            state.compatible(r, 0b101);
+        }
+        let mut hidden = vec![FixedBitSet::with_capacity(n); 3];
+        for (r, &m) in masks.iter().enumerate() {
+            state.suppress(r, m);
+            for (a, h) in hidden.iter_mut().enumerate() {
+                h.set(r, m & (1 << a) != 0);
+            }
+        }
+        let h: Vec<Option<&FixedBitSet>> = hidden.iter().map(Some).collect();
+        let knowledge = Knowledge {
+            columns: &[0, 1, 2],
+            hidden: &h,
+        };
+        let expected = original_matches(&ds, knowledge, None, &Progress::new())
+            .unwrap()
+            .matches;
+        for (r, &m) in masks.iter().enumerate() {
+            assert_eq!(state.compatible(r, m), u64::from(expected[r]), "row {r}");
+        }
     }
 }

@@ -94,8 +94,12 @@ pub struct Outcome {
     pub suppressed: Vec<u32>,
     /// Keys missing in the input.
     pub missing: Vec<u32>,
-    /// The greedy's cells, summed over the passes (alpha = 1 only).
+    /// The greedy's cells, summed over the passes (alpha = 1 only); in a
+    /// pass where they exceeded the search's the greedy was stopped there,
+    /// and its count is a lower bound ([`Outcome::greedy_stopped`]).
     pub greedy_total: Option<u64>,
+    /// Whether the greedy was stopped in some pass.
+    pub greedy_stopped: bool,
     /// Whether a pass kept the greedy's cells.
     pub greedy_won: bool,
 }
@@ -183,10 +187,11 @@ pub fn suppress(
         }
         passes.extend(subsets((1u32 << m) - 1, size));
     }
-    passes.push(if m == 32 { u32::MAX } else { (1u32 << m) - 1 });
+    passes.push((1u32 << m) - 1);
     let total_passes = (strata.len() * passes.len()) as u32;
     let mut greedy_total = (options.convention == Convention::AnyValue).then_some(0u64);
     let mut greedy_won = false;
+    let mut greedy_stopped = false;
     let mut done = 0u32;
     for rows in &strata {
         for &keys in &passes {
@@ -203,10 +208,11 @@ pub fn suppress(
                 convention: options.convention,
             };
             let (added, greedy) = pass.run(&masks, progress)?;
-            if let (Some(g), Some(total)) = (greedy.map(|g| g.0), greedy_total.as_mut()) {
-                *total += g;
+            if let (Some(g), Some(total)) = (greedy, greedy_total.as_mut()) {
+                *total += g.cells;
+                greedy_won |= g.kept;
+                greedy_stopped |= g.stopped;
             }
-            greedy_won |= greedy.is_some_and(|g| g.1);
             for (&r, add) in rows.iter().zip(added) {
                 masks[r as usize] |= add;
             }
@@ -221,6 +227,7 @@ pub fn suppress(
         suppressed,
         missing,
         greedy_total,
+        greedy_stopped,
         greedy_won,
     })
 }
@@ -262,7 +269,16 @@ pub fn sdcmicro_greedy(
             })
         })
         .collect();
-    let (masks, cells) = greedy::greedy(&layout, &codes, &missing, &levels, u64::from(k), progress)?;
+    let (masks, cells) = greedy::greedy(
+        &layout,
+        &codes,
+        &missing,
+        &levels,
+        u64::from(k),
+        None,
+        progress,
+    )?;
+    let masks = masks.ok_or_else(|| Error::Internal("the greedy stopped".into()))?;
     let added = masks.iter().zip(&missing).map(|(&m, &x)| m & !x).collect();
     Ok((added, cells))
 }
@@ -363,6 +379,16 @@ fn check_options(
     Ok(())
 }
 
+/// What the greedy did in a pass.
+#[derive(Debug, Clone, Copy)]
+struct GreedyRun {
+    cells: u64,
+    /// Its cells were kept (fewer than the search's).
+    kept: bool,
+    /// Stopped once above the search's cells (`cells` is then a bound).
+    stopped: bool,
+}
+
 /// One pass: the rows of a stratum on a set of keys.
 struct Pass<'a> {
     ds: &'a Dataset,
@@ -379,7 +405,7 @@ struct Pass<'a> {
 impl Pass<'_> {
     /// The cells to add per row of the pass (bits over `qi`), and the
     /// greedy's total with whether it was kept.
-    fn run(&self, masks: &[u32], progress: &Progress) -> Result<(Vec<u32>, Option<(u64, bool)>)> {
+    fn run(&self, masks: &[u32], progress: &Progress) -> Result<(Vec<u32>, Option<GreedyRun>)> {
         let on: Vec<usize> = (0..self.qi.len())
             .filter(|&a| self.keys & (1 << a) != 0)
             .collect();
@@ -401,16 +427,35 @@ impl Pass<'_> {
             .flat_map(|&r| on.iter().map(move |&a| self.cols[a][r as usize]))
             .collect();
         let local_masks: Vec<u32> = self.rows.iter().map(|&r| local(r)).collect();
-        let m = on.len();
         let (new_masks, greedy) = match self.convention {
             Convention::AnyValue => {
                 let (mine, cells) = self.any_value(&layout, &codes, &local_masks, &levels, progress)?;
-                let (theirs, g) =
-                    greedy::greedy(&layout, &codes, &local_masks, &levels, self.k, progress)?;
-                if g < cells {
-                    (theirs, Some((g, true)))
-                } else {
-                    (mine, Some((g, false)))
+                let (theirs, g) = greedy::greedy(
+                    &layout,
+                    &codes,
+                    &local_masks,
+                    &levels,
+                    self.k,
+                    Some(cells),
+                    progress,
+                )?;
+                match theirs {
+                    Some(theirs) if g < cells => (
+                        theirs,
+                        Some(GreedyRun {
+                            cells: g,
+                            kept: true,
+                            stopped: false,
+                        }),
+                    ),
+                    _ => (
+                        mine,
+                        Some(GreedyRun {
+                            cells: g,
+                            kept: false,
+                            stopped: g > cells,
+                        }),
+                    ),
                 }
             }
             Convention::OwnValue => {
@@ -424,7 +469,6 @@ impl Pass<'_> {
                 (state.masks.clone(), None)
             }
         };
-        let _ = m;
         // Back to bits over `qi`.
         let added = new_masks
             .iter()
@@ -617,6 +661,7 @@ pub fn release(
             "search".into()
         },
         greedy_total: outcome.greedy_total,
+        greedy_stopped: outcome.greedy_stopped,
     });
     r
 }
