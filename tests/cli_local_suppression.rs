@@ -32,14 +32,24 @@ fn demo_data_is_suppressed_verified_and_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ls.csv");
     let run = anonlab()
-        .args(["anonymize", DEMO, "--qi", "sex,age,zip", "--identifier", "name"])
+        .args([
+            "anonymize",
+            DEMO,
+            "--qi",
+            "sex,age,zip",
+            "--identifier",
+            "name",
+        ])
         .args(["-a", "local-suppression", "-k", "3", "--json", "-o"])
         .arg(&out)
         .output()
         .unwrap();
     let v = json_of(&run);
     assert!(all_hold(&v), "{v:#}");
-    assert!(holds(&v, "3-anonymity with suppressed cells, * matches any value"));
+    assert!(holds(
+        &v,
+        "3-anonymity with suppressed cells, * matches any value"
+    ));
     let ls = &v["local_suppression"];
     assert_eq!(ls["convention"], "any-value");
     let per = ls["suppressed_cells"].as_array().unwrap();
@@ -47,12 +57,18 @@ fn demo_data_is_suppressed_verified_and_written() {
     let total = ls["total"].as_u64().unwrap();
     assert!(total > 0);
     assert_eq!(
-        per.iter().map(|a| a["cells"].as_u64().unwrap()).sum::<u64>(),
+        per.iter()
+            .map(|a| a["cells"].as_u64().unwrap())
+            .sum::<u64>(),
         total
     );
     assert!(total <= ls["greedy_total"].as_u64().unwrap());
     // The key count reads `*` as the claim does: no one above 1/3.
-    assert!(v["after"]["key_count"]["summary"]["max"].as_f64().unwrap() <= 1.0 / 3.0 + 1e-12, "{:#}", v["after"]);
+    assert!(
+        v["after"]["key_count"]["summary"]["max"].as_f64().unwrap() <= 1.0 / 3.0 + 1e-12,
+        "{:#}",
+        v["after"]
+    );
     let written = std::fs::read_to_string(&out).unwrap();
     assert_eq!(written.lines().count(), 1501);
     let stars = written.matches('*').count() as u64;
@@ -62,7 +78,14 @@ fn demo_data_is_suppressed_verified_and_written() {
 #[test]
 fn own_value_importance_combs_and_strata() {
     let run = anonlab()
-        .args(["anonymize", DEMO, "--qi", "sex,age,zip", "--identifier", "name"])
+        .args([
+            "anonymize",
+            DEMO,
+            "--qi",
+            "sex,age,zip",
+            "--identifier",
+            "name",
+        ])
         .args(["-a", "local-suppression", "-k", "2", "--json"])
         .args(["--missing-matches", "own", "--importance", "sex,zip,age"])
         .args(["--combs", "2", "--strata", "disease"])
@@ -75,12 +98,28 @@ fn own_value_importance_combs_and_strata() {
     assert_eq!(v["local_suppression"]["convention"], "own-value");
     // Importance as numbers, one per --qi, in human output.
     anonlab()
-        .args(["anonymize", DEMO, "--qi", "sex,age,zip", "--identifier", "name"])
-        .args(["-a", "local-suppression", "-k", "2", "--importance", "1,3,2"])
+        .args([
+            "anonymize",
+            DEMO,
+            "--qi",
+            "sex,age,zip",
+            "--identifier",
+            "name",
+        ])
+        .args([
+            "-a",
+            "local-suppression",
+            "-k",
+            "2",
+            "--importance",
+            "1,3,2",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("suppressed cells: "))
-        .stdout(predicate::str::contains("sdcMicro's greedy on the same input"))
+        .stdout(predicate::str::contains(
+            "sdcMicro's greedy on the same input",
+        ))
         .stdout(predicate::str::contains("FAIL").not());
 }
 
@@ -91,22 +130,41 @@ fn bad_input_is_refused_and_nothing_written() {
     let o = out.to_str().unwrap().to_string();
     let base = |extra: &[&str]| {
         let mut c = anonlab();
-        c.args(["anonymize", DEMO, "--qi", "sex,age,zip", "--identifier", "name"])
-            .args(["-a", "local-suppression", "-o", &o])
-            .args(extra);
+        c.args([
+            "anonymize",
+            DEMO,
+            "--qi",
+            "sex,age,zip",
+            "--identifier",
+            "name",
+        ])
+        .args(["-a", "local-suppression", "-o", &o])
+        .args(extra);
         c
     };
     for (extra, says) in [
         (&["-k", "3", "--combs", "4"][..], "combs 4"),
         (&["-k", "5000"][..], "larger than the data"),
         (&["-k", "0"][..], "at least 1"),
-        (&["-k", "3", "--importance", "sex,age"][..], "'zip' is missing"),
-        (&["-k", "3", "--importance", "sex,age,nope"][..], "no column 'nope'"),
-        (&["-k", "3", "--importance", "sex,age,disease"][..], "'disease' is not a key variable"),
+        (
+            &["-k", "3", "--importance", "sex,age"][..],
+            "'zip' is missing",
+        ),
+        (
+            &["-k", "3", "--importance", "sex,age,nope"][..],
+            "no column 'nope'",
+        ),
+        (
+            &["-k", "3", "--importance", "sex,age,disease"][..],
+            "'disease' is not a key variable",
+        ),
         (&["-k", "3", "--importance", "1,2"][..], "2 values for 3"),
         (&["-k", "3", "--importance", "1,2,4"][..], "between 1 and 3"),
         (&["-k", "3", "--strata", "age"][..], "cannot be the stratum"),
-        (&["-k", "1400", "--strata", "disease"][..], "larger than the stratum"),
+        (
+            &["-k", "1400", "--strata", "disease"][..],
+            "larger than the stratum",
+        ),
     ] {
         base(extra)
             .assert()
@@ -130,7 +188,15 @@ fn adult_with_eight_keys() {
     let run = anonlab()
         .args(["anonymize", ADULT, "--qi"])
         .arg("sex,age,race,marital-status,education,native-country,workclass,occupation")
-        .args(["-a", "local-suppression", "-k", "5", "--json", "--queries", "0"])
+        .args([
+            "-a",
+            "local-suppression",
+            "-k",
+            "5",
+            "--json",
+            "--queries",
+            "0",
+        ])
         .output()
         .unwrap();
     let v = json_of(&run);

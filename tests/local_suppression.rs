@@ -7,9 +7,7 @@
 
 use proptest::prelude::*;
 
-use anonlab::algorithms::local_suppression::{
-    sdcmicro_greedy, suppress, LocalSuppressionOptions,
-};
+use anonlab::algorithms::local_suppression::{sdcmicro_greedy, suppress, LocalSuppressionOptions};
 use anonlab::algorithms::{by_id, Options, Request};
 use anonlab::data::Dataset;
 use anonlab::privacy::verify;
@@ -167,7 +165,9 @@ fn tables(
         // A permutation from the seed.
         let mut s = seed;
         for i in (1..importance.len()).rev() {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             importance.swap(i, (s >> 33) as usize % (i + 1));
         }
         (rows, Just(m), Just(importance), Just(k.min(n as u32)))
@@ -311,7 +311,11 @@ fn brute_force(rows: &Rows, k: usize) -> usize {
     let m = rows[0].len();
     let free: Vec<u32> = rows
         .iter()
-        .map(|r| (0..m).filter(|&a| r[a].is_some()).fold(0, |acc, a| acc | (1 << a)))
+        .map(|r| {
+            (0..m)
+                .filter(|&a| r[a].is_some())
+                .fold(0, |acc, a| acc | (1 << a))
+        })
         .collect();
     let options: Vec<Vec<u32>> = free
         .iter()
@@ -408,8 +412,7 @@ fn adult_verifies_and_beats_the_greedy() {
                         .collect()
                 })
                 .collect();
-            let importance =
-                anonlab::algorithms::local_suppression::default_importance(&ds, &qi);
+            let importance = anonlab::algorithms::local_suppression::default_importance(&ds, &qi);
             let (_, naive) = naive_greedy(&rows, k as usize, &importance);
             assert_eq!(naive as u64, greedy);
         }

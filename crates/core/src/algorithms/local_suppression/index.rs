@@ -124,7 +124,10 @@ impl State {
             list.push(u as u32);
         }
         let records = weights.iter().map(|&w| u64::from(w)).sum();
-        let packed = codes.chunks(layout.m.max(1)).map(|c| layout.pack(c)).collect();
+        let packed = codes
+            .chunks(layout.m.max(1))
+            .map(|c| layout.pack(c))
+            .collect();
         State {
             layout,
             codes,
@@ -204,9 +207,7 @@ impl State {
                 .map(|&v| u64::from(self.weights[v as usize]))
                 .sum();
         }
-        self.counts(p, union)
-            .get(&key)
-            .map_or(0, |&c| u64::from(c))
+        self.counts(p, union).get(&key).map_or(0, |&c| u64::from(c))
     }
 
     /// Records compatible with unit `u`'s codes when its `*`s are `w`
@@ -292,13 +293,7 @@ impl State {
 pub(super) fn subsets(of: u32, size: u32) -> impl Iterator<Item = u32> {
     let bits: Vec<u32> = (0..32).filter(|&b| of & (1 << b) != 0).collect();
     let n = bits.len() as u32;
-    let mut next: Option<u64> = (size <= n).then(|| {
-        if size == 0 {
-            0
-        } else {
-            (1u64 << size) - 1
-        }
-    });
+    let mut next: Option<u64> = (size <= n).then(|| if size == 0 { 0 } else { (1u64 << size) - 1 });
     std::iter::from_fn(move || {
         let x = next?;
         next = if size == 0 || x == 0 {
@@ -376,12 +371,7 @@ mod tests {
             .flat_map(|r| (0..3).map(move |c| ds.col(c).code(r)))
             .collect();
         let bits: Vec<u32> = (0..3).map(|c| ds.col(c).code_bits()).collect();
-        let mut state = State::new(
-            Layout::new(&bits).unwrap(),
-            codes,
-            vec![0; n],
-            vec![1; n],
-        );
+        let mut state = State::new(Layout::new(&bits).unwrap(), codes, vec![0; n], vec![1; n]);
         // Counts built before the suppressions, so that they are updated.
         for r in 0..n {
             state.compatible(r, 0);

@@ -309,7 +309,9 @@ fn check_options(
     if u64::from(k) > n {
         return Err(Error::invalid(
             Parameter::K,
-            format!("k = {k} is larger than the data ({n} records): no record can be in a class of {k}"),
+            format!(
+                "k = {k} is larger than the data ({n} records): no record can be in a class of {k}"
+            ),
         ));
     }
     if !options.importance.is_empty() {
@@ -344,7 +346,10 @@ fn check_options(
         if qi.contains(&s) {
             return Err(Error::invalid(
                 Parameter::Strata,
-                format!("'{}' is a key variable and cannot be the stratum too", col.name()),
+                format!(
+                    "'{}' is a key variable and cannot be the stratum too",
+                    col.name()
+                ),
             ));
         }
         let freq = col.frequencies();
@@ -429,7 +434,8 @@ impl Pass<'_> {
         let local_masks: Vec<u32> = self.rows.iter().map(|&r| local(r)).collect();
         let (new_masks, greedy) = match self.convention {
             Convention::AnyValue => {
-                let (mine, cells) = self.any_value(&layout, &codes, &local_masks, &levels, progress)?;
+                let (mine, cells) =
+                    self.any_value(&layout, &codes, &local_masks, &levels, progress)?;
                 let (theirs, g) = greedy::greedy(
                     &layout,
                     &codes,
@@ -459,12 +465,8 @@ impl Pass<'_> {
                 }
             }
             Convention::OwnValue => {
-                let mut state = State::new(
-                    layout,
-                    codes,
-                    local_masks.clone(),
-                    vec![1; self.rows.len()],
-                );
+                let mut state =
+                    State::new(layout, codes, local_masks.clone(), vec![1; self.rows.len()]);
                 search::own_value(&mut state, self.k, &levels, progress)?;
                 (state.masks.clone(), None)
             }
@@ -565,19 +567,10 @@ impl Algorithm for LocalSuppression {
 }
 
 /// The release of an outcome: one group per distinct published tuple.
-pub fn release(
-    req: &Request<'_>,
-    options: &LocalSuppressionOptions,
-    outcome: &Outcome,
-) -> Release {
+pub fn release(req: &Request<'_>, options: &LocalSuppressionOptions, outcome: &Outcome) -> Release {
     let ds = req.ds;
     let qi = &req.qi;
-    let mut r = Release::new(
-        "local-suppression",
-        ds,
-        qi.clone(),
-        req.sensitive.clone(),
-    );
+    let mut r = Release::new("local-suppression", ds, qi.clone(), req.sensitive.clone());
     req.drop_identifiers(&mut r);
     r.params = ReleaseParams {
         k: Some(req.k),

@@ -297,10 +297,16 @@ fn claim_name(claim: &Guarantee) -> String {
             combinations,
             strata,
         } => {
-            let mut s = format!("{k}-anonymity with suppressed cells, {}", convention.describe());
+            let mut s = format!(
+                "{k}-anonymity with suppressed cells, {}",
+                convention.describe()
+            );
             if !combinations.is_empty() {
                 let sizes: Vec<String> = combinations.iter().map(|c| c.to_string()).collect();
-                s.push_str(&format!(", on every subset of {} keys too", sizes.join(" or ")));
+                s.push_str(&format!(
+                    ", on every subset of {} keys too",
+                    sizes.join(" or ")
+                ));
             }
             if let Some(col) = strata {
                 s.push_str(&format!(", within each value of '{col}'"));

@@ -76,7 +76,9 @@ pub(super) fn suppression_k_anonymity(
     let mut sets = vec![all];
     for &size in combinations {
         if size == 0 || size as usize > m {
-            return Err(format!("subsets of {size} of {m} quasi-identifiers do not exist"));
+            return Err(format!(
+                "subsets of {size} of {m} quasi-identifiers do not exist"
+            ));
         }
         sets.extend((0..=all).filter(|s| s.count_ones() == size));
     }
