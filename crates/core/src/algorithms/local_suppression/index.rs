@@ -355,7 +355,7 @@ mod tests {
         use crate::progress::Progress;
         use crate::risk::{original_matches, Knowledge};
         use fixedbitset::FixedBitSet;
-        let rows: Vec<Vec<&str>> = (0..40)
+        let rows: Vec<Vec<&str>> = (0..1000)
             .map(|i| {
                 vec![
                     ["a", "b", "c"][i % 3],
@@ -367,8 +367,9 @@ mod tests {
         let ds = Dataset::from_rows(&["k0", "k1", "k2"], &rows).unwrap();
         let n = ds.n_rows();
         let masks: Vec<u32> = (0..n as u32).map(|r| (r * 5 + r / 7) % 8).collect();
+        let table = &ds;
         let codes: Vec<u32> = (0..n)
-            .flat_map(|r| (0..3).map(move |c| ds.col(c).code(r)))
+            .flat_map(|r| (0..3).map(move |c| table.col(c).code(r)))
             .collect();
         let bits: Vec<u32> = (0..3).map(|c| ds.col(c).code_bits()).collect();
         let mut state = State::new(Layout::new(&bits).unwrap(), codes, vec![0; n], vec![1; n]);
