@@ -143,10 +143,8 @@ pub(super) fn own_value(
     // The pending records alone, to count those that would share u's
     // tuple outside a set; and by pattern, to list them.
     let mut pend = state.clone();
-    for u in 0..n {
-        if !pending[u] {
-            pend.unweigh(u);
-        }
+    for (u, _) in pending.iter().enumerate().filter(|(_, p)| !**p) {
+        pend.unweigh(u);
     }
     let mut by_mask: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     for &u in &order {
@@ -243,7 +241,9 @@ fn fill_star(state: &mut State, k: u64, full: u32) -> u64 {
     if star == 0 || star >= k {
         return 0;
     }
-    let mut classes: FxHashMap<(u32, Vec<u32>), Vec<usize>> = FxHashMap::default();
+    // A class: its `*` pattern and codes (`u32::MAX` under `*`).
+    type Class = (u32, Vec<u32>);
+    let mut classes: FxHashMap<Class, Vec<usize>> = FxHashMap::default();
     for u in 0..n {
         let mask = state.masks[u];
         if mask == full {
@@ -260,7 +260,7 @@ fn fill_star(state: &mut State, k: u64, full: u32) -> u64 {
             .collect();
         classes.entry((mask, key)).or_default().push(u);
     }
-    let mut classes: Vec<((u32, Vec<u32>), Vec<usize>)> = classes.into_iter().collect();
+    let mut classes: Vec<(Class, Vec<usize>)> = classes.into_iter().collect();
     // Most `*`s first (fewest cells to add), then a fixed order.
     classes.sort_by(|a, b| {
         b.0 .0
