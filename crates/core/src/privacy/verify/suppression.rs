@@ -105,11 +105,10 @@ pub(super) fn suppression_k_anonymity(
     if units.is_empty() {
         return Ok("nothing published".to_string());
     }
+    // The claim's name says the convention and the strata.
     Ok(format!(
-        "every published record matched by at least {smallest} ≥ {k} on {} set(s) of keys ({}{})",
-        sets.len(),
-        convention.describe(),
-        strata.map_or(String::new(), |s| format!(", within each value of '{s}'"))
+        "every published record matched by at least {smallest} ≥ {k} on {} set(s) of keys",
+        sets.len()
     ))
 }
 
