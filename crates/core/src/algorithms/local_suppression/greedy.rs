@@ -90,14 +90,25 @@ pub(super) fn greedy(
     let mut by_importance: Vec<usize> = (0..m).collect();
     by_importance.sort_by_key(|&a| (levels[a], a));
     let mut cells = 0u64;
+    // A record's fk never falls (a suppression only adds compatible
+    // records), so only the last sweep's problems can be problems again.
+    let mut candidates: Vec<usize> = (0..state.units()).collect();
     loop {
         progress.check()?;
-        let freq = super::search::frequencies(&mut state);
-        let mut problems: Vec<usize> = (0..freq.len()).filter(|&u| freq[u] < k).collect();
+        let mut problems: Vec<(u64, usize)> = candidates
+            .iter()
+            .map(|&u| {
+                let mask = state.masks[u];
+                (state.compatible(u, mask), u)
+            })
+            .filter(|&(f, _)| f < k)
+            .collect();
         if problems.is_empty() {
             break;
         }
-        problems.sort_by_key(|&u| (freq[u], u));
+        problems.sort_unstable();
+        let problems: Vec<usize> = problems.into_iter().map(|(_, u)| u).collect();
+        candidates.clone_from(&problems);
         for (i, &u) in problems.iter().enumerate() {
             if i % 256 == 0 {
                 progress.check()?;
