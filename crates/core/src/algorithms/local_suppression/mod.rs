@@ -44,13 +44,19 @@
 //! what later records need), so the guarantee is made by construction:
 //! each pass also runs sdcMicro's greedy ([`greedy`], faithful to its
 //! reduction of large classes and its sweeps) on the same input, and
-//! keeps the greedy's cells when they are fewer. Under alpha = 1, then,
-//! every pass suppresses at most what sdcMicro would on the same records
-//! and keys; the release says which won (`CellSuppression::method`) and
-//! the greedy's total. The property tests show the search winning or
-//! tying on random tables, and BENCHMARKS.md gives Adult's figures. The
-//! greedy baseline exists for alpha = 1 only (sdcMicro's default), so
-//! under `OwnValue` the search runs alone.
+//! keeps the greedy's cells when they are fewer. The greedy is stopped as
+//! soon as its cells exceed the search's (it can then no longer be kept;
+//! its count is reported as a lower bound). Under alpha = 1, then, every
+//! pass suppresses at most what sdcMicro would on the same records and
+//! keys; the release says which was kept (`CellSuppression::method`) and
+//! the greedy's count. What the search alone guarantees, and the tests
+//! check against a brute force: it never touches a record that was safe
+//! in the input, and when the records below k share one tuple it
+//! suppresses exactly the fewest cells of any solution touching only them,
+//! on the least important keys. On Adult it suppresses 2.3–5.4 times fewer
+//! cells than the greedy (BENCHMARKS.md, "Issue 33"). The greedy baseline
+//! exists for alpha = 1 only (sdcMicro's default), so under `OwnValue` the
+//! search runs alone.
 
 mod greedy;
 mod index;
