@@ -24,6 +24,7 @@ mod cli_correlate;
 mod cli_fingerprint;
 mod cli_full_domain;
 mod cli_hierarchy;
+mod cli_household;
 mod cli_lgb;
 mod cli_pk;
 mod cli_population;

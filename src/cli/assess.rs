@@ -164,7 +164,13 @@ fn role_spec(a: &AssessArgs, seed: u64) -> anyhow::Result<RoleSpec> {
         semi_sensitive: a.semi_sensitive.clone(),
         cells,
         attacker_knows: a.attacker_knows.clone(),
-        also_read: a.population.weights.iter().cloned().collect(),
+        also_read: a
+            .population
+            .weights
+            .iter()
+            .chain(&a.population.household)
+            .cloned()
+            .collect(),
     })
 }
 

@@ -90,6 +90,8 @@ pub fn flag(parameter: Parameter) -> String {
         Parameter::Weights => "--weights",
         Parameter::Suda => "--suda",
         Parameter::AttributeRisks => "--attribute-risks",
+        Parameter::Household => "--household",
+        Parameter::RiskyCells => "--risky-cells/--risky-threshold",
         Parameter::Sample => "--sample",
         Parameter::Queries => "--queries",
         Parameter::Delimiter => "--delimiter",

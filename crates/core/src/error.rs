@@ -218,6 +218,11 @@ pub enum Parameter {
     Suda,
     /// Attribute risks over combinations of the attacker's attributes.
     AttributeRisks,
+    /// The household identifier column (household risk).
+    Household,
+    /// μ-ARGUS's threshold rule: combinations of up to m key variables
+    /// and the frequency a cell must exceed.
+    RiskyCells,
     /// The size of a sample drawn from the data.
     Sample,
     /// The aggregate query workload that measures utility.
@@ -300,6 +305,8 @@ impl Parameter {
             Parameter::Weights => "sampling weights",
             Parameter::Suda => "SUDA",
             Parameter::AttributeRisks => "attribute risks",
+            Parameter::Household => "household",
+            Parameter::RiskyCells => "risky cells",
             Parameter::Sample => "sample",
             Parameter::Queries => "query workload",
             Parameter::Delimiter => "delimiter",

@@ -26,7 +26,7 @@ pub use dataset::pack as pack_short;
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use formats::{load, InputFormat};
 pub use output::{stage_file, write_bytes, write_file, Inputs, Scratch, Staged, Temporaries};
-pub use population::{IndividualMethod, PopulationSettings};
+pub use population::{IndividualMethod, PopulationSettings, RiskyCellsRule};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, GroupedSource,
     HierarchySource, Params, Project, DEFAULT_P, DEFAULT_THRESHOLD, MAX_COMPARE_ENTRIES,
