@@ -271,3 +271,52 @@ fn household_risk_equals_sdcmicro_on_testdata() {
         );
     }
 }
+
+/// The report of a project saved with household risk and the threshold
+/// rule carries both, in report.json (the figures `assess --json` prints)
+/// and in words.
+#[test]
+fn the_report_carries_household_risk_and_risky_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p.json");
+    let flags = [
+        "--qi",
+        "sex,age",
+        "--household",
+        "zip",
+        "--risky-cells",
+        "2",
+    ];
+    let assessed = json_of(
+        &anonlab()
+            .arg("assess")
+            .arg(repo("assets/demo.csv"))
+            .args(flags)
+            .arg("--json")
+            .arg("--save-project")
+            .arg(&project)
+            .output()
+            .unwrap(),
+    );
+    let out = dir.path().join("report");
+    anonlab()
+        .arg("report")
+        .arg(&project)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["sample"]["household_risk"],
+        assessed["household_risk"]
+    );
+    assert_eq!(report["sample"]["risky_cells"], assessed["risky_cells"]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("a household is exposed when any member is"),
+        "{md}"
+    );
+    assert!(md.contains("The threshold rule (μ-ARGUS"), "{md}");
+}
