@@ -320,3 +320,53 @@ fn the_report_carries_household_risk_and_risky_cells() {
     );
     assert!(md.contains("The threshold rule (μ-ARGUS"), "{md}");
 }
+
+/// The threshold rule before and after (issue 33): a project asking for
+/// it gets it on the published table of `anonymize` too. A 5-anonymous
+/// release has no cell of fewer than 5 records on any combination of
+/// what it publishes (a combination's cells merge whole classes), while
+/// the demo has such cells before.
+#[test]
+fn risky_cells_before_and_after_a_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p.json");
+    let before = json_of(
+        &anonlab()
+            .arg("assess")
+            .arg(repo("assets/demo.csv"))
+            .args(["--qi", "sex,age,zip", "--risky-cells", "2"])
+            .args(["--risky-threshold", "4", "--json", "--save-project"])
+            .arg(&project)
+            .output()
+            .unwrap(),
+    );
+    assert!(before["risky_cells"]["total_cells"].as_u64().unwrap() > 0);
+    let after = json_of(
+        &anonlab()
+            .args([
+                "anonymize",
+                "-a",
+                "mondrian",
+                "-k",
+                "5",
+                "--json",
+                "--project",
+            ])
+            .arg(&project)
+            .output()
+            .unwrap(),
+    );
+    let c = &after["after"]["risky_cells"];
+    assert_eq!(c["threshold"], 4);
+    assert_eq!(c["total_cells"], 0, "{c}");
+    assert_eq!(c["records_in_risky_cells"], 0, "{c}");
+    let names = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["combinations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["attributes"].clone())
+            .collect()
+    };
+    assert_eq!(names(c), names(&before["risky_cells"]));
+}
