@@ -260,7 +260,7 @@ pub fn section(r: &Report) -> Option<Section> {
     if let Some(c) = &s.risky_cells {
         let worst: Vec<String> = {
             let mut v: Vec<_> = c.combinations.iter().filter(|x| x.cells > 0).collect();
-            v.sort_by(|a, b| b.cells.cmp(&a.cells));
+            v.sort_by_key(|x| std::cmp::Reverse(x.cells));
             v.iter()
                 .take(PER_SIZE)
                 .map(|x| {
