@@ -84,7 +84,13 @@ enum Columns {
     /// start is where its column's cells start (left-aligned columns).
     /// `whole`: found only by the headers' whole text (a header that may
     /// not be drawn at all, whose first letters are elsewhere).
-    Headers { headers: Vec<String>, whole: bool },
+    /// `widths`: each column's width, where the next header is not where
+    /// the column ends (a right-aligned number follows it).
+    Headers {
+        headers: Vec<String>,
+        whole: bool,
+        widths: Option<Vec<usize>>,
+    },
     /// The first row's line and each column's first cell and width (a
     /// table whose columns the test can lay out, numbers right-aligned).
     Given {
@@ -98,8 +104,17 @@ impl OnScreen {
     fn alike(&self, t: &str) -> Vec<String> {
         let lines: Vec<Vec<char>> = t.lines().map(|l| l.chars().collect()).collect();
         let (y, spans) = match &self.at {
-            Columns::Headers { headers, whole } => match header_line(&lines, headers, *whole) {
-                Some(found) => found,
+            Columns::Headers {
+                headers,
+                whole,
+                widths,
+            } => match header_line(&lines, headers, *whole) {
+                Some((y, mut spans)) => {
+                    for (span, w) in spans.iter_mut().zip(widths.iter().flatten()) {
+                        span.1 = *w;
+                    }
+                    (y, spans)
+                }
                 None => return Vec::new(),
             },
             Columns::Given { y, spans } => (*y, spans.clone()),
@@ -124,6 +139,7 @@ fn tables(app: &App) -> Vec<OnScreen> {
             at: Columns::Headers {
                 headers,
                 whole: false,
+                widths: None,
             },
             rows,
         });
@@ -131,9 +147,56 @@ fn tables(app: &App) -> Vec<OnScreen> {
     match app.screen() {
         Screen::Data => out.extend(data_table(app)),
         Screen::Risk => out.extend(risk_list(app)),
+        Screen::Compare => out.extend(compare_table(app)),
+        Screen::Hierarchies => out.extend(attribute_list(app)),
         _ => {}
     }
     out
+}
+
+/// The Compare set's algorithm column: right of "#" (three cells and a
+/// gap), twelve cells wide, under its header.
+fn compare_table(app: &App) -> Option<OnScreen> {
+    let entries = &app.compare().entries;
+    if entries.is_empty() {
+        return None;
+    }
+    let rows = entries
+        .iter()
+        .map(|e| vec![e.entry.algorithm.clone()])
+        .collect();
+    Some(OnScreen {
+        what: "the Compare set",
+        at: Columns::Headers {
+            headers: vec!["algorithm".into()],
+            whole: true,
+            widths: Some(vec![12]),
+        },
+        rows,
+    })
+}
+
+/// The Hierarchies screen's attributes: inside the list's border, the
+/// role's tag (three cells), then the name in sixteen.
+fn attribute_list(app: &App) -> Option<OnScreen> {
+    let ds = app.dataset();
+    let cursor = app.hierarchies().cursor;
+    // The list shows the cursor's window (`layout::window_top`); the test
+    // reads it from the top, as drawn with the cursor on the first rows.
+    if cursor > 2 {
+        return None;
+    }
+    let rows = (0..ds.n_cols())
+        .map(|c| vec![ds.col(c).name().to_string()])
+        .collect();
+    Some(OnScreen {
+        what: "the Hierarchies screen's attributes",
+        at: Columns::Given {
+            y: 2,
+            spans: vec![(4, 16)],
+        },
+        rows,
+    })
 }
 
 /// The Data screen's table: below the tab bar, its border and two header
@@ -199,6 +262,7 @@ fn risk_list(app: &App) -> Option<OnScreen> {
         at: Columns::Headers {
             headers: vec![header.to_string()],
             whole: true,
+            widths: None,
         },
         rows,
     })
@@ -436,6 +500,7 @@ fn alike_in_the_published_table(t: &str, headers: &[String], rows: &[Vec<String>
         at: Columns::Headers {
             headers: headers.to_vec(),
             whole: false,
+            widths: None,
         },
         rows: rows.to_vec(),
     }
@@ -476,6 +541,36 @@ fn the_cut_checks_see_a_planted_cut() {
     planted[same][0].push_str(" (another)");
     let alike = alike_in_the_published_table(&t, &headers, &planted);
     assert_eq!(alike.len(), 1, "{alike:?}\n{t}");
+    // The same on the Data screen's table (its columns given, not found
+    // by headers): the second row's sex said to be another value.
+    app.step(&Action::ShowScreen(Screen::Data));
+    let t = shown(&mut app);
+    let mut data = data_table(&app).unwrap();
+    assert!(data.alike(&t).is_empty());
+    let sex = app
+        .data_view()
+        .columns
+        .iter()
+        .position(|&(c, _)| app.dataset().col(c).name() == "sex")
+        .unwrap();
+    assert_eq!(data.rows[0][sex], data.rows[1][sex], "{t}");
+    data.rows[1][sex].push_str(" (another)");
+    assert_eq!(data.alike(&t).len(), 1, "{t}");
+    // The Compare set and the Hierarchies screen's attributes: a drawn
+    // name replaced by another's.
+    for (screen, from, to) in [
+        (Screen::Compare, " anatomy ", " mondrian"),
+        (Screen::Hierarchies, "QI age ", "QI sex "),
+    ] {
+        app.step(&Action::ShowScreen(screen));
+        app.run_pending_jobs_blocking();
+        let t = shown(&mut app);
+        let table = tables(&app).pop().expect("a table");
+        assert!(table.alike(&t).is_empty());
+        assert!(t.contains(from), "{t}");
+        let planted = t.replacen(from, to, 1);
+        assert_eq!(table.alike(&planted).len(), 1, "{planted}");
+    }
 }
 
 /// The numbers in `t`: each maximal run of letters, digits, `_`, `.` and
