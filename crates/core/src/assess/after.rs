@@ -216,11 +216,14 @@ impl After {
                 // At most as many attributes as the release publishes of
                 // those the rule was asked for.
                 let m = rule.max_size.min(columns.len());
-                Some(risk::risky_cells::risky_cells(
+                // A published row stands for its source row's records.
+                let records = |r: usize| u64::from(ds.multiplicity(table.source[r] as usize));
+                Some(risk::risky_cells::risky_cells_of(
                     &table.dataset,
                     &all,
                     m,
                     rule.threshold,
+                    &records,
                 )?)
             }
             _ => None,

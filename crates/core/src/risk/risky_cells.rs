@@ -81,6 +81,20 @@ pub fn risky_cells(
     max_size: usize,
     threshold: u64,
 ) -> Result<RiskyCellsReport> {
+    risky_cells_of(ds, columns, max_size, threshold, &|r| {
+        u64::from(ds.multiplicity(r))
+    })
+}
+
+/// [`risky_cells`] with each row standing for `records(row)` records: a
+/// published table built row by row from a frequency table's rows.
+pub fn risky_cells_of(
+    ds: &Dataset,
+    columns: &[usize],
+    max_size: usize,
+    threshold: u64,
+    records: &dyn Fn(usize) -> u64,
+) -> Result<RiskyCellsReport> {
     if max_size == 0 || max_size > columns.len() {
         return Err(Error::invalid(
             Parameter::RiskyCells,
@@ -97,7 +111,7 @@ pub fn risky_cells(
         ));
     }
     let n = ds.n_rows();
-    let weight = |r: usize| u64::from(ds.multiplicity(r));
+    let weight = records;
     let mut in_risky = vec![false; n];
     let mut out = Vec::new();
     for size in 1..=max_size {
