@@ -230,6 +230,30 @@ mod tests {
         assert!((risk[0] - boole).abs() < 1e-15, "{} {boole}", risk[0]);
     }
 
+    proptest::proptest! {
+        /// A household's risk lies between its riskiest member's and the
+        /// sum of its members' (Boole's bounds), and in [0, 1].
+        #[test]
+        fn household_risk_is_bounded_by_its_members(
+            members in proptest::collection::vec((0u32..6, 0.0f64..=1.0), 1..40),
+        ) {
+            let household: Vec<u32> = members.iter().map(|m| m.0).collect();
+            let individual: Vec<f64> = members.iter().map(|m| m.1).collect();
+            let risk = household_risks(&household, &individual, 6);
+            for (h, &r) in risk.iter().enumerate() {
+                let mine: Vec<f64> = members
+                    .iter()
+                    .filter(|m| m.0 as usize == h)
+                    .map(|m| m.1)
+                    .collect();
+                let max = mine.iter().copied().fold(0.0, f64::max);
+                let sum: f64 = mine.iter().sum();
+                proptest::prop_assert!((0.0..=1.0).contains(&r), "{}", r);
+                proptest::prop_assert!(r >= max - 1e-12 && r <= sum + 1e-12, "{} {} {}", r, max, sum);
+            }
+        }
+    }
+
     #[test]
     fn a_single_person_household_has_its_member_s_risk() {
         let risk = household_risks(&[0, 1], &[0.125, 1.0], 2);

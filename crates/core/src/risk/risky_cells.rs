@@ -223,6 +223,43 @@ mod tests {
         assert_eq!((r.combinations[0].cells, r.combinations[0].records), (2, 3));
     }
 
+    proptest::proptest! {
+        /// Each combination's risky cells and their records, counted by
+        /// brute force over the rows; a threshold of the file's size makes
+        /// every cell risky.
+        #[test]
+        fn risky_cells_agree_with_brute_force(
+            cells in proptest::collection::vec(proptest::collection::vec(0u8..3, 3), 1..30),
+            threshold in 1u64..4,
+        ) {
+            let text: Vec<Vec<String>> = cells
+                .iter()
+                .map(|r| r.iter().map(|v| if *v == 0 { String::new() } else { v.to_string() }).collect())
+                .collect();
+            let rows: Vec<Vec<&str>> = text.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+            let ds = Dataset::from_rows(&["a", "b", "c"], &rows).unwrap();
+            let r = risky_cells(&ds, &[0, 1, 2], 3, threshold).unwrap();
+            proptest::prop_assert_eq!(r.combinations.len(), 7);
+            for combo in &r.combinations {
+                let cols: Vec<usize> = combo
+                    .attributes
+                    .iter()
+                    .map(|a| ["a", "b", "c"].iter().position(|x| x == a).unwrap())
+                    .collect();
+                let key = |i: usize| -> Vec<u8> { cols.iter().map(|&c| cells[i][c]).collect() };
+                let n = |i: usize| (0..cells.len()).filter(|&j| key(j) == key(i)).count() as u64;
+                let risky: Vec<usize> = (0..cells.len()).filter(|&i| n(i) <= threshold).collect();
+                let mut distinct: Vec<Vec<u8>> = risky.iter().map(|&i| key(i)).collect();
+                distinct.sort();
+                distinct.dedup();
+                proptest::prop_assert_eq!(combo.records, risky.len() as u64);
+                proptest::prop_assert_eq!(combo.cells, distinct.len() as u64);
+            }
+            let all = risky_cells(&ds, &[0, 1, 2], 1, cells.len() as u64).unwrap();
+            proptest::prop_assert_eq!(all.records_in_risky_cells, cells.len() as u64);
+        }
+    }
+
     #[test]
     fn m_beyond_the_key_variables_is_refused() {
         let ds = table("a,b\nx,p\n");
