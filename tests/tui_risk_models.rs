@@ -376,7 +376,10 @@ fn household_and_risky_cells_in_the_model_panel() {
         )),
         "{t}"
     );
-    for (line, error) in [("household nope", "no column 'nope'"), ("risky 0", "at least 1")] {
+    for (line, error) in [
+        ("household nope", "no column 'nope'"),
+        ("risky 0", "at least 1"),
+    ] {
         let e = app
             .parse_command(line)
             .map_err(|e| e.to_string())
