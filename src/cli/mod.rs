@@ -113,6 +113,7 @@ pub fn flag(parameter: Parameter) -> String {
         Parameter::TokenFile => "--token-file/--cluster-token-file",
         Parameter::DataRoot => "--data-root",
         Parameter::WorkDir => "--work-dir",
+        Parameter::Recode => "--top-code/--bottom-code/--round",
     }
     .to_string()
 }

@@ -266,6 +266,8 @@ pub enum Parameter {
     DataRoot,
     /// A cluster executor's work directory.
     WorkDir,
+    /// A top or bottom code or a rounding of a numeric column.
+    Recode,
 }
 
 impl Parameter {
@@ -323,6 +325,7 @@ impl Parameter {
             Parameter::TokenFile => "token file",
             Parameter::DataRoot => "data root",
             Parameter::WorkDir => "work directory",
+            Parameter::Recode => "recoding",
         }
     }
 }
