@@ -19,8 +19,10 @@ use crate::algorithms::{Options, Registry, Request};
 use crate::data::Conditions;
 use crate::data::{
     AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset, GroupedSource,
-    HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
+    HierarchySource, Inputs, Params, PopulationSettings, Project, Recode, Role, Roles,
+    SensitivitySource,
 };
+use crate::data::{recode, AppliedRecode};
 use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
 use crate::privacy::{Model, ModelParams};
@@ -38,9 +40,20 @@ pub const DEMO_LABEL: &str = "demo.csv (embedded)";
 
 #[derive(Debug, Clone)]
 pub struct Session {
-    /// Shared, so that a session is cheap to copy: the TUI hands a copy to
-    /// every background job, which builds its request from it.
+    /// The data every algorithm, release and "after" figure reads: the
+    /// file's, recoded by the session's recodings when it has some
+    /// ([`Session::set_recodes`]; the file's as read is
+    /// [`Session::original`], what every "before" figure reads). Shared,
+    /// so that a session is cheap to copy: the TUI hands a copy to every
+    /// background job, which builds its request from it. Replace it with
+    /// [`Session::set_data`], which recodes the new data again.
     pub dataset: Arc<Dataset>,
+    /// The file's data as read, when recodings made `dataset` from it.
+    original: Option<Arc<Dataset>>,
+    /// Top and bottom codes and roundings, in the order applied
+    /// (`data::recode`): one list, so that every front end publishes the
+    /// same recoded values.
+    recodes: Vec<Recode>,
     /// The file the data came from; `None` for the embedded demo.
     pub source: Option<PathBuf>,
     pub csv: CsvOptions,
@@ -309,6 +322,8 @@ impl Session {
         let roles = Roles::new(dataset.n_cols());
         Session {
             dataset,
+            original: None,
+            recodes: Vec::new(),
             source,
             csv,
             roles,
@@ -397,7 +412,15 @@ impl Session {
 
     /// Apply a project's settings to an already loaded dataset.
     pub fn with_project(dataset: impl Into<Arc<Dataset>>, project: &Project) -> Result<Self> {
-        let dataset = dataset.into();
+        let file_data = dataset.into();
+        // The hierarchies describe the values the algorithms see: the
+        // recoded ones.
+        let (dataset, original) = if project.recodes.is_empty() {
+            (file_data, None)
+        } else {
+            let (recoded, _) = recode::apply(&file_data, &project.recodes)?;
+            (Arc::new(recoded), Some(file_data))
+        };
         let roles = Roles::from_map(&dataset, &project.roles)?;
         let mut sensitivity = BTreeMap::new();
         for (name, s) in &project.sensitivity {
@@ -421,6 +444,8 @@ impl Session {
         };
         let mut s = Session {
             dataset,
+            original,
+            recodes: project.recodes.clone(),
             source: project.data.path.clone(),
             csv: project.data.csv.clone(),
             roles,
@@ -519,7 +544,68 @@ impl Session {
             .map(|(name, h)| (name.clone(), h.source.clone()))
             .collect();
         p.compare = self.compare.clone();
+        p.recodes = self.recodes.clone();
         p
+    }
+
+    /// The file's data as read: what every "before" figure reads (the
+    /// data every algorithm reads is [`dataset`](Self::dataset), recoded
+    /// when the session has recodings).
+    pub fn original(&self) -> &Arc<Dataset> {
+        self.original.as_ref().unwrap_or(&self.dataset)
+    }
+
+    /// The session's recodings, in the order applied.
+    pub fn recodes(&self) -> &[Recode] {
+        &self.recodes
+    }
+
+    /// What the recodings did: per recoding, the threshold it resolved to
+    /// and the cells it changed (empty without recodings).
+    pub fn recodings(&self) -> &[AppliedRecode] {
+        self.dataset.recodings()
+    }
+
+    /// Recode the file's data by `recodes` (replacing the session's; none
+    /// restores the file's values): [`dataset`](Self::dataset) becomes the
+    /// recoded data, and every request, release and "after" figure reads
+    /// it. Refused, the session unchanged: what `data::recode::apply`
+    /// refuses, and a hierarchy that does not cover a recoded column's
+    /// new values. Returns what each recoding did; the caller shows
+    /// [`AppliedRecode::warning`]s.
+    pub fn set_recodes(&mut self, recodes: Vec<Recode>) -> Result<Vec<AppliedRecode>> {
+        let file_data = Arc::clone(self.original());
+        let (recoded, applied) = recode::apply(&file_data, &recodes)?;
+        for (name, held) in &self.hierarchies {
+            if !recodes.iter().any(|r| r.column() == name) {
+                continue;
+            }
+            let c = recoded.column_index(name)?;
+            held.hierarchy.validate(recoded.col(c)).map_err(|e| {
+                Error::invalid(
+                    Parameter::Recode,
+                    format!("the hierarchy of '{name}' does not fit the recoded values: {e}"),
+                )
+            })?;
+        }
+        if recodes.is_empty() {
+            self.dataset = file_data;
+            self.original = None;
+        } else {
+            self.dataset = Arc::new(recoded);
+            self.original = Some(file_data);
+        }
+        self.recodes = recodes;
+        Ok(applied)
+    }
+
+    /// Replace the file's data by `data` (same columns; a sample of it,
+    /// say) and recode it by the session's recodings again.
+    pub fn set_data(&mut self, data: Arc<Dataset>) -> Result<Vec<AppliedRecode>> {
+        self.dataset = data;
+        self.original = None;
+        let recodes = std::mem::take(&mut self.recodes);
+        self.set_recodes(recodes)
     }
 
     /// The request the session describes for one algorithm: its QIs,
@@ -678,9 +764,12 @@ impl Session {
     }
 
     /// Sensitive rows of a semi-sensitive column (empty when it has no source).
+    /// A rule reads the file's values (`age >= 60` is about the person),
+    /// not the recoded ones: the rows are the same.
     pub fn sensitive_cells(&self, column: usize) -> Result<FixedBitSet> {
+        let ds = self.original();
         match self.sensitivity.get(&column) {
-            Some(s) => s.resolve(&self.dataset, self.dataset.col(column).name()),
+            Some(s) => s.resolve(ds, ds.col(column).name()),
             None => Ok(FixedBitSet::with_capacity(self.dataset.n_rows())),
         }
     }
