@@ -290,6 +290,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
+        print!("{}", super::recode_args::human(p.session.recodings()));
         print!("{}", compare_table(&rows));
         if file_columns.is_some() && a.columns.queries > 0 {
             println!("query err: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");

@@ -13,6 +13,7 @@ pub mod lgb_args;
 pub mod pk_args;
 pub mod population_args;
 pub mod progress;
+pub mod recode_args;
 pub mod report;
 pub mod synth;
 #[cfg(feature = "tui")]
