@@ -243,7 +243,8 @@ fn a_project_carries_the_recodings_to_anonymize_and_the_report() {
     assert!(md.contains("age: top-coded at 60"), "{md}");
 
     // A recoding the project file cannot hold is refused on opening.
-    let bad = saved.replace("\"q", "\"x").replace("\"60\"", "\"q7\"");
+    assert!(saved.contains(r#""at": "60""#), "{saved}");
+    let bad = saved.replace(r#""at": "60""#, r#""at": "q7""#);
     let bad_project = dir.path().join("bad.json");
     std::fs::write(&bad_project, bad).unwrap();
     anonlab()
