@@ -944,4 +944,65 @@ mod tests {
             .to_string();
         assert!(e.contains("'Male'"), "{e}");
     }
+
+    #[test]
+    fn recodings_travel_with_the_project_and_leave_before_to_the_file() {
+        let mut s = Session::demo().unwrap();
+        let age = s.dataset.column_index("age").unwrap();
+        let max = |ds: &Dataset| {
+            let c = ds.col(age);
+            c.codes().iter().filter_map(|&k| c.number(k)).fold(0.0, f64::max)
+        };
+        let file_max = max(&s.dataset);
+        assert!(file_max > 60.0);
+        let recodes = vec![
+            Recode::parse_round("age=5").unwrap(),
+            Recode::parse_coding(crate::data::recode::Method::TopCode, "age=60").unwrap(),
+        ];
+        let applied = s.set_recodes(recodes.clone()).unwrap();
+        assert_eq!(applied.len(), 2);
+        assert_eq!(s.recodings(), &applied[..]);
+        assert_eq!(max(&s.dataset), 60.0);
+        assert_eq!(max(s.original()), file_max, "the file's data is kept");
+        // Every request reads the recoded data.
+        let req = s.request("mondrian", 3, 2).unwrap();
+        assert!(std::ptr::eq(req.ds, &*s.dataset));
+        // Saved and reopened from the file's data: the same recoded data.
+        let p = s.to_project();
+        assert_eq!(p.recodes, recodes);
+        let back = Session::with_project(s.original().clone(), &p).unwrap();
+        assert_eq!(back.dataset, s.dataset);
+        assert_eq!(back.to_project(), p);
+        // A sample (or any new data) is recoded again.
+        let mut t = s.clone();
+        t.set_data(s.original().clone()).unwrap();
+        assert_eq!(t.dataset, s.dataset);
+        // None restores the file's values.
+        s.set_recodes(Vec::new()).unwrap();
+        assert_eq!(max(&s.dataset), file_max);
+        assert!(s.recodings().is_empty());
+    }
+
+    #[test]
+    fn a_hierarchy_must_cover_the_recoded_values() {
+        let mut s = Session::demo().unwrap();
+        let age = s.dataset.column_index("age").unwrap();
+        let col = s.dataset.col(age);
+        // Every value of the file, none of the multiples of 7 it lacks.
+        let rows: Vec<Vec<String>> = col
+            .dictionary()
+            .iter()
+            .map(|v| vec![v.to_string(), "*".to_string()])
+            .collect();
+        let held = HeldHierarchy::load(&s.dataset, age, HierarchySource::Inline(rows)).unwrap();
+        s.hierarchies.insert("age".into(), held);
+        let before = s.dataset.clone();
+        let e = s
+            .set_recodes(vec![Recode::parse_round("age=7").unwrap()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("hierarchy of 'age'"), "{e}");
+        assert_eq!(s.dataset, before, "refused, the session is unchanged");
+        assert!(s.recodes().is_empty());
+    }
 }

@@ -209,14 +209,28 @@ fn recoding_holds(
             values.find(|v| round_to(v, &base).as_ref() != Some(v))
         }
     };
+    let name = &applied.column;
+    let holds = match applied.method {
+        Method::TopCode | Method::BottomCode => {
+            let side = if applied.method == Method::TopCode {
+                "above"
+            } else {
+                "below"
+            };
+            let t = applied.threshold.as_deref().unwrap_or("?");
+            match applied.replacement.as_deref() {
+                Some(r) if r != t => {
+                    format!("no value of '{name}' {side} {t} but the replacement {r}")
+                }
+                _ => format!("no value of '{name}' {side} {t}"),
+            }
+        }
+        Method::Round => format!("every value of '{name}' a multiple of {}", applied.given),
+    };
     match bad {
-        None => Ok(format!(
-            "every value of '{}' as the recoding leaves it",
-            applied.column
-        )),
+        None => Ok(holds),
         Some(v) => Err(format!(
-            "'{}' holds {v}, which the recoding does not leave",
-            applied.column
+            "'{name}' holds {v}, which the recoding does not leave"
         )),
     }
 }
