@@ -147,8 +147,14 @@ fn adult_top_coded_at_90_changes_nothing_and_warns_then_mondrian_runs() {
     let r = v["recodings"].as_array().unwrap();
     // Bottom codes first, then top codes (the order the flags apply).
     // R: quantile(adult$age, 0.015) = 18, 328 records younger.
-    assert_eq!((&r[0]["threshold"], &r[0]["changed"]), (&"18".into(), &328.into()));
-    assert_eq!((&r[1]["threshold"], &r[1]["changed"]), (&"72".into(), &290.into()));
+    assert_eq!(
+        (&r[0]["threshold"], &r[0]["changed"]),
+        (&"18".into(), &328.into())
+    );
+    assert_eq!(
+        (&r[1]["threshold"], &r[1]["changed"]),
+        (&"72".into(), &290.into())
+    );
     assert_eq!(r[1]["changed"], count(&adult_path(), "age", |a| a > 72.0));
     let ages = numbers_in(&out, "age");
     assert!(ages.iter().all(|&a| (18.0..=72.0).contains(&a)), "{ages:?}");

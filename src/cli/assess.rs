@@ -204,9 +204,10 @@ pub fn run(a: &AssessArgs) -> anyhow::Result<()> {
         None
     } else {
         let attacker = s.attacker()?;
-        Some(super::progress::with_bar("assessing the recoded data", |p| {
-            assess_with(&s.dataset, s.label(), &s.roles, &attacker, p)
-        })?)
+        Some(super::progress::with_bar(
+            "assessing the recoded data",
+            |p| assess_with(&s.dataset, s.label(), &s.roles, &attacker, p),
+        )?)
     };
     if a.json {
         let mut v = serde_json::to_value(&result.report)?;

@@ -191,7 +191,9 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
     if role_flags {
         apply_role_flags(&mut session, c, from_project, seed).with_context(|| label.clone())?;
     }
-    c.recode.apply(&mut session).with_context(|| label.clone())?;
+    c.recode
+        .apply(&mut session)
+        .with_context(|| label.clone())?;
     let lgb_ncp = c.lgb.ncp()?;
     Ok(Prepared {
         session,

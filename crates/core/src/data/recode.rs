@@ -77,9 +77,9 @@ impl Threshold {
             }
             return Ok(Threshold::Quantile(d));
         }
-        Decimal::parse(text).map(Threshold::Value).ok_or_else(|| {
-            format!("'{text}' is neither a number nor a quantile (q0.99)")
-        })
+        Decimal::parse(text)
+            .map(Threshold::Value)
+            .ok_or_else(|| format!("'{text}' is neither a number nor a quantile (q0.99)"))
     }
 }
 
@@ -312,10 +312,9 @@ impl TryFrom<RecodeFile> for Recode {
                 if f.base.is_some() {
                     return Err(format!("{what}: 'base' belongs to a rounding"));
                 }
-                let at = f
-                    .at
-                    .as_ref()
-                    .ok_or_else(|| format!("{what}: give 'at' (a number, or \"q0.99\")"))?;
+                let at =
+                    f.at.as_ref()
+                        .ok_or_else(|| format!("{what}: give 'at' (a number, or \"q0.99\")"))?;
                 let at = Threshold::parse(&at.text()).map_err(|e| format!("{what}: {e}"))?;
                 let replacement = f
                     .replacement
@@ -497,13 +496,14 @@ pub fn apply(ds: &Dataset, recodes: &[Recode]) -> Result<(Dataset, Vec<Applied>)
                 let top = recode.method() == Method::TopCode;
                 let t = match at {
                     Threshold::Value(v) => v.clone(),
-                    Threshold::Quantile(p) => quantile(&values, &col.frequencies(), p)
-                        .ok_or_else(|| {
+                    Threshold::Quantile(p) => {
+                        quantile(&values, &col.frequencies(), p).ok_or_else(|| {
                             invalid(format!(
                                 "{recode}: '{}' has no value to take a quantile of",
                                 col.name()
                             ))
-                        })?,
+                        })?
+                    }
                 };
                 let r = replacement.clone().unwrap_or_else(|| t.clone());
                 if (top && r < t) || (!top && r > t) {
@@ -630,7 +630,10 @@ mod tests {
 
     fn shown(ds: &Dataset) -> Vec<String> {
         let c = ds.col(0);
-        c.codes().iter().map(|&k| c.display(k).to_string()).collect()
+        c.codes()
+            .iter()
+            .map(|&k| c.display(k).to_string())
+            .collect()
     }
 
     fn top(spec: &str) -> Recode {
@@ -681,7 +684,12 @@ mod tests {
         // 3, 7.6, 2, 9.76.
         let values: Vec<Decimal> = ["1", "2", "3", "4", "10"].iter().map(|v| d(v)).collect();
         let freq = [1, 1, 1, 1, 1, 0];
-        for (p, want) in [("0.5", "3"), ("0.9", "7.6"), ("0.25", "2"), ("0.99", "9.76")] {
+        for (p, want) in [
+            ("0.5", "3"),
+            ("0.9", "7.6"),
+            ("0.25", "2"),
+            ("0.99", "9.76"),
+        ] {
             assert_eq!(quantile(&values, &freq, &d(p)), Some(d(want)), "p = {p}");
         }
         // Repeated values: R quantile(c(1, 1, 1, 5), 0.8) = 2.6.
@@ -728,7 +736,10 @@ mod tests {
         let e = apply(&ds, &[top("w=3")]).unwrap_err().to_string();
         assert!(e.contains("'w'") && e.contains("v, c"), "{e}");
         let e = apply(&ds, &[top("c=3")]).unwrap_err().to_string();
-        assert!(e.contains("categorical") && e.contains("--numeric c"), "{e}");
+        assert!(
+            e.contains("categorical") && e.contains("--numeric c"),
+            "{e}"
+        );
         let empty = column(&["", ""]);
         let ds2 = Dataset::from_rows(&["v"], &[vec!["1"]]).unwrap();
         assert!(apply(&ds2, &[top("v=q0.5")]).is_ok());
@@ -741,7 +752,10 @@ mod tests {
         let ds = column(&["1", "2"]);
         let (_, applied) = apply(&ds, &[top("v=5")]).unwrap();
         let w = applied[0].warning().unwrap();
-        assert!(w.contains("changes no cell") && w.contains("threshold"), "{w}");
+        assert!(
+            w.contains("changes no cell") && w.contains("threshold"),
+            "{w}"
+        );
         let (_, applied) = apply(&ds, &[top("v=1")]).unwrap();
         assert!(applied[0].warning().is_none());
     }
@@ -803,12 +817,21 @@ mod tests {
         assert_eq!((a.threshold.as_deref(), a.changed), (Some("95300000"), 223));
         // R prints 4972776.5999999996: the f64 nearest the exact 4972776.6.
         let a = coded(Method::BottomCode, "income=q0.05");
-        assert_eq!((a.threshold.as_deref(), a.changed), (Some("4972776.6"), 229));
+        assert_eq!(
+            (a.threshold.as_deref(), a.changed),
+            (Some("4972776.6"), 229)
+        );
         // R: 99099081.88000001, the f64 nearest 99099081.88.
         let a = coded(Method::TopCode, "expend=q0.99");
-        assert_eq!((a.threshold.as_deref(), a.changed), (Some("99099081.88"), 46));
+        assert_eq!(
+            (a.threshold.as_deref(), a.changed),
+            (Some("99099081.88"), 46)
+        );
         assert_eq!(one(Recode::parse_round("age=5").unwrap()).changed, 3436);
-        assert_eq!(one(Recode::parse_round("income=1e6").unwrap()).changed, 4157);
+        assert_eq!(
+            one(Recode::parse_round("income=1e6").unwrap()).changed,
+            4157
+        );
         // 543 ages end in 5: ties, to even as R's round (sum 109,920).
         let (out, applied) = apply(&ds, &[Recode::parse_round("age=10").unwrap()]).unwrap();
         assert_eq!(applied[0].changed, 3979);

@@ -17,12 +17,12 @@ use crate::algorithms::cbg::TreeCache;
 use crate::algorithms::full_domain::Metric;
 use crate::algorithms::{Options, Registry, Request};
 use crate::data::Conditions;
+use crate::data::{recode, AppliedRecode};
 use crate::data::{
     AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset, GroupedSource,
     HierarchySource, Inputs, Params, PopulationSettings, Project, Recode, Role, Roles,
     SensitivitySource,
 };
-use crate::data::{recode, AppliedRecode};
 use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
 use crate::privacy::{Model, ModelParams};
@@ -951,7 +951,10 @@ mod tests {
         let age = s.dataset.column_index("age").unwrap();
         let max = |ds: &Dataset| {
             let c = ds.col(age);
-            c.codes().iter().filter_map(|&k| c.number(k)).fold(0.0, f64::max)
+            c.codes()
+                .iter()
+                .filter_map(|&k| c.number(k))
+                .fold(0.0, f64::max)
         };
         let file_max = max(&s.dataset);
         assert!(file_max > 60.0);

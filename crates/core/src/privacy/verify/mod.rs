@@ -180,10 +180,7 @@ fn check(claim: impl Into<String>, result: Result<String, String>) -> Check {
 /// threshold but the replacement (a bottom code: below), after a rounding
 /// every value is a multiple of the base. The dataset's values are the
 /// published ones, so this is what a reader of the release can count on.
-fn recoding_holds(
-    applied: &crate::data::AppliedRecode,
-    ds: &Dataset,
-) -> Result<String, String> {
+fn recoding_holds(applied: &crate::data::AppliedRecode, ds: &Dataset) -> Result<String, String> {
     use crate::data::number::Decimal;
     use crate::data::recode::{round_to, Method};
     let col = ds
@@ -269,7 +266,10 @@ pub fn verify_with(release: &Release, ds: &Dataset, shared: Shared<'_>) -> Verif
     ));
     for applied in ds.recodings() {
         checks.push(check(
-            format!("{} {}={} holds", applied.method, applied.column, applied.given),
+            format!(
+                "{} {}={} holds",
+                applied.method, applied.column, applied.given
+            ),
             recoding_holds(applied, ds),
         ));
     }
