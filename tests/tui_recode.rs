@@ -11,7 +11,7 @@ use anonlab_tui::{Action, App};
 
 use crate::common;
 use common::cli::{anonlab, json_of};
-use common::screen::{choose_algorithm, command, run_to_done};
+use common::screen::{choose_algorithm, command, render, run_to_done, text};
 
 fn oldest(app: &App) -> f64 {
     let age = app.dataset().column("age").unwrap();
@@ -49,6 +49,11 @@ fn the_screen_the_saved_project_and_the_report_publish_the_recoded_data() {
         .iter()
         .any(|c| c.claim == "top-code age=60 holds"));
     let on_screen = view.fingerprint.clone();
+    let shown = text(&render(&app));
+    assert!(
+        shown.contains("recoded: age rounded to 5, age top-coded at 60"),
+        "{shown}"
+    );
     app.step(&Action::SaveProject);
     assert!(app.popup().is_none(), "{:?}", app.popup());
 

@@ -441,6 +441,17 @@ impl Applied {
         }
     }
 
+    /// In a few words, for a title: `age top-coded at 90`, `income
+    /// rounded to 1000`.
+    pub fn short(&self) -> String {
+        let t = self.threshold.as_deref().unwrap_or(&self.given);
+        match self.method {
+            Method::TopCode => format!("{} top-coded at {t}", self.column),
+            Method::BottomCode => format!("{} bottom-coded at {t}", self.column),
+            Method::Round => format!("{} rounded to {}", self.column, self.given),
+        }
+    }
+
     /// A warning when the recoding changed nothing (the threshold lies
     /// beyond every value, or every value is a multiple of the base).
     pub fn warning(&self) -> Option<String> {
@@ -648,6 +659,7 @@ mod tests {
         assert_eq!(applied[0].changed, 2);
         assert!(out.col(0).is_numeric());
         assert_eq!(out.recodings(), &applied[..]);
+        assert_eq!(applied[0].short(), "v top-coded at 90");
         assert_eq!(
             applied[0].describe(),
             "v: top-coded at 90: values above 90 published as 90; 2 cells changed"
