@@ -233,6 +233,20 @@ fn a_project_carries_the_recodings_to_anonymize_and_the_report() {
     let a = json_of(&run);
     assert_eq!(a["recodings"], v["recoded"]["recodings"]);
 
+    // compare: every row's data recoded alike, and said so.
+    let rows = json_of(
+        &anonlab()
+            .args(["compare", "--project"])
+            .arg(&project)
+            .args(["--algorithms", "mondrian,anatomy", "-k", "3", "--json"])
+            .args(["--sensitive", "disease", "--queries", "0"])
+            .output()
+            .unwrap(),
+    );
+    for row in rows.as_array().unwrap() {
+        assert_eq!(row["recodings"], v["recoded"]["recodings"], "{row}");
+    }
+
     let report = dir.path().join("report");
     anonlab()
         .arg("report")
