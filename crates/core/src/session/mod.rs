@@ -575,6 +575,12 @@ impl Session {
     /// [`AppliedRecode::warning`]s.
     pub fn set_recodes(&mut self, recodes: Vec<Recode>) -> Result<Vec<AppliedRecode>> {
         let file_data = Arc::clone(self.original());
+        if recodes.is_empty() {
+            self.dataset = file_data;
+            self.original = None;
+            self.recodes = recodes;
+            return Ok(Vec::new());
+        }
         let (recoded, applied) = recode::apply(&file_data, &recodes)?;
         for (name, held) in &self.hierarchies {
             if !recodes.iter().any(|r| r.column() == name) {
@@ -588,13 +594,8 @@ impl Session {
                 )
             })?;
         }
-        if recodes.is_empty() {
-            self.dataset = file_data;
-            self.original = None;
-        } else {
-            self.dataset = Arc::new(recoded);
-            self.original = Some(file_data);
-        }
+        self.dataset = Arc::new(recoded);
+        self.original = Some(file_data);
         self.recodes = recodes;
         Ok(applied)
     }
