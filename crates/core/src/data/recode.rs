@@ -1,7 +1,7 @@
 //! Global recoding of numeric attributes: top coding, bottom coding and
-//! rounding (Handbook on Statistical Disclosure Control, §3.4; the SDC
-//! Practice Guide's "top and bottom coding" and "rounding"; sdcMicro's
-//! `topBotCoding`). Issue 33.
+//! rounding (the Handbook on Statistical Disclosure Control's and the SDC
+//! Practice Guide's non-perturbative methods; sdcMicro's `topBotCoding`).
+//! Issue 33.
 //!
 //! A recoding is a deterministic function of one column's value, the same
 //! for every record, so it is built as a transform from a [`Dataset`] to a
@@ -26,7 +26,9 @@
 //!   medians and the numeric algorithms still work); that the top value
 //!   stands for "this or more" is said by the recodings recorded with the
 //!   dataset ([`Dataset::recodings`]), which the release JSON and the
-//!   report print.
+//!   report print. An algorithm that generalizes the column then
+//!   generalizes the recoded value: an interval `[70-79]` holding the top
+//!   code 72 holds people of 72 or more, which only the recodings say.
 //! - **Thresholds by quantile** (`q0.99`) use R's default definition, type
 //!   7 (Hyndman & Fan 1996): over the n non-missing values sorted,
 //!   h = (n − 1)·p, Q = x₍⌊h⌋₎ + (h − ⌊h⌋)·(x₍⌊h⌋+1₎ − x₍⌊h⌋₎) (0-based) —
