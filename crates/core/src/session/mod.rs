@@ -1009,4 +1009,26 @@ mod tests {
         assert_eq!(s.dataset, before, "refused, the session is unchanged");
         assert!(s.recodes().is_empty());
     }
+
+    #[test]
+    fn a_project_with_a_recoding_it_cannot_apply_is_refused_naming_it() {
+        let s = Session::demo().unwrap();
+        let mut p = s.to_project();
+        p.recodes = vec![Recode::parse_round("sex=5").unwrap()];
+        let e = Session::with_project(s.dataset.clone(), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'sex' is categorical"), "{e}");
+        p.recodes = vec![Recode::parse_round("height=5").unwrap()];
+        let e = Session::with_project(s.dataset.clone(), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'height'"), "{e}");
+        let mut json: serde_json::Value = serde_json::from_str(&s.to_project().to_json()).unwrap();
+        json["recodes"] = serde_json::json!([{"method": "round", "column": "age", "base": -1}]);
+        let e = Project::from_json(&json.to_string(), Path::new("p.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("p.json") && e.contains("above 0"), "{e}");
+    }
 }
