@@ -71,6 +71,27 @@ fn the_screen_the_saved_project_and_the_report_publish_the_recoded_data() {
     assert_eq!(report["release"]["fingerprint"], on_screen);
     assert_eq!(report["release"]["recodings"], eval["recodings"]);
 
+    // Side by side, the left half is the file's values: a person over 60
+    // shows their age, and the published cell (60 or an interval of the
+    // recoded ages) is marked changed.
+    app.step(&Action::ToggleSideBySide);
+    let sbs = app.anonymize().side_by_side.clone();
+    let file_data = Session::demo().unwrap().dataset;
+    let age = file_data.col(file_data.column_index("age").unwrap());
+    let at = sbs.left_headers.iter().position(|h| h == "age").unwrap();
+    let over: Vec<_> = sbs
+        .rows
+        .iter()
+        .filter(|r| age.number(age.code(r.record)).unwrap() > 60.0)
+        .collect();
+    assert!(!over.is_empty(), "a person over 60 on the first page");
+    for r in over {
+        assert_eq!(r.original[at], age.display(age.code(r.record)));
+        let published_at = sbs.right_headers.iter().position(|h| h == "age").unwrap();
+        assert!(r.changed[published_at], "record {}", r.record);
+    }
+    app.step(&Action::ToggleSideBySide);
+
     // Reopened from the project: recoded again, once.
     let reopened =
         App::new(Session::from_project(&Project::load(&project).unwrap()).unwrap()).unwrap();

@@ -239,6 +239,10 @@ pub struct Dataset {
     /// this dataset from the file's (`data::recode`): empty for a file as
     /// read. A release made from the dataset says so.
     recodings: Arc<[Applied]>,
+    /// The file's data the recodings were applied to (shared, not
+    /// copied): what "before" figures and the side-by-side view's
+    /// original values read.
+    file_data: Option<Arc<Dataset>>,
 }
 
 impl Dataset {
@@ -259,6 +263,7 @@ impl Dataset {
             multiplicities: None,
             records: rows as u64,
             recodings: Arc::new([]),
+            file_data: None,
         })
     }
 
@@ -303,6 +308,20 @@ impl Dataset {
     /// to make this dataset, in order (empty for the file as read).
     pub fn recodings(&self) -> &[Applied] {
         &self.recodings
+    }
+
+    /// The same dataset, recoded from `file_data` (the same rows and
+    /// columns, as read from the file).
+    pub fn recoded_from(mut self, file_data: Arc<Dataset>) -> Self {
+        debug_assert_eq!(file_data.n_rows(), self.n_rows());
+        self.file_data = Some(file_data);
+        self
+    }
+
+    /// The file's data this dataset was recoded from; `None` for data as
+    /// read.
+    pub fn file_data(&self) -> Option<&Arc<Dataset>> {
+        self.file_data.as_ref()
     }
 
     /// Records per row when the dataset is grouped, `None` when every row

@@ -48,8 +48,6 @@ pub struct Session {
     /// background job, which builds its request from it. Replace it with
     /// [`Session::set_data`], which recodes the new data again.
     pub dataset: Arc<Dataset>,
-    /// The file's data as read, when recodings made `dataset` from it.
-    original: Option<Arc<Dataset>>,
     /// Top and bottom codes and roundings, in the order applied
     /// (`data::recode`): one list, so that every front end publishes the
     /// same recoded values.
@@ -322,7 +320,6 @@ impl Session {
         let roles = Roles::new(dataset.n_cols());
         Session {
             dataset,
-            original: None,
             recodes: Vec::new(),
             source,
             csv,
@@ -415,11 +412,11 @@ impl Session {
         let file_data = dataset.into();
         // The hierarchies describe the values the algorithms see: the
         // recoded ones.
-        let (dataset, original) = if project.recodes.is_empty() {
-            (file_data, None)
+        let dataset = if project.recodes.is_empty() {
+            file_data
         } else {
             let (recoded, _) = recode::apply(&file_data, &project.recodes)?;
-            (Arc::new(recoded), Some(file_data))
+            Arc::new(recoded.recoded_from(file_data))
         };
         let roles = Roles::from_map(&dataset, &project.roles)?;
         let mut sensitivity = BTreeMap::new();
@@ -444,7 +441,6 @@ impl Session {
         };
         let mut s = Session {
             dataset,
-            original,
             recodes: project.recodes.clone(),
             source: project.data.path.clone(),
             csv: project.data.csv.clone(),
@@ -552,7 +548,7 @@ impl Session {
     /// data every algorithm reads is [`dataset`](Self::dataset), recoded
     /// when the session has recodings).
     pub fn original(&self) -> &Arc<Dataset> {
-        self.original.as_ref().unwrap_or(&self.dataset)
+        self.dataset.file_data().unwrap_or(&self.dataset)
     }
 
     /// The session's recodings, in the order applied.
@@ -577,7 +573,6 @@ impl Session {
         let file_data = Arc::clone(self.original());
         if recodes.is_empty() {
             self.dataset = file_data;
-            self.original = None;
             self.recodes = recodes;
             return Ok(Vec::new());
         }
@@ -594,8 +589,7 @@ impl Session {
                 )
             })?;
         }
-        self.dataset = Arc::new(recoded);
-        self.original = Some(file_data);
+        self.dataset = Arc::new(recoded.recoded_from(file_data));
         self.recodes = recodes;
         Ok(applied)
     }
@@ -604,7 +598,6 @@ impl Session {
     /// say) and recode it by the session's recodings again.
     pub fn set_data(&mut self, data: Arc<Dataset>) -> Result<Vec<AppliedRecode>> {
         self.dataset = data;
-        self.original = None;
         let recodes = std::mem::take(&mut self.recodes);
         self.set_recodes(recodes)
     }
