@@ -29,6 +29,7 @@ mod cli_lgb;
 mod cli_pk;
 mod cli_population;
 mod cli_progress;
+mod cli_recode;
 mod cli_report;
 mod construction;
 mod core_errors;

@@ -13,6 +13,7 @@ pub mod lgb_args;
 pub mod pk_args;
 pub mod population_args;
 pub mod progress;
+pub mod recode_args;
 pub mod report;
 pub mod synth;
 #[cfg(feature = "tui")]
@@ -115,6 +116,7 @@ pub fn flag(parameter: Parameter) -> String {
         Parameter::TokenFile => "--token-file/--cluster-token-file",
         Parameter::DataRoot => "--data-root",
         Parameter::WorkDir => "--work-dir",
+        Parameter::Recode => "--top-code/--bottom-code/--round",
     }
     .to_string()
 }

@@ -271,6 +271,8 @@ pub enum Parameter {
     DataRoot,
     /// A cluster executor's work directory.
     WorkDir,
+    /// A top or bottom code or a rounding of a numeric column.
+    Recode,
 }
 
 impl Parameter {
@@ -330,6 +332,7 @@ impl Parameter {
             Parameter::TokenFile => "token file",
             Parameter::DataRoot => "data root",
             Parameter::WorkDir => "work directory",
+            Parameter::Recode => "recoding",
         }
     }
 }

@@ -24,6 +24,7 @@ use super::assess::Engine;
 use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
 use super::pk_args::PkArgs;
+use super::recode_args::{self, RecodeArgs};
 use super::{thousands, CsvArgs};
 
 mod engine;
@@ -82,6 +83,8 @@ pub struct Columns {
     pub lgb: LgbArgs,
     #[command(flatten)]
     pub pk: PkArgs,
+    #[command(flatten)]
+    pub recode: RecodeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -178,8 +181,9 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
         session.attacker.threshold = super::threshold(t)?;
     }
     if c.pk.sample.is_some() {
-        let ds = (*session.dataset).clone();
-        session.dataset = std::sync::Arc::new(c.pk.sample(ds, seed)?);
+        // A sample of the file's records, recoded again.
+        let ds = (**session.original()).clone();
+        session.set_data(std::sync::Arc::new(c.pk.sample(ds, seed)?))?;
     }
     let label = session.label();
     let role_flags =
@@ -187,6 +191,9 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
     if role_flags {
         apply_role_flags(&mut session, c, from_project, seed).with_context(|| label.clone())?;
     }
+    c.recode
+        .apply(&mut session)
+        .with_context(|| label.clone())?;
     let lgb_ncp = c.lgb.ncp()?;
     Ok(Prepared {
         session,
@@ -500,10 +507,12 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
                 &after,
                 &fingerprint,
                 &not_published,
+                p.session.recodings(),
                 search.as_ref()
             )?
         );
     } else {
+        print!("{}", recode_args::human(p.session.recodings()));
         print!("{}", human(&eval, &after, ds.records() as usize));
         if file_columns.is_some() && a.columns.queries > 0 {
             println!("query workload: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");

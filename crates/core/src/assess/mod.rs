@@ -106,9 +106,13 @@ pub struct Assessment {
 }
 
 /// Assess a session for its attacker ([`Session::attacker`]).
+///
+/// On the file's data as read ([`Session::original`]): "before" is the
+/// file published as is, recodings (top and bottom codes, rounding) not
+/// yet applied.
 pub fn assess(session: &Session, progress: &Progress) -> Result<Assessment> {
     assess_with(
-        &session.dataset,
+        session.original(),
         session.label(),
         &session.roles,
         &session.attacker()?,

@@ -12,6 +12,7 @@ pub mod number;
 pub mod output;
 mod population;
 mod project;
+pub mod recode;
 mod roles;
 mod rule;
 mod sensitivity;
@@ -32,6 +33,7 @@ pub use project::{
     HierarchySource, Params, Project, DEFAULT_P, DEFAULT_THRESHOLD, MAX_COMPARE_ENTRIES,
     PROJECT_VERSION,
 };
+pub use recode::{Applied as AppliedRecode, Recode, Threshold};
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};
 pub use sensitivity::{CellSensitivity, SensitivitySource};

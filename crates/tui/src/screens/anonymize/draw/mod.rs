@@ -838,6 +838,15 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             Style::new().fg(Color::Yellow),
         ));
     }
+    // Recodings change the values every row shows: said with the table.
+    let recodings = d.session.dataset().recodings();
+    if !recodings.is_empty() {
+        let said: Vec<String> = recodings.iter().map(|r| r.short()).collect();
+        title.push(Span::styled(
+            format!("recoded: {} ", said.join(", ")),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
     let block = Block::bordered().title(Line::from(title));
     let widths = widgets::table_widths(&t.widths, 1, block.inner(area).width);
     let header = Row::new(view.headers.iter().zip(&widths).map(|(h, &w)| {
