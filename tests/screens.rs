@@ -26,6 +26,7 @@ mod tui_one_after;
 mod tui_one_truth;
 mod tui_open_picker;
 mod tui_pk;
+mod tui_recode;
 mod tui_registry;
 mod tui_risk;
 mod tui_risk_models;

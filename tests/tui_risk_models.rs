@@ -334,3 +334,62 @@ fn at_80_by_24_the_panel_fits_and_the_commands_say_what_is_wrong() {
     assert_eq!(app.risk().model, RiskModel::Prosecutor);
     assert!(!text(&render(&app)).contains("Risk model"));
 }
+
+/// `:household COL` and `:risky M [T]` (issue 33): the model panel gains
+/// a line for each, with the figures of the session's assessment, and a
+/// bad column or size is named.
+#[test]
+fn household_and_risky_cells_in_the_model_panel() {
+    let mut app = App::new(Session::demo().unwrap()).unwrap();
+    app.step(&Action::Resize(200, 50));
+    app.step(&Action::ShowScreen(Screen::Risk));
+    app.run_pending_jobs_blocking();
+    // The attacker knows sex and age: zip is the households' column, and
+    // occupation's hidden cells are out of what the attacker knows.
+    for _ in 0..2 {
+        app.step(&Action::Down);
+    }
+    app.step(&Action::ToggleKnown);
+    app.step(&Action::Down);
+    app.step(&Action::ToggleKnown);
+    command(&mut app, "household zip");
+    command(&mut app, "risky 2");
+    app.run_pending_jobs_blocking();
+    let sample = &app.session().baseline().unwrap().assessment.sample;
+    let h = sample.household.as_ref().expect("household risk");
+    let c = sample.risky_cells.as_ref().expect("risky cells");
+    assert_eq!(h.key_variables, ["sex", "age"]);
+    assert_eq!(c.key_variables, ["sex", "age"]);
+    let t = text(&render(&app));
+    let panel = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        panel.contains(&format!(
+            "households by 'zip': mean {:.4}, max {:.4}",
+            h.mean, h.max
+        )),
+        "{t}"
+    );
+    assert!(
+        panel.contains(&format!(
+            "risky cells (≤ 1 records, up to 2 attributes): {} cells",
+            c.total_cells
+        )),
+        "{t}"
+    );
+    for (line, error) in [
+        ("household nope", "no column 'nope'"),
+        ("risky 0", "at least 1"),
+    ] {
+        let e = app
+            .parse_command(line)
+            .map_err(|e| e.to_string())
+            .and_then(|c| app.run_command(c).map_err(|e| e.to_string()))
+            .unwrap_err();
+        assert!(e.contains(error), "{line}: {e}");
+    }
+    command(&mut app, "household off");
+    command(&mut app, "risky off");
+    app.run_pending_jobs_blocking();
+    let sample = &app.session().baseline().unwrap().assessment.sample;
+    assert!(sample.household.is_none() && sample.risky_cells.is_none());
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use anonlab::assess::{assess, AssessReport};
+use anonlab::assess::{assess, assess_with, AssessReport};
 use anonlab::data::{Params, Project, SensitivitySource};
 use anonlab::session::{Cells, RoleSpec, Session};
 
@@ -77,6 +77,8 @@ pub struct AssessArgs {
     pub cluster: super::cluster::ClusterClientArgs,
     #[command(flatten)]
     pub csv: CsvArgs,
+    #[command(flatten)]
+    pub recode: super::recode_args::RecodeArgs,
 }
 
 /// Where `assess` reads its file.
@@ -164,7 +166,13 @@ fn role_spec(a: &AssessArgs, seed: u64) -> anyhow::Result<RoleSpec> {
         semi_sensitive: a.semi_sensitive.clone(),
         cells,
         attacker_knows: a.attacker_knows.clone(),
-        also_read: a.population.weights.iter().cloned().collect(),
+        also_read: a
+            .population
+            .weights
+            .iter()
+            .chain(&a.population.household)
+            .cloned()
+            .collect(),
     })
 }
 
@@ -182,6 +190,7 @@ fn configure(mut s: Session, a: &AssessArgs, roles: &RoleSpec) -> anyhow::Result
         s.params.seed = seed;
     }
     a.population.apply(&mut s.attacker.population);
+    a.recode.apply(&mut s)?;
     Ok(s)
 }
 
@@ -194,10 +203,38 @@ pub fn run(a: &AssessArgs) -> anyhow::Result<()> {
             .with_context(|| format!("saving the project to {}", p.display()))?;
     }
     let result = super::progress::with_bar("assessing", |p| assess(&s, p))?;
+    // The figures above are the file's as read (the baseline every
+    // surface calls "before"); with recodings, the same figures of the
+    // recoded data, which the algorithms read, beside them.
+    let recoded = if s.recodings().is_empty() {
+        None
+    } else {
+        let attacker = s.attacker()?;
+        Some(super::progress::with_bar(
+            "assessing the recoded data",
+            |p| assess_with(&s.dataset, s.label(), &s.roles, &attacker, p),
+        )?)
+    };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&result.report)?);
+        let mut v = serde_json::to_value(&result.report)?;
+        if let (Some(r), Some(o)) = (&recoded, v.as_object_mut()) {
+            o.insert(
+                "recoded".into(),
+                serde_json::json!({
+                    "recodings": s.recodings(),
+                    "classes": r.report.classes,
+                    "k": r.report.k,
+                    "uniques": r.report.uniques,
+                    "risk": r.report.risk,
+                }),
+            );
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{}", human(&result.report, &s));
+        if let Some(r) = &recoded {
+            print!("{}", human_recoded(&r.report, &s));
+        }
         print!("{}", super::population_args::human(&result.report));
     }
     if let Some(w) = a.k_histogram {
@@ -219,6 +256,37 @@ fn opt(x: Option<f64>, digits: usize) -> String {
         Some(v) => format!("{v:.digits$}"),
         None => "∞".into(),
     }
+}
+
+/// The figures of the recoded data, after the file's.
+fn human_recoded(r: &AssessReport, s: &Session) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "\nafter recoding (what the algorithms read; the attacker knows the recoding):"
+    );
+    o.push_str(&super::recode_args::human(s.recodings()));
+    let _ = writeln!(
+        o,
+        "equivalence classes  {:>10}   smallest class (k) {}",
+        thousands(r.classes),
+        r.k
+    );
+    let _ = writeln!(
+        o,
+        "unique records       {:>10}   ({} of all records can be singled out)",
+        thousands(r.uniques),
+        pct(r.uniques, r.rows)
+    );
+    let _ = writeln!(
+        o,
+        "Pr(re-id)            mean {:.4}   max {:.4}   above {:.2}: {}",
+        r.risk.mean,
+        r.risk.max,
+        r.risk.threshold,
+        thousands(r.risk.records_above_threshold)
+    );
+    o
 }
 
 /// The short readable report.

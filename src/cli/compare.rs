@@ -73,6 +73,10 @@ pub struct CompareRow {
     /// "not published".
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_published: Vec<String>,
+    /// The top and bottom codes and roundings every row's data went
+    /// through before its algorithm ran, with the cells each changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recodings: Vec<anonlab::data::AppliedRecode>,
 }
 
 /// Algorithms `compare` runs when neither --algorithms nor a project's
@@ -264,6 +268,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                     attacker: Some(evaluated_for),
                     after: Some(after),
                     not_published: p.not_published(&release),
+                    recodings: p.session.recodings().to_vec(),
                 }
             }
             Err(
@@ -287,6 +292,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
                 attacker: None,
                 after: None,
                 not_published: Vec::new(),
+                recodings: p.session.recodings().to_vec(),
             },
             Err(e) => return Err(e.into()),
         };
@@ -295,6 +301,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
+        print!("{}", super::recode_args::human(p.session.recodings()));
         print!("{}", compare_table(&rows));
         if file_columns.is_some() && a.columns.queries > 0 {
             println!("query err: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");

@@ -329,6 +329,7 @@ pub fn json(
     after: &After,
     fingerprint: &str,
     not_published: &[String],
+    recodings: &[anonlab::data::AppliedRecode],
     report: Option<&SearchReport>,
     suppression: Option<&anonlab::release::CellSuppression>,
 ) -> anyhow::Result<String> {
@@ -348,6 +349,10 @@ pub fn json(
         /// algorithm that does not read sensitive cells), as the screens
         /// say "not published".
         not_published: &'a [String],
+        /// The top and bottom codes and roundings applied before the
+        /// algorithm ran, each with the cells it changed.
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        recodings: &'a [anonlab::data::AppliedRecode],
         #[serde(skip_serializing_if = "Option::is_none")]
         full_domain: Option<&'a SearchReport>,
         /// A local suppression's cells: `suppressed_cells` per attribute
@@ -361,6 +366,7 @@ pub fn json(
         after,
         fingerprint,
         not_published,
+        recodings,
         full_domain: report,
         local_suppression: suppression,
     })?)

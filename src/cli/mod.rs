@@ -14,6 +14,7 @@ pub mod ls_args;
 pub mod pk_args;
 pub mod population_args;
 pub mod progress;
+pub mod recode_args;
 pub mod report;
 pub mod synth;
 #[cfg(feature = "tui")]
@@ -94,6 +95,8 @@ pub fn flag(parameter: Parameter) -> String {
         Parameter::Weights => "--weights",
         Parameter::Suda => "--suda",
         Parameter::AttributeRisks => "--attribute-risks",
+        Parameter::Household => "--household",
+        Parameter::RiskyCells => "--risky-cells/--risky-threshold",
         Parameter::Sample => "--sample",
         Parameter::Queries => "--queries",
         Parameter::Delimiter => "--delimiter",
@@ -117,6 +120,7 @@ pub fn flag(parameter: Parameter) -> String {
         Parameter::TokenFile => "--token-file/--cluster-token-file",
         Parameter::DataRoot => "--data-root",
         Parameter::WorkDir => "--work-dir",
+        Parameter::Recode => "--top-code/--bottom-code/--round",
     }
     .to_string()
 }

@@ -46,6 +46,19 @@ pub struct PopulationArgs {
     /// attacker's attributes (at most 12 attributes).
     #[arg(long = "attribute-risks")]
     pub attribute_risks: bool,
+    /// Column of household identifiers: household risk 1 − ∏(1 − r_i) of
+    /// its members' individual risks (sdcMicro's measure_risk with hid).
+    #[arg(long, value_name = "COL")]
+    pub household: Option<String>,
+    /// μ-ARGUS's threshold rule: count the cells of every combination of
+    /// up to M of the attacker's attributes holding at most
+    /// --risky-threshold records (sdcMicro's riskyCells).
+    #[arg(long = "risky-cells", value_name = "M")]
+    pub risky_cells: Option<usize>,
+    /// A cell is risky when at most this many records share it (default 1:
+    /// the sample uniques of each combination).
+    #[arg(long = "risky-threshold", value_name = "T", requires = "risky_cells")]
+    pub risky_threshold: Option<u64>,
 }
 
 impl PopulationArgs {
@@ -70,6 +83,15 @@ impl PopulationArgs {
         }
         if self.attribute_risks {
             s.attribute_risks = true;
+        }
+        if let Some(h) = &self.household {
+            s.household = Some(h.clone());
+        }
+        if let Some(m) = self.risky_cells {
+            s.risky_cells = Some(anonlab::data::RiskyCellsRule {
+                max_size: m,
+                threshold: self.risky_threshold.unwrap_or(1),
+            });
         }
     }
 }
@@ -163,6 +185,57 @@ pub fn human(r: &AssessReport) -> String {
             i.expected_reidentifications,
             i.records_above_threshold
         );
+    }
+    if let Some(h) = &r.household_risk {
+        let _ = writeln!(
+            o,
+            "\nhousehold risk by '{}' ({} households; each member's risk: {}): mean {:.4} over records, max {:.4}, expected re-identifications {:.1}; above {th:.2}: {} households, {} records, of them {} at risk through their household only",
+            h.household,
+            anonlab::format::thousands(h.households),
+            h.individual_risk,
+            h.mean,
+            h.max,
+            h.expected_reidentifications,
+            anonlab::format::thousands(h.households_above_threshold),
+            anonlab::format::thousands(h.records_above_threshold),
+            anonlab::format::thousands(h.records_at_risk_through_household),
+        );
+        let _ = writeln!(
+            o,
+            "  by household size: size  households  mean risk  max risk  above {th:.2}"
+        );
+        for s in &h.by_size {
+            let _ = writeln!(
+                o,
+                "  {:>23}  {:>10}  {:>9.4}  {:>8.4}  {:>10}",
+                s.size,
+                anonlab::format::thousands(s.households),
+                s.mean_risk,
+                s.max_risk,
+                anonlab::format::thousands(s.households_above_threshold)
+            );
+        }
+    }
+    if let Some(c) = &r.risky_cells {
+        let _ = writeln!(
+            o,
+            "\nrisky cells (μ-ARGUS threshold rule, sdcMicro's riskyCells): {} cells of at most {} records over {} combinations of up to {} of {}; {} records in at least one",
+            anonlab::format::thousands(c.total_cells),
+            c.threshold,
+            c.combinations.len(),
+            c.max_size,
+            c.key_variables.join(", "),
+            anonlab::format::thousands(c.records_in_risky_cells),
+        );
+        for x in &c.combinations {
+            let _ = writeln!(
+                o,
+                "  {:<48} {:>8} cells  {:>8} records",
+                format!("{{{}}}", x.attributes.join(", ")),
+                anonlab::format::thousands(x.cells),
+                anonlab::format::thousands(x.records)
+            );
+        }
     }
     if let Some(s) = &r.suda {
         let _ = writeln!(

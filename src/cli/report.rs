@@ -21,6 +21,8 @@ pub struct ReportArgs {
     /// person counts as at risk (default: the project's).
     #[arg(long)]
     pub threshold: Option<f64>,
+    #[command(flatten)]
+    pub recode: super::recode_args::RecodeArgs,
 }
 
 pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
@@ -42,6 +44,9 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
     if let Some(t) = a.threshold {
         session.attacker.threshold = super::threshold(t)?;
     }
+    a.recode
+        .apply(&mut session)
+        .with_context(|| format!("project {}", a.project.display()))?;
     let built = super::progress::with_bar("building the report", |p| {
         report::build(&session, &a.project, warning, p)
     })?;

@@ -224,6 +224,11 @@ pub enum Parameter {
     Suda,
     /// Attribute risks over combinations of the attacker's attributes.
     AttributeRisks,
+    /// The household identifier column (household risk).
+    Household,
+    /// μ-ARGUS's threshold rule: combinations of up to m key variables
+    /// and the frequency a cell must exceed.
+    RiskyCells,
     /// The size of a sample drawn from the data.
     Sample,
     /// The aggregate query workload that measures utility.
@@ -272,6 +277,8 @@ pub enum Parameter {
     DataRoot,
     /// A cluster executor's work directory.
     WorkDir,
+    /// A top or bottom code or a rounding of a numeric column.
+    Recode,
 }
 
 impl Parameter {
@@ -309,6 +316,8 @@ impl Parameter {
             Parameter::Weights => "sampling weights",
             Parameter::Suda => "SUDA",
             Parameter::AttributeRisks => "attribute risks",
+            Parameter::Household => "household",
+            Parameter::RiskyCells => "risky cells",
             Parameter::Sample => "sample",
             Parameter::Queries => "query workload",
             Parameter::Delimiter => "delimiter",
@@ -332,6 +341,7 @@ impl Parameter {
             Parameter::TokenFile => "token file",
             Parameter::DataRoot => "data root",
             Parameter::WorkDir => "work directory",
+            Parameter::Recode => "recoding",
         }
     }
 }

@@ -65,6 +65,11 @@ pub enum Command {
     Suda(Option<usize>),
     /// `:attributes on|off`: the attribute risks of every combination.
     AttributeRisks(bool),
+    /// `:household COL|off`: household risk over the households in COL.
+    Household(Option<String>),
+    /// `:risky M [T]|off`: μ-ARGUS's threshold rule, combinations of up
+    /// to M attributes, cells of at most T records.
+    RiskyCells(Option<(usize, u64)>),
     /// `:open PATH`: a CSV file or a project (.json) in place of the
     /// session; without a path, the picker of recent files and the
     /// project's folder.
@@ -294,6 +299,20 @@ pub const COMMANDS: &[CommandSpec] = &[
         "special uniques (SUDA2) of up to M attributes",
     ),
     cmd(
+        "household",
+        &[],
+        "COL|off",
+        Arg::Column(&["off"]),
+        "households in COL: household risk 1 − ∏(1 − r) of its members' risks",
+    ),
+    cmd(
+        "risky",
+        &[],
+        "M [T]|off",
+        Arg::Words(&["off"]),
+        "threshold rule: cells of up to M attributes held by at most T records (1)",
+    ),
+    cmd(
         "attributes",
         &[],
         "on|off",
@@ -455,6 +474,19 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
         "suda" => match one("a size or off")? {
             "off" => Command::Suda(None),
             m => Command::Suda(Some(number(name, m, 1, MAX_MSU_SIZE)? as usize)),
+        },
+        "household" => match one("a column or off")? {
+            "off" => Command::Household(None),
+            col => Command::Household(Some(col.to_string())),
+        },
+        "risky" => match args.as_slice() {
+            ["off"] => Command::RiskyCells(None),
+            [m] => Command::RiskyCells(Some((number(name, m, 1, MAX_MSU_SIZE)? as usize, 1))),
+            [m, t] => Command::RiskyCells(Some((
+                number(name, m, 1, MAX_MSU_SIZE)? as usize,
+                u64::from(number(name, t, 1, u32::MAX)?),
+            ))),
+            _ => return Err(":risky needs M (and T), or off".into()),
         },
         "attributes" => match one("on or off")? {
             "on" => Command::AttributeRisks(true),

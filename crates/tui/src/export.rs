@@ -207,7 +207,9 @@ pub fn reopened(project: &Project, project_file: &Path) -> Project {
 }
 
 /// The job writing the session's report into `dir`, named after
-/// `project_file` (the file the reproduce commands name).
+/// `project_file` (the file the reproduce commands name). `ds` is the
+/// file's data as read (`Session::original`): the project's recodings
+/// are applied to it.
 pub fn report_job(
     ds: Arc<Dataset>,
     project: Project,

@@ -122,6 +122,29 @@ pub struct RiskAreas {
 pub struct RiskRows {
     pub prefix: u16,
     pub model: u16,
+    /// The panel a short terminal shows ([`risk_compact`]).
+    pub shown: RiskPanel,
+}
+
+/// The one panel the Risk screen shows on a short terminal, where the
+/// figures (eleven rows) left one row for the picker, the list and the
+/// prefix table: the figures, the picker with the prefix table, or the
+/// list of records, each on the whole body (← → go from one to the next).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RiskPanel {
+    #[default]
+    Figures,
+    Picker,
+    List,
+}
+
+/// Below this body height the Risk screen shows one panel at a time: the
+/// figures, their gauge and a list of eight rows need it.
+pub const RISK_COMPACT_BELOW_HEIGHT: u16 = RISK_FIGURES_HEIGHT + 1 + 8;
+
+/// Whether the Risk screen shows one panel at a time in `body`.
+pub fn risk_compact(body: Rect) -> bool {
+    body.height < RISK_COMPACT_BELOW_HEIGHT
 }
 
 /// The Risk screen's panels in a body, the prefix table and the model
@@ -129,12 +152,42 @@ pub struct RiskRows {
 /// short terminal in the chart's place). Below 100 columns the picker and
 /// the prefix table go under the figures, so the figures keep their width.
 pub fn risk_areas(body: Rect, rows: RiskRows) -> RiskAreas {
+    if risk_compact(body) {
+        return risk_areas_compact(body, rows.shown);
+    }
     let mut a = risk_areas_with(body, rows);
     if rows.model > 0 && body.height < RISK_MODEL_BELOW_MIN_HEIGHT {
         // Too short for one more panel: the model panel takes the chart's
         // place, so the list keeps its rows.
         a.model = a.chart;
         a.chart = Rect::default();
+    }
+    a
+}
+
+/// One panel on the whole body (`RiskPanel`); the others have no room.
+fn risk_areas_compact(body: Rect, shown: RiskPanel) -> RiskAreas {
+    let none = Rect::default();
+    let mut a = RiskAreas {
+        picker: none,
+        prefix: none,
+        figures: none,
+        gauge: none,
+        model: none,
+        list: none,
+        chart: none,
+    };
+    match shown {
+        RiskPanel::Figures => {
+            [a.figures, a.gauge] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(body);
+        }
+        RiskPanel::Picker => {
+            [a.picker, a.prefix] =
+                Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
+                    .areas(body);
+        }
+        RiskPanel::List => a.list = body,
     }
     a
 }
@@ -366,12 +419,30 @@ pub fn anonymize_table_viewport(area: Rect) -> Rect {
     }
 }
 
+/// Rows a view taking the charts' and the table's place (the lattice,
+/// before/after side by side, the sweep, a record) needs below its title
+/// for more than a line or two: with fewer, it takes the whole body.
+pub const ANON_VIEW_MIN_ROWS: u16 = 6;
+
+/// Where the views that take the charts' and the table's place go: there,
+/// or on a short terminal (60 × 15, where the top band left them the
+/// title only) the whole body, the parameters and figures out of sight
+/// until the view closes.
+pub fn anonymize_view_area(body: Rect) -> Rect {
+    let a = anonymize_areas(body);
+    let area = a.breach.union(a.reid).union(a.table);
+    if area.height < ANON_VIEW_MIN_ROWS + 2 {
+        body
+    } else {
+        area
+    }
+}
+
 /// Where the rows of the views that take the charts' and the table's
 /// place (before/after side by side) go: inside the border, below the
 /// header.
 pub fn anonymize_views_viewport(area: Rect) -> Rect {
-    let a = anonymize_areas(bands(area).body);
-    let inner = Block::bordered().inner(a.breach.union(a.reid).union(a.table));
+    let inner = Block::bordered().inner(anonymize_view_area(bands(area).body));
     Rect {
         y: inner.y + 1.min(inner.height),
         height: inner.height.saturating_sub(1),

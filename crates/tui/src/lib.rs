@@ -89,7 +89,7 @@ pub use session::{AnonymizeInputs, FULL_DOMAIN, MAX_LISTED};
 pub use shared::{step_series, JobState, Screen, DEFAULT_PROJECT_FILE};
 pub use theme::Theme;
 pub use ui::draw;
-pub use widgets::{role_color, sensitive_cell_style, SENSITIVE_MARK};
+pub use widgets::{role_color, sensitive_cell_style, too_small, SENSITIVE_MARK};
 pub use worker::WorkerMsg;
 
 /// Wake-up interval when nothing happens (animates the busy spinner).

@@ -146,6 +146,23 @@ pub fn fit_items(items: &str, width: usize) -> String {
     }
 }
 
+/// A column of lists (`fit_items` each) in which two different lists
+/// never read alike: where two are cut to the same text ("Female, 37, …"
+/// of two records), those show the part that differs (`fit_column`).
+pub fn fit_items_column(cells: &[&str], width: usize) -> Vec<String> {
+    let mut shown: Vec<String> = cells.iter().map(|c| fit_items(c, width)).collect();
+    let clashing: Vec<usize> = (0..cells.len())
+        .filter(|&i| (0..cells.len()).any(|j| shown[j] == shown[i] && cells[j] != cells[i]))
+        .collect();
+    if !clashing.is_empty() {
+        let fitted = fit_column(cells, width);
+        for i in clashing {
+            shown[i] = fitted[i].clone();
+        }
+    }
+    shown
+}
+
 /// Part of a word or a number: a cut inside a run of these that holds a
 /// digit would show another number ("1/" of "1/l", "433" of 43307).
 fn in_token(c: char) -> bool {
@@ -450,6 +467,16 @@ mod tests {
             fit_column(&v, 10),
             ["Private", "…p-not-inc", "…f-emp-inc", "Local-gov…"]
         );
+    }
+
+    #[test]
+    fn a_column_of_lists_never_shows_two_alike() {
+        let cells = ["Female, 37, 43307", "Female, 37, 43309", "Male, 82, 41091"];
+        assert_eq!(
+            fit_items_column(&cells, 14),
+            ["…le, 37, 43307", "…le, 37, 43309", "Male, 82, …"]
+        );
+        assert_eq!(fit_items_column(&cells, 20), cells);
     }
 
     #[test]

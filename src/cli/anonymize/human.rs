@@ -66,6 +66,17 @@ pub(super) fn human(e: &Evaluation, after: &After, rows: usize) -> String {
             s.threshold
         );
     }
+    if let Some(c) = &after.risky_cells {
+        let _ = writeln!(
+            o,
+            "risky cells (threshold rule, at most {} records, up to {} of {}): {} cells, {} records in at least one",
+            c.threshold,
+            c.max_size,
+            c.key_variables.join(", "),
+            thousands(c.total_cells as usize),
+            thousands(c.records_in_risky_cells as usize)
+        );
+    }
     let u = &e.utility;
     let _ = writeln!(
         o,

@@ -25,6 +25,7 @@ use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
 use super::ls_args::LocalSuppressionArgs;
 use super::pk_args::PkArgs;
+use super::recode_args::{self, RecodeArgs};
 use super::{thousands, CsvArgs};
 
 mod engine;
@@ -85,6 +86,8 @@ pub struct Columns {
     pub pk: PkArgs,
     #[command(flatten)]
     pub local_suppression: LocalSuppressionArgs,
+    #[command(flatten)]
+    pub recode: RecodeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -181,8 +184,9 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
         session.attacker.threshold = super::threshold(t)?;
     }
     if c.pk.sample.is_some() {
-        let ds = (*session.dataset).clone();
-        session.dataset = std::sync::Arc::new(c.pk.sample(ds, seed)?);
+        // A sample of the file's records, recoded again.
+        let ds = (**session.original()).clone();
+        session.set_data(std::sync::Arc::new(c.pk.sample(ds, seed)?))?;
     }
     let label = session.label();
     let role_flags =
@@ -190,6 +194,9 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
     if role_flags {
         apply_role_flags(&mut session, c, from_project, seed).with_context(|| label.clone())?;
     }
+    c.recode
+        .apply(&mut session)
+        .with_context(|| label.clone())?;
     let lgb_ncp = c.lgb.ncp()?;
     Ok(Prepared {
         session,
@@ -508,11 +515,13 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
                 &after,
                 &fingerprint,
                 &not_published,
+                p.session.recodings(),
                 search.as_ref(),
                 release.suppression.as_ref()
             )?
         );
     } else {
+        print!("{}", recode_args::human(p.session.recodings()));
         print!("{}", human(&eval, &after, ds.records() as usize));
         if let Some(s) = &release.suppression {
             println!("{}", suppression_line(s));

@@ -52,6 +52,7 @@ use crate::data::{ColumnBuilder, ColumnKind, Dataset};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::release::{Cell, Release};
+use crate::risk::risky_cells::RiskyCellsReport;
 use crate::risk::{self, Knowledge, ProbabilityRuns};
 use crate::session::{Attacker, AttackerSummary};
 
@@ -124,6 +125,12 @@ pub struct After {
     pub linkage: Distribution,
     /// Breach probability of the first sensitive attribute.
     pub breach: Option<AttributeBreach>,
+    /// μ-ARGUS's threshold rule on the published table, when the
+    /// attacker's settings ask for it (`risk::risky_cells`): the same
+    /// combinations of the known attributes the release publishes, a cell
+    /// being what it prints (`[30-39]`, `*`), suppressed rows left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risky_cells: Option<RiskyCellsReport>,
     /// The attacker's known columns (attacker order).
     #[serde(skip)]
     pub known: Vec<usize>,
@@ -218,11 +225,31 @@ impl After {
                 cells: records,
                 distribution: at(d),
             });
+        let risky_cells = match attacker.population.risky_cells {
+            Some(rule) if !columns.is_empty() => {
+                let table = published_table(release, ds, &columns)?;
+                let all: Vec<usize> = (0..columns.len()).collect();
+                // At most as many attributes as the release publishes of
+                // those the rule was asked for.
+                let m = rule.max_size.min(columns.len());
+                // A published row stands for its source row's records.
+                let records = |r: usize| u64::from(ds.multiplicity(table.source[r] as usize));
+                Some(risk::risky_cells::risky_cells_of(
+                    &table.dataset,
+                    &all,
+                    m,
+                    rule.threshold,
+                    &records,
+                )?)
+            }
+            _ => None,
+        };
         Ok(After {
             attacker: named,
             key_count,
             linkage: at(linkage),
             breach,
+            risky_cells,
             known,
             columns,
             matches,
@@ -240,6 +267,7 @@ impl After {
             key_count: self.key_count.clone(),
             linkage: self.linkage.clone(),
             breach: self.breach.clone(),
+            risky_cells: self.risky_cells.clone(),
             known: Vec::new(),
             columns: Vec::new(),
             matches: Vec::new(),

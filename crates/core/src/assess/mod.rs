@@ -72,6 +72,10 @@ pub struct AssessReport {
     pub suda: Option<crate::risk::suda::SudaReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribute_risks: Option<Vec<crate::risk::attributes::AttributeRisk>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_risk: Option<crate::risk::household::HouseholdReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risky_cells: Option<crate::risk::risky_cells::RiskyCellsReport>,
 }
 
 /// The original table published as is, attacked by one attacker: the
@@ -102,9 +106,13 @@ pub struct Assessment {
 }
 
 /// Assess a session for its attacker ([`Session::attacker`]).
+///
+/// On the file's data as read ([`Session::original`]): "before" is the
+/// file published as is, recodings (top and bottom codes, rounding) not
+/// yet applied.
 pub fn assess(session: &Session, progress: &Progress) -> Result<Assessment> {
     assess_with(
-        &session.dataset,
+        session.original(),
         session.label(),
         &session.roles,
         &session.attacker()?,
@@ -205,6 +213,8 @@ pub fn assess_with(
         individual_risk: sample.individual.clone(),
         suda: sample.suda_report.clone(),
         attribute_risks: sample.attribute_risks.clone(),
+        household_risk: sample.household.clone(),
+        risky_cells: sample.risky_cells.clone(),
     };
     Ok(Assessment {
         report,

@@ -33,11 +33,13 @@ use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::risk::attributes::{attribute_risks, AttributeRisk, MAX_ATTRIBUTE_RISK_ATTRIBUTES};
 use crate::risk::combinations::{walk, walk_matched, Codes, Walk};
+use crate::risk::household::{household_report, households_of, HouseholdReport};
 use crate::risk::individual::class_risk;
 use crate::risk::population::{
     population_uniques, sample_summary, JournalistBasis, PopulationModel, PopulationUniques,
     RecordRisk, SampleSummary, SizeCounts, SolverSettings,
 };
+use crate::risk::risky_cells::{risky_cells, RiskyCellsReport};
 use crate::risk::suda::{special_uniques, Suda, SudaReport, DEFAULT_DIS_FRACTION};
 use crate::risk::{ProbabilityRuns, Simulation};
 use crate::session::Attacker;
@@ -86,6 +88,12 @@ pub struct IndividualRiskReport {
 /// The figures and what the TUI needs per record.
 #[derive(Debug, Clone, Default)]
 pub struct SampleRisks {
+    /// Household risk (`--household`).
+    pub household: Option<HouseholdReport>,
+    /// Per record: its household's risk.
+    pub household_risk: Option<Vec<f64>>,
+    /// μ-ARGUS's threshold rule (`--risky-cells`).
+    pub risky_cells: Option<RiskyCellsReport>,
     pub population: Option<PopulationReport>,
     /// Per record: the journalist's Pr(re-id).
     pub journalist: Option<Vec<f64>>,
@@ -224,6 +232,57 @@ pub fn sample_risks(
             records_above_threshold: runs.count(|x| x > attacker.threshold),
         });
         out.individual_risk = Some(risk);
+    }
+
+    if let Some(col) = &settings.household {
+        if known.iter().any(|&c| ds.col(c).name() == col) {
+            return Err(Error::invalid(
+                Parameter::Household,
+                format!(
+                    "'{col}' is both the household identifier and an attribute the attacker knows"
+                ),
+            ));
+        }
+        let (of, households) = households_of(ds, file, col)?;
+        // Each member's individual risk: with sampling weights, sdcMicro's
+        // (above); without, 1/f as sdcMicro's indivRisk(survey = FALSE).
+        let (individual, basis) = match (&out.individual_risk, &settings.weights) {
+            (Some(r), Some(w)) => (
+                r.clone(),
+                format!(
+                    "individual risk with sampling weights '{w}' ({})",
+                    settings.individual_method.name()
+                ),
+            ),
+            _ => (
+                (0..n)
+                    .map(|r| 1.0 / f64::from(frequencies[classes.class_of(r) as usize].max(1)))
+                    .collect(),
+                "1/f, f the records sharing the known values (no sampling weights)".to_string(),
+            ),
+        };
+        let (report, per_record) = household_report(
+            col,
+            &basis,
+            &names,
+            &of,
+            households,
+            &individual,
+            attacker.threshold,
+        );
+        out.household = Some(report);
+        out.household_risk = Some(per_record);
+    }
+
+    if let Some(rule) = settings.risky_cells {
+        if hidden {
+            return Err(Error::invalid(
+                Parameter::RiskyCells,
+                "risky cells count the cross-tables of the key variables as published; with hidden (sensitive) cells they have no single count: assess without semi-sensitive attributes",
+            ));
+        }
+        out.risky_cells = Some(risky_cells(ds, known, rule.max_size, rule.threshold)?);
+        progress.check()?;
     }
 
     if let Some(w) = lattice {
@@ -469,6 +528,14 @@ fn weights(ds: &Dataset, file: &str, known: &[usize], name: &str) -> Result<Vec<
                     ),
                 ));
             };
+            if w <= 0.0 {
+                return Err(at(
+                    r,
+                    format!(
+                        "sampling weight {w} is not positive: a weight is the number of people a record stands for (at least 1, itself)"
+                    ),
+                ));
+            }
             if !w.is_finite() || w < 1.0 {
                 return Err(at(
                     r,

@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::number::{is_number, Decimal};
+use super::recode::Applied;
 use crate::error::{Error, Parameter, Result};
 
 /// How a column's values are ordered and compared.
@@ -175,6 +176,45 @@ impl Column {
     }
 }
 
+impl Column {
+    /// The same numeric column with the value of each code `c` replaced by
+    /// `numbers[c]` (one per dictionary entry): entries that become equal
+    /// merge, the dictionary stays in numeric order, missing cells stay
+    /// missing (`data::recode`).
+    pub(crate) fn with_numbers(&self, numbers: &[Decimal]) -> Column {
+        debug_assert_eq!(numbers.len(), self.values.len());
+        let mut distinct: Vec<&Decimal> = numbers.iter().collect();
+        distinct.sort();
+        distinct.dedup();
+        let values: Vec<Box<str>> = distinct.iter().map(|d| d.canonical().into()).collect();
+        let remap: Vec<u32> = numbers
+            .iter()
+            .map(|d| distinct.binary_search(&d).unwrap_or(0) as u32)
+            .collect();
+        let missing_code = self.missing_code();
+        let new_missing = values.len() as u32;
+        let codes = self
+            .codes
+            .iter()
+            .map(|&c| {
+                if c == missing_code {
+                    new_missing
+                } else {
+                    remap[c as usize]
+                }
+            })
+            .collect();
+        Column {
+            name: self.name.clone(),
+            kind: ColumnKind::Numeric,
+            numbers: distinct.iter().map(|d| d.to_f64()).collect(),
+            values,
+            codes,
+            missing: self.missing,
+        }
+    }
+}
+
 /// A table of dictionary-encoded columns of equal length.
 ///
 /// A row is one record, or — in a *grouped* dataset, the frequency table
@@ -195,6 +235,14 @@ pub struct Dataset {
     multiplicities: Option<Arc<[u32]>>,
     /// Σ multiplicities (`rows` when there are none).
     records: u64,
+    /// The global recodings (top and bottom coding, rounding) that made
+    /// this dataset from the file's (`data::recode`): empty for a file as
+    /// read. A release made from the dataset says so.
+    recodings: Arc<[Applied]>,
+    /// The file's data the recodings were applied to (shared, not
+    /// copied): what "before" figures and the side-by-side view's
+    /// original values read.
+    file_data: Option<Arc<Dataset>>,
 }
 
 impl Dataset {
@@ -214,6 +262,8 @@ impl Dataset {
             rows,
             multiplicities: None,
             records: rows as u64,
+            recodings: Arc::new([]),
+            file_data: None,
         })
     }
 
@@ -245,6 +295,33 @@ impl Dataset {
         self.records = records;
         self.multiplicities = Some(multiplicities.into());
         Ok(self)
+    }
+
+    /// The same dataset, recording that `recodings` made it
+    /// (`data::recode::apply`).
+    pub(crate) fn with_recodings(mut self, recodings: Vec<Applied>) -> Self {
+        self.recodings = recodings.into();
+        self
+    }
+
+    /// The top and bottom codes and roundings applied to the file's values
+    /// to make this dataset, in order (empty for the file as read).
+    pub fn recodings(&self) -> &[Applied] {
+        &self.recodings
+    }
+
+    /// The same dataset, recoded from `file_data` (the same rows and
+    /// columns, as read from the file).
+    pub fn recoded_from(mut self, file_data: Arc<Dataset>) -> Self {
+        debug_assert_eq!(file_data.n_rows(), self.n_rows());
+        self.file_data = Some(file_data);
+        self
+    }
+
+    /// The file's data this dataset was recoded from; `None` for data as
+    /// read.
+    pub fn file_data(&self) -> Option<&Arc<Dataset>> {
+        self.file_data.as_ref()
     }
 
     /// Records per row when the dataset is grouped, `None` when every row

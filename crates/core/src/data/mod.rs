@@ -12,6 +12,7 @@ pub mod number;
 pub mod output;
 mod population;
 mod project;
+pub mod recode;
 mod roles;
 mod rule;
 mod sensitivity;
@@ -26,12 +27,13 @@ pub use dataset::pack as pack_short;
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use formats::{load, InputFormat};
 pub use output::{stage_file, write_bytes, write_file, Inputs, Scratch, Staged, Temporaries};
-pub use population::{IndividualMethod, PopulationSettings};
+pub use population::{IndividualMethod, PopulationSettings, RiskyCellsRule};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, GroupedSource,
     HierarchySource, Params, Project, DEFAULT_P, DEFAULT_THRESHOLD, MAX_COMPARE_ENTRIES,
     PROJECT_VERSION,
 };
+pub use recode::{Applied as AppliedRecode, Recode, Threshold};
 pub use roles::{Role, Roles};
 pub use rule::{CompiledRule, Rule};
 pub use sensitivity::{CellSensitivity, SensitivitySource};

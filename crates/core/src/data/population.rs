@@ -71,6 +71,23 @@ pub struct PopulationSettings {
     /// attacker's attributes.
     #[serde(skip_serializing_if = "is_default")]
     pub attribute_risks: bool,
+    /// Column of household identifiers: household risk 1 − ∏(1 − r_i)
+    /// over its members' individual risks (`risk::household`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub household: Option<String>,
+    /// μ-ARGUS's threshold rule over combinations of the attacker's
+    /// attributes (`risk::risky_cells`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risky_cells: Option<RiskyCellsRule>,
+}
+
+/// Combinations of up to `max_size` key variables whose cells hold at
+/// most `threshold` records (sdcMicro's `riskyCells(maxDim, threshold)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiskyCellsRule {
+    pub max_size: usize,
+    pub threshold: u64,
 }
 
 impl PopulationSettings {

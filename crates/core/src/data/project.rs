@@ -52,6 +52,11 @@ pub struct Project {
     /// written before it existed load and save unchanged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compare: Vec<CompareEntry>,
+    /// Top and bottom codes and roundings of numeric columns, applied in
+    /// order to the file's data before any algorithm runs
+    /// (`data::recode`). Left out of the file when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recodes: Vec<super::Recode>,
 }
 
 /// One entry of the compare set: an algorithm and the parameters it is
@@ -364,6 +369,7 @@ impl Project {
             params: Params::default(),
             hierarchies: BTreeMap::new(),
             compare: Vec::new(),
+            recodes: Vec::new(),
         }
     }
 

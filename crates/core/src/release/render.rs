@@ -557,6 +557,11 @@ pub struct ReleaseJson {
     pub qi_partition: Vec<QiSubsetJson>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub local_buckets: Vec<LocalBucketJson>,
+    /// The top and bottom codes and roundings applied to the file's values
+    /// before the algorithm ran (`data::recode`), each with the cells it
+    /// changed: a published top value reads "this or more".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recodings: Vec<crate::data::AppliedRecode>,
 }
 
 impl ReleaseJson {
@@ -657,6 +662,7 @@ impl ReleaseJson {
                 })
                 .collect(),
             local_buckets,
+            recodings: ds.recodings().to_vec(),
         }
     }
 }

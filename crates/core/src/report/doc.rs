@@ -192,6 +192,11 @@ pub fn sections(r: &Report) -> Vec<Section> {
     if let Some(c) = &s.conditions {
         settings.push(vec!["conditions".into(), c.clone()]);
     }
+    // Applied to every record before the method ran: a published top code
+    // reads "this or more".
+    for applied in &s.recodings {
+        settings.push(vec!["recoded".into(), applied.describe()]);
+    }
     if !s.not_published.is_empty() {
         settings.push(vec![
             "not published".into(),

@@ -153,6 +153,10 @@ pub struct ReleaseSettings {
     /// (semi-sensitive ones, for algorithms that cannot keep their
     /// sensitive cells apart).
     pub not_published: Vec<String>,
+    /// The top and bottom codes and roundings applied to the data before
+    /// the method ran (`data::recode`), each with the cells it changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recodings: Vec<crate::data::AppliedRecode>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -413,6 +417,7 @@ pub fn build(
             time_ms: evaluation.time_ms,
             fingerprint,
             not_published,
+            recodings: session.recodings().to_vec(),
         },
         guarantees_hold: verification.all_hold(),
         guarantees,

@@ -11,7 +11,9 @@ use super::plain::{at_most, chance, count, list, percent};
 use super::Report;
 use crate::assess::{AssessReport, IndividualRiskReport, PopulationReport};
 use crate::risk::attributes::AttributeRisk;
+use crate::risk::household::HouseholdReport;
 use crate::risk::population::JournalistBasis;
+use crate::risk::risky_cells::RiskyCellsReport;
 use crate::risk::suda::SudaReport;
 
 /// Attribute combinations the report lists of each size (the riskiest).
@@ -28,6 +30,10 @@ pub struct SampleFigures {
     pub suda: Option<SudaReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribute_risks: Option<Vec<AttributeRisk>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_risk: Option<HouseholdReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risky_cells: Option<RiskyCellsReport>,
 }
 
 impl SampleFigures {
@@ -37,6 +43,8 @@ impl SampleFigures {
             individual_risk: a.individual_risk.clone(),
             suda: a.suda.clone(),
             attribute_risks: a.attribute_risks.clone(),
+            household_risk: a.household_risk.clone(),
+            risky_cells: a.risky_cells.clone(),
         }
     }
 
@@ -196,6 +204,86 @@ pub fn section(r: &Report) -> Option<Section> {
             i.expected_reidentifications,
             count(i.records_above_threshold as usize),
             super::plain::odds(r.risk.threshold)
+        )));
+    }
+    if let Some(h) = &s.household_risk {
+        let exposed: Vec<_> = h
+            .by_size
+            .iter()
+            .filter(|x| x.households_above_threshold > 0)
+            .collect();
+        // The smallest sizes, where one can read them; the rest summed.
+        const SIZES: usize = 5;
+        let mut sizes: Vec<String> = exposed
+            .iter()
+            .take(SIZES)
+            .map(|x| {
+                format!(
+                    "{} of {} households of {}",
+                    count(x.households_above_threshold as usize),
+                    count(x.households as usize),
+                    x.size
+                )
+            })
+            .collect();
+        if exposed.len() > SIZES {
+            let rest = &exposed[SIZES..];
+            sizes.push(format!(
+                "{} households of {} to {} people",
+                count(
+                    rest.iter()
+                        .map(|x| x.households_above_threshold as usize)
+                        .sum()
+                ),
+                rest[0].size,
+                rest[rest.len() - 1].size
+            ));
+        }
+        blocks.push(Block::Para(format!(
+            "People in one household recognise each other, so a household is exposed when any member is (household risk 1 − ∏(1 − r), over the members' risks: {}; households by '{}'): {} of {} households are above {}, holding {} people, {} of whom are not above it on their own{}. On average a person's household has {}; about {:.1} people are expected to be re-identified through their household.",
+            h.individual_risk,
+            h.household,
+            count(h.households_above_threshold as usize),
+            count(h.households as usize),
+            super::plain::odds(r.risk.threshold),
+            count(h.records_above_threshold as usize),
+            count(h.records_at_risk_through_household as usize),
+            if sizes.is_empty() {
+                String::new()
+            } else {
+                format!(" (by size: {})", list(&sizes))
+            },
+            chance(h.mean),
+            h.expected_reidentifications
+        )));
+    }
+    if let Some(c) = &s.risky_cells {
+        let worst: Vec<String> = {
+            let mut v: Vec<_> = c.combinations.iter().filter(|x| x.cells > 0).collect();
+            v.sort_by_key(|x| std::cmp::Reverse(x.cells));
+            v.iter()
+                .take(PER_SIZE)
+                .map(|x| {
+                    format!(
+                        "{{{}}} with {} cells",
+                        x.attributes.join(", "),
+                        count(x.cells as usize)
+                    )
+                })
+                .collect()
+        };
+        blocks.push(Block::Para(format!(
+            "The threshold rule (μ-ARGUS, sdcMicro's riskyCells): of the tables crossing up to {} of the attacker's attributes, {} cells hold at most {} {}, and {} people sit in at least one such cell{}.",
+            c.max_size,
+            count(c.total_cells as usize),
+            c.threshold,
+            if c.threshold == 1 { "person" } else { "people" },
+            count(c.records_in_risky_cells as usize),
+            if worst.is_empty() {
+                String::new()
+            } else {
+                format!("; the most: {}", list(&worst))
+            }
         )));
     }
     if let Some(su) = &s.suda {

@@ -8,12 +8,14 @@ pub mod attributes;
 mod breach;
 pub mod combinations;
 mod distribution;
+pub mod household;
 pub mod individual;
 mod linkage;
 mod local_breach;
 mod matching;
 mod original;
 pub mod population;
+pub mod risky_cells;
 mod simulator;
 pub mod suda;
 

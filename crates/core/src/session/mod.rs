@@ -17,9 +17,11 @@ use crate::algorithms::cbg::TreeCache;
 use crate::algorithms::full_domain::Metric;
 use crate::algorithms::{Options, Registry, Request};
 use crate::data::Conditions;
+use crate::data::{recode, AppliedRecode};
 use crate::data::{
     AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset, GroupedSource,
-    HierarchySource, Inputs, Params, PopulationSettings, Project, Role, Roles, SensitivitySource,
+    HierarchySource, Inputs, Params, PopulationSettings, Project, Recode, Role, Roles,
+    SensitivitySource,
 };
 use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -38,9 +40,18 @@ pub const DEMO_LABEL: &str = "demo.csv (embedded)";
 
 #[derive(Debug, Clone)]
 pub struct Session {
-    /// Shared, so that a session is cheap to copy: the TUI hands a copy to
-    /// every background job, which builds its request from it.
+    /// The data every algorithm, release and "after" figure reads: the
+    /// file's, recoded by the session's recodings when it has some
+    /// ([`Session::set_recodes`]; the file's as read is
+    /// [`Session::original`], what every "before" figure reads). Shared,
+    /// so that a session is cheap to copy: the TUI hands a copy to every
+    /// background job, which builds its request from it. Replace it with
+    /// [`Session::set_data`], which recodes the new data again.
     pub dataset: Arc<Dataset>,
+    /// Top and bottom codes and roundings, in the order applied
+    /// (`data::recode`): one list, so that every front end publishes the
+    /// same recoded values.
+    recodes: Vec<Recode>,
     /// The file the data came from; `None` for the embedded demo.
     pub source: Option<PathBuf>,
     pub csv: CsvOptions,
@@ -309,6 +320,7 @@ impl Session {
         let roles = Roles::new(dataset.n_cols());
         Session {
             dataset,
+            recodes: Vec::new(),
             source,
             csv,
             roles,
@@ -397,7 +409,15 @@ impl Session {
 
     /// Apply a project's settings to an already loaded dataset.
     pub fn with_project(dataset: impl Into<Arc<Dataset>>, project: &Project) -> Result<Self> {
-        let dataset = dataset.into();
+        let file_data = dataset.into();
+        // The hierarchies describe the values the algorithms see: the
+        // recoded ones.
+        let dataset = if project.recodes.is_empty() {
+            file_data
+        } else {
+            let (recoded, _) = recode::apply(&file_data, &project.recodes)?;
+            Arc::new(recoded.recoded_from(file_data))
+        };
         let roles = Roles::from_map(&dataset, &project.roles)?;
         let mut sensitivity = BTreeMap::new();
         for (name, s) in &project.sensitivity {
@@ -421,6 +441,7 @@ impl Session {
         };
         let mut s = Session {
             dataset,
+            recodes: project.recodes.clone(),
             source: project.data.path.clone(),
             csv: project.data.csv.clone(),
             roles,
@@ -519,7 +540,66 @@ impl Session {
             .map(|(name, h)| (name.clone(), h.source.clone()))
             .collect();
         p.compare = self.compare.clone();
+        p.recodes = self.recodes.clone();
         p
+    }
+
+    /// The file's data as read: what every "before" figure reads (the
+    /// data every algorithm reads is [`dataset`](Self::dataset), recoded
+    /// when the session has recodings).
+    pub fn original(&self) -> &Arc<Dataset> {
+        self.dataset.file_data().unwrap_or(&self.dataset)
+    }
+
+    /// The session's recodings, in the order applied.
+    pub fn recodes(&self) -> &[Recode] {
+        &self.recodes
+    }
+
+    /// What the recodings did: per recoding, the threshold it resolved to
+    /// and the cells it changed (empty without recodings).
+    pub fn recodings(&self) -> &[AppliedRecode] {
+        self.dataset.recodings()
+    }
+
+    /// Recode the file's data by `recodes` (replacing the session's; none
+    /// restores the file's values): [`dataset`](Self::dataset) becomes the
+    /// recoded data, and every request, release and "after" figure reads
+    /// it. Refused, the session unchanged: what `data::recode::apply`
+    /// refuses, and a hierarchy that does not cover a recoded column's
+    /// new values. Returns what each recoding did; the caller shows
+    /// [`AppliedRecode::warning`]s.
+    pub fn set_recodes(&mut self, recodes: Vec<Recode>) -> Result<Vec<AppliedRecode>> {
+        let file_data = Arc::clone(self.original());
+        if recodes.is_empty() {
+            self.dataset = file_data;
+            self.recodes = recodes;
+            return Ok(Vec::new());
+        }
+        let (recoded, applied) = recode::apply(&file_data, &recodes)?;
+        for (name, held) in &self.hierarchies {
+            if !recodes.iter().any(|r| r.column() == name) {
+                continue;
+            }
+            let c = recoded.column_index(name)?;
+            held.hierarchy.validate(recoded.col(c)).map_err(|e| {
+                Error::invalid(
+                    Parameter::Recode,
+                    format!("the hierarchy of '{name}' does not fit the recoded values: {e}"),
+                )
+            })?;
+        }
+        self.dataset = Arc::new(recoded.recoded_from(file_data));
+        self.recodes = recodes;
+        Ok(applied)
+    }
+
+    /// Replace the file's data by `data` (same columns; a sample of it,
+    /// say) and recode it by the session's recodings again.
+    pub fn set_data(&mut self, data: Arc<Dataset>) -> Result<Vec<AppliedRecode>> {
+        self.dataset = data;
+        let recodes = std::mem::take(&mut self.recodes);
+        self.set_recodes(recodes)
     }
 
     /// The request the session describes for one algorithm: its QIs,
@@ -678,9 +758,12 @@ impl Session {
     }
 
     /// Sensitive rows of a semi-sensitive column (empty when it has no source).
+    /// A rule reads the file's values (`age >= 60` is about the person),
+    /// not the recoded ones: the rows are the same.
     pub fn sensitive_cells(&self, column: usize) -> Result<FixedBitSet> {
+        let ds = self.original();
         match self.sensitivity.get(&column) {
-            Some(s) => s.resolve(&self.dataset, self.dataset.col(column).name()),
+            Some(s) => s.resolve(ds, ds.col(column).name()),
             None => Ok(FixedBitSet::with_capacity(self.dataset.n_rows())),
         }
     }
@@ -854,5 +937,91 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("'Male'"), "{e}");
+    }
+
+    #[test]
+    fn recodings_travel_with_the_project_and_leave_before_to_the_file() {
+        let mut s = Session::demo().unwrap();
+        let age = s.dataset.column_index("age").unwrap();
+        let max = |ds: &Dataset| {
+            let c = ds.col(age);
+            c.codes()
+                .iter()
+                .filter_map(|&k| c.number(k))
+                .fold(0.0, f64::max)
+        };
+        let file_max = max(&s.dataset);
+        assert!(file_max > 60.0);
+        let recodes = vec![
+            Recode::parse_round("age=5").unwrap(),
+            Recode::parse_coding(crate::data::recode::Method::TopCode, "age=60").unwrap(),
+        ];
+        let applied = s.set_recodes(recodes.clone()).unwrap();
+        assert_eq!(applied.len(), 2);
+        assert_eq!(s.recodings(), &applied[..]);
+        assert_eq!(max(&s.dataset), 60.0);
+        assert_eq!(max(s.original()), file_max, "the file's data is kept");
+        // Every request reads the recoded data.
+        let req = s.request("mondrian", 3, 2).unwrap();
+        assert!(std::ptr::eq(req.ds, &*s.dataset));
+        // Saved and reopened from the file's data: the same recoded data.
+        let p = s.to_project();
+        assert_eq!(p.recodes, recodes);
+        let back = Session::with_project(s.original().clone(), &p).unwrap();
+        assert_eq!(back.dataset, s.dataset);
+        assert_eq!(back.to_project(), p);
+        // A sample (or any new data) is recoded again.
+        let mut t = s.clone();
+        t.set_data(s.original().clone()).unwrap();
+        assert_eq!(t.dataset, s.dataset);
+        // None restores the file's values.
+        s.set_recodes(Vec::new()).unwrap();
+        assert_eq!(max(&s.dataset), file_max);
+        assert!(s.recodings().is_empty());
+    }
+
+    #[test]
+    fn a_hierarchy_must_cover_the_recoded_values() {
+        let mut s = Session::demo().unwrap();
+        let age = s.dataset.column_index("age").unwrap();
+        let col = s.dataset.col(age);
+        // Every value of the file, none of the multiples of 7 it lacks.
+        let rows: Vec<Vec<String>> = col
+            .dictionary()
+            .iter()
+            .map(|v| vec![v.to_string(), "*".to_string()])
+            .collect();
+        let held = HeldHierarchy::load(&s.dataset, age, HierarchySource::Inline(rows)).unwrap();
+        s.hierarchies.insert("age".into(), held);
+        let before = s.dataset.clone();
+        let e = s
+            .set_recodes(vec![Recode::parse_round("age=7").unwrap()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("hierarchy of 'age'"), "{e}");
+        assert_eq!(s.dataset, before, "refused, the session is unchanged");
+        assert!(s.recodes().is_empty());
+    }
+
+    #[test]
+    fn a_project_with_a_recoding_it_cannot_apply_is_refused_naming_it() {
+        let s = Session::demo().unwrap();
+        let mut p = s.to_project();
+        p.recodes = vec![Recode::parse_round("sex=5").unwrap()];
+        let e = Session::with_project(s.dataset.clone(), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'sex' is categorical"), "{e}");
+        p.recodes = vec![Recode::parse_round("height=5").unwrap()];
+        let e = Session::with_project(s.dataset.clone(), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'height'"), "{e}");
+        let mut json: serde_json::Value = serde_json::from_str(&s.to_project().to_json()).unwrap();
+        json["recodes"] = serde_json::json!([{"method": "round", "column": "age", "base": -1}]);
+        let e = Project::from_json(&json.to_string(), Path::new("p.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("p.json") && e.contains("above 0"), "{e}");
     }
 }

@@ -218,7 +218,8 @@ impl Session {
                 Setting::SemiSensitiveAttribute,
             ));
         }
-        let ds = self.dataset.clone();
+        // Rules read the file's values, as `Session::sensitive_cells` does.
+        let ds = self.original().clone();
         let targeted = cells.iter().filter(|c| !c.fills_in());
         for cells in targeted {
             let targets = match (&cells.column, &cells.source) {

@@ -47,8 +47,10 @@ impl App {
         }
         let project_file = self.project_path();
         let dir = dir.unwrap_or_else(|| beside(&project_file, export::REPORT_DIR));
+        // The file's data: the project's recodings are applied again when
+        // the job reopens the session from the project.
         let job = report_job(
-            Arc::clone(self.session.dataset()),
+            Arc::clone(self.session.session().original()),
             self.to_project(),
             project_file,
             dir,

@@ -246,6 +246,8 @@ impl App {
             Command::Population(_)
             | Command::Weights(_)
             | Command::Suda(_)
+            | Command::Household(_)
+            | Command::RiskyCells(_)
             | Command::AttributeRisks(_) => {
                 let notice = self.set_measures(command)?;
                 self.notice = Some(notice);
@@ -346,6 +348,27 @@ impl App {
                 p.suda_max_size = m;
                 m.map_or("no special uniques".into(), |m| {
                     format!("special uniques of up to {m} attributes")
+                })
+            }
+            Command::Household(Some(col)) => {
+                if self.session.dataset().column_index(&col).is_err() {
+                    return Err(format!(":household: no column '{col}' in the data"));
+                }
+                let notice = format!("household risk by '{col}': the Risk screen's model panel");
+                p.household = Some(col);
+                notice
+            }
+            Command::Household(None) => {
+                p.household = None;
+                "no household risk".into()
+            }
+            Command::RiskyCells(rule) => {
+                p.risky_cells = rule.map(|(max_size, threshold)| anonlab::data::RiskyCellsRule {
+                    max_size,
+                    threshold,
+                });
+                rule.map_or("no risky cells".into(), |(m, t)| {
+                    format!("risky cells: up to {m} attributes, at most {t} records a cell")
                 })
             }
             Command::AttributeRisks(on) => {

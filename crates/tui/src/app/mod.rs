@@ -776,8 +776,15 @@ impl App {
             self.session.table().n_rows(),
         );
         self.data.follow_cursor(self.session.table().n_rows());
+        // The list's page as drawn when it is shown (on a short terminal
+        // it has the body to itself).
+        let list = layout::RiskRows {
+            shown: layout::RiskPanel::List,
+            ..self.risk_rows()
+        };
         self.risk.state.list_page =
-            usize::from(layout::risk_list_viewport(area, self.risk_rows()).height).max(1);
+            usize::from(layout::risk_list_viewport(area, list).height).max(1);
+        self.risk.state.compact = layout::risk_compact(layout::bands(area).body);
         let published = layout::anonymize_table_viewport(area);
         self.anon.state.table.page = usize::from(published.height).max(1);
         let views = layout::anonymize_views_viewport(area);
@@ -789,6 +796,6 @@ impl App {
     /// The Risk screen's layout heights: the prefix table's rows and the
     /// model panel's lines (none without the statistics offices' measures).
     pub fn risk_rows(&self) -> layout::RiskRows {
-        crate::screens::risk::layout_rows(&self.session)
+        crate::screens::risk::layout_rows(&self.session, &self.risk.state)
     }
 }

@@ -116,6 +116,11 @@ impl App {
     pub fn risk(&self) -> &RiskState {
         &self.risk.state
     }
+    /// The values the Risk screen's list shows, in full, for row `r`.
+    pub fn risk_record_values(&self, r: usize) -> String {
+        let mark = crate::widgets::SENSITIVE_MARK;
+        self.risk.record_values(&self.session, r, mark).1
+    }
     /// The session baseline's job (the Risk screen's "before").
     pub fn job(&self) -> &JobState {
         self.session.baseline_job()

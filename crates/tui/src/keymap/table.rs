@@ -151,7 +151,7 @@ impl Default for KeyMap {
                 risk,
                 &[I::ch('h'), I::key(K::Left)],
                 A::Left,
-                "focus the attribute picker",
+                "focus the attribute picker (a short terminal: then the figures)",
             ),
             b(
                 risk,

@@ -116,6 +116,8 @@ pub fn has_measures(s: &SampleRisks) -> bool {
         || s.individual.is_some()
         || s.suda.is_some()
         || s.attribute_risks.is_some()
+        || s.household.is_some()
+        || s.risky_cells.is_some()
 }
 
 /// A probability as the screen prints it (the figures table's 4 decimals).
@@ -245,6 +247,26 @@ pub fn model_lines(a: &Assessment, model: RiskModel, threshold: f64) -> Vec<Stri
             count(su.records_with_msu),
             p4(su.dis_suda.mean),
             p4(su.dis_suda.max)
+        ));
+    }
+    if let Some(h) = &s.household {
+        lines.push(format!(
+            "households by '{}': mean {}, max {}; {} of {} households above {threshold:.3}, {} records only through theirs",
+            h.household,
+            p4(h.mean),
+            p4(h.max),
+            count(h.households_above_threshold),
+            count(h.households),
+            count(h.records_at_risk_through_household)
+        ));
+    }
+    if let Some(c) = &s.risky_cells {
+        lines.push(format!(
+            "risky cells (≤ {} records, up to {} attributes): {} cells, {} records in one",
+            c.threshold,
+            c.max_size,
+            count(c.total_cells),
+            count(c.records_in_risky_cells)
         ));
     }
     lines

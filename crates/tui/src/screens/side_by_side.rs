@@ -99,12 +99,15 @@ impl SideBySide {
         self.right_headers = view.headers.clone();
         self.left_widths = self.left_headers.iter().map(|h| text_width(h)).collect();
         self.right_widths = view.widths.clone();
+        // The file's values, before any top code or rounding (the same
+        // columns and rows as `ds`).
+        let file = ds.file_data().map_or(ds, |f| &**f);
         for record in visible_window(n, self.top, self.page) {
             let original: Vec<String> = self
                 .columns
                 .iter()
                 .map(|&c| {
-                    let col = ds.col(c);
+                    let col = file.col(c);
                     col.display(col.code(record)).to_string()
                 })
                 .collect();

@@ -124,8 +124,9 @@ impl super::SessionState {
         if !force && (self.baseline_current() || self.baseline_requested == Some(key)) {
             return;
         }
+        // "Before" is the file as read: recodings are part of the release.
         let job = baseline_job(
-            Arc::clone(self.dataset()),
+            Arc::clone(self.session().original()),
             self.label.clone(),
             self.roles().clone(),
             self.attacker(),

@@ -181,6 +181,63 @@ fn check(claim: impl Into<String>, result: Result<String, String>) -> Check {
     }
 }
 
+/// A recoding the dataset says was applied (`data::recode`) holds of its
+/// values, by its definition: after a top code no value lies above the
+/// threshold but the replacement (a bottom code: below), after a rounding
+/// every value is a multiple of the base. The dataset's values are the
+/// published ones, so this is what a reader of the release can count on.
+fn recoding_holds(applied: &crate::data::AppliedRecode, ds: &Dataset) -> Result<String, String> {
+    use crate::data::number::Decimal;
+    use crate::data::recode::{round_to, Method};
+    let col = ds
+        .column(&applied.column)
+        .map_err(|e| format!("the recoded column is not in the data: {e}"))?;
+    let number = |t: &Option<String>| t.as_deref().and_then(Decimal::parse);
+    let mut values = (0..col.cardinality() as u32).filter_map(|c| col.decimal(c));
+    let bad = match applied.method {
+        Method::TopCode | Method::BottomCode => {
+            let (Some(t), Some(r)) = (number(&applied.threshold), number(&applied.replacement))
+            else {
+                return Err("the recoding names no threshold or replacement".into());
+            };
+            let top = applied.method == Method::TopCode;
+            values
+                .filter(|v| if top { *v > t } else { *v < t })
+                .find(|v| *v != r)
+        }
+        Method::Round => {
+            let base = Decimal::parse(&applied.given)
+                .filter(|b| *b > Decimal::zero())
+                .ok_or_else(|| format!("the base '{}' is not above 0", applied.given))?;
+            values.find(|v| round_to(v, &base).as_ref() != Some(v))
+        }
+    };
+    let name = &applied.column;
+    let holds = match applied.method {
+        Method::TopCode | Method::BottomCode => {
+            let side = if applied.method == Method::TopCode {
+                "above"
+            } else {
+                "below"
+            };
+            let t = applied.threshold.as_deref().unwrap_or("?");
+            match applied.replacement.as_deref() {
+                Some(r) if r != t => {
+                    format!("no value of '{name}' {side} {t} but the replacement {r}")
+                }
+                _ => format!("no value of '{name}' {side} {t}"),
+            }
+        }
+        Method::Round => format!("every value of '{name}' a multiple of {}", applied.given),
+    };
+    match bad {
+        None => Ok(holds),
+        Some(v) => Err(format!(
+            "'{name}' holds {v}, which the recoding does not leave"
+        )),
+    }
+}
+
 /// What the verifier may take from the risk measurements of the same
 /// release instead of computing it again: the matching index and the
 /// breach probabilities of one attribute. Both come from the `risk`
@@ -213,6 +270,15 @@ pub fn verify_with(release: &Release, ds: &Dataset, shared: Shared<'_>) -> Verif
         "identifiers are not published",
         identifiers(release, ds),
     ));
+    for applied in ds.recodings() {
+        checks.push(check(
+            format!(
+                "{} {}={} holds",
+                applied.method, applied.column, applied.given
+            ),
+            recoding_holds(applied, ds),
+        ));
+    }
     if fits_ok {
         checks.push(check(
             "every row published once or suppressed",

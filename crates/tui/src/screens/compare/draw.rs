@@ -360,7 +360,9 @@ fn identity(n: usize, e: &EntryState) -> Vec<Span<'static>> {
             format!("{:>wn$} ", format!("{}{}", marker_of(n), n + 1)),
             Style::new().fg(color_of(n)),
         ),
-        Span::raw(format!("{:<wa$} ", en.algorithm)),
+        // An id longer than the column ("local-suppression") is cut with
+        // "…"; padding alone pushed k, l and the seed off their headers.
+        Span::raw(format!("{:<wa$} ", widgets::cut(&en.algorithm, wa))),
         Span::raw(format!("{:>wk$} ", en.k)),
         Span::raw(format!("{lp:>wl$} ")),
         Span::raw(format!("{:>ws$} ", en.seed)),

@@ -191,6 +191,32 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
     )
     .height(HEADER_HEIGHT);
 
+    // Each column's cells on screen cut to its width with "…", two
+    // different values never alike ("Handlers-clea…" beside
+    // "Handlers-clea…" for two values; a narrowed column (<) cut them
+    // without a mark).
+    let fitted: Vec<Vec<String>> = view
+        .columns
+        .iter()
+        .map(|&(c, w)| {
+            let col = ds.col(c);
+            let texts: Vec<String> = rows_on_screen
+                .clone()
+                .map(|pos| {
+                    let r = view.order.record(pos);
+                    let text = col.display(col.code(r));
+                    if session.table_cell_sensitive(r, c) {
+                        format!("{SENSITIVE_MARK}{text}")
+                    } else {
+                        text.to_string()
+                    }
+                })
+                .collect();
+            let cells: Vec<&str> = texts.iter().map(String::as_str).collect();
+            widgets::fit_column(&cells, usize::from(w))
+        })
+        .collect();
+    let first = rows_on_screen.start;
     let rows = rows_on_screen.map(|pos| {
         let r = view.order.record(pos);
         let number_style = if pos == view.row {
@@ -200,15 +226,10 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, DataScreen>) {
         };
         let number = Cell::new(Line::from((r + 1).to_string()).right_aligned()).style(number_style);
         Row::new(
-            std::iter::once(number).chain(view.columns.iter().map(|&(c, _)| {
+            std::iter::once(number).chain(view.columns.iter().enumerate().map(|(i, &(c, _))| {
                 let col = ds.col(c);
-                let text = col.display(col.code(r));
                 let sensitive = session.table_cell_sensitive(r, c);
-                let line = if sensitive {
-                    Line::from(format!("{SENSITIVE_MARK}{text}"))
-                } else {
-                    Line::from(text)
-                };
+                let line = Line::from(fitted[i][pos - first].clone());
                 let line = if col.is_numeric() {
                     line.right_aligned()
                 } else {

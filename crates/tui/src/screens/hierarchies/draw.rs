@@ -17,9 +17,7 @@ use crate::screens::hierarchies::HierarchiesScreen;
 use crate::screens::hierarchies::{DialogKind, Focus, HierarchyDialog, TreeView};
 use crate::screens::Drawn;
 use crate::shared::JobState;
-use crate::widgets::{
-    centered, compact, cursor_style, cut, dim, role_style, thousands, title_style,
-};
+use crate::widgets::{centered, compact, cursor_style, dim, role_style, thousands, title_style};
 use anonlab::data::Role;
 use anonlab::hierarchy::LevelStats;
 use anonlab::stats::{CorrelationMatrix, Measure};
@@ -74,6 +72,9 @@ fn draw_attributes(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScree
         ));
     let inner = block.inner(area);
     let top = window_top(h.cursor, usize::from(inner.height));
+    // Two names never alike in the column (`fit_column`).
+    let all: Vec<&str> = (0..ds.n_cols()).map(|c| ds.col(c).name()).collect();
+    let names = crate::widgets::fit_column(&all, 16);
     let lines: Vec<Line> = (top..ds.n_cols())
         .take(usize::from(inner.height))
         .map(|c| {
@@ -88,7 +89,7 @@ fn draw_attributes(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScree
             };
             let mut line = Line::from(vec![
                 Span::styled(format!("{} ", role_tag(role)), role_style(role)),
-                Span::raw(format!("{:<16} ", cut(col.name(), 16))),
+                Span::raw(format!("{:<16} ", names[c])),
                 what,
             ]);
             if c == h.cursor {
@@ -169,19 +170,21 @@ fn draw_matrix(frame: &mut Frame, area: Rect, d: &Drawn<'_, HierarchiesScreen>) 
         block
     };
     let mut lines = vec![Line::from(Span::styled(s.measure.describe(), dim()))];
+    // Two columns' names never alike ("occupation" and "occupation_2"
+    // were both "occu…").
+    let names: Vec<&str> = m.columns.iter().map(String::as_str).collect();
+    let heads = crate::widgets::fit_column(&names, CELL - 1);
+    let labels = crate::widgets::fit_column(&names, ROW_LABEL);
     let mut header = vec![Span::raw(" ".repeat(ROW_LABEL + 1))];
     header.extend(
-        m.columns
+        heads
             .iter()
             .take(shown)
-            .map(|c| Span::styled(format!("{:<CELL$}", cut(c, CELL - 1)), dim())),
+            .map(|c| Span::styled(format!("{c:<CELL$}"), dim())),
     );
     lines.push(Line::from(header));
-    for (i, name) in m.columns.iter().enumerate() {
-        let mut row = vec![Span::styled(
-            format!("{:<w$} ", cut(name, ROW_LABEL), w = ROW_LABEL),
-            dim(),
-        )];
+    for (i, label) in labels.iter().enumerate() {
+        let mut row = vec![Span::styled(format!("{label:<w$} ", w = ROW_LABEL), dim())];
         for j in 0..shown.min(n) {
             let cell = match m.get(i, j) {
                 None => Span::styled(format!("{:^w$}", "–", w = CELL - 1), dim()),

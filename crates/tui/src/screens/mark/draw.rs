@@ -94,7 +94,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View<'_>, d: &MarkDialo
         )),
         Err(e) => hint(&format!("not yet a source: {e}")),
     });
-    lines.push(hint("replaces the column's marks, hand toggles included"));
+    lines.push(hint("replaces the column's marks, hand toggles too"));
     lines.push(Line::from(""));
     if let Some(e) = &d.error {
         lines.push(Line::from(Span::styled(

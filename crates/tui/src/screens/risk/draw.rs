@@ -18,7 +18,7 @@ use crate::screens::Drawn;
 use crate::shared::text_width;
 use crate::shared::{JobState, SENSITIVE_MARK};
 use crate::widgets::{
-    self, before_after, cursor_style, dim, fit_items, line_series, percent, role_style, thousands,
+    self, before_after, cursor_style, dim, line_series, percent, role_style, thousands,
     title_style, too_small, unit_axis, CHART_MIN,
 };
 
@@ -28,7 +28,7 @@ const BEFORE_COLOR: Color = Color::Cyan;
 const AFTER_COLOR: Color = Color::Magenta;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, RiskScreen>) {
-    let a = risk_areas(body, super::layout_rows(d.session));
+    let a = risk_areas(body, super::layout_rows(d.session, &d.me.state));
     draw_picker(frame, a.picker, d);
     draw_prefix(frame, a.prefix, d);
     draw_figures(frame, a.figures, d);
@@ -132,10 +132,11 @@ fn draw_picker(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     let ds = d.session.dataset();
     let order = session.order();
     let known = session.known_columns().len();
-    let block = panel(
-        format!(" Attacker knows {known} of {} ", order.len()),
-        risk.focus == RiskFocus::Picker,
-    );
+    let mut title = format!(" Attacker knows {known} of {} ", order.len());
+    if risk.compact {
+        title.push_str("(← figures → records) ");
+    }
+    let block = panel(title, risk.focus == RiskFocus::Picker);
     if order.is_empty() {
         let text = Paragraph::new(vec![
             Line::from("No quasi-identifier or semi-sensitive"),
@@ -276,6 +277,9 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
             "(out of date) ",
             Style::new().fg(Color::Yellow),
         ));
+    }
+    if risk.compact {
+        title.push(Span::styled("→ attacker, records ", dim()));
     }
     let block = Block::bordered().title(Line::from(title));
     let (Some(measures), Some(before)) = (&risk.before, session.baseline()) else {
@@ -441,6 +445,9 @@ fn draw_list(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     if listed.len() < above {
         title.push_str(&format!("(first {}) ", thousands(listed.len() as u64)));
     }
+    if risk.compact {
+        title.push_str("(← attacker) ");
+    }
     let block = panel(title, focused);
     let after = risk.after.as_ref();
     let unavailable = match risk.list {
@@ -491,9 +498,20 @@ fn draw_list(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
     });
     let first = page_top(risk.list_cursor, page);
     let end = (first + page).min(listed.len());
+    // The values of the rows on screen, cut so that two records' values
+    // never read alike.
+    let shown: Vec<(Option<u32>, String)> = listed[first..end]
+        .iter()
+        .map(|l| {
+            d.me.record_values(d.session, l.row as usize, SENSITIVE_MARK)
+        })
+        .collect();
+    let texts: Vec<&str> = shown.iter().map(|(_, v)| v.as_str()).collect();
+    let fitted = widgets::fit_items_column(&texts, values_width);
     let rows = listed[first..end].iter().enumerate().map(|(i, l)| {
         let r = l.row as usize;
-        let (gid, values) = d.me.record_values(d.session, r, SENSITIVE_MARK);
+        let gid = shown[i].0;
+        let values = &fitted[i];
         let after_pr = match (risk.list, after) {
             (RecordList::Before, Some(a)) => probability(a.matches[r]),
             _ => String::new(),
@@ -520,7 +538,7 @@ fn draw_list(frame: &mut Frame, area: Rect, d: &Drawn<'_, RiskScreen>) {
             ]
             .into_iter()
             .chain(extra)
-            .chain([Cell::new(fit_items(&values, values_width))])
+            .chain([Cell::new(values.clone())])
             .collect::<Vec<_>>(),
         );
         if focused && first + i == risk.list_cursor {

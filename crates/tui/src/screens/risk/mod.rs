@@ -204,6 +204,13 @@ pub struct RiskState {
     /// The baseline `before` was derived from.
     before_of: Option<Arc<Before>>,
     pub focus: RiskFocus,
+    /// Whether the terminal is short enough for one panel at a time
+    /// (`layout::risk_compact`), set with the list's page.
+    pub compact: bool,
+    /// On a short terminal, whether the figures are shown rather than the
+    /// focused panel: they are, until ← or → goes to the picker or the
+    /// list.
+    pub figures: bool,
     pub list: RecordList,
     /// Index into the shown list.
     pub list_cursor: usize,
@@ -233,6 +240,8 @@ impl RiskScreen {
                 before: None,
                 before_of: None,
                 focus: RiskFocus::Picker,
+                compact: false,
+                figures: true,
                 list: RecordList::Before,
                 list_cursor: 0,
                 list_page: 1,
@@ -293,8 +302,18 @@ impl RiskScreen {
         let on_list = r.focus == RiskFocus::Records;
         let lc = &mut r.list_cursor;
         match *action {
-            Action::Left => r.focus = RiskFocus::Picker,
-            Action::Right => r.focus = RiskFocus::Records,
+            // On a short terminal ← and → go through the figures, the
+            // picker and the list, one panel at a time.
+            Action::Left if r.compact && r.focus == RiskFocus::Picker => r.figures = true,
+            Action::Right if r.compact && r.figures => r.figures = false,
+            Action::Left => {
+                r.focus = RiskFocus::Picker;
+                r.figures = false;
+            }
+            Action::Right => {
+                r.focus = RiskFocus::Records;
+                r.figures = false;
+            }
             Action::Up if on_list => *lc = lc.saturating_sub(1),
             Action::Down if on_list => *lc = (*lc + 1).min(listed.saturating_sub(1)),
             Action::PageUp if on_list => *lc = lc.saturating_sub(page),
@@ -371,6 +390,7 @@ impl RiskScreen {
                 };
                 r.list_cursor = 0;
                 r.focus = RiskFocus::Records;
+                r.figures = false;
             }
             Action::Recompute => {
                 session.request_baseline(true);
@@ -585,9 +605,19 @@ mod draw;
 
 /// The Risk screen's layout heights: the prefix table's rows and the
 /// model panel's lines (none without the statistics offices' measures).
-pub fn layout_rows(session: &SessionState) -> layout::RiskRows {
+pub fn layout_rows(session: &SessionState, state: &RiskState) -> layout::RiskRows {
+    let shown = if state.figures {
+        layout::RiskPanel::Figures
+    } else if state.focus == RiskFocus::Picker {
+        layout::RiskPanel::Picker
+    } else {
+        layout::RiskPanel::List
+    };
     let Some(b) = session.baseline() else {
-        return layout::RiskRows::default();
+        return layout::RiskRows {
+            shown,
+            ..Default::default()
+        };
     };
     let a = &b.assessment;
     let model = if super::risk_models::has_measures(&a.sample) {
@@ -598,6 +628,7 @@ pub fn layout_rows(session: &SessionState) -> layout::RiskRows {
     layout::RiskRows {
         prefix: a.simulation.prefix.len() as u16,
         model,
+        shown,
     }
 }
 
@@ -638,6 +669,7 @@ impl super::Component for RiskScreen {
                 let row = listed[i].row as usize;
                 self.state.list_cursor = i;
                 self.state.focus = RiskFocus::Records;
+                self.state.figures = false;
                 format!("/{q}: record of row {}", row + 1)
             }
             None => format!("'{q}' not found in the records above the threshold"),
@@ -647,7 +679,7 @@ impl super::Component for RiskScreen {
     /// A click selects; Enter jumps to the record, as from the keys, so a
     /// click never leaves the screen.
     fn click(&mut self, area: Rect, at: Position, cx: &mut super::Context<'_>) {
-        let prefix = layout_rows(cx.session);
+        let prefix = layout_rows(cx.session, &self.state);
         let r = &self.state;
         let order = cx.session.order().len();
         let listed = r.shown_list(cx.session).0.len();

@@ -38,12 +38,16 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>
     let title = match report {
         Some(r) => Line::from(vec![
             Span::styled(" Lattice ", title_style()),
+            // Cut with "…" to the border (it clipped "(L closes" there).
             Span::styled(
-                format!(
-                    "of {}: {} nodes, {} checked  (L closes) ",
-                    r.attributes.join(", "),
-                    thousands(r.lattice_size as u64),
-                    thousands(r.checked as u64)
+                crate::widgets::cut(
+                    &format!(
+                        "of {}: {} nodes, {} checked  (L closes) ",
+                        r.attributes.join(", "),
+                        thousands(r.lattice_size as u64),
+                        thousands(r.checked as u64)
+                    ),
+                    usize::from(area.width.saturating_sub(2 + 9)),
                 ),
                 dim(),
             ),

@@ -14,7 +14,7 @@ mod record;
 mod side_by_side;
 mod sweep;
 
-use crate::layout::{anonymize_areas, anonymize_compact, ANON_PARAMS_WIDTH};
+use crate::layout::{anonymize_areas, anonymize_compact, anonymize_view_area, ANON_PARAMS_WIDTH};
 use crate::screens::anonymize::AnonymizeScreen;
 use crate::screens::anonymize::{Param, QueriesState};
 use crate::screens::release::{AnonymizeView, Curve};
@@ -28,30 +28,45 @@ use anonlab::release::short_fingerprint;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     let a = anonymize_areas(body);
-    draw_params(frame, a.params, d);
-    draw_figures(frame, a.figures, d);
-    if a.checks.height > 0 {
-        draw_checks(frame, a.checks, d);
+    // A view over the charts and the table: on a short terminal it has the
+    // whole body (`anonymize_view_area`), drawn over nothing.
+    let views = anonymize_view_area(body);
+    let compact = anonymize_compact(body.height);
+    let open = d.me.sweep.open
+        || d.me.state.lattice.open
+        || d.me.state.side_by_side.open
+        || (d.me.state.show_detail && compact);
+    if !open || views != body {
+        draw_params(frame, a.params, d);
+        if d.me.state.blocked.is_some() && a.checks.x == a.figures.x {
+            // Nothing to verify: the reason it cannot run has the checks'
+            // rows too, so it is read whole on a short terminal.
+            draw_figures(frame, a.figures.union(a.checks), d);
+        } else {
+            draw_figures(frame, a.figures, d);
+            if a.checks.height > 0 {
+                draw_checks(frame, a.checks, d);
+            }
+        }
+        draw_gauge(frame, a.gauge, d);
     }
-    draw_gauge(frame, a.gauge, d);
     if d.me.sweep.open {
-        sweep::draw(frame, a.breach.union(a.reid).union(a.table), d);
+        sweep::draw(frame, views, d);
         return;
     }
     if d.me.state.lattice.open {
-        lattice::draw(frame, a.breach.union(a.reid).union(a.table), d);
+        lattice::draw(frame, views, d);
         return;
     }
     if d.me.state.side_by_side.open {
-        side_by_side::draw(frame, a.breach.union(a.reid).union(a.table), d);
+        side_by_side::draw(frame, views, d);
         return;
     }
     let view = d.me.state.view.as_ref();
-    let compact = anonymize_compact(body.height);
     if d.me.state.show_detail {
         if compact {
             // No room for both: the record takes the table's rows.
-            record::draw(frame, a.breach.union(a.reid).union(a.table), d);
+            record::draw(frame, views, d);
         } else {
             record::draw(frame, a.breach.union(a.reid), d);
             draw_table(frame, a.table, d);
@@ -820,6 +835,15 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     if !view.not_published.is_empty() {
         title.push(Span::styled(
             format!("not published: {} ", view.not_published.join(", ")),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    // Recodings change the values every row shows: said with the table.
+    let recodings = d.session.dataset().recodings();
+    if !recodings.is_empty() {
+        let said: Vec<String> = recodings.iter().map(|r| r.short()).collect();
+        title.push(Span::styled(
+            format!("recoded: {} ", said.join(", ")),
             Style::new().fg(Color::Yellow),
         ));
     }

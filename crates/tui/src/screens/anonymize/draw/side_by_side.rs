@@ -18,22 +18,32 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>
     let view = d.me.state.view.as_ref();
     let mut title = vec![Span::styled(" Before │ after ", title_style())];
     match view {
-        Some(v) if !s.rows.is_empty() => title.push(Span::styled(
-            format!(
-                "records {}–{} of {}, file order; {} suppressed{} ",
+        Some(v) if !s.rows.is_empty() => {
+            let records = format!(
+                "records {}–{} of {}",
                 thousands(s.top as u64 + 1),
                 thousands((s.top + s.rows.len()) as u64),
                 thousands(n as u64),
-                thousands(v.release.suppressed_rows.len() as u64),
-                // The legend where there is room for it.
-                if area.width >= 100 {
-                    "; yellow: changed  (b closes)"
-                } else {
-                    ""
-                }
-            ),
-            dim(),
-        )),
+            );
+            let suppressed = thousands(v.release.suppressed_rows.len() as u64);
+            // The legend where there is room for it; on a narrow view the
+            // short form, then that cut with "…" (the border clipped
+            // "0 suppressed" to "0 suppr").
+            let room = usize::from(area.width.saturating_sub(2)).saturating_sub(16);
+            let long = if area.width >= 100 {
+                format!(
+                    "{records}, file order; {suppressed} suppressed; yellow: changed  (b closes) "
+                )
+            } else {
+                format!("{records}, file order; {suppressed} suppressed ")
+            };
+            let text = if Span::raw(long.as_str()).width() <= room {
+                long
+            } else {
+                widgets::cut(&format!("{records}; {suppressed} suppressed "), room)
+            };
+            title.push(Span::styled(text, dim()));
+        }
         _ => title.push(Span::styled("no release yet  (b closes) ", dim())),
     }
     let block = Block::bordered().title(Line::from(title));
