@@ -258,14 +258,9 @@ fn opt(x: Option<f64>, digits: usize) -> String {
     }
 }
 
-/// The figures of the recoded data, after the file's.
-fn human_recoded(r: &AssessReport, s: &Session) -> String {
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "\nafter recoding (what the algorithms read; the attacker knows the recoding):"
-    );
-    o.push_str(&super::recode_args::human(s.recodings()));
+/// The lines every readable report opens its figures with: classes, the
+/// smallest class and the sample uniques.
+fn classes_and_uniques(o: &mut String, r: &AssessReport) {
     let _ = writeln!(
         o,
         "equivalence classes  {:>10}   smallest class (k) {}",
@@ -278,6 +273,17 @@ fn human_recoded(r: &AssessReport, s: &Session) -> String {
         thousands(r.uniques),
         pct(r.uniques, r.rows)
     );
+}
+
+/// The figures of the recoded data, after the file's.
+fn human_recoded(r: &AssessReport, s: &Session) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "\nafter recoding (what the algorithms read; the attacker knows the recoding):"
+    );
+    o.push_str(&super::recode_args::human(s.recodings()));
+    classes_and_uniques(&mut o, r);
     let _ = writeln!(
         o,
         "Pr(re-id)            mean {:.4}   max {:.4}   above {:.2}: {}",
@@ -314,18 +320,7 @@ pub fn human(r: &AssessReport, s: &Session) -> String {
         let _ = writeln!(o, "random sensitivity seed: {p}");
     }
     let _ = writeln!(o);
-    let _ = writeln!(
-        o,
-        "equivalence classes  {:>10}   smallest class (k) {}",
-        thousands(r.classes),
-        r.k
-    );
-    let _ = writeln!(
-        o,
-        "unique records       {:>10}   ({} of all records can be singled out)",
-        thousands(r.uniques),
-        pct(r.uniques, r.rows)
-    );
+    classes_and_uniques(&mut o, r);
     let _ = writeln!(
         o,
         "Pr(re-id)            mean {:.4}   max {:.4}",

@@ -321,53 +321,39 @@ fn fmt_metric(m: Metric, v: f64) -> String {
     }
 }
 
-/// The measurements as JSON, with the release's fingerprint and the
-/// search report under `full_domain`.
-pub fn json(
-    eval: &Evaluation,
-    evaluated_for: &AfterAttacker,
-    after: &After,
-    fingerprint: &str,
-    not_published: &[String],
-    recodings: &[anonlab::data::AppliedRecode],
-    report: Option<&SearchReport>,
-    suppression: Option<&anonlab::release::CellSuppression>,
-) -> anyhow::Result<String> {
-    #[derive(Serialize)]
-    struct WithSearch<'a> {
-        #[serde(flatten)]
-        eval: &'a Evaluation,
-        /// Whose figures the evaluation's `reidentification` and `breach`
-        /// are: the attacker of the release (every QI it publishes known).
-        attacker: &'a AfterAttacker,
-        /// The after figures for the session's attacker, each beside the
-        /// `attacker` object naming them (`assess::After`).
-        after: &'a After,
-        /// `release::fingerprint` of the published files.
-        fingerprint: &'a str,
-        /// The semi-sensitive attributes the release leaves out (an
-        /// algorithm that does not read sensitive cells), as the screens
-        /// say "not published".
-        not_published: &'a [String],
-        /// The top and bottom codes and roundings applied before the
-        /// algorithm ran, each with the cells it changed.
-        #[serde(skip_serializing_if = "<[_]>::is_empty")]
-        recodings: &'a [anonlab::data::AppliedRecode],
-        #[serde(skip_serializing_if = "Option::is_none")]
-        full_domain: Option<&'a SearchReport>,
-        /// A local suppression's cells: `suppressed_cells` per attribute
-        /// and `total`, the `convention`, and sdcMicro's greedy total.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        local_suppression: Option<&'a anonlab::release::CellSuppression>,
+/// What `anonymize --json` prints: the measurements, with the release's
+/// fingerprint, the search report under `full_domain` and a local
+/// suppression's cells under `local_suppression`.
+#[derive(Serialize)]
+pub struct AnonymizeJson<'a> {
+    #[serde(flatten)]
+    pub eval: &'a Evaluation,
+    /// Whose figures the evaluation's `reidentification` and `breach`
+    /// are: the attacker of the release (every QI it publishes known).
+    pub attacker: &'a AfterAttacker,
+    /// The after figures for the session's attacker, each beside the
+    /// `attacker` object naming them (`assess::After`).
+    pub after: &'a After,
+    /// `release::fingerprint` of the published files.
+    pub fingerprint: &'a str,
+    /// The semi-sensitive attributes the release leaves out (an
+    /// algorithm that does not read sensitive cells), as the screens
+    /// say "not published".
+    pub not_published: &'a [String],
+    /// The top and bottom codes and roundings applied before the
+    /// algorithm ran, each with the cells it changed.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub recodings: &'a [anonlab::data::AppliedRecode],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_domain: Option<&'a SearchReport>,
+    /// A local suppression's cells: `suppressed_cells` per attribute
+    /// and `total`, the `convention`, and sdcMicro's greedy total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_suppression: Option<&'a anonlab::release::CellSuppression>,
+}
+
+impl AnonymizeJson<'_> {
+    pub fn to_json(&self) -> anyhow::Result<String> {
+        Ok(serde_json::to_string_pretty(self)?)
     }
-    Ok(serde_json::to_string_pretty(&WithSearch {
-        eval,
-        attacker: evaluated_for,
-        after,
-        fingerprint,
-        not_published,
-        recodings,
-        full_domain: report,
-        local_suppression: suppression,
-    })?)
 }

@@ -509,16 +509,17 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     if a.json {
         println!(
             "{}",
-            hierarchy_args::json(
-                &eval,
-                &evaluated_for,
-                &after,
-                &fingerprint,
-                &not_published,
-                p.session.recodings(),
-                search.as_ref(),
-                release.suppression.as_ref()
-            )?
+            hierarchy_args::AnonymizeJson {
+                eval: &eval,
+                attacker: &evaluated_for,
+                after: &after,
+                fingerprint: &fingerprint,
+                not_published: &not_published,
+                recodings: p.session.recodings(),
+                full_domain: search.as_ref(),
+                local_suppression: release.suppression.as_ref(),
+            }
+            .to_json()?
         );
     } else {
         print!("{}", recode_args::human(p.session.recodings()));
