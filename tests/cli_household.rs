@@ -2,7 +2,7 @@
 //! rule (`--risky-cells`, `--risky-threshold`), issue 33: the figures of
 //! `assess --json` recomputed here from the file by their definitions,
 //! clear messages for bad input, and sdcMicro's figures on its testdata
-//! when tests/golden holds them.
+//! (tests/golden/sdcmicro_testdata_household.json).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,24 +14,12 @@ fn repo(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// The rows of a CSV without quoted fields, as maps from column name.
+/// The rows of a CSV, as maps from column name.
 fn rows(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let names: Vec<String> = lines
-        .next()
+    csv::Reader::from_path(path)
         .unwrap()
-        .split(',')
-        .map(|s| s.trim_matches('"').to_string())
-        .collect();
-    lines
-        .map(|l| {
-            names
-                .iter()
-                .cloned()
-                .zip(l.split(',').map(|s| s.trim_matches('"').to_string()))
-                .collect()
-        })
+        .deserialize()
+        .map(Result::unwrap)
         .collect()
 }
 
