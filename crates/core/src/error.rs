@@ -191,6 +191,9 @@ pub enum Parameter {
     Combs,
     /// Local suppression's stratum column.
     Strata,
+    /// Local suppression's target on individual (or household) risk,
+    /// instead of k.
+    RiskThreshold,
     /// The anonymization algorithm's id.
     Algorithm,
     /// The full-domain privacy model's name.
@@ -300,6 +303,7 @@ impl Parameter {
             Parameter::Importance => "importance",
             Parameter::Combs => "combs",
             Parameter::Strata => "strata",
+            Parameter::RiskThreshold => "risk threshold",
             Parameter::Algorithm => "algorithm",
             Parameter::Model => "privacy model",
             Parameter::Metric => "metric",
