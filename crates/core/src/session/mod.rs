@@ -643,6 +643,14 @@ impl Session {
                     .push((self.dataset.column_index(name)?, t));
             }
         }
+        // The attacker's household column (`PopulationSettings::household`)
+        // is local suppression's too: its cells are reported by household
+        // size, on every surface that runs it from the session.
+        if algo.id() == "local-suppression" {
+            if let Some(h) = &self.attacker.population.household {
+                options.local_suppression.household = Some(self.dataset.column_index(h)?);
+            }
+        }
         Ok(Request {
             ds: &self.dataset,
             qi: self.roles.with(Role::QuasiIdentifier),
