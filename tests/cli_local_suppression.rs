@@ -13,6 +13,21 @@ use common::{have_adult, ADULT};
 
 const DEMO: &str = "assets/demo.csv";
 
+/// Every case fails with its message on stderr, and nothing is written.
+fn refused(
+    make: impl Fn(&[&str]) -> assert_cmd::Command,
+    cases: &[(&[&str], &str)],
+    out: &std::path::Path,
+) {
+    for (extra, says) in cases {
+        make(extra)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(*says));
+        assert!(!out.exists(), "{extra:?} wrote the table");
+    }
+}
+
 fn holds(v: &serde_json::Value, claim: &str) -> bool {
     v["verification"]["checks"]
         .as_array()
@@ -144,36 +159,34 @@ fn bad_input_is_refused_and_nothing_written() {
         .args(extra);
         c
     };
-    for (extra, says) in [
-        (&["-k", "3", "--combs", "4"][..], "combs 4"),
-        (&["-k", "5000"][..], "larger than the data"),
-        (&["-k", "0"][..], "at least 1"),
-        (
-            &["-k", "3", "--importance", "sex,age"][..],
-            "'zip' is missing",
-        ),
-        (
-            &["-k", "3", "--importance", "sex,age,nope"][..],
-            "no column 'nope'",
-        ),
-        (
-            &["-k", "3", "--importance", "sex,age,disease"][..],
-            "'disease' is not a key variable",
-        ),
-        (&["-k", "3", "--importance", "1,2"][..], "2 values for 3"),
-        (&["-k", "3", "--importance", "1,2,4"][..], "between 1 and 3"),
-        (&["-k", "3", "--strata", "age"][..], "cannot be the stratum"),
-        (
-            &["-k", "1400", "--strata", "disease"][..],
-            "larger than the stratum",
-        ),
-    ] {
-        base(extra)
-            .assert()
-            .failure()
-            .stderr(predicate::str::contains(says));
-        assert!(!out.exists(), "{extra:?} wrote the table");
-    }
+    refused(
+        base,
+        &[
+            (&["-k", "3", "--combs", "4"][..], "combs 4"),
+            (&["-k", "5000"][..], "larger than the data"),
+            (&["-k", "0"][..], "at least 1"),
+            (
+                &["-k", "3", "--importance", "sex,age"][..],
+                "'zip' is missing",
+            ),
+            (
+                &["-k", "3", "--importance", "sex,age,nope"][..],
+                "no column 'nope'",
+            ),
+            (
+                &["-k", "3", "--importance", "sex,age,disease"][..],
+                "'disease' is not a key variable",
+            ),
+            (&["-k", "3", "--importance", "1,2"][..], "2 values for 3"),
+            (&["-k", "3", "--importance", "1,2,4"][..], "between 1 and 3"),
+            (&["-k", "3", "--strata", "age"][..], "cannot be the stratum"),
+            (
+                &["-k", "1400", "--strata", "disease"][..],
+                "larger than the stratum",
+            ),
+        ],
+        &out,
+    );
     anonlab()
         .args(["anonymize", DEMO, "--qi", "sex,age,zip", "-a", "mondrian"])
         .args(["--combs", "2"])
@@ -356,72 +369,51 @@ fn risk_threshold_bad_input_is_refused_and_nothing_written() {
     )
     .unwrap();
     let o = out.to_str().unwrap().to_string();
-    let run = |file: &str, extra: &[&str]| {
+    let file = bad.to_str().unwrap().to_string();
+    let run = |extra: &[&str]| {
         let mut c = anonlab();
-        c.args(["anonymize", file, "--qi", "a,b"])
+        c.args(["anonymize", &file, "--qi", "a,b"])
             .args(["-a", "local-suppression", "-o", &o])
             .args(extra);
         c
     };
-    let b = bad.to_str().unwrap();
-    for (file, extra, says) in [
-        (
-            b,
-            &["--risk-threshold", "0.5", "--household", "hh"][..],
-            "row 4",
-        ),
-        (
-            b,
-            &["-k", "2", "--household", "hh"][..],
-            "no household identifier",
-        ),
-        (
-            b,
-            &["--risk-threshold", "0.5", "--weights", "w"][..],
-            "sampling weight 0 is not positive",
-        ),
-        (
-            b,
-            &["--risk-threshold", "0"][..],
-            "strictly between 0 and 1",
-        ),
-        (
-            b,
-            &["--risk-threshold", "1.5"][..],
-            "strictly between 0 and 1",
-        ),
-        (
-            b,
-            &["--risk-threshold", "NaN"][..],
-            "strictly between 0 and 1",
-        ),
-        (
-            b,
-            &["--risk-threshold", "0.5", "-k", "3"][..],
-            "give one of them",
-        ),
-        (b, &["--risk-threshold", "0.1"][..], "cannot be met"),
-        (
-            b,
-            &["--risk-threshold", "0.5", "--combs", "1"][..],
-            "not to a risk threshold",
-        ),
-        (
-            b,
-            &["--risk-threshold", "0.5", "--household", "a"][..],
-            "key variable",
-        ),
-        (
-            b,
-            &["--risk-threshold", "0.5", "--missing-matches", "own"][..],
-            "cannot be combined",
-        ),
-        (b, &["--weights", "w", "-k", "2"][..], "--risk-threshold"),
-    ] {
-        run(file, extra)
-            .assert()
-            .failure()
-            .stderr(predicate::str::contains(says));
-        assert!(!out.exists(), "{extra:?} wrote the table");
-    }
+    refused(
+        run,
+        &[
+            (
+                &["--risk-threshold", "0.5", "--household", "hh"][..],
+                "row 4",
+            ),
+            (
+                &["-k", "2", "--household", "hh"][..],
+                "no household identifier",
+            ),
+            (
+                &["--risk-threshold", "0.5", "--weights", "w"][..],
+                "sampling weight 0 is not positive",
+            ),
+            (&["--risk-threshold", "0"][..], "strictly between 0 and 1"),
+            (&["--risk-threshold", "1.5"][..], "strictly between 0 and 1"),
+            (&["--risk-threshold", "NaN"][..], "strictly between 0 and 1"),
+            (
+                &["--risk-threshold", "0.5", "-k", "3"][..],
+                "give one of them",
+            ),
+            (&["--risk-threshold", "0.1"][..], "cannot be met"),
+            (
+                &["--risk-threshold", "0.5", "--combs", "1"][..],
+                "not to a risk threshold",
+            ),
+            (
+                &["--risk-threshold", "0.5", "--household", "a"][..],
+                "key variable",
+            ),
+            (
+                &["--risk-threshold", "0.5", "--missing-matches", "own"][..],
+                "cannot be combined",
+            ),
+            (&["--weights", "w", "-k", "2"][..], "--risk-threshold"),
+        ],
+        &out,
+    );
 }

@@ -23,10 +23,18 @@ use crate::common;
 type Rows = Vec<Vec<Option<u32>>>;
 
 fn dataset(rows: &Rows, m: usize, stratum: Option<&[u32]>) -> Dataset {
+    let extra: Vec<(&str, Vec<String>)> = stratum
+        .map(|s| ("s", s.iter().map(|x| format!("s{x}")).collect()))
+        .into_iter()
+        .collect();
+    table(rows, m, &extra)
+}
+
+/// `m` keys (`v0`, `v1`, …; empty for a missing cell) and the `extra`
+/// columns after them, each with its name and one cell per row.
+fn table(rows: &Rows, m: usize, extra: &[(&str, Vec<String>)]) -> Dataset {
     let mut names: Vec<String> = (0..m).map(|a| format!("k{a}")).collect();
-    if stratum.is_some() {
-        names.push("s".into());
-    }
+    names.extend(extra.iter().map(|(n, _)| n.to_string()));
     let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -36,9 +44,7 @@ fn dataset(rows: &Rows, m: usize, stratum: Option<&[u32]>) -> Dataset {
                 .iter()
                 .map(|c| c.map_or(String::new(), |c| format!("v{c}")))
                 .collect();
-            if let Some(s) = stratum {
-                v.push(format!("s{}", s[i]));
-            }
+            v.extend(extra.iter().map(|(_, col)| col[i].clone()));
             v
         })
         .collect();
@@ -311,28 +317,14 @@ proptest! {
 /// A table of `m` keys with a weight column `w` and a household column
 /// `h` after them.
 fn dataset_wh(rows: &Rows, m: usize, weights: &[f64], households: &[u32]) -> Dataset {
-    let mut names: Vec<String> = (0..m).map(|a| format!("k{a}")).collect();
-    names.push("w".into());
-    names.push("h".into());
-    let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let mut v: Vec<String> = r
-                .iter()
-                .map(|c| c.map_or(String::new(), |c| format!("v{c}")))
-                .collect();
-            v.push(format!("{}", weights[i]));
-            v.push(format!("h{}", households[i]));
-            v
-        })
-        .collect();
-    let refs: Vec<Vec<&str>> = cells
-        .iter()
-        .map(|r| r.iter().map(|s| s.as_str()).collect())
-        .collect();
-    Dataset::from_rows(&names, &refs).unwrap()
+    table(
+        rows,
+        m,
+        &[
+            ("w", weights.iter().map(|w| w.to_string()).collect()),
+            ("h", households.iter().map(|h| format!("h{h}")).collect()),
+        ],
+    )
 }
 
 /// Each record's individual risk on a table, by brute force: f the
