@@ -13,6 +13,7 @@ pub mod construction;
 pub mod full_domain;
 pub mod lgb;
 pub mod local_suppression;
+pub mod microaggregation;
 mod mondrian;
 pub mod ng;
 pub mod pk;

@@ -8,12 +8,14 @@
 mod actual;
 mod cell_table;
 pub mod glp;
+pub mod il1s;
 pub mod pk_measures;
 pub mod prob_queries;
 pub mod queries;
 pub mod utility;
 
 pub use glp::{correspondence_loss, CorrespondenceLoss};
+pub use il1s::il1s;
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
     check_queries, generate_queries, query_error, Aggregate, Answer, CodeTest, Predicate, Query,

@@ -10,6 +10,7 @@ pub mod combinations;
 mod distribution;
 pub mod household;
 pub mod individual;
+pub mod interval;
 mod linkage;
 mod local_breach;
 mod matching;
@@ -24,6 +25,7 @@ pub use distribution::{
     CdfPoint, Distribution, HistogramBin, ProbabilityRuns, ProbabilitySummary, CDF_POINTS,
     HISTOGRAM_BINS,
 };
+pub use interval::{interval_risk, DEFAULT_INTERVAL_K};
 pub use linkage::{linkage_attack, linkage_from, Linkage};
 #[cfg(test)]
 pub(crate) use local_breach::fixture as lgb_fixture;

@@ -6,6 +6,9 @@
 
 pub mod class_size;
 pub mod correlation;
+pub mod moments;
+
+pub use moments::sample_sd;
 
 pub use class_size::{ClassSizeHistogram, KBin, SizeCounts};
 

@@ -1,0 +1,105 @@
+use super::*;
+
+fn opts(k: usize, aggregation: Aggregation) -> MicroaggregationOptions {
+    MicroaggregationOptions { k, aggregation }
+}
+
+fn mdav_of(x: &[Vec<f64>], k: usize, how: Aggregation) -> Microaggregated {
+    microaggregate(x, None, opts(k, how), &Progress::new(), mdav_groups).unwrap()
+}
+
+#[test]
+fn mdav_groups_two_clusters() {
+    // Two clusters of three far apart: MDAV finds them.
+    let x = vec![vec![1.0, 2.0, 3.0, 100.0, 101.0, 102.0]];
+    let m = mdav_of(&x, 3, Aggregation::Mean);
+    assert_eq!(m.n_groups, 2);
+    assert_eq!(m.values[0], vec![2.0, 2.0, 2.0, 101.0, 101.0, 101.0]);
+}
+
+#[test]
+fn mdav_ties_go_to_the_later_record() {
+    // Five equal values, k = 2: sdcMicro's hash sort puts the later of
+    // equal distances first, so the first group is records 4 and 3, then
+    // (the farthest from record 4 is record 0, the first of the equals)
+    // records 2 and 1 ... until fewer than 2k remain.
+    let x = vec![vec![5.0; 5]];
+    let groups = mdav_groups(&x, 2, &Progress::new()).unwrap();
+    assert_eq!(groups, vec![vec![4, 3], vec![0, 1, 2]]);
+}
+
+#[test]
+fn mdav_median_is_honoured() {
+    // sdcMicro issue #266: its MDAV returns the mean whatever `measure`.
+    let x = vec![vec![1.0, 2.0, 9.0, 100.0, 101.0, 200.0]];
+    let m = mdav_of(&x, 3, Aggregation::Median);
+    assert_eq!(m.values[0], vec![2.0, 2.0, 2.0, 101.0, 101.0, 101.0]);
+    let even = aggregate([4.0, 1.0, 3.0, 2.0].into_iter(), Aggregation::Median);
+    assert_eq!(even, 2.5);
+}
+
+#[test]
+fn optimal_univariate_beats_fixed_groups() {
+    // Sorted fixed groups of 3 would be {1,2,3},{10,11,12},{13}... here
+    // n = 7 and the optimum is {1,2,3} {10,11,12,13}.
+    let x = vec![13.0, 1.0, 12.0, 2.0, 11.0, 3.0, 10.0];
+    let groups = optimal_groups(&x, 3, &Progress::new()).unwrap();
+    assert_eq!(groups, vec![vec![1, 3, 5], vec![6, 4, 2, 0]]);
+}
+
+#[test]
+fn strata_are_microaggregated_apart() {
+    let x = vec![vec![1.0, 50.0, 2.0, 51.0, 3.0, 52.0]];
+    let codes = [0, 1, 0, 1, 0, 1];
+    let name = |c: u32| format!("s{c}");
+    let m = microaggregate(
+        &x,
+        Some((&codes, &name)),
+        opts(3, Aggregation::Mean),
+        &Progress::new(),
+        mdav_groups,
+    )
+    .unwrap();
+    assert_eq!(m.groups, vec![0, 1, 0, 1, 0, 1]);
+    assert_eq!(m.values[0], vec![2.0, 51.0, 2.0, 51.0, 2.0, 51.0]);
+    let err = microaggregate(
+        &x,
+        Some((&codes, &name)),
+        opts(4, Aggregation::Mean),
+        &Progress::new(),
+        mdav_groups,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("stratum 's0' has 3 records"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_values_are_refused_by_record_and_column() {
+    let ds = crate::data::Dataset::from_rows(
+        &["income", "region"],
+        &[vec!["10", "a"], vec!["", "a"], vec!["30", "b"]],
+    )
+    .unwrap();
+    let err = mdav(
+        &ds,
+        &[0],
+        None,
+        opts(1, Aggregation::Mean),
+        &Progress::new(),
+    )
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("'income' is missing at record 2"), "{msg}");
+    let err = mdav(
+        &ds,
+        &[1],
+        None,
+        opts(1, Aggregation::Mean),
+        &Progress::new(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("'region' is categorical"), "{err}");
+}
