@@ -54,6 +54,7 @@ mod lgb_fixture;
 mod lgb_measures;
 mod lgb_properties;
 mod local_suppression;
+mod microaggregation;
 mod ng;
 mod pk_adult;
 mod pk_properties;
