@@ -1,6 +1,6 @@
 # Issue 34, first part: sdcMicro's MDAV beside anonlab's. Runs sdcMicro's
 # MDAV at k = 3 and 5 on testdata's income, expend and savings (together)
-# and on UCI Adult's age, and mu-Argus's optimal univariate method
+# (and within the strata of urbrur) and on UCI Adult's age, and mu-Argus's optimal univariate method
 # (argus_microaggregation(useOptimal = TRUE), Hansen-Mukherjee) on Adult's
 # age; writes one JSON document of figures (no per-row data) that
 # tests/microaggregation.rs compares anonlab's output with.
@@ -75,6 +75,10 @@ runs <- list()
 for (k in c(3, 5)) {
   r <- timed(microaggregation(td[, vars], variables = vars, method = "mdav", aggr = k)$mx)
   runs[[length(runs) + 1]] <- figures("testdata", "microaggregation(method = 'mdav')",
+                                      td[, vars], r$value, k, r$secs)
+  r <- timed(microaggregation(td[, c(vars, "urbrur")], variables = vars, method = "mdav",
+                              aggr = k, strata_variables = "urbrur")$mx)
+  runs[[length(runs) + 1]] <- figures("testdata", "microaggregation(method = 'mdav', strata_variables = 'urbrur')",
                                       td[, vars], r$value, k, r$secs)
   r <- timed(sdcMicro:::mdav(age, variables = "age", K = k))
   runs[[length(runs) + 1]] <- figures("adult", "sdcMicro:::mdav", age, r$value, k, r$secs)

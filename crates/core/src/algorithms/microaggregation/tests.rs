@@ -29,7 +29,7 @@ fn mdav_ties_go_to_the_later_record() {
 }
 
 #[test]
-fn mdav_median_is_honoured() {
+fn mdav_median_is_honoured_sdcmicro_issue_266() {
     // sdcMicro issue #266: its MDAV returns the mean whatever `measure`.
     let x = vec![vec![1.0, 2.0, 9.0, 100.0, 101.0, 200.0]];
     let m = mdav_of(&x, 3, Aggregation::Median);
@@ -52,24 +52,20 @@ fn strata_are_microaggregated_apart() {
     let x = vec![vec![1.0, 50.0, 2.0, 51.0, 3.0, 52.0]];
     let codes = [0, 1, 0, 1, 0, 1];
     let name = |c: u32| format!("s{c}");
-    let m = microaggregate(
-        &x,
-        Some((&codes, &name)),
-        opts(3, Aggregation::Mean),
-        &Progress::new(),
-        mdav_groups,
-    )
-    .unwrap();
+    let run = |k| {
+        let strata: Strata<'_> = (&codes, &name);
+        microaggregate(
+            &x,
+            Some(strata),
+            opts(k, Aggregation::Mean),
+            &Progress::new(),
+            mdav_groups,
+        )
+    };
+    let m = run(3).unwrap();
     assert_eq!(m.groups, vec![0, 1, 0, 1, 0, 1]);
     assert_eq!(m.values[0], vec![2.0, 51.0, 2.0, 51.0, 2.0, 51.0]);
-    let err = microaggregate(
-        &x,
-        Some((&codes, &name)),
-        opts(4, Aggregation::Mean),
-        &Progress::new(),
-        mdav_groups,
-    )
-    .unwrap_err();
+    let err = run(4).unwrap_err();
     assert!(
         err.to_string().contains("stratum 's0' has 3 records"),
         "{err}"
