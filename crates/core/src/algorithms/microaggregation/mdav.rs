@@ -12,7 +12,12 @@
 //!    term computed in double, rounded to *single precision* and summed in
 //!    single precision (`TDist` is `float`). Ties between rounded distances
 //!    are therefore more frequent than in exact arithmetic, and which
-//!    record wins them decides the groups.
+//!    record wins them decides the groups: two candidates whose squared
+//!    distances differ by less than half a float's precision (about 6e-8
+//!    relative) tie, and the later record joins the group even when it is
+//!    the farther one ([`Precision::Double`] measures it; on testdata's
+//!    income, expend, savings and Adult's age at k = 3 and 5 it changes no
+//!    group, BENCHMARKS.md).
 //! 3. While at least 2k records remain: the centroid of the remaining
 //!    records (double); r = the record farthest from it (the first in record
 //!    order among equals); s = the record farthest from r (likewise); the
@@ -35,24 +40,52 @@
 use crate::error::Result;
 use crate::progress::Progress;
 
+/// How MDAV's distances are computed and compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// As sdcMicro: each column's term rounded to `f32`, summed in `f32`.
+    #[default]
+    Single,
+    /// In `f64` throughout: exact MDAV up to double rounding, to measure
+    /// what sdcMicro's single precision changes.
+    Double,
+}
+
 /// MDAV groups of one stratum's records (`x` column-major, finite values,
 /// at least `k` records), each group's records in sdcMicro's summation
 /// order. Fewer than 2k records make one group.
 pub fn mdav_groups(x: &[Vec<f64>], k: usize, progress: &Progress) -> Result<Vec<Vec<usize>>> {
+    mdav_groups_in(x, k, Precision::Single, progress)
+}
+
+/// [`mdav_groups`] with distances in the given precision.
+pub fn mdav_groups_in(
+    x: &[Vec<f64>],
+    k: usize,
+    precision: Precision,
+    progress: &Progress,
+) -> Result<Vec<Vec<usize>>> {
     let n = x.first().map_or(0, Vec::len);
     let weights: Vec<f64> = x.iter().map(|col| inverse_variance(col)).collect();
-    let distance = |i: usize, to: &[f64]| -> f32 {
-        let mut d = 0f32;
+    // f32 widens to f64 exactly, so single-precision distances keep their
+    // order and ties when compared as f64.
+    let distance = |i: usize, to: &[f64]| -> f64 {
+        let (mut single, mut double) = (0f32, 0f64);
         for ((col, w), t) in x.iter().zip(&weights).zip(to) {
             let diff = col[i] - t;
-            d += (diff * diff * w) as f32;
+            let term = diff * diff * w;
+            single += term as f32;
+            double += term;
         }
-        d
+        match precision {
+            Precision::Single => f64::from(single),
+            Precision::Double => double,
+        }
     };
     let point = |i: usize| -> Vec<f64> { x.iter().map(|col| col[i]).collect() };
     let mut active: Vec<usize> = (0..n).collect();
     let mut groups = Vec::with_capacity(n / k.max(1));
-    let mut dist = vec![0f32; n];
+    let mut dist = vec![0f64; n];
     progress.set_total(n as u64);
     while k > 0 && active.len() >= 2 * k {
         progress.check()?;
@@ -96,7 +129,7 @@ fn inverse_variance(col: &[f64]) -> f64 {
 }
 
 /// The first record (in record order) at the largest distance.
-fn farthest(active: &[usize], distance: impl Fn(usize) -> f32) -> usize {
+fn farthest(active: &[usize], distance: impl Fn(usize) -> f64) -> usize {
     let mut best = active[0];
     let mut best_d = distance(best);
     for &i in &active[1..] {
@@ -111,7 +144,7 @@ fn farthest(active: &[usize], distance: impl Fn(usize) -> f32) -> usize {
 
 /// Removes from `active` (kept in record order) the `k` records closest by
 /// `dist`, ties to the later record, and returns them closest first.
-fn closest(active: &mut Vec<usize>, dist: &[f32], k: usize) -> Vec<usize> {
+fn closest(active: &mut Vec<usize>, dist: &[f64], k: usize) -> Vec<usize> {
     let order = |a: &usize, b: &usize| dist[*a].total_cmp(&dist[*b]).then(b.cmp(a));
     let mut pool = active.clone();
     if k < pool.len() {

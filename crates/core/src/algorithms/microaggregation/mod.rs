@@ -42,7 +42,7 @@ use crate::data::Dataset;
 use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 
-pub use mdav::mdav_groups;
+pub use mdav::{mdav_groups, mdav_groups_in, Precision};
 pub use optimal::optimal_groups;
 
 /// What replaces a group's values.

@@ -99,3 +99,19 @@ fn missing_values_are_refused_by_record_and_column() {
     .unwrap_err();
     assert!(err.to_string().contains("'region' is categorical"), "{err}");
 }
+
+#[test]
+fn single_precision_ties_change_a_group() {
+    // From r = 20, records 0 (10) and 1 (10 − 1e-7) are at squared
+    // distances 100 and 100·(1 + 2e-8) (times the weight): one float apart
+    // in double, the same float in single precision, where the tie goes to
+    // the later record. sdcMicro groups 20 with record 1, exact MDAV with
+    // record 0: sdcMicro:::mdav(data.frame(a = c(10, 10 - 1e-7, 20, 0)),
+    // K = 2) gives 5, 14.99999995, 14.99999995, 5 (sdcMicro 5.8.1).
+    let x = vec![vec![10.0, 10.0 - 1e-7, 20.0, 0.0]];
+    let p = Progress::new();
+    let single = mdav_groups_in(&x, 2, Precision::Single, &p).unwrap();
+    let double = mdav_groups_in(&x, 2, Precision::Double, &p).unwrap();
+    assert_eq!(single, vec![vec![2, 1], vec![0, 3]]);
+    assert_eq!(double, vec![vec![2, 0], vec![1, 3]]);
+}
