@@ -4,6 +4,8 @@
 //! NCP/GCP); `queries` the seeded aggregate-query workload of the
 //! cross-bucket paper and its relative error. Both read only the Release and
 //! the dataset it was made from, so every algorithm is measured the same way.
+//! `il1s` measures a perturbed numeric file against its original instead
+//! (sdcMicro's IL1s), for methods such as microaggregation.
 
 mod actual;
 mod cell_table;

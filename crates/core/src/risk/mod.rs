@@ -2,7 +2,8 @@
 //! attack on a Release
 //! and on the original table (hidden cells honoured), breach probability of
 //! sensitive values, and the statistics offices' measures (population
-//! models, individual risk, special uniques, attribute risks).
+//! models, individual risk, special uniques, attribute risks), and the
+//! interval disclosure risk of a perturbed numeric file (`interval`).
 
 pub mod attributes;
 mod breach;
