@@ -66,8 +66,14 @@ impl LocalSuppressionArgs {
         Ok(())
     }
 
-    /// The options of a request on `ds` with quasi-identifiers `qi`.
+    /// The options of a request on `ds` with quasi-identifiers `qi`. No
+    /// flag given: the request keeps the project's settings
+    /// (`Session::request_with` resolved them), so a project saved by the
+    /// TUI publishes what the TUI showed.
     pub fn apply(&self, o: &mut Options, ds: &Dataset, qi: &[usize]) -> anyhow::Result<()> {
+        if !self.any() {
+            return Ok(());
+        }
         let mut ls = LocalSuppressionOptions {
             combs: self.combs.clone(),
             convention: match self.missing_matches {

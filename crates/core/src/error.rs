@@ -191,6 +191,8 @@ pub enum Parameter {
     Combs,
     /// Local suppression's stratum column.
     Strata,
+    /// What local suppression's suppressed and missing cells match.
+    Convention,
     /// The anonymization algorithm's id.
     Algorithm,
     /// The full-domain privacy model's name.
@@ -300,6 +302,7 @@ impl Parameter {
             Parameter::Importance => "importance",
             Parameter::Combs => "combs",
             Parameter::Strata => "strata",
+            Parameter::Convention => "missing-matches",
             Parameter::Algorithm => "algorithm",
             Parameter::Model => "privacy model",
             Parameter::Metric => "metric",
