@@ -270,9 +270,10 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
         lines.extend(full_domain_lines(d));
     }
     if choice.id == LOCAL_SUPPRESSION {
-        // Local suppression reads k and its own settings, not l nor the
-        // seed: they take the lines of the long name, l and the seed.
-        lines.truncate(3);
+        // Local suppression reads k and its own settings, not l (shown
+        // "not used", as for every algorithm) nor the seed: they take the
+        // lines of the long name and the seed.
+        lines.truncate(4);
         lines.remove(1);
         lines.extend(local_suppression_lines(
             d,
