@@ -24,7 +24,7 @@ use ratatui::style::Style;
 
 use crate::common;
 use common::cli::{anonlab, json_of};
-use common::screen::{choose_algorithm, command, demo, render, run_to_done, text};
+use common::screen::{choose_algorithm, command, demo, masked_text, render, run_to_done, text};
 
 const LS: &str = "local-suppression";
 
@@ -148,8 +148,8 @@ fn the_counts_per_attribute_follow_k_and_are_the_librarys() {
         let greedy = s.greedy_total.expect("alpha = 1 runs the greedy too");
         let greedy = common::screen::thousands(greedy as usize);
         assert!(
-            t.contains(&format!("sdcMicro greedy {greedy}"))
-                || t.contains(&format!("sdcMicro greedy ≥{greedy}")),
+            t.contains(&format!("sdcMicro-greedy {greedy}"))
+                || t.contains(&format!("sdcMicro-greedy ≥{greedy}")),
             "k = {k}:\n{t}"
         );
         assert!(t.contains("missing   * matches any value"), "{t}");
@@ -247,6 +247,9 @@ fn suppressed_cells_are_marked_in_the_table_and_before_after_at_every_size() {
         if size.1 > 15 {
             marks_on_screen(&app, "Published table", on_screen);
         }
+        if size == (80, 24) {
+            insta::assert_snapshot!("local_suppression_80x24", masked_text(&app));
+        }
         // Before and after: the record's published cells marked, the
         // original values beside them plain.
         app.step(&Action::ToggleSideBySide);
@@ -269,6 +272,9 @@ fn suppressed_cells_are_marked_in_the_table_and_before_after_at_every_size() {
         }
         assert!(expected >= 1, "{size:?}: the first records lose no cell");
         marks_on_screen(&app, "Before │ after", expected);
+        if size == (60, 15) {
+            insta::assert_snapshot!("local_suppression_side_by_side_60x15", masked_text(&app));
+        }
         // The release's count of cells in the title (cut with "…" at
         // 60 × 15).
         let t = text(&render(&app));
@@ -418,8 +424,20 @@ fn the_settings_are_set_by_commands_and_bad_ones_are_messages() {
     assert_eq!(s, library_suppression(app.session().session(), 5));
     let t = text(&render(&app));
     assert!(t.contains("(* own value)"), "{t}");
-    assert!(t.contains("sdcMicro greedy n/a"), "{t}");
+    assert!(t.contains("sdcMicro-greedy n/a"), "{t}");
     assert!(t.contains("* is its own value"), "{t}");
+
+    // An edit like the others: undo takes the convention back and says
+    // what it undid; redo replays it.
+    app.step(&Action::Undo);
+    assert_eq!(app.params().local_suppression.missing_matches, None);
+    let notice = app.notice().unwrap_or_default().to_string();
+    assert!(notice.contains("local suppression"), "{notice}");
+    app.step(&Action::Redo);
+    assert_eq!(
+        app.params().local_suppression.missing_matches.as_deref(),
+        Some("own")
+    );
 
     // Back to the defaults.
     for line in [

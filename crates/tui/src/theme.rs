@@ -130,6 +130,30 @@ mod tests {
     use ratatui::layout::Rect;
     use ratatui::style::Style;
 
+    /// A suppressed `*` and a missing `*` read apart in every theme, and
+    /// apart from plain text: by background (reversed in mono) and bold,
+    /// and by italics.
+    #[test]
+    fn local_suppression_marks_survive_every_theme() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 3, 1));
+        buf.set_string(0, 0, "*", suppressed_cell_style());
+        buf.set_string(1, 0, "*", missing_cell_style());
+        buf.set_string(2, 0, "*", Style::new());
+        for theme in Theme::ALL {
+            let mut b = buf.clone();
+            theme.apply(&mut b);
+            let [s, m, plain] = [0, 1, 2].map(|i| b.content[i].style());
+            assert!(s != m && s != plain && m != plain, "{theme:?}");
+            assert!(s.add_modifier.contains(Modifier::BOLD), "{theme:?}");
+            assert!(m.add_modifier.contains(Modifier::ITALIC), "{theme:?}");
+            assert!(!m.add_modifier.contains(Modifier::BOLD), "{theme:?}");
+        }
+        let mut mono = buf.clone();
+        Theme::Mono.apply(&mut mono);
+        assert!(mono.content[0].modifier.contains(Modifier::REVERSED));
+        assert!(!mono.content[1].modifier.contains(Modifier::REVERSED));
+    }
+
     #[test]
     fn names_round_trip() {
         for t in Theme::ALL {

@@ -338,8 +338,9 @@ fn local_suppression_lines(d: &Drawn<'_, AnonymizeScreen>, width: usize) -> Vec<
                 title_style(),
             ),
         ]),
+        // Each label above is its command's name.
         Line::from(Span::styled(
-            widgets::cut(":missing :importance :combs :strata", width),
+            widgets::cut("set: :missing own, :combs 2, …", width),
             dim(),
         )),
     ]
@@ -364,7 +365,8 @@ fn suppression_lines(s: &anonlab::release::CellSuppression) -> Vec<Line<'static>
             dim(),
         ),
         Span::raw("  "),
-        label("sdcMicro greedy"),
+        // One word, so a narrow panel wraps it whole.
+        label("sdcMicro-greedy"),
     ];
     match s.greedy_total {
         Some(g) if s.greedy_stopped => first.push(value(format!("≥{}", thousands(g)))),
