@@ -51,7 +51,8 @@ pub struct LocalSuppressionArgs {
 const ID: &str = "local-suppression";
 
 impl LocalSuppressionArgs {
-    fn any(&self) -> bool {
+    /// Whether any of the flags is given.
+    pub fn any(&self) -> bool {
         !self.importance.is_empty()
             || !self.combs.is_empty()
             || self.missing_matches.is_some()
