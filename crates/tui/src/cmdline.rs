@@ -783,7 +783,9 @@ pub fn complete(line: &str, offers: &Offers<'_>) -> (String, Vec<String>) {
         Arg::Algorithm if first_word => offer(head, arg, offers.algorithms.iter().copied(), ""),
         Arg::Model if first_word => offer(head, arg, Model::NAMES.iter().copied(), ""),
         Arg::Column(words) => {
-            let at = arg.rfind(' ').map_or(0, |i| i + 1);
+            // The word after the last space or comma (`:importance
+            // zip,ag` completes `age`).
+            let at = arg.rfind([' ', ',']).map_or(0, |i| i + 1);
             let head = &line[..head.len() + at];
             let names = offers.columns.iter().copied().chain(words.iter().copied());
             offer(head, &arg[at..], names, "")
@@ -977,10 +979,38 @@ mod tests {
         assert_eq!(tab("filter age>=60 and se").0, "filter age>=60 and sex");
         let (line, many) = tab("filter s");
         assert_eq!((line.as_str(), many.len()), ("filter s", 2));
+        // A list's last item.
+        assert_eq!(tab("importance zip,sa").0, "importance zip,salary");
+        assert_eq!(tab("strata o").0, "strata off");
+        assert_eq!(tab("missing o").0, "missing own");
         // Nothing to offer: the line as it was.
         assert_eq!(tab("k 5"), ("k 5".into(), vec![]));
         assert_eq!(tab("theme mono x"), ("theme mono x".into(), vec![]));
         assert_eq!(tab("nope x"), ("nope x".into(), vec![]));
+    }
+
+    #[test]
+    fn local_suppression_commands_parse() {
+        assert_eq!(
+            parse("importance zip,age sex"),
+            Ok(Command::Importance(vec![
+                "zip".into(),
+                "age".into(),
+                "sex".into()
+            ]))
+        );
+        assert_eq!(parse("importance default"), Ok(Command::Importance(vec![])));
+        assert_eq!(parse("combs 3,2"), Ok(Command::Combs(vec![3, 2])));
+        assert_eq!(parse("combs off"), Ok(Command::Combs(vec![])));
+        assert_eq!(
+            parse("missing-matches own"),
+            Ok(Command::MissingMatches(Convention::OwnValue))
+        );
+        assert_eq!(parse("strata off"), Ok(Command::Strata(None)));
+        assert_eq!(
+            parse("strata disease"),
+            Ok(Command::Strata(Some("disease".into())))
+        );
     }
 
     #[test]
@@ -998,6 +1028,10 @@ mod tests {
         assert!(err("frobnicate").contains(":frobnicate"));
         assert!(err("").contains("empty"));
         assert!(err("run now").contains("'now'"));
+        assert!(err("combs 0").contains("combs 0"));
+        assert!(err("combs 2,x").contains("'x'"));
+        assert!(err("missing maybe").contains("'maybe'"));
+        assert!(err("importance").contains("needs"));
     }
 
     #[test]
