@@ -7,12 +7,15 @@
 
 use proptest::prelude::*;
 
-use anonlab::algorithms::local_suppression::{sdcmicro_greedy, suppress, LocalSuppressionOptions};
+use anonlab::algorithms::local_suppression::{
+    sdcmicro_greedy, suppress, LocalSuppressionOptions, RiskTarget,
+};
 use anonlab::algorithms::{by_id, Options, Request};
 use anonlab::data::Dataset;
 use anonlab::privacy::verify;
 use anonlab::progress::Progress;
 use anonlab::release::Convention;
+use anonlab::risk::individual::{class_risk, IndividualMethod};
 
 use crate::common;
 
@@ -20,10 +23,18 @@ use crate::common;
 type Rows = Vec<Vec<Option<u32>>>;
 
 fn dataset(rows: &Rows, m: usize, stratum: Option<&[u32]>) -> Dataset {
+    let extra: Vec<(&str, Vec<String>)> = stratum
+        .map(|s| ("s", s.iter().map(|x| format!("s{x}")).collect()))
+        .into_iter()
+        .collect();
+    table(rows, m, &extra)
+}
+
+/// `m` keys (`v0`, `v1`, …; empty for a missing cell) and the `extra`
+/// columns after them, each with its name and one cell per row.
+fn table(rows: &Rows, m: usize, extra: &[(&str, Vec<String>)]) -> Dataset {
     let mut names: Vec<String> = (0..m).map(|a| format!("k{a}")).collect();
-    if stratum.is_some() {
-        names.push("s".into());
-    }
+    names.extend(extra.iter().map(|(n, _)| n.to_string()));
     let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -33,9 +44,7 @@ fn dataset(rows: &Rows, m: usize, stratum: Option<&[u32]>) -> Dataset {
                 .iter()
                 .map(|c| c.map_or(String::new(), |c| format!("v{c}")))
                 .collect();
-            if let Some(s) = stratum {
-                v.push(format!("s{}", s[i]));
-            }
+            v.extend(extra.iter().map(|(_, col)| col[i].clone()));
             v
         })
         .collect();
@@ -245,6 +254,7 @@ proptest! {
             combs: vec![comb.min(m as u32)],
             convention: if own { Convention::OwnValue } else { Convention::AnyValue },
             strata: Some(m),
+            ..Default::default()
         };
         let release = by_id("local-suppression").unwrap().run(&request(&ds, m, k, ls), &Progress::new()).unwrap();
         let v = verify(&release, &ds);
@@ -300,6 +310,158 @@ proptest! {
                     prop_assert_eq!(out.total(), 1);
                 }
             }
+        }
+    }
+}
+
+/// A table of `m` keys with a weight column `w` and a household column
+/// `h` after them.
+fn dataset_wh(rows: &Rows, m: usize, weights: &[f64], households: &[u32]) -> Dataset {
+    table(
+        rows,
+        m,
+        &[
+            ("w", weights.iter().map(|w| w.to_string()).collect()),
+            ("h", households.iter().map(|h| format!("h{h}")).collect()),
+        ],
+    )
+}
+
+/// Each record's individual risk on a table, by brute force: f the
+/// records compatible with it (alpha = 1), F̂ their weights' sum,
+/// sdcMicro's approximation (1/f when the weights are all 1).
+fn brute_risks(x: &Rows, weights: &[f64]) -> Vec<f64> {
+    x.iter()
+        .map(|r| {
+            let (f, w) = x
+                .iter()
+                .zip(weights)
+                .filter(|(s, _)| {
+                    r.iter()
+                        .zip(s.iter())
+                        .all(|(a, b)| a.is_none() || b.is_none() || a == b)
+                })
+                .fold((0u32, 0f64), |(f, w), (_, &x)| (f + 1, w + x));
+            class_risk(f, w, IndividualMethod::Approx)
+        })
+        .collect()
+}
+
+/// Each household's 1 − ∏(1 − rᵢ), by brute force.
+fn brute_household_risks(risks: &[f64], households: &[u32]) -> Vec<f64> {
+    let n = households.iter().max().map_or(0, |&h| h as usize + 1);
+    let mut safe = vec![1.0; n];
+    for (&h, &r) in households.iter().zip(risks) {
+        safe[h as usize] *= 1.0 - r;
+    }
+    safe.into_iter().map(|s| 1.0 - s).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// A risk threshold instead of k, with sampling weights or without:
+    /// every record's risk at most t afterwards (brute force), the
+    /// release's figures those risks, the verifier agreeing; a record at
+    /// most t before is never touched; a threshold below what full
+    /// suppression reaches is refused.
+    #[test]
+    fn risk_threshold_is_met_and_safe_records_untouched(
+        (rows, m, importance, _k) in tables(2..=14, 1..=4),
+        weights in proptest::collection::vec(prop_oneof![Just(1.0), Just(2.0), Just(7.5), Just(60.0)], 14),
+        threshold in prop_oneof![Just(0.05), Just(0.2), Just(0.34), Just(0.5), Just(0.9)],
+        weighted in any::<bool>(),
+    ) {
+        let n = rows.len();
+        let w: Vec<f64> = if weighted { weights[..n].to_vec() } else { vec![1.0; n] };
+        let ds = dataset_wh(&rows, m, &w, &vec![0; n]);
+        let ls = LocalSuppressionOptions {
+            importance,
+            risk: Some(RiskTarget { threshold, weights: weighted.then_some(m) }),
+            ..Default::default()
+        };
+        let qi: Vec<usize> = (0..m).collect();
+        let floor = class_risk(n as u32, w.iter().sum(), IndividualMethod::Approx);
+        let out = suppress(&ds, &qi, 1, &ls, &Progress::new());
+        if floor > threshold {
+            let e = out.unwrap_err();
+            prop_assert!(e.to_string().contains("cannot be met"), "{e}");
+            return Ok(());
+        }
+        let out = out.unwrap();
+        let before = brute_risks(&rows, &w);
+        let after = brute_risks(&applied(&rows, &out.suppressed), &w);
+        prop_assert!(after.iter().all(|&r| r <= threshold + 1e-12), "{after:?}");
+        for (r, &mask) in out.suppressed.iter().enumerate() {
+            prop_assert!(mask == 0 || before[r] > threshold, "row {r} was at {} ≤ {threshold}", before[r]);
+        }
+        let fig = out.risk.as_ref().unwrap();
+        let max = |x: &[f64]| x.iter().copied().fold(0.0, f64::max);
+        prop_assert!((fig.max_before - max(&before)).abs() < 1e-12);
+        prop_assert!((fig.max_after - max(&after)).abs() < 1e-12);
+        prop_assert_eq!(fig.above_before, before.iter().filter(|&&r| r > threshold + 1e-12).count() as u64);
+        prop_assert_eq!(fig.above_after, 0);
+        let release = by_id("local-suppression").unwrap().run(&request(&ds, m, 1, ls), &Progress::new()).unwrap();
+        let v = verify(&release, &ds);
+        prop_assert!(v.all_hold(), "{v}");
+        prop_assert_eq!(release.suppression.as_ref().unwrap().total, out.total());
+    }
+
+    /// With households: every household's 1 − ∏(1 − rᵢ) at most t
+    /// afterwards (brute force), the verifier agreeing, and the report by
+    /// household size adding up to the release's cells.
+    #[test]
+    fn household_risk_threshold_is_met(
+        (rows, m, importance, _k) in tables(3..=14, 1..=4),
+        weights in proptest::collection::vec(prop_oneof![Just(1.0), Just(3.0), Just(40.0)], 14),
+        households in proptest::collection::vec(0u32..5, 14),
+        threshold in prop_oneof![Just(0.3), Just(0.5), Just(0.8)],
+    ) {
+        let n = rows.len();
+        let w = weights[..n].to_vec();
+        // Household ids numbered densely in order of appearance.
+        let mut ids: Vec<u32> = Vec::new();
+        let hh: Vec<u32> = households[..n]
+            .iter()
+            .map(|&h| match ids.iter().position(|&x| x == h) {
+                Some(i) => i as u32,
+                None => {
+                    ids.push(h);
+                    ids.len() as u32 - 1
+                }
+            })
+            .collect();
+        let ds = dataset_wh(&rows, m, &w, &hh);
+        let ls = LocalSuppressionOptions {
+            importance,
+            household: Some(m + 1),
+            risk: Some(RiskTarget { threshold, weights: Some(m) }),
+            ..Default::default()
+        };
+        let qi: Vec<usize> = (0..m).collect();
+        let out = match suppress(&ds, &qi, 1, &ls, &Progress::new()) {
+            Ok(out) => out,
+            Err(e) => {
+                // Only when even full suppression cannot reach t.
+                let floor = class_risk(n as u32, w.iter().sum(), IndividualMethod::Approx);
+                let largest = (0..ids.len() as u32).map(|h| hh.iter().filter(|&&x| x == h).count()).max().unwrap();
+                prop_assert!(1.0 - (1.0 - floor).powi(largest as i32) > threshold, "{e}");
+                return Ok(());
+            }
+        };
+        let after = brute_risks(&applied(&rows, &out.suppressed), &w);
+        let household = brute_household_risks(&after, &hh);
+        prop_assert!(household.iter().all(|&r| r <= threshold + 1e-12), "{household:?}");
+        let release = by_id("local-suppression").unwrap().run(&request(&ds, m, 1, ls), &Progress::new()).unwrap();
+        let v = verify(&release, &ds);
+        prop_assert!(v.all_hold(), "{v}");
+        let s = release.suppression.as_ref().unwrap();
+        let by = s.households.as_ref().unwrap();
+        prop_assert_eq!(by.by_size.iter().map(|r| r.total).sum::<u64>(), s.total);
+        prop_assert_eq!(by.by_size.iter().map(|r| r.records).sum::<u64>(), n as u64);
+        prop_assert_eq!(by.by_size.iter().map(|r| r.households).sum::<u64>(), ids.len() as u64);
+        for (a, cells) in s.suppressed_cells.iter().enumerate() {
+            prop_assert_eq!(by.by_size.iter().map(|r| r.cells[a].cells).sum::<u64>(), cells.cells);
         }
     }
 }
@@ -407,4 +569,55 @@ fn adult_verifies_and_beats_the_greedy() {
             assert_eq!(naive as u64, greedy);
         }
     }
+}
+
+/// Adult, eight keys, 1/f at most 0.2: every record then has f ≥ 5, so the
+/// k-anonymity verifier must accept the same published table at k = 5 —
+/// two notions checked by two separate counts.
+#[test]
+fn adult_risk_threshold_is_five_anonymous() {
+    let Some(ds) = common::adult() else {
+        return;
+    };
+    let qi: Vec<usize> = common::ADULT_QI8
+        .iter()
+        .map(|n| ds.column_index(n).unwrap())
+        .collect();
+    let req = Request {
+        ds: &ds,
+        qi,
+        sensitive: vec![],
+        identifiers: vec![],
+        k: 1,
+        l: 1,
+        seed: 0,
+        options: Options {
+            local_suppression: LocalSuppressionOptions {
+                risk: Some(RiskTarget {
+                    threshold: 0.2,
+                    weights: None,
+                }),
+                ..Default::default()
+            },
+            ..Options::default()
+        },
+    };
+    let release = by_id("local-suppression")
+        .unwrap()
+        .run(&req, &Progress::new())
+        .unwrap();
+    assert!(verify(&release, &ds).all_hold());
+    let s = release.suppression.as_ref().unwrap();
+    let r = s.risk.as_ref().unwrap();
+    assert!(r.max_after <= 0.2 && r.above_after == 0 && r.above_before > 0);
+    assert_eq!(r.max_before, 1.0);
+    let mut as_k = release.clone();
+    as_k.claims = vec![anonlab::release::Guarantee::SuppressionKAnonymity {
+        k: 5,
+        convention: Convention::AnyValue,
+        combinations: vec![],
+        strata: None,
+    }];
+    let check = verify(&as_k, &ds);
+    assert!(check.all_hold(), "{check}");
 }

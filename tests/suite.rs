@@ -64,6 +64,7 @@ mod publish;
 mod release_fingerprints;
 mod report;
 mod report_population;
+mod report_suppression;
 mod risk_properties;
 mod suda_properties;
 mod verify_properties;

@@ -37,6 +37,11 @@ pub enum Kind {
     Prefix,
     /// (k, l) grid of one algorithm coloured by --metric.
     Sweep,
+    /// Local suppression: cells suppressed per key variable, one bar per k.
+    Suppression,
+    /// Local suppression: cells suppressed by household size (--household),
+    /// one bar per key variable, at the first k.
+    SuppressionHouseholds,
 }
 
 /// What colours the (k, l) sweep.
@@ -233,6 +238,35 @@ fn draw(a: &ChartArgs, s: &Session, progress: &Progress) -> anyhow::Result<Chart
                 missing: Default::default(),
             };
             charts::correlation_heatmap(&correlation_matrix(ds, &columns, a.measure, &d)?)?
+        }
+        Kind::Suppression | Kind::SuppressionHouseholds => {
+            if a.algorithms.iter().any(|id| id != "local-suppression") {
+                bail!("the suppression charts are of local suppression's cells: drop -a (or give -a local-suppression)");
+            }
+            let ids = ["local-suppression".to_string()];
+            if a.kind == Kind::Suppression {
+                let runs = releases(a, s, &ids, progress)?;
+                let series: Vec<(&str, &anonlab::release::CellSuppression)> = runs
+                    .iter()
+                    .filter_map(|r| Some((r.label.as_str(), r.release.suppression.as_ref()?)))
+                    .collect();
+                charts::suppressed_cells(&series)?
+            } else {
+                if s.attacker.population.household.is_none() {
+                    bail!("the household chart needs the household identifier: --household COL");
+                }
+                let (release, _) = measure_one(s, "local-suppression", a.k[0], 1, progress)?;
+                let Some(h) = release
+                    .suppression
+                    .as_ref()
+                    .and_then(|c| c.households.as_ref())
+                else {
+                    bail!("local suppression reported no households");
+                };
+                let mut chart = charts::suppressed_by_household_size(h)?;
+                chart.title = format!("{}, k = {}", chart.title, a.k[0]);
+                chart
+            }
         }
         Kind::Sweep => {
             let Some(id) = a.algorithms.first() else {

@@ -200,6 +200,9 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let loaded = p.load_settings(&a.columns, &ids)?;
     let pk = a.columns.pk.load(&ids)?;
     a.columns.local_suppression.check(&ids)?;
+    if a.columns.local_suppression.risk_threshold.is_some() {
+        bail!("--risk-threshold is read by anonymize: compare runs each algorithm to its k");
+    }
     let inputs = p.inputs(&a.columns)?;
     let ds = &p.session.dataset;
     let roles = published_roles(&p);

@@ -1,7 +1,8 @@
 //! The local-suppression flags of `anonymize` and `compare` (sdcMicro's
 //! `localSuppression` / `kAnon`): the importance of the key variables,
 //! the all-m subsets (`combs`), what a suppressed or missing cell matches,
-//! and a stratum column. Parsed raw by clap, then validated into
+//! a stratum column, a risk target instead of k (with sampling weights)
+//! and a household column. Parsed raw by clap, then validated into
 //! `algorithms::local_suppression::LocalSuppressionOptions` in one step
 //! ([`LocalSuppressionArgs::apply`]); the ranges are the library's to
 //! refuse (`local_suppression::suppress`), with the flag named.
@@ -9,7 +10,7 @@
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use anonlab::algorithms::local_suppression::LocalSuppressionOptions;
+use anonlab::algorithms::local_suppression::{LocalSuppressionOptions, RiskTarget};
 use anonlab::algorithms::Options;
 use anonlab::data::Dataset;
 use anonlab::release::Convention;
@@ -46,6 +47,21 @@ pub struct LocalSuppressionArgs {
     /// variable).
     #[arg(long, value_name = "COL")]
     pub strata: Option<String>,
+    /// Local suppression to a risk target instead of k: suppress until
+    /// every record's individual risk (1/f, or sdcMicro's with
+    /// --weights) is at most T, or with --household every household's
+    /// 1 − ∏(1 − rᵢ). -k is not read then.
+    #[arg(long, value_name = "T")]
+    pub risk_threshold: Option<f64>,
+    /// Local suppression: the sampling-weight column of --risk-threshold
+    /// (each at least 1).
+    #[arg(long, value_name = "COL", requires = "risk_threshold")]
+    pub weights: Option<String>,
+    /// Local suppression: the household identifier column: suppressions
+    /// reported by household size, and --risk-threshold met by every
+    /// household's risk.
+    #[arg(long, value_name = "COL")]
+    pub household: Option<String>,
 }
 
 const ID: &str = "local-suppression";
@@ -57,12 +73,14 @@ impl LocalSuppressionArgs {
             || !self.combs.is_empty()
             || self.missing_matches.is_some()
             || self.strata.is_some()
+            || self.risk_threshold.is_some()
+            || self.household.is_some()
     }
 
     /// Refuse the flags when local suppression does not run.
     pub fn check(&self, algorithms: &[&str]) -> anyhow::Result<()> {
         if self.any() && !algorithms.contains(&ID) {
-            bail!("--importance, --combs, --missing-matches and --strata are read by --algorithm local-suppression only");
+            bail!("--importance, --combs, --missing-matches, --strata, --risk-threshold, --weights and --household are read by --algorithm local-suppression only");
         }
         Ok(())
     }
@@ -88,6 +106,22 @@ impl LocalSuppressionArgs {
                 ds.column_index(name)
                     .map_err(|e| anyhow::anyhow!("--strata: {e}"))?,
             );
+        }
+        if let Some(name) = &self.household {
+            ls.household = Some(
+                ds.column_index(name)
+                    .map_err(|e| anyhow::anyhow!("--household: {e}"))?,
+            );
+        }
+        if let Some(threshold) = self.risk_threshold {
+            let weights = match &self.weights {
+                Some(name) => Some(
+                    ds.column_index(name)
+                        .map_err(|e| anyhow::anyhow!("--weights: {e}"))?,
+                ),
+                None => None,
+            };
+            ls.risk = Some(RiskTarget { threshold, weights });
         }
         ls.importance = self.importance(ds, qi)?;
         o.local_suppression = ls;

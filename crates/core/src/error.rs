@@ -193,6 +193,9 @@ pub enum Parameter {
     Strata,
     /// What local suppression's suppressed and missing cells match.
     Convention,
+    /// Local suppression's target on individual (or household) risk,
+    /// instead of k.
+    RiskThreshold,
     /// The anonymization algorithm's id.
     Algorithm,
     /// The full-domain privacy model's name.
@@ -303,6 +306,7 @@ impl Parameter {
             Parameter::Combs => "combs",
             Parameter::Strata => "strata",
             Parameter::Convention => "missing-matches",
+            Parameter::RiskThreshold => "risk threshold",
             Parameter::Algorithm => "algorithm",
             Parameter::Model => "privacy model",
             Parameter::Metric => "metric",

@@ -3,20 +3,17 @@
 
 use super::*;
 
-pub(super) fn human(e: &Evaluation, after: &After, rows: usize) -> String {
+pub(super) fn human(e: &Evaluation, after: &After, rows: usize, target: Option<&str>) -> String {
     let mut o = String::new();
     let l = e.l.map_or(String::new(), |l| format!(", l = {l}"));
+    let k = target.map_or_else(|| format!("k = {}", e.k), str::to_string);
     // The seed the algorithm drew with, or none (`Evaluation::seed`).
     let seed = e
         .seed
         .map_or("no seed (it makes no random choice)".to_string(), |s| {
             format!("seed {s}")
         });
-    let _ = writeln!(
-        o,
-        "{}: k = {}{l}, {seed} — {:.1} ms",
-        e.algorithm, e.k, e.time_ms
-    );
+    let _ = writeln!(o, "{}: {k}{l}, {seed} — {:.1} ms", e.algorithm, e.time_ms);
     let _ = writeln!(o, "verified by the independent checker:");
     for c in &e.verification.checks {
         let _ = writeln!(

@@ -438,6 +438,9 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let loaded = p.load_settings(&a.columns, &[algo.id()])?;
     let pk = a.columns.pk.load(&[algo.id()])?;
     a.columns.local_suppression.check(&[algo.id()])?;
+    if a.columns.local_suppression.risk_threshold.is_some() && a.k.is_some() {
+        bail!("--risk-threshold replaces -k as local suppression's target: give one of them");
+    }
     let mut req = p.request(algo.id(), k, l, loaded.p, p.seed)?;
     loaded.apply(&mut req.options, l)?;
     p.project_hierarchies(&mut req.options);
@@ -529,7 +532,23 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         );
     } else {
         print!("{}", recode_args::human(p.session.recodings()));
-        print!("{}", human(&eval, &after, ds.records() as usize));
+        // A local suppression to a risk target promises no k: its target
+        // is said instead.
+        let target = release
+            .suppression
+            .as_ref()
+            .and_then(|s| s.risk.as_ref())
+            .map(|r| {
+                format!(
+                    "{} risk at most {}",
+                    r.unit.trim_end_matches('s'),
+                    r.threshold
+                )
+            });
+        print!(
+            "{}",
+            human(&eval, &after, ds.records() as usize, target.as_deref())
+        );
         if let Some(s) = &release.suppression {
             println!("{}", suppression_line(s));
         }
@@ -582,6 +601,46 @@ fn suppression_line(s: &anonlab::release::CellSuppression) -> String {
                 " (kept: fewer)"
             }
         ));
+    }
+    if let Some(r) = &s.risk {
+        line.push_str(&format!(
+            "\nrisk target {}: {}; {} above it {} → {}, max {:.4} → {:.4}",
+            r.threshold,
+            r.basis,
+            r.unit,
+            thousands(r.above_before as usize),
+            thousands(r.above_after as usize),
+            r.max_before,
+            r.max_after
+        ));
+    }
+    if let Some(h) = &s.households {
+        line.push_str(&format!(
+            "\nsuppressed cells by household size ('{}'):",
+            h.column
+        ));
+        for row in &h.by_size {
+            let per: Vec<String> = row
+                .cells
+                .iter()
+                .filter(|a| a.cells > 0)
+                .map(|a| format!("{} {}", a.attribute, thousands(a.cells as usize)))
+                .collect();
+            line.push_str(&format!(
+                "\n  size {}: {} households ({} touched), {} records ({} touched), {} cells{}",
+                row.size,
+                thousands(row.households as usize),
+                thousands(row.households_touched as usize),
+                thousands(row.records as usize),
+                thousands(row.records_touched as usize),
+                thousands(row.total as usize),
+                if per.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", per.join(", "))
+                }
+            ));
+        }
     }
     line
 }

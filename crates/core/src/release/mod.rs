@@ -332,6 +332,20 @@ pub enum Guarantee {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strata: Option<String>,
     },
+    /// A local suppression to a risk target (`local_suppression::
+    /// risk_target`): every published record's individual risk —
+    /// sdcMicro's approximation with f the published records compatible
+    /// with it (a `*` matches any value) and F̂ the sum of their sampling
+    /// weights, or 1/f without weights — is at most `threshold`; with a
+    /// household column, every household's 1 − ∏(1 − rᵢ) over its members
+    /// is.
+    SuppressionRiskThreshold {
+        threshold: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        weights: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        household: Option<String>,
+    },
 }
 
 /// How a suppressed (or missing) key cell matches other cells when
@@ -378,7 +392,7 @@ impl Convention {
 /// What a local suppression suppressed: cells per quasi-identifier, made
 /// by the algorithm (cells missing in the input are published as `*` too
 /// but counted apart, in `missing_before`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellSuppression {
     pub convention: Convention,
     /// Cells suppressed per quasi-identifier, by name, in the release's
@@ -397,6 +411,55 @@ pub struct CellSuppression {
     /// some pass): `greedy_total` is then a lower bound, above `total`.
     #[serde(default)]
     pub greedy_stopped: bool,
+    /// Under a risk target instead of k: the risks before and after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<RiskFigures>,
+    /// With a household column: the suppressions by household size (the
+    /// Handbook on SDC's report for hierarchical files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub households: Option<HouseholdCells>,
+}
+
+/// A local suppression's risk target and the risks it left: of records
+/// (individual risk) or, with a household column, of households
+/// (1 − ∏(1 − rᵢ) over their members).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RiskFigures {
+    pub threshold: f64,
+    /// What a risk is: "individual risk with sampling weights 'w' (approx)"
+    /// or "1/f", and per record or per household.
+    pub basis: String,
+    /// `records` or `households`.
+    pub unit: String,
+    pub max_before: f64,
+    pub max_after: f64,
+    /// Units above the threshold before and after (after is 0).
+    pub above_before: u64,
+    pub above_after: u64,
+}
+
+/// Suppressions by household size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HouseholdCells {
+    /// The household identifier column.
+    pub column: String,
+    /// One row per size (members in the file), smallest first.
+    pub by_size: Vec<HouseholdSizeCells>,
+}
+
+/// The suppressions in the households of one size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HouseholdSizeCells {
+    pub size: u32,
+    pub households: u64,
+    /// Households with at least one cell suppressed.
+    pub households_touched: u64,
+    pub records: u64,
+    /// Records with at least one cell suppressed.
+    pub records_touched: u64,
+    /// Cells suppressed per quasi-identifier, in the release's order.
+    pub cells: Vec<AttributeCells>,
+    pub total: u64,
 }
 
 /// A count of cells of one attribute.

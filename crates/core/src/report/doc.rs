@@ -339,6 +339,10 @@ pub fn sections(r: &Report) -> Vec<Section> {
 
     out.extend(super::sample::section(r));
 
+    if let Some(ls) = &r.release.local_suppression {
+        out.push(suppression_section(ls));
+    }
+
     out.push(Section {
         title: "Charts",
         blocks: (0..r.charts.len()).map(Block::Chart).collect(),
@@ -419,4 +423,103 @@ pub fn sections(r: &Report) -> Vec<Section> {
         ],
     });
     out
+}
+
+/// A local suppression's cells: what was blanked, per key variable and by
+/// household size, the rule a blank follows, and sdcMicro's greedy beside.
+fn suppression_section(ls: &crate::release::CellSuppression) -> Section {
+    let mut blocks = vec![Block::Para(format!(
+        "{} cells of the key variables were blanked (published as *) rather than generalized; a blank counts as: {}. {}",
+        count(ls.total as usize),
+        ls.convention.describe(),
+        match ls.greedy_total {
+            Some(g) => format!(
+                "sdcMicro's own method (its greedy heuristic) on the same data blanks {}{} cells{}.",
+                if ls.greedy_stopped { "more than " } else { "" },
+                count(g as usize),
+                if ls.method == "search" {
+                    ""
+                } else {
+                    ", fewer than anonlab's search, so its cells were kept"
+                }
+            ),
+            None => String::new(),
+        }
+    ))];
+    blocks.push(Block::Table {
+        head: [
+            "key variable",
+            "cells blanked",
+            "missing in the data already",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: ls
+            .suppressed_cells
+            .iter()
+            .zip(&ls.missing_before)
+            .map(|(a, m)| {
+                vec![
+                    a.attribute.clone(),
+                    count(a.cells as usize),
+                    count(m.cells as usize),
+                ]
+            })
+            .collect(),
+    });
+    if let Some(risk) = &ls.risk {
+        blocks.push(Block::Para(format!(
+            "The target was a risk, not a group size: {} of at most {} ({}). Before, {} {} were above it (the highest {}); after, {} (the highest {}).",
+            if risk.unit == "households" { "every household's risk" } else { "every person's risk" },
+            risk.threshold,
+            risk.basis,
+            count(risk.above_before as usize),
+            risk.unit,
+            chance(risk.max_before),
+            count(risk.above_after as usize),
+            chance(risk.max_after)
+        )));
+    }
+    if let Some(h) = &ls.households {
+        blocks.push(Block::Para(format!(
+            "By the size of the household ('{}') the person lives in, as the Handbook on Statistical Disclosure Control asks for hierarchical files:",
+            h.column
+        )));
+        let mut head: Vec<String> = [
+            "household size",
+            "households",
+            "touched",
+            "people",
+            "touched",
+            "cells blanked",
+        ]
+        .map(String::from)
+        .to_vec();
+        head.extend(h.by_size.first().map_or_else(Vec::new, |r| {
+            r.cells.iter().map(|a| a.attribute.clone()).collect()
+        }));
+        blocks.push(Block::Table {
+            head,
+            rows: h
+                .by_size
+                .iter()
+                .map(|r| {
+                    let mut row = vec![
+                        r.size.to_string(),
+                        count(r.households as usize),
+                        count(r.households_touched as usize),
+                        count(r.records as usize),
+                        count(r.records_touched as usize),
+                        count(r.total as usize),
+                    ];
+                    row.extend(r.cells.iter().map(|a| count(a.cells as usize)));
+                    row
+                })
+                .collect(),
+        });
+    }
+    Section {
+        title: "Cells suppressed",
+        blocks,
+    }
 }

@@ -157,6 +157,11 @@ pub struct ReleaseSettings {
     /// the method ran (`data::recode`), each with the cells it changed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recodings: Vec<crate::data::AppliedRecode>,
+    /// A local suppression's cells: per key variable, the convention,
+    /// sdcMicro's greedy beside them, and by household size (the
+    /// release's `CellSuppression`, which `anonymize --json` prints too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_suppression: Option<rel::CellSuppression>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -418,6 +423,7 @@ pub fn build(
             fingerprint,
             not_published,
             recodings: session.recodings().to_vec(),
+            local_suppression: release.suppression.clone(),
         },
         guarantees_hold: verification.all_hold(),
         guarantees,
@@ -533,6 +539,20 @@ pub fn build(
                 &for_baseline,
             ),
         );
+    }
+    if let Some(cells) = &release.suppression {
+        add(
+            "suppressed-cells.svg",
+            "How many cells of each key variable were blanked (published as *) so that every person is hidden among enough others.",
+            charts::suppressed_cells(&[(algo.id(), cells)])?,
+        );
+        if let Some(h) = &cells.households {
+            add(
+                "suppressed-by-household-size.svg",
+                "The same blanked cells by the size of the household the person lives in: people in one household can recognise each other.",
+                charts::suppressed_by_household_size(h)?,
+            );
+        }
     }
     report.charts = entries;
     Ok(Built {

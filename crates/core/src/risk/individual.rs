@@ -32,6 +32,74 @@
 
 pub use crate::data::IndividualMethod;
 
+use crate::data::Dataset;
+use crate::error::{Error, Parameter, Result};
+
+/// The weights column, validated: numeric, present and at least 1 in every
+/// row, and not an attribute the attacker knows.
+pub fn sampling_weights(ds: &Dataset, file: &str, known: &[usize], name: &str) -> Result<Vec<f64>> {
+    let c = ds.column_index(name)?;
+    if known.contains(&c) {
+        return Err(Error::invalid(
+            Parameter::Weights,
+            format!(
+                "'{name}' is both a sampling-weight column and an attribute the attacker knows"
+            ),
+        ));
+    }
+    let col = ds.col(c);
+    let at =
+        |r: usize, msg: String| Error::input(file, Some(r as u64 + 2), Some(name.to_string()), msg);
+    (0..ds.n_rows())
+        .map(|r| {
+            let code = col.code(r);
+            if col.is_missing(code) {
+                return Err(at(r, "no sampling weight: every record needs one".into()));
+            }
+            // A column with any text in it is read as categorical: parse
+            // its cells by the data's own number rule (data::number: up to
+            // ±1e150, so a sum of weights stays finite and no risk figure
+            // can become NaN), so the message names the cell that is not a
+            // number.
+            let Some(w) = col.number(code).or_else(|| {
+                crate::data::number::Decimal::parse(col.display(code)).map(|d| d.to_f64())
+            }) else {
+                return Err(at(
+                    r,
+                    format!(
+                        "'{}' is not a number: sampling weights must be numbers (below 1e150, as every number anonlab reads)",
+                        col.display(code)
+                    ),
+                ));
+            };
+            if w <= 0.0 {
+                return Err(at(
+                    r,
+                    format!(
+                        "sampling weight {w} is not positive: a weight is the number of people a record stands for (at least 1, itself)"
+                    ),
+                ));
+            }
+            if !w.is_finite() || w < 1.0 {
+                return Err(at(
+                    r,
+                    format!(
+                        "sampling weight {w} is not a finite number of at least 1 (a record stands for itself and the people like it it represents)"
+                    ),
+                ));
+            }
+            Ok(w)
+        })
+        .collect()
+}
+
+/// How far above a risk threshold a computed risk may lie and still be
+/// "at most" it: sums of weights and products over household members,
+/// taken in different orders by different code, differ in the last bits
+/// (a household of risks 0.1, 0.1, 1/9, … whose exact risk is 1/2 comes
+/// out as 0.5000000000000001).
+pub const ROUNDING: f64 = 1e-12;
+
 /// The risk of a record in a class of `f` records with weights summing to
 /// `weight_sum` (≥ f).
 pub fn class_risk(f: u32, weight_sum: f64, method: IndividualMethod) -> f64 {

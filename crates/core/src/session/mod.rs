@@ -649,6 +649,13 @@ impl Session {
         if algo.id() == local_suppression::ID {
             options.local_suppression =
                 self.local_suppression_options(&self.params.local_suppression, &qi)?;
+            // The attacker's household column
+            // (`PopulationSettings::household`) is local suppression's
+            // too: its cells are reported by household size, on every
+            // surface that runs it from the session.
+            if let Some(h) = &self.attacker.population.household {
+                options.local_suppression.household = Some(self.dataset.column_index(h)?);
+            }
         }
         Ok(Request {
             ds: &self.dataset,
@@ -695,6 +702,7 @@ impl Session {
             combs: p.combs.clone(),
             convention,
             strata,
+            ..LocalSuppressionOptions::default()
         })
     }
 

@@ -85,11 +85,19 @@ impl Layout {
 /// a masked comparison per unit costs less than keeping a count up to date.
 const SCAN: usize = 64;
 
-/// Records of one pattern by their codes outside a set of keys.
+/// Records of one pattern by their codes outside a set of keys: how
+/// many, and their sampling weights' sum (the risk target's F̂).
 #[derive(Debug, Clone, Default)]
 struct Counts {
-    by_key: FxHashMap<u128, u32>,
+    by_key: FxHashMap<u128, Tally>,
     applied: usize,
+}
+
+/// Records and the sum of their sampling weights.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    records: u32,
+    weight: f64,
 }
 
 /// Units, their patterns, and the counts asked so far.
@@ -101,13 +109,17 @@ pub(super) struct State {
     packed: Vec<u128>,
     pub(super) masks: Vec<u32>,
     pub(super) weights: Vec<u32>,
+    /// Per unit, the sum of its records' sampling weights (their number
+    /// when the file has none).
+    sampling: Vec<f64>,
     /// Units per pattern present, and each unit's place in its list.
     by_pattern: FxHashMap<u32, Vec<u32>>,
     place: Vec<u32>,
     /// Counts by (P, U), each with how much of P's log it has taken.
     counts: FxHashMap<u64, Counts>,
-    /// Per pattern: units that entered (weight > 0) or left (< 0) it.
-    log: FxHashMap<u32, Vec<(u32, i64)>>,
+    /// Per pattern: units that entered (records > 0) or left (< 0) it,
+    /// with their sampling weight (signed likewise).
+    log: FxHashMap<u32, Vec<(u32, i64, f64)>>,
     /// Records of all units.
     pub(super) records: u64,
     /// The patterns present, gathered per query (kept to reuse its room).
@@ -124,6 +136,7 @@ impl State {
             list.push(u as u32);
         }
         let records = weights.iter().map(|&w| u64::from(w)).sum();
+        let sampling = weights.iter().map(|&w| f64::from(w)).collect();
         let packed = codes
             .chunks(layout.m.max(1))
             .map(|c| layout.pack(c))
@@ -134,6 +147,7 @@ impl State {
             packed,
             masks,
             weights,
+            sampling,
             by_pattern,
             place,
             counts: FxHashMap::default(),
@@ -141,6 +155,14 @@ impl State {
             records,
             scratch: Vec::new(),
         }
+    }
+
+    /// Each unit's sum of sampling weights (`sampling[u]`), before any
+    /// count is asked.
+    pub(super) fn with_sampling(mut self, sampling: Vec<f64>) -> Self {
+        debug_assert!(self.counts.is_empty() && sampling.len() == self.masks.len());
+        self.sampling = sampling;
+        self
     }
 
     pub(super) fn layout(&self) -> &Layout {
@@ -158,18 +180,20 @@ impl State {
 
     /// The counts of pattern `p` outside `u_mask`, built or brought up to
     /// date with the pattern's log.
-    fn counts(&mut self, p: u32, u_mask: u32) -> &FxHashMap<u128, u32> {
+    fn counts(&mut self, p: u32, u_mask: u32) -> &FxHashMap<u128, Tally> {
         let id = (u64::from(p) << 32) | u64::from(u_mask);
         let bits = self.layout.bits(self.layout.full() & !u_mask);
         let log = self.log.get(&p).map_or(&[][..], |l| l.as_slice());
         let counts = match self.counts.entry(id) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
-                let mut by_key: FxHashMap<u128, u32> = FxHashMap::default();
+                let mut by_key: FxHashMap<u128, Tally> = FxHashMap::default();
                 if let Some(list) = self.by_pattern.get(&p) {
                     for &v in list {
                         let v = v as usize;
-                        *by_key.entry(self.packed[v] & bits).or_default() += self.weights[v];
+                        let t = by_key.entry(self.packed[v] & bits).or_default();
+                        t.records += self.weights[v];
+                        t.weight += self.sampling[v];
                     }
                 }
                 e.insert(Counts {
@@ -178,13 +202,18 @@ impl State {
                 })
             }
         };
-        for &(v, delta) in &log[counts.applied..] {
+        for &(v, delta, weight) in &log[counts.applied..] {
             let key = self.packed[v as usize] & bits;
             if delta > 0 {
-                *counts.by_key.entry(key).or_default() += delta as u32;
-            } else if let Some(c) = counts.by_key.get_mut(&key) {
-                *c -= (-delta) as u32;
-                if *c == 0 {
+                let t = counts.by_key.entry(key).or_default();
+                t.records += delta as u32;
+                t.weight += weight;
+            } else if let Some(t) = counts.by_key.get_mut(&key) {
+                t.records -= (-delta) as u32;
+                t.weight += weight;
+                // An empty key is dropped, and with it the rounding its
+                // weight sum gathered.
+                if t.records == 0 {
                     counts.by_key.remove(&key);
                 }
             }
@@ -196,18 +225,22 @@ impl State {
     /// Units of pattern `p` agreeing with unit `u` outside `union` (a
     /// superset of `p`): scanned when the pattern has few units, else
     /// looked up in its counts.
-    fn agreeing_in(&mut self, u: usize, p: u32, union: u32) -> u64 {
+    fn agreeing_in(&mut self, u: usize, p: u32, union: u32) -> Tally {
         let bits = self.layout.bits(self.layout.full() & !union);
         let key = self.packed[u] & bits;
         let list = &self.by_pattern[&p];
         if list.len() <= SCAN {
-            return list
-                .iter()
-                .filter(|&&v| self.packed[v as usize] & bits == key)
-                .map(|&v| u64::from(self.weights[v as usize]))
-                .sum();
+            let mut t = Tally::default();
+            for &v in list {
+                let v = v as usize;
+                if self.packed[v] & bits == key {
+                    t.records += self.weights[v];
+                    t.weight += self.sampling[v];
+                }
+            }
+            return t;
         }
-        self.counts(p, union).get(&key).map_or(0, |&c| u64::from(c))
+        self.counts(p, union).get(&key).copied().unwrap_or_default()
     }
 
     /// Records compatible with unit `u`'s codes when its `*`s are `w`
@@ -215,15 +248,24 @@ impl State {
     /// compatible with that tuple (they are when `w` covers their
     /// pattern).
     pub(super) fn compatible(&mut self, u: usize, w: u32) -> u64 {
+        self.compatible_weighted(u, w).0
+    }
+
+    /// [`State::compatible`] with the sum of those records' sampling
+    /// weights: the f and F̂ of individual risk under alpha = 1.
+    pub(super) fn compatible_weighted(&mut self, u: usize, w: u32) -> (u64, f64) {
         let mut patterns = std::mem::take(&mut self.scratch);
         patterns.clear();
         patterns.extend(self.by_pattern.keys().copied());
-        let total = patterns
-            .iter()
-            .map(|&p| self.agreeing_in(u, p, p | w))
-            .sum();
+        let mut records = 0u64;
+        let mut weight = 0f64;
+        for &p in &patterns {
+            let t = self.agreeing_in(u, p, p | w);
+            records += u64::from(t.records);
+            weight += t.weight;
+        }
         self.scratch = patterns;
-        total
+        (records, weight)
     }
 
     /// Records publishing exactly unit `u`'s codes with `*`s `w` (the
@@ -232,7 +274,7 @@ impl State {
         if !self.by_pattern.contains_key(&w) {
             return 0;
         }
-        self.agreeing_in(u, w, w)
+        u64::from(self.agreeing_in(u, w, w).records)
     }
 
     /// Records of units of pattern exactly `p` that agree with unit `u`
@@ -241,7 +283,7 @@ impl State {
         if !self.by_pattern.contains_key(&p) {
             return 0;
         }
-        self.agreeing_in(u, p, p | w)
+        u64::from(self.agreeing_in(u, p, p | w).records)
     }
 
     /// Unit `u` counts for no record any more.
@@ -250,6 +292,7 @@ impl State {
         self.account(u, p, -1);
         self.records -= u64::from(self.weights[u]);
         self.weights[u] = 0;
+        self.sampling[u] = 0.0;
     }
 
     /// Unit `u` now publishes `*` on `extra` too.
@@ -283,7 +326,11 @@ impl State {
     fn account(&mut self, u: usize, p: u32, sign: i64) {
         let w = i64::from(self.weights[u]);
         if w != 0 {
-            self.log.entry(p).or_default().push((u as u32, sign * w));
+            let weight = sign as f64 * self.sampling[u];
+            self.log
+                .entry(p)
+                .or_default()
+                .push((u as u32, sign * w, weight));
         }
     }
 }

@@ -60,14 +60,15 @@
 
 mod greedy;
 mod index;
+pub mod risk_target;
 mod search;
 
 use crate::data::Dataset;
 use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::release::{
-    AttributeCells, Cell, CellSuppression, Convention, EquivalenceGroup, Guarantee, Release,
-    ReleaseParams,
+    AttributeCells, Cell, CellSuppression, Convention, EquivalenceGroup, Guarantee, HouseholdCells,
+    HouseholdSizeCells, Release, ReleaseParams,
 };
 
 use super::{check_k, Algorithm, Needs, Request, Use};
@@ -82,7 +83,7 @@ pub const MAX_KEYS: usize = 16;
 pub const ID: &str = "local-suppression";
 
 /// What local suppression reads in `Options::local_suppression`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LocalSuppressionOptions {
     /// sdcMicro's importance per quasi-identifier (parallel to the
     /// request's `qi`): 1 = most important = suppressed last, at most the
@@ -93,10 +94,25 @@ pub struct LocalSuppressionOptions {
     pub convention: Convention,
     /// A stratum column: k within each of its values.
     pub strata: Option<usize>,
+    /// A household identifier column: the release's suppressions are
+    /// reported by household size, and a risk target is met by every
+    /// household's risk ([`risk_target`]).
+    pub household: Option<usize>,
+    /// A target on individual risk instead of k ([`risk_target`]).
+    pub risk: Option<RiskTarget>,
+}
+
+/// Suppress until every record's individual risk (or, with a household
+/// column, every household's risk) is at most `threshold` ([`risk_target`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RiskTarget {
+    pub threshold: f64,
+    /// The sampling-weight column; without one a record's risk is 1/f.
+    pub weights: Option<usize>,
 }
 
 /// Per row of the dataset, what local suppression decided.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     /// Keys the algorithm suppressed, bit a for `qi[a]` (cells missing in
     /// the input excluded).
@@ -111,6 +127,8 @@ pub struct Outcome {
     pub greedy_stopped: bool,
     /// Whether a pass kept the greedy's cells.
     pub greedy_won: bool,
+    /// Under a risk target: the risks before and after.
+    pub risk: Option<crate::release::RiskFigures>,
 }
 
 impl Outcome {
@@ -227,6 +245,17 @@ pub fn suppress(
             })
         })
         .collect();
+    if let Some(target) = &options.risk {
+        return risk_target::suppress(
+            ds,
+            qi,
+            target,
+            options.household,
+            &levels,
+            missing,
+            progress,
+        );
+    }
     let mut masks = missing.clone();
     let strata: Vec<Vec<u32>> = match options.strata {
         None => vec![(0..n as u32).collect()],
@@ -292,6 +321,7 @@ pub fn suppress(
         greedy_total,
         greedy_stopped,
         greedy_won,
+        risk: None,
     })
 }
 
@@ -353,7 +383,9 @@ fn check_options(
     options: &LocalSuppressionOptions,
 ) -> Result<()> {
     let m = qi.len();
-    if k == 0 {
+    if let Some(target) = &options.risk {
+        risk_target::check(ds, qi, target, options)?;
+    } else if k == 0 {
         return Err(Error::invalid(Parameter::K, "k must be at least 1"));
     }
     if m == 0 {
@@ -369,7 +401,20 @@ fn check_options(
         ));
     }
     let n = ds.n_rows() as u64;
-    if u64::from(k) > n {
+    if let Some(h) = options.household {
+        if qi.contains(&h) {
+            return Err(Error::invalid(
+                Parameter::Household,
+                format!(
+                    "'{}' is a key variable and cannot be the household identifier too",
+                    ds.col(h).name()
+                ),
+            ));
+        }
+        // A missing identifier is refused with its row.
+        crate::risk::household::households_of(ds, ds.name(), ds.col(h).name())?;
+    }
+    if options.risk.is_none() && u64::from(k) > n {
         return Err(Error::invalid(
             Parameter::K,
             format!(
@@ -622,8 +667,11 @@ impl Algorithm for LocalSuppression {
     }
 
     fn run(&self, req: &Request<'_>, progress: &Progress) -> Result<Release> {
-        check_k(req)?;
         let options = &req.options.local_suppression;
+        // A risk target reads no k (`risk_target`).
+        if options.risk.is_none() {
+            check_k(req)?;
+        }
         let outcome = suppress(req.ds, &req.qi, req.k, options, progress)?;
         Ok(release(req, options, &outcome))
     }
@@ -636,7 +684,7 @@ pub fn release(req: &Request<'_>, options: &LocalSuppressionOptions, outcome: &O
     let mut r = Release::new("local-suppression", ds, qi.clone(), req.sensitive.clone());
     req.drop_identifiers(&mut r);
     r.params = ReleaseParams {
-        k: Some(req.k),
+        k: options.risk.is_none().then_some(req.k),
         ..ReleaseParams::default()
     };
     let mut groups: rustc_hash::FxHashMap<Vec<u32>, usize> = Default::default();
@@ -671,21 +719,14 @@ pub fn release(req: &Request<'_>, options: &LocalSuppressionOptions, outcome: &O
         r.groups[g].rows.push(row as u32);
     }
     let name = |c: usize| ds.col(c).name().to_string();
-    r.claims.push(Guarantee::SuppressionKAnonymity {
-        k: req.k,
-        convention: options.convention,
-        combinations: {
-            let mut c = options.combs.clone();
-            c.sort_unstable_by(|a, b| b.cmp(a));
-            c.dedup();
-            c.retain(|&m| (m as usize) < qi.len());
-            c
-        },
-        strata: options.strata.map(name),
-    });
-    if options.convention == Convention::OwnValue {
-        // Every group of identical tuples has k records (module doc).
-        r.claims.push(Guarantee::KAnonymity { k: req.k });
+    if let Some(target) = &options.risk {
+        r.claims.push(Guarantee::SuppressionRiskThreshold {
+            threshold: target.threshold,
+            weights: target.weights.map(name),
+            household: options.household.map(name),
+        });
+    } else {
+        push_k_claims(&mut r, req, options);
     }
     let per_key = outcome.per_key(qi.len());
     let missing: Vec<u64> = (0..qi.len())
@@ -718,8 +759,90 @@ pub fn release(req: &Request<'_>, options: &LocalSuppressionOptions, outcome: &O
         },
         greedy_total: outcome.greedy_total,
         greedy_stopped: outcome.greedy_stopped,
+        risk: outcome.risk.clone(),
+        households: options
+            .household
+            .map(|h| by_household_size(ds, qi, h, &outcome.suppressed)),
     });
     r
+}
+
+/// The k-anonymity claims of a release to k.
+fn push_k_claims(r: &mut Release, req: &Request<'_>, options: &LocalSuppressionOptions) {
+    let qi = &req.qi;
+    r.claims.push(Guarantee::SuppressionKAnonymity {
+        k: req.k,
+        convention: options.convention,
+        combinations: {
+            let mut c = options.combs.clone();
+            c.sort_unstable_by(|a, b| b.cmp(a));
+            c.dedup();
+            c.retain(|&m| (m as usize) < qi.len());
+            c
+        },
+        strata: options.strata.map(|c| req.ds.col(c).name().to_string()),
+    });
+    if options.convention == Convention::OwnValue {
+        // Every group of identical tuples has k records (module doc).
+        r.claims.push(Guarantee::KAnonymity { k: req.k });
+    }
+}
+
+/// The suppressions by household size (members in the file). The
+/// household column was checked by [`suppress`] (no missing identifier).
+fn by_household_size(
+    ds: &Dataset,
+    qi: &[usize],
+    household: usize,
+    suppressed: &[u32],
+) -> HouseholdCells {
+    let col = ds.col(household);
+    let mut size = vec![0u32; col.code_space()];
+    let mut touched = vec![false; col.code_space()];
+    for (r, &mask) in suppressed.iter().enumerate() {
+        let h = col.code(r) as usize;
+        size[h] += 1;
+        touched[h] |= mask != 0;
+    }
+    let m = qi.len();
+    let mut rows: std::collections::BTreeMap<u32, HouseholdSizeCells> = Default::default();
+    let blank = |s: u32| HouseholdSizeCells {
+        size: s,
+        households: 0,
+        households_touched: 0,
+        records: 0,
+        records_touched: 0,
+        cells: qi
+            .iter()
+            .map(|&c| AttributeCells {
+                attribute: ds.col(c).name().to_string(),
+                cells: 0,
+            })
+            .collect(),
+        total: 0,
+    };
+    for (h, &s) in size.iter().enumerate() {
+        if s > 0 {
+            let row = rows.entry(s).or_insert_with(|| blank(s));
+            row.households += 1;
+            row.households_touched += u64::from(touched[h]);
+        }
+    }
+    for (r, &mask) in suppressed.iter().enumerate() {
+        let row = rows
+            .get_mut(&size[col.code(r) as usize])
+            .expect("every household's size has a row");
+        row.records += 1;
+        row.records_touched += u64::from(mask != 0);
+        row.total += u64::from(mask.count_ones());
+        for (a, cells) in row.cells.iter_mut().enumerate().take(m) {
+            cells.cells += u64::from(mask & (1 << a) != 0);
+        }
+    }
+    HouseholdCells {
+        column: col.name().to_string(),
+        by_size: rows.into_values().collect(),
+    }
 }
 
 #[cfg(test)]

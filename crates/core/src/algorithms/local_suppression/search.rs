@@ -48,7 +48,7 @@ pub(super) fn weight(levels: &[u32], set: u32) -> u64 {
 /// The cheapest set of keys to suppress in unit `u` so that `ok(state, set)`
 /// holds: smallest size first, then least important, then largest `ok`
 /// figure. `None` when no set (not even every free key) does.
-fn cheapest(
+pub(super) fn cheapest(
     state: &mut State,
     u: usize,
     levels: &[u32],

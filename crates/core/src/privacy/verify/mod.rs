@@ -89,6 +89,10 @@
 //!   every subset of each listed size, `*` matching any value or only `*`
 //!   as the claim states (`suppression`, counted apart from the
 //!   algorithm's index);
+//! - `SuppressionRiskThreshold` (local suppression to a risk target):
+//!   every published record's individual risk, f and F̂ counted over the
+//!   published records as for k, or every household's 1 − ∏(1 − rᵢ), at
+//!   most the threshold (`suppression`);
 //! - `AlphaK`, `DeltaDisclosure`, `BetaLikeness`: every group's share of
 //!   each value at most α, its log ratio to the published table at most δ,
 //!   its relative gain over the table at most β (`likeness`, from the
@@ -379,6 +383,22 @@ fn claim_name(claim: &Guarantee) -> String {
             }
             s
         }
+        Guarantee::SuppressionRiskThreshold {
+            threshold,
+            weights,
+            household,
+        } => {
+            let risk = match weights {
+                Some(w) => format!("individual risk with sampling weights '{w}'"),
+                None => "individual risk 1/f".to_string(),
+            };
+            match household {
+                Some(h) => format!(
+                    "every household's risk (households of '{h}', {risk} of each member) at most {threshold}, * matching any value"
+                ),
+                None => format!("every record's {risk} at most {threshold}, * matching any value"),
+            }
+        }
         // Named by their model above.
         Guarantee::AlphaK { .. }
         | Guarantee::DeltaDisclosure { .. }
@@ -457,6 +477,17 @@ fn verify_claim(
             *convention,
             combinations,
             strata.as_deref(),
+        ),
+        Guarantee::SuppressionRiskThreshold {
+            threshold,
+            weights,
+            household,
+        } => suppression::suppression_risk_threshold(
+            release,
+            ds,
+            *threshold,
+            weights.as_deref(),
+            household.as_deref(),
         ),
     }
 }

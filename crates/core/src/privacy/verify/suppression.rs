@@ -9,16 +9,24 @@
 //! reduced to (group, stratum) units, and for every pair of `*` patterns
 //! (P, Q) the units of Q are counted by stratum and their values on the
 //! keys neither pattern suppresses, then looked up for each unit of P.
+//!
+//! `SuppressionRiskThreshold` counts f the same way on the full set of keys,
+//! with the sampling weights' sum beside it, and judges each published
+//! record (or household) by sdcMicro's individual risk of that (f, F̂).
 
 use rustc_hash::FxHashMap;
 
-use crate::data::Dataset;
+use crate::data::{Dataset, IndividualMethod};
 use crate::release::{Cell, Convention, Release};
+use crate::risk::household::households_of;
+use crate::risk::individual::{class_risk, sampling_weights, ROUNDING};
 
 struct Unit {
     group: usize,
     stratum: u32,
     rows: u64,
+    /// The rows' sampling weights' sum (their number without weights).
+    weight: f64,
     first_row: u32,
 }
 
@@ -31,26 +39,7 @@ pub(super) fn suppression_k_anonymity(
     strata: Option<&str>,
 ) -> Result<String, String> {
     let m = release.quasi_identifiers.len();
-    if m > 31 {
-        return Err(format!("{m} quasi-identifiers: more than this check names"));
-    }
-    // Per group: value codes, `None` for `*`.
-    let mut cells: Vec<Vec<Option<u32>>> = Vec::with_capacity(release.groups.len());
-    for (g, group) in release.groups.iter().enumerate() {
-        let mut row = Vec::with_capacity(m);
-        for cell in &group.cells {
-            row.push(match cell {
-                Cell::Value { code } => Some(*code),
-                Cell::Suppressed => None,
-                _ => {
-                    return Err(format!(
-                        "group {g} publishes a cell that is neither a value nor *: not a local suppression"
-                    ))
-                }
-            });
-        }
-        cells.push(row);
-    }
+    let cells = published_cells(release)?;
     let stratum_col = match strata {
         Some(name) => Some(ds.column_index(name).map_err(|e| e.to_string())?),
         None => None,
@@ -69,6 +58,7 @@ pub(super) fn suppression_k_anonymity(
             group: g,
             stratum,
             rows,
+            weight: rows as f64,
             first_row,
         }));
     }
@@ -85,7 +75,7 @@ pub(super) fn suppression_k_anonymity(
     let mut smallest = u64::MAX;
     for &set in &sets {
         let counts = count_matches(&units, &cells, set, convention);
-        for (u, &c) in units.iter().zip(&counts) {
+        for (u, &(c, _)) in units.iter().zip(&counts) {
             if c < u64::from(k) {
                 let names: Vec<&str> = (0..m)
                     .filter(|&a| set & (1 << a) != 0)
@@ -112,13 +102,139 @@ pub(super) fn suppression_k_anonymity(
     ))
 }
 
-/// Records matching each unit on the keys of `set`.
+/// Per group: value codes, `None` for `*`.
+fn published_cells(release: &Release) -> Result<Vec<Vec<Option<u32>>>, String> {
+    let m = release.quasi_identifiers.len();
+    if m > 31 {
+        return Err(format!("{m} quasi-identifiers: more than this check names"));
+    }
+    let mut cells: Vec<Vec<Option<u32>>> = Vec::with_capacity(release.groups.len());
+    for (g, group) in release.groups.iter().enumerate() {
+        let mut row = Vec::with_capacity(m);
+        for cell in &group.cells {
+            row.push(match cell {
+                Cell::Value { code } => Some(*code),
+                Cell::Suppressed => None,
+                _ => {
+                    return Err(format!(
+                        "group {g} publishes a cell that is neither a value nor *: not a local suppression"
+                    ))
+                }
+            });
+        }
+        cells.push(row);
+    }
+    Ok(cells)
+}
+
+/// `SuppressionRiskThreshold`: every published record's individual risk
+/// (f and F̂ from the published records compatible with it, `*` matching
+/// any value, counted here as for k) — or every household's 1 − ∏(1 − rᵢ)
+/// — at most `threshold`. A risk within `risk::individual::ROUNDING` above
+/// the threshold passes: sums and products taken in another order differ
+/// in their last bits.
+pub(super) fn suppression_risk_threshold(
+    release: &Release,
+    ds: &Dataset,
+    threshold: f64,
+    weights: Option<&str>,
+    household: Option<&str>,
+) -> Result<String, String> {
+    let m = release.quasi_identifiers.len();
+    let cells = published_cells(release)?;
+    let weights = match weights {
+        Some(name) => Some(
+            sampling_weights(ds, ds.name(), &release.quasi_identifiers, name)
+                .map_err(|e| e.to_string())?,
+        ),
+        None => None,
+    };
+    let units: Vec<Unit> = release
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| Unit {
+            group: g,
+            stratum: 0,
+            rows: group.rows.len() as u64,
+            weight: match &weights {
+                Some(w) => group.rows.iter().map(|&r| w[r as usize]).sum(),
+                None => group.rows.len() as f64,
+            },
+            first_row: group.rows.first().copied().unwrap_or(0),
+        })
+        .collect();
+    let all: u32 = if m == 0 { 0 } else { (1u32 << m) - 1 };
+    let counts = count_matches(&units, &cells, all, Convention::AnyValue);
+    let group_risk: Vec<f64> = counts
+        .iter()
+        .map(|&(f, big_f)| {
+            class_risk(
+                f.min(u64::from(u32::MAX)) as u32,
+                big_f,
+                IndividualMethod::Approx,
+            )
+        })
+        .collect();
+    let tolerance = ROUNDING;
+    match household {
+        None => {
+            let mut max = 0f64;
+            for (u, &r) in units.iter().zip(&group_risk) {
+                if r > threshold + tolerance {
+                    return Err(format!(
+                        "row {} (group {}) has individual risk {r:.6} with f = {}, above {threshold}",
+                        u.first_row + 1,
+                        u.group,
+                        counts[u.group].0
+                    ));
+                }
+                max = max.max(r);
+            }
+            Ok(format!(
+                "every published record's risk at most {threshold} (max {max:.6})"
+            ))
+        }
+        Some(col) => {
+            let (of, count) = households_of(ds, ds.name(), col).map_err(|e| e.to_string())?;
+            let mut row_risk = vec![0f64; ds.n_rows()];
+            for (g, group) in release.groups.iter().enumerate() {
+                for &r in &group.rows {
+                    row_risk[r as usize] = group_risk[g];
+                }
+            }
+            let mut safe = vec![1f64; count];
+            let mut first = vec![u32::MAX; count];
+            for (r, &h) in of.iter().enumerate() {
+                safe[h as usize] *= 1.0 - row_risk[r];
+                first[h as usize] = first[h as usize].min(r as u32);
+            }
+            let mut max = 0f64;
+            for (h, &s) in safe.iter().enumerate() {
+                let risk = 1.0 - s;
+                if risk > threshold + tolerance {
+                    return Err(format!(
+                        "the household of row {} has risk {risk:.6}, above {threshold}",
+                        first[h] + 1
+                    ));
+                }
+                max = max.max(risk);
+            }
+            Ok(format!(
+                "every household's risk at most {threshold} (max {max:.6}, {count} households)"
+            ))
+        }
+    }
+}
+
+/// Records matching each unit on the keys of `set`, and their weights'
+/// sum.
 fn count_matches(
     units: &[Unit],
     cells: &[Vec<Option<u32>>],
     set: u32,
     convention: Convention,
-) -> Vec<u64> {
+) -> Vec<(u64, f64)> {
     let pattern = |u: &Unit| -> u32 {
         cells[u.group]
             .iter()
@@ -139,7 +255,7 @@ fn count_matches(
     for (i, u) in units.iter().enumerate() {
         by_pattern.entry(pattern(u)).or_default().push(i);
     }
-    let mut out = vec![0u64; units.len()];
+    let mut out = vec![(0u64, 0f64); units.len()];
     for (&p, targets) in &by_pattern {
         for (&q, sources) in &by_pattern {
             let skip = match convention {
@@ -149,12 +265,17 @@ fn count_matches(
                 Convention::OwnValue if p == q => 0,
                 Convention::OwnValue => continue,
             };
-            let mut count: FxHashMap<(u32, Vec<u32>), u64> = FxHashMap::default();
+            let mut count: FxHashMap<(u32, Vec<u32>), (u64, f64)> = FxHashMap::default();
             for &s in sources {
-                *count.entry(key(&units[s], skip)).or_default() += units[s].rows;
+                let c = count.entry(key(&units[s], skip)).or_default();
+                c.0 += units[s].rows;
+                c.1 += units[s].weight;
             }
             for &t in targets {
-                out[t] += count.get(&key(&units[t], skip)).copied().unwrap_or(0);
+                if let Some(c) = count.get(&key(&units[t], skip)) {
+                    out[t].0 += c.0;
+                    out[t].1 += c.1;
+                }
             }
         }
     }
