@@ -584,6 +584,31 @@ fn no_output_replaces_an_input_and_devices_stay_devices() {
             &["/dev/full: cannot write file"],
         );
         assert!(!c.path("unit.csv").exists(), "the table was left behind");
+        // So on the query engine's path, whose publishing pass stages the
+        // table as it reads the file and puts it in place with the JSON.
+        if cfg!(feature = "engine") {
+            refused(
+                &c.run(&with(&[
+                    "--engine",
+                    "datafusion",
+                    "-o",
+                    "unit.csv",
+                    "--release",
+                    "/dev/full",
+                ])),
+                &["/dev/full: cannot write file"],
+            );
+            assert!(
+                !c.path("unit.csv").exists(),
+                "the engine's table was left behind"
+            );
+            let left: Vec<String> = std::fs::read_dir(c.dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".tmp"))
+                .collect();
+            assert!(left.is_empty(), "temporary files left: {left:?}");
+        }
     }
     // A write that fails is worded as a write.
     if cfg!(target_os = "linux") && device("/proc/version") {
@@ -592,11 +617,27 @@ fn no_output_replaces_an_input_and_devices_stay_devices() {
             &["/proc/anonlab-hostile.csv: cannot write file"],
         );
     }
-    // And a good output is written.
+    // And a good output is written, in memory and through the engine,
+    // the JSON beside the engine's table.
     succeeded(&c.run(&with(&["-o", "out.csv"])));
     assert!(std::fs::read_to_string(c.path("out.csv"))
         .unwrap()
         .starts_with("sex,age,"));
+    if !cfg!(feature = "engine") {
+        return;
+    }
+    succeeded(&c.run(&with(&[
+        "--engine",
+        "datafusion",
+        "-o",
+        "engine.csv",
+        "--release",
+        "engine.json",
+    ])));
+    assert!(std::fs::read_to_string(c.path("engine.csv"))
+        .unwrap()
+        .starts_with("sex,age,"));
+    assert!(c.path("engine.json").exists());
 }
 
 #[cfg(unix)]

@@ -3,6 +3,7 @@
 //! publishing pass over the file (locally or on a cluster).
 
 use super::*;
+use anonlab::data::Staged;
 
 /// Whether the query engine reads the file (`--engine`): refused with a
 /// reason when asked for what it cannot do; `auto` takes it only where
@@ -210,9 +211,11 @@ pub(in crate::cli) fn engine_session(
 pub(super) fn publish_on_cluster(
     a: &crate::cli::cluster::ClusterClientArgs,
     job: &anonlab_scale::publish::PublishJob<'_>,
-) -> anyhow::Result<Option<anonlab_scale::publish::PublishReport>> {
+) -> anyhow::Result<Option<(anonlab_scale::publish::PublishReport, Option<Staged>)>> {
     match a.cluster()? {
-        Some(cluster) => Ok(Some(anonlab_scale::publish::publish_on(&cluster, job)?)),
+        Some(cluster) => Ok(Some(anonlab_scale::publish::publish_on_staged(
+            &cluster, job,
+        )?)),
         None => Ok(None),
     }
 }
@@ -221,7 +224,7 @@ pub(super) fn publish_on_cluster(
 pub(super) fn publish_on_cluster(
     a: &crate::cli::cluster::ClusterClientArgs,
     _: &anonlab_scale::publish::PublishJob<'_>,
-) -> anyhow::Result<Option<anonlab_scale::publish::PublishReport>> {
+) -> anyhow::Result<Option<(anonlab_scale::publish::PublishReport, Option<Staged>)>> {
     no_cluster(a).map(|()| None)
 }
 
@@ -274,9 +277,9 @@ pub(in crate::cli) fn publish_by_engine(
     output: Option<&Path>,
     inputs: &Inputs,
     cluster: &crate::cli::cluster::ClusterClientArgs,
-) -> anyhow::Result<(String, Option<PathBuf>)> {
+) -> anyhow::Result<(String, Option<Staged>, Option<PathBuf>)> {
     use anonlab_scale::engine::EngineOptions;
-    use anonlab_scale::publish::{publish, PublishJob};
+    use anonlab_scale::publish::{publish_staged, PublishJob};
     let Some(file) = &p.session.source else {
         bail!("the query engine's session has no data file");
     };
@@ -291,11 +294,13 @@ pub(in crate::cli) fn publish_by_engine(
     if let Some(out) = output {
         job = job.to(out);
     }
-    let report = match publish_on_cluster(cluster, &job)? {
-        Some(report) => report,
-        None => publish(&job, &EngineOptions::default())?,
+    let (report, staged) = match publish_on_cluster(cluster, &job)? {
+        Some(done) => done,
+        None => publish_staged(&job, &EngineOptions::default())?,
     };
-    Ok((report.fingerprint, report.file))
+    // A device or FIFO was written as the file was read: no staged file.
+    let direct = if staged.is_none() { report.file } else { None };
+    Ok((report.fingerprint, staged, direct))
 }
 
 #[cfg(not(feature = "engine"))]
@@ -306,6 +311,6 @@ pub(in crate::cli) fn publish_by_engine(
     _: Option<&Path>,
     _: &Inputs,
     _: &crate::cli::cluster::ClusterClientArgs,
-) -> anyhow::Result<(String, Option<PathBuf>)> {
+) -> anyhow::Result<(String, Option<Staged>, Option<PathBuf>)> {
     bail!("this build of anonlab has no query engine (it needs the `engine` feature)")
 }

@@ -493,9 +493,12 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         Some(s) => (s.with(json).commit()?, None),
         None => (Vec::new(), json),
     };
+    // The engine's publishing pass stages its table as it reads the file
+    // (a device is written directly); it goes in place with the JSON.
+    let mut unit: Vec<anonlab::data::Staged> = Vec::new();
     if let Some(columns) = &file_columns {
         let file_roles = file_roles(&roles, &p.session.identifiers_outside, ds, columns);
-        let (fp, file) = publish_by_engine(
+        let (fp, table, direct) = publish_by_engine(
             &p,
             &release,
             &file_roles,
@@ -504,14 +507,11 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
             &a.cluster,
         )?;
         fingerprint = fp;
-        written.extend(file);
+        unit.extend(table);
+        written.extend(direct);
     }
-    // Without a table staged here (no -o, or the engine's publishing
-    // pass, which writes its table as it reads the file), the JSON alone.
-    if let Some(json) = json {
-        written.push(json.path().to_path_buf());
-        json.commit()?;
-    }
+    unit.extend(json);
+    written.extend(anonlab::data::commit_all(unit)?);
     let attacker = p.attacker()?;
     let (after, evaluated_for) = measure_after(ds, &release, &attacker, &eval)?;
     let not_published = p.not_published(&release);

@@ -366,6 +366,76 @@ pub fn sweep_heatmap(
     ))
 }
 
+/// Local suppression: cells suppressed per key variable, one bar per
+/// release in each attribute (the release's `CellSuppression`, as the
+/// CLI, the TUI and the report read it). All releases must share their
+/// keys.
+pub fn suppressed_cells(series: &[(&str, &CellSuppression)]) -> Result<Chart> {
+    need_series("suppressed-cells", series)?;
+    let categories: Vec<String> = series[0]
+        .1
+        .suppressed_cells
+        .iter()
+        .map(|a| a.attribute.clone())
+        .collect();
+    for (label, s) in series {
+        let keys: Vec<&str> = s
+            .suppressed_cells
+            .iter()
+            .map(|a| a.attribute.as_str())
+            .collect();
+        if keys != categories.iter().map(String::as_str).collect::<Vec<_>>() {
+            return Err(Error::Internal(format!(
+                "the suppressed-cells chart needs the same key variables in every release; {label} has others"
+            )));
+        }
+    }
+    let series = series
+        .iter()
+        .map(|(label, s)| Series {
+            label: format!("{label} ({} cells)", s.total),
+            points: s
+                .suppressed_cells
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (i as f64, a.cells as f64))
+                .collect(),
+        })
+        .collect();
+    Ok(chart(
+        "Cells suppressed per key variable".into(),
+        "key variable",
+        "cells suppressed (published as *)",
+        Plot::Bars { categories, series },
+    ))
+}
+
+/// Local suppression with a household column: cells suppressed in the
+/// households of each size, one bar per key variable (the Handbook on
+/// SDC's report for hierarchical files).
+pub fn suppressed_by_household_size(h: &HouseholdCells) -> Result<Chart> {
+    need_series("household-size", &h.by_size)?;
+    let categories = h.by_size.iter().map(|r| r.size.to_string()).collect();
+    let keys = h.by_size[0].cells.len();
+    let series = (0..keys)
+        .map(|a| Series {
+            label: h.by_size[0].cells[a].attribute.clone(),
+            points: h
+                .by_size
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i as f64, r.cells[a].cells as f64))
+                .collect(),
+        })
+        .collect();
+    Ok(chart(
+        format!("Cells suppressed by household size ('{}')", h.column),
+        "household size (members in the file)",
+        "cells suppressed (published as *)",
+        Plot::Bars { categories, series },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,74 +734,4 @@ mod tests {
         assert!(c.clone().with_size(300, 200).is_err());
         assert_eq!(c.with_size(1000, 600).unwrap().width, 1000);
     }
-}
-
-/// Local suppression: cells suppressed per key variable, one bar per
-/// release in each attribute (the release's `CellSuppression`, as the
-/// CLI, the TUI and the report read it). All releases must share their
-/// keys.
-pub fn suppressed_cells(series: &[(&str, &CellSuppression)]) -> Result<Chart> {
-    need_series("suppressed-cells", series)?;
-    let categories: Vec<String> = series[0]
-        .1
-        .suppressed_cells
-        .iter()
-        .map(|a| a.attribute.clone())
-        .collect();
-    for (label, s) in series {
-        let keys: Vec<&str> = s
-            .suppressed_cells
-            .iter()
-            .map(|a| a.attribute.as_str())
-            .collect();
-        if keys != categories.iter().map(String::as_str).collect::<Vec<_>>() {
-            return Err(Error::Internal(format!(
-                "the suppressed-cells chart needs the same key variables in every release; {label} has others"
-            )));
-        }
-    }
-    let series = series
-        .iter()
-        .map(|(label, s)| Series {
-            label: format!("{label} ({} cells)", s.total),
-            points: s
-                .suppressed_cells
-                .iter()
-                .enumerate()
-                .map(|(i, a)| (i as f64, a.cells as f64))
-                .collect(),
-        })
-        .collect();
-    Ok(chart(
-        "Cells suppressed per key variable".into(),
-        "key variable",
-        "cells suppressed (published as *)",
-        Plot::Bars { categories, series },
-    ))
-}
-
-/// Local suppression with a household column: cells suppressed in the
-/// households of each size, one bar per key variable (the Handbook on
-/// SDC's report for hierarchical files).
-pub fn suppressed_by_household_size(h: &HouseholdCells) -> Result<Chart> {
-    need_series("household-size", &h.by_size)?;
-    let categories = h.by_size.iter().map(|r| r.size.to_string()).collect();
-    let keys = h.by_size[0].cells.len();
-    let series = (0..keys)
-        .map(|a| Series {
-            label: h.by_size[0].cells[a].attribute.clone(),
-            points: h
-                .by_size
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (i as f64, r.cells[a].cells as f64))
-                .collect(),
-        })
-        .collect();
-    Ok(chart(
-        format!("Cells suppressed by household size ('{}')", h.column),
-        "household size (members in the file)",
-        "cells suppressed (published as *)",
-        Plot::Bars { categories, series },
-    ))
 }

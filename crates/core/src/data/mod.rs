@@ -26,7 +26,9 @@ pub use csv_import::{load_csv, load_csv_bytes, sniff_delimiter, CsvOptions};
 pub use dataset::pack as pack_short;
 pub use dataset::{Column, ColumnBuilder, ColumnKind, Dataset, KindError};
 pub use formats::{load, InputFormat};
-pub use output::{stage_file, write_bytes, write_file, Inputs, Scratch, Staged, Temporaries};
+pub use output::{
+    commit_all, stage_file, write_bytes, write_file, Inputs, Scratch, Staged, Temporaries,
+};
 pub use population::{IndividualMethod, PopulationSettings, RiskyCellsRule};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, GroupedSource,

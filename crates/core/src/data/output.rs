@@ -362,6 +362,20 @@ pub fn stage_file(
     })
 }
 
+/// Put `files` in place as one unit: those bound for a device or FIFO
+/// first (that write can fail, `/dev/full`), then the renames of synced
+/// temporary files, so a failure leaves none of the regular files in
+/// place. Returns their paths in the order given.
+pub fn commit_all(files: Vec<Staged>) -> Result<Vec<PathBuf>> {
+    let written: Vec<PathBuf> = files.iter().map(|f| f.path().to_path_buf()).collect();
+    let (direct, renamed): (Vec<Staged>, Vec<Staged>) =
+        files.into_iter().partition(Staged::is_direct);
+    for f in direct.into_iter().chain(renamed) {
+        f.commit()?;
+    }
+    Ok(written)
+}
+
 impl Staged {
     /// The file this will write.
     pub fn path(&self) -> &Path {

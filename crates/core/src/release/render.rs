@@ -334,13 +334,7 @@ impl StagedRelease {
     /// putting a synced temporary file in place is a rename, so a failure
     /// leaves none of the regular files in place.
     pub fn commit(self) -> Result<Vec<PathBuf>> {
-        let written: Vec<PathBuf> = self.files.iter().map(|f| f.path().to_path_buf()).collect();
-        let (direct, renamed): (Vec<Staged>, Vec<Staged>) =
-            self.files.into_iter().partition(Staged::is_direct);
-        for f in direct.into_iter().chain(renamed) {
-            f.commit()?;
-        }
-        Ok(written)
+        crate::data::commit_all(self.files)
     }
 }
 

@@ -212,11 +212,18 @@ pub(crate) fn datafusion_error(
         }
         _ => {
             let text = e.to_string();
-            match exhausted_in(&text) {
-                Some(why) => format!(
+            match (exhausted_in(&text), panicked_in(&text)) {
+                (Some(why), _) => format!(
                     "{engine}: an executor ran out of memory (its memory limit, `anonlab cluster executor --memory-limit`, was reached: {why}); give the executors more memory, or temporary space to spill to"
                 ),
-                None => format!("{engine} cannot read the file: {}", without_debug(&text)),
+                // A reader's panic in one of the engine's tasks, caught
+                // by its runtime: said as the in-memory readers say theirs.
+                (None, Some(why)) => {
+                    format!("{engine}'s reader failed on malformed data: {why}")
+                }
+                (None, None) => {
+                    format!("{engine} cannot read the file: {}", without_debug(&text))
+                }
             }
         }
     };
@@ -232,6 +239,19 @@ fn exhausted_in(text: &str) -> Option<String> {
     let at = text.find(FORM)?;
     Some(
         string_literals(&text[at..])
+            .into_iter()
+            .next()
+            .unwrap_or_default(),
+    )
+}
+
+/// What a task's panic said, when DataFusion reports one (`task N
+/// panicked with message "…"`, its runtime having caught it).
+fn panicked_in(text: &str) -> Option<String> {
+    const FORM: &str = "panicked with message ";
+    let at = text.find(FORM)?;
+    Some(
+        string_literals(&text[at + FORM.len()..])
             .into_iter()
             .next()
             .unwrap_or_default(),
@@ -384,14 +404,15 @@ fn string_literals(form: &str) -> Vec<String> {
     out
 }
 
-/// A message about `engine`'s work on `path`.
+/// A message about `engine`'s work on `path` (a task's panic said as
+/// the in-memory readers say theirs).
 pub(crate) fn engine_error(engine: &str, path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::input(
-        path,
-        None,
-        None,
-        format!("{engine} cannot read the file: {e}"),
-    )
+    let text = e.to_string();
+    let msg = match panicked_in(&text) {
+        Some(why) => format!("{engine}'s reader failed on malformed data: {why}"),
+        None => format!("{engine} cannot read the file: {text}"),
+    };
+    Error::input(path, None, None, msg)
 }
 
 /// How the local engine's messages name it.

@@ -90,8 +90,8 @@ use crate::engine::EngineOptions;
 use crate::engine_scan::{local_context, local_runtime, open_in_file_order, LOCAL_ENGINE};
 use anonlab::data::number::{is_number, Decimal};
 use anonlab::data::{
-    write_file, Column, ColumnKind, CsvOptions, Dataset, InputFormat, Inputs, KindError, Role,
-    Scratch,
+    stage_file, write_file, Column, ColumnKind, CsvOptions, Dataset, InputFormat, Inputs,
+    KindError, Role, Scratch, Staged,
 };
 use anonlab::error::{Error, Parameter, Result};
 use anonlab::format::thousands;
@@ -262,6 +262,16 @@ pub struct PublishReport {
 
 /// Publish on this machine's engine: [`publish_in`] in a local session.
 pub fn publish(job: &PublishJob<'_>, engine: &EngineOptions) -> Result<PublishReport> {
+    committed(publish_staged(job, engine)?)
+}
+
+/// [`publish`] with the table staged, not yet in place: the caller puts
+/// it in place together with the files that go with it (the release
+/// JSON), as one unit (`data::commit_all`).
+pub fn publish_staged(
+    job: &PublishJob<'_>,
+    engine: &EngineOptions,
+) -> Result<(PublishReport, Option<Staged>)> {
     let runtime = local_runtime(job.data, engine)?;
     let mut job = job.clone();
     if job.spill_dir.is_none() {
@@ -269,20 +279,39 @@ pub fn publish(job: &PublishJob<'_>, engine: &EngineOptions) -> Result<PublishRe
     }
     runtime.block_on(async {
         let ctx = local_context(job.data, engine)?;
-        publish_in(&ctx, LOCAL_ENGINE, &job).await
+        publish_staged_in(&ctx, LOCAL_ENGINE, &job).await
     })
 }
 
-/// Stream `job.data` in the session `ctx` (this machine's engine, or a
-/// cluster's; `engine` names it in messages) and write the release's
-/// published table to `job.output` through `data::output` (a temporary
-/// file synced and renamed into place; never over an input), or only
-/// hash it when there is no output.
+/// A staged table put in place.
+fn committed((report, staged): (PublishReport, Option<Staged>)) -> Result<PublishReport> {
+    if let Some(s) = staged {
+        s.commit()?;
+    }
+    Ok(report)
+}
+
+/// [`publish_staged_in`], its table put in place.
 pub async fn publish_in(
     ctx: &SessionContext,
     engine: &str,
     job: &PublishJob<'_>,
 ) -> Result<PublishReport> {
+    committed(publish_staged_in(ctx, engine, job).await?)
+}
+
+/// Stream `job.data` in the session `ctx` (this machine's engine, or a
+/// cluster's; `engine` names it in messages) and write the release's
+/// published table for `job.output` through `data::output`: a regular
+/// file as a synced temporary file beside it, returned staged for the
+/// caller to put in place (never over an input); a device or FIFO
+/// written directly (its bytes are not held in memory, a published table
+/// can be many gigabytes); no output, only hashed.
+pub async fn publish_staged_in(
+    ctx: &SessionContext,
+    engine: &str,
+    job: &PublishJob<'_>,
+) -> Result<(PublishReport, Option<Staged>)> {
     let format = job.output_format()?;
     let mut inputs = job.inputs.clone();
     inputs.add(job.data);
@@ -320,13 +349,21 @@ pub async fn publish_in(
         largest_range: 0,
     };
     let mut writer = Writer::new(job, &layout, format, &inputs);
+    let mut staged = None;
     let written = match job.output {
-        Some(out) => write_file(out, &inputs, |w| {
-            writer.write(w, &spilled).map_err(|e| match e {
-                Error::Write(_, io) => io,
-                other => std::io::Error::other(other.to_string()),
-            })
-        }),
+        Some(out) => {
+            let fill = |w: &mut dyn Write| {
+                writer.write(w, &spilled).map_err(|e| match e {
+                    Error::Write(_, io) => io,
+                    other => std::io::Error::other(other.to_string()),
+                })
+            };
+            if is_device(out) {
+                write_file(out, &inputs, fill)
+            } else {
+                stage_file(out, &inputs, fill).map(|s| staged = Some(s))
+            }
+        }
         None => writer.write(&mut std::io::sink(), &spilled),
     };
     // A cancelled write fails as an I/O error inside `write_file` (which
@@ -339,7 +376,12 @@ pub async fn publish_in(
     report.fingerprint = writer.fingerprint.take().unwrap_or_default();
     report.ranges = writer.ranges;
     report.largest_range = writer.largest;
-    Ok(report)
+    Ok((report, staged))
+}
+
+/// Whether `path` names a device or FIFO (written directly, not staged).
+fn is_device(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Refuse what the pass does not publish, before the file is read.
@@ -487,6 +529,14 @@ pub fn publish_on(
     cluster: &crate::cluster::Cluster,
     job: &PublishJob<'_>,
 ) -> Result<PublishReport> {
+    committed(publish_on_staged(cluster, job)?)
+}
+
+/// [`publish_on`] with the table staged ([`publish_staged`]).
+pub fn publish_on_staged(
+    cluster: &crate::cluster::Cluster,
+    job: &PublishJob<'_>,
+) -> Result<(PublishReport, Option<Staged>)> {
     let engine = format!(
         "the cluster at {} (an executor reads the file at {})",
         cluster.scheduler(),
@@ -494,7 +544,9 @@ pub fn publish_on(
             .unwrap_or_else(|_| job.data.to_path_buf())
             .display()
     );
-    cluster.in_session(1, |ctx| async move { publish_in(&ctx, &engine, job).await })
+    cluster.in_session(1, |ctx| async move {
+        publish_staged_in(&ctx, &engine, job).await
+    })
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@
 //! **Rounds.** Suppressions under alpha = 1 only add compatible records to
 //! everyone, which lowers a risk in every regime anonlab meets, but the
 //! risk formula is not monotone in (f, F̂) in general; so the search
-//! repeats, from fresh counts, until nothing is above the threshold. Each
+//! repeats, every risk asked again, until nothing is above the threshold. Each
 //! round suppresses at least one cell in every unit still above it, so it
 //! ends: a record suppressed on every key is compatible with all n records
 //! and has the floor risk r(n, Σw), and a threshold below the floor (of a
