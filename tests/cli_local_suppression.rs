@@ -220,6 +220,67 @@ fn adult_with_eight_keys() {
     assert!(ls["total"].as_u64().unwrap() <= ls["greedy_total"].as_u64().unwrap());
 }
 
+/// A project's local-suppression settings (as the TUI saves them) are
+/// what `anonymize --project` runs — the library's release for the
+/// session's own request — and the flags, when given, replace them whole:
+/// a project's importance naming other keys does not refuse the run.
+#[test]
+fn a_projects_settings_are_run_and_flags_replace_them() {
+    use anonlab::data::LocalSuppressionParams;
+    use anonlab::session::Session;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::demo().unwrap();
+    s.params.algorithm = Some("local-suppression".into());
+    s.params.k = 4;
+    s.params.local_suppression = LocalSuppressionParams {
+        importance: vec!["zip".into(), "age".into(), "sex".into()],
+        combs: vec![2],
+        missing_matches: Some("own".into()),
+        strata: None,
+    };
+    let path = dir.path().join("ls.json");
+    s.to_project().save(&path).unwrap();
+    let run = anonlab()
+        .args(["anonymize", "--project"])
+        .arg(&path)
+        .args(["--json", "--queries", "0"])
+        .output()
+        .unwrap();
+    let v = json_of(&run);
+    assert!(all_hold(&v), "{v:#}");
+    let req = s.request("local-suppression", 4, s.params.l).unwrap();
+    assert_eq!(req.options.local_suppression.importance, [3, 2, 1]);
+    let algo = anonlab::algorithms::Registry::standard()
+        .get("local-suppression")
+        .unwrap();
+    let progress = anonlab::progress::Progress::new();
+    let (release, _) = anonlab::anonymize::run_algorithm(&*algo, &req, &progress).unwrap();
+    assert_eq!(
+        v["local_suppression"],
+        serde_json::to_value(release.suppression.unwrap()).unwrap()
+    );
+    assert_eq!(v["local_suppression"]["convention"], "own-value");
+
+    let run = anonlab()
+        .args(["anonymize", "--project"])
+        .arg(&path)
+        .args(["--qi", "sex,age", "--importance", "age,sex"])
+        .args(["--json", "--queries", "0"])
+        .output()
+        .unwrap();
+    let v = json_of(&run);
+    assert!(all_hold(&v), "{v:#}");
+    assert_eq!(v["local_suppression"]["convention"], "any-value");
+    let per = v["local_suppression"]["suppressed_cells"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = per
+        .iter()
+        .map(|a| a["attribute"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sex", "age"]);
+}
+
 const TESTDATA: &str = "tests/data/sdcmicro/testdata.csv";
 const TESTDATA_KEYS: &str = "urbrur,roof,walls,water,electcon,relat,sex";
 

@@ -21,6 +21,7 @@ mod tui_lattice;
 mod tui_layers;
 mod tui_lgb;
 mod tui_lgb_project;
+mod tui_local_suppression;
 mod tui_needs;
 mod tui_one_after;
 mod tui_one_truth;

@@ -67,7 +67,8 @@ pub struct LocalSuppressionArgs {
 const ID: &str = "local-suppression";
 
 impl LocalSuppressionArgs {
-    fn any(&self) -> bool {
+    /// Whether any of the flags is given.
+    pub fn any(&self) -> bool {
         !self.importance.is_empty()
             || !self.combs.is_empty()
             || self.missing_matches.is_some()
@@ -84,8 +85,14 @@ impl LocalSuppressionArgs {
         Ok(())
     }
 
-    /// The options of a request on `ds` with quasi-identifiers `qi`.
+    /// The options of a request on `ds` with quasi-identifiers `qi`. No
+    /// flag given: the request keeps the project's settings
+    /// (`Session::request_with` resolved them), so a project saved by the
+    /// TUI publishes what the TUI showed.
     pub fn apply(&self, o: &mut Options, ds: &Dataset, qi: &[usize]) -> anyhow::Result<()> {
+        if !self.any() {
+            return Ok(());
+        }
         let mut ls = LocalSuppressionOptions {
             combs: self.combs.clone(),
             convention: match self.missing_matches {

@@ -78,6 +78,7 @@ pub fn flag(parameter: Parameter) -> String {
         Parameter::Importance => "--importance",
         Parameter::Combs => "--combs",
         Parameter::Strata => "--strata",
+        Parameter::Convention => "--missing-matches",
         Parameter::RiskThreshold => "--risk-threshold",
         // `anonymize --algorithm`, `compare`/`chart --algorithms`.
         Parameter::Algorithm => "--algorithm(s)",

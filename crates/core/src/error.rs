@@ -191,6 +191,8 @@ pub enum Parameter {
     Combs,
     /// Local suppression's stratum column.
     Strata,
+    /// What local suppression's suppressed and missing cells match.
+    Convention,
     /// Local suppression's target on individual (or household) risk,
     /// instead of k.
     RiskThreshold,
@@ -303,6 +305,7 @@ impl Parameter {
             Parameter::Importance => "importance",
             Parameter::Combs => "combs",
             Parameter::Strata => "strata",
+            Parameter::Convention => "missing-matches",
             Parameter::RiskThreshold => "risk threshold",
             Parameter::Algorithm => "algorithm",
             Parameter::Model => "privacy model",

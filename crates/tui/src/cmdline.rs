@@ -21,6 +21,7 @@ use super::shared::MAX_L;
 use super::theme::Theme;
 use anonlab::data::IndividualMethod;
 use anonlab::privacy::Model;
+use anonlab::release::Convention;
 
 /// A command of the `:` line.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,6 +84,16 @@ pub enum Command {
     /// `:write [PATH]`: the verified release as `anonlab anonymize -o`
     /// writes it.
     Write(Option<PathBuf>),
+    /// `:importance COL,COL,...|default`: local suppression's key
+    /// variables from the most important (suppressed last) to the least;
+    /// empty: the default ranking.
+    Importance(Vec<String>),
+    /// `:combs M[,M...]|off`: local suppression's all-m subsets.
+    Combs(Vec<u32>),
+    /// `:missing any|own`: what local suppression's `*` matches.
+    MissingMatches(Convention),
+    /// `:strata COL|off`: local suppression's stratum column.
+    Strata(Option<String>),
 }
 
 /// What `:population` sets.
@@ -319,6 +330,34 @@ pub const COMMANDS: &[CommandSpec] = &[
         Arg::Words(ON_OFF),
         "which attribute combinations make people unique (chart: m)",
     ),
+    cmd(
+        "importance",
+        &[],
+        "COL,COL,...|default",
+        Arg::Column(&["default"]),
+        "local suppression: every QI, most important (suppressed last) first",
+    ),
+    cmd(
+        "combs",
+        &[],
+        "M[,M...]|off",
+        Arg::Words(&["off"]),
+        "local suppression: k-anonymity on every subset of M QIs first",
+    ),
+    cmd(
+        "missing",
+        &["missing-matches"],
+        "any|own",
+        Arg::Words(&["any", "own"]),
+        "local suppression: a * (suppressed or missing) matches any value, or only *",
+    ),
+    cmd(
+        "strata",
+        &[],
+        "COL|off",
+        Arg::Column(&["off"]),
+        "local suppression: k within each value of COL (not a QI)",
+    ),
 ];
 
 /// Parse one command line (without the leading `:`).
@@ -511,11 +550,53 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             [] => Command::Open(None),
             _ => Command::Open(Some(PathBuf::from(args.join(" ")))),
         },
+        "importance" => match args.as_slice() {
+            [] => return Err(":importance needs the QIs, most important first, or default".into()),
+            ["default"] => Command::Importance(Vec::new()),
+            _ => Command::Importance(list(&args).map(str::to_string).collect()),
+        },
+        "combs" => match args.as_slice() {
+            [] => return Err(":combs needs subset sizes (2 or 3,2), or off".into()),
+            ["off"] => Command::Combs(Vec::new()),
+            _ => Command::Combs(
+                list(&args)
+                    .map(|m| {
+                        number(
+                            name,
+                            m,
+                            1,
+                            anonlab::algorithms::local_suppression::MAX_KEYS as u32,
+                        )
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+        },
+        "missing" => Command::MissingMatches(match one("any or own")? {
+            "any" => Convention::AnyValue,
+            "own" => Convention::OwnValue,
+            other => {
+                return Err(format!(
+                    ":missing: '{other}' is neither any (a * matches any value) nor own (only *)"
+                ))
+            }
+        }),
+        "strata" => match one("a column or off")? {
+            "off" => Command::Strata(None),
+            col => Command::Strata(Some(col.to_string())),
+        },
         // More commands: one arm above this line (a test parses every
         // entry of the table).
         other => return Err(format!(":{other} is in the command table but not parsed")),
     };
     Ok(command)
+}
+
+/// The items of a list given comma- or space-separated (`a,b c`).
+fn list<'a>(args: &'a [&'a str]) -> impl Iterator<Item = &'a str> {
+    args.iter()
+        .flat_map(|a| a.split(','))
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
 }
 
 /// The largest MSU size `:suda` takes (every combination of up to 12
@@ -702,7 +783,9 @@ pub fn complete(line: &str, offers: &Offers<'_>) -> (String, Vec<String>) {
         Arg::Algorithm if first_word => offer(head, arg, offers.algorithms.iter().copied(), ""),
         Arg::Model if first_word => offer(head, arg, Model::NAMES.iter().copied(), ""),
         Arg::Column(words) => {
-            let at = arg.rfind(' ').map_or(0, |i| i + 1);
+            // The word after the last space or comma (`:importance
+            // zip,ag` completes `age`).
+            let at = arg.rfind([' ', ',']).map_or(0, |i| i + 1);
             let head = &line[..head.len() + at];
             let names = offers.columns.iter().copied().chain(words.iter().copied());
             offer(head, &arg[at..], names, "")
@@ -896,10 +979,38 @@ mod tests {
         assert_eq!(tab("filter age>=60 and se").0, "filter age>=60 and sex");
         let (line, many) = tab("filter s");
         assert_eq!((line.as_str(), many.len()), ("filter s", 2));
+        // A list's last item.
+        assert_eq!(tab("importance zip,sa").0, "importance zip,salary");
+        assert_eq!(tab("strata o").0, "strata off");
+        assert_eq!(tab("missing o").0, "missing own");
         // Nothing to offer: the line as it was.
         assert_eq!(tab("k 5"), ("k 5".into(), vec![]));
         assert_eq!(tab("theme mono x"), ("theme mono x".into(), vec![]));
         assert_eq!(tab("nope x"), ("nope x".into(), vec![]));
+    }
+
+    #[test]
+    fn local_suppression_commands_parse() {
+        assert_eq!(
+            parse("importance zip,age sex"),
+            Ok(Command::Importance(vec![
+                "zip".into(),
+                "age".into(),
+                "sex".into()
+            ]))
+        );
+        assert_eq!(parse("importance default"), Ok(Command::Importance(vec![])));
+        assert_eq!(parse("combs 3,2"), Ok(Command::Combs(vec![3, 2])));
+        assert_eq!(parse("combs off"), Ok(Command::Combs(vec![])));
+        assert_eq!(
+            parse("missing-matches own"),
+            Ok(Command::MissingMatches(Convention::OwnValue))
+        );
+        assert_eq!(parse("strata off"), Ok(Command::Strata(None)));
+        assert_eq!(
+            parse("strata disease"),
+            Ok(Command::Strata(Some("disease".into())))
+        );
     }
 
     #[test]
@@ -917,6 +1028,10 @@ mod tests {
         assert!(err("frobnicate").contains(":frobnicate"));
         assert!(err("").contains("empty"));
         assert!(err("run now").contains("'now'"));
+        assert!(err("combs 0").contains("combs 0"));
+        assert!(err("combs 2,x").contains("'x'"));
+        assert!(err("missing maybe").contains("'maybe'"));
+        assert!(err("importance").contains("needs"));
     }
 
     #[test]

@@ -218,4 +218,22 @@ fn params_changes(a: &Params, b: &Params, parts: &mut Vec<String>) {
     if a.conditions != b.conditions {
         parts.push("conditions file".to_string());
     }
+    if a.local_suppression != b.local_suppression {
+        let ls = |p: &Params| {
+            let l = &p.local_suppression;
+            let or = |v: String| if v.is_empty() { "-".to_string() } else { v };
+            format!(
+                "importance {}, combs {}, * {}, strata {}",
+                or(l.importance.join(">")),
+                or(l.combs
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")),
+                l.missing_matches.as_deref().unwrap_or("any"),
+                l.strata.as_deref().unwrap_or("-")
+            )
+        };
+        parts.push(format!("local suppression {} → {}", ls(a), ls(b)));
+    }
 }

@@ -9,10 +9,33 @@
 //! cursor and selections are reversed, roles carry their tag text,
 //! sensitive cells their ◆ mark, jobs their state in words; cells whose
 //! background colour marked something (a sensitive cell, a search match)
-//! are reversed.
+//! are reversed. Cells of a local suppression keep their mark the same
+//! way: a suppressed cell has a background (reversed in mono), a cell
+//! missing in the input is italic ([`suppressed_cell_style`],
+//! [`missing_cell_style`]).
 
 use ratatui::buffer::Buffer;
-use ratatui::style::{Color, Modifier};
+use ratatui::style::{Color, Modifier, Style};
+
+/// A key cell local suppression suppressed (published as `*`): a
+/// background of its own (sensitive cells are magenta, search matches
+/// yellow), so it stands out from a `*` that only reads alike; in mono the
+/// background becomes reversed video and the bold stays.
+pub fn suppressed_cell_style() -> Style {
+    Style::new()
+        .fg(Color::Black)
+        .bg(Color::LightBlue)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// A key cell missing in the input, published as `*` too but not a
+/// suppression the release made (`CellSuppression::missing_before`):
+/// dim and italic, no background, in every theme.
+pub fn missing_cell_style() -> Style {
+    Style::new()
+        .fg(Color::DarkGray)
+        .add_modifier(Modifier::ITALIC)
+}
 
 /// A colour theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,6 +129,30 @@ mod tests {
     use super::*;
     use ratatui::layout::Rect;
     use ratatui::style::Style;
+
+    /// A suppressed `*` and a missing `*` read apart in every theme, and
+    /// apart from plain text: by background (reversed in mono) and bold,
+    /// and by italics.
+    #[test]
+    fn local_suppression_marks_survive_every_theme() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 3, 1));
+        buf.set_string(0, 0, "*", suppressed_cell_style());
+        buf.set_string(1, 0, "*", missing_cell_style());
+        buf.set_string(2, 0, "*", Style::new());
+        for theme in Theme::ALL {
+            let mut b = buf.clone();
+            theme.apply(&mut b);
+            let [s, m, plain] = [0, 1, 2].map(|i| b.content[i].style());
+            assert!(s != m && s != plain && m != plain, "{theme:?}");
+            assert!(s.add_modifier.contains(Modifier::BOLD), "{theme:?}");
+            assert!(m.add_modifier.contains(Modifier::ITALIC), "{theme:?}");
+            assert!(!m.add_modifier.contains(Modifier::BOLD), "{theme:?}");
+        }
+        let mut mono = buf.clone();
+        Theme::Mono.apply(&mut mono);
+        assert!(mono.content[0].modifier.contains(Modifier::REVERSED));
+        assert!(!mono.content[1].modifier.contains(Modifier::REVERSED));
+    }
 
     #[test]
     fn names_round_trip() {

@@ -180,6 +180,12 @@ pub(super) fn prepare_with(c: &Columns, opened: Option<Session>) -> anyhow::Resu
     };
     let seed = c.seed.unwrap_or(session.params.seed);
     session.params.seed = seed;
+    // Local suppression's flags replace the project's settings whole
+    // (`LocalSuppressionArgs::apply`): a project's importance naming
+    // other keys must not refuse the request first.
+    if c.local_suppression.any() {
+        session.params.local_suppression = Default::default();
+    }
     if let Some(t) = c.threshold {
         session.attacker.threshold = super::threshold(t)?;
     }

@@ -262,6 +262,42 @@ pub struct Params {
     /// a relative path is relative to the project file, like the data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<PathBuf>,
+    /// Local suppression's settings (importance, combs, what a `*`
+    /// matches, strata). Left out of the file at their defaults, so
+    /// projects written before they were saved load and save unchanged.
+    #[serde(skip_serializing_if = "LocalSuppressionParams::is_default")]
+    pub local_suppression: LocalSuppressionParams,
+}
+
+/// Local suppression's settings by name, as `anonymize`'s flags give
+/// them (`--importance`, `--combs`, `--missing-matches`, `--strata`); the
+/// session resolves them against the quasi-identifiers of a run
+/// (`Session::request_with`), which refuses names that do not fit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LocalSuppressionParams {
+    /// Every quasi-identifier by name, from the most important
+    /// (suppressed last) to the least; empty: fewest categories = most
+    /// important.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub importance: Vec<String>,
+    /// Sizes of key subsets made k-anonymous first (sdcMicro's combs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub combs: Vec<u32>,
+    /// What a suppressed or missing key cell matches: `any` (the
+    /// default, sdcMicro's alpha = 1) or `own` (alpha = 0); a name the
+    /// session parses, since this layer knows no release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_matches: Option<String>,
+    /// A column within each of whose values k holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strata: Option<String>,
+}
+
+impl LocalSuppressionParams {
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// Full-domain generalization's settings, as names the algorithm layer
@@ -349,6 +385,7 @@ impl Default for Params {
             p: DEFAULT_P,
             full_domain: FullDomainParams::default(),
             conditions: None,
+            local_suppression: LocalSuppressionParams::default(),
         }
     }
 }

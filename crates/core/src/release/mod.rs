@@ -371,6 +371,15 @@ impl Convention {
         }
     }
 
+    /// The convention [`short`](Self::short) names.
+    pub fn from_short(name: &str) -> Option<Convention> {
+        match name {
+            "any" => Some(Convention::AnyValue),
+            "own" => Some(Convention::OwnValue),
+            _ => None,
+        }
+    }
+
     /// In words, for claims and reports.
     pub fn describe(self) -> &'static str {
         match self {

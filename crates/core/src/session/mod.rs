@@ -15,17 +15,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::algorithms::cbg::TreeCache;
 use crate::algorithms::full_domain::Metric;
+use crate::algorithms::local_suppression::{self, LocalSuppressionOptions};
 use crate::algorithms::{Options, Registry, Request};
 use crate::data::Conditions;
 use crate::data::{recode, AppliedRecode};
 use crate::data::{
     AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset, GroupedSource,
-    HierarchySource, Inputs, Params, PopulationSettings, Project, Recode, Role, Roles,
-    SensitivitySource,
+    HierarchySource, Inputs, LocalSuppressionParams, Params, PopulationSettings, Project, Recode,
+    Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
 use crate::privacy::{Model, ModelParams};
+use crate::release::Convention;
 use crate::risk::Knowledge;
 
 pub mod roles;
@@ -643,23 +645,64 @@ impl Session {
                     .push((self.dataset.column_index(name)?, t));
             }
         }
-        // The attacker's household column (`PopulationSettings::household`)
-        // is local suppression's too: its cells are reported by household
-        // size, on every surface that runs it from the session.
-        if algo.id() == "local-suppression" {
+        let qi = self.roles.with(Role::QuasiIdentifier);
+        if algo.id() == local_suppression::ID {
+            options.local_suppression =
+                self.local_suppression_options(&self.params.local_suppression, &qi)?;
+            // The attacker's household column
+            // (`PopulationSettings::household`) is local suppression's
+            // too: its cells are reported by household size, on every
+            // surface that runs it from the session.
             if let Some(h) = &self.attacker.population.household {
                 options.local_suppression.household = Some(self.dataset.column_index(h)?);
             }
         }
         Ok(Request {
             ds: &self.dataset,
-            qi: self.roles.with(Role::QuasiIdentifier),
+            qi,
             sensitive: self.roles.with(Role::Sensitive),
             identifiers: self.roles.with(Role::Identifier),
             k,
             l,
             seed,
             options,
+        })
+    }
+
+    /// Local suppression's options from settings by name (the project's
+    /// are `Params::local_suppression`), resolved against the keys `qi`: an
+    /// importance that does not name every key once, an unknown stratum
+    /// or convention is refused here, the rest by the algorithm
+    /// (`local_suppression::check`).
+    pub fn local_suppression_options(
+        &self,
+        p: &LocalSuppressionParams,
+        qi: &[usize],
+    ) -> Result<LocalSuppressionOptions> {
+        let convention = match p.missing_matches.as_deref() {
+            None => Convention::AnyValue,
+            Some(name) => Convention::from_short(name).ok_or_else(|| {
+                Error::invalid(
+                    Parameter::Convention,
+                    format!("'{name}': a suppressed cell matches 'any' value or its 'own'"),
+                )
+            })?,
+        };
+        let strata = match &p.strata {
+            None => None,
+            Some(name) => Some(self.dataset.column_index(name).map_err(|_| {
+                Error::invalid(
+                    Parameter::Strata,
+                    format!("no column '{name}' to stratify by"),
+                )
+            })?),
+        };
+        Ok(LocalSuppressionOptions {
+            importance: local_suppression::importance_of_names(&self.dataset, qi, &p.importance)?,
+            combs: p.combs.clone(),
+            convention,
+            strata,
+            ..LocalSuppressionOptions::default()
         })
     }
 

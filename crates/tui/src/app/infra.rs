@@ -256,6 +256,13 @@ impl App {
                 let model = self.set_model(m, value)?;
                 self.notice = Some(format!("full-domain model: {m}, {model}"));
             }
+            Command::Importance(_)
+            | Command::Combs(_)
+            | Command::MissingMatches(_)
+            | Command::Strata(_) => {
+                let notice = self.set_local_suppression(command)?;
+                self.notice = Some(notice);
+            }
         }
         self.apply(out);
         self.follow_session();
@@ -297,6 +304,71 @@ impl App {
             *self.session.settings_mut() = params;
         }
         Ok(model)
+    }
+
+    /// Apply one of local suppression's commands to the session's
+    /// settings, resolved against the quasi-identifiers and checked by the
+    /// algorithm first (`local_suppression::check`, at k = 1: k is checked
+    /// by the run, as it changes), so a bad value is a message and changes
+    /// nothing. The notice says what is set.
+    fn set_local_suppression(&mut self, command: Command) -> Result<String, String> {
+        use anonlab::algorithms::local_suppression;
+        let mut ls = self.session.params().local_suppression.clone();
+        let name = |c: &Command| match c {
+            Command::Importance(_) => ":importance",
+            Command::Combs(_) => ":combs",
+            Command::MissingMatches(_) => ":missing",
+            _ => ":strata",
+        };
+        let which = name(&command);
+        let notice = match command {
+            Command::Importance(names) => {
+                let notice = if names.is_empty() {
+                    "importance: fewest categories = most important (sdcMicro's default)".into()
+                } else {
+                    format!("importance, most important first: {}", names.join(", "))
+                };
+                ls.importance = names;
+                notice
+            }
+            Command::Combs(sizes) => {
+                let notice = if sizes.is_empty() {
+                    "combs off: k-anonymity on all the QIs together".into()
+                } else {
+                    let s: Vec<String> = sizes.iter().map(u32::to_string).collect();
+                    format!("combs {}: every subset of that many QIs first", s.join(","))
+                };
+                ls.combs = sizes;
+                notice
+            }
+            Command::MissingMatches(c) => {
+                ls.missing_matches = (c != Default::default()).then(|| c.short().to_string());
+                format!("local suppression: {}", c.describe())
+            }
+            Command::Strata(col) => {
+                let notice = col.as_ref().map_or_else(
+                    || "no strata".into(),
+                    |c| format!("k within each value of '{c}'"),
+                );
+                ls.strata = col;
+                notice
+            }
+            other => return Err(format!("{other:?} is not a local-suppression command")),
+        };
+        let session = self.session.session();
+        let qi = session.roles.with(anonlab::data::Role::QuasiIdentifier);
+        let said = |e: anonlab::Error| match e {
+            anonlab::Error::Invalid { msg, .. } => {
+                format!("{which}: {}", anonlab::error::escaped(&msg))
+            }
+            e => format!("{which}: {e}"),
+        };
+        let options = session.local_suppression_options(&ls, &qi).map_err(said)?;
+        local_suppression::check(&session.dataset, &qi, 1, &options).map_err(said)?;
+        if self.session.params().local_suppression != ls {
+            self.session.settings_mut().local_suppression = ls;
+        }
+        Ok(notice)
     }
 
     /// Apply one of the statistics offices' measures' commands to the

@@ -42,6 +42,17 @@ pub const MAX_PUBLISHED_WIDTH: usize = 28;
 /// Groups whose first row is rendered to size the published columns.
 const WIDTH_SAMPLE_GROUPS: usize = 2000;
 
+/// What a published cell is beyond its text, for the tables to draw it
+/// so: a `*` local suppression made, or a key cell missing in the input
+/// (also `*`, and not a suppression).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CellMark {
+    #[default]
+    Plain,
+    Suppressed,
+    Missing,
+}
+
 /// A probability distribution as drawn: mean, max and the CDF as a step
 /// line of (probability, share of records at or below it).
 #[derive(Debug, Clone, PartialEq)]
@@ -127,6 +138,37 @@ impl AnonymizeView {
             member,
             &self.index,
         ))
+    }
+
+    /// How each cell of published row `i` is marked (parallel to
+    /// [`row`](Self::row)): in a local suppression's release
+    /// (`Release::suppression`), a suppressed key cell of a record whose
+    /// value the input holds is [`CellMark::Suppressed`], one the input
+    /// lacks [`CellMark::Missing`] — the split of `suppressed_cells` and
+    /// `missing_before`. Every other cell, and every cell of other
+    /// releases (whose `*` is a generalization), is plain.
+    pub fn marks(&self, ds: &Dataset, i: usize) -> Vec<CellMark> {
+        let mut marks = vec![CellMark::Plain; self.headers.len()];
+        if self.release.suppression.is_none() {
+            return marks;
+        }
+        let Some((g, member)) = locate(&self.group_starts, i) else {
+            return marks;
+        };
+        let group = &self.release.groups[g];
+        let r = group.rows[member] as usize;
+        let cells = self.release.quasi_identifiers.iter().zip(&group.cells);
+        for ((&c, cell), mark) in cells.zip(&mut marks) {
+            if *cell == rel::Cell::Suppressed {
+                let col = ds.col(c);
+                *mark = if col.is_missing(col.code(r)) {
+                    CellMark::Missing
+                } else {
+                    CellMark::Suppressed
+                };
+            }
+        }
+        marks
     }
 
     /// The published row of record `record` (a row of the data file),

@@ -5,12 +5,14 @@
 //! publishes, with their original values; the right half the published
 //! row as the published table draws it (`AnonymizeView::row`); a
 //! suppressed record says so. A published cell that reads otherwise than
-//! the original value of its column is marked as changed.
+//! the original value of its column is marked as changed; a cell local
+//! suppression suppressed, or one missing in the input, is marked as
+//! such instead (`AnonymizeView::marks`).
 //!
 //! The rows on screen are rendered when the release, the cursor or the
 //! terminal size change (`refresh`), never while drawing.
 
-use super::release::{AnonymizeView, MAX_PUBLISHED_WIDTH};
+use super::release::{AnonymizeView, CellMark, MAX_PUBLISHED_WIDTH};
 use crate::keymap::Action;
 use crate::shared::{follow, text_width, visible_window};
 use anonlab::data::Dataset;
@@ -29,6 +31,9 @@ pub struct PairRow {
     /// Per published cell: whether it differs from the original value of
     /// the column of the same name.
     pub changed: Vec<bool>,
+    /// Per published cell: suppressed, missing in the input, or plain
+    /// (`AnonymizeView::marks`).
+    pub marks: Vec<CellMark>,
 }
 
 /// The side-by-side view's state.
@@ -111,7 +116,9 @@ impl SideBySide {
                     col.display(col.code(record)).to_string()
                 })
                 .collect();
-            let published = view.published_index(record).and_then(|i| view.row(ds, i));
+            let at = view.published_index(record);
+            let published = at.and_then(|i| view.row(ds, i));
+            let marks = at.map_or_else(Vec::new, |i| view.marks(ds, i));
             let changed = match &published {
                 Some(row) => row
                     .iter()
@@ -138,6 +145,7 @@ impl SideBySide {
                 original,
                 published,
                 changed,
+                marks,
             });
         }
         // A suppressed record's one word needs its room.

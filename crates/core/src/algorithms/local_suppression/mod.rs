@@ -79,6 +79,9 @@ use index::{subsets, Layout, State};
 /// and the search tries up to 2^m − 1 sets per record).
 pub const MAX_KEYS: usize = 16;
 
+/// The algorithm's id in the registry.
+pub const ID: &str = "local-suppression";
+
 /// What local suppression reads in `Options::local_suppression`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LocalSuppressionOptions {
@@ -160,6 +163,60 @@ pub fn default_importance(ds: &Dataset, qi: &[usize]) -> Vec<u32> {
         imp[a] = rank as u32 + 1;
     }
     imp
+}
+
+/// sdcMicro's importance numbers (one per key of `qi`, 1 = most
+/// important) from the keys named from the most important to the least,
+/// as a project saves them (`data::LocalSuppressionParams::importance`);
+/// empty names: empty numbers (the default ranking). Every key must be
+/// named once.
+pub fn importance_of_names(ds: &Dataset, qi: &[usize], names: &[String]) -> Result<Vec<u32>> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut numbers = vec![0u32; qi.len()];
+    for (rank, name) in names.iter().enumerate() {
+        let c = ds.column_index(name).map_err(|_| {
+            Error::invalid(
+                Parameter::Importance,
+                format!(
+                    "no column '{name}': name the key variables from the most important to the least"
+                ),
+            )
+        })?;
+        let Some(a) = qi.iter().position(|&q| q == c) else {
+            return Err(Error::invalid(
+                Parameter::Importance,
+                format!("'{name}' is not a key variable (quasi-identifier)"),
+            ));
+        };
+        if numbers[a] != 0 {
+            return Err(Error::invalid(
+                Parameter::Importance,
+                format!("'{name}' is named twice"),
+            ));
+        }
+        numbers[a] = rank as u32 + 1;
+    }
+    if let Some(a) = numbers.iter().position(|&n| n == 0) {
+        return Err(Error::invalid(
+            Parameter::Importance,
+            format!(
+                "it names {} of the {} key variables: '{}' is missing (name them all, most important first)",
+                names.len(),
+                qi.len(),
+                ds.col(qi[a]).name()
+            ),
+        ));
+    }
+    Ok(numbers)
+}
+
+/// Whether [`suppress`] takes these options for the keys `qi` of `ds` at
+/// k, with the message it would refuse them with: a front end checks a
+/// setting when it is given, not only when a run starts.
+pub fn check(ds: &Dataset, qi: &[usize], k: u32, options: &LocalSuppressionOptions) -> Result<()> {
+    check_options(ds, qi, k, options)
 }
 
 /// Local suppression of the keys `qi` of `ds` to k (module doc).

@@ -30,7 +30,9 @@ use std::sync::Arc;
 
 use super::lattice::{LatticeEffect, LatticeState};
 use super::record::RecordDetail;
-use super::release::{self, queries_job, AnonymizeView, Outcome, QueryOutcome, ReleaseCache};
+use super::release::{
+    self, queries_job, AnonymizeView, CellMark, Outcome, QueryOutcome, ReleaseCache,
+};
 use super::side_by_side::SideBySide;
 use super::sweep::{CellFigures, SweepEffect, SweepState};
 use crate::chart::{self, ChartData, ChartExport, Dist};
@@ -108,6 +110,8 @@ pub struct PublishedTable {
     pub page: usize,
     /// The rows from `top`, at most `page` of them.
     pub rows: Vec<Vec<String>>,
+    /// How each cell of `rows` is marked (suppressed, missing before).
+    pub marks: Vec<Vec<CellMark>>,
     /// Column widths: the release's, widened by the rows on screen.
     pub widths: Vec<u16>,
 }
@@ -243,6 +247,7 @@ impl AnonymizeState {
     pub fn refresh_table(&mut self, ds: &Dataset) {
         let t = &mut self.table;
         t.rows.clear();
+        t.marks.clear();
         self.detail = None;
         let Some(view) = &self.view else {
             t.widths.clear();
@@ -263,6 +268,7 @@ impl AnonymizeState {
                     *w = (*w).max(text_width(cell).min(release::MAX_PUBLISHED_WIDTH as u16));
                 }
                 t.rows.push(row);
+                t.marks.push(view.marks(ds, i));
             }
         }
     }

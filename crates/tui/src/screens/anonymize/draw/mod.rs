@@ -17,13 +17,15 @@ mod sweep;
 use crate::layout::{anonymize_areas, anonymize_compact, anonymize_view_area, ANON_PARAMS_WIDTH};
 use crate::screens::anonymize::AnonymizeScreen;
 use crate::screens::anonymize::{Param, QueriesState};
-use crate::screens::release::{AnonymizeView, Curve};
+use crate::screens::release::{AnonymizeView, CellMark, Curve};
 use crate::screens::Drawn;
 use crate::session::{CONSTRUCTION, FULL_DOMAIN};
 use crate::shared::JobState;
+use crate::theme;
 use crate::widgets::{
     self, before_after, dim, thousands, title_style, too_small, unit_axis, CHART_MIN,
 };
+use anonlab::algorithms::local_suppression::ID as LOCAL_SUPPRESSION;
 use anonlab::release::short_fingerprint;
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, AnonymizeScreen>) {
@@ -267,6 +269,17 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
         }
         lines.extend(full_domain_lines(d));
     }
+    if choice.id == LOCAL_SUPPRESSION {
+        // Local suppression reads k and its own settings, not l (shown
+        // "not used", as for every algorithm) nor the seed: they take the
+        // lines of the long name and the seed.
+        lines.truncate(4);
+        lines.remove(1);
+        lines.extend(local_suppression_lines(
+            d,
+            usize::from(area.width.saturating_sub(2)),
+        ));
+    }
     if choice.id == CONSTRUCTION {
         // Construction reads its conditions, not k, l nor the seed.
         lines.truncate(1);
@@ -277,6 +290,114 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     }
     let block = Block::bordered().title(Span::styled(" Anonymize ", title_style()));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Local suppression's settings as the session holds them (what the next
+/// run reads; the figures panel says what the shown release did), with
+/// the commands that set them.
+fn local_suppression_lines(d: &Drawn<'_, AnonymizeScreen>, width: usize) -> Vec<Line<'static>> {
+    let ls = &d.session.params().local_suppression;
+    let label = |t: &str| Span::styled(format!("{t:<10}"), dim());
+    let value = |v: String| Span::styled(widgets::cut(&v, width.saturating_sub(10)), title_style());
+    let convention = match ls.missing_matches.as_deref() {
+        Some("own") => "* is its own value",
+        _ => "* matches any value",
+    };
+    let importance = if ls.importance.is_empty() {
+        // sdcMicro's: the fewer categories, the more important.
+        "default (categories)".to_string()
+    } else {
+        ls.importance.join(">")
+    };
+    let combs = if ls.combs.is_empty() {
+        "-".to_string()
+    } else {
+        ls.combs
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let strata = ls.strata.clone().unwrap_or_else(|| "-".into());
+    vec![
+        Line::from(vec![label("missing"), value(convention.into())]),
+        // The one label of ten letters: a space of its own.
+        Line::from(vec![
+            Span::styled("importance ", dim()),
+            Span::styled(
+                widgets::cut(&importance, width.saturating_sub(11)),
+                title_style(),
+            ),
+        ]),
+        Line::from(vec![
+            label("combs"),
+            Span::styled(combs, title_style()),
+            Span::styled("  strata ", dim()),
+            Span::styled(
+                widgets::cut(&strata, width.saturating_sub(22)),
+                title_style(),
+            ),
+        ]),
+        // Each label above is its command's name.
+        Line::from(Span::styled(
+            widgets::cut("set: :missing own, :combs 2, …", width),
+            dim(),
+        )),
+    ]
+}
+
+/// What a local suppression's release suppressed, from its
+/// `CellSuppression` (the figures `anonymize --json` prints under
+/// `local_suppression`): the cells in all, how they match, the
+/// sdcMicro greedy's count on the same input labelled as that baseline,
+/// then the cells per attribute and those missing in the input.
+fn suppression_lines(s: &anonlab::release::CellSuppression) -> Vec<Line<'static>> {
+    let label = |k: &str| Span::styled(format!("{k} "), dim());
+    let value = |v: String| Span::styled(v, title_style());
+    let mut first = vec![
+        label("cells suppressed"),
+        Span::styled(thousands(s.total), theme::suppressed_cell_style()),
+        Span::styled(
+            match s.convention {
+                anonlab::release::Convention::AnyValue => " (* any value)",
+                anonlab::release::Convention::OwnValue => " (* own value)",
+            },
+            dim(),
+        ),
+        Span::raw("  "),
+        // One word, so a narrow panel wraps it whole.
+        label("sdcMicro-greedy"),
+    ];
+    match s.greedy_total {
+        Some(g) if s.greedy_stopped => first.push(value(format!("≥{}", thousands(g)))),
+        Some(g) => first.push(value(thousands(g))),
+        None => first.push(Span::styled("n/a for * own", dim())),
+    }
+    if s.method != "search" {
+        first.push(Span::styled(" (kept)", dim()));
+    }
+    let mut per = vec![label("per attribute")];
+    for (i, a) in s.suppressed_cells.iter().enumerate() {
+        if i > 0 {
+            per.push(Span::styled(", ", dim()));
+        }
+        per.push(Span::raw(format!("{} ", a.attribute)));
+        per.push(value(thousands(a.cells)));
+    }
+    let missing: Vec<String> = s
+        .missing_before
+        .iter()
+        .filter(|a| a.cells > 0)
+        .map(|a| format!("{} {}", a.attribute, thousands(a.cells)))
+        .collect();
+    if !missing.is_empty() {
+        per.push(Span::styled("  missing before: ", dim()));
+        per.push(Span::styled(
+            missing.join(", "),
+            theme::missing_cell_style(),
+        ));
+    }
+    vec![Line::from(first), Line::from(per)]
 }
 
 /// Whether full-domain's model reads l.
@@ -551,7 +672,8 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
         )
     });
-    let mut lines = vec![
+    let mut lines = suppression_figures(view);
+    lines.extend([
         Line::from(vec![
             label("groups"),
             value(thousands(e.groups as u64)),
@@ -575,7 +697,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             label("GCP share"),
             value(format!("{:.3}", u.gcp)),
         ]),
-    ];
+    ]);
     if let Some((_, after)) = &view.breach {
         let b = before
             .and_then(|b| b.breach.as_ref())
@@ -624,6 +746,15 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             .block(block_with(title)),
         area,
     );
+}
+
+/// A local suppression's counts first (`suppression_lines`): the
+/// figure its release is about, read before the others.
+fn suppression_figures(view: &AnonymizeView) -> Vec<Line<'static>> {
+    view.release
+        .suppression
+        .as_ref()
+        .map_or_else(Vec::new, suppression_lines)
 }
 
 /// The algorithm's time, with the time of the whole job; for p-sensitive
@@ -860,7 +991,12 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     let selected = t.cursor.checked_sub(t.top);
     let rows = widgets::fit_rows(&t.rows, &widths);
     let rows = rows.into_iter().enumerate().map(|(i, r)| {
-        let row = Row::new(r.into_iter().map(Cell::new));
+        let marks = t.marks.get(i).map_or(&[][..], Vec::as_slice);
+        let row = Row::new(
+            r.into_iter()
+                .enumerate()
+                .map(|(c, v)| marked_cell(v, marks.get(c).copied().unwrap_or_default())),
+        );
         if Some(i) == selected {
             row.style(Style::new().add_modifier(Modifier::REVERSED))
         } else {
@@ -872,4 +1008,14 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
         .column_spacing(1)
         .block(block);
     frame.render_widget(table, area);
+}
+
+/// A published cell drawn with its mark's style (`theme`): suppressed by
+/// local suppression, or missing in the input; plain otherwise.
+pub(super) fn marked_cell(text: String, mark: CellMark) -> Cell<'static> {
+    match mark {
+        CellMark::Plain => Cell::new(text),
+        CellMark::Suppressed => Cell::new(text).style(theme::suppressed_cell_style()),
+        CellMark::Missing => Cell::new(text).style(theme::missing_cell_style()),
+    }
 }

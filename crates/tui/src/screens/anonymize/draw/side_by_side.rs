@@ -1,6 +1,7 @@
 //! Before and after side by side: the original record on the left, its
 //! published row on the right, one record per line in file order; cells
-//! the release changed in yellow, a suppressed record in grey.
+//! the release changed in yellow, a suppressed record in grey, cells of a
+//! local suppression in their theme styles (suppressed; missing before).
 
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -9,6 +10,7 @@ use ratatui::widgets::{Block, Cell, Row, Table};
 use ratatui::Frame;
 
 use crate::screens::anonymize::AnonymizeScreen;
+use crate::screens::release::CellMark;
 use crate::screens::Drawn;
 use crate::widgets::{self, dim, thousands, title_style};
 
@@ -25,22 +27,34 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>
                 thousands((s.top + s.rows.len()) as u64),
                 thousands(n as u64),
             );
-            let suppressed = thousands(v.release.suppressed_rows.len() as u64);
+            // A local suppression suppresses cells, not records: its
+            // count and its legend.
+            let (suppressed, legend) = match &v.release.suppression {
+                Some(c) => (
+                    format!("{} cells suppressed", thousands(c.total)),
+                    "yellow: changed, blue: suppressed, italic: missing before",
+                ),
+                None => (
+                    format!(
+                        "{} suppressed",
+                        thousands(v.release.suppressed_rows.len() as u64)
+                    ),
+                    "yellow: changed",
+                ),
+            };
             // The legend where there is room for it; on a narrow view the
             // short form, then that cut with "…" (the border clipped
             // "0 suppressed" to "0 suppr").
             let room = usize::from(area.width.saturating_sub(2)).saturating_sub(16);
             let long = if area.width >= 100 {
-                format!(
-                    "{records}, file order; {suppressed} suppressed; yellow: changed  (b closes) "
-                )
+                format!("{records}, file order; {suppressed}; {legend}  (b closes) ")
             } else {
-                format!("{records}, file order; {suppressed} suppressed ")
+                format!("{records}, file order; {suppressed} ")
             };
             let text = if Span::raw(long.as_str()).width() <= room {
                 long
             } else {
-                widgets::cut(&format!("{records}; {suppressed} suppressed "), room)
+                widgets::cut(&format!("{records}; {suppressed} "), room)
             };
             title.push(Span::styled(text, dim()));
         }
@@ -83,12 +97,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>
         cells.extend(original.into_iter().map(Cell::new));
         cells.push(Cell::new("│").style(dim()));
         if r.published.is_some() {
-            cells.extend(published.into_iter().zip(&r.changed).map(|(v, &c)| {
-                let cell = Cell::new(v);
-                if c {
-                    cell.style(changed)
-                } else {
-                    cell
+            cells.extend(published.into_iter().enumerate().map(|(j, v)| {
+                match r.marks.get(j).copied().unwrap_or_default() {
+                    // Suppressed or missing says more than "changed".
+                    CellMark::Plain if r.changed.get(j) == Some(&true) => {
+                        Cell::new(v).style(changed)
+                    }
+                    mark => super::marked_cell(v, mark),
                 }
             }));
         } else {
