@@ -384,7 +384,7 @@ fn check_options(
 ) -> Result<()> {
     let m = qi.len();
     if let Some(target) = &options.risk {
-        risk_target::check(ds, qi, target, options)?;
+        risk_target::check(ds, target, options)?;
     } else if k == 0 {
         return Err(Error::invalid(Parameter::K, "k must be at least 1"));
     }

@@ -57,7 +57,7 @@ use crate::data::{Dataset, IndividualMethod};
 use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::release::{Convention, RiskFigures};
-use crate::risk::household::households_of;
+use crate::risk::household::{household_risks, households_of};
 use crate::risk::individual::{class_risk, sampling_weights, ROUNDING};
 
 use super::index::{Layout, State};
@@ -70,7 +70,6 @@ const METHOD: IndividualMethod = IndividualMethod::Approx;
 /// The option checks a risk target adds to [`super::check_options`].
 pub(super) fn check(
     ds: &Dataset,
-    qi: &[usize],
     target: &RiskTarget,
     options: &LocalSuppressionOptions,
 ) -> Result<()> {
@@ -105,54 +104,62 @@ pub(super) fn check(
             "a risk threshold needs one row per record; this is a frequency table",
         ));
     }
-    let weights = match target.weights {
-        Some(w) => Some(sampling_weights(ds, ds.name(), qi, ds.col(w).name())?),
-        None => None,
-    };
-    let floor = floor(ds.n_rows(), weights.as_deref());
-    let largest = match options.household {
-        Some(h) => {
-            let (of, count) = households_of(ds, ds.name(), ds.col(h).name())?;
-            let mut size = vec![0u32; count];
-            for h in of {
-                size[h as usize] += 1;
-            }
-            size.into_iter().max().unwrap_or(1)
-        }
-        None => 1,
-    };
-    let lowest = 1.0 - (1.0 - floor).powi(largest as i32);
-    if lowest > t + ROUNDING {
-        let what = if options.household.is_some() {
-            format!(
-                "a household of {largest} whose members are suppressed on every key has risk {lowest:.6}"
-            )
-        } else {
-            format!("a record suppressed on every key has risk {lowest:.6}")
-        };
-        return Err(Error::invalid(
-            Parameter::RiskThreshold,
-            format!(
-                "risk threshold {t} cannot be met: {what} (its f is all {} records); raise the threshold",
-                ds.n_rows()
-            ),
-        ));
-    }
     Ok(())
 }
 
-/// The risk of a record compatible with every record: the lowest a
-/// suppression can give.
-fn floor(n: usize, weights: Option<&[f64]>) -> f64 {
-    let f = n as f64;
-    let w = weights.map_or(f, |w| w.iter().sum());
-    class_risk(n.min(u32::MAX as usize) as u32, w, METHOD)
+/// Refuse a threshold below what suppression can reach: the risk of a
+/// record compatible with every record, r(n, Σw), or of the largest
+/// household whose members all are. Checked on the weights and
+/// households `suppress` read, before anything is suppressed.
+fn check_floor(
+    n: usize,
+    weights: &[f64],
+    households: Option<&(Vec<u32>, usize)>,
+    t: f64,
+) -> Result<()> {
+    let floor = class_risk(
+        n.min(u32::MAX as usize) as u32,
+        weights.iter().sum(),
+        METHOD,
+    );
+    let largest = households.map_or(1, |(of, count)| {
+        let mut size = vec![0u32; *count];
+        for &h in of {
+            size[h as usize] += 1;
+        }
+        size.into_iter().max().unwrap_or(1)
+    });
+    let lowest = 1.0 - (1.0 - floor).powi(largest as i32);
+    if lowest <= t + ROUNDING {
+        return Ok(());
+    }
+    let what = if households.is_some() {
+        format!(
+            "a household of {largest} whose members are suppressed on every key has risk {lowest:.6}"
+        )
+    } else {
+        format!("a record suppressed on every key has risk {lowest:.6}")
+    };
+    Err(Error::invalid(
+        Parameter::RiskThreshold,
+        format!(
+            "risk threshold {t} cannot be met: {what} (its f is all {n} records); raise the threshold"
+        ),
+    ))
 }
 
 /// A unit's risk when its `*`s are `w`.
 fn risk(state: &mut State, u: usize, w: u32) -> f64 {
+    risk_with_f(state, u, w).1
+}
+
+/// A unit's f (records compatible with it) and risk when its `*`s are `w`.
+fn risk_with_f(state: &mut State, u: usize, w: u32) -> (u64, f64) {
     let (f, big_f) = state.compatible_weighted(u, w);
-    class_risk(f.min(u64::from(u32::MAX)) as u32, big_f, METHOD)
+    (
+        f,
+        class_risk(f.min(u64::from(u32::MAX)) as u32, big_f, METHOD),
+    )
 }
 
 /// The cheapest set of `u`'s free keys that brings its risk to `goal`,
@@ -161,8 +168,7 @@ fn lower(state: &mut State, u: usize, levels: &[u32], goal: f64) -> u32 {
     let mask = state.masks[u];
     let free = state.layout().full() & !mask;
     cheapest(state, u, levels, |s, set| {
-        let (f, big_f) = s.compatible_weighted(u, mask | set);
-        let r = class_risk(f.min(u64::from(u32::MAX)) as u32, big_f, METHOD);
+        let (f, r) = risk_with_f(s, u, mask | set);
         (r <= goal).then_some(f)
     })
     .unwrap_or(free)
@@ -193,6 +199,7 @@ pub(super) fn suppress(
         Some(h) => Some(households_of(ds, ds.name(), ds.col(h).name())?),
         None => None,
     };
+    check_floor(n, &weights, households.as_ref(), target.threshold)?;
     // Units: one per record with households (members differ), else one per
     // distinct input tuple with its records and their weights' sum.
     let mut unit_of: Vec<u32> = Vec::with_capacity(n);
@@ -246,17 +253,17 @@ pub(super) fn suppress(
             })
             .collect()
     };
-    let household_risks = |r: &[f64], members: &[Vec<usize>]| -> Vec<f64> {
-        members
-            .iter()
-            .map(|list| 1.0 - list.iter().map(|&u| 1.0 - r[u]).product::<f64>())
-            .collect()
+    // Units are records in household mode: each household's risk is
+    // `risk::household`'s product over its members' rows.
+    let household_risks = |r: &[f64]| -> Vec<f64> {
+        let (of, count) = households.as_ref().expect("household mode");
+        household_risks(of, r, *count)
     };
     // The figures a unit is judged by: records' or households' risks.
     let judged = |state: &mut State| -> Vec<f64> {
         let r = unit_risks(state);
         match &members {
-            Some(list) => household_risks(&r, list),
+            Some(_) => household_risks(&r),
             None => r,
         }
     };
@@ -293,7 +300,7 @@ pub(super) fn suppress(
                 }
             }
             Some(list) => {
-                let hr = household_risks(&r, list);
+                let hr = household_risks(&r);
                 let mut order: Vec<usize> = (0..list.len()).filter(|&h| hr[h] > t).collect();
                 if order.is_empty() {
                     break;

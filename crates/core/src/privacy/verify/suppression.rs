@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 
 use crate::data::{Dataset, IndividualMethod};
 use crate::release::{Cell, Convention, Release};
-use crate::risk::household::households_of;
+use crate::risk::household::{household_risks, households_of};
 use crate::risk::individual::{class_risk, sampling_weights, ROUNDING};
 
 struct Unit {
@@ -203,15 +203,12 @@ pub(super) fn suppression_risk_threshold(
                     row_risk[r as usize] = group_risk[g];
                 }
             }
-            let mut safe = vec![1f64; count];
             let mut first = vec![u32::MAX; count];
             for (r, &h) in of.iter().enumerate() {
-                safe[h as usize] *= 1.0 - row_risk[r];
                 first[h as usize] = first[h as usize].min(r as u32);
             }
             let mut max = 0f64;
-            for (h, &s) in safe.iter().enumerate() {
-                let risk = 1.0 - s;
+            for (h, &risk) in household_risks(&of, &row_risk, count).iter().enumerate() {
                 if risk > threshold + tolerance {
                     return Err(format!(
                         "the household of row {} has risk {risk:.6}, above {threshold}",
