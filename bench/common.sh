@@ -8,6 +8,15 @@ BIN=target/release/anonlab
 
 section() { printf '\n## %s\n\n' "$*"; }
 
+# `cargo bench --bench NAME` under its section, cargo's own lines left out;
+# the bench writes the census file (CENSUS), which the whole-process runs
+# after it read.
+in_process_bench() {
+    section "$2: cargo bench --bench $1"
+    cargo bench --bench "$1" 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'
+    test -f "$CENSUS" || { echo "the bench did not write $CENSUS" >&2; exit 1; }
+}
+
 machine() {
     section "Machine"
     echo "date:      $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -29,9 +29,7 @@ CENSUS=target/bench-data/census-1000000.csv
 . bench/common.sh
 start
 
-section "Stages in process: cargo bench --bench scale"
-cargo bench --bench scale 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'
-test -f "$CENSUS" || { echo "the bench did not write $CENSUS" >&2; exit 1; }
+in_process_bench scale "Stages in process"
 
 need_hyperfine
 if [ ! -x /usr/bin/time ]; then

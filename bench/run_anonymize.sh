@@ -30,9 +30,7 @@ CENSUS=target/bench-data/census-1000000.csv
 . bench/common.sh
 start
 
-section "In process: cargo bench --bench anonymize"
-cargo bench --bench anonymize 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'
-test -f "$CENSUS" || { echo "the bench did not write $CENSUS" >&2; exit 1; }
+in_process_bench anonymize "In process"
 
 need_hyperfine
 

@@ -24,9 +24,7 @@ CENSUS_RUNS=${CENSUS_RUNS:-3}
 . bench/common.sh
 start
 
-section "In process: cargo bench --bench local_suppression"
-cargo bench --bench local_suppression 2>&1 | grep -v -E '^\s*(Compiling|Finished|Running)'
-test -f "$CENSUS" || { echo "the bench did not write $CENSUS" >&2; exit 1; }
+in_process_bench local_suppression "In process"
 
 need_hyperfine
 
