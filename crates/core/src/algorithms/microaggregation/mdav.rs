@@ -58,8 +58,29 @@ pub fn mdav_groups(x: &[Vec<f64>], k: usize, progress: &Progress) -> Result<Vec<
     mdav_groups_in(x, k, Precision::Single, progress)
 }
 
-/// [`mdav_groups`] with distances in the given precision.
+/// [`mdav_groups`] with distances in the given precision: through the
+/// k-d tree of `kdtree.rs` (the same groups as
+/// [`mdav_groups_reference`]), or through the reference itself when the
+/// tree's exactness argument does not hold (a weight not positive and
+/// finite, or values beyond ±1e100).
 pub fn mdav_groups_in(
+    x: &[Vec<f64>],
+    k: usize,
+    precision: Precision,
+    progress: &Progress,
+) -> Result<Vec<Vec<usize>>> {
+    let weights: Vec<f64> = x.iter().map(|col| inverse_variance(col)).collect();
+    if k > 0 && super::kdtree::tree_applies(x, &weights) {
+        super::kdtree::mdav_groups_tree(x, k, precision, progress)
+    } else {
+        mdav_groups_reference(x, k, precision, progress)
+    }
+}
+
+/// MDAV as sdcMicro runs it, in O(n²/k): every step sums the centroid and
+/// measures every remaining record. The specification [`mdav_groups_in`]
+/// is tested against.
+pub fn mdav_groups_reference(
     x: &[Vec<f64>],
     k: usize,
     precision: Precision,
@@ -116,7 +137,7 @@ pub fn mdav_groups_in(
 
 /// 1 / population variance of a column, as Mdav.cpp computes it (one pass,
 /// mean of squares minus squared mean); 1 when that is exactly 0.
-fn inverse_variance(col: &[f64]) -> f64 {
+pub(super) fn inverse_variance(col: &[f64]) -> f64 {
     let n = col.len() as f64;
     let (sum, squares) = col.iter().fold((0.0, 0.0), |(s, q), &v| (s + v, q + v * v));
     let mean = sum / n;

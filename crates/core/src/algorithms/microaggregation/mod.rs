@@ -35,6 +35,7 @@
 //! Not yet an [`Algorithm`](super::Algorithm) of the registry: a release of
 //! perturbed values needs a release kind that does not exist yet.
 
+mod kdtree;
 mod mdav;
 mod optimal;
 
@@ -42,7 +43,7 @@ use crate::data::Dataset;
 use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 
-pub use mdav::{mdav_groups, mdav_groups_in, Precision};
+pub use mdav::{mdav_groups, mdav_groups_in, mdav_groups_reference, Precision};
 pub use optimal::optimal_groups;
 
 /// What replaces a group's values.

@@ -115,3 +115,76 @@ fn single_precision_ties_change_a_group() {
     assert_eq!(single, vec![vec![2, 1], vec![0, 3]]);
     assert_eq!(double, vec![vec![2, 0], vec![1, 3]]);
 }
+
+mod tree {
+    //! The k-d tree MDAV (`kdtree.rs`) against the quadratic reference:
+    //! the same groups, in the same order, in both precisions.
+    use super::super::*;
+    use proptest::prelude::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn same(x: &[Vec<f64>], k: usize) {
+        let p = Progress::new();
+        for precision in [Precision::Single, Precision::Double] {
+            let fast = mdav_groups_in(x, k, precision, &p).unwrap();
+            let slow = mdav_groups_reference(x, k, precision, &p).unwrap();
+            assert_eq!(fast, slow, "k = {k}, {precision:?}");
+        }
+    }
+
+    /// Values from a few levels, some nudged by one part in 10⁸ (ties in
+    /// single precision that double precision separates), some exact
+    /// duplicates.
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            (0i32..6).prop_map(f64::from),
+            (0i32..6).prop_map(|v| f64::from(v) * 10.0 - 1e-7),
+            (0i32..6).prop_map(|v| f64::from(v) * (1.0 + 1e-8)),
+            -50.0f64..50.0,
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn tree_groups_equal_the_reference(
+            d in 1usize..4,
+            rows in proptest::collection::vec(proptest::collection::vec(value(), 3), 1..250),
+            k in 1usize..6,
+        ) {
+            prop_assume!(rows.len() >= k);
+            let x: Vec<Vec<f64>> = (0..d).map(|c| rows.iter().map(|r| r[c]).collect()).collect();
+            same(&x, k);
+        }
+    }
+
+    #[test]
+    fn tree_groups_equal_the_reference_on_larger_files() {
+        let mut rng = ChaCha8Rng::seed_from_u64(34);
+        for (n, d, k, levels) in [
+            (5000, 3, 3, 0),
+            (4000, 2, 5, 7),
+            (3000, 3, 3, 3),
+            (3001, 1, 4, 0),
+        ] {
+            let x: Vec<Vec<f64>> = (0..d)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| {
+                            if levels > 0 {
+                                f64::from(rng.random_range(0..levels))
+                            } else {
+                                // Log-normal, like incomes.
+                                let z: f64 =
+                                    (0..12).map(|_| rng.random::<f64>()).sum::<f64>() - 6.0;
+                                (10.0 + z).exp()
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            same(&x, k);
+        }
+    }
+}
