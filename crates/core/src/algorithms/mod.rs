@@ -16,7 +16,9 @@ pub mod local_suppression;
 pub mod microaggregation;
 mod mondrian;
 pub mod ng;
+pub mod noise;
 pub mod pk;
+pub mod swapping;
 
 use std::sync::Arc;
 

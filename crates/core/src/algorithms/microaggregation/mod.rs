@@ -83,6 +83,12 @@ pub struct Microaggregated {
 /// The values of numeric `columns`, column-major, or an error naming the
 /// first missing cell (record and column) or a categorical column.
 pub fn numeric_columns(ds: &Dataset, columns: &[usize]) -> Result<Vec<Vec<f64>>> {
+    numeric_columns_for(ds, columns, "microaggregation")
+}
+
+/// [`numeric_columns`] for the perturbation `method` named in messages
+/// (noise, rank swapping).
+pub fn numeric_columns_for(ds: &Dataset, columns: &[usize], method: &str) -> Result<Vec<Vec<f64>>> {
     columns
         .iter()
         .map(|&c| {
@@ -91,7 +97,7 @@ pub fn numeric_columns(ds: &Dataset, columns: &[usize]) -> Result<Vec<Vec<f64>>>
                 return Err(Error::Invalid {
                     parameter: Parameter::Column,
                     msg: format!(
-                        "'{}' is categorical; microaggregation needs numeric columns",
+                        "'{}' is categorical; {method} needs numeric columns",
                         col.name()
                     ),
                 });
@@ -99,18 +105,21 @@ pub fn numeric_columns(ds: &Dataset, columns: &[usize]) -> Result<Vec<Vec<f64>>>
             col.codes()
                 .iter()
                 .enumerate()
-                .map(|(row, &code)| col.number(code).ok_or_else(|| missing(col.name(), row)))
+                .map(|(row, &code)| {
+                    col.number(code)
+                        .ok_or_else(|| missing(col.name(), row, method))
+                })
                 .collect()
         })
         .collect()
 }
 
-fn missing(column: &str, row: usize) -> Error {
+fn missing(column: &str, row: usize, method: &str) -> Error {
     Error::Invalid {
         parameter: Parameter::Column,
         msg: format!(
             "'{column}' is missing at record {} (1-based, header not counted); \
-             microaggregation needs a value in every cell: impute or drop the record first",
+             {method} needs a value in every cell: impute or drop the record first",
             row + 1
         ),
     }
@@ -247,7 +256,7 @@ pub fn microaggregate(
 
 /// Records of each stratum, strata in order of first appearance, each with
 /// its code for messages (`None`: no strata, the whole file).
-fn strata_of(rows: usize, strata: Option<&[u32]>) -> Vec<(Option<u32>, Vec<usize>)> {
+pub(crate) fn strata_of(rows: usize, strata: Option<&[u32]>) -> Vec<(Option<u32>, Vec<usize>)> {
     let Some(codes) = strata else {
         return vec![(None, (0..rows).collect())];
     };
