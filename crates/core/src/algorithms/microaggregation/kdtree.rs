@@ -569,8 +569,8 @@ fn farthest_from_centroid(
 /// farthest down: by the triangle inequality a record's distance to `c` is
 /// at most (√d₀ + ρ)², ρ the (weighted) distance from `c0` to the
 /// centroid's interval, so the scan stops when that bound, widened by far
-/// more than f32 rounding can move a distance (10⁻⁵ relative), is below
-/// the best lower bound found. The sort is redone at the current centroid
+/// more than f32 rounding can move a distance, is below the best lower
+/// bound found. The sort is redone at the current centroid
 /// when the scans since the last sort have cost more than a sort does.
 #[derive(Default)]
 struct Shell {
@@ -628,12 +628,16 @@ impl Shell {
         while self.head < self.sorted.len() && !tree.alive[self.sorted[self.head].1 as usize] {
             self.head += 1;
         }
+        // A single-precision distance of d terms is within (d + 1)·2⁻²⁴
+        // (relative) of the exact one; the widening is twenty times that and
+        // at least 10⁻⁵.
+        let widen = 1.0 + (1e-5f64).max(10.0 * (w.len() + 1) as f64 * f64::from(f32::EPSILON));
         let mut floor = f64::NEG_INFINITY;
         let mut out = Vec::new();
         for &(d0, p) in &self.sorted[self.head..] {
             self.scanned += 1;
             let reach = d0.sqrt() + rho;
-            if reach * reach * (1.0 + 1e-5) + 1e-300 < floor {
+            if reach * reach * widen + 1e-300 < floor {
                 break;
             }
             let p = p as usize;

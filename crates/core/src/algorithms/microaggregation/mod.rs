@@ -5,7 +5,9 @@
 //! - [`mdav`]: MDAV, Maximum Distance to Average Vector (Domingo-Ferrer and
 //!   Mateo-Sanz, "Practical data-oriented microaggregation for statistical
 //!   disclosure control", IEEE TKDE 14(1), 2002; the SDC Handbook, §3.4.4),
-//!   on one or more columns, as sdcMicro 5.8.1 runs it (`mdav.rs`);
+//!   on one or more columns, as sdcMicro 5.8.1 runs it (`mdav.rs`, the
+//!   quadratic reference), in O(n log n)-ish time through a k-d tree that
+//!   gives the same groups (`kdtree.rs`);
 //! - [`optimal_univariate`]: the optimal method for one column (Hansen and
 //!   Mukherjee, "A polynomial algorithm for optimal univariate
 //!   microaggregation", IEEE TKDE 15(4), 2003), which sdcMicro offers only
