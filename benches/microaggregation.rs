@@ -23,7 +23,7 @@ mod common;
 use common::{census_file, env_usize, manifest_path, time};
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anonlab::algorithms::microaggregation::{
@@ -127,7 +127,7 @@ fn row(label: &str, mut t: Vec<Duration>) {
     );
 }
 
-fn read_columns(path: &PathBuf, names: &[&str]) -> Vec<Vec<f64>> {
+fn read_columns(path: &Path, names: &[&str]) -> Vec<Vec<f64>> {
     let ds = load_csv(path, &CsvOptions::default()).expect("load");
     let cols: Vec<usize> = names
         .iter()
