@@ -11,6 +11,7 @@ mod actual;
 mod cell_table;
 pub mod glp;
 pub mod il1s;
+pub mod numeric_loss;
 pub mod pk_measures;
 pub mod prob_queries;
 pub mod queries;
@@ -18,6 +19,9 @@ pub mod utility;
 
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use il1s::il1s;
+pub use numeric_loss::{
+    eigen_loss, il1s_per_record, moment_loss, robust_eigen_loss, MomentLoss,
+};
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
     check_queries, generate_queries, query_error, Aggregate, Answer, CodeTest, Predicate, Query,

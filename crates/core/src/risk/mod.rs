@@ -13,11 +13,13 @@ pub mod household;
 pub mod individual;
 pub mod interval;
 mod linkage;
+pub mod linkage_numeric;
 mod local_breach;
 mod matching;
 mod original;
 pub mod population;
 pub mod risky_cells;
+pub mod rmd;
 mod simulator;
 pub mod suda;
 
@@ -27,7 +29,9 @@ pub use distribution::{
     HISTOGRAM_BINS,
 };
 pub use interval::{interval_risk, DEFAULT_INTERVAL_K};
+pub use rmd::{rmd_risk, rmd_risk_with_cov, RmdOptions, RmdRisk, DEFAULT_RMD_K, DEFAULT_RMD_K2};
 pub use linkage::{linkage_attack, linkage_from, Linkage};
+pub use linkage_numeric::{distance_linkage, NumericLinkage, DEFAULT_RANK_CAP};
 #[cfg(test)]
 pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
