@@ -56,6 +56,7 @@ mod lgb_properties;
 mod local_suppression;
 mod microaggregation;
 mod ng;
+mod numeric_risk;
 mod pk_adult;
 mod pk_properties;
 mod population_adult;

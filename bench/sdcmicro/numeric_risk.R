@@ -20,7 +20,7 @@
 #   risk2, wrisk1, wrisk2, the at-risk indices; covMcd(scale(x)) as dRiskRMD
 #   calls it (set.seed(34) first, its random subsets): cov, raw.cov, center,
 #   raw.cnp2, cnp2, best (the h-subset, sorted); dUtility IL1s, eigen,
-#   robeigen (set.seed(34) before it);
+#   robeigen (set.seed(34) before it) and the two MCD covariances it uses;
 #   and, computed here in plain R (sdcMicro has no function for them):
 #   * means: mean over columns of |mean(x_j) - mean(xm_j)| / |mean(x_j)|
 #   * covariances: mean over entries i <= j of |cov_x - cov_xm| / |cov_x|
@@ -101,6 +101,9 @@ figures <- function(data, method, x, xm, secs) {
   rmd_secs <- as.numeric(Sys.time() - t0, units = "secs")
   set.seed(SEED)
   robeigen <- dUtility(x, xm = xm, method = "robeigen")
+  # The two covMcd calls robeigen makes, in its order after the same seed.
+  set.seed(SEED)
+  rx <- covMcd(scale(x)); rxm <- covMcd(scale(xm))
   c(list(data = data, method = method, rows = nrow(x), columns = names(x),
          perturb_seconds = secs,
          drisk = dRisk(x, xm = xm),
@@ -112,6 +115,8 @@ figures <- function(data, method, x, xm, secs) {
          il1s = dUtility(x, xm = xm, method = "IL1s"),
          eigen = dUtility(x, xm = xm, method = "eigen"),
          robeigen = robeigen,
+         robeigen_covs = list(x = as.numeric(rx$cov), xm = as.numeric(rxm$cov),
+                              xm_best = if (is.null(rxm$best)) NULL else as.integer(rxm$best)),
          linkage = linkage(x, xm)),
     moments_loss(x, xm))
 }

@@ -20,7 +20,7 @@ pub mod utility;
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use il1s::il1s;
 pub use numeric_loss::{
-    eigen_loss, il1s_per_record, moment_loss, robust_eigen_loss, MomentLoss,
+    eigen_loss, eigenvalue_loss, il1s_per_record, moment_loss, robust_eigen_loss, MomentLoss,
 };
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{

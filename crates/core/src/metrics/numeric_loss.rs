@@ -136,6 +136,17 @@ fn eigen_difference(e1: &[f64], e2: &[f64]) -> f64 {
     e1.iter().zip(e2).map(|(a, b)| (a - b).abs() / a).sum()
 }
 
+/// The eigenvalue measure from two p × p covariance matrices (row-major):
+/// Σ |λ_i − λᵐ_i| / λ_i over the eigenvalues in decreasing order; what
+/// "eigen" and "robeigen" compute once they have their matrices (for
+/// checking robeigen's formula with robustbase's own MCD covariances).
+pub fn eigenvalue_loss(cov_original: &[f64], cov_perturbed: &[f64], p: usize) -> f64 {
+    eigen_difference(
+        &symmetric_eigenvalues(cov_original, p),
+        &symmetric_eigenvalues(cov_perturbed, p),
+    )
+}
+
 /// sdcMicro's `dUtility(method = "eigen")`.
 pub fn eigen_loss(original: &[Vec<f64>], perturbed: &[Vec<f64>]) -> Result<f64> {
     same_shape(original, perturbed)?;

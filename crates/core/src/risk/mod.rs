@@ -29,7 +29,6 @@ pub use distribution::{
     HISTOGRAM_BINS,
 };
 pub use interval::{interval_risk, DEFAULT_INTERVAL_K};
-pub use rmd::{rmd_risk, rmd_risk_with_cov, RmdOptions, RmdRisk, DEFAULT_RMD_K, DEFAULT_RMD_K2};
 pub use linkage::{linkage_attack, linkage_from, Linkage};
 pub use linkage_numeric::{distance_linkage, NumericLinkage, DEFAULT_RANK_CAP};
 #[cfg(test)]
@@ -37,6 +36,7 @@ pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
 pub use matching::{check_release_fits, Matching};
 pub use original::{original_matches, OriginalMatches};
+pub use rmd::{rmd_risk, rmd_risk_with_cov, RmdOptions, RmdRisk, DEFAULT_RMD_K, DEFAULT_RMD_K2};
 pub use simulator::{
     simulate, summarize, summarize_runs, Knowledge, PrefixRow, RiskSummary, Simulation,
 };

@@ -88,7 +88,11 @@ pub struct RmdRisk {
 
 /// sdcMicro's `dRiskRMD(x, xm, k, k2)`: the MCD of the standardized
 /// original, then [`rmd_risk_with_cov`].
-pub fn rmd_risk(original: &[Vec<f64>], perturbed: &[Vec<f64>], options: RmdOptions) -> Result<RmdRisk> {
+pub fn rmd_risk(
+    original: &[Vec<f64>],
+    perturbed: &[Vec<f64>],
+    options: RmdOptions,
+) -> Result<RmdRisk> {
     same_shape(original, perturbed)?;
     let x = scale_columns(original, "original")?;
     let mcd = cov_mcd(&x, options.mcd)?;
@@ -111,7 +115,13 @@ pub fn rmd_risk_with_cov(
     risk_scaled(&x, perturbed, cov, k, k2)
 }
 
-fn risk_scaled(x: &[Vec<f64>], perturbed: &[Vec<f64>], cov: &[f64], k: f64, k2: f64) -> Result<RmdRisk> {
+fn risk_scaled(
+    x: &[Vec<f64>],
+    perturbed: &[Vec<f64>],
+    cov: &[f64],
+    k: f64,
+    k2: f64,
+) -> Result<RmdRisk> {
     let invalid = |msg: String| Error::Invalid {
         parameter: Parameter::Column,
         msg,
@@ -163,7 +173,9 @@ fn risk_scaled(x: &[Vec<f64>], perturbed: &[Vec<f64>], cov: &[f64], k: f64, k2: 
         }
     }
     let nf = n as f64;
-    let weighted = |idx: &[usize]| idx.len() as f64 * idx.iter().map(|&i| rmd[i]).sum::<f64>() / nf;
+    // Folded from +0: an empty `sum` of floats is −0, which would print
+    // as "-0" for a file with nobody at risk.
+    let weighted = |idx: &[usize]| idx.len() as f64 * idx.iter().fold(0.0, |s, &i| s + rmd[i]) / nf;
     Ok(RmdRisk {
         risk1: index_risk1.len() as f64 / nf,
         risk2: index_risk2.len() as f64 / nf,

@@ -34,17 +34,20 @@
 //! R's random numbers (FastMCD, with nested subsamples of 300 above 600
 //! records) and keeps the best after C-steps; anonlab cannot draw R's
 //! numbers, so it runs its own FastMCD: `starts` random (p+1)-subsets
-//! (seeded ChaCha8), two C-steps each (on a random subsample of 1,500
+//! (seeded ChaCha8), two C-steps each (on a random subsample of 50,000
 //! records when there are more), the 10 best then C-stepped on all records
 //! to convergence, together with two deterministic starts (the classical
 //! estimates, and the coordinatewise median with MAD² on the diagonal).
-//! When both find the same h-subset — the usual case on ordinary data,
-//! where the C-steps converge to the same optimum — the covariances agree
-//! to rounding (robustbase computes them from sums of squares of data
-//! standardized by median and MAD, anonlab by two passes; the difference
-//! is ~1e-14 relative). When the data have several near-optimal subsets
-//! the two may keep different ones and the estimates differ: each is a
-//! valid MCD approximation, neither is the exact MCD.
+//! When both find the same h-subset the covariances agree to rounding
+//! (robustbase computes them from sums of squares of data standardized by
+//! median and MAD, anonlab by two passes; the difference is ~1e-14
+//! relative; tests/numeric_risk.rs checks it from robustbase's own
+//! subset). They often do not: on testdata's income, expend and savings
+//! robustbase's own result changes with R's seed (log det from −1.6597 to
+//! −1.6728 over seeds 1–5 and nsamp 5000; the subsets share 80–97 % of
+//! their records), so neither it nor anonlab's is the exact MCD, and the
+//! test asks of anonlab's search only a determinant no larger than the
+//! one robustbase found.
 //!
 //! Also where anonlab differs: robustbase replaces the small-sample factor
 //! by simulated values for n ≤ 20 (table `MCDcnp2s`); anonlab always uses
@@ -96,6 +99,10 @@ pub struct Mcd {
     pub cov: Vec<f64>,
     /// robustbase's `cnp2`: the reweighted estimate's factors.
     pub cnp2: [f64; 2],
+    /// robustbase's `crit`: log det of the h-subset's covariance, the
+    /// objective the search minimizes (one column: log of the best
+    /// window's variance, denominator h − 1).
+    pub crit: f64,
 }
 
 fn invalid(msg: String) -> Error {
@@ -107,7 +114,8 @@ fn invalid(msg: String) -> Error {
 
 /// robustbase's `h.alpha.n(alpha, n, p)` for alpha = 1/2.
 pub fn h_half(n: usize, p: usize) -> usize {
-    let n2 = (n + p + 1) / 2;
+    // ⌊(n + p + 1)/2⌋
+    let n2 = (n + p).div_ceil(2);
     // floor(2 n2 − n + 2 (n − n2) · 0.5) = n2 exactly.
     (2.0 * n2 as f64 - n as f64 + 2.0 * (n - n2) as f64 * 0.5).floor() as usize
 }
@@ -221,8 +229,15 @@ fn univariate(x: &[f64], h: usize) -> Result<Mcd> {
         ];
         cov *= cnp2[0] * cnp2[1];
     }
+    let mut sq: Vec<f64> = x
+        .iter()
+        .map(|v| (v - init_mean) * (v - init_mean))
+        .collect();
+    sq.select_nth_unstable_by(h - 1, f64::total_cmp);
+    let crit = (sq[..h].iter().sum::<f64>() / (h.max(2) - 1) as f64).ln();
     Ok(Mcd {
         h,
+        crit,
         best: Vec::new(),
         raw_center: vec![init_mean],
         raw_cov: vec![scale * scale],
@@ -277,8 +292,10 @@ pub fn mcd_from_subset(x: &[Vec<f64>], subset: &[usize]) -> Result<Mcd> {
     }
     let mut best = subset.to_vec();
     best.sort_unstable();
+    let crit = log_det(&cov_h, p).ok_or_else(|| singular(h))?;
     Ok(Mcd {
         h,
+        crit,
         best,
         raw_center,
         raw_cov,
@@ -435,8 +452,11 @@ fn search(x: &[Vec<f64>], h: usize, options: McdOptions) -> Result<Vec<usize>> {
     let n = x[0].len();
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let all: Vec<usize> = (0..n).collect();
-    // Random starts on a subsample when n is large (robustbase: 5 × 300).
-    const SUB: usize = 1500;
+    // Random starts on a subsample when n is large (robustbase: 5 × 300
+    // above 600 records; anonlab keeps all records up to 50,000, where the
+    // two C-steps of 500 starts still take well under a second, because
+    // the subsample's optimum is often not the whole file's).
+    const SUB: usize = 50_000;
     let pool: Vec<usize> = if n > SUB {
         let mut pool = rand::seq::index::sample(&mut rng, n, SUB).into_vec();
         pool.sort_unstable();
@@ -670,11 +690,19 @@ mod tests {
     #[test]
     fn chi_square_as_r() {
         // R: qchisq(0.975, c(1, 3)); qchisq(0.5, 3); pgamma(c(2, 9), 2.5)
-        close(qchisq(0.975, 1.0), 5.023_886_187_314_884_6, 1e-14);
+        close(qchisq(0.975, 1.0), 5.023_886_187_314_885, 1e-14);
         close(qchisq(0.975, 3.0), 9.348_403_604_496_145, 1e-14);
         close(qchisq(0.5, 3.0), 2.365_973_884_375_337_7, 1e-14);
-        close(lower_gamma_regularized(2.5, 2.0), 0.450_584_048_647_219_8, 1e-14);
-        close(lower_gamma_regularized(2.5, 9.0), 0.997_053_595_412_119_7, 1e-14);
+        close(
+            lower_gamma_regularized(2.5, 2.0),
+            0.450_584_048_647_219_8,
+            1e-14,
+        );
+        close(
+            lower_gamma_regularized(2.5, 9.0),
+            0.997_053_595_412_119_7,
+            1e-14,
+        );
     }
 
     #[test]
@@ -685,12 +713,12 @@ mod tests {
         // .MCDcnp2(2, 500, 0.5), .MCDcnp2.rew(2, 500, 0.5)
         close(mcd_cons(3, 0.5), 2.457_367_920_681_795_8, 1e-13);
         close(mcd_cons(3, 2292.0 / 4580.0), 2.455_356_126_306_975_6, 1e-13);
-        close(mcd_cnp2(3, 4580), 1.004_197_118_288_413_1, 1e-13);
+        close(mcd_cnp2(3, 4580), 1.004_197_118_288_413, 1e-13);
         close(mcd_cnp2_rew(3, 4580), 1.000_000_199_226_833_7, 1e-13);
         close(mcd_cons(1, 0.975), 1.174_778_641_564_566_7, 1e-13);
         close(mcd_cnp2(1, 30162), 1.002_546_341_705_928_6, 1e-13);
         close(mcd_cnp2(2, 500), 1.027_427_273_004_985_6, 1e-13);
-        close(mcd_cnp2_rew(2, 500), 1.000_153_217_015_876_9, 1e-13);
+        close(mcd_cnp2_rew(2, 500), 1.000_153_217_015_877, 1e-13);
         assert_eq!(h_half(4580, 3), 2292);
     }
 }

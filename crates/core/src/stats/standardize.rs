@@ -34,7 +34,7 @@ pub fn scale_columns(x: &[Vec<f64>], what: &str) -> Result<Vec<Vec<f64>>> {
             let mean = col.iter().sum::<f64>() / n;
             let centred: Vec<f64> = col.iter().map(|v| v - mean).collect();
             let sd = (centred.iter().map(|v| v * v).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
-            if !(sd > 0.0) {
+            if sd.is_nan() || sd <= 0.0 {
                 return Err(invalid(format!(
                     "{what} file, numeric column {}: all {} values are equal, so it cannot be standardized",
                     j + 1,
