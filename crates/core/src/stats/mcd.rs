@@ -404,15 +404,19 @@ fn log_det(cov: &[f64], p: usize) -> Option<f64> {
     Some((0..p).map(|i| 2.0 * l[i * p + i].ln()).sum())
 }
 
-/// The h records nearest (Mahalanobis) to the estimates of `rows`: one
-/// C-step. `None` when the estimates are singular.
-fn c_step(x: &[Vec<f64>], rows: &[usize], h: usize, pool: &[usize]) -> Option<Vec<usize>> {
-    let p = x.len();
-    let (mean, cov) = mean_cov(x, rows);
-    let inv = inverse(&cov, p)?;
+/// The h records of `pool` nearest (Mahalanobis) to the estimates
+/// `mean`, `cov`: one C-step. `None` when `cov` is singular.
+fn nearest_h(
+    x: &[Vec<f64>],
+    mean: &[f64],
+    cov: &[f64],
+    h: usize,
+    pool: &[usize],
+) -> Option<Vec<usize>> {
+    let inv = inverse(cov, x.len())?;
     let mut d: Vec<(f64, usize)> = pool
         .iter()
-        .map(|&i| (mahalanobis(x, i, &mean, &inv), i))
+        .map(|&i| (mahalanobis(x, i, mean, &inv), i))
         .collect();
     d.select_nth_unstable_by(h - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut next: Vec<usize> = d[..h].iter().map(|e| e.1).collect();
@@ -420,8 +424,15 @@ fn c_step(x: &[Vec<f64>], rows: &[usize], h: usize, pool: &[usize]) -> Option<Ve
     Some(next)
 }
 
-/// C-steps from `rows` until the determinant stops falling (at most 200,
-/// robustbase's `maxcsteps`); the subset and its log-determinant.
+/// One C-step from the records `rows`.
+fn c_step(x: &[Vec<f64>], rows: &[usize], h: usize, pool: &[usize]) -> Option<Vec<usize>> {
+    let (mean, cov) = mean_cov(x, rows);
+    nearest_h(x, &mean, &cov, h, pool)
+}
+
+/// C-steps from the h records `rows` until the determinant stops falling
+/// (at most `steps`; robustbase's `maxcsteps` is 200); the subset and its
+/// log-determinant.
 fn converge(
     x: &[Vec<f64>],
     mut rows: Vec<usize>,
@@ -430,20 +441,21 @@ fn converge(
     steps: usize,
 ) -> Option<(f64, Vec<usize>)> {
     let p = x.len();
-    let mut det = log_det(&mean_cov(x, &rows).1, p).unwrap_or(f64::INFINITY);
+    let (mut mean, mut cov) = mean_cov(x, &rows);
+    let mut det = log_det(&cov, p)?;
     for _ in 0..steps {
-        let next = c_step(x, &rows, h, pool)?;
+        let next = nearest_h(x, &mean, &cov, h, pool)?;
         if next == rows {
             break;
         }
-        let next_det = log_det(&mean_cov(x, &next).1, p)?;
-        if next_det >= det && rows.len() == h {
+        let (next_mean, next_cov) = mean_cov(x, &next);
+        let next_det = log_det(&next_cov, p)?;
+        if next_det >= det {
             break;
         }
-        rows = next;
-        det = next_det;
+        (rows, mean, cov, det) = (next, next_mean, next_cov, next_det);
     }
-    det.is_finite().then_some((det, rows))
+    Some((det, rows))
 }
 
 /// FastMCD's search for the h-subset of least covariance determinant.
