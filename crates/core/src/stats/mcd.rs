@@ -34,10 +34,14 @@
 //! R's random numbers (FastMCD, with nested subsamples of 300 above 600
 //! records) and keeps the best after C-steps; anonlab cannot draw R's
 //! numbers, so it runs its own FastMCD: `starts` random (p+1)-subsets
-//! (seeded ChaCha8), two C-steps each (on a random subsample of 50,000
-//! records when there are more), the 10 best then C-stepped on all records
-//! to convergence, together with two deterministic starts (the classical
-//! estimates, and the coordinatewise median with MAD² on the diagonal).
+//! (seeded ChaCha8), two C-steps each, the 10 best then C-stepped on all
+//! records to convergence, together with two deterministic starts (the
+//! classical estimates, and the coordinatewise median with MAD² on the
+//! diagonal). Above 50,000 records the random starts run on a random
+//! subsample of 50,000, their 10 best converge there, and only the 3 best
+//! of those converge on all records (no deterministic starts), as
+//! FastMCD's nested subsamples do, since a C-step on all records costs a
+//! pass over the file.
 //! When both find the same h-subset the covariances agree to rounding
 //! (robustbase computes them from sums of squares of data standardized by
 //! median and MAD, anonlab by two passes; the difference is ~1e-14
@@ -505,12 +509,27 @@ fn search(x: &[Vec<f64>], h: usize, options: McdOptions) -> Result<Vec<usize>> {
     candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
     candidates.dedup_by(|a, b| a.1 == b.1);
     candidates.truncate(10);
-    // Deterministic starts on all records.
-    let mut starts: Vec<Vec<usize>> = candidates.into_iter().map(|c| c.1).collect();
-    starts.push(all.clone());
-    starts.push(median_start(x, h));
+    let mut starts: Vec<Vec<usize>> = if n > SUB {
+        // Large files (FastMCD's "merged" stage): the 10 converge on the
+        // subsample, and only the 3 best go on to all records, where each
+        // C-step costs a pass over the file.
+        let mut merged: Vec<(f64, Vec<usize>)> = candidates
+            .into_iter()
+            .filter_map(|(_, rows)| converge(x, rows, h_pool, &pool, 200))
+            .collect();
+        merged.sort_by(|a, b| a.0.total_cmp(&b.0));
+        merged.dedup_by(|a, b| a.1 == b.1);
+        merged.truncate(3);
+        merged.into_iter().map(|c| c.1).collect()
+    } else {
+        // Deterministic starts besides the random ones.
+        let mut starts: Vec<Vec<usize>> = candidates.into_iter().map(|c| c.1).collect();
+        starts.push(all.clone());
+        starts.push(median_start(x, h));
+        starts
+    };
     let mut best: Option<(f64, Vec<usize>)> = None;
-    for rows in starts {
+    for rows in starts.drain(..) {
         // From a subsample's subset, one step on all records gives h rows.
         let Some(first) = c_step(x, &rows, h, &all) else {
             continue;
