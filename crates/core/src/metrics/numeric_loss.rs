@@ -179,6 +179,12 @@ pub fn moment_loss(original: &[Vec<f64>], perturbed: &[Vec<f64>]) -> Result<Mome
     complete(original, "original")?;
     complete(perturbed, "perturbed")?;
     let p = original.len();
+    if p == 0 {
+        return Err(Error::Invalid {
+            parameter: Parameter::Column,
+            msg: "the moments' losses need at least one numeric column".into(),
+        });
+    }
     let n = original.first().map_or(0, Vec::len) as f64;
     let mean = |c: &Vec<f64>| c.iter().sum::<f64>() / n;
     let means = original
@@ -236,6 +242,22 @@ mod tests {
         assert!((e[0] - 3.0).abs() < 1e-14 && (e[1] - 1.0).abs() < 1e-14);
         let d = symmetric_eigenvalues(&[5.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 3.0], 3);
         assert_eq!(d, vec![5.0, 3.0, 1.0]);
+    }
+
+    #[test]
+    fn missing_values_and_empty_files_are_refused() {
+        let x = vec![vec![1.0, 2.0, 3.0]];
+        let xm = vec![vec![1.0, f64::NAN, 3.0]];
+        let err = moment_loss(&x, &xm).unwrap_err().to_string();
+        assert!(
+            err.contains("perturbed file, numeric column 1, record 2"),
+            "{err}"
+        );
+        let err = eigen_loss(&x, &xm).unwrap_err().to_string();
+        assert!(err.contains("record 2"), "{err}");
+        assert!(moment_loss(&[], &[]).is_err());
+        let err = eigen_loss(&x, &[vec![1.0]]).unwrap_err().to_string();
+        assert!(err.contains("3 records"), "{err}");
     }
 
     #[test]

@@ -124,6 +124,22 @@ mod tests {
     }
 
     #[test]
+    fn refuses_missing_values_and_other_sizes() {
+        let err = distance_linkage(&[vec![1.0, 2.0]], &[vec![1.0, f64::NAN]], 10)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("perturbed file, numeric column 1, record 2"),
+            "{err}"
+        );
+        assert!(distance_linkage(&[vec![1.0, 2.0]], &[vec![1.0]], 10).is_err());
+        // A cap of 0 still gives every record a rank and no division by 0.
+        let l = distance_linkage(&[vec![0.0, 1.0, 2.0]], &[vec![1.0, 0.0, 2.0]], 0).unwrap();
+        assert_eq!(l.rank, vec![1, 1, 1]);
+        assert_eq!(l.credit, vec![0.0, 0.0, 1.0]);
+    }
+
+    #[test]
     fn swapped_records_rank_second() {
         let x = vec![vec![0.0, 1.0, 5.0, 9.0]];
         let xm = vec![vec![1.0, 0.0, 5.0, 9.0]];

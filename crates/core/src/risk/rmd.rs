@@ -212,6 +212,30 @@ mod tests {
     }
 
     #[test]
+    fn refuses_missing_values_short_files_and_bad_parameters() {
+        let x = vec![vec![1.0, 2.0, 4.0, 7.0], vec![3.0, 1.0, 4.0, 1.0]];
+        let mut xm = x.clone();
+        xm[1][2] = f64::NAN;
+        let err = rmd_risk(&x, &xm, RmdOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("perturbed file, numeric column 2, record 3"),
+            "{err}"
+        );
+        // The MCD of two columns needs n > p + 1 = 3 records.
+        let short: Vec<Vec<f64>> = x.iter().map(|c| c[..3].to_vec()).collect();
+        let err = rmd_risk(&short, &short, RmdOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("needs more than 3 records"), "{err}");
+        let err = rmd_risk_with_cov(&x, &x, &[1.0, 0.0, 0.0, 1.0], -1.0, 0.05).unwrap_err();
+        assert!(err.to_string().contains("k = -1"), "{err}");
+        let err = rmd_risk_with_cov(&x, &x, &[1.0], 0.01, 0.05).unwrap_err();
+        assert!(err.to_string().contains("4 entries"), "{err}");
+    }
+
+    #[test]
     fn refuses_a_constant_column() {
         let x = vec![vec![1.0, 2.0, 3.0, 4.0], vec![2.0; 4]];
         let err = rmd_risk(&x, &x, RmdOptions::default()).unwrap_err();
