@@ -17,6 +17,7 @@ pub mod microaggregation;
 mod mondrian;
 pub mod ng;
 pub mod pk;
+pub mod pram;
 
 use std::sync::Arc;
 

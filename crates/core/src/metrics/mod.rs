@@ -5,9 +5,12 @@
 //! cross-bucket paper and its relative error. Both read only the Release and
 //! the dataset it was made from, so every algorithm is measured the same way.
 //! `il1s` measures a perturbed numeric file against its original instead
-//! (sdcMicro's IL1s), for methods such as microaggregation.
+//! (sdcMicro's IL1s), for methods such as microaggregation;
+//! `categorical_loss` a perturbed categorical file (changed values and the
+//! contingency-table distance), for PRAM.
 
 mod actual;
+pub mod categorical_loss;
 mod cell_table;
 pub mod glp;
 pub mod il1s;
@@ -16,6 +19,7 @@ pub mod prob_queries;
 pub mod queries;
 pub mod utility;
 
+pub use categorical_loss::{changed_share, contingency_distance};
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use il1s::il1s;
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
