@@ -59,6 +59,7 @@ mod ng;
 mod pk_adult;
 mod pk_properties;
 mod population_adult;
+mod pram;
 mod privacy_golden;
 mod prob_queries;
 mod publish;

@@ -398,7 +398,14 @@ pub fn parse_matrix_csv(
         .from_reader(bytes);
     let mut records = reader.records();
     let header = match records.next() {
-        None => return Err(at(path, None, None, "the transition matrix file is empty".into())),
+        None => {
+            return Err(at(
+                path,
+                None,
+                None,
+                "the transition matrix file is empty".into(),
+            ))
+        }
         Some(r) => r.map_err(|e| at(path, Some(1), None, format!("not CSV: {e}")))?,
     };
     // Header: corner, then the "to" categories.
@@ -413,16 +420,14 @@ pub fn parse_matrix_csv(
     let mut to_code = Vec::with_capacity(header.len() - 1);
     let mut seen = vec![false; l];
     for (f, name) in header.iter().enumerate().skip(1) {
-        let code = code_of(name)
-            .filter(|&c| (c as usize) < l)
-            .ok_or_else(|| {
-                at(
-                    path,
-                    Some(1),
-                    Some(format!("{}", f + 1)),
-                    format!("'{name}' is not a category of the column"),
-                )
-            })?;
+        let code = code_of(name).filter(|&c| (c as usize) < l).ok_or_else(|| {
+            at(
+                path,
+                Some(1),
+                Some(format!("{}", f + 1)),
+                format!("'{name}' is not a category of the column"),
+            )
+        })?;
         if std::mem::replace(&mut seen[code as usize], true) {
             return Err(at(
                 path,
@@ -462,16 +467,14 @@ pub fn parse_matrix_csv(
             ));
         }
         let name = &record[0];
-        let from = code_of(name)
-            .filter(|&c| (c as usize) < l)
-            .ok_or_else(|| {
-                at(
-                    path,
-                    Some(line),
-                    Some(header[0].to_string()),
-                    format!("'{name}' is not a category of the column"),
-                )
-            })? as usize;
+        let from = code_of(name).filter(|&c| (c as usize) < l).ok_or_else(|| {
+            at(
+                path,
+                Some(line),
+                Some(header[0].to_string()),
+                format!("'{name}' is not a category of the column"),
+            )
+        })? as usize;
         if std::mem::replace(&mut have_row[from], true) {
             return Err(at(
                 path,

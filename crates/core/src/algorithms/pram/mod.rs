@@ -63,8 +63,8 @@ use crate::progress::Progress;
 
 pub use matrix::{
     check_parameters, draw_diagonal, expected_transitions, invariance, invariant_from_diagonal,
-    invariant_matrix, parse_matrix_csv, read_matrix_csv, Invariance, MinDiagonal,
-    TransitionMatrix, MAX_CATEGORIES, MAX_MATRIX_FILE_BYTES, ROW_SUM_TOLERANCE,
+    invariant_matrix, parse_matrix_csv, read_matrix_csv, Invariance, MinDiagonal, TransitionMatrix,
+    MAX_CATEGORIES, MAX_MATRIX_FILE_BYTES, ROW_SUM_TOLERANCE,
 };
 
 /// Most matrix entries of one attribute over all its strata (strata × L²):

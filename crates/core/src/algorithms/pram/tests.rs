@@ -46,7 +46,13 @@ fn drawn_matrices_are_invariant_and_stochastic() {
 fn parameters_out_of_range_are_refused() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let f = [1.0, 1.0];
-    for (pd, alpha) in [(1.5, 0.5), (-0.1, 0.5), (f64::NAN, 0.5), (0.8, 1.2), (0.8, f64::NAN)] {
+    for (pd, alpha) in [
+        (1.5, 0.5),
+        (-0.1, 0.5),
+        (f64::NAN, 0.5),
+        (0.8, 1.2),
+        (0.8, f64::NAN),
+    ] {
         assert!(invariant_matrix(names(2), &f, &MinDiagonal::Scalar(pd), alpha, &mut rng).is_err());
     }
     let short = MinDiagonal::PerCategory(vec![0.5]);
@@ -76,9 +82,18 @@ fn user_matrix_bad_input_names_row_column_value() {
         ("x,a,b,c,d\n", "'d' is not a category"),
         ("x,a,b,a\n", "appears twice"),
         ("x,a,b,c\na,1,0\n", "row 2: the row has 3 fields"),
-        ("x,a,b,c\na,1,0,NaN\n", "column 'c': NaN (row 'a') is not a probability"),
-        ("x,a,b,c\na,1.5,-0.5,0\n", "1.5 (row 'a') is not a probability"),
-        ("x,a,b,c\na,0.5,zero,0.5\n", "'zero' (row 'a') is not a number"),
+        (
+            "x,a,b,c\na,1,0,NaN\n",
+            "column 'c': NaN (row 'a') is not a probability",
+        ),
+        (
+            "x,a,b,c\na,1.5,-0.5,0\n",
+            "1.5 (row 'a') is not a probability",
+        ),
+        (
+            "x,a,b,c\na,0.5,zero,0.5\n",
+            "'zero' (row 'a') is not a number",
+        ),
         ("x,a,b,c\na,0.5,0.2,0.2\n", "sums to"),
         ("x,a,b,c\na,1,0,0\na,1,0,0\n", "second row"),
         ("x,a,b,c\nz,1,0,0\n", "'z' is not a category"),
