@@ -134,6 +134,7 @@ fn same_as_sdcmicro(
     }
     let ours = expected_transitions(&m, &freq).unwrap();
     let want = rows(&run["expected"]);
+    let mut worst_count = 0.0f64;
     for (i, &oi) in order.iter().enumerate() {
         for (j, &oj) in order.iter().enumerate() {
             let (a, b) = (ours[oi * l + oj], want[i][j]);
@@ -141,6 +142,7 @@ fn same_as_sdcmicro(
                 (a - b).abs() <= 1e-9,
                 "{at}: expected count ({i}, {j}) {a} vs {b}"
             );
+            worst_count = worst_count.max((a - b).abs());
         }
     }
     // The same construction from the same diagonal draws.
@@ -157,12 +159,23 @@ fn same_as_sdcmicro(
         pds[o] = drawn[i];
     }
     let rebuilt = invariant_from_diagonal(&pds, &freq, alpha);
+    let mut worst_entry = 0.0f64;
     for (k, (a, b)) in rebuilt.iter().zip(&m.entries).enumerate() {
+        worst_entry = worst_entry.max((a - b).abs());
         assert!(
             (a - b).abs() <= 1e-9,
             "{at}: entry {k}: anonlab {a}, sdcMicro {b}"
         );
     }
+    let n: f64 = freq.iter().sum();
+    let kept: f64 = (0..l).map(|i| freq[i] * m.get(i, i)).sum();
+    eprintln!(
+        "{at}: L = {l}, n = {n}, expected changes {:.3}, sdcMicro's draw {}; \
+         largest difference: expected count {worst_count:.2e}, matrix entry rebuilt from \
+         sdcMicro's diagonal {worst_entry:.2e}",
+        n - kept,
+        run["changes"]
+    );
     assert!(
         invariance(&m, &freq).unwrap().holds(1e-9),
         "{at}: sdcMicro's matrix invariant"
@@ -201,6 +214,9 @@ fn converges(ds: &Dataset, c: usize, m: &TransitionMatrix, run: &serde_json::Val
             *s += x;
         }
     }
+    let kept: u64 = (0..l).map(|i| sum[i * l + i]).sum();
+    let mean_changes = (freq.iter().sum::<f64>() * seeds as f64 - kept as f64) / seeds as f64;
+    eprintln!("{at}: anonlab's mean changes over {seeds} seeds {mean_changes:.3}");
     let (_, order) = sdcmicro_matrix(ds, c, run);
     let observed = rows(&run["observed"]);
     for i in 0..l {

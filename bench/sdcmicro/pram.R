@@ -135,5 +135,12 @@ if (!is.na(census_csv)) {
   t_pram <- as.numeric(Sys.time() - t0, units = "secs")
   cat(sprintf("census %d rows, %d variables: read %.2f s, pram %.2f s (sdcMicro %s)\n",
               nrow(cs), length(vars), t_read, t_pram, packageVersion("sdcMicro")))
-  print(attr(res, "summary"))
+  summ <- attr(res, "summary")
+  summ$expected <- sapply(make.names(vars), function(v) {
+    Rs <- attr(res, "pram_params")[[v]]$Rs
+    f <- as.numeric(table(cs[[v]]))
+    sum(f * (1 - diag(Rs)))
+  })
+  print(summ)
+  cat(sprintf("changed cells %d (expected %.0f)\n", sum(summ$nrChanges), sum(summ$expected)))
 }
