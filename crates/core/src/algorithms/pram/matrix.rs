@@ -449,8 +449,21 @@ pub fn parse_matrix_csv(
     let mut entries = vec![0.0; l * l];
     let mut have_row = vec![false; l];
     for (r, record) in records.enumerate() {
-        let line = r as u64 + 2;
-        let record = record.map_err(|e| at(path, Some(line), None, format!("not CSV: {e}")))?;
+        // The file's own line: the reader skips blank lines (and its line
+        // count does not include them all), so the line is counted from
+        // the record's first byte.
+        let line_of = |p: Option<&csv::Position>| {
+            p.map_or(r as u64 + 2, |p| line_at(bytes, p.byte() as usize))
+        };
+        let record = record.map_err(|e| {
+            at(
+                path,
+                Some(line_of(e.position())),
+                None,
+                format!("not CSV: {e}"),
+            )
+        })?;
+        let line = line_of(record.position());
         if record.len() == 1 && record.get(0).is_some_and(|f| f.trim().is_empty()) {
             continue; // a blank line
         }
@@ -524,6 +537,16 @@ pub fn parse_matrix_csv(
         ));
     }
     TransitionMatrix::new(categories.iter().map(|c| c.to_string()).collect(), entries)
+}
+
+/// The 1-based line of the first non-blank byte at or after `byte`.
+fn line_at(bytes: &[u8], byte: usize) -> u64 {
+    let start = byte.min(bytes.len());
+    let first = bytes[start..]
+        .iter()
+        .position(|&b| b != b'\n' && b != b'\r')
+        .map_or(bytes.len(), |i| start + i);
+    1 + memchr::memchr_iter(b'\n', &bytes[..first]).count() as u64
 }
 
 /// The first categories not `seen`, quoted, or `None` when all are.

@@ -97,6 +97,8 @@ fn user_matrix_bad_input_names_row_column_value() {
         ("x,a,b,c\na,0.5,0.2,0.2\n", "sums to"),
         ("x,a,b,c\na,1,0,0\na,1,0,0\n", "second row"),
         ("x,a,b,c\nz,1,0,0\n", "'z' is not a category"),
+        // Blank lines are skipped and the line named is the file's.
+        ("x,a,b,c\n\na,1,0,0\n\nb,0,2,0\n", "row 5"),
     ];
     for (text, want) in cases {
         let e = parse(text).unwrap_err().to_string();
