@@ -200,6 +200,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let loaded = p.load_settings(&a.columns, &ids)?;
     let pk = a.columns.pk.load(&ids)?;
     a.columns.local_suppression.check(&ids)?;
+    a.columns.numeric.check(&ids)?;
     if a.columns.local_suppression.risk_threshold.is_some() {
         bail!("--risk-threshold is read by anonymize: compare runs each algorithm to its k");
     }
@@ -225,6 +226,11 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         a.columns
             .local_suppression
             .apply(&mut req.options, &p.session.dataset, &qi)?;
+        a.columns.numeric.apply(
+            &mut req.options,
+            &p.session.dataset,
+            a.columns.local_suppression.strata.as_deref(),
+        )?;
         let label = match l {
             Some(l) => format!("{} k={k} l={l}", algo.id()),
             None => format!("{} k={k}", algo.id()),

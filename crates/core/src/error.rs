@@ -121,6 +121,8 @@ pub enum Setting {
     SuppressionLimit,
     /// The columns a correlation matrix is computed over.
     CorrelatedColumns,
+    /// The numerical key variables a perturbation (microaggregation) changes.
+    NumericAttributes,
     /// The CSV reader's limits ([`crate::data::CsvOptions`]).
     MaxFileBytes,
     MaxRowBytes,
@@ -145,6 +147,7 @@ impl Setting {
             }
             Setting::SuppressionLimit => "raise the suppression limit or relax the model",
             Setting::CorrelatedColumns => "name the columns to correlate",
+            Setting::NumericAttributes => "name the numeric attributes to perturb",
             Setting::MaxFileBytes => "raise the file size limit (the project's csv.max_file_bytes)",
             Setting::MaxRowBytes => "raise the row size limit (the project's csv.max_row_bytes)",
             Setting::MaxFieldBytes => {

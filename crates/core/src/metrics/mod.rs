@@ -5,12 +5,14 @@
 //! cross-bucket paper and its relative error. Both read only the Release and
 //! the dataset it was made from, so every algorithm is measured the same way.
 //! `il1s` measures a perturbed numeric file against its original instead
-//! (sdcMicro's IL1s), for methods such as microaggregation.
+//! (sdcMicro's IL1s), for methods such as microaggregation; `perturbation`
+//! gathers a perturbation release's figures (numeric risk and loss).
 
 mod actual;
 mod cell_table;
 pub mod glp;
 pub mod il1s;
+pub mod perturbation;
 pub mod pk_measures;
 pub mod prob_queries;
 pub mod queries;
@@ -18,6 +20,7 @@ pub mod utility;
 
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use il1s::il1s;
+pub use perturbation::{perturbation_figures, MomentChange, PerturbationFigures};
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
     check_queries, generate_queries, query_error, Aggregate, Answer, CodeTest, Predicate, Query,
