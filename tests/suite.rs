@@ -65,6 +65,7 @@ mod prob_queries;
 mod publish;
 mod release_fingerprints;
 mod report;
+mod report_perturbation;
 mod report_population;
 mod report_suppression;
 mod risk_properties;

@@ -52,27 +52,32 @@ impl NumericArgs {
     }
 
     /// The options of a request on `ds`, with the stratum column `strata`
-    /// (--strata).
+    /// (--strata). A flag not given keeps what the request holds (a
+    /// project's settings, resolved by `Session::request_with`), so a
+    /// project saved with them publishes the release the report shows.
     pub fn apply(&self, o: &mut Options, ds: &Dataset, strata: Option<&str>) -> anyhow::Result<()> {
-        let columns = self
-            .perturb
-            .iter()
-            .map(|name| {
-                ds.column_index(name.trim())
-                    .map_err(|e| anyhow!("--perturb: {e}"))
-            })
-            .collect::<anyhow::Result<Vec<usize>>>()?;
-        let strata = strata
-            .map(|name| ds.column_index(name).map_err(|e| anyhow!("--strata: {e}")))
-            .transpose()?;
-        o.numeric = NumericOptions {
-            columns,
-            strata,
-            aggregation: match self.aggregation {
-                Some(AggregationArg::Median) => Aggregation::Median,
-                _ => Aggregation::Mean,
-            },
-        };
+        let n: &mut NumericOptions = &mut o.numeric;
+        if !self.perturb.is_empty() {
+            n.columns = self
+                .perturb
+                .iter()
+                .map(|name| {
+                    ds.column_index(name.trim())
+                        .map_err(|e| anyhow!("--perturb: {e}"))
+                })
+                .collect::<anyhow::Result<Vec<usize>>>()?;
+        }
+        if let Some(name) = strata {
+            n.strata = Some(
+                ds.column_index(name)
+                    .map_err(|e| anyhow!("--strata: {e}"))?,
+            );
+        }
+        match self.aggregation {
+            Some(AggregationArg::Median) => n.aggregation = Aggregation::Median,
+            Some(AggregationArg::Mean) => n.aggregation = Aggregation::Mean,
+            None => {}
+        }
         Ok(())
     }
 }

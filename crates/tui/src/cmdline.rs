@@ -45,7 +45,7 @@ pub enum Command {
     /// Write the chart in view, to this file (.svg or .png) when given.
     ExportChart(Option<PathBuf>),
     /// Write the report, into this directory when given.
-    ExportReport(Option<PathBuf>),
+    ExportReport(Option<PathBuf>, anonlab::report::Audience),
     /// `:sweep`: the Anonymize screen with its k/l sweep open.
     Sweep,
     /// `:lattice`: the Anonymize screen with full-domain's lattice open.
@@ -437,8 +437,14 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             let path = (args.len() > 1).then(|| PathBuf::from(args[1..].join(" ")));
             match args.first().copied() {
                 Some("chart") => Command::ExportChart(path),
-                Some("report") => Command::ExportReport(path),
-                _ => return Err(":export chart [PATH] or :export report [DIR]".into()),
+                Some("report") => Command::ExportReport(path, anonlab::report::Audience::Internal),
+                Some("report-external") => {
+                    Command::ExportReport(path, anonlab::report::Audience::External)
+                }
+                _ => return Err(
+                    ":export chart [PATH], :export report [DIR] or :export report-external [DIR]"
+                        .into(),
+                ),
             }
         }
         "compare" => Command::Compare(match one("add, remove or run")? {

@@ -231,7 +231,7 @@ impl App {
                 });
             }
             Command::ExportChart(path) => self.export_chart(path),
-            Command::ExportReport(dir) => self.export_report(dir),
+            Command::ExportReport(dir, audience) => self.export_report(dir, audience),
             Command::Conditions(path) => {
                 let n = self
                     .session
