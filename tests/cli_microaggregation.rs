@@ -261,3 +261,29 @@ fn refusals_name_the_flag_and_write_nothing() {
         assert!(!out.exists(), "{extra:?} wrote the table");
     }
 }
+
+#[test]
+fn compare_ranks_microaggregation_beside_generalization() {
+    let run = anonlab()
+        .args(["compare", TESTDATA, "--qi", "roof,sex", "--queries", "0"])
+        .args(["--algorithms", "mondrian,mdav", "-k", "3"])
+        .args(["--perturb", "income,expend,savings"])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let out = String::from_utf8_lossy(&run.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("mdav") && l.contains("income,expend,savings"))
+        .unwrap_or_else(|| panic!("no perturbation line:\n{out}"));
+    // sdcMicro's dRisk and IL1s of its MDAV at k = 3 (tests/golden).
+    assert!(
+        line.contains("0.1295") && line.contains("533.3434"),
+        "{line}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("mondrian ")), "{out}");
+}

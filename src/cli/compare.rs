@@ -385,6 +385,32 @@ fn compare_table(rows: &[CompareRow]) -> String {
                 .map_or("", anonlab::release::short_fingerprint)
         );
     }
+    // Perturbation releases: their numeric attributes' figures, which the
+    // class-based columns above do not describe.
+    let perturbed: Vec<(&CompareRow, &anonlab::metrics::PerturbationFigures)> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.evaluation.as_ref()?.perturbation.as_ref()?)))
+        .collect();
+    if !perturbed.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{:<18} {:>3}  {:<28} {:>8} {:>12} {:>10}",
+            "algorithm", "k", "perturbed", "dRisk", "IL1s", "IL1s/cell"
+        );
+        for (r, f) in perturbed {
+            let _ = writeln!(
+                o,
+                "{:<18} {:>3}  {:<28} {:>8.4} {:>12} {:>10}",
+                r.algorithm,
+                r.k,
+                f.attributes.join(","),
+                f.interval_risk,
+                f.il1s.map_or("undefined".into(), |v| format!("{v:.4}")),
+                f.il1s_per_cell
+                    .map_or("undefined".into(), |v| format!("{v:.6}"))
+            );
+        }
+    }
     let measured: Vec<(&CompareRow, &anonlab::metrics::CorrespondenceLoss)> = rows
         .iter()
         .filter_map(|r| Some((r, r.evaluation.as_ref()?.correspondence.as_ref()?)))

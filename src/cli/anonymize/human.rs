@@ -173,12 +173,8 @@ pub(super) fn perturbation(f: &anonlab::metrics::PerturbationFigures) -> String 
     for m in &f.moments {
         let _ = writeln!(
             o,
-            "  {}: mean {} → {}, sd {} → {}",
-            m.attribute,
-            format!("{:.4}", m.mean_before),
-            format!("{:.4}", m.mean_after),
-            format!("{:.4}", m.sd_before),
-            format!("{:.4}", m.sd_after)
+            "  {}: mean {:.4} → {:.4}, sd {:.4} → {:.4}",
+            m.attribute, m.mean_before, m.mean_after, m.sd_before, m.sd_after
         );
     }
     o
