@@ -81,6 +81,9 @@ pub struct Options {
     /// Importance, all-m subsets, what `*` matches and strata
     /// (local-suppression).
     pub local_suppression: local_suppression::LocalSuppressionOptions,
+    /// The numerical key variables to perturb, a stratum column and the
+    /// aggregation (mdav, optimal-univariate).
+    pub numeric: microaggregation::NumericOptions,
 }
 
 /// Whether an algorithm reads a setting, and whether it runs without it.
@@ -140,6 +143,9 @@ pub struct Needs {
     /// records by multiplicity. Algorithms that read records one by one
     /// (buckets of rows, clustering, seeded draws) do not.
     pub grouped: bool,
+    /// The numerical key variables to perturb (`Options::numeric`),
+    /// required: microaggregation.
+    pub numeric: bool,
 }
 
 pub trait Algorithm: Send + Sync {
@@ -183,6 +189,9 @@ impl Needs {
     /// `k, l, seed; a sensitive attribute`.
     pub fn describe(&self) -> String {
         let mut inputs: Vec<&str> = Vec::new();
+        if self.numeric {
+            inputs.push("numeric attributes to perturb");
+        }
         if self.sensitive {
             inputs.push(if self.semi_sensitive {
                 "a sensitive or semi-sensitive attribute"
@@ -241,6 +250,7 @@ pub const BUCKETIZATION: Needs = Needs {
     conditions: Use::No,
     settings: false,
     grouped: false,
+    numeric: false,
 };
 
 /// [`Algorithm::check`]'s rules, for an algorithm called `name` (id
@@ -272,6 +282,12 @@ pub fn check_needs(name: &str, id: &str, needs: Needs, req: &Request<'_>) -> Res
                 Setting::SemiSensitiveOrSensitive,
             ));
         }
+    }
+    if needs.numeric && req.options.numeric.columns.is_empty() {
+        return Err(Error::unmet(
+            format!("{name} perturbs numeric attributes, and none were named"),
+            Setting::NumericAttributes,
+        ));
     }
     if needs.conditions == Use::Required && req.options.conditions.is_none() {
         return Err(Error::unmet(
@@ -341,6 +357,12 @@ impl Registry {
             Arc::new(pk::EnhancedPk),
             Arc::new(pk::GreedyPk),
             Arc::new(local_suppression::LocalSuppression),
+            Arc::new(microaggregation::Microaggregation(
+                microaggregation::Method::Mdav,
+            )),
+            Arc::new(microaggregation::Microaggregation(
+                microaggregation::Method::OptimalUnivariate,
+            )),
         ];
         Registry { algorithms: all }
     }

@@ -7,13 +7,15 @@
 //! `il1s` measures a perturbed numeric file against its original instead
 //! (sdcMicro's IL1s), for methods such as microaggregation;
 //! `categorical_loss` a perturbed categorical file (changed values and the
-//! contingency-table distance), for PRAM.
+//! contingency-table distance), for PRAM; `perturbation` gathers a
+//! perturbation release's figures (numeric risk and loss).
 
 mod actual;
 pub mod categorical_loss;
 mod cell_table;
 pub mod glp;
 pub mod il1s;
+pub mod perturbation;
 pub mod pk_measures;
 pub mod prob_queries;
 pub mod queries;
@@ -22,6 +24,7 @@ pub mod utility;
 pub use categorical_loss::{changed_share, contingency_distance};
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use il1s::il1s;
+pub use perturbation::{perturbation_figures, MomentChange, PerturbationFigures};
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
     check_queries, generate_queries, query_error, Aggregate, Answer, CodeTest, Predicate, Query,

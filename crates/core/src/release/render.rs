@@ -177,19 +177,23 @@ fn row_fields(
             }
         })
         .collect();
-    for c in passthrough(release, ds, roles) {
+    // A perturbed column publishes its perturbed value, never the original.
+    let own = |c: usize| {
         let col = ds.col(c);
-        out.push(col.display(col.code(r)).to_string());
+        match release.perturbed(c) {
+            Some(values) => values.render(col, r),
+            None => col.display(col.code(r)).to_string(),
+        }
+    };
+    for c in passthrough(release, ds, roles) {
+        out.push(own(c));
     }
     if !release.is_bucketized() {
         for &c in &release.sensitive {
             out.push(match index.local(c, r) {
                 Some(b) => bucket_reference(b),
                 None if index.has_local(c) => String::new(),
-                None => {
-                    let col = ds.col(c);
-                    col.display(col.code(r)).to_string()
-                }
+                None => own(c),
             });
         }
     }
@@ -556,6 +560,23 @@ pub struct ReleaseJson {
     /// changed: a published top value reads "this or more".
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recodings: Vec<crate::data::AppliedRecode>,
+    /// The perturbation methods applied (microaggregation), with their
+    /// parameters: which published columns carry perturbed values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub perturbed: Vec<PerturbedJson>,
+}
+
+/// One perturbation method of a release, as published.
+#[derive(Debug, Serialize)]
+pub struct PerturbedJson {
+    /// `mdav`, `optimal-univariate`.
+    pub method: String,
+    pub attributes: Vec<String>,
+    pub k: u32,
+    pub aggregation: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strata: Option<String>,
+    pub groups: usize,
 }
 
 impl ReleaseJson {
@@ -657,6 +678,29 @@ impl ReleaseJson {
                 .collect(),
             local_buckets,
             recodings: ds.recodings().to_vec(),
+            perturbed: release
+                .perturbation
+                .iter()
+                .flat_map(|p| &p.methods)
+                .map(|m| match m {
+                    super::PerturbationMethod::Microaggregation {
+                        kind,
+                        k,
+                        aggregation,
+                        columns,
+                        strata,
+                        n_groups,
+                        ..
+                    } => PerturbedJson {
+                        method: kind.clone(),
+                        attributes: columns.iter().map(name).collect(),
+                        k: *k,
+                        aggregation: aggregation.as_str().to_string(),
+                        strata: strata.as_ref().map(name),
+                        groups: *n_groups,
+                    },
+                })
+                .collect(),
         }
     }
 }
