@@ -238,7 +238,7 @@ fn refusals_name_the_flag_and_write_nothing() {
         ),
         (
             &["-a", "mondrian", "--perturb", "zip"],
-            "--perturb and --aggregation are read by --algorithm mdav and optimal-univariate only",
+            "--perturb and --aggregation are read by --algorithm mdav, optimal-univariate and pram only",
         ),
         (
             &["-a", "mdav", "--perturb", "zip", "-k", "0"],

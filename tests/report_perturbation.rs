@@ -35,8 +35,7 @@ fn project(dir: &Path) -> std::path::PathBuf {
     s.params.seed = SEED;
     s.params.perturbation = PerturbationParams {
         attributes: vec!["income".into(), "expend".into(), "savings".into()],
-        strata: None,
-        aggregation: None,
+        ..Default::default()
     };
     let p = dir.join("p.json");
     s.to_project().save(&p).unwrap();

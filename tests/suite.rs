@@ -30,6 +30,7 @@ mod cli_local_suppression;
 mod cli_microaggregation;
 mod cli_pk;
 mod cli_population;
+mod cli_pram;
 mod cli_progress;
 mod cli_recode;
 mod cli_report;

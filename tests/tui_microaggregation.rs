@@ -54,7 +54,7 @@ fn perturb_sets_the_attributes_and_the_panel_shows_the_figures() {
     );
     assert!(screen.contains("aggregate mean"), "{screen}");
     assert!(
-        screen.contains(&format!("dRisk {:.2}%", f.interval_risk * 100.0)),
+        screen.contains(&format!("dRisk {:.2}%", f.interval_risk.unwrap() * 100.0)),
         "{screen}"
     );
     assert!(screen.contains("IL1s 533.34"), "{screen}");

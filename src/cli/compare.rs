@@ -400,11 +400,16 @@ fn compare_table(rows: &[CompareRow]) -> String {
         for (r, f) in perturbed {
             let _ = writeln!(
                 o,
-                "{:<18} {:>3}  {:<28} {:>8.4} {:>12} {:>10}",
+                "{:<18} {:>3}  {:<28} {:>8} {:>12} {:>10}",
                 r.algorithm,
                 r.k,
-                f.attributes.join(","),
-                f.interval_risk,
+                f.attributes
+                    .iter()
+                    .chain(f.categorical.iter().map(|c| &c.attribute))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(","),
+                f.interval_risk.map_or("–".into(), |v| format!("{v:.4}")),
                 f.il1s.map_or("undefined".into(), |v| format!("{v:.4}")),
                 f.il1s_per_cell
                     .map_or("undefined".into(), |v| format!("{v:.6}"))

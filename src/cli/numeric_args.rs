@@ -33,22 +33,51 @@ pub struct NumericArgs {
     /// (default) or `median`.
     #[arg(long, value_enum, value_name = "mean|median")]
     pub aggregation: Option<AggregationArg>,
+    /// PRAM: the least diagonal entry of the transition matrices drawn
+    /// (sdcMicro's pd, default 0.8).
+    #[arg(long, value_name = "P")]
+    pub pd: Option<f64>,
+    /// PRAM: sdcMicro's alpha (--alpha is full-domain's), how much of the invariant matrix is mixed
+    /// with the identity (default 0.5).
+    #[arg(long = "pram-alpha", value_name = "A")]
+    pub pram_alpha: Option<f64>,
+    /// PRAM: the transition matrix of an attribute, a CSV file (header:
+    /// its categories; one row per category, its name first, entries in
+    /// [0, 1] summing to 1), used for every stratum. Repeat per attribute.
+    #[arg(long, value_name = "COL=FILE")]
+    pub matrix: Vec<String>,
 }
 
 /// The algorithms that read these flags (and `--strata`).
-pub const IDS: [&str; 2] = ["mdav", "optimal-univariate"];
+pub const IDS: [&str; 3] = ["mdav", "optimal-univariate", "pram"];
 
 impl NumericArgs {
     pub fn any(&self) -> bool {
-        !self.perturb.is_empty() || self.aggregation.is_some()
+        !self.perturb.is_empty()
+            || self.aggregation.is_some()
+            || self.pd.is_some()
+            || self.pram_alpha.is_some()
+            || !self.matrix.is_empty()
     }
 
-    /// Refuse the flags when no microaggregation runs.
+    /// Refuse the flags when no perturbation runs.
     pub fn check(&self, algorithms: &[&str]) -> anyhow::Result<()> {
         if self.any() && !algorithms.iter().any(|a| IDS.contains(a)) {
-            bail!("--perturb and --aggregation are read by --algorithm mdav and optimal-univariate only");
+            bail!("--perturb and --aggregation are read by --algorithm mdav, optimal-univariate and pram only");
+        }
+        let pram_only = self.pd.is_some() || self.pram_alpha.is_some() || !self.matrix.is_empty();
+        if pram_only && !algorithms.contains(&"pram") {
+            bail!("--pd, --pram-alpha and --matrix are read by --algorithm pram only");
         }
         Ok(())
+    }
+
+    /// The matrix files (inputs: never written by an output flag).
+    pub fn matrix_files(&self) -> Vec<std::path::PathBuf> {
+        self.matrix
+            .iter()
+            .filter_map(|m| m.split_once('=').map(|(_, f)| f.into()))
+            .collect()
     }
 
     /// The options of a request on `ds`, with the stratum column `strata`
@@ -77,6 +106,30 @@ impl NumericArgs {
             Some(AggregationArg::Median) => n.aggregation = Aggregation::Median,
             Some(AggregationArg::Mean) => n.aggregation = Aggregation::Mean,
             None => {}
+        }
+        if let Some(pd) = self.pd {
+            o.pram.pd = pd;
+        }
+        if let Some(alpha) = self.pram_alpha {
+            o.pram.alpha = alpha;
+        }
+        for m in &self.matrix {
+            let Some((name, file)) = m.split_once('=') else {
+                bail!("--matrix {m}: give COL=FILE");
+            };
+            let c = ds
+                .column_index(name.trim())
+                .map_err(|e| anyhow!("--matrix: {e}"))?;
+            let col = ds.col(c);
+            let path = std::path::Path::new(file);
+            let bytes = anonlab::data::input::read_text_file(path, "transition matrix file")?;
+            let categories: Vec<&str> = col.dictionary().iter().map(|s| &**s).collect();
+            let matrix =
+                anonlab::algorithms::pram::parse_matrix_csv(&bytes, path, &categories, &|v| {
+                    col.code_of(v)
+                })?;
+            o.pram.given.retain(|(g, _, _)| *g != c);
+            o.pram.given.push((c, matrix, file.to_string()));
         }
         Ok(())
     }

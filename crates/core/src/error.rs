@@ -147,7 +147,7 @@ impl Setting {
             }
             Setting::SuppressionLimit => "raise the suppression limit or relax the model",
             Setting::CorrelatedColumns => "name the columns to correlate",
-            Setting::NumericAttributes => "name the numeric attributes to perturb",
+            Setting::NumericAttributes => "name the attributes to perturb",
             Setting::MaxFileBytes => "raise the file size limit (the project's csv.max_file_bytes)",
             Setting::MaxRowBytes => "raise the row size limit (the project's csv.max_row_bytes)",
             Setting::MaxFieldBytes => {

@@ -425,7 +425,10 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let k = a.k.or(params.map(|p| p.k)).unwrap_or(5);
     let l = a.l.or(params.map(|p| p.l)).unwrap_or(2);
     let algo = algorithms::by_id(&id)?;
-    let inputs = p.inputs(&a.columns)?;
+    let mut inputs = p.inputs(&a.columns)?;
+    for m in a.columns.numeric.matrix_files() {
+        inputs = inputs.with(&m);
+    }
     // Every output checked before any work: none may be an input (the
     // table's bucket table included), and no two the same file.
     let bucket_table = a.output.as_deref().map(buckets_path);

@@ -81,9 +81,11 @@ pub struct Options {
     /// Importance, all-m subsets, what `*` matches and strata
     /// (local-suppression).
     pub local_suppression: local_suppression::LocalSuppressionOptions,
-    /// The numerical key variables to perturb, a stratum column and the
-    /// aggregation (mdav, optimal-univariate).
+    /// The attributes to perturb, a stratum column and the aggregation
+    /// (mdav, optimal-univariate; pram reads the attributes and strata).
     pub numeric: microaggregation::NumericOptions,
+    /// PRAM's pd, alpha and given matrices (pram).
+    pub pram: pram::PramOptions,
 }
 
 /// Whether an algorithm reads a setting, and whether it runs without it.
@@ -143,8 +145,8 @@ pub struct Needs {
     /// records by multiplicity. Algorithms that read records one by one
     /// (buckets of rows, clustering, seeded draws) do not.
     pub grouped: bool,
-    /// The numerical key variables to perturb (`Options::numeric`),
-    /// required: microaggregation.
+    /// The attributes to perturb (`Options::numeric`), required:
+    /// microaggregation (numeric ones), PRAM.
     pub numeric: bool,
 }
 
@@ -190,7 +192,7 @@ impl Needs {
     pub fn describe(&self) -> String {
         let mut inputs: Vec<&str> = Vec::new();
         if self.numeric {
-            inputs.push("numeric attributes to perturb");
+            inputs.push("attributes to perturb");
         }
         if self.sensitive {
             inputs.push(if self.semi_sensitive {
@@ -285,7 +287,7 @@ pub fn check_needs(name: &str, id: &str, needs: Needs, req: &Request<'_>) -> Res
     }
     if needs.numeric && req.options.numeric.columns.is_empty() {
         return Err(Error::unmet(
-            format!("{name} perturbs numeric attributes, and none were named"),
+            format!("{name} perturbs attributes, and none were named"),
             Setting::NumericAttributes,
         ));
     }
@@ -363,6 +365,7 @@ impl Registry {
             Arc::new(microaggregation::Microaggregation(
                 microaggregation::Method::OptimalUnivariate,
             )),
+            Arc::new(pram::PramAlgorithm),
         ];
         Registry { algorithms: all }
     }

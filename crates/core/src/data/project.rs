@@ -278,7 +278,7 @@ pub struct Params {
 /// Microaggregation's settings by name, as `anonymize`'s flags give them
 /// (`--perturb`, `--strata`, `--aggregation`); the session resolves them
 /// (`Session::request_with`), the algorithm refuses what does not fit.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PerturbationParams {
     /// The numeric attributes to perturb (sdcMicro's numerical key
@@ -291,6 +291,12 @@ pub struct PerturbationParams {
     /// `mean` (the default) or `median`; a name the session parses.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aggregation: Option<String>,
+    /// PRAM's least diagonal (sdcMicro's `pd`, default 0.8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pd: Option<f64>,
+    /// PRAM's `alpha` (default 0.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
 }
 
 impl PerturbationParams {

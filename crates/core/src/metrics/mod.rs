@@ -24,7 +24,9 @@ pub mod utility;
 pub use categorical_loss::{changed_share, contingency_distance};
 pub use glp::{correspondence_loss, CorrespondenceLoss};
 pub use il1s::il1s;
-pub use perturbation::{perturbation_figures, MomentChange, PerturbationFigures};
+pub use perturbation::{
+    perturbation_figures, CategoricalChange, MatrixShown, MomentChange, PerturbationFigures,
+};
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{
     check_queries, generate_queries, query_error, Aggregate, Answer, CodeTest, Predicate, Query,

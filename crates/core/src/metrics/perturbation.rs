@@ -32,8 +32,9 @@ pub struct PerturbationFigures {
     pub attributes: Vec<String>,
     /// Records compared.
     pub records: usize,
-    /// sdcMicro's dRisk: share of records at risk by the interval measure.
-    pub interval_risk: f64,
+    /// sdcMicro's dRisk: share of records at risk by the interval measure
+    /// (`None` without perturbed numeric attributes).
+    pub interval_risk: Option<f64>,
     /// Its interval half-width, in standard deviations of the published
     /// column.
     pub interval_k: f64,
@@ -45,6 +46,43 @@ pub struct PerturbationFigures {
     /// Per attribute: the relative change of its mean and of its standard
     /// deviation.
     pub moments: Vec<MomentChange>,
+    /// PRAM'd attributes: the cells changed, against the matrices'
+    /// expectation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categorical: Vec<CategoricalChange>,
+    /// Half the L1 distance between the original and published contingency
+    /// tables of the PRAM'd attributes, per record
+    /// (`metrics::categorical_loss`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contingency_distance: Option<f64>,
+    /// PRAM's transition matrices, as the release records them: what a
+    /// user needs to correct an analysis (the external report shows them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matrices: Vec<MatrixShown>,
+}
+
+/// One PRAM matrix of one attribute (and stratum).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MatrixShown {
+    pub attribute: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stratum: Option<String>,
+    pub categories: Vec<String>,
+    /// Row i: the chances a record of category i is published as each.
+    pub rows: Vec<Vec<f64>>,
+}
+
+/// How many cells of a PRAM'd attribute changed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CategoricalChange {
+    pub attribute: String,
+    /// Cells published as another category.
+    pub changed: u64,
+    /// `changed` over the attribute's non-missing cells.
+    pub share: f64,
+    /// What the matrices expect: Σ over strata and categories of
+    /// frequency × (1 − diagonal).
+    pub expected: f64,
 }
 
 /// How one attribute's mean and standard deviation moved.
@@ -67,9 +105,7 @@ pub fn perturbation_figures(
         return Ok(None);
     };
     let numeric = p.numeric();
-    if numeric.is_empty() {
-        return Ok(None);
-    }
+    let (categorical, contingency_distance) = categorical_figures(release, ds)?;
     // Published records only: a perturbation publishes every record, but a
     // release may suppress some, and those have no published value.
     let rows: Vec<usize> = {
@@ -98,9 +134,16 @@ pub fn perturbation_figures(
         published.push(xm);
         attributes.push(col.name().to_string());
     }
-    let interval = interval_risk(&original, &published, DEFAULT_INTERVAL_K)?;
-    let il1s = crate::metrics::il1s(&original, &published)?;
-    let il1s = il1s.is_finite().then_some(il1s);
+    let (interval, il1s) = if numeric.is_empty() {
+        (None, None)
+    } else {
+        let interval = interval_risk(&original, &published, DEFAULT_INTERVAL_K)?;
+        if !interval.is_finite() {
+            return Err(Error::Internal("the interval risk is not a number".into()));
+        }
+        let il1s = crate::metrics::il1s(&original, &published)?;
+        (Some(interval), il1s.is_finite().then_some(il1s))
+    };
     let cells = rows.len() * numeric.len();
     let moments = attributes
         .iter()
@@ -113,9 +156,6 @@ pub fn perturbation_figures(
             sd_after: finite(sample_sd(xm)),
         })
         .collect();
-    if !interval.is_finite() {
-        return Err(Error::Internal("the interval risk is not a number".into()));
-    }
     Ok(Some(PerturbationFigures {
         methods: p.methods.iter().map(|m| describe(m, ds)).collect(),
         attributes,
@@ -125,7 +165,82 @@ pub fn perturbation_figures(
         il1s,
         il1s_per_cell: il1s.filter(|_| cells > 0).map(|v| v / cells as f64),
         moments,
+        categorical,
+        contingency_distance,
+        matrices: p
+            .methods
+            .iter()
+            .flat_map(|m| match m {
+                PerturbationMethod::Pram { matrices, .. } => matrices.iter().collect::<Vec<_>>(),
+                _ => Vec::new(),
+            })
+            .map(|m| MatrixShown {
+                attribute: ds.col(m.column).name().to_string(),
+                stratum: m.stratum.clone(),
+                categories: m.categories.clone(),
+                rows: m
+                    .entries
+                    .chunks(m.categories.len().max(1))
+                    .map(<[f64]>::to_vec)
+                    .collect(),
+            })
+            .collect(),
     }))
+}
+
+/// The PRAM'd attributes' changed cells (against the matrices'
+/// expectation) and their contingency-table distance.
+fn categorical_figures(
+    release: &Release,
+    ds: &Dataset,
+) -> Result<(Vec<CategoricalChange>, Option<f64>)> {
+    let Some(p) = release.perturbation.as_ref() else {
+        return Ok((Vec::new(), None));
+    };
+    let columns = p.categorical();
+    if columns.is_empty() {
+        return Ok((Vec::new(), None));
+    }
+    let matrices: Vec<&crate::release::PramMatrix> = p
+        .methods
+        .iter()
+        .flat_map(|m| match m {
+            PerturbationMethod::Pram { matrices, .. } => matrices.iter().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let mut changes = Vec::with_capacity(columns.len());
+    for &(c, codes) in &columns {
+        let col = ds.col(c);
+        let original = col.codes();
+        let missing = col.missing_code();
+        let present = original.iter().filter(|&&o| o != missing).count();
+        let changed = original.iter().zip(codes).filter(|(o, p)| o != p).count() as u64;
+        let expected = matrices
+            .iter()
+            .filter(|m| m.column == c)
+            .map(|m| {
+                let l = m.categories.len();
+                (0..l)
+                    .map(|i| m.frequencies[i] as f64 * (1.0 - m.entries[i * l + i]))
+                    .sum::<f64>()
+            })
+            .sum();
+        changes.push(CategoricalChange {
+            attribute: col.name().to_string(),
+            changed,
+            share: if present == 0 {
+                0.0
+            } else {
+                changed as f64 / present as f64
+            },
+            expected,
+        });
+    }
+    let original: Vec<&[u32]> = columns.iter().map(|&(c, _)| ds.col(c).codes()).collect();
+    let published: Vec<&[u32]> = columns.iter().map(|&(_, codes)| codes).collect();
+    let distance = crate::metrics::contingency_distance(&original, &published)?;
+    Ok((changes, distance.is_finite().then_some(distance)))
 }
 
 /// A method in words, with its parameters (never a seed).
@@ -150,6 +265,29 @@ pub fn describe(m: &PerturbationMethod, ds: &Dataset) -> String {
                 "{method} microaggregation of {}, k = {k}, group {}s, {n_groups} groups",
                 names.join(", "),
                 aggregation.as_str()
+            );
+            if let Some(c) = strata {
+                s.push_str(&format!(", within each value of '{}'", ds.col(*c).name()));
+            }
+            s
+        }
+        PerturbationMethod::Pram {
+            columns,
+            strata,
+            sources,
+            matrices,
+            ..
+        } => {
+            let each: Vec<String> = columns
+                .iter()
+                .zip(sources)
+                .map(|(&c, source)| format!("{} ({source})", ds.col(c).name()))
+                .collect();
+            let mut s = format!(
+                "PRAM of {}, {} transition matri{}",
+                each.join(", "),
+                matrices.len(),
+                if matrices.len() == 1 { "x" } else { "ces" }
             );
             if let Some(c) = strata {
                 s.push_str(&format!(", within each value of '{}'", ds.col(*c).name()));

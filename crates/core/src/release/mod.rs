@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Column, Dataset};
 
 pub use perturbation::{
-    AggregationName, Perturbation, PerturbationMethod, PerturbedColumn, PublishedValues,
+    AggregationName, Perturbation, PerturbationMethod, PerturbedColumn, PramMatrix, PublishedValues,
 };
 
 pub use render::{
@@ -363,6 +363,19 @@ pub enum Guarantee {
         k: u32,
         attributes: Vec<String>,
         aggregation: AggregationName,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<String>,
+    },
+    /// PRAM (`algorithms::pram`, the release's `perturbation`): the
+    /// published categories of the attributes are codes of their
+    /// dictionaries drawn by the recorded transition matrices — each a
+    /// matrix of probabilities (rows summing to 1), invariant for its
+    /// stratum's frequencies where `invariant` says so, giving no
+    /// probability to a category its stratum lacks — and no published
+    /// value leaves its stratum. It bounds no re-identification: it is
+    /// the statement a PRAM release can be checked against.
+    Pram {
+        attributes: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strata: Option<String>,
     },

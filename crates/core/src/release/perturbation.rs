@@ -33,6 +33,15 @@
 //!   the originals). What no verifier can check from a release — that a
 //!   random draw was a fair one — is said, not claimed.
 //!
+//! PRAM's published categories are codes of the column's own dictionary.
+//! A PRAM'd quasi-identifier is published through its groups' cells (one
+//! group per distinct published tuple), so the class-based figures are
+//! those of the published tuples — what sdcMicro reports after PRAM, an
+//! attacker who takes the published categories for true; the verifier's
+//! truthfulness check leaves PRAM'd columns out and says so, and checks
+//! the matrices instead (rows of probabilities, invariance where claimed,
+//! no category outside its stratum).
+//!
 //! Numbers are published in Rust's shortest round-trip form (`{}` of an
 //! `f64`), so a file read back gives the same doubles and the release's
 //! fingerprint is reproducible byte for byte.
@@ -84,13 +93,50 @@ pub enum PerturbationMethod {
         groups: Vec<u32>,
         n_groups: usize,
     },
+    /// PRAM (`algorithms::pram`): each record's category drawn from the
+    /// row of its category in its stratum's transition matrix.
+    Pram {
+        /// Column indices PRAM'd.
+        columns: Vec<usize>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<usize>,
+        /// How the matrices were made: `invariant (pd = 0.8, alpha = 0.5)`
+        /// or `given by FILE`, per column.
+        sources: Vec<String>,
+        /// Whether each column's matrices were built invariant (the
+        /// verifier checks pᵀP = pᵀ for those).
+        invariant: Vec<bool>,
+        /// Every matrix, per column and stratum.
+        matrices: Vec<PramMatrix>,
+        /// Stratum index (into a column's matrices, in order) of each
+        /// source row.
+        stratum_of: Vec<u32>,
+    },
+}
+
+/// One PRAM transition matrix: of one column in one stratum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PramMatrix {
+    pub column: usize,
+    /// The stratum's value; `None` without strata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stratum: Option<String>,
+    /// Categories of rows and columns (the column's dictionary order).
+    pub categories: Vec<String>,
+    /// Row-major.
+    pub entries: Vec<f64>,
+    /// Cells per category in the stratum before PRAM (missing left out).
+    pub frequencies: Vec<u64>,
+    /// Cells of the stratum published as another category.
+    pub changed: u64,
 }
 
 impl PerturbationMethod {
     /// The columns the method perturbed.
     pub fn columns(&self) -> &[usize] {
         match self {
-            PerturbationMethod::Microaggregation { columns, .. } => columns,
+            PerturbationMethod::Microaggregation { columns, .. }
+            | PerturbationMethod::Pram { columns, .. } => columns,
         }
     }
 }
@@ -120,6 +166,18 @@ impl Perturbation {
             .iter()
             .find(|c| c.column == column)
             .map(|c| &c.values)
+    }
+
+    /// The perturbed categorical columns (PRAM) with their published
+    /// codes.
+    pub fn categorical(&self) -> Vec<(usize, &[u32])> {
+        self.columns
+            .iter()
+            .filter_map(|c| match &c.values {
+                PublishedValues::Codes { codes } => Some((c.column, codes.as_slice())),
+                PublishedValues::Numbers { .. } => None,
+            })
+            .collect()
     }
 
     /// The perturbed numeric columns with their published values, in the

@@ -566,17 +566,39 @@ pub struct ReleaseJson {
     pub perturbed: Vec<PerturbedJson>,
 }
 
-/// One perturbation method of a release, as published.
+/// One perturbation method of a release, as published: what a user of
+/// the file needs to read it (PRAM's matrices, to correct an analysis for
+/// the randomization), never the seed.
 #[derive(Debug, Serialize)]
 pub struct PerturbedJson {
-    /// `mdav`, `optimal-univariate`.
+    /// `mdav`, `optimal-univariate`, `pram`.
     pub method: String,
     pub attributes: Vec<String>,
-    pub k: u32,
-    pub aggregation: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strata: Option<String>,
-    pub groups: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<usize>,
+    /// PRAM: how each attribute's matrices were made, and the matrices.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matrices: Vec<MatrixJson>,
+}
+
+/// A PRAM transition matrix as published.
+#[derive(Debug, Serialize)]
+pub struct MatrixJson {
+    pub attribute: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stratum: Option<String>,
+    pub categories: Vec<String>,
+    /// Row i: the chances that a record of category i is published as
+    /// each category.
+    pub rows: Vec<Vec<f64>>,
 }
 
 impl ReleaseJson {
@@ -648,9 +670,16 @@ impl ReleaseJson {
                 .or_default()
                 .insert(value, n);
         }
+        // A perturbation's seed would let a reader undo its draws (PRAM's,
+        // noise's): the published JSON never carries it; the internal
+        // report does.
+        let mut params = release.params.clone();
+        if release.perturbation.is_some() {
+            params.seed = None;
+        }
         ReleaseJson {
             algorithm: release.algorithm.clone(),
-            params: release.params.clone(),
+            params,
             claims: release.claims.clone(),
             source_rows: if ds.is_grouped() {
                 ds.records() as usize
@@ -694,10 +723,40 @@ impl ReleaseJson {
                     } => PerturbedJson {
                         method: kind.clone(),
                         attributes: columns.iter().map(name).collect(),
-                        k: *k,
-                        aggregation: aggregation.as_str().to_string(),
+                        k: Some(*k),
+                        aggregation: Some(aggregation.as_str().to_string()),
                         strata: strata.as_ref().map(name),
-                        groups: *n_groups,
+                        groups: Some(*n_groups),
+                        sources: Vec::new(),
+                        matrices: Vec::new(),
+                    },
+                    super::PerturbationMethod::Pram {
+                        columns,
+                        strata,
+                        sources,
+                        matrices,
+                        ..
+                    } => PerturbedJson {
+                        method: "pram".into(),
+                        attributes: columns.iter().map(name).collect(),
+                        k: None,
+                        aggregation: None,
+                        strata: strata.as_ref().map(name),
+                        groups: None,
+                        sources: sources.clone(),
+                        matrices: matrices
+                            .iter()
+                            .map(|m| MatrixJson {
+                                attribute: name(&m.column),
+                                stratum: m.stratum.clone(),
+                                categories: m.categories.clone(),
+                                rows: m
+                                    .entries
+                                    .chunks(m.categories.len().max(1))
+                                    .map(<[f64]>::to_vec)
+                                    .collect(),
+                            })
+                            .collect(),
                     },
                 })
                 .collect(),

@@ -116,6 +116,13 @@ pub struct InformationLoss {
     pub il1s: Option<f64>,
     pub il1s_per_cell: Option<f64>,
     pub moments: Vec<MomentChange>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categorical: Vec<crate::metrics::CategoricalChange>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contingency_distance: Option<f64>,
+    /// PRAM's transition matrices, which users need to read the file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matrices: Vec<crate::metrics::MatrixShown>,
 }
 
 /// The report as its external readers get it: `audience` set, the seed,
@@ -157,6 +164,9 @@ impl ExternalReport {
                 il1s: p.il1s,
                 il1s_per_cell: p.il1s_per_cell,
                 moments: p.moments.clone(),
+                categorical: p.categorical.clone(),
+                contingency_distance: p.contingency_distance,
+                matrices: p.matrices.clone(),
             }),
             utility: e.utility.clone(),
             charts: e.charts.clone(),

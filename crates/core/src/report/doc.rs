@@ -464,56 +464,113 @@ fn usefulness_and_reproduce(
     });
 }
 
-/// A perturbation's methods and what the numeric attributes lost; the
-/// interval risk in the internal report only.
+/// A perturbation's methods and what the attributes lost (PRAM's
+/// matrices among them); the interval risk in the internal report only.
 fn perturbation_section(p: &crate::metrics::PerturbationFigures, internal: bool) -> Section {
+    let mut perturbed: Vec<String> = p.attributes.clone();
+    perturbed.extend(p.categorical.iter().map(|c| c.attribute.clone()));
     let mut blocks = vec![
         Block::Para(format!(
             "The values of {} were perturbed: the published values are not the originals, so the figures below compare the two. The other attributes are published as they are.",
-            list(&p.attributes)
+            list(&perturbed)
         )),
         Block::List(p.methods.clone()),
     ];
-    if internal {
+    if let (true, Some(risk)) = (internal, p.interval_risk) {
         blocks.push(Block::Para(format!(
             "Numeric risk (sdcMicro's interval measure, dRisk): an attacker holding a person's true {} looks for published values within ± {} standard deviations of them; {} of the {} published records ({}) can be found that way.",
             list(&p.attributes),
             p.interval_k,
-            count((p.interval_risk * p.records as f64).round() as usize),
+            count((risk * p.records as f64).round() as usize),
             count(p.records),
-            percent(p.interval_risk)
+            percent(risk)
         )));
     }
-    blocks.push(Block::Para(match (p.il1s, p.il1s_per_cell) {
-        (Some(s), Some(c)) => format!(
-            "Information loss IL1s (sdcMicro's, the sum over cells of |original − published| / (√2 · standard deviation)): {s:.4}, {c:.6} per cell."
-        ),
-        _ => "Information loss IL1s is undefined: a column whose original values were all equal was changed.".to_string(),
-    }));
-    blocks.push(Block::Table {
-        head: [
-            "attribute",
-            "mean before",
-            "mean after",
-            "sd before",
-            "sd after",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: p
-            .moments
-            .iter()
-            .map(|m| {
-                vec![
-                    m.attribute.clone(),
-                    format!("{:.4}", m.mean_before),
-                    format!("{:.4}", m.mean_after),
-                    format!("{:.4}", m.sd_before),
-                    format!("{:.4}", m.sd_after),
-                ]
-            })
-            .collect(),
-    });
+    if !p.attributes.is_empty() {
+        blocks.push(Block::Para(match (p.il1s, p.il1s_per_cell) {
+            (Some(s), Some(c)) => format!(
+                "Information loss IL1s (sdcMicro's, the sum over cells of |original − published| / (√2 · standard deviation)): {s:.4}, {c:.6} per cell."
+            ),
+            _ => "Information loss IL1s is undefined: a column whose original values were all equal was changed.".to_string(),
+        }));
+        blocks.push(Block::Table {
+            head: [
+                "attribute",
+                "mean before",
+                "mean after",
+                "sd before",
+                "sd after",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: p
+                .moments
+                .iter()
+                .map(|m| {
+                    vec![
+                        m.attribute.clone(),
+                        format!("{:.4}", m.mean_before),
+                        format!("{:.4}", m.mean_after),
+                        format!("{:.4}", m.sd_before),
+                        format!("{:.4}", m.sd_after),
+                    ]
+                })
+                .collect(),
+        });
+    }
+    if !p.categorical.is_empty() {
+        blocks.push(Block::Table {
+            head: [
+                "attribute",
+                "cells changed",
+                "share",
+                "expected by the matrices",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: p
+                .categorical
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.attribute.clone(),
+                        count(c.changed as usize),
+                        percent(c.share),
+                        format!("{:.1}", c.expected),
+                    ]
+                })
+                .collect(),
+        });
+        if let Some(d) = p.contingency_distance {
+            blocks.push(Block::Para(format!(
+                "Contingency-table distance of the PRAM'd attributes (half the sum of |original − published| cell counts over the records): {d:.6}."
+            )));
+        }
+        for m in &p.matrices {
+            blocks.push(Block::Para(format!(
+                "Transition matrix of {}{}: row = the true category, column = the published one.",
+                m.attribute,
+                m.stratum
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(" in stratum {s}"))
+            )));
+            let mut head = vec![String::new()];
+            head.extend(m.categories.iter().cloned());
+            blocks.push(Block::Table {
+                head,
+                rows: m
+                    .categories
+                    .iter()
+                    .zip(&m.rows)
+                    .map(|(c, row)| {
+                        let mut r = vec![c.clone()];
+                        r.extend(row.iter().map(|v| format!("{v:.4}")));
+                        r
+                    })
+                    .collect(),
+            });
+        }
+    }
     Section {
         title: "Perturbed values",
         blocks,

@@ -660,6 +660,13 @@ impl Session {
         }
         if algo.needs().numeric {
             options.numeric = self.perturbation_options(&self.params.perturbation)?;
+            let p = &self.params.perturbation;
+            let defaults = crate::algorithms::pram::PramOptions::default();
+            options.pram = crate::algorithms::pram::PramOptions {
+                pd: p.pd.unwrap_or(defaults.pd),
+                alpha: p.alpha.unwrap_or(defaults.alpha),
+                given: Vec::new(),
+            };
         }
         Ok(Request {
             ds: &self.dataset,

@@ -47,10 +47,11 @@
 //! numeric columns are accepted (a numeric column's distinct values are
 //! its categories, as a factor of them would be in R).
 //!
-//! Not yet an [`Algorithm`](super::Algorithm) of the registry: a release
-//! of perturbed values needs a release kind that does not exist yet.
+//! Registered as the algorithm `pram` (`release.rs`), which publishes a
+//! release of perturbed values.
 
 mod matrix;
+mod release;
 #[cfg(test)]
 mod tests;
 
@@ -66,6 +67,8 @@ pub use matrix::{
     invariant_matrix, parse_matrix_csv, read_matrix_csv, Invariance, MinDiagonal, TransitionMatrix,
     MAX_CATEGORIES, MAX_MATRIX_FILE_BYTES, ROW_SUM_TOLERANCE,
 };
+
+pub use release::{release, PramAlgorithm, PramOptions, ID};
 
 /// Most matrix entries of one attribute over all its strata (strata × L²):
 /// 64 M entries, 512 MB with their cumulative tables' as much again.

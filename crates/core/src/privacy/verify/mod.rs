@@ -97,6 +97,12 @@
 //!   of the aggregated attributes shared by k records of its stratum, and
 //!   every published value its group's mean or median of the originals
 //!   (`perturbation`, which says what a release cannot show);
+//! - `Pram`: every recorded matrix a matrix of probabilities, invariant
+//!   for its stratum's frequencies where it was built so, giving nothing
+//!   to a category its stratum lacks; every published code from the
+//!   column's dictionary, never outside its stratum's categories, and the
+//!   groups' cells the published codes (`perturbation`, which says what a
+//!   release cannot show: that the draws followed the matrices);
 //! - `AlphaK`, `DeltaDisclosure`, `BetaLikeness`: every group's share of
 //!   each value at most α, its log ratio to the published table at most δ,
 //!   its relative gain over the table at most β (`likeness`, from the
@@ -420,6 +426,16 @@ fn claim_name(claim: &Guarantee) -> String {
             }
             s
         }
+        Guarantee::Pram { attributes, strata } => {
+            let mut s = format!(
+                "PRAM of {}: published by the recorded transition matrices",
+                quoted(attributes)
+            );
+            if let Some(col) = strata {
+                s.push_str(&format!(", no value leaving its value of '{col}'"));
+            }
+            s
+        }
         // Named by their model above.
         Guarantee::AlphaK { .. }
         | Guarantee::DeltaDisclosure { .. }
@@ -523,5 +539,8 @@ fn verify_claim(
             *aggregation,
             strata.as_deref(),
         ),
+        Guarantee::Pram { attributes, strata } => {
+            perturbation::pram(release, ds, attributes, strata.as_deref())
+        }
     }
 }

@@ -148,3 +148,164 @@ fn aggregate(values: &mut [f64], how: AggregationName) -> f64 {
         }
     }
 }
+
+/// Tolerance of a matrix row's sum and of invariance (pᵀP = pᵀ, relative
+/// to the stratum's cells).
+const MATRIX_TOLERANCE: f64 = 1e-9;
+
+/// `Pram` (module header of `privacy::verify`): the recorded matrices and
+/// the published codes, from the dataset and the release alone. Not
+/// checkable: that each draw followed its row (a release holds one draw
+/// per record; the changed counts are reported beside the expected ones
+/// by the figures, not judged here).
+pub(super) fn pram(
+    release: &Release,
+    ds: &Dataset,
+    attributes: &[String],
+    strata: Option<&str>,
+) -> Result<String, String> {
+    let p = release
+        .perturbation
+        .as_ref()
+        .ok_or("the release carries no perturbed values")?;
+    let (matrices, invariant, stratum_of, columns) = p
+        .methods
+        .iter()
+        .find_map(|m| match m {
+            PerturbationMethod::Pram {
+                matrices,
+                invariant,
+                stratum_of,
+                columns,
+                ..
+            } => Some((matrices, invariant, stratum_of, columns)),
+            _ => None,
+        })
+        .ok_or("the release records no PRAM matrices")?;
+    if stratum_of.len() != ds.n_rows() {
+        return Err("the recorded strata do not cover the dataset's records".into());
+    }
+    let stratum_col = match strata {
+        Some(name) => Some(ds.column_index(name).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let mut checked = 0usize;
+    for (a, name) in attributes.iter().enumerate() {
+        let c = ds.column_index(name).map_err(|e| e.to_string())?;
+        if columns.get(a) != Some(&c) {
+            return Err(format!("'{name}' is not the method's attribute {}", a + 1));
+        }
+        let col = ds.col(c);
+        let l = col.cardinality();
+        let codes = match p.values_of(c) {
+            Some(PublishedValues::Codes { codes }) if codes.len() == ds.n_rows() => codes,
+            _ => return Err(format!("'{name}' has no published category per record")),
+        };
+        let of_column: Vec<_> = matrices.iter().filter(|m| m.column == c).collect();
+        if of_column.is_empty() {
+            return Err(format!("'{name}' has no recorded matrix"));
+        }
+        // The matrices: probabilities, rows summing to 1, invariance where
+        // claimed, nothing to a category the stratum lacks.
+        for m in &of_column {
+            let where_ = m
+                .stratum
+                .as_ref()
+                .map_or(String::new(), |s| format!(" (stratum '{s}')"));
+            if m.categories.len() != l || m.entries.len() != l * l || m.frequencies.len() != l {
+                return Err(format!("the matrix of '{name}'{where_} is not {l} × {l}"));
+            }
+            for i in 0..l {
+                let row = &m.entries[i * l..(i + 1) * l];
+                if row.iter().any(|v| !(0.0..=1.0).contains(v)) {
+                    return Err(format!(
+                        "the matrix of '{name}'{where_} has a row ('{}') outside [0, 1]",
+                        m.categories[i]
+                    ));
+                }
+                let sum: f64 = row.iter().sum();
+                if (sum - 1.0).abs() > MATRIX_TOLERANCE {
+                    return Err(format!(
+                        "the matrix of '{name}'{where_}: row '{}' sums to {sum}",
+                        m.categories[i]
+                    ));
+                }
+                if m.frequencies[i] > 0 {
+                    if let Some(j) = (0..l).find(|&j| row[j] > 0.0 && m.frequencies[j] == 0) {
+                        return Err(format!(
+                            "the matrix of '{name}'{where_} gives '{}' a chance to become '{}', which the stratum lacks",
+                            m.categories[i], m.categories[j]
+                        ));
+                    }
+                }
+            }
+            if invariant.get(a).copied().unwrap_or(false) {
+                let n: f64 = m.frequencies.iter().map(|&f| f as f64).sum();
+                for j in 0..l {
+                    let after: f64 = (0..l)
+                        .map(|i| m.frequencies[i] as f64 * m.entries[i * l + j])
+                        .sum();
+                    if (after - m.frequencies[j] as f64).abs() > MATRIX_TOLERANCE * n.max(1.0) {
+                        return Err(format!(
+                            "the matrix of '{name}'{where_} is not invariant: '{}' expects {after} cells after, {} before",
+                            m.categories[j], m.frequencies[j]
+                        ));
+                    }
+                }
+            }
+        }
+        // The published codes: the dictionary's, missing kept missing,
+        // inside the categories of the record's stratum.
+        let missing = col.missing_code();
+        for (r, (&published, &s)) in codes.iter().zip(stratum_of).enumerate() {
+            let own = col.code(r);
+            if (own == missing) != (published == missing) {
+                return Err(format!(
+                    "record {} of '{name}': a missing cell is published as a category, or a category as missing",
+                    r + 1
+                ));
+            }
+            if published == missing {
+                continue;
+            }
+            let Some(m) = of_column.get(s as usize) else {
+                return Err(format!("record {} has no stratum matrix", r + 1));
+            };
+            if published as usize >= l || m.frequencies[published as usize] == 0 {
+                return Err(format!(
+                    "record {} publishes '{}' for '{name}', a category its stratum{} lacks",
+                    r + 1,
+                    col.display(published),
+                    stratum_col.map_or(String::new(), |sc| format!(
+                        " ('{}' = {})",
+                        ds.col(sc).name(),
+                        ds.col(sc).display(ds.col(sc).code(r))
+                    ))
+                ));
+            }
+        }
+        // A PRAM'd quasi-identifier is published by its groups' cells.
+        if let Some(q) = release.quasi_identifiers.iter().position(|&x| x == c) {
+            for g in &release.groups {
+                for &r in &g.rows {
+                    if !matches!(g.cells.get(q), Some(crate::release::Cell::Value { code }) if *code == codes[r as usize])
+                    {
+                        return Err(format!(
+                            "record {} is shown in a group whose '{name}' is not its published category",
+                            r + 1
+                        ));
+                    }
+                }
+            }
+        }
+        checked += of_column.len();
+    }
+    Ok(format!(
+        "{checked} matrices of probabilities{}, no published category outside its stratum",
+        if invariant.iter().any(|&i| i) {
+            ", invariant where built so"
+        } else {
+            ""
+        }
+    ))
+}

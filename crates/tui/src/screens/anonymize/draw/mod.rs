@@ -794,25 +794,38 @@ fn perturbation_figures(view: &AnonymizeView) -> Vec<Line<'static>> {
     let Some(f) = &view.evaluation.perturbation else {
         return Vec::new();
     };
-    let il1s = match (f.il1s, f.il1s_per_cell) {
-        (Some(s), Some(c)) => format!("{s:.2} ({c:.4}/cell)"),
-        _ => "undefined".to_string(),
-    };
-    vec![
-        Line::from(vec![
+    let mut lines = Vec::new();
+    if let Some(risk) = f.interval_risk {
+        let il1s = match (f.il1s, f.il1s_per_cell) {
+            (Some(s), Some(c)) => format!("{s:.2} ({c:.4}/cell)"),
+            _ => "undefined".to_string(),
+        };
+        lines.push(Line::from(vec![
             Span::styled("perturbed ", dim()),
             Span::styled(f.attributes.join(", "), title_style()),
-        ]),
-        Line::from(vec![
+        ]));
+        lines.push(Line::from(vec![
             Span::styled("dRisk ", dim()),
-            Span::styled(format!("{:.2}%", f.interval_risk * 100.0), title_style()),
+            Span::styled(format!("{:.2}%", risk * 100.0), title_style()),
             Span::styled(
                 format!(" within ±{} sd of the truth  IL1s ", f.interval_k),
                 dim(),
             ),
             Span::styled(il1s, title_style()),
-        ]),
-    ]
+        ]));
+    }
+    if !f.categorical.is_empty() {
+        let changed: Vec<String> = f
+            .categorical
+            .iter()
+            .map(|c| format!("{} {:.1}%", c.attribute, c.share * 100.0))
+            .collect();
+        lines.push(Line::from(vec![
+            Span::styled("PRAM changed ", dim()),
+            Span::styled(changed.join(", "), title_style()),
+        ]));
+    }
+    lines
 }
 
 /// The algorithm's time, with the time of the whole job; for p-sensitive
