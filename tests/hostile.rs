@@ -1142,7 +1142,11 @@ fn a_project_never_quotes_the_file_it_names() {
     let out = c.run(&["assess", "shadow", "--qi", "sex"]);
     refused(
         &out,
-        &["unknown column 'sex'", "1 header field not shown", "--delimiter"],
+        &[
+            "unknown column 'sex'",
+            "1 header field not shown",
+            "--delimiter",
+        ],
     );
     assert!(!stderr(&out).contains("root"), "{}", stderr(&out));
 }
