@@ -149,3 +149,53 @@ pub(super) fn correspondence_line(c: &anonlab::metrics::CorrespondenceLoss) -> S
         c.reconstruction_error
     )
 }
+
+/// A perturbation release's figures (`metrics::perturbation`): the
+/// methods, the numeric attributes' interval risk and information loss,
+/// the PRAM'd attributes' changed cells and contingency-table distance.
+pub(super) fn perturbation(f: &anonlab::metrics::PerturbationFigures) -> String {
+    let mut o = String::new();
+    for m in &f.methods {
+        let _ = writeln!(o, "perturbed: {m}");
+    }
+    if let Some(risk) = f.interval_risk {
+        let _ = writeln!(
+            o,
+            "numeric risk (attacker holding a record's true {}, matching within ± {} sd): interval measure (sdcMicro dRisk) {risk:.6} of {} records",
+            f.attributes.join(", "),
+            f.interval_k,
+            thousands(f.records)
+        );
+        let il1s = match (f.il1s, f.il1s_per_cell) {
+            (Some(s), Some(c)) => {
+                format!("IL1s {s:.6} (sdcMicro's sum over cells; {c:.6} per cell)")
+            }
+            _ => "IL1s undefined (a constant column changed)".to_string(),
+        };
+        let _ = writeln!(o, "numeric information loss: {il1s}");
+        for m in &f.moments {
+            let _ = writeln!(
+                o,
+                "  {}: mean {:.4} → {:.4}, sd {:.4} → {:.4}",
+                m.attribute, m.mean_before, m.mean_after, m.sd_before, m.sd_after
+            );
+        }
+    }
+    for c in &f.categorical {
+        let _ = writeln!(
+            o,
+            "PRAM changed {} cells of {} ({:.2}%; the matrices expect {:.1})",
+            thousands(c.changed as usize),
+            c.attribute,
+            c.share * 100.0,
+            c.expected
+        );
+    }
+    if let Some(d) = f.contingency_distance {
+        let _ = writeln!(
+            o,
+            "contingency-table distance of the PRAM'd attributes: {d:.6}"
+        );
+    }
+    o
+}

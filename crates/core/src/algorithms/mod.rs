@@ -17,6 +17,7 @@ pub mod microaggregation;
 mod mondrian;
 pub mod ng;
 pub mod pk;
+pub mod pram;
 
 use std::sync::Arc;
 
@@ -80,6 +81,11 @@ pub struct Options {
     /// Importance, all-m subsets, what `*` matches and strata
     /// (local-suppression).
     pub local_suppression: local_suppression::LocalSuppressionOptions,
+    /// The attributes to perturb, a stratum column and the aggregation
+    /// (mdav, optimal-univariate; pram reads the attributes and strata).
+    pub numeric: microaggregation::NumericOptions,
+    /// PRAM's pd, alpha and given matrices (pram).
+    pub pram: pram::PramOptions,
 }
 
 /// Whether an algorithm reads a setting, and whether it runs without it.
@@ -139,6 +145,9 @@ pub struct Needs {
     /// records by multiplicity. Algorithms that read records one by one
     /// (buckets of rows, clustering, seeded draws) do not.
     pub grouped: bool,
+    /// The attributes to perturb (`Options::numeric`), required:
+    /// microaggregation (numeric ones), PRAM.
+    pub numeric: bool,
 }
 
 pub trait Algorithm: Send + Sync {
@@ -182,6 +191,9 @@ impl Needs {
     /// `k, l, seed; a sensitive attribute`.
     pub fn describe(&self) -> String {
         let mut inputs: Vec<&str> = Vec::new();
+        if self.numeric {
+            inputs.push("attributes to perturb");
+        }
         if self.sensitive {
             inputs.push(if self.semi_sensitive {
                 "a sensitive or semi-sensitive attribute"
@@ -240,6 +252,7 @@ pub const BUCKETIZATION: Needs = Needs {
     conditions: Use::No,
     settings: false,
     grouped: false,
+    numeric: false,
 };
 
 /// [`Algorithm::check`]'s rules, for an algorithm called `name` (id
@@ -271,6 +284,12 @@ pub fn check_needs(name: &str, id: &str, needs: Needs, req: &Request<'_>) -> Res
                 Setting::SemiSensitiveOrSensitive,
             ));
         }
+    }
+    if needs.numeric && req.options.numeric.columns.is_empty() {
+        return Err(Error::unmet(
+            format!("{name} perturbs attributes, and none were named"),
+            Setting::NumericAttributes,
+        ));
     }
     if needs.conditions == Use::Required && req.options.conditions.is_none() {
         return Err(Error::unmet(
@@ -340,6 +359,13 @@ impl Registry {
             Arc::new(pk::EnhancedPk),
             Arc::new(pk::GreedyPk),
             Arc::new(local_suppression::LocalSuppression),
+            Arc::new(microaggregation::Microaggregation(
+                microaggregation::Method::Mdav,
+            )),
+            Arc::new(microaggregation::Microaggregation(
+                microaggregation::Method::OptimalUnivariate,
+            )),
+            Arc::new(pram::PramAlgorithm),
         ];
         Registry { algorithms: all }
     }

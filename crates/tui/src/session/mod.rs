@@ -537,7 +537,8 @@ impl SessionState {
                 roles: g.roles,
                 cells: lgb.then_some(g.cells),
                 hierarchies: hierarchies.then_some(g.hierarchies),
-                settings: needs.settings.then_some(g.settings),
+                // Microaggregation reads its numeric attributes, a setting.
+                settings: (needs.settings || needs.numeric).then_some(g.settings),
                 attacker: g.attacker,
             },
         }
