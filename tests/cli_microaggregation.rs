@@ -117,6 +117,37 @@ fn testdata_mdav_publishes_group_means_with_sdcmicros_figures() {
             p["attributes"],
             serde_json::json!(["income", "expend", "savings"])
         );
+        if k == 3 && strata.is_none() {
+            // The same file as sdcMicro's MDAV at k = 3: its dRiskRMD,
+            // linkage and dUtility figures (tests/golden/sdcmicro_numeric.json,
+            // bench/sdcmicro/numeric_risk.R). wrisk1 depends on the MCD's
+            // subset, which R draws at random (risk/rmd.rs): not compared.
+            let text = std::fs::read_to_string("tests/golden/sdcmicro_numeric.json").unwrap();
+            let g: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let run = g["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| {
+                    r["data"] == "testdata"
+                        && r["method"] == "microaggregation(method = 'mdav', aggr = 3)"
+                })
+                .unwrap();
+            for (ours, theirs) in [
+                (&p["rmd"]["risk1"], &run["rmd"]["risk1"]),
+                (&p["rmd"]["risk2"], &run["rmd"]["risk2"]),
+                (&p["linkage"]["share"], &run["linkage"]["share"]),
+                (&p["eigen"], &run["eigen"]),
+                (&p["moment_loss"]["covariances"], &run["covariances"]),
+                (&p["moment_loss"]["correlations"], &run["correlations"]),
+            ] {
+                let (a, b) = (ours.as_f64().unwrap(), theirs.as_f64().unwrap());
+                assert!(
+                    close(a, b) || (a - b).abs() < 1e-12,
+                    "{a} vs sdcMicro's {b}"
+                );
+            }
+        }
         // The file: group means in place of the originals, every tuple of
         // the three shared by k records (within urbrur with strata), the
         // column sums kept (a mean keeps its group's sum).

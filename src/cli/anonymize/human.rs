@@ -172,7 +172,44 @@ pub(super) fn perturbation(f: &anonlab::metrics::PerturbationFigures) -> String 
             }
             _ => "IL1s undefined (a constant column changed)".to_string(),
         };
+        match (&f.rmd, &f.rmd_unavailable) {
+            (Some(r), _) => {
+                let _ = writeln!(
+                    o,
+                    "robust Mahalanobis risk (sdcMicro dRiskRMD): risk1 {:.6}, risk2 {:.6}, wrisk1 {:.6}, wrisk2 {:.6}",
+                    r.risk1, r.risk2, r.wrisk1, r.wrisk2
+                );
+            }
+            (None, Some(why)) => {
+                let _ = writeln!(o, "robust Mahalanobis risk: not computed ({why})");
+            }
+            _ => {}
+        }
+        if let Some(l) = &f.linkage {
+            let _ = writeln!(
+                o,
+                "distance-based record linkage (attacker holding every true value, nearest published record): {:.6} of records linked to their own",
+                l.share
+            );
+        }
         let _ = writeln!(o, "numeric information loss: {il1s}");
+        if let Some(e) = f.eigen {
+            let _ = writeln!(
+                o,
+                "  eigenvalues of the covariance (sdcMicro's eigen): {e:.6}"
+            );
+        }
+        if let Some(m) = &f.moment_loss {
+            let _ = writeln!(
+                o,
+                "  relative difference of means {:.6}, of covariances {:.6}{}",
+                m.means,
+                m.covariances,
+                m.correlations.map_or(String::new(), |c| format!(
+                    ", absolute difference of correlations {c:.6}"
+                ))
+            );
+        }
         for m in &f.moments {
             let _ = writeln!(
                 o,

@@ -29,7 +29,8 @@ pub use numeric_loss::{
     eigen_loss, eigenvalue_loss, il1s_per_record, moment_loss, robust_eigen_loss, MomentLoss,
 };
 pub use perturbation::{
-    perturbation_figures, CategoricalChange, MatrixShown, MomentChange, PerturbationFigures,
+    perturbation_figures, CategoricalChange, LinkageFigures, MatrixShown, MomentChange,
+    MomentLossFigures, PerturbationFigures, RmdFigures,
 };
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{

@@ -46,6 +46,24 @@ pub struct PerturbationFigures {
     /// Per attribute: the relative change of its mean and of its standard
     /// deviation.
     pub moments: Vec<MomentChange>,
+    /// sdcMicro's dRiskRMD (robust Mahalanobis distances, `risk::rmd`):
+    /// `None` without numeric attributes or when it cannot be computed
+    /// (`rmd_unavailable` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rmd: Option<RmdFigures>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rmd_unavailable: Option<String>,
+    /// Distance-based record linkage (`risk::linkage_numeric`): the share
+    /// of records whose nearest published record is their own, and the
+    /// distribution of their own record's rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linkage: Option<LinkageFigures>,
+    /// sdcMicro's eigen measure (dUtility "eigen") and the differences of
+    /// the moments (`metrics::numeric_loss`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eigen: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment_loss: Option<MomentLossFigures>,
     /// PRAM'd attributes: the cells changed, against the matrices'
     /// expectation.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -70,6 +88,38 @@ pub struct MatrixShown {
     pub categories: Vec<String>,
     /// Row i: the chances a record of category i is published as each.
     pub rows: Vec<Vec<f64>>,
+}
+
+/// sdcMicro's dRiskRMD figures.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RmdFigures {
+    /// Share of records at risk by RMDID1.
+    pub risk1: f64,
+    /// Share at risk by RMDID2 (no other published record close).
+    pub risk2: f64,
+    /// RMDID1w and its RMDID2 counterpart (weighted by the distances).
+    pub wrisk1: f64,
+    pub wrisk2: f64,
+}
+
+/// Distance-based record linkage.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LinkageFigures {
+    /// Share of records linked to their own published record (a tie among
+    /// t counts 1/t).
+    pub share: f64,
+    /// Records whose own published record is the r-th nearest, r = 1..10;
+    /// the last entry counts those ranked below 10.
+    pub rank_histogram: Vec<usize>,
+}
+
+/// Differences of the first two moments.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MomentLossFigures {
+    pub means: f64,
+    pub covariances: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlations: Option<f64>,
 }
 
 /// How many cells of a PRAM'd attribute changed.
@@ -134,6 +184,57 @@ pub fn perturbation_figures(
         published.push(xm);
         attributes.push(col.name().to_string());
     }
+    let (rmd, rmd_unavailable, linkage, eigen, moment_loss) = if numeric.is_empty() {
+        (None, None, None, None, None)
+    } else {
+        // The robust measure needs a covariance of full rank: a constant
+        // column (or too few records) makes it undefined, said, not NaN.
+        let (rmd, unavailable) = match crate::risk::rmd_risk(
+            &original,
+            &published,
+            crate::risk::RmdOptions::default(),
+        ) {
+            Ok(r)
+                if [r.risk1, r.risk2, r.wrisk1, r.wrisk2]
+                    .iter()
+                    .all(|v| v.is_finite()) =>
+            {
+                (
+                    Some(RmdFigures {
+                        risk1: r.risk1,
+                        risk2: r.risk2,
+                        wrisk1: r.wrisk1,
+                        wrisk2: r.wrisk2,
+                    }),
+                    None,
+                )
+            }
+            Ok(_) => (
+                None,
+                Some("the robust distances are not finite".to_string()),
+            ),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let linkage = crate::risk::distance_linkage(&original, &published, 10)
+            .ok()
+            .filter(|l| l.share.is_finite())
+            .map(|l| LinkageFigures {
+                share: l.share,
+                rank_histogram: l.rank_histogram(10),
+            });
+        let eigen = crate::metrics::eigen_loss(&original, &published)
+            .ok()
+            .filter(|v| v.is_finite());
+        let moment_loss = crate::metrics::moment_loss(&original, &published)
+            .ok()
+            .filter(|m| m.means.is_finite() && m.covariances.is_finite())
+            .map(|m| MomentLossFigures {
+                means: m.means,
+                covariances: m.covariances,
+                correlations: m.correlations.filter(|v| v.is_finite()),
+            });
+        (rmd, unavailable, linkage, eigen, moment_loss)
+    };
     let (interval, il1s) = if numeric.is_empty() {
         (None, None)
     } else {
@@ -165,6 +266,11 @@ pub fn perturbation_figures(
         il1s,
         il1s_per_cell: il1s.filter(|_| cells > 0).map(|v| v / cells as f64),
         moments,
+        rmd,
+        rmd_unavailable,
+        linkage,
+        eigen,
+        moment_loss,
         categorical,
         contingency_distance,
         matrices: p

@@ -116,6 +116,10 @@ pub struct InformationLoss {
     pub il1s: Option<f64>,
     pub il1s_per_cell: Option<f64>,
     pub moments: Vec<MomentChange>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eigen: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moment_loss: Option<crate::metrics::MomentLossFigures>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub categorical: Vec<crate::metrics::CategoricalChange>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -164,6 +168,8 @@ impl ExternalReport {
                 il1s: p.il1s,
                 il1s_per_cell: p.il1s_per_cell,
                 moments: p.moments.clone(),
+                eigen: p.eigen,
+                moment_loss: p.moment_loss.clone(),
                 categorical: p.categorical.clone(),
                 contingency_distance: p.contingency_distance,
                 matrices: p.matrices.clone(),

@@ -486,7 +486,48 @@ fn perturbation_section(p: &crate::metrics::PerturbationFigures, internal: bool)
             percent(risk)
         )));
     }
+    if internal {
+        if let Some(r) = &p.rmd {
+            blocks.push(Block::Para(format!(
+                "Robust Mahalanobis risk (sdcMicro's dRiskRMD, which widens the interval around outlying records): {} of the records at risk by RMDID1, {} by RMDID2 (no other published record close); weighted {:.4} and {:.4}.",
+                percent(r.risk1),
+                percent(r.risk2),
+                r.wrisk1,
+                r.wrisk2
+            )));
+        }
+        if let Some(l) = &p.linkage {
+            blocks.push(Block::Para(format!(
+                "Record linkage: an attacker who holds every true value and takes the nearest published record finds the right one for {} of the records (their own record's rank, 1 to 10 and beyond: {}).",
+                percent(l.share),
+                l.rank_histogram
+                    .iter()
+                    .map(|n| count(*n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
     if !p.attributes.is_empty() {
+        let mut loss = Vec::new();
+        if let Some(e) = p.eigen {
+            loss.push(format!("eigenvalues of the covariance {e:.4}"));
+        }
+        if let Some(m) = &p.moment_loss {
+            loss.push(format!(
+                "means {} and covariances {} apart (relative){}",
+                percent(m.means),
+                percent(m.covariances),
+                m.correlations
+                    .map_or(String::new(), |c| format!(", correlations {c:.4} apart"))
+            ));
+        }
+        if !loss.is_empty() {
+            blocks.push(Block::Para(format!(
+                "Structure kept (sdcMicro's dUtility): {}.",
+                loss.join("; ")
+            )));
+        }
         blocks.push(Block::Para(match (p.il1s, p.il1s_per_cell) {
             (Some(s), Some(c)) => format!(
                 "Information loss IL1s (sdcMicro's, the sum over cells of |original − published| / (√2 · standard deviation)): {s:.4}, {c:.6} per cell."

@@ -813,6 +813,24 @@ fn perturbation_figures(view: &AnonymizeView) -> Vec<Line<'static>> {
             ),
             Span::styled(il1s, title_style()),
         ]));
+        let mut more = Vec::new();
+        if let Some(r) = &f.rmd {
+            more.push(Span::styled("RMD risk1 ", dim()));
+            more.push(Span::styled(
+                format!("{:.2}%  ", r.risk1 * 100.0),
+                title_style(),
+            ));
+        }
+        if let Some(l) = &f.linkage {
+            more.push(Span::styled("linked ", dim()));
+            more.push(Span::styled(
+                format!("{:.2}%", l.share * 100.0),
+                title_style(),
+            ));
+        }
+        if !more.is_empty() {
+            lines.push(Line::from(more));
+        }
     }
     if !f.categorical.is_empty() {
         let changed: Vec<String> = f
