@@ -537,8 +537,7 @@ impl SessionState {
                 roles: g.roles,
                 cells: lgb.then_some(g.cells),
                 hierarchies: hierarchies.then_some(g.hierarchies),
-                // Microaggregation reads its numeric attributes, a setting.
-                settings: (needs.settings || needs.numeric).then_some(g.settings),
+                settings: needs.settings.then_some(g.settings),
                 attacker: g.attacker,
             },
         }

@@ -69,6 +69,8 @@ impl Algorithm for Microaggregation {
         Needs {
             k: true,
             numeric: true,
+            // The aggregation and the strata (`Options::numeric`).
+            settings: true,
             ..Needs::default()
         }
     }
