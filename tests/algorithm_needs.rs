@@ -78,7 +78,19 @@ fn check_refuses_each_required_input_by_its_setting() {
             };
             assert_eq!(setting_of(&e), Some(want), "{}: {e}", a.id());
         }
-        let req = demo_request(&ds);
+        let mut req = demo_request(&ds);
+        if needs.numeric {
+            let e = a.check(&req).expect_err(a.id());
+            assert_eq!(
+                setting_of(&e),
+                Some(Setting::NumericAttributes),
+                "{}: {e}",
+                a.id()
+            );
+            // A numeric column of no other role given: the request passes.
+            req.qi.retain(|&c| ds.col(c).name() != "zip");
+            req.options.numeric.columns = vec![ds.column_index("zip").unwrap()];
+        }
         match (needs.conditions, needs.hierarchies) {
             (Use::Required, _) => {
                 let e = a.check(&req).expect_err(a.id());

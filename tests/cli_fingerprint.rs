@@ -23,6 +23,9 @@ fn project(dir: &Path, algorithm: &str) -> std::path::PathBuf {
     if algorithm == "construction" {
         s.params.conditions = Some(common::demo_conditions(dir));
     }
+    if algorithms::by_id(algorithm).unwrap().needs().numeric {
+        common::perturb_age(&mut s);
+    }
     let path = dir.join(format!("{algorithm}.json"));
     s.to_project().save(&path).unwrap();
     path

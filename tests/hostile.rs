@@ -1137,8 +1137,18 @@ fn a_project_never_quotes_the_file_it_names() {
     quiet(&c.run(&["assess", "--project", "k.json"]), "zip");
     #[cfg(feature = "engine")]
     quiet(&c.run(&["assess", "--project", "g.json"]), "sex");
+    // Given on the command line, it is not quoted either: a header that
+    // does not look like column names is counted, never shown.
     let out = c.run(&["assess", "shadow", "--qi", "sex"]);
-    refused(&out, &["unknown column 'sex' (the columns are: root:"]);
+    refused(
+        &out,
+        &[
+            "unknown column 'sex'",
+            "1 header field not shown",
+            "--delimiter",
+        ],
+    );
+    assert!(!stderr(&out).contains("root"), "{}", stderr(&out));
 }
 
 // Family 8: messages — rows right for every line ending, names escaped,
@@ -1224,6 +1234,33 @@ fn malformed_parquet_footers_are_refused_on_every_path() {
                 &c.run(&["assess", file, "--qi", "a", "--engine", engine]),
                 &[file, "not a readable Parquet file"],
             );
+        }
+    }
+}
+
+/// Issue 36, item 10: a file that is no table (a project or a command
+/// pointing at `/etc/shadow`, here a file with a line of its kind) is
+/// refused without quoting its first line, on every path that lists the
+/// columns: in memory, through the engine, through a project.
+#[test]
+fn a_header_that_is_no_table_is_never_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shadow");
+    let secret = "root:$6$Jz1Yc0aBsecretsalt$0123456789abcdefHASH:19000:0:99999:7:::";
+    std::fs::write(&file, format!("{secret}\ndaemon:*:19000:0:99999:7:::\n")).unwrap();
+    for engine in ["memory", "datafusion"] {
+        let out = anonlab()
+            .args(["assess"])
+            .arg(&file)
+            .args(["--qi", "age", "--engine", engine])
+            .output()
+            .unwrap();
+        let e = stderr(&out);
+        assert!(!out.status.success(), "{engine}: {e}");
+        assert!(e.contains("unknown column 'age'"), "{engine}: {e}");
+        assert!(e.contains("--delimiter"), "{engine}: {e}");
+        for leak in ["root", "$6$", "secretsalt", "HASH"] {
+            assert!(!e.contains(leak), "{engine} quotes the file: {e}");
         }
     }
 }

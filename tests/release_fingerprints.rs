@@ -41,6 +41,14 @@ const ADULT_CONDITIONS: &str = r#"{"conditions": [
 fn fingerprints(name: &str, s: &Session, k: u32, l: u32, out: &mut BTreeMap<String, String>) {
     for algo in algorithms::registry() {
         let id = algo.id();
+        // Microaggregation perturbs age, then no quasi-identifier.
+        let mut perturbing = None;
+        if algo.needs().numeric {
+            let mut c = s.clone();
+            common::perturb_age(&mut c);
+            perturbing = Some(c);
+        }
+        let s = perturbing.as_ref().unwrap_or(s);
         let req = s.request(id, k, l).unwrap();
         let value = match algo.run(&req, &Progress::new()) {
             Ok(r) => fingerprint(&r, &s.dataset, Some(s.roles.as_slice())),

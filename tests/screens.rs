@@ -22,6 +22,7 @@ mod tui_layers;
 mod tui_lgb;
 mod tui_lgb_project;
 mod tui_local_suppression;
+mod tui_microaggregation;
 mod tui_needs;
 mod tui_one_after;
 mod tui_one_truth;

@@ -68,7 +68,17 @@ fn the_export_commands_parse() {
     );
     assert_eq!(
         parse_command("export report my report"),
-        Ok(Command::ExportReport(Some(PathBuf::from("my report"))))
+        Ok(Command::ExportReport(
+            Some(PathBuf::from("my report")),
+            anonlab::report::Audience::Internal
+        ))
+    );
+    assert_eq!(
+        parse_command("export report-external"),
+        Ok(Command::ExportReport(
+            None,
+            anonlab::report::Audience::External
+        ))
     );
     assert!(parse_command("export")
         .unwrap_err()

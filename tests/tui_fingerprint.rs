@@ -22,7 +22,11 @@ fn the_screen_the_saved_project_and_the_report_show_one_release_for_every_algori
     for algo in algorithms::registry() {
         let id = algo.id();
         let project = dir.path().join(format!("{id}.json"));
-        let mut app = App::new(Session::demo().unwrap())
+        let mut session = Session::demo().unwrap();
+        if algo.needs().numeric {
+            common::perturb_age(&mut session);
+        }
+        let mut app = App::new(session)
             .unwrap()
             .with_project_path(project.clone());
         app.step(&Action::Resize(140, 44));

@@ -35,7 +35,11 @@ fn write_gives_the_files_of_anonymize_o_byte_for_byte_for_every_algorithm() {
     for algo in algorithms::registry() {
         let id = algo.id();
         let project = dir.path().join(format!("{id}.json"));
-        let mut app = App::new(Session::demo().unwrap())
+        let mut session = Session::demo().unwrap();
+        if algo.needs().numeric {
+            common::perturb_age(&mut session);
+        }
+        let mut app = App::new(session)
             .unwrap()
             .with_project_path(project.clone());
         app.step(&Action::Resize(140, 44));

@@ -200,6 +200,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
     let loaded = p.load_settings(&a.columns, &ids)?;
     let pk = a.columns.pk.load(&ids)?;
     a.columns.local_suppression.check(&ids)?;
+    a.columns.numeric.check(&ids)?;
     if a.columns.local_suppression.risk_threshold.is_some() {
         bail!("--risk-threshold is read by anonymize: compare runs each algorithm to its k");
     }
@@ -225,6 +226,11 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
         a.columns
             .local_suppression
             .apply(&mut req.options, &p.session.dataset, &qi)?;
+        a.columns.numeric.apply(
+            &mut req.options,
+            &p.session.dataset,
+            a.columns.local_suppression.strata.as_deref(),
+        )?;
         let label = match l {
             Some(l) => format!("{} k={k} l={l}", algo.id()),
             None => format!("{} k={k}", algo.id()),
@@ -378,6 +384,37 @@ fn compare_table(rows: &[CompareRow]) -> String {
                 .as_deref()
                 .map_or("", anonlab::release::short_fingerprint)
         );
+    }
+    // Perturbation releases: their numeric attributes' figures, which the
+    // class-based columns above do not describe.
+    let perturbed: Vec<(&CompareRow, &anonlab::metrics::PerturbationFigures)> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.evaluation.as_ref()?.perturbation.as_ref()?)))
+        .collect();
+    if !perturbed.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{:<18} {:>3}  {:<28} {:>8} {:>12} {:>10}",
+            "algorithm", "k", "perturbed", "dRisk", "IL1s", "IL1s/cell"
+        );
+        for (r, f) in perturbed {
+            let _ = writeln!(
+                o,
+                "{:<18} {:>3}  {:<28} {:>8} {:>12} {:>10}",
+                r.algorithm,
+                r.k,
+                f.attributes
+                    .iter()
+                    .chain(f.categorical.iter().map(|c| &c.attribute))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(","),
+                f.interval_risk.map_or("–".into(), |v| format!("{v:.4}")),
+                f.il1s.map_or("undefined".into(), |v| format!("{v:.4}")),
+                f.il1s_per_cell
+                    .map_or("undefined".into(), |v| format!("{v:.6}"))
+            );
+        }
     }
     let measured: Vec<(&CompareRow, &anonlab::metrics::CorrespondenceLoss)> = rows
         .iter()

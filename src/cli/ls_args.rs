@@ -69,18 +69,31 @@ const ID: &str = "local-suppression";
 impl LocalSuppressionArgs {
     /// Whether any of the flags is given.
     pub fn any(&self) -> bool {
+        self.own() || self.strata.is_some()
+    }
+
+    /// Whether a flag only local suppression reads is given (--strata is
+    /// microaggregation's too).
+    fn own(&self) -> bool {
         !self.importance.is_empty()
             || !self.combs.is_empty()
             || self.missing_matches.is_some()
-            || self.strata.is_some()
             || self.risk_threshold.is_some()
             || self.household.is_some()
     }
 
     /// Refuse the flags when local suppression does not run.
     pub fn check(&self, algorithms: &[&str]) -> anyhow::Result<()> {
-        if self.any() && !algorithms.contains(&ID) {
-            bail!("--importance, --combs, --missing-matches, --strata, --risk-threshold, --weights and --household are read by --algorithm local-suppression only");
+        if self.own() && !algorithms.contains(&ID) {
+            bail!("--importance, --combs, --missing-matches, --risk-threshold, --weights and --household are read by --algorithm local-suppression only");
+        }
+        let strata_readers = super::numeric_args::IDS;
+        if self.strata.is_some()
+            && !algorithms
+                .iter()
+                .any(|a| *a == ID || strata_readers.contains(a))
+        {
+            bail!("--strata is read by --algorithm local-suppression, mdav and optimal-univariate only");
         }
         Ok(())
     }

@@ -11,6 +11,7 @@ pub mod hierarchy;
 pub mod hierarchy_args;
 pub mod lgb_args;
 pub mod ls_args;
+pub mod numeric_args;
 pub mod pk_args;
 pub mod population_args;
 pub mod progress;
@@ -44,6 +45,7 @@ pub fn remedy(setting: Setting) -> String {
         }
         Setting::SuppressionLimit => "raise --suppression or relax the model",
         Setting::CorrelatedColumns => "name them with --columns",
+        Setting::NumericAttributes => "name them with --perturb",
         Setting::MaxFileBytes => {
             "raise it with --max-file-bytes (or the project's csv.max_file_bytes)"
         }

@@ -1,6 +1,8 @@
-//! `anonlab report PROJECT -o DIR`: the stakeholder report of a saved
-//! project — HTML, Markdown with SVG charts beside it, and JSON — written
-//! into DIR. The project and its data are only read.
+//! `anonlab report PROJECT -o DIR [--internal | --external]`: the report
+//! of a saved project — HTML, Markdown with SVG charts beside it, and
+//! JSON — written into DIR, for the publisher (internal, the default) or
+//! for the release's users (external: no seed, no risk figures). The
+//! project and its data are only read.
 
 use std::path::PathBuf;
 
@@ -21,6 +23,15 @@ pub struct ReportArgs {
     /// person counts as at risk (default: the project's).
     #[arg(long)]
     pub threshold: Option<f64>,
+    /// The internal report (the default): every figure, the random seed
+    /// and the commands that make the release again byte for byte.
+    #[arg(long, conflicts_with = "external")]
+    pub internal: bool,
+    /// The external report, for the release's users: methods, their
+    /// parameters, the verified guarantees and the information lost; no
+    /// seed and no risk figures.
+    #[arg(long)]
+    pub external: bool,
     #[command(flatten)]
     pub recode: super::recode_args::RecodeArgs,
 }
@@ -51,8 +62,19 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<()> {
         report::build(&session, &a.project, warning, p)
     })?;
     let inputs = super::inputs_of(&session, Some(&a.project), []);
-    let written = report::write(&built, &a.output, &inputs)?;
-    for line in &built.report.summary {
+    let audience = if a.external {
+        report::Audience::External
+    } else {
+        report::Audience::Internal
+    };
+    let written = report::write_for(&built, &a.output, &inputs, audience)?;
+    // The terminal gets the summary of the report written: an external
+    // one's says no risk figure.
+    let summary = match audience {
+        report::Audience::Internal => built.report.summary.clone(),
+        report::Audience::External => report::external(&built.report).summary,
+    };
+    for line in &summary {
         println!("{line}");
     }
     println!();

@@ -197,3 +197,13 @@ impl anonlab::algorithms::Algorithm for OneClass {
         Ok(release)
     }
 }
+
+/// A session (the demo, Adult) made ready for microaggregation (which perturbs a numeric
+/// attribute of no other role): age is no longer a quasi-identifier nor
+/// known to the attacker, and is the attribute to perturb.
+pub fn perturb_age(s: &mut anonlab::session::Session) {
+    let age = s.dataset.column_index("age").unwrap();
+    s.roles.set(age, anonlab::data::Role::Insensitive);
+    s.attacker.known.retain(|k| k != "age");
+    s.params.perturbation.attributes = vec!["age".into()];
+}

@@ -69,6 +69,12 @@ pub struct Evaluation {
     /// `metrics::pk_measures`), filled by [`measure_pk`] when asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pk: Option<metrics::pk_measures::PkMeasures>,
+    /// Releases of perturbed values (microaggregation): the numerical key
+    /// variables' interval risk and information loss against their
+    /// originals (`metrics::perturbation`). The class-based figures above
+    /// keep measuring the quasi-identifiers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturbation: Option<metrics::PerturbationFigures>,
 }
 
 /// Breach probability of one attribute's sensitive cells (LGB).
@@ -182,6 +188,7 @@ pub fn evaluate(
     let utility = utility?;
     let correspondence = correspondence?;
     let (queries, probabilistic_queries) = queries?;
+    let perturbation = metrics::perturbation_figures(release, ds)?;
     Ok(Evaluation {
         algorithm: release.algorithm.clone(),
         k: release.params.k.unwrap_or(1),
@@ -203,6 +210,7 @@ pub fn evaluate(
         local_breach,
         correspondence,
         pk: None,
+        perturbation,
     })
 }
 

@@ -121,6 +121,8 @@ pub enum Setting {
     SuppressionLimit,
     /// The columns a correlation matrix is computed over.
     CorrelatedColumns,
+    /// The numerical key variables a perturbation (microaggregation) changes.
+    NumericAttributes,
     /// The CSV reader's limits ([`crate::data::CsvOptions`]).
     MaxFileBytes,
     MaxRowBytes,
@@ -145,6 +147,7 @@ impl Setting {
             }
             Setting::SuppressionLimit => "raise the suppression limit or relax the model",
             Setting::CorrelatedColumns => "name the columns to correlate",
+            Setting::NumericAttributes => "name the attributes to perturb",
             Setting::MaxFileBytes => "raise the file size limit (the project's csv.max_file_bytes)",
             Setting::MaxRowBytes => "raise the row size limit (the project's csv.max_row_bytes)",
             Setting::MaxFieldBytes => {
@@ -529,9 +532,56 @@ pub fn listed<S: AsRef<str>>(items: &[S], max: usize) -> String {
     s
 }
 
+/// A file's column names for a message ([`Error::UnknownColumn`]), at
+/// most [`COLUMNS_LISTED`]. A header that does not look like column names
+/// — a file read with the wrong delimiter, or no table at all (a project
+/// pointing at `/etc/shadow`) — is not quoted: its first line may be
+/// anything, a password hash included, and a message never shows a file's
+/// contents (issue 36, item 10). Names of letters, digits, spaces and
+/// the punctuation column names use are listed; the others are counted.
+pub fn listed_columns<S: AsRef<str>>(names: &[S]) -> String {
+    let plain = |n: &str| {
+        !n.is_empty()
+            && n.chars().count() <= 64
+            && n.chars()
+                .all(|c| c.is_alphanumeric() || " _-.()/#%&+'[]".contains(c))
+    };
+    let shown: Vec<&str> = names
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|n| plain(n))
+        .collect();
+    let hidden = names.len() - shown.len();
+    let mut s = listed(&shown, COLUMNS_LISTED);
+    if hidden > 0 {
+        if !s.is_empty() {
+            s.push_str("; ");
+        }
+        s.push_str(&format!(
+            "{hidden} header field{} not shown, which do{} not look like column names (is the delimiter right? --delimiter)",
+            if hidden == 1 { "" } else { "s" },
+            if hidden == 1 { "es" } else { "" }
+        ));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_that_is_no_column_names_is_not_quoted() {
+        assert_eq!(listed_columns(&["age", "sex"]), "age, sex");
+        let shadow = "root:$6$Jz1Yc0aB$abcdefghijk:19000:0:99999:7:::";
+        let s = listed_columns(&[shadow]);
+        assert!(!s.contains("root") && !s.contains('$'), "{s}");
+        assert!(s.contains("1 header field not shown"), "{s}");
+        assert_eq!(
+            listed_columns(&["marital-status", "a:b"]),
+            "marital-status; 1 header field not shown, which does not look like column names (is the delimiter right? --delimiter)"
+        );
+    }
 
     #[test]
     fn control_characters_are_escaped_and_long_text_cut() {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anonlab::data::{CsvOptions, Project};
-use anonlab::error::{listed, Error, Result, COLUMNS_LISTED};
+use anonlab::error::{listed_columns, Error, Result};
 use anonlab::session::{grouped_source, GroupedFile, Session, SAMPLE_RECORDS};
 
 use crate::engine::{frequency_table, EngineOptions};
@@ -48,7 +48,7 @@ fn read(
     {
         let e = Error::UnknownColumn {
             name: name.clone(),
-            available: listed(&columns, COLUMNS_LISTED),
+            available: listed_columns(&columns),
         };
         return Err(if from_project {
             e.unlisted(path, columns.len())

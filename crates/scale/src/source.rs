@@ -5,7 +5,7 @@
 //! (`RoleSpec::grouped_columns`) are the same for every command and the
 //! TUI.
 
-use anonlab::error::{listed, Error, Parameter, Result, Setting, COLUMNS_LISTED};
+use anonlab::error::{listed_columns, Error, Parameter, Result, Setting};
 use anonlab::session::{Engine, Opened, RoleSpec, Session, Source};
 
 use crate::engine::{frequency_table, EngineOptions, FrequencyTable};
@@ -49,7 +49,7 @@ pub fn open(source: &Source, roles: &RoleSpec) -> Result<Opened> {
         if !table.file_columns().contains(id) {
             return Err(Error::UnknownColumn {
                 name: id.clone(),
-                available: listed(table.file_columns(), COLUMNS_LISTED),
+                available: listed_columns(table.file_columns()),
             });
         }
     }

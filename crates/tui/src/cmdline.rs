@@ -45,7 +45,7 @@ pub enum Command {
     /// Write the chart in view, to this file (.svg or .png) when given.
     ExportChart(Option<PathBuf>),
     /// Write the report, into this directory when given.
-    ExportReport(Option<PathBuf>),
+    ExportReport(Option<PathBuf>, anonlab::report::Audience),
     /// `:sweep`: the Anonymize screen with its k/l sweep open.
     Sweep,
     /// `:lattice`: the Anonymize screen with full-domain's lattice open.
@@ -94,6 +94,11 @@ pub enum Command {
     MissingMatches(Convention),
     /// `:strata COL|off`: local suppression's stratum column.
     Strata(Option<String>),
+    /// `:perturb COL,COL,...|off`: microaggregation's numeric attributes.
+    Perturb(Vec<String>),
+    /// `:aggregation mean|median`: what replaces a microaggregation group's
+    /// values.
+    Aggregation(String),
 }
 
 /// What `:population` sets.
@@ -358,6 +363,20 @@ pub const COMMANDS: &[CommandSpec] = &[
         Arg::Column(&["off"]),
         "local suppression: k within each value of COL (not a QI)",
     ),
+    cmd(
+        "perturb",
+        &[],
+        "COL[,COL...]|off",
+        Arg::Column(&["off"]),
+        "microaggregation (mdav, optimal-univariate): the numeric attributes to perturb",
+    ),
+    cmd(
+        "aggregation",
+        &[],
+        "mean|median",
+        Arg::Words(&["mean", "median"]),
+        "microaggregation: each group's values replaced by their mean or median",
+    ),
 ];
 
 /// Parse one command line (without the leading `:`).
@@ -437,8 +456,14 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             let path = (args.len() > 1).then(|| PathBuf::from(args[1..].join(" ")));
             match args.first().copied() {
                 Some("chart") => Command::ExportChart(path),
-                Some("report") => Command::ExportReport(path),
-                _ => return Err(":export chart [PATH] or :export report [DIR]".into()),
+                Some("report") => Command::ExportReport(path, anonlab::report::Audience::Internal),
+                Some("report-external") => {
+                    Command::ExportReport(path, anonlab::report::Audience::External)
+                }
+                _ => return Err(
+                    ":export chart [PATH], :export report [DIR] or :export report-external [DIR]"
+                        .into(),
+                ),
             }
         }
         "compare" => Command::Compare(match one("add, remove or run")? {
@@ -583,6 +608,19 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
         "strata" => match one("a column or off")? {
             "off" => Command::Strata(None),
             col => Command::Strata(Some(col.to_string())),
+        },
+        "perturb" => match args.as_slice() {
+            [] => return Err(":perturb needs the numeric attributes to perturb, or off".into()),
+            ["off"] => Command::Perturb(Vec::new()),
+            _ => Command::Perturb(list(&args).map(str::to_string).collect()),
+        },
+        "aggregation" => match one("mean or median")? {
+            a @ ("mean" | "median") => Command::Aggregation(a.to_string()),
+            other => {
+                return Err(format!(
+                    ":aggregation: '{other}' is neither mean nor median"
+                ))
+            }
         },
         // More commands: one arm above this line (a test parses every
         // entry of the table).

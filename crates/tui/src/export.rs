@@ -59,6 +59,8 @@ use anonlab::session::Session;
 pub const EXPORT_DIR: &str = "anonlab-export";
 /// Reports are written here, beside the project file.
 pub const REPORT_DIR: &str = "anonlab-report";
+/// External reports (`:export report-external`) are written here.
+pub const EXTERNAL_REPORT_DIR: &str = "anonlab-report-external";
 /// Where `:write` and `W` put the release without a path, beside the
 /// project file: `release.csv` (with `release.buckets.csv` for a
 /// bucketized release) and `release.json`.
@@ -215,6 +217,7 @@ pub fn report_job(
     project: Project,
     project_file: PathBuf,
     dir: PathBuf,
+    audience: report::Audience,
 ) -> JobFn<Exported> {
     Box::new(move |progress| {
         let p = reopened(&project, &project_file);
@@ -222,7 +225,7 @@ pub fn report_job(
         let session = Session::with_project(Arc::clone(&ds), &p)?;
         let built = report::build(&session, &project_file, warning, progress)?;
         let inputs = p.inputs().with(&project_file);
-        let files = report::write(&built, &dir, &inputs)?;
+        let files = report::write_for(&built, &dir, &inputs, audience)?;
         let html = files
             .iter()
             .find(|f| f.ends_with(report::HTML_FILE))

@@ -157,10 +157,7 @@ pub(in crate::cli) fn engine_session(
             if !file.columns.contains(id) {
                 return Err(anonlab::error::Error::UnknownColumn {
                     name: id.clone(),
-                    available: anonlab::error::listed(
-                        &file.columns,
-                        anonlab::error::COLUMNS_LISTED,
-                    ),
+                    available: anonlab::error::listed_columns(&file.columns),
                 }
                 .into());
             }

@@ -149,3 +149,90 @@ pub(super) fn correspondence_line(c: &anonlab::metrics::CorrespondenceLoss) -> S
         c.reconstruction_error
     )
 }
+
+/// A perturbation release's figures (`metrics::perturbation`): the
+/// methods, the numeric attributes' interval risk and information loss,
+/// the PRAM'd attributes' changed cells and contingency-table distance.
+pub(super) fn perturbation(f: &anonlab::metrics::PerturbationFigures) -> String {
+    let mut o = String::new();
+    for m in &f.methods {
+        let _ = writeln!(o, "perturbed: {m}");
+    }
+    if let Some(risk) = f.interval_risk {
+        let _ = writeln!(
+            o,
+            "numeric risk (attacker holding a record's true {}, matching within ± {} sd): interval measure (sdcMicro dRisk) {risk:.6} of {} records",
+            f.attributes.join(", "),
+            f.interval_k,
+            thousands(f.records)
+        );
+        let il1s = match (f.il1s, f.il1s_per_cell) {
+            (Some(s), Some(c)) => {
+                format!("IL1s {s:.6} (sdcMicro's sum over cells; {c:.6} per cell)")
+            }
+            _ => "IL1s undefined (a constant column changed)".to_string(),
+        };
+        match (&f.rmd, &f.rmd_unavailable) {
+            (Some(r), _) => {
+                let _ = writeln!(
+                    o,
+                    "robust Mahalanobis risk (sdcMicro dRiskRMD): risk1 {:.6}, risk2 {:.6}, wrisk1 {:.6}, wrisk2 {:.6}",
+                    r.risk1, r.risk2, r.wrisk1, r.wrisk2
+                );
+            }
+            (None, Some(why)) => {
+                let _ = writeln!(o, "robust Mahalanobis risk: not computed ({why})");
+            }
+            _ => {}
+        }
+        if let Some(l) = &f.linkage {
+            let _ = writeln!(
+                o,
+                "distance-based record linkage (attacker holding every true value, nearest published record): {:.6} of records linked to their own",
+                l.share
+            );
+        }
+        let _ = writeln!(o, "numeric information loss: {il1s}");
+        if let Some(e) = f.eigen {
+            let _ = writeln!(
+                o,
+                "  eigenvalues of the covariance (sdcMicro's eigen): {e:.6}"
+            );
+        }
+        if let Some(m) = &f.moment_loss {
+            let _ = writeln!(
+                o,
+                "  relative difference of means {:.6}, of covariances {:.6}{}",
+                m.means,
+                m.covariances,
+                m.correlations.map_or(String::new(), |c| format!(
+                    ", absolute difference of correlations {c:.6}"
+                ))
+            );
+        }
+        for m in &f.moments {
+            let _ = writeln!(
+                o,
+                "  {}: mean {:.4} → {:.4}, sd {:.4} → {:.4}",
+                m.attribute, m.mean_before, m.mean_after, m.sd_before, m.sd_after
+            );
+        }
+    }
+    for c in &f.categorical {
+        let _ = writeln!(
+            o,
+            "PRAM changed {} cells of {} ({:.2}%; the matrices expect {:.1})",
+            thousands(c.changed as usize),
+            c.attribute,
+            c.share * 100.0,
+            c.expected
+        );
+    }
+    if let Some(d) = f.contingency_distance {
+        let _ = writeln!(
+            o,
+            "contingency-table distance of the PRAM'd attributes: {d:.6}"
+        );
+    }
+    o
+}

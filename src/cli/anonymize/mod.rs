@@ -24,6 +24,7 @@ use super::assess::Engine;
 use super::hierarchy_args::{self, HierarchyArgs};
 use super::lgb_args::LgbArgs;
 use super::ls_args::LocalSuppressionArgs;
+use super::numeric_args::NumericArgs;
 use super::pk_args::PkArgs;
 use super::recode_args::{self, RecodeArgs};
 use super::{thousands, CsvArgs};
@@ -86,6 +87,8 @@ pub struct Columns {
     pub pk: PkArgs,
     #[command(flatten)]
     pub local_suppression: LocalSuppressionArgs,
+    #[command(flatten)]
+    pub numeric: NumericArgs,
     #[command(flatten)]
     pub recode: RecodeArgs,
 }
@@ -422,7 +425,10 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let k = a.k.or(params.map(|p| p.k)).unwrap_or(5);
     let l = a.l.or(params.map(|p| p.l)).unwrap_or(2);
     let algo = algorithms::by_id(&id)?;
-    let inputs = p.inputs(&a.columns)?;
+    let mut inputs = p.inputs(&a.columns)?;
+    for m in a.columns.numeric.matrix_files() {
+        inputs = inputs.with(&m);
+    }
     // Every output checked before any work: none may be an input (the
     // table's bucket table included), and no two the same file.
     let bucket_table = a.output.as_deref().map(buckets_path);
@@ -438,6 +444,7 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     let loaded = p.load_settings(&a.columns, &[algo.id()])?;
     let pk = a.columns.pk.load(&[algo.id()])?;
     a.columns.local_suppression.check(&[algo.id()])?;
+    a.columns.numeric.check(&[algo.id()])?;
     if a.columns.local_suppression.risk_threshold.is_some() && a.k.is_some() {
         bail!("--risk-threshold replaces -k as local suppression's target: give one of them");
     }
@@ -449,6 +456,11 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
     a.columns
         .local_suppression
         .apply(&mut req.options, &p.session.dataset, &qi)?;
+    a.columns.numeric.apply(
+        &mut req.options,
+        &p.session.dataset,
+        a.columns.local_suppression.strata.as_deref(),
+    )?;
     let measure = p.measure(a.columns.queries, p.seed);
     let ds = &p.session.dataset;
     let roles = published_roles(&p);
@@ -551,6 +563,9 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         );
         if let Some(s) = &release.suppression {
             println!("{}", suppression_line(s));
+        }
+        if let Some(f) = &eval.perturbation {
+            print!("{}", human::perturbation(f));
         }
         if file_columns.is_some() && a.columns.queries > 0 {
             println!("query workload: not run on the query engine's table, whose rows are combinations (the workload draws records one by one; --engine memory runs it)");

@@ -18,6 +18,7 @@ mod mondrian;
 pub mod ng;
 pub mod noise;
 pub mod pk;
+pub mod pram;
 pub mod swapping;
 
 use std::sync::Arc;
@@ -82,6 +83,11 @@ pub struct Options {
     /// Importance, all-m subsets, what `*` matches and strata
     /// (local-suppression).
     pub local_suppression: local_suppression::LocalSuppressionOptions,
+    /// The attributes to perturb, a stratum column and the aggregation
+    /// (mdav, optimal-univariate; pram reads the attributes and strata).
+    pub numeric: microaggregation::NumericOptions,
+    /// PRAM's pd, alpha and given matrices (pram).
+    pub pram: pram::PramOptions,
 }
 
 /// Whether an algorithm reads a setting, and whether it runs without it.
@@ -141,6 +147,9 @@ pub struct Needs {
     /// records by multiplicity. Algorithms that read records one by one
     /// (buckets of rows, clustering, seeded draws) do not.
     pub grouped: bool,
+    /// The attributes to perturb (`Options::numeric`), required:
+    /// microaggregation (numeric ones), PRAM.
+    pub numeric: bool,
 }
 
 pub trait Algorithm: Send + Sync {
@@ -184,6 +193,9 @@ impl Needs {
     /// `k, l, seed; a sensitive attribute`.
     pub fn describe(&self) -> String {
         let mut inputs: Vec<&str> = Vec::new();
+        if self.numeric {
+            inputs.push("attributes to perturb");
+        }
         if self.sensitive {
             inputs.push(if self.semi_sensitive {
                 "a sensitive or semi-sensitive attribute"
@@ -242,6 +254,7 @@ pub const BUCKETIZATION: Needs = Needs {
     conditions: Use::No,
     settings: false,
     grouped: false,
+    numeric: false,
 };
 
 /// [`Algorithm::check`]'s rules, for an algorithm called `name` (id
@@ -273,6 +286,12 @@ pub fn check_needs(name: &str, id: &str, needs: Needs, req: &Request<'_>) -> Res
                 Setting::SemiSensitiveOrSensitive,
             ));
         }
+    }
+    if needs.numeric && req.options.numeric.columns.is_empty() {
+        return Err(Error::unmet(
+            format!("{name} perturbs attributes, and none were named"),
+            Setting::NumericAttributes,
+        ));
     }
     if needs.conditions == Use::Required && req.options.conditions.is_none() {
         return Err(Error::unmet(
@@ -342,6 +361,13 @@ impl Registry {
             Arc::new(pk::EnhancedPk),
             Arc::new(pk::GreedyPk),
             Arc::new(local_suppression::LocalSuppression),
+            Arc::new(microaggregation::Microaggregation(
+                microaggregation::Method::Mdav,
+            )),
+            Arc::new(microaggregation::Microaggregation(
+                microaggregation::Method::OptimalUnivariate,
+            )),
+            Arc::new(pram::PramAlgorithm),
         ];
         Registry { algorithms: all }
     }

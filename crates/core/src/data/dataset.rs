@@ -481,7 +481,7 @@ impl Dataset {
             .position(|c| c.name == name)
             .ok_or_else(|| Error::UnknownColumn {
                 name: name.to_string(),
-                available: crate::error::listed(&self.column_names(), crate::error::COLUMNS_LISTED),
+                available: crate::error::listed_columns(&self.column_names()),
             })
     }
     pub fn column(&self, name: &str) -> Result<&Column> {

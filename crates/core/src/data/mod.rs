@@ -32,8 +32,8 @@ pub use output::{
 pub use population::{IndividualMethod, PopulationSettings, RiskyCellsRule};
 pub use project::{
     AttackerModel, CompareEntry, DataFingerprint, DataSource, FullDomainParams, GroupedSource,
-    HierarchySource, LocalSuppressionParams, Params, Project, DEFAULT_P, DEFAULT_THRESHOLD,
-    MAX_COMPARE_ENTRIES, PROJECT_VERSION,
+    HierarchySource, LocalSuppressionParams, Params, PerturbationParams, Project, DEFAULT_P,
+    DEFAULT_THRESHOLD, MAX_COMPARE_ENTRIES, PROJECT_VERSION,
 };
 pub use recode::{Applied as AppliedRecode, Recode, Threshold};
 pub use roles::{Role, Roles};

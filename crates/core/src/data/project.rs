@@ -267,6 +267,42 @@ pub struct Params {
     /// projects written before they were saved load and save unchanged.
     #[serde(skip_serializing_if = "LocalSuppressionParams::is_default")]
     pub local_suppression: LocalSuppressionParams,
+    /// Microaggregation's settings (the numeric attributes to perturb, a
+    /// stratum column, mean or median). Left out of the file at their
+    /// defaults, so projects written before they existed load and save
+    /// unchanged.
+    #[serde(skip_serializing_if = "PerturbationParams::is_default")]
+    pub perturbation: PerturbationParams,
+}
+
+/// Microaggregation's settings by name, as `anonymize`'s flags give them
+/// (`--perturb`, `--strata`, `--aggregation`); the session resolves them
+/// (`Session::request_with`), the algorithm refuses what does not fit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PerturbationParams {
+    /// The numeric attributes to perturb (sdcMicro's numerical key
+    /// variables).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<String>,
+    /// A column within each of whose values the groups are formed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strata: Option<String>,
+    /// `mean` (the default) or `median`; a name the session parses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<String>,
+    /// PRAM's least diagonal (sdcMicro's `pd`, default 0.8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pd: Option<f64>,
+    /// PRAM's `alpha` (default 0.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+}
+
+impl PerturbationParams {
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// Local suppression's settings by name, as `anonymize`'s flags give
@@ -386,6 +422,7 @@ impl Default for Params {
             full_domain: FullDomainParams::default(),
             conditions: None,
             local_suppression: LocalSuppressionParams::default(),
+            perturbation: PerturbationParams::default(),
         }
     }
 }

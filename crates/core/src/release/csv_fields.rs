@@ -102,6 +102,14 @@ pub(super) fn write_table(
         dictionaries[c].get_or_insert_with(|| Dictionary::new(ds.col(c)));
     }
     let dict = |c: usize| dictionaries[c].as_ref().expect("encoded above");
+    // A perturbed column publishes its perturbed value (`perturbation`),
+    // encoded per row: its values are not the dictionary's.
+    let perturbed: Vec<Option<&super::PublishedValues>> =
+        (0..ds.n_cols()).map(|c| release.perturbed(c)).collect();
+    let own = |c: usize, r: usize, out: &mut Vec<u8>| match perturbed[c] {
+        Some(values) => encode(&values.render(ds.col(c), r), out),
+        None => out.extend_from_slice(dict(c).field(ds.col(c).code(r))),
+    };
     let mut out: Vec<u8> = Vec::with_capacity(BLOCK + 4096);
     // A group's generalized cells are the same on all its rows: encoded
     // once per group (`None` for an `Original` cell, shown by row).
@@ -146,7 +154,7 @@ pub(super) fn write_table(
             }
             for &c in &passthrough {
                 sep(&mut out);
-                out.extend_from_slice(dict(c).field(ds.col(c).code(r)));
+                own(c, r, &mut out);
             }
             if !bucketized {
                 for &c in &release.sensitive {
@@ -154,7 +162,7 @@ pub(super) fn write_table(
                     match has_local.then(|| local.local(c, r)).flatten() {
                         Some(b) => encode(&bucket_reference(b), &mut out),
                         None if local.has_local(c) => {}
-                        None => out.extend_from_slice(dict(c).field(ds.col(c).code(r))),
+                        None => own(c, r, &mut out),
                     }
                 }
             }

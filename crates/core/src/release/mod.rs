@@ -38,11 +38,16 @@
 
 pub mod csv_fields;
 pub mod examples;
+pub mod perturbation;
 pub mod render;
 
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Column, Dataset};
+
+pub use perturbation::{
+    AggregationName, Perturbation, PerturbationMethod, PerturbedColumn, PramMatrix, PublishedValues,
+};
 
 pub use render::{
     bucket_reference, buckets_path, csv_files, fingerprint, local_buckets_path, published_headers,
@@ -346,6 +351,34 @@ pub enum Guarantee {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         household: Option<String>,
     },
+    /// Microaggregation (`algorithms::microaggregation`, the release's
+    /// `perturbation`): on the aggregated attributes together, every
+    /// published tuple of values is shared by at least k published records
+    /// of its stratum (the column's value), and each published value is its
+    /// group's mean (or median) of the original values. The attributes are
+    /// numerical key variables, not quasi-identifiers: the claim bounds an
+    /// attacker who matches published values exactly, not one who matches
+    /// the nearest (the interval and linkage measures measure that one).
+    MicroaggregationK {
+        k: u32,
+        attributes: Vec<String>,
+        aggregation: AggregationName,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<String>,
+    },
+    /// PRAM (`algorithms::pram`, the release's `perturbation`): the
+    /// published categories of the attributes are codes of their
+    /// dictionaries drawn by the recorded transition matrices — each a
+    /// matrix of probabilities (rows summing to 1), invariant for its
+    /// stratum's frequencies where `invariant` says so, giving no
+    /// probability to a category its stratum lacks — and no published
+    /// value leaves its stratum. It bounds no re-identification: it is
+    /// the statement a PRAM release can be checked against.
+    Pram {
+        attributes: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<String>,
+    },
 }
 
 /// How a suppressed (or missing) key cell matches other cells when
@@ -526,6 +559,10 @@ pub struct Release {
     /// algorithms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suppression: Option<CellSuppression>,
+    /// Values published in place of the originals (microaggregation;
+    /// `perturbation`'s header says why they are not cells).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturbation: Option<Perturbation>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -550,6 +587,7 @@ impl Release {
             claims: Vec::new(),
             source_rows: ds.n_rows(),
             suppression: None,
+            perturbation: None,
         }
     }
 
@@ -587,6 +625,12 @@ impl Release {
 
     pub fn is_bucketized(&self) -> bool {
         !self.buckets.is_empty()
+    }
+
+    /// The published values of `column` when a perturbation replaced its
+    /// originals.
+    pub fn perturbed(&self, column: usize) -> Option<&PublishedValues> {
+        self.perturbation.as_ref()?.values_of(column)
     }
 
     /// Sizes of the equivalence groups.

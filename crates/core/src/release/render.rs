@@ -177,19 +177,23 @@ fn row_fields(
             }
         })
         .collect();
-    for c in passthrough(release, ds, roles) {
+    // A perturbed column publishes its perturbed value, never the original.
+    let own = |c: usize| {
         let col = ds.col(c);
-        out.push(col.display(col.code(r)).to_string());
+        match release.perturbed(c) {
+            Some(values) => values.render(col, r),
+            None => col.display(col.code(r)).to_string(),
+        }
+    };
+    for c in passthrough(release, ds, roles) {
+        out.push(own(c));
     }
     if !release.is_bucketized() {
         for &c in &release.sensitive {
             out.push(match index.local(c, r) {
                 Some(b) => bucket_reference(b),
                 None if index.has_local(c) => String::new(),
-                None => {
-                    let col = ds.col(c);
-                    col.display(col.code(r)).to_string()
-                }
+                None => own(c),
             });
         }
     }
@@ -556,6 +560,45 @@ pub struct ReleaseJson {
     /// changed: a published top value reads "this or more".
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recodings: Vec<crate::data::AppliedRecode>,
+    /// The perturbation methods applied (microaggregation), with their
+    /// parameters: which published columns carry perturbed values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub perturbed: Vec<PerturbedJson>,
+}
+
+/// One perturbation method of a release, as published: what a user of
+/// the file needs to read it (PRAM's matrices, to correct an analysis for
+/// the randomization), never the seed.
+#[derive(Debug, Serialize)]
+pub struct PerturbedJson {
+    /// `mdav`, `optimal-univariate`, `pram`.
+    pub method: String,
+    pub attributes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strata: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<usize>,
+    /// PRAM: how each attribute's matrices were made, and the matrices.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matrices: Vec<MatrixJson>,
+}
+
+/// A PRAM transition matrix as published.
+#[derive(Debug, Serialize)]
+pub struct MatrixJson {
+    pub attribute: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stratum: Option<String>,
+    pub categories: Vec<String>,
+    /// Row i: the chances that a record of category i is published as
+    /// each category.
+    pub rows: Vec<Vec<f64>>,
 }
 
 impl ReleaseJson {
@@ -627,9 +670,16 @@ impl ReleaseJson {
                 .or_default()
                 .insert(value, n);
         }
+        // A perturbation's seed would let a reader undo its draws (PRAM's,
+        // noise's): the published JSON never carries it; the internal
+        // report does.
+        let mut params = release.params.clone();
+        if release.perturbation.is_some() {
+            params.seed = None;
+        }
         ReleaseJson {
             algorithm: release.algorithm.clone(),
-            params: release.params.clone(),
+            params,
             claims: release.claims.clone(),
             source_rows: if ds.is_grouped() {
                 ds.records() as usize
@@ -657,6 +707,59 @@ impl ReleaseJson {
                 .collect(),
             local_buckets,
             recodings: ds.recodings().to_vec(),
+            perturbed: release
+                .perturbation
+                .iter()
+                .flat_map(|p| &p.methods)
+                .map(|m| match m {
+                    super::PerturbationMethod::Microaggregation {
+                        kind,
+                        k,
+                        aggregation,
+                        columns,
+                        strata,
+                        n_groups,
+                        ..
+                    } => PerturbedJson {
+                        method: kind.clone(),
+                        attributes: columns.iter().map(name).collect(),
+                        k: Some(*k),
+                        aggregation: Some(aggregation.as_str().to_string()),
+                        strata: strata.as_ref().map(name),
+                        groups: Some(*n_groups),
+                        sources: Vec::new(),
+                        matrices: Vec::new(),
+                    },
+                    super::PerturbationMethod::Pram {
+                        columns,
+                        strata,
+                        sources,
+                        matrices,
+                        ..
+                    } => PerturbedJson {
+                        method: "pram".into(),
+                        attributes: columns.iter().map(name).collect(),
+                        k: None,
+                        aggregation: None,
+                        strata: strata.as_ref().map(name),
+                        groups: None,
+                        sources: sources.clone(),
+                        matrices: matrices
+                            .iter()
+                            .map(|m| MatrixJson {
+                                attribute: name(&m.column),
+                                stratum: m.stratum.clone(),
+                                categories: m.categories.clone(),
+                                rows: m
+                                    .entries
+                                    .chunks(m.categories.len().max(1))
+                                    .map(<[f64]>::to_vec)
+                                    .collect(),
+                            })
+                            .collect(),
+                    },
+                })
+                .collect(),
         }
     }
 }

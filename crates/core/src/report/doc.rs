@@ -30,7 +30,11 @@ pub fn title(r: &Report) -> String {
     let stem = std::path::Path::new(&r.dataset.file)
         .file_stem()
         .map_or(r.dataset.file.clone(), |s| s.to_string_lossy().into_owned());
-    format!("Disclosure risk report: {stem}")
+    if r.audience.is_internal() {
+        format!("Disclosure risk report: {stem}")
+    } else {
+        format!("Release report: {stem}")
+    }
 }
 
 fn role_meaning(role: Role) -> &'static str {
@@ -51,7 +55,11 @@ fn yes_no(b: bool) -> String {
     if b { "yes" } else { "NO" }.to_string()
 }
 
+/// The report's sections; an external report (`Report::audience`) leaves
+/// out the attacker, every risk figure, the seed and the commands that
+/// reproduce the release (`audience`).
 pub fn sections(r: &Report) -> Vec<Section> {
+    let internal = r.audience.is_internal();
     let mut out = Vec::new();
 
     let mut summary = Vec::new();
@@ -110,7 +118,8 @@ pub fn sections(r: &Report) -> Vec<Section> {
         ],
     });
 
-    out.push(Section {
+    if internal {
+        out.push(Section {
         title: "The attacker",
         blocks: vec![Block::Para(format!(
             "We assume an attacker who knows, about the person they look for: {} ({} of the {} attributes an outsider could know). A person counts as at risk when the attacker's chance of picking out their record is above {} (the threshold of this project).{} Every \"before\" figure of this report is for this attacker ({}), as on anonlab's screens and in `anonlab assess`.",
@@ -129,6 +138,7 @@ pub fn sections(r: &Report) -> Vec<Section> {
             r.risk.before_attacker
         ))],
     });
+    }
 
     let s = &r.release;
     let reads = |p: &str| s.reads.iter().any(|r| r == p);
@@ -206,16 +216,21 @@ pub fn sections(r: &Report) -> Vec<Section> {
             ),
         ]);
     }
-    settings.extend([
-        vec![
+    if internal {
+        settings.push(vec![
             "seed".into(),
             match s.seed {
                 Some(seed) => format!(
                     "{seed}: fixes every random choice, so the same release comes out again"
                 ),
-                None => "none: the method makes no random choice, so the same release always comes out".into(),
+                None => {
+                    "none: the method makes no random choice, so the same release always comes out"
+                        .into()
+                }
             },
-        ],
+        ]);
+    }
+    settings.extend([
         vec!["published groups".into(), count(s.groups)],
         vec![
             "buckets".into(),
@@ -263,6 +278,29 @@ pub fn sections(r: &Report) -> Vec<Section> {
         ],
     });
 
+    if internal {
+        risk_sections(r, &mut out);
+    }
+
+    if let Some(ls) = &r.release.local_suppression {
+        out.push(suppression_section(ls));
+    }
+    if let Some(p) = &r.release.perturbation {
+        out.push(perturbation_section(p, internal));
+    }
+
+    if !r.charts.is_empty() {
+        out.push(Section {
+            title: "Charts",
+            blocks: (0..r.charts.len()).map(Block::Chart).collect(),
+        });
+    }
+    usefulness_and_reproduce(r, s, internal, &mut out);
+    out
+}
+
+/// "Risk before and after" and the sample-based measures (internal only).
+fn risk_sections(r: &Report, out: &mut Vec<Section>) {
     let risk = &r.risk;
     let (b, kc, ln) = (&risk.before, &risk.after_key_count, &risk.after_linkage);
     let row = |name: &str, f: &dyn Fn(&super::Exposure) -> String| {
@@ -338,16 +376,15 @@ pub fn sections(r: &Report) -> Vec<Section> {
     });
 
     out.extend(super::sample::section(r));
+}
 
-    if let Some(ls) = &r.release.local_suppression {
-        out.push(suppression_section(ls));
-    }
-
-    out.push(Section {
-        title: "Charts",
-        blocks: (0..r.charts.len()).map(Block::Chart).collect(),
-    });
-
+/// "Usefulness kept" and, internal only, "How to reproduce".
+fn usefulness_and_reproduce(
+    r: &Report,
+    s: &super::ReleaseSettings,
+    internal: bool,
+    out: &mut Vec<Section>,
+) {
     let u = &r.utility;
     let mut utility = vec![
         vec![
@@ -401,6 +438,9 @@ pub fn sections(r: &Report) -> Vec<Section> {
         }],
     });
 
+    if !internal {
+        return;
+    }
     out.push(Section {
         title: "How to reproduce",
         blocks: vec![
@@ -422,7 +462,160 @@ pub fn sections(r: &Report) -> Vec<Section> {
             Block::Code(r.reproduce.anonymize_command.clone()),
         ],
     });
-    out
+}
+
+/// A perturbation's methods and what the attributes lost (PRAM's
+/// matrices among them); the interval risk in the internal report only.
+fn perturbation_section(p: &crate::metrics::PerturbationFigures, internal: bool) -> Section {
+    let mut perturbed: Vec<String> = p.attributes.clone();
+    perturbed.extend(p.categorical.iter().map(|c| c.attribute.clone()));
+    let mut blocks = vec![
+        Block::Para(format!(
+            "The values of {} were perturbed: the published values are not the originals, so the figures below compare the two. The other attributes are published as they are.",
+            list(&perturbed)
+        )),
+        Block::List(p.methods.clone()),
+    ];
+    if let (true, Some(risk)) = (internal, p.interval_risk) {
+        blocks.push(Block::Para(format!(
+            "Numeric risk (sdcMicro's interval measure, dRisk): an attacker holding a person's true {} looks for published values within ± {} standard deviations of them; {} of the {} published records ({}) can be found that way.",
+            list(&p.attributes),
+            p.interval_k,
+            count((risk * p.records as f64).round() as usize),
+            count(p.records),
+            percent(risk)
+        )));
+    }
+    if internal {
+        if let Some(r) = &p.rmd {
+            blocks.push(Block::Para(format!(
+                "Robust Mahalanobis risk (sdcMicro's dRiskRMD, which widens the interval around outlying records): {} of the records at risk by RMDID1, {} by RMDID2 (no other published record close); weighted {:.4} and {:.4}.",
+                percent(r.risk1),
+                percent(r.risk2),
+                r.wrisk1,
+                r.wrisk2
+            )));
+        }
+        if let Some(l) = &p.linkage {
+            blocks.push(Block::Para(format!(
+                "Record linkage: an attacker who holds every true value and takes the nearest published record finds the right one for {} of the records (their own record's rank, 1 to 10 and beyond: {}).",
+                percent(l.share),
+                l.rank_histogram
+                    .iter()
+                    .map(|n| count(*n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    if !p.attributes.is_empty() {
+        let mut loss = Vec::new();
+        if let Some(e) = p.eigen {
+            loss.push(format!("eigenvalues of the covariance {e:.4}"));
+        }
+        if let Some(m) = &p.moment_loss {
+            loss.push(format!(
+                "means {} and covariances {} apart (relative){}",
+                percent(m.means),
+                percent(m.covariances),
+                m.correlations
+                    .map_or(String::new(), |c| format!(", correlations {c:.4} apart"))
+            ));
+        }
+        if !loss.is_empty() {
+            blocks.push(Block::Para(format!(
+                "Structure kept (sdcMicro's dUtility): {}.",
+                loss.join("; ")
+            )));
+        }
+        blocks.push(Block::Para(match (p.il1s, p.il1s_per_cell) {
+            (Some(s), Some(c)) => format!(
+                "Information loss IL1s (sdcMicro's, the sum over cells of |original − published| / (√2 · standard deviation)): {s:.4}, {c:.6} per cell."
+            ),
+            _ => "Information loss IL1s is undefined: a column whose original values were all equal was changed.".to_string(),
+        }));
+        blocks.push(Block::Table {
+            head: [
+                "attribute",
+                "mean before",
+                "mean after",
+                "sd before",
+                "sd after",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: p
+                .moments
+                .iter()
+                .map(|m| {
+                    vec![
+                        m.attribute.clone(),
+                        format!("{:.4}", m.mean_before),
+                        format!("{:.4}", m.mean_after),
+                        format!("{:.4}", m.sd_before),
+                        format!("{:.4}", m.sd_after),
+                    ]
+                })
+                .collect(),
+        });
+    }
+    if !p.categorical.is_empty() {
+        blocks.push(Block::Table {
+            head: [
+                "attribute",
+                "cells changed",
+                "share",
+                "expected by the matrices",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: p
+                .categorical
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.attribute.clone(),
+                        count(c.changed as usize),
+                        percent(c.share),
+                        format!("{:.1}", c.expected),
+                    ]
+                })
+                .collect(),
+        });
+        if let Some(d) = p.contingency_distance {
+            blocks.push(Block::Para(format!(
+                "Contingency-table distance of the PRAM'd attributes (half the sum of |original − published| cell counts over the records): {d:.6}."
+            )));
+        }
+        for m in &p.matrices {
+            blocks.push(Block::Para(format!(
+                "Transition matrix of {}{}: row = the true category, column = the published one.",
+                m.attribute,
+                m.stratum
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(" in stratum {s}"))
+            )));
+            let mut head = vec![String::new()];
+            head.extend(m.categories.iter().cloned());
+            blocks.push(Block::Table {
+                head,
+                rows: m
+                    .categories
+                    .iter()
+                    .zip(&m.rows)
+                    .map(|(c, row)| {
+                        let mut r = vec![c.clone()];
+                        r.extend(row.iter().map(|v| format!("{v:.4}")));
+                        r
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Section {
+        title: "Perturbed values",
+        blocks,
+    }
 }
 
 /// A local suppression's cells: what was blanked, per key variable and by

@@ -36,6 +36,7 @@
 //!   failure reaches the people deciding; the CLI exits non-zero after
 //!   writing it, so scripts notice.
 
+mod audience;
 mod doc;
 mod html;
 mod markdown;
@@ -56,6 +57,7 @@ use crate::progress::Progress;
 use crate::release::{self as rel, Release};
 use crate::risk::{self, CdfPoint, PrefixRow, RiskSummary};
 use crate::session::{AttackerSummary, Session};
+pub use audience::{external, Audience, ExternalReport, InformationLoss, EXTERNAL_CHARTS};
 pub use sample::SampleFigures;
 
 pub use html::{escape, to_html};
@@ -91,6 +93,10 @@ pub struct Report {
     pub summary: Vec<String>,
     pub reproduce: Reproduce,
     pub charts: Vec<ChartEntry>,
+    /// Who the report is for (`audience`): the internal report carries
+    /// everything; an external one is rendered without seed and risk.
+    #[serde(default, skip_serializing_if = "Audience::is_internal")]
+    pub audience: Audience,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -162,6 +168,11 @@ pub struct ReleaseSettings {
     /// release's `CellSuppression`, which `anonymize --json` prints too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_suppression: Option<rel::CellSuppression>,
+    /// A release of perturbed values (microaggregation): the methods, the
+    /// numeric attributes' interval risk and information loss (the
+    /// evaluation's figures, which `anonymize --json` prints too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturbation: Option<crate::metrics::PerturbationFigures>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -424,6 +435,7 @@ pub fn build(
             not_published,
             recodings: session.recodings().to_vec(),
             local_suppression: release.suppression.clone(),
+            perturbation: evaluation.perturbation.clone(),
         },
         guarantees_hold: verification.all_hold(),
         guarantees,
@@ -463,6 +475,7 @@ pub fn build(
             ),
         },
         charts: Vec::new(),
+        audience: Audience::Internal,
     };
     report.summary = plain::summary(&report);
 
@@ -648,13 +661,25 @@ fn anonymize_command(
 /// and the charts as SVG files, each through `data::output` (never over
 /// one of `inputs`). Returns the files written.
 pub fn write(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<PathBuf>> {
+    write_for(built, dir, inputs, Audience::Internal)
+}
+
+/// [`write`] for an audience: the external report (`audience`) renders
+/// [`external`] of the report, writes [`ExternalReport`] as its JSON and
+/// only the charts it may show.
+pub fn write_for(
+    built: &Built,
+    dir: &Path,
+    inputs: &Inputs,
+    audience: Audience,
+) -> Result<Vec<PathBuf>> {
     // Written as one unit (issue 36, item 7): every file is staged (a
     // synced temporary file beside its target) before the first is put in
     // place, so a failure — a full disk, a file that cannot be replaced —
     // leaves no new file; a directory this call made is removed again.
     let made = !dir.exists();
     std::fs::create_dir_all(dir).map_err(|e| Error::Write(dir.to_path_buf(), e))?;
-    let staged = stage_report(built, dir, inputs).inspect_err(|_| {
+    let staged = stage_report(built, dir, inputs, audience).inspect_err(|_| {
         if made {
             let _ = std::fs::remove_dir(dir);
         }
@@ -669,9 +694,23 @@ pub fn write(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<PathBuf>>
 }
 
 /// Every file of the report staged in `dir`, none in place yet.
-fn stage_report(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<Staged>> {
-    let files: Vec<PathBuf> = built
-        .report
+fn stage_report(
+    built: &Built,
+    dir: &Path,
+    inputs: &Inputs,
+    audience: Audience,
+) -> Result<Vec<Staged>> {
+    let external_report;
+    let (report, json) = match audience {
+        Audience::Internal => (&built.report, serde_json::to_string_pretty(&built.report)),
+        Audience::External => {
+            external_report = external(&built.report);
+            let json = serde_json::to_string_pretty(&ExternalReport::of(&external_report));
+            (&external_report, json)
+        }
+    };
+    let json = json.map_err(|e| Error::Internal(format!("report as JSON: {e}")))?;
+    let files: Vec<PathBuf> = report
         .charts
         .iter()
         .map(|c| dir.join(&c.file))
@@ -679,20 +718,22 @@ fn stage_report(built: &Built, dir: &Path, inputs: &Inputs) -> Result<Vec<Staged
         .collect();
     // Every file checked before the first is written.
     inputs.check_all(&files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+    // The charts the report shows, parallel to `report.charts`.
     let svgs = built
+        .report
         .charts
         .iter()
-        .map(Chart::to_svg)
+        .zip(&built.charts)
+        .filter(|(entry, _)| report.charts.iter().any(|c| c.file == entry.file))
+        .map(|(_, chart)| chart.to_svg())
         .collect::<Result<Vec<_>>>()?;
-    let json = serde_json::to_string_pretty(&built.report)
-        .map_err(|e| Error::Internal(format!("report as JSON: {e}")))?;
     let texts = [
-        (MARKDOWN_FILE, to_markdown(&built.report)),
+        (MARKDOWN_FILE, to_markdown(report)),
         (JSON_FILE, json),
-        (HTML_FILE, to_html(&built.report, &svgs)),
+        (HTML_FILE, to_html(report, &svgs)),
     ];
     let mut staged = Vec::with_capacity(files.len());
-    for (entry, svg) in built.report.charts.iter().zip(&svgs) {
+    for (entry, svg) in report.charts.iter().zip(&svgs) {
         let bytes = svg.as_bytes();
         staged.push(stage_file(&dir.join(&entry.file), inputs, |w| {
             w.write_all(bytes)

@@ -13,11 +13,13 @@ pub mod household;
 pub mod individual;
 pub mod interval;
 mod linkage;
+pub mod linkage_numeric;
 mod local_breach;
 mod matching;
 mod original;
 pub mod population;
 pub mod risky_cells;
+pub mod rmd;
 mod simulator;
 pub mod suda;
 
@@ -28,11 +30,13 @@ pub use distribution::{
 };
 pub use interval::{interval_risk, DEFAULT_INTERVAL_K};
 pub use linkage::{linkage_attack, linkage_from, Linkage};
+pub use linkage_numeric::{distance_linkage, NumericLinkage, DEFAULT_RANK_CAP};
 #[cfg(test)]
 pub(crate) use local_breach::fixture as lgb_fixture;
 pub use local_breach::{local_risk, LocalBreach, LocalRisk};
 pub use matching::{check_release_fits, Matching};
 pub use original::{original_matches, OriginalMatches};
+pub use rmd::{rmd_risk, rmd_risk_with_cov, RmdOptions, RmdRisk, DEFAULT_RMD_K, DEFAULT_RMD_K2};
 pub use simulator::{
     simulate, summarize, summarize_runs, Knowledge, PrefixRow, RiskSummary, Simulation,
 };

@@ -16,13 +16,14 @@ use serde::{Deserialize, Serialize};
 use crate::algorithms::cbg::TreeCache;
 use crate::algorithms::full_domain::Metric;
 use crate::algorithms::local_suppression::{self, LocalSuppressionOptions};
+use crate::algorithms::microaggregation::{Aggregation, NumericOptions};
 use crate::algorithms::{Options, Registry, Request};
 use crate::data::Conditions;
 use crate::data::{recode, AppliedRecode};
 use crate::data::{
     AttackerModel, CellSensitivity, CompareEntry, CsvOptions, Dataset, GroupedSource,
-    HierarchySource, Inputs, LocalSuppressionParams, Params, PopulationSettings, Project, Recode,
-    Role, Roles, SensitivitySource,
+    HierarchySource, Inputs, LocalSuppressionParams, Params, PerturbationParams,
+    PopulationSettings, Project, Recode, Role, Roles, SensitivitySource,
 };
 use crate::error::{Error, Parameter, Result};
 use crate::hierarchy::{arx, Hierarchy, HierarchySet};
@@ -657,6 +658,16 @@ impl Session {
                 options.local_suppression.household = Some(self.dataset.column_index(h)?);
             }
         }
+        if algo.needs().numeric {
+            options.numeric = self.perturbation_options(&self.params.perturbation)?;
+            let p = &self.params.perturbation;
+            let defaults = crate::algorithms::pram::PramOptions::default();
+            options.pram = crate::algorithms::pram::PramOptions {
+                pd: p.pd.unwrap_or(defaults.pd),
+                alpha: p.alpha.unwrap_or(defaults.alpha),
+                given: Vec::new(),
+            };
+        }
         Ok(Request {
             ds: &self.dataset,
             qi,
@@ -666,6 +677,42 @@ impl Session {
             l,
             seed,
             options,
+        })
+    }
+
+    /// Microaggregation's options from settings by name (the project's
+    /// are `Params::perturbation`): unknown columns and aggregations are
+    /// refused here, roles and types by the algorithm.
+    pub fn perturbation_options(&self, p: &PerturbationParams) -> Result<NumericOptions> {
+        let column = |name: &str, what: &str| {
+            self.dataset.column_index(name).map_err(|_| {
+                Error::invalid(Parameter::Column, format!("no column '{name}' {what}"))
+            })
+        };
+        let columns = p
+            .attributes
+            .iter()
+            .map(|n| column(n, "to perturb"))
+            .collect::<Result<Vec<usize>>>()?;
+        let strata = p
+            .strata
+            .as_deref()
+            .map(|n| column(n, "to stratify by"))
+            .transpose()?;
+        let aggregation = match p.aggregation.as_deref() {
+            None | Some("mean") => Aggregation::Mean,
+            Some("median") => Aggregation::Median,
+            Some(other) => {
+                return Err(Error::invalid(
+                    Parameter::Column,
+                    format!("'{other}': a group's values are aggregated by 'mean' or 'median'"),
+                ))
+            }
+        };
+        Ok(NumericOptions {
+            columns,
+            strata,
+            aggregation,
         })
     }
 

@@ -6,7 +6,10 @@
 
 pub mod class_size;
 pub mod correlation;
+pub mod kdtree;
+pub mod mcd;
 pub mod moments;
+pub mod standardize;
 
 pub use moments::sample_sd;
 

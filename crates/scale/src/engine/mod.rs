@@ -665,7 +665,7 @@ pub async fn frequency_table_with(
             None => {
                 return Err(Error::UnknownColumn {
                     name: c.clone(),
-                    available: anonlab::error::listed(&names, anonlab::error::COLUMNS_LISTED),
+                    available: anonlab::error::listed_columns(&names),
                 })
             }
         }

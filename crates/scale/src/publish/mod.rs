@@ -442,7 +442,7 @@ impl Layout {
                 .position(|n| n == c.name())
                 .ok_or_else(|| Error::UnknownColumn {
                     name: c.name().to_string(),
-                    available: anonlab::error::listed(file_columns, anonlab::error::COLUMNS_LISTED),
+                    available: anonlab::error::listed_columns(file_columns),
                 })?;
             grouped_at.push(at);
         }

@@ -34,7 +34,7 @@ impl App {
     /// Write the session's report (as `anonlab report` on the project
     /// file would): into `anonlab-report/` beside the project file, or
     /// into `dir`.
-    pub fn export_report(&mut self, dir: Option<PathBuf>) {
+    pub fn export_report(&mut self, dir: Option<PathBuf>, audience: anonlab::report::Audience) {
         // The report renders the published table and its fingerprint
         // from the dataset, and runs the query workload: records, which a
         // grouped session does not hold.
@@ -46,7 +46,11 @@ impl App {
             return;
         }
         let project_file = self.project_path();
-        let dir = dir.unwrap_or_else(|| beside(&project_file, export::REPORT_DIR));
+        let default = match audience {
+            anonlab::report::Audience::Internal => export::REPORT_DIR,
+            anonlab::report::Audience::External => export::EXTERNAL_REPORT_DIR,
+        };
+        let dir = dir.unwrap_or_else(|| beside(&project_file, default));
         // The file's data: the project's recodings are applied again when
         // the job reopens the session from the project.
         let job = report_job(
@@ -54,6 +58,7 @@ impl App {
             self.to_project(),
             project_file,
             dir,
+            audience,
         );
         self.export_job.submit(job);
         self.notice = Some("writing the report… (Esc cancels)".into());

@@ -231,7 +231,7 @@ impl App {
                 });
             }
             Command::ExportChart(path) => self.export_chart(path),
-            Command::ExportReport(dir) => self.export_report(dir),
+            Command::ExportReport(dir, audience) => self.export_report(dir, audience),
             Command::Conditions(path) => {
                 let n = self
                     .session
@@ -261,6 +261,10 @@ impl App {
             | Command::MissingMatches(_)
             | Command::Strata(_) => {
                 let notice = self.set_local_suppression(command)?;
+                self.notice = Some(notice);
+            }
+            Command::Perturb(_) | Command::Aggregation(_) => {
+                let notice = self.set_perturbation(command)?;
                 self.notice = Some(notice);
             }
         }
@@ -367,6 +371,42 @@ impl App {
         local_suppression::check(&session.dataset, &qi, 1, &options).map_err(said)?;
         if self.session.params().local_suppression != ls {
             self.session.settings_mut().local_suppression = ls;
+        }
+        Ok(notice)
+    }
+
+    /// Apply `:perturb` or `:aggregation` to the session's microaggregation
+    /// settings, resolved by the session first (`perturbation_options`: an
+    /// unknown column is a message and changes nothing; roles and types
+    /// are the algorithm's to refuse when it runs).
+    fn set_perturbation(&mut self, command: Command) -> Result<String, String> {
+        let mut p = self.session.params().perturbation.clone();
+        let notice = match command {
+            Command::Perturb(names) => {
+                let notice = if names.is_empty() {
+                    "no numeric attributes to perturb".to_string()
+                } else {
+                    format!("microaggregation perturbs {}", names.join(", "))
+                };
+                p.attributes = names;
+                notice
+            }
+            Command::Aggregation(a) => {
+                let notice = format!("microaggregation: each group's values replaced by their {a}");
+                p.aggregation = (a != "mean").then_some(a);
+                notice
+            }
+            other => return Err(format!("{other:?} is not a microaggregation command")),
+        };
+        self.session
+            .session()
+            .perturbation_options(&p)
+            .map_err(|e| match e {
+                anonlab::Error::Invalid { msg, .. } => anonlab::error::escaped(&msg),
+                e => e.to_string(),
+            })?;
+        if self.session.params().perturbation != p {
+            self.session.settings_mut().perturbation = p;
         }
         Ok(notice)
     }

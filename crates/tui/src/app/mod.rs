@@ -487,7 +487,7 @@ impl App {
                 self.save_project();
             }
             Action::ExportChart => self.export_chart(None),
-            Action::ExportReport => self.export_report(None),
+            Action::ExportReport => self.export_report(None, anonlab::report::Audience::Internal),
             Action::WriteRelease => self.write_release(None),
             Action::AddToCompare => {
                 let entry = self.entry_now();

@@ -731,6 +731,7 @@ impl Algorithm for FullDomain {
             hierarchies: Use::Optional,
             settings: true,
             grouped: true,
+            numeric: false,
             ..Needs::default()
         }
     }

@@ -663,6 +663,7 @@ impl Algorithm for LocalSuppression {
             conditions: Use::No,
             settings: true,
             grouped: false,
+            numeric: false,
         }
     }
 

@@ -34,12 +34,13 @@
 //! also takes a genuine −999 for a missing value, so anonlab does not
 //! follow it.
 //!
-//! Not yet an [`Algorithm`](super::Algorithm) of the registry: a release of
-//! perturbed values needs a release kind that does not exist yet.
+//! Registered as the algorithms `mdav` and `optimal-univariate`
+//! (`release.rs`), which publish a release of perturbed values.
 
 mod kdtree;
 mod mdav;
 mod optimal;
+mod release;
 
 use crate::data::Dataset;
 use crate::error::{Error, Parameter, Result};
@@ -47,6 +48,7 @@ use crate::progress::Progress;
 
 pub use mdav::{mdav_groups, mdav_groups_in, mdav_groups_reference, Precision};
 pub use optimal::optimal_groups;
+pub use release::{release, Method, Microaggregation, NumericOptions};
 
 /// What replaces a group's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -210,6 +210,7 @@ impl Algorithm for Mondrian {
             l,
             sensitive: l,
             grouped: true,
+            numeric: false,
             ..Needs::default()
         }
     }

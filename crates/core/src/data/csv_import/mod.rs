@@ -903,7 +903,7 @@ pub fn check_forced(names: &[String], opts: &CsvOptions) -> Result<()> {
         if !names.contains(n) {
             return Err(Error::UnknownColumn {
                 name: n.clone(),
-                available: crate::error::listed(names, crate::error::COLUMNS_LISTED),
+                available: crate::error::listed_columns(names),
             });
         }
     }

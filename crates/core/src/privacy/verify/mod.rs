@@ -93,6 +93,16 @@
 //!   every published record's individual risk, f and F̂ counted over the
 //!   published records as for k, or every household's 1 − ∏(1 − rᵢ), at
 //!   most the threshold (`suppression`);
+//! - `MicroaggregationK` (mdav, optimal-univariate): every published tuple
+//!   of the aggregated attributes shared by k records of its stratum, and
+//!   every published value its group's mean or median of the originals
+//!   (`perturbation`, which says what a release cannot show);
+//! - `Pram`: every recorded matrix a matrix of probabilities, invariant
+//!   for its stratum's frequencies where it was built so, giving nothing
+//!   to a category its stratum lacks; every published code from the
+//!   column's dictionary, never outside its stratum's categories, and the
+//!   groups' cells the published codes (`perturbation`, which says what a
+//!   release cannot show: that the draws followed the matrices);
 //! - `AlphaK`, `DeltaDisclosure`, `BetaLikeness`: every group's share of
 //!   each value at most α, its log ratio to the published table at most δ,
 //!   its relative gain over the table at most β (`likeness`, from the
@@ -123,6 +133,7 @@ mod closeness;
 mod cross_bucket;
 mod diversity;
 mod likeness;
+mod perturbation;
 mod structure;
 mod suppression;
 #[cfg(test)]
@@ -399,6 +410,32 @@ fn claim_name(claim: &Guarantee) -> String {
                 None => format!("every record's {risk} at most {threshold}, * matching any value"),
             }
         }
+        Guarantee::MicroaggregationK {
+            k,
+            attributes,
+            aggregation,
+            strata,
+        } => {
+            let mut s = format!(
+                "{k} or more records share every published tuple of {} (microaggregation by group {})",
+                quoted(attributes),
+                aggregation.as_str()
+            );
+            if let Some(col) = strata {
+                s.push_str(&format!(", within each value of '{col}'"));
+            }
+            s
+        }
+        Guarantee::Pram { attributes, strata } => {
+            let mut s = format!(
+                "PRAM of {}: published by the recorded transition matrices",
+                quoted(attributes)
+            );
+            if let Some(col) = strata {
+                s.push_str(&format!(", no value leaving its value of '{col}'"));
+            }
+            s
+        }
         // Named by their model above.
         Guarantee::AlphaK { .. }
         | Guarantee::DeltaDisclosure { .. }
@@ -489,5 +526,21 @@ fn verify_claim(
             weights.as_deref(),
             household.as_deref(),
         ),
+        Guarantee::MicroaggregationK {
+            k,
+            attributes,
+            aggregation,
+            strata,
+        } => perturbation::microaggregation_k(
+            release,
+            ds,
+            *k,
+            attributes,
+            *aggregation,
+            strata.as_deref(),
+        ),
+        Guarantee::Pram { attributes, strata } => {
+            perturbation::pram(release, ds, attributes, strata.as_deref())
+        }
     }
 }

@@ -280,6 +280,35 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             usize::from(area.width.saturating_sub(2)),
         ));
     }
+    if choice.id == "mdav" || choice.id == "optimal-univariate" {
+        // Microaggregation reads k and its numeric attributes, not l nor
+        // the seed: they take the lines of the long name and the seed.
+        lines.truncate(4);
+        lines.remove(1);
+        let p = &d.session.params().perturbation;
+        let width = usize::from(area.width.saturating_sub(2));
+        let attributes = if p.attributes.is_empty() {
+            "none: set :perturb COL,...".to_string()
+        } else {
+            p.attributes.join(",")
+        };
+        lines.extend([
+            Line::from(vec![
+                Span::styled("perturb   ", dim()),
+                Span::styled(
+                    widgets::cut(&attributes, width.saturating_sub(10)),
+                    title_style(),
+                ),
+            ]),
+            Line::from(vec![
+                Span::styled("aggregate ", dim()),
+                Span::styled(
+                    p.aggregation.clone().unwrap_or_else(|| "mean".into()),
+                    title_style(),
+                ),
+            ]),
+        ]);
+    }
     if choice.id == CONSTRUCTION {
         // Construction reads its conditions, not k, l nor the seed.
         lines.truncate(1);
@@ -673,6 +702,7 @@ fn draw_figures(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
         )
     });
     let mut lines = suppression_figures(view);
+    lines.extend(perturbation_figures(view));
     lines.extend([
         Line::from(vec![
             label("groups"),
@@ -755,6 +785,65 @@ fn suppression_figures(view: &AnonymizeView) -> Vec<Line<'static>> {
         .suppression
         .as_ref()
         .map_or_else(Vec::new, suppression_lines)
+}
+
+/// A perturbation's figures (`metrics::perturbation`, what `anonymize
+/// --json` prints under `perturbation`): the numeric attributes' interval
+/// risk and IL1s, labelled with whose attacker.
+fn perturbation_figures(view: &AnonymizeView) -> Vec<Line<'static>> {
+    let Some(f) = &view.evaluation.perturbation else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    if let Some(risk) = f.interval_risk {
+        let il1s = match (f.il1s, f.il1s_per_cell) {
+            (Some(s), Some(c)) => format!("{s:.2} ({c:.4}/cell)"),
+            _ => "undefined".to_string(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled("perturbed ", dim()),
+            Span::styled(f.attributes.join(", "), title_style()),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("dRisk ", dim()),
+            Span::styled(format!("{:.2}%", risk * 100.0), title_style()),
+            Span::styled(
+                format!(" within ±{} sd of the truth  IL1s ", f.interval_k),
+                dim(),
+            ),
+            Span::styled(il1s, title_style()),
+        ]));
+        let mut more = Vec::new();
+        if let Some(r) = &f.rmd {
+            more.push(Span::styled("RMD risk1 ", dim()));
+            more.push(Span::styled(
+                format!("{:.2}%  ", r.risk1 * 100.0),
+                title_style(),
+            ));
+        }
+        if let Some(l) = &f.linkage {
+            more.push(Span::styled("linked ", dim()));
+            more.push(Span::styled(
+                format!("{:.2}%", l.share * 100.0),
+                title_style(),
+            ));
+        }
+        if !more.is_empty() {
+            lines.push(Line::from(more));
+        }
+    }
+    if !f.categorical.is_empty() {
+        let changed: Vec<String> = f
+            .categorical
+            .iter()
+            .map(|c| format!("{} {:.1}%", c.attribute, c.share * 100.0))
+            .collect();
+        lines.push(Line::from(vec![
+            Span::styled("PRAM changed ", dim()),
+            Span::styled(changed.join(", "), title_style()),
+        ]));
+    }
+    lines
 }
 
 /// The algorithm's time, with the time of the whole job; for p-sensitive

@@ -1,0 +1,311 @@
+//! `MicroaggregationK` by its definition, from the release's published
+//! values and the dataset, apart from the algorithm's code:
+//!
+//! 1. every published tuple of the aggregated attributes (together, within
+//!    the stratum column's value) is shared by at least k published
+//!    records — counted on the values as they would be read back from the
+//!    table (bit patterns of the doubles, `-0` taken as `0`);
+//! 2. the recorded groups stay inside their stratum, and each published
+//!    value is its group's mean (summed here in row order: the algorithm
+//!    sums in sdcMicro's order, so the two may differ by rounding; a
+//!    relative 1e-9 is allowed) or median of the original values.
+//!
+//! What is not checked, because a release cannot show it: that the groups
+//! are the ones MDAV (or the optimal method) would form. Another grouping
+//! of at least k records satisfies the claim as well.
+
+use rustc_hash::FxHashMap;
+
+use crate::data::Dataset;
+use crate::release::{AggregationName, PerturbationMethod, PublishedValues, Release};
+
+/// Relative tolerance between a published aggregate and the verifier's.
+const AGGREGATE_TOLERANCE: f64 = 1e-9;
+
+pub(super) fn microaggregation_k(
+    release: &Release,
+    ds: &Dataset,
+    k: u32,
+    attributes: &[String],
+    aggregation: AggregationName,
+    strata: Option<&str>,
+) -> Result<String, String> {
+    let p = release
+        .perturbation
+        .as_ref()
+        .ok_or("the release carries no perturbed values")?;
+    let columns: Vec<usize> = attributes
+        .iter()
+        .map(|a| ds.column_index(a).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let values: Vec<&[f64]> = columns
+        .iter()
+        .zip(attributes)
+        .map(|(&c, name)| match p.values_of(c) {
+            Some(PublishedValues::Numbers { values }) if values.len() == ds.n_rows() => {
+                Ok(values.as_slice())
+            }
+            _ => Err(format!("'{name}' has no published value per record")),
+        })
+        .collect::<Result<_, _>>()?;
+    let stratum = match strata {
+        Some(name) => Some(ds.column_index(name).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let stratum_of = |r: usize| stratum.map_or(0, |s| ds.col(s).code(r));
+
+    // 1. Published tuples, counted.
+    let mut counts: FxHashMap<(u32, Vec<u64>), u64> = FxHashMap::default();
+    for g in &release.groups {
+        for &r in &g.rows {
+            let r = r as usize;
+            let key: Vec<u64> = values.iter().map(|v| (v[r] + 0.0).to_bits()).collect();
+            *counts.entry((stratum_of(r), key)).or_default() += 1;
+        }
+    }
+    let smallest = counts.values().copied().min().unwrap_or(0);
+    if smallest < u64::from(k) && !counts.is_empty() {
+        let ((_, key), n) = counts
+            .iter()
+            .filter(|(_, &n)| n < u64::from(k))
+            .min_by_key(|((s, key), _)| (*s, key.clone()))
+            .expect("a tuple below k");
+        let shown: Vec<String> = key.iter().map(|b| f64::from_bits(*b).to_string()).collect();
+        return Err(format!(
+            "the published tuple ({}) of {} is shared by {n} record(s), fewer than k = {k}",
+            shown.join(", "),
+            attributes.join(", ")
+        ));
+    }
+
+    // 2. The recorded groups and their aggregates.
+    let groups = p
+        .methods
+        .iter()
+        .find_map(|m| match m {
+            PerturbationMethod::Microaggregation {
+                columns: c, groups, ..
+            } if *c == columns => Some(groups),
+            _ => None,
+        })
+        .ok_or("the release records no microaggregation groups of these attributes")?;
+    if groups.len() != ds.n_rows() {
+        return Err("the recorded groups do not cover the dataset's records".into());
+    }
+    let mut members: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    for (r, &g) in groups.iter().enumerate() {
+        members.entry(g).or_default().push(r);
+    }
+    let mut ids: Vec<u32> = members.keys().copied().collect();
+    ids.sort_unstable();
+    for g in ids {
+        let rows = &members[&g];
+        let s = stratum_of(rows[0]);
+        if rows.iter().any(|&r| stratum_of(r) != s) {
+            return Err(format!("group {} crosses strata", g + 1));
+        }
+        for ((&c, v), name) in columns.iter().zip(&values).zip(attributes) {
+            let col = ds.col(c);
+            let mut originals = Vec::with_capacity(rows.len());
+            for &r in rows {
+                originals.push(
+                    col.number(col.code(r))
+                        .ok_or_else(|| format!("'{name}' is missing at record {}", r + 1))?,
+                );
+            }
+            let expected = aggregate(&mut originals, aggregation);
+            for &r in rows {
+                let got = v[r];
+                if (got - expected).abs() > AGGREGATE_TOLERANCE * expected.abs().max(1.0) {
+                    return Err(format!(
+                        "record {} publishes {got} for '{name}', its group's {} is {expected}",
+                        r + 1,
+                        aggregation.as_str()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(format!(
+        "every published tuple of {} shared by at least {smallest} ≥ {k} records{}; every value its group's {}",
+        attributes.join(", "),
+        strata.map_or(String::new(), |s| format!(" of its '{s}'")),
+        aggregation.as_str()
+    ))
+}
+
+fn aggregate(values: &mut [f64], how: AggregationName) -> f64 {
+    match how {
+        AggregationName::Mean => values.iter().sum::<f64>() / values.len() as f64,
+        AggregationName::Median => {
+            values.sort_by(f64::total_cmp);
+            let half = values.len() / 2;
+            if values.len() % 2 == 1 {
+                values[half]
+            } else {
+                (values[half - 1] + values[half]) / 2.0
+            }
+        }
+    }
+}
+
+/// Tolerance of a matrix row's sum and of invariance (pᵀP = pᵀ, relative
+/// to the stratum's cells).
+const MATRIX_TOLERANCE: f64 = 1e-9;
+
+/// `Pram` (module header of `privacy::verify`): the recorded matrices and
+/// the published codes, from the dataset and the release alone. Not
+/// checkable: that each draw followed its row (a release holds one draw
+/// per record; the changed counts are reported beside the expected ones
+/// by the figures, not judged here).
+pub(super) fn pram(
+    release: &Release,
+    ds: &Dataset,
+    attributes: &[String],
+    strata: Option<&str>,
+) -> Result<String, String> {
+    let p = release
+        .perturbation
+        .as_ref()
+        .ok_or("the release carries no perturbed values")?;
+    let (matrices, invariant, stratum_of, columns) = p
+        .methods
+        .iter()
+        .find_map(|m| match m {
+            PerturbationMethod::Pram {
+                matrices,
+                invariant,
+                stratum_of,
+                columns,
+                ..
+            } => Some((matrices, invariant, stratum_of, columns)),
+            _ => None,
+        })
+        .ok_or("the release records no PRAM matrices")?;
+    if stratum_of.len() != ds.n_rows() {
+        return Err("the recorded strata do not cover the dataset's records".into());
+    }
+    let stratum_col = match strata {
+        Some(name) => Some(ds.column_index(name).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let mut checked = 0usize;
+    for (a, name) in attributes.iter().enumerate() {
+        let c = ds.column_index(name).map_err(|e| e.to_string())?;
+        if columns.get(a) != Some(&c) {
+            return Err(format!("'{name}' is not the method's attribute {}", a + 1));
+        }
+        let col = ds.col(c);
+        let l = col.cardinality();
+        let codes = match p.values_of(c) {
+            Some(PublishedValues::Codes { codes }) if codes.len() == ds.n_rows() => codes,
+            _ => return Err(format!("'{name}' has no published category per record")),
+        };
+        let of_column: Vec<_> = matrices.iter().filter(|m| m.column == c).collect();
+        if of_column.is_empty() {
+            return Err(format!("'{name}' has no recorded matrix"));
+        }
+        // The matrices: probabilities, rows summing to 1, invariance where
+        // claimed, nothing to a category the stratum lacks.
+        for m in &of_column {
+            let where_ = m
+                .stratum
+                .as_ref()
+                .map_or(String::new(), |s| format!(" (stratum '{s}')"));
+            if m.categories.len() != l || m.entries.len() != l * l || m.frequencies.len() != l {
+                return Err(format!("the matrix of '{name}'{where_} is not {l} × {l}"));
+            }
+            for i in 0..l {
+                let row = &m.entries[i * l..(i + 1) * l];
+                if row.iter().any(|v| !(0.0..=1.0).contains(v)) {
+                    return Err(format!(
+                        "the matrix of '{name}'{where_} has a row ('{}') outside [0, 1]",
+                        m.categories[i]
+                    ));
+                }
+                let sum: f64 = row.iter().sum();
+                if (sum - 1.0).abs() > MATRIX_TOLERANCE {
+                    return Err(format!(
+                        "the matrix of '{name}'{where_}: row '{}' sums to {sum}",
+                        m.categories[i]
+                    ));
+                }
+                if m.frequencies[i] > 0 {
+                    if let Some(j) = (0..l).find(|&j| row[j] > 0.0 && m.frequencies[j] == 0) {
+                        return Err(format!(
+                            "the matrix of '{name}'{where_} gives '{}' a chance to become '{}', which the stratum lacks",
+                            m.categories[i], m.categories[j]
+                        ));
+                    }
+                }
+            }
+            if invariant.get(a).copied().unwrap_or(false) {
+                let n: f64 = m.frequencies.iter().map(|&f| f as f64).sum();
+                for j in 0..l {
+                    let after: f64 = (0..l)
+                        .map(|i| m.frequencies[i] as f64 * m.entries[i * l + j])
+                        .sum();
+                    if (after - m.frequencies[j] as f64).abs() > MATRIX_TOLERANCE * n.max(1.0) {
+                        return Err(format!(
+                            "the matrix of '{name}'{where_} is not invariant: '{}' expects {after} cells after, {} before",
+                            m.categories[j], m.frequencies[j]
+                        ));
+                    }
+                }
+            }
+        }
+        // The published codes: the dictionary's, missing kept missing,
+        // inside the categories of the record's stratum.
+        let missing = col.missing_code();
+        for (r, (&published, &s)) in codes.iter().zip(stratum_of).enumerate() {
+            let own = col.code(r);
+            if (own == missing) != (published == missing) {
+                return Err(format!(
+                    "record {} of '{name}': a missing cell is published as a category, or a category as missing",
+                    r + 1
+                ));
+            }
+            if published == missing {
+                continue;
+            }
+            let Some(m) = of_column.get(s as usize) else {
+                return Err(format!("record {} has no stratum matrix", r + 1));
+            };
+            if published as usize >= l || m.frequencies[published as usize] == 0 {
+                return Err(format!(
+                    "record {} publishes '{}' for '{name}', a category its stratum{} lacks",
+                    r + 1,
+                    col.display(published),
+                    stratum_col.map_or(String::new(), |sc| format!(
+                        " ('{}' = {})",
+                        ds.col(sc).name(),
+                        ds.col(sc).display(ds.col(sc).code(r))
+                    ))
+                ));
+            }
+        }
+        // A PRAM'd quasi-identifier is published by its groups' cells.
+        if let Some(q) = release.quasi_identifiers.iter().position(|&x| x == c) {
+            for g in &release.groups {
+                for &r in &g.rows {
+                    if !matches!(g.cells.get(q), Some(crate::release::Cell::Value { code }) if *code == codes[r as usize])
+                    {
+                        return Err(format!(
+                            "record {} is shown in a group whose '{name}' is not its published category",
+                            r + 1
+                        ));
+                    }
+                }
+            }
+        }
+        checked += of_column.len();
+    }
+    Ok(format!(
+        "{checked} matrices of probabilities{}, no published category outside its stratum",
+        if invariant.iter().any(|&i| i) {
+            ", invariant where built so"
+        } else {
+            ""
+        }
+    ))
+}
