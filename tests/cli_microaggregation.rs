@@ -269,7 +269,7 @@ fn refusals_name_the_flag_and_write_nothing() {
         ),
         (
             &["-a", "mondrian", "--perturb", "zip"],
-            "--perturb and --aggregation are read by --algorithm mdav, optimal-univariate and pram only",
+            "--perturb and --aggregation are read by --algorithm mdav, optimal-univariate, pram, noise-additive, noise-correlated2 and rank-swap only",
         ),
         (
             &["-a", "mdav", "--perturb", "zip", "-k", "0"],

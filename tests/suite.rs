@@ -28,6 +28,7 @@ mod cli_household;
 mod cli_lgb;
 mod cli_local_suppression;
 mod cli_microaggregation;
+mod cli_noise;
 mod cli_pk;
 mod cli_population;
 mod cli_pram;

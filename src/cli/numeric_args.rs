@@ -46,10 +46,28 @@ pub struct NumericArgs {
     /// [0, 1] summing to 1), used for every stratum. Repeat per attribute.
     #[arg(long, value_name = "COL=FILE")]
     pub matrix: Vec<String>,
+    /// noise-additive: noise in percent of each attribute's standard
+    /// deviation (sdcMicro's noise, default 150).
+    #[arg(long, value_name = "PERCENT")]
+    pub noise: Option<f64>,
+    /// noise-correlated2: sdcMicro's delta in (0, 1] (default 0.1).
+    #[arg(long, value_name = "D")]
+    pub noise_delta: Option<f64>,
+    /// rank-swap: values are exchanged between records fewer than P percent
+    /// of the ranks apart (default 5).
+    #[arg(long, value_name = "P")]
+    pub swap_p: Option<f64>,
 }
 
 /// The algorithms that read these flags (and `--strata`).
-pub const IDS: [&str; 3] = ["mdav", "optimal-univariate", "pram"];
+pub const IDS: [&str; 6] = [
+    "mdav",
+    "optimal-univariate",
+    "pram",
+    "noise-additive",
+    "noise-correlated2",
+    "rank-swap",
+];
 
 impl NumericArgs {
     pub fn any(&self) -> bool {
@@ -58,12 +76,28 @@ impl NumericArgs {
             || self.pd.is_some()
             || self.pram_alpha.is_some()
             || !self.matrix.is_empty()
+            || self.noise.is_some()
+            || self.noise_delta.is_some()
+            || self.swap_p.is_some()
     }
 
     /// Refuse the flags when no perturbation runs.
     pub fn check(&self, algorithms: &[&str]) -> anyhow::Result<()> {
         if self.any() && !algorithms.iter().any(|a| IDS.contains(a)) {
-            bail!("--perturb and --aggregation are read by --algorithm mdav, optimal-univariate and pram only");
+            bail!("--perturb and --aggregation are read by --algorithm mdav, optimal-univariate, pram, noise-additive, noise-correlated2 and rank-swap only");
+        }
+        for (given, flag, id) in [
+            (self.noise.is_some(), "--noise", "noise-additive"),
+            (
+                self.noise_delta.is_some(),
+                "--noise-delta",
+                "noise-correlated2",
+            ),
+            (self.swap_p.is_some(), "--swap-p", "rank-swap"),
+        ] {
+            if given && !algorithms.contains(&id) {
+                bail!("{flag} is read by --algorithm {id} only");
+            }
         }
         let pram_only = self.pd.is_some() || self.pram_alpha.is_some() || !self.matrix.is_empty();
         if pram_only && !algorithms.contains(&"pram") {
@@ -112,6 +146,15 @@ impl NumericArgs {
         }
         if let Some(alpha) = self.pram_alpha {
             o.pram.alpha = alpha;
+        }
+        if let Some(noise) = self.noise {
+            o.noise.noise = noise;
+        }
+        if let Some(delta) = self.noise_delta {
+            o.noise.delta = delta;
+        }
+        if let Some(p) = self.swap_p {
+            o.noise.swap_p = p;
         }
         for m in &self.matrix {
             let Some((name, file)) = m.split_once('=') else {

@@ -17,6 +17,7 @@ pub mod microaggregation;
 mod mondrian;
 pub mod ng;
 pub mod noise;
+pub mod numeric_perturbation;
 pub mod pk;
 pub mod pram;
 pub mod swapping;
@@ -88,6 +89,9 @@ pub struct Options {
     pub numeric: microaggregation::NumericOptions,
     /// PRAM's pd, alpha and given matrices (pram).
     pub pram: pram::PramOptions,
+    /// Noise's percentage or δ and rank swapping's p (noise-additive,
+    /// noise-correlated2, rank-swap).
+    pub noise: numeric_perturbation::NoiseOptions,
 }
 
 /// Whether an algorithm reads a setting, and whether it runs without it.
@@ -368,6 +372,15 @@ impl Registry {
                 microaggregation::Method::OptimalUnivariate,
             )),
             Arc::new(pram::PramAlgorithm),
+            Arc::new(numeric_perturbation::NumericPerturbation(
+                numeric_perturbation::Kind::Additive,
+            )),
+            Arc::new(numeric_perturbation::NumericPerturbation(
+                numeric_perturbation::Kind::Correlated2,
+            )),
+            Arc::new(numeric_perturbation::NumericPerturbation(
+                numeric_perturbation::Kind::RankSwap,
+            )),
         ];
         Registry { algorithms: all }
     }

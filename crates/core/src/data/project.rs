@@ -297,6 +297,15 @@ pub struct PerturbationParams {
     /// PRAM's `alpha` (default 0.5).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
+    /// Additive noise in percent of the standard deviation (default 150).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise: Option<f64>,
+    /// correlated2's δ (default 0.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise_delta: Option<f64>,
+    /// Rank swapping's p, in percent (default 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swap_p: Option<f64>,
 }
 
 impl PerturbationParams {

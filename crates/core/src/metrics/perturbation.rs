@@ -377,6 +377,55 @@ pub fn describe(m: &PerturbationMethod, ds: &Dataset) -> String {
             }
             s
         }
+        PerturbationMethod::Noise {
+            kind,
+            parameter,
+            columns,
+            strata,
+            noise_sd,
+            covariance_factor,
+        } => {
+            let each: Vec<String> = columns
+                .iter()
+                .zip(noise_sd)
+                .map(|(&c, sd)| format!("{} (noise sd {sd:.6e})", ds.col(c).name()))
+                .collect();
+            let mut s = if kind == "additive" {
+                format!(
+                    "additive noise of {parameter}% of each standard deviation on {}",
+                    each.join(", ")
+                )
+            } else {
+                format!(
+                    "correlated noise (correlated2, delta = {parameter}) on {}, covariances × {covariance_factor:.4} in expectation",
+                    each.join(", ")
+                )
+            };
+            if let Some(c) = strata {
+                s.push_str(&format!(", within each value of '{}'", ds.col(*c).name()));
+            }
+            s
+        }
+        PerturbationMethod::RankSwap {
+            p,
+            columns,
+            strata,
+            swaps,
+        } => {
+            let each: Vec<String> = columns
+                .iter()
+                .zip(swaps)
+                .map(|(&c, n)| format!("{} ({n} swaps)", ds.col(c).name()))
+                .collect();
+            let mut s = format!(
+                "rank swapping of {} within {p}% of the ranks",
+                each.join(", ")
+            );
+            if let Some(c) = strata {
+                s.push_str(&format!(", within each value of '{}'", ds.col(*c).name()));
+            }
+            s
+        }
         PerturbationMethod::Pram {
             columns,
             strata,

@@ -379,6 +379,16 @@ pub enum Guarantee {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strata: Option<String>,
     },
+    /// Rank swapping (`algorithms::swapping`): each attribute's published
+    /// values are its original values permuted within each stratum, and
+    /// every record's published value is the original of a record fewer
+    /// than p·N/100 ranks away (N the stratum's records).
+    RankSwap {
+        attributes: Vec<String>,
+        p: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<String>,
+    },
 }
 
 /// How a suppressed (or missing) key cell matches other cells when

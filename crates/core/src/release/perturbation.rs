@@ -112,6 +112,32 @@ pub enum PerturbationMethod {
         /// source row.
         stratum_of: Vec<u32>,
     },
+    /// Noise (`algorithms::noise`, sdcMicro's addNoise): `additive` (noise
+    /// in percent of each attribute's standard deviation) or
+    /// `correlated2` (δ).
+    Noise {
+        kind: String,
+        /// The noise percentage (additive) or δ (correlated2).
+        parameter: f64,
+        columns: Vec<usize>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<usize>,
+        /// Per attribute, the standard deviation of the random term added:
+        /// the noise level the release states.
+        noise_sd: Vec<f64>,
+        /// The factor covariances are multiplied by in expectation.
+        covariance_factor: f64,
+    },
+    /// Rank swapping (`algorithms::swapping`, sdcMicro's rankSwap).
+    RankSwap {
+        /// The rank range, in percent of the records.
+        p: f64,
+        columns: Vec<usize>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strata: Option<usize>,
+        /// Per attribute, the pairs of records that exchanged values.
+        swaps: Vec<usize>,
+    },
 }
 
 /// One PRAM transition matrix: of one column in one stratum.
@@ -136,7 +162,9 @@ impl PerturbationMethod {
     pub fn columns(&self) -> &[usize] {
         match self {
             PerturbationMethod::Microaggregation { columns, .. }
-            | PerturbationMethod::Pram { columns, .. } => columns,
+            | PerturbationMethod::Pram { columns, .. }
+            | PerturbationMethod::Noise { columns, .. }
+            | PerturbationMethod::RankSwap { columns, .. } => columns,
         }
     }
 }

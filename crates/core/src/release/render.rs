@@ -587,6 +587,12 @@ pub struct PerturbedJson {
     pub sources: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub matrices: Vec<MatrixJson>,
+    /// Noise: its percentage or δ, and the noise level per attribute (the
+    /// standard deviation of the random term); rank swapping: p.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub noise_sd: Vec<f64>,
 }
 
 /// A PRAM transition matrix as published.
@@ -729,6 +735,41 @@ impl ReleaseJson {
                         groups: Some(*n_groups),
                         sources: Vec::new(),
                         matrices: Vec::new(),
+                        parameter: None,
+                        noise_sd: Vec::new(),
+                    },
+                    super::PerturbationMethod::Noise {
+                        kind,
+                        parameter,
+                        columns,
+                        strata,
+                        noise_sd,
+                        ..
+                    } => PerturbedJson {
+                        method: format!("noise-{kind}"),
+                        attributes: columns.iter().map(name).collect(),
+                        k: None,
+                        aggregation: None,
+                        strata: strata.as_ref().map(name),
+                        groups: None,
+                        sources: Vec::new(),
+                        matrices: Vec::new(),
+                        parameter: Some(*parameter),
+                        noise_sd: noise_sd.clone(),
+                    },
+                    super::PerturbationMethod::RankSwap {
+                        p, columns, strata, ..
+                    } => PerturbedJson {
+                        method: "rank-swap".into(),
+                        attributes: columns.iter().map(name).collect(),
+                        k: None,
+                        aggregation: None,
+                        strata: strata.as_ref().map(name),
+                        groups: None,
+                        sources: Vec::new(),
+                        matrices: Vec::new(),
+                        parameter: Some(*p),
+                        noise_sd: Vec::new(),
                     },
                     super::PerturbationMethod::Pram {
                         columns,
@@ -744,6 +785,8 @@ impl ReleaseJson {
                         strata: strata.as_ref().map(name),
                         groups: None,
                         sources: sources.clone(),
+                        parameter: None,
+                        noise_sd: Vec::new(),
                         matrices: matrices
                             .iter()
                             .map(|m| MatrixJson {

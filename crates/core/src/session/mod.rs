@@ -667,6 +667,12 @@ impl Session {
                 alpha: p.alpha.unwrap_or(defaults.alpha),
                 given: Vec::new(),
             };
+            let defaults = crate::algorithms::numeric_perturbation::NoiseOptions::default();
+            options.noise = crate::algorithms::numeric_perturbation::NoiseOptions {
+                noise: p.noise.unwrap_or(defaults.noise),
+                delta: p.noise_delta.unwrap_or(defaults.delta),
+                swap_p: p.swap_p.unwrap_or(defaults.swap_p),
+            };
         }
         Ok(Request {
             ds: &self.dataset,

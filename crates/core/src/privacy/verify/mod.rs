@@ -103,6 +103,10 @@
 //!   column's dictionary, never outside its stratum's categories, and the
 //!   groups' cells the published codes (`perturbation`, which says what a
 //!   release cannot show: that the draws followed the matrices);
+//! - `RankSwap`: every attribute's published values a permutation of its
+//!   originals within each stratum, each record's published value the
+//!   original of a record fewer than p·N/100 ranks away (ties: the
+//!   nearest rank of that value) (`perturbation`);
 //! - `AlphaK`, `DeltaDisclosure`, `BetaLikeness`: every group's share of
 //!   each value at most α, its log ratio to the published table at most δ,
 //!   its relative gain over the table at most β (`likeness`, from the
@@ -426,6 +430,20 @@ fn claim_name(claim: &Guarantee) -> String {
             }
             s
         }
+        Guarantee::RankSwap {
+            attributes,
+            p,
+            strata,
+        } => {
+            let mut s = format!(
+                "rank swapping of {}: values only exchanged between records fewer than {p}% of the ranks apart",
+                quoted(attributes)
+            );
+            if let Some(col) = strata {
+                s.push_str(&format!(", within each value of '{col}'"));
+            }
+            s
+        }
         Guarantee::Pram { attributes, strata } => {
             let mut s = format!(
                 "PRAM of {}: published by the recorded transition matrices",
@@ -542,5 +560,10 @@ fn verify_claim(
         Guarantee::Pram { attributes, strata } => {
             perturbation::pram(release, ds, attributes, strata.as_deref())
         }
+        Guarantee::RankSwap {
+            attributes,
+            p,
+            strata,
+        } => perturbation::rank_swap(release, ds, attributes, *p, strata.as_deref()),
     }
 }

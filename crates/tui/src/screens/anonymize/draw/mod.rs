@@ -280,10 +280,12 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             usize::from(area.width.saturating_sub(2)),
         ));
     }
-    if choice.id == "mdav" || choice.id == "optimal-univariate" {
-        // Microaggregation reads k and its numeric attributes, not l nor
-        // the seed: they take the lines of the long name and the seed.
-        lines.truncate(4);
+    if choice.needs.numeric {
+        // A perturbation reads its attributes (microaggregation also k
+        // and the aggregation, the others the seed): they take the lines
+        // of the long name and of what it does not read.
+        let microaggregation = choice.id == "mdav" || choice.id == "optimal-univariate";
+        lines.truncate(if microaggregation { 4 } else { 5 });
         lines.remove(1);
         let p = &d.session.params().perturbation;
         let width = usize::from(area.width.saturating_sub(2));
@@ -292,22 +294,22 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
         } else {
             p.attributes.join(",")
         };
-        lines.extend([
-            Line::from(vec![
-                Span::styled("perturb   ", dim()),
-                Span::styled(
-                    widgets::cut(&attributes, width.saturating_sub(10)),
-                    title_style(),
-                ),
-            ]),
-            Line::from(vec![
+        lines.extend([Line::from(vec![
+            Span::styled("perturb   ", dim()),
+            Span::styled(
+                widgets::cut(&attributes, width.saturating_sub(10)),
+                title_style(),
+            ),
+        ])]);
+        if microaggregation {
+            lines.push(Line::from(vec![
                 Span::styled("aggregate ", dim()),
                 Span::styled(
                     p.aggregation.clone().unwrap_or_else(|| "mean".into()),
                     title_style(),
                 ),
-            ]),
-        ]);
+            ]));
+        }
     }
     if choice.id == CONSTRUCTION {
         // Construction reads its conditions, not k, l nor the seed.
