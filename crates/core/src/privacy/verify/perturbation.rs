@@ -380,10 +380,8 @@ pub(super) fn rank_swap(
                 // The nearest positions of the two values' spans.
                 let gap = if b0 > a1 {
                     b0 - a1
-                } else if a0 > b1 {
-                    a0 - b1
                 } else {
-                    0
+                    a0.saturating_sub(b1)
                 };
                 if gap as f64 >= window && gap > 0 {
                     return Err(format!(
