@@ -440,6 +440,12 @@ mod tests {
                 // Construction(D, ∅): D published as it is.
                 req.options.conditions = Some(Default::default());
             }
+            if algo.needs().numeric {
+                // A perturbation of age, no longer a quasi-identifier.
+                let age = ds.column_index("age").unwrap();
+                req.qi.retain(|&c| c != age);
+                req.options.numeric.columns = vec![age];
+            }
             let (release, eval) =
                 run_verified(algo.id(), &req, &Measure::default(), &Progress::new()).unwrap();
             assert!(eval.verification.all_hold());
