@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use predicates::prelude::*;
 
 use crate::common;
-use common::cli::{anonlab, json_of};
+use common::cli::{all_hold, anonlab, json_of, read_table as table};
 use common::{have_adult, ADULT};
 
 const DEMO: &str = "assets/demo.csv";
@@ -34,25 +34,6 @@ fn golden(data: &str, method: &str, k: u64, what: &str) -> f64 {
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
-}
-
-fn all_hold(v: &serde_json::Value) -> bool {
-    v["verification"]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|c| c["holds"] == true)
-}
-
-/// The published table: header and rows.
-fn table(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut r = csv::Reader::from_path(path).unwrap();
-    let header = r.headers().unwrap().iter().map(String::from).collect();
-    let rows = r
-        .records()
-        .map(|x| x.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
 }
 
 /// A column of a table as numbers.
@@ -256,7 +237,7 @@ fn refusals_name_the_flag_and_write_nothing() {
         (&["-a", "mdav"], "name them with --perturb"),
         (
             &["-a", "mdav", "--perturb", "age,sex"],
-            "'age' is a quasi-identifier and a numeric attribute to aggregate",
+            "'age' is a quasi-identifier and an attribute to perturb (microaggregation)",
         ),
         (
             &["-a", "mdav", "--perturb", "occupation"],
@@ -277,7 +258,7 @@ fn refusals_name_the_flag_and_write_nothing() {
         ),
         (
             &["-a", "mdav", "--perturb", "zip", "--strata", "zip"],
-            "both the stratum column and an attribute to aggregate",
+            "both the stratum column and an attribute to perturb",
         ),
     ];
     for (extra, says) in cases {

@@ -9,18 +9,10 @@
 //! bytes.
 
 use crate::common;
-use common::cli::{anonlab, json_of};
+use common::cli::{all_hold, anonlab, json_of};
 
 const DEMO: &str = "assets/demo.csv";
 const TESTDATA: &str = "tests/data/sdcmicro/testdata.csv";
-
-fn all_hold(v: &serde_json::Value) -> bool {
-    v["verification"]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|c| c["holds"] == true)
-}
 
 fn column(path: &std::path::Path, name: &str) -> Vec<f64> {
     let mut r = csv::Reader::from_path(path).unwrap();
@@ -155,7 +147,7 @@ fn refusals_name_the_flag() {
         (vec!["-a", "noise-additive"], "name them with --perturb"),
         (
             vec!["-a", "noise-additive", "--perturb", "age"],
-            "'age' is a quasi-identifier and a numeric attribute to perturb",
+            "'age' is a quasi-identifier and an attribute to perturb (noise and rank swapping)",
         ),
         (
             vec!["-a", "mdav", "--perturb", "zip", "--noise", "10"],

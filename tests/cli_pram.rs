@@ -12,29 +12,11 @@ use std::collections::{HashMap, HashSet};
 use predicates::prelude::*;
 
 use crate::common;
-use common::cli::{anonlab, json_of};
+use common::cli::{all_hold, anonlab, json_of, read_table as table};
 use common::{have_adult, ADULT};
 
 const DEMO: &str = "assets/demo.csv";
 const TESTDATA: &str = "tests/data/sdcmicro/testdata.csv";
-
-fn all_hold(v: &serde_json::Value) -> bool {
-    v["verification"]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|c| c["holds"] == true)
-}
-
-fn table(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut r = csv::Reader::from_path(path).unwrap();
-    let header = r.headers().unwrap().iter().map(String::from).collect();
-    let rows = r
-        .records()
-        .map(|x| x.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
-}
 
 /// Categories of `column` per value of `stratum` in a table.
 fn by_stratum(
@@ -241,7 +223,7 @@ fn a_given_matrix_is_applied_and_bad_ones_are_refused() {
                 "--perturb".into(),
                 "disease".into(),
             ],
-            "'disease' is a sensitive attribute and an attribute to PRAM",
+            "'disease' is a sensitive attribute and an attribute to perturb (PRAM)",
         ),
     ];
     for (extra, says) in &cases {

@@ -108,3 +108,28 @@ pub fn report_json(project: &std::path::Path, out: &std::path::Path) -> serde_js
     );
     serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
 }
+
+/// Whether every check of `anonymize --json`'s verification holds.
+pub fn all_hold(v: &serde_json::Value) -> bool {
+    v["verification"]["checks"]
+        .as_array()
+        .expect("verification checks")
+        .iter()
+        .all(|c| c["holds"] == true)
+}
+
+/// A published CSV table: its header and its rows.
+pub fn read_table(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).expect("a CSV table");
+    let header = r
+        .headers()
+        .expect("a header")
+        .iter()
+        .map(String::from)
+        .collect();
+    let rows = r
+        .records()
+        .map(|x| x.expect("a record").iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}

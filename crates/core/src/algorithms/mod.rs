@@ -18,6 +18,7 @@ mod mondrian;
 pub mod ng;
 pub mod noise;
 pub mod numeric_perturbation;
+mod perturbed;
 pub mod pk;
 pub mod pram;
 pub mod swapping;

@@ -16,16 +16,15 @@
 //!   original of a record fewer than p·N/100 ranks away — both checked by
 //!   the verifier from the release and the data.
 
-use crate::data::Dataset;
-use crate::error::{Error, Parameter, Result, Setting};
-use crate::partition::Partition;
+use crate::error::Result;
 use crate::progress::Progress;
 use crate::release::{
-    Cell, EquivalenceGroup, Guarantee, Perturbation, PerturbationMethod, PerturbedColumn,
-    PublishedValues, Release, ReleaseParams,
+    Guarantee, Perturbation, PerturbationMethod, PerturbedColumn, PublishedValues, Release,
+    ReleaseParams,
 };
 
 use super::noise::{add_noise, NoiseMethod};
+use super::perturbed::{check_attributes, groups_as_published, Rules};
 use super::swapping::rank_swap;
 use super::{check_needs, Algorithm, Needs, Request};
 
@@ -149,7 +148,7 @@ impl Algorithm for NumericPerturbation {
             seed: Some(req.seed),
             ..ReleaseParams::default()
         };
-        r.groups = as_published(ds, &req.qi);
+        r.groups = groups_as_published(ds, &req.qi, &|c| ds.col(c).codes(), None);
         if self.0 == Kind::RankSwap {
             r.claims.push(Guarantee::RankSwap {
                 attributes: columns
@@ -175,72 +174,14 @@ impl Algorithm for NumericPerturbation {
     }
 }
 
-/// At least one attribute, each numeric and of no other role, the stratum
-/// column not among them.
+/// The attributes hold together (`perturbed::check_attributes`).
 fn check_columns(req: &Request<'_>) -> Result<()> {
-    let o = &req.options.numeric;
-    let ds = req.ds;
-    if o.columns.is_empty() {
-        return Err(Error::unmet(
-            "noise and rank swapping need the numeric attributes to perturb",
-            Setting::NumericAttributes,
-        ));
-    }
-    for &c in &o.columns {
-        if c >= ds.n_cols() {
-            return Err(Error::Internal(format!("column index {c} is out of range")));
-        }
-        let name = ds.col(c).name();
-        let role = if req.qi.contains(&c) {
-            Some("a quasi-identifier")
-        } else if req.sensitive.contains(&c) {
-            Some("a sensitive attribute")
-        } else if req.identifiers.contains(&c) {
-            Some("an identifier")
-        } else {
-            None
-        };
-        if let Some(role) = role {
-            return Err(Error::invalid(
-                Parameter::Roles,
-                format!(
-                    "'{name}' is {role} and a numeric attribute to perturb: its published values are not its values, and the figures of {role} would describe values that are not published; give it no role"
-                ),
-            ));
-        }
-        if !ds.col(c).is_numeric() {
-            return Err(Error::invalid(
-                Parameter::Column,
-                format!("'{name}' is categorical; noise and rank swapping need numeric columns"),
-            ));
-        }
-        if o.strata == Some(c) {
-            return Err(Error::invalid(
-                Parameter::Strata,
-                format!("'{name}' is both the stratum column and an attribute to perturb"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// One group per distinct tuple of the quasi-identifiers, each cell its
-/// exact value (rows in source order).
-fn as_published(ds: &Dataset, qi: &[usize]) -> Vec<EquivalenceGroup> {
-    Partition::by_columns(ds, qi)
-        .members()
-        .iter()
-        .map(|rows| {
-            let first = rows[0] as usize;
-            EquivalenceGroup {
-                rows: rows.to_vec(),
-                cells: qi
-                    .iter()
-                    .map(|&c| Cell::Value {
-                        code: ds.col(c).code(first),
-                    })
-                    .collect(),
-            }
-        })
-        .collect()
+    check_attributes(
+        req,
+        &Rules {
+            method: "noise and rank swapping",
+            numeric: true,
+            quasi_identifiers: false,
+        },
+    )
 }

@@ -284,11 +284,7 @@ pub fn perturbation_figures(
                 attribute: ds.col(m.column).name().to_string(),
                 stratum: m.stratum.clone(),
                 categories: m.categories.clone(),
-                rows: m
-                    .entries
-                    .chunks(m.categories.len().max(1))
-                    .map(<[f64]>::to_vec)
-                    .collect(),
+                rows: m.rows(),
             })
             .collect(),
     }))

@@ -157,6 +157,17 @@ pub struct PramMatrix {
     pub changed: u64,
 }
 
+impl PramMatrix {
+    /// The matrix as rows: row i the chances that a record of category i
+    /// is published as each category.
+    pub fn rows(&self) -> Vec<Vec<f64>> {
+        self.entries
+            .chunks(self.categories.len().max(1))
+            .map(<[f64]>::to_vec)
+            .collect()
+    }
+}
+
 impl PerturbationMethod {
     /// The columns the method perturbed.
     pub fn columns(&self) -> &[usize] {

@@ -595,6 +595,82 @@ pub struct PerturbedJson {
     pub noise_sd: Vec<f64>,
 }
 
+impl PerturbedJson {
+    /// One method as published (its attributes and strata named).
+    fn of(m: &super::PerturbationMethod, ds: &Dataset) -> Self {
+        use super::PerturbationMethod as M;
+        let name = |c: &usize| ds.col(*c).name().to_string();
+        let base = PerturbedJson {
+            method: String::new(),
+            attributes: m.columns().iter().map(name).collect(),
+            k: None,
+            aggregation: None,
+            strata: None,
+            groups: None,
+            sources: Vec::new(),
+            matrices: Vec::new(),
+            parameter: None,
+            noise_sd: Vec::new(),
+        };
+        match m {
+            M::Microaggregation {
+                kind,
+                k,
+                aggregation,
+                strata,
+                n_groups,
+                ..
+            } => PerturbedJson {
+                method: kind.clone(),
+                k: Some(*k),
+                aggregation: Some(aggregation.as_str().to_string()),
+                strata: strata.as_ref().map(name),
+                groups: Some(*n_groups),
+                ..base
+            },
+            M::Noise {
+                kind,
+                parameter,
+                strata,
+                noise_sd,
+                ..
+            } => PerturbedJson {
+                method: format!("noise-{kind}"),
+                strata: strata.as_ref().map(name),
+                parameter: Some(*parameter),
+                noise_sd: noise_sd.clone(),
+                ..base
+            },
+            M::RankSwap { p, strata, .. } => PerturbedJson {
+                method: "rank-swap".into(),
+                strata: strata.as_ref().map(name),
+                parameter: Some(*p),
+                ..base
+            },
+            M::Pram {
+                strata,
+                sources,
+                matrices,
+                ..
+            } => PerturbedJson {
+                method: "pram".into(),
+                strata: strata.as_ref().map(name),
+                sources: sources.clone(),
+                matrices: matrices
+                    .iter()
+                    .map(|m| MatrixJson {
+                        attribute: name(&m.column),
+                        stratum: m.stratum.clone(),
+                        categories: m.categories.clone(),
+                        rows: m.rows(),
+                    })
+                    .collect(),
+                ..base
+            },
+        }
+    }
+}
+
 /// A PRAM transition matrix as published.
 #[derive(Debug, Serialize)]
 pub struct MatrixJson {
@@ -717,91 +793,7 @@ impl ReleaseJson {
                 .perturbation
                 .iter()
                 .flat_map(|p| &p.methods)
-                .map(|m| match m {
-                    super::PerturbationMethod::Microaggregation {
-                        kind,
-                        k,
-                        aggregation,
-                        columns,
-                        strata,
-                        n_groups,
-                        ..
-                    } => PerturbedJson {
-                        method: kind.clone(),
-                        attributes: columns.iter().map(name).collect(),
-                        k: Some(*k),
-                        aggregation: Some(aggregation.as_str().to_string()),
-                        strata: strata.as_ref().map(name),
-                        groups: Some(*n_groups),
-                        sources: Vec::new(),
-                        matrices: Vec::new(),
-                        parameter: None,
-                        noise_sd: Vec::new(),
-                    },
-                    super::PerturbationMethod::Noise {
-                        kind,
-                        parameter,
-                        columns,
-                        strata,
-                        noise_sd,
-                        ..
-                    } => PerturbedJson {
-                        method: format!("noise-{kind}"),
-                        attributes: columns.iter().map(name).collect(),
-                        k: None,
-                        aggregation: None,
-                        strata: strata.as_ref().map(name),
-                        groups: None,
-                        sources: Vec::new(),
-                        matrices: Vec::new(),
-                        parameter: Some(*parameter),
-                        noise_sd: noise_sd.clone(),
-                    },
-                    super::PerturbationMethod::RankSwap {
-                        p, columns, strata, ..
-                    } => PerturbedJson {
-                        method: "rank-swap".into(),
-                        attributes: columns.iter().map(name).collect(),
-                        k: None,
-                        aggregation: None,
-                        strata: strata.as_ref().map(name),
-                        groups: None,
-                        sources: Vec::new(),
-                        matrices: Vec::new(),
-                        parameter: Some(*p),
-                        noise_sd: Vec::new(),
-                    },
-                    super::PerturbationMethod::Pram {
-                        columns,
-                        strata,
-                        sources,
-                        matrices,
-                        ..
-                    } => PerturbedJson {
-                        method: "pram".into(),
-                        attributes: columns.iter().map(name).collect(),
-                        k: None,
-                        aggregation: None,
-                        strata: strata.as_ref().map(name),
-                        groups: None,
-                        sources: sources.clone(),
-                        parameter: None,
-                        noise_sd: Vec::new(),
-                        matrices: matrices
-                            .iter()
-                            .map(|m| MatrixJson {
-                                attribute: name(&m.column),
-                                stratum: m.stratum.clone(),
-                                categories: m.categories.clone(),
-                                rows: m
-                                    .entries
-                                    .chunks(m.categories.len().max(1))
-                                    .map(<[f64]>::to_vec)
-                                    .collect(),
-                            })
-                            .collect(),
-                    },
-                })
+                .map(|m| PerturbedJson::of(m, ds))
                 .collect(),
         }
     }

@@ -16,16 +16,15 @@
 //! group (then source order), so the file's order says no more than its
 //! values.
 
-use crate::data::Dataset;
-use crate::error::{Error, Parameter, Result, Setting};
-use crate::partition::Partition;
+use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::release::{
-    Cell, EquivalenceGroup, Guarantee, Perturbation, PerturbationMethod, PerturbedColumn,
-    PublishedValues, Release, ReleaseParams,
+    Guarantee, Perturbation, PerturbationMethod, PerturbedColumn, PublishedValues, Release,
+    ReleaseParams,
 };
 
 use super::{mdav, optimal_univariate, Aggregation, Microaggregated, MicroaggregationOptions};
+use crate::algorithms::perturbed::{check_attributes, groups_as_published, Rules};
 use crate::algorithms::{check_k, check_needs, Algorithm, Needs, Request};
 
 /// The numerical key variables to perturb and how (read by `mdav` and
@@ -99,80 +98,26 @@ impl Algorithm for Microaggregation {
     }
 }
 
-/// The request's numeric columns hold together: at least one (exactly one
-/// for the optimal univariate method), each numeric, none with another
-/// role, the stratum column not among them.
+/// The request's numeric columns hold together (`perturbed::check_attributes`),
+/// and the optimal univariate method has one.
 fn check_columns(method: Method, req: &Request<'_>) -> Result<()> {
-    let o = &req.options.numeric;
-    let ds = req.ds;
-    if o.columns.is_empty() {
-        return Err(Error::unmet(
-            "microaggregation needs the numeric attributes to aggregate",
-            Setting::NumericAttributes,
-        ));
-    }
-    if method == Method::OptimalUnivariate && o.columns.len() != 1 {
+    let n = req.options.numeric.columns.len();
+    if method == Method::OptimalUnivariate && n > 1 {
         return Err(Error::invalid(
             Parameter::Column,
             format!(
-                "the optimal univariate method aggregates one attribute, {} were given: run it once per attribute, or use mdav",
-                o.columns.len()
+                "the optimal univariate method aggregates one attribute, {n} were given: run it once per attribute, or use mdav"
             ),
         ));
     }
-    let mut seen = Vec::new();
-    for &c in &o.columns {
-        if c >= ds.n_cols() {
-            return Err(Error::Internal(format!("column index {c} is out of range")));
-        }
-        let name = ds.col(c).name();
-        if seen.contains(&c) {
-            return Err(Error::invalid(
-                Parameter::Column,
-                format!("'{name}' is named twice among the numeric attributes"),
-            ));
-        }
-        seen.push(c);
-        let role = if req.qi.contains(&c) {
-            Some("a quasi-identifier")
-        } else if req.sensitive.contains(&c) {
-            Some("a sensitive attribute")
-        } else if req.identifiers.contains(&c) {
-            Some("an identifier")
-        } else {
-            None
-        };
-        if let Some(role) = role {
-            return Err(Error::invalid(
-                Parameter::Roles,
-                format!(
-                    "'{name}' is {role} and a numeric attribute to aggregate: its published values would be group {}s, not its values, and the figures of {role} would describe values that are not published; give it no role",
-                    match o.aggregation {
-                        Aggregation::Mean => "mean",
-                        Aggregation::Median => "median",
-                    }
-                ),
-            ));
-        }
-        if !ds.col(c).is_numeric() {
-            return Err(Error::invalid(
-                Parameter::Column,
-                format!("'{name}' is categorical; microaggregation needs numeric columns"),
-            ));
-        }
-    }
-    if let Some(s) = o.strata {
-        if o.columns.contains(&s) {
-            return Err(Error::invalid(
-                Parameter::Strata,
-                format!(
-                    "'{}' is both the stratum column and an attribute to aggregate",
-                    ds.col(s).name()
-                ),
-            ));
-        }
-    }
-    Ok(())
+    check_attributes(
+        req,
+        &Rules {
+            method: "microaggregation",
+            numeric: true,
+            quasi_identifiers: false,
+        },
+    )
 }
 
 /// The release of a microaggregation: the quasi-identifiers as they are
@@ -186,7 +131,7 @@ pub fn release(id: &str, req: &Request<'_>, out: &Microaggregated) -> Release {
         k: Some(req.k),
         ..ReleaseParams::default()
     };
-    r.groups = groups_as_published(ds, &req.qi, &out.groups);
+    r.groups = groups_as_published(ds, &req.qi, &|c| ds.col(c).codes(), Some(&out.groups));
     r.perturbation = Some(Perturbation {
         methods: vec![PerturbationMethod::Microaggregation {
             kind: id.to_string(),
@@ -220,28 +165,6 @@ pub fn release(id: &str, req: &Request<'_>, out: &Microaggregated) -> Release {
         strata: o.strata.map(|s| ds.col(s).name().to_string()),
     });
     r
-}
-
-/// One group per distinct tuple of the quasi-identifiers (in order of
-/// first appearance), each cell its exact value; rows within a group by
-/// microaggregation group, then source order.
-fn groups_as_published(ds: &Dataset, qi: &[usize], micro: &[u32]) -> Vec<EquivalenceGroup> {
-    let classes = Partition::by_columns(ds, qi).members();
-    classes
-        .iter()
-        .map(|rows| {
-            let mut rows = rows.to_vec();
-            rows.sort_by_key(|&r| (micro[r as usize], r));
-            let first = rows[0] as usize;
-            let cells = qi
-                .iter()
-                .map(|&c| Cell::Value {
-                    code: ds.col(c).code(first),
-                })
-                .collect();
-            EquivalenceGroup { rows, cells }
-        })
-        .collect()
 }
 
 impl From<Aggregation> for crate::release::AggregationName {

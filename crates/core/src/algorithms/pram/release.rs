@@ -11,15 +11,15 @@
 //! identifier is refused: the breach figures read a sensitive attribute's
 //! original values, and an identifier is never published.
 
-use crate::error::{Error, Parameter, Result, Setting};
-use crate::partition::Partition;
+use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
 use crate::release::{
-    Cell, EquivalenceGroup, Guarantee, Perturbation, PerturbationMethod, PerturbedColumn,
-    PramMatrix, PublishedValues, Release, ReleaseParams,
+    Guarantee, Perturbation, PerturbationMethod, PerturbedColumn, PramMatrix, PublishedValues,
+    Release, ReleaseParams,
 };
 
 use super::{pram, MatrixSource, MinDiagonal, Pram, PramSpec, TransitionMatrix};
+use crate::algorithms::perturbed::{self, groups_as_published, Rules};
 use crate::algorithms::{check_needs, Algorithm, Needs, Request};
 
 /// PRAM's parameters beyond the attributes and strata.
@@ -98,51 +98,26 @@ impl Algorithm for PramAlgorithm {
     }
 }
 
-/// The attributes hold together: at least one, none sensitive or an
-/// identifier, the stratum column not among them.
+/// The attributes hold together (`perturbed::check_attributes`: a
+/// quasi-identifier may be PRAM'd), and each given matrix is one of
+/// theirs.
 fn check_attributes(req: &Request<'_>) -> Result<()> {
+    perturbed::check_attributes(
+        req,
+        &Rules {
+            method: "PRAM",
+            numeric: false,
+            quasi_identifiers: true,
+        },
+    )?;
     let o = &req.options.numeric;
-    let ds = req.ds;
-    if o.columns.is_empty() {
-        return Err(Error::unmet(
-            "PRAM needs the attributes to perturb",
-            Setting::NumericAttributes,
-        ));
-    }
-    for &c in &o.columns {
-        if c >= ds.n_cols() {
-            return Err(Error::Internal(format!("column index {c} is out of range")));
-        }
-        let name = ds.col(c).name();
-        let role = if req.sensitive.contains(&c) {
-            Some("a sensitive attribute")
-        } else if req.identifiers.contains(&c) {
-            Some("an identifier")
-        } else {
-            None
-        };
-        if let Some(role) = role {
-            return Err(Error::invalid(
-                Parameter::Roles,
-                format!(
-                    "'{name}' is {role} and an attribute to PRAM: the figures of {role} read its original values; give it the role of a quasi-identifier or none"
-                ),
-            ));
-        }
-        if o.strata == Some(c) {
-            return Err(Error::invalid(
-                Parameter::Strata,
-                format!("'{name}' is both the stratum column and an attribute to PRAM"),
-            ));
-        }
-    }
     for (c, _, file) in &req.options.pram.given {
         if !o.columns.contains(c) {
             return Err(Error::invalid(
                 Parameter::Column,
                 format!(
                     "the matrix {file} is for '{}', which is not an attribute to PRAM",
-                    ds.col(*c).name()
+                    req.ds.col(*c).name()
                 ),
             ));
         }
@@ -168,28 +143,7 @@ pub fn release(req: &Request<'_>, out: &Pram) -> Release {
             .find(|a| a.column == c)
             .map_or(ds.col(c).codes(), |a| a.codes.as_slice())
     };
-    let keys: Vec<(&[u32], usize)> = req
-        .qi
-        .iter()
-        .map(|&c| (published(c), ds.col(c).code_space()))
-        .collect();
-    let classes = Partition::by_codes(&keys, ds.n_rows()).members();
-    r.groups = classes
-        .iter()
-        .map(|rows| {
-            let first = rows[0] as usize;
-            EquivalenceGroup {
-                rows: rows.to_vec(),
-                cells: req
-                    .qi
-                    .iter()
-                    .map(|&c| Cell::Value {
-                        code: published(c)[first],
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
+    r.groups = groups_as_published(ds, &req.qi, &published, None);
     let sources: Vec<String> = out
         .attributes
         .iter()

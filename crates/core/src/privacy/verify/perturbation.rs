@@ -19,6 +19,21 @@ use rustc_hash::FxHashMap;
 use crate::data::Dataset;
 use crate::release::{AggregationName, PerturbationMethod, PublishedValues, Release};
 
+/// The release's perturbation, or why a claim on it cannot hold.
+fn perturbation_of(release: &Release) -> Result<&crate::release::Perturbation, String> {
+    release
+        .perturbation
+        .as_ref()
+        .ok_or_else(|| "the release carries no perturbed values".to_string())
+}
+
+/// The claim's stratum column, by name.
+fn stratum_column(ds: &Dataset, strata: Option<&str>) -> Result<Option<usize>, String> {
+    strata
+        .map(|name| ds.column_index(name).map_err(|e| e.to_string()))
+        .transpose()
+}
+
 /// Relative tolerance between a published aggregate and the verifier's.
 const AGGREGATE_TOLERANCE: f64 = 1e-9;
 
@@ -30,10 +45,7 @@ pub(super) fn microaggregation_k(
     aggregation: AggregationName,
     strata: Option<&str>,
 ) -> Result<String, String> {
-    let p = release
-        .perturbation
-        .as_ref()
-        .ok_or("the release carries no perturbed values")?;
+    let p = perturbation_of(release)?;
     let columns: Vec<usize> = attributes
         .iter()
         .map(|a| ds.column_index(a).map_err(|e| e.to_string()))
@@ -48,10 +60,7 @@ pub(super) fn microaggregation_k(
             _ => Err(format!("'{name}' has no published value per record")),
         })
         .collect::<Result<_, _>>()?;
-    let stratum = match strata {
-        Some(name) => Some(ds.column_index(name).map_err(|e| e.to_string())?),
-        None => None,
-    };
+    let stratum = stratum_column(ds, strata)?;
     let stratum_of = |r: usize| stratum.map_or(0, |s| ds.col(s).code(r));
 
     // 1. Published tuples, counted.
@@ -164,10 +173,7 @@ pub(super) fn pram(
     attributes: &[String],
     strata: Option<&str>,
 ) -> Result<String, String> {
-    let p = release
-        .perturbation
-        .as_ref()
-        .ok_or("the release carries no perturbed values")?;
+    let p = perturbation_of(release)?;
     let (matrices, invariant, stratum_of, columns) = p
         .methods
         .iter()
@@ -185,10 +191,7 @@ pub(super) fn pram(
     if stratum_of.len() != ds.n_rows() {
         return Err("the recorded strata do not cover the dataset's records".into());
     }
-    let stratum_col = match strata {
-        Some(name) => Some(ds.column_index(name).map_err(|e| e.to_string())?),
-        None => None,
-    };
+    let stratum_col = stratum_column(ds, strata)?;
     let mut checked = 0usize;
     for (a, name) in attributes.iter().enumerate() {
         let c = ds.column_index(name).map_err(|e| e.to_string())?;
@@ -323,14 +326,8 @@ pub(super) fn rank_swap(
     p: f64,
     strata: Option<&str>,
 ) -> Result<String, String> {
-    let pert = release
-        .perturbation
-        .as_ref()
-        .ok_or("the release carries no perturbed values")?;
-    let stratum = match strata {
-        Some(name) => Some(ds.column_index(name).map_err(|e| e.to_string())?),
-        None => None,
-    };
+    let pert = perturbation_of(release)?;
+    let stratum = stratum_column(ds, strata)?;
     let mut by_stratum: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
     for r in 0..ds.n_rows() {
         let s = stratum.map_or(0, |c| ds.col(c).code(r));
