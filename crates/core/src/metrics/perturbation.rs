@@ -312,15 +312,15 @@ fn categorical_figures(
         })
         .collect();
     let mut changes = Vec::with_capacity(columns.len());
-    for &(c, codes) in &columns {
+    for &(c, _) in &columns {
         let col = ds.col(c);
         let original = col.codes();
         let missing = col.missing_code();
         let present = original.iter().filter(|&&o| o != missing).count();
-        let changed = original.iter().zip(codes).filter(|(o, p)| o != p).count() as u64;
-        let expected = matrices
-            .iter()
-            .filter(|m| m.column == c)
+        // PRAM recorded its changed cells per stratum matrix.
+        let of_column = || matrices.iter().filter(|m| m.column == c);
+        let changed: u64 = of_column().map(|m| m.changed).sum();
+        let expected = of_column()
             .map(|m| {
                 let l = m.categories.len();
                 (0..l)

@@ -204,18 +204,7 @@ pub fn microaggregate(
         });
     }
     let rows = x.first().map_or(0, Vec::len);
-    for (c, col) in x.iter().enumerate() {
-        if let Some(row) = col.iter().position(|v| !v.is_finite()) {
-            return Err(Error::Invalid {
-                parameter: Parameter::Column,
-                msg: format!(
-                    "column {} has no finite value at record {}: microaggregation needs a number in every cell",
-                    c + 1,
-                    row + 1
-                ),
-            });
-        }
-    }
+    require_finite(x, "microaggregation")?;
     let mut groups = vec![0u32; rows];
     let mut values = vec![vec![0.0; rows]; x.len()];
     let mut n_groups = 0usize;
@@ -256,6 +245,24 @@ pub fn microaggregate(
         n_groups,
         values,
     })
+}
+
+/// Every value of column-major `x` finite, or an error naming the first
+/// column and record that is not, and the `method` that needs them.
+pub(crate) fn require_finite(x: &[Vec<f64>], method: &str) -> Result<()> {
+    for (c, col) in x.iter().enumerate() {
+        if let Some(row) = col.iter().position(|v| !v.is_finite()) {
+            return Err(Error::Invalid {
+                parameter: Parameter::Column,
+                msg: format!(
+                    "column {} has no finite value at record {}: {method} needs a number in every cell",
+                    c + 1,
+                    row + 1
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Records of each stratum, strata in order of first appearance, each with

@@ -38,7 +38,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::microaggregation::{numeric_columns_for, strata_of};
+use super::microaggregation::{numeric_columns_for, require_finite, strata_of};
 use crate::data::Dataset;
 use crate::error::{Error, Parameter, Result};
 use crate::progress::Progress;
@@ -132,18 +132,7 @@ pub fn noise_values(
         }
     };
     let rows = x.first().map_or(0, Vec::len);
-    for (c, col) in x.iter().enumerate() {
-        if let Some(row) = col.iter().position(|v| !v.is_finite()) {
-            return Err(Error::Invalid {
-                parameter: Parameter::Column,
-                msg: format!(
-                    "column {} has no finite value at record {}: noise addition needs a number in every cell",
-                    c + 1,
-                    row + 1
-                ),
-            });
-        }
-    }
+    require_finite(x, "noise addition")?;
     let groups = strata_of(rows, strata);
     // Per stratum: each column's mean and sample standard deviation.
     let mut moments: Vec<Vec<(f64, f64)>> = Vec::with_capacity(groups.len());
