@@ -1145,3 +1145,363 @@ fn a_path_outside_the_data_root_is_refused() {
     executor.stop();
     scheduler.stop();
 }
+
+/// The peak resident memory of a process (`VmHWM`), in bytes.
+fn peak_memory(p: &Process) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", p.child.id())).unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no VmHWM in /proc/{}/status", p.child.id()));
+    kb * 1024
+}
+
+/// Whether a process still runs.
+fn running(p: &mut Process) -> bool {
+    p.child.try_wait().unwrap().is_none()
+}
+
+/// `args` run on a thread of its own (the client of a job the test
+/// interferes with).
+fn client(args: Vec<String>) -> std::thread::JoinHandle<Output> {
+    std::thread::spawn(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&args)
+    })
+}
+
+/// `assess FILE --json --qi QI` on the cluster, as owned arguments.
+fn assess_args(cluster: &TestCluster, file: &Path, qi: &str) -> Vec<String> {
+    let mut args: Vec<String> = ["assess", file.to_str().unwrap(), "--json", "--qi", qi]
+        .map(String::from)
+        .to_vec();
+    args.extend(cluster.flags().map(String::from));
+    args
+}
+
+/// The message for `file` of the checks the engine makes before its
+/// reader, the in-memory reader's (`assess --engine datafusion` refuses
+/// it), without the `error: ` before it: the cluster's processes make
+/// the same checks with the same (default) limits.
+fn readers_message(file: &Path) -> String {
+    let out = run(&[
+        "assess",
+        file.to_str().unwrap(),
+        "--qi",
+        "c0",
+        "--engine",
+        "datafusion",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let msg = err
+        .trim()
+        .split_once("error: ")
+        .map_or(err.trim(), |(_, m)| m)
+        .to_string();
+    assert!(msg.contains(file.to_str().unwrap()), "{msg}");
+    msg
+}
+
+/// Issue 36, item 2: a 1 KB Parquet file whose page headers claim 2^31 − 1
+/// bytes each, or whose column chunk claims 2^40, made each executor abort
+/// ("memory allocation of 1099511627776 bytes failed") and the job hang.
+/// Now each fails its job with the reader's message naming the file, both
+/// executors stay up (and small), and a good job runs after them.
+///
+/// The client checks a file before it sends a job, so to reach the
+/// cluster's own check (its processes check what they read: the file
+/// they open need not be the one a client looked at) the test sends the
+/// scan of each file itself, through the client's session on the cluster
+/// (`Cluster::in_session`, which checks nothing), planned without the
+/// file's statistics so that the scheduler reads no footer and the
+/// executors are the first to read the file; then the same files through
+/// `assess --cluster`, which the client refuses.
+#[test]
+fn a_malformed_file_fails_the_job_and_no_executor_dies() {
+    use anonlab_scale::cluster::{Cluster, ClusterOptions, Token};
+    use common::craft::Parquet;
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<String> = (0..60).map(|i| format!("value{}", i % 4)).collect();
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
+    // Four gzip pages each claiming 2^31 − 1 bytes uncompressed (8 GiB
+    // for the row group), and a column chunk claiming 2^40 bytes.
+    let mut page = Parquet::new(&values);
+    page.gzip = true;
+    page.columns = 4;
+    page.claim_uncompressed = Some(i32::MAX);
+    let mut chunk = Parquet::new(&values);
+    chunk.claim_chunk = Some(1 << 40);
+    let mut files = Vec::new();
+    for (name, bytes) in [("page", page.bytes()), ("chunk", chunk.bytes())] {
+        assert!(bytes.len() < 2048, "{} bytes", bytes.len());
+        let file = dir.path().join(format!("{name}.parquet"));
+        std::fs::write(&file, bytes).unwrap();
+        let msg = readers_message(&file);
+        files.push((file, msg));
+    }
+    let mut cluster = TestCluster::start(dir.path(), 2);
+
+    let client = Cluster::new(
+        cluster.address.parse().unwrap(),
+        Token::from_file(&cluster.token).unwrap(),
+        ClusterOptions::default(),
+    );
+    for (file, msg) in &files {
+        let started = Instant::now();
+        let path = file.to_str().unwrap().to_string();
+        let got = client.in_session(4, |ctx| async move {
+            let fail = |e: datafusion::error::DataFusionError| {
+                anonlab::error::Error::input(&path, None, None, e.to_string())
+            };
+            // The scheduler plans without reading the file's footer,
+            // so the executors are the first to read it.
+            ctx.sql("SET datafusion.execution.collect_statistics = false")
+                .await
+                .map_err(fail)?;
+            ctx.register_parquet("t", &path, Default::default())
+                .await
+                .map_err(fail)?;
+            let df = ctx
+                .sql("SELECT c0, count(*) FROM t GROUP BY c0")
+                .await
+                .map_err(fail)?;
+            df.collect().await.map_err(fail)
+        });
+        let err = got.expect_err("the job ran").to_string();
+        eprintln!(
+            "the cluster's check: the job failed {:.1?} after it was sent: {err}",
+            started.elapsed()
+        );
+        // The reader's words, its remedy (a flag of the client's) replaced.
+        let words = msg.split("; raise it with").next().unwrap();
+        assert!(
+            err.contains(&format!("the cluster refused the file: {words}")),
+            "not the reader's message ({msg}): {err}"
+        );
+        assert!(!err.contains(" { ") && !err.contains("panicked"), "{err}");
+    }
+    // The executors read the files (a task of each job), and refused them.
+    let tasks: usize = cluster
+        .executors
+        .iter()
+        .map(|e| e.stderr().matches("Received task").count())
+        .sum();
+    assert!(tasks >= files.len(), "{tasks} tasks");
+    for e in &mut cluster.executors {
+        assert!(running(e), "{} died: {}", e.name, e.stderr());
+        let peak = peak_memory(e);
+        eprintln!("{}: peak memory {} MB", e.name, peak >> 20);
+        assert!(peak < 1 << 30, "{}: {peak} bytes", e.name);
+    }
+
+    // The client's own check.
+    for (file, msg) in &files {
+        let out = run(&assess_args(&cluster, file, "c0")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(msg.as_str()), "{err}");
+    }
+
+    // A good job afterwards, on both executors still there.
+    let demo = demo_in(dir.path());
+    let v = json_of(&run(&assess_args(&cluster, &demo, "sex,age,zip")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()));
+    assert_eq!(v["rows"], 1500);
+    for e in &mut cluster.executors {
+        assert!(running(e), "{} died: {}", e.name, e.stderr());
+    }
+    cluster.stop();
+}
+
+/// Wait until `executor` has received a task since it had received
+/// `before` (counted in its log), while the client runs.
+#[track_caller]
+fn wait_for_task(executor: &Process, before: usize, client: &std::thread::JoinHandle<Output>) {
+    let deadline = Instant::now() + RUN;
+    while executor.stderr().matches("Received task").count() <= before {
+        assert!(
+            Instant::now() < deadline && !client.is_finished(),
+            "{} ran no task: {}",
+            executor.name,
+            executor.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Issue 36, item 2: killing one of two executors mid-job took the job
+/// 184 s to finish (Ballista's 180 s heartbeat timeout), and killing the
+/// only one left the client waiting until its timeout (an hour). Now the
+/// client's limit is on time without progress (`--cluster-timeout`,
+/// default 60 s), and a dead executor is noticed within seconds: the job
+/// completes on the other one, and with none left the client says so,
+/// each well within 60 s of the kill, its progress told meanwhile.
+#[test]
+fn a_lost_executor_is_noticed_within_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let pq = dir.path().join("census.parquet");
+    anonlab()
+        .args(["synth", "--rows", &ROWS.to_string(), "--seed", "5", "-o"])
+        .arg(&pq)
+        .assert()
+        .success();
+    let mut cluster = TestCluster::start(dir.path(), 2);
+    let args = assess_args(&cluster, &pq, ADULT_QI7);
+
+    // Both stopped (SIGSTOP) once one has a task: no task finishes, and
+    // the client gives up after its limit without progress, here 5 s.
+    let before = cluster.executors[0]
+        .stderr()
+        .matches("Received task")
+        .count();
+    let mut stalled = args.clone();
+    stalled.extend(["--cluster-timeout".to_string(), "5".to_string()]);
+    let c = client(stalled);
+    wait_for_task(&cluster.executors[0], before, &c);
+    let signal = |p: &Process, sig| {
+        // SAFETY: kill(2) on our own child's pid, which we have not reaped.
+        assert_eq!(unsafe { libc::kill(p.child.id() as libc::pid_t, sig) }, 0);
+    };
+    for e in &cluster.executors {
+        signal(e, libc::SIGSTOP);
+    }
+    let stopped = Instant::now();
+    let out = c.join().unwrap();
+    let took = stopped.elapsed();
+    for e in &cluster.executors {
+        signal(e, libc::SIGCONT);
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    eprintln!("both executors stopped: the client gave up {took:.1?} after");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the job made no progress for 5 s"), "{err}");
+    assert!(took < Duration::from_secs(15), "{took:?}: {err}");
+
+    // One of two killed once it has a task of the job.
+    let before = cluster.executors[1]
+        .stderr()
+        .matches("Received task")
+        .count();
+    let c = client(args.clone());
+    wait_for_task(&cluster.executors[1], before, &c);
+    cluster.executors[1].child.kill().unwrap();
+    let killed = Instant::now();
+    let out = c.join().unwrap();
+    let took = killed.elapsed();
+    let v = json_of(&out);
+    assert_eq!(v["rows"], ROWS);
+    eprintln!("one of two executors killed: the job completed {took:.1?} after");
+    assert!(took < Duration::from_secs(60), "{took:?}");
+    assert!(running(&mut cluster.executors[0]));
+
+    // The last one killed.
+    let before = cluster.executors[0]
+        .stderr()
+        .matches("Received task")
+        .count();
+    let c = client(args);
+    wait_for_task(&cluster.executors[0], before, &c);
+    cluster.executors[0].child.kill().unwrap();
+    let killed = Instant::now();
+    let out = c.join().unwrap();
+    let took = killed.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    eprintln!("the only executor killed: the client failed {took:.1?} after");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the cluster has no executor left"), "{err}");
+    assert!(took < Duration::from_secs(60), "{took:?}: {err}");
+    // The job ran for seconds: its progress was told as it ran.
+    assert!(
+        err.contains(&format!("cluster at {}: ", cluster.address)) && err.contains(" tasks done"),
+        "{err}"
+    );
+    let stopped: Vec<Process> = cluster.executors.drain(..).collect();
+    drop(stopped);
+    cluster.scheduler.stop();
+}
+
+/// The `anonlab-progress` line of the scheduler at `address` (its
+/// `/progress/NAME` for a name no job has): its number of executors alive.
+fn executors_alive(address: &str, token: &str) -> Option<usize> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(address).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        s,
+        "GET /progress/none HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).ok()?;
+    let line = answer
+        .lines()
+        .find(|l| l.starts_with("anonlab-progress "))?;
+    line.split_whitespace().nth(2)?.parse().ok()
+}
+
+/// Issue 36, item 2: after a scheduler restart the surviving executors
+/// never registered again. (They were started with Ballista's push
+/// scheduling then: registered once, and a heartbeat from an executor a
+/// new scheduler does not know registers nothing. Under the pull
+/// scheduling they run with now, every request for work carries the
+/// executor's description and registers it with a scheduler that does
+/// not know it, and tonic's channel connects again.) The scheduler killed
+/// and a new one started on its port with the same token: both executors
+/// are registered there within seconds, and a job runs on them.
+#[test]
+fn executors_register_again_after_a_scheduler_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cluster = TestCluster::start(dir.path(), 2);
+    assert_eq!(executors_alive(&cluster.address, TOKEN), Some(2));
+    cluster.scheduler.child.kill().unwrap();
+    let _ = cluster.scheduler.wait(STOP);
+    assert_eq!(executors_alive(&cluster.address, TOKEN), None);
+    // Down for a few seconds, as a restart is.
+    std::thread::sleep(Duration::from_secs(3));
+    let port = cluster.address.rsplit_once(':').unwrap().1.to_string();
+    let mut scheduler = Process::start(
+        "scheduler2",
+        dir.path(),
+        &[
+            "cluster",
+            "scheduler",
+            "--port",
+            &port,
+            "--token-file",
+            cluster.token.to_str().unwrap(),
+            "--data-root",
+            cluster.root.to_str().unwrap(),
+        ],
+        &[],
+    );
+    scheduler.line("anonlab cluster scheduler listening on ", START);
+    let restarted = Instant::now();
+    while executors_alive(&cluster.address, TOKEN) != Some(2) {
+        assert!(
+            restarted.elapsed() < Duration::from_secs(30),
+            "the executors did not register again: {:?}",
+            executors_alive(&cluster.address, TOKEN)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!(
+        "both executors registered with the new scheduler {:.1?} after it started",
+        restarted.elapsed()
+    );
+    cluster.scheduler = scheduler;
+    let demo = demo_in(dir.path());
+    let v = json_of(&run(&assess_args(&cluster, &demo, "sex,age,zip")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()));
+    assert_eq!(v["rows"], 1500);
+    cluster.stop();
+}

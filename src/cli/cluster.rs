@@ -110,11 +110,13 @@ pub struct ClusterClientArgs {
     /// (default: the file ANONLAB_CLUSTER_TOKEN_FILE names).
     #[arg(long = "cluster-token-file", value_name = "FILE", requires = "cluster")]
     pub cluster_token_file: Option<PathBuf>,
-    /// Give up on the cluster after this many seconds: waiting for it to
-    /// have an executor (10 s at most), then for the job.
+    /// Give up on the cluster after this many seconds without progress:
+    /// waiting for it to have an executor (10 s at most), then while no
+    /// task of the job finishes (a job that progresses runs as long as it
+    /// needs; its progress is told on stderr after a few seconds).
     #[arg(
         long = "cluster-timeout",
-        default_value_t = 3600,
+        default_value_t = 60,
         value_name = "SECS",
         requires = "cluster"
     )]

@@ -248,16 +248,24 @@ pub struct ClusterOptions {
     pub partitions: usize,
     /// How long to wait for the scheduler to have an executor.
     pub ready_within: Duration,
-    /// How long a job may run before the client gives up on it.
-    pub job_timeout: Duration,
+    /// How long a job may go without progress (no task of it finished)
+    /// before the client gives up on it; a job that progresses may run
+    /// as long as it needs.
+    pub stall_limit: Duration,
+    /// Whether the job's progress is told on stderr while it runs.
+    pub show_progress: bool,
 }
+
+/// The default of [`ClusterOptions::stall_limit`].
+pub const DEFAULT_STALL_LIMIT: Duration = Duration::from_secs(60);
 
 impl Default for ClusterOptions {
     fn default() -> Self {
         ClusterOptions {
             partitions: 16,
             ready_within: Duration::from_secs(10),
-            job_timeout: Duration::from_secs(3600),
+            stall_limit: DEFAULT_STALL_LIMIT,
+            show_progress: true,
         }
     }
 }
@@ -274,6 +282,20 @@ pub struct Cluster {
 
 /// How long one connection attempt or answer may take.
 const NETWORK_WAIT: Duration = Duration::from_secs(5);
+/// How long a running job may have no executor alive before the client
+/// gives up on it: beyond the scheduler's own [`scheduler::EXECUTOR_TIMEOUT`],
+/// a moment for an executor restarting at once.
+pub const NO_EXECUTOR_GRACE: Duration = Duration::from_secs(3);
+/// A job's progress is told once it has run this long (quick jobs say
+/// nothing), then whenever it changes, at most every [`TELL_EVERY`], and
+/// every [`STILL_EVERY`] while it does not.
+const SHOW_PROGRESS_AFTER: Duration = Duration::from_secs(3);
+const TELL_EVERY: Duration = Duration::from_secs(3);
+const STILL_EVERY: Duration = Duration::from_secs(15);
+/// What a client says when its job has no executor left.
+const NO_EXECUTOR_LEFT: &str = "the cluster has no executor left (the last one stopped answering the scheduler); the job is lost: start an executor and run the command again";
+/// Ballista's words when it fails a job for the same reason.
+const BALLISTA_NO_EXECUTOR: &str = "all executors were lost";
 
 impl Cluster {
     pub fn new(scheduler: Address, token: Token, options: ClusterOptions) -> Self {
@@ -287,8 +309,9 @@ impl Cluster {
     /// The cluster a [`ClusterSpec`] names (a source's `Engine::Cluster`):
     /// its address parsed, its token read from the file the spec names or
     /// else the one [`TOKEN_FILE_VAR`] names (none is refused: a cluster
-    /// is not used without one), and the spec's timeout for the job and,
-    /// within [`ClusterOptions::ready_within`], for an executor.
+    /// is not used without one), and the spec's timeout for a job without
+    /// progress and, within [`ClusterOptions::ready_within`], for an
+    /// executor.
     pub fn of(spec: &anonlab::session::ClusterSpec) -> Result<Cluster> {
         let address: Address = spec.address.parse()?;
         let from_env = std::env::var_os(TOKEN_FILE_VAR).filter(|v| !v.is_empty());
@@ -308,7 +331,7 @@ impl Cluster {
             address,
             token,
             ClusterOptions {
-                job_timeout: spec.timeout,
+                stall_limit: spec.timeout,
                 ready_within: defaults.ready_within.min(spec.timeout),
                 ..defaults
             },
@@ -372,8 +395,8 @@ impl Cluster {
     }
 
     /// Run `work` in a session on the cluster whose plans have
-    /// `partitions` partitions, within the job timeout, once the scheduler
-    /// has an executor.
+    /// `partitions` partitions, once the scheduler has an executor, while
+    /// its jobs progress ([`Cluster::watch`]).
     fn run<T, F>(&self, partitions: usize, work: impl FnOnce(SessionContext) -> F) -> Result<T>
     where
         F: std::future::Future<Output = Result<T>>,
@@ -388,20 +411,123 @@ impl Cluster {
                 self.scheduler
                     .error(format!("cannot start the client: {e}"))
             })?;
+        // The session's jobs carry a name of their own, by which the
+        // scheduler tells their progress.
+        let job_name = format!(
+            "anonlab-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        );
         let result = runtime.block_on(async {
-            let ctx = self.context(partitions).await?;
-            match tokio::time::timeout(self.options.job_timeout, work(ctx)).await {
-                Ok(out) => out,
-                Err(_) => Err(self.scheduler.error(format!(
-                    "the job did not finish within {} s (the client's limit); it may still run on the cluster",
-                    self.options.job_timeout.as_secs()
-                ))),
+            let ctx = self.context(partitions, &job_name).await?;
+            tokio::select! {
+                out = work(ctx) => out,
+                stalled = self.watch(&job_name) => Err(stalled),
             }
         });
         // Tasks the client left (connections closing) get a moment, not
         // an unbounded wait.
         runtime.shutdown_timeout(Duration::from_secs(2));
         result.map_err(|e| self.refusal(e))
+    }
+
+    /// Follow the jobs named `job_name` on the scheduler, once a second,
+    /// telling their progress on stderr (when asked to, and once a job
+    /// has run a few seconds); return the error to end the work with when
+    /// they stop progressing: no task finished for
+    /// [`ClusterOptions::stall_limit`] while one runs, or no executor
+    /// left alive for [`NO_EXECUTOR_GRACE`]. Time when no job of the name
+    /// runs (the client planning, or reading a result) is not counted.
+    /// Never returns otherwise.
+    async fn watch(&self, job_name: &str) -> Error {
+        let started = Instant::now();
+        let mut last: Option<scheduler::JobsProgress> = None;
+        let mut progressed = Instant::now();
+        let mut told = Instant::now();
+        let mut told_what = None;
+        let mut no_executor_since: Option<Instant> = None;
+        let mut interval = tokio::time::interval(Duration::from_secs(1));
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            let (scheduler, token, name) = (
+                self.scheduler.clone(),
+                self.token.clone(),
+                job_name.to_string(),
+            );
+            let asked =
+                tokio::task::spawn_blocking(move || progress_of(&scheduler, &token, &name)).await;
+            let now = Instant::now();
+            let Ok(Some(p)) = asked else {
+                // The scheduler did not answer: the job's own status
+                // requests tell a lost scheduler; until then this counts
+                // as time without progress.
+                if now.duration_since(progressed) >= self.options.stall_limit {
+                    return self.stalled();
+                }
+                continue;
+            };
+            if p.jobs == 0 {
+                // Nothing of ours runs there now.
+                progressed = now;
+                no_executor_since = None;
+                last = Some(p);
+                continue;
+            }
+            if p.ready {
+                no_executor_since = None;
+            } else {
+                let since = *no_executor_since.get_or_insert(now);
+                if now.duration_since(since) >= NO_EXECUTOR_GRACE {
+                    return self.scheduler.error(NO_EXECUTOR_LEFT);
+                }
+            }
+            let key = |p: &scheduler::JobsProgress| (p.jobs, p.stages_done, p.tasks_done);
+            if last.as_ref().map(key) != Some(key(&p)) {
+                progressed = now;
+            }
+            last = Some(p);
+            let waited = now.duration_since(progressed);
+            if waited >= self.options.stall_limit {
+                return self.stalled();
+            }
+            if self.options.show_progress
+                && now.duration_since(started) >= SHOW_PROGRESS_AFTER
+                && now.duration_since(told) >= TELL_EVERY
+                && (told_what != Some(key(&p)) || waited >= STILL_EVERY)
+            {
+                let still = if waited >= Duration::from_secs(5) {
+                    format!(
+                        "; no task finished for {} s (the client gives up at {} s)",
+                        waited.as_secs(),
+                        self.options.stall_limit.as_secs()
+                    )
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "cluster at {}: {} of {} tasks done (the stages planned so far: {} of {} done), {} s{still}",
+                    self.scheduler,
+                    p.tasks_done,
+                    p.tasks,
+                    p.stages_done,
+                    p.stages,
+                    now.duration_since(started).as_secs()
+                );
+                told = now;
+                told_what = Some(key(&p));
+            }
+        }
+    }
+
+    /// The error of a job that made no progress for the client's limit.
+    fn stalled(&self) -> Error {
+        self.scheduler.error(format!(
+            "the job made no progress for {} s (no task of it finished; the client's limit, --cluster-timeout); it may still run on the cluster",
+            self.options.stall_limit.as_secs()
+        ))
     }
 
     /// A refusal of the cluster's that came back inside a job's error
@@ -413,11 +539,19 @@ impl Cluster {
                 "the cluster refused the file: {refused} (it reads only under the data root its processes were given)"
             ));
         }
+        if let Some(refused) = root::malformed_in(&text) {
+            return self
+                .scheduler
+                .error(format!("the cluster refused the file: {refused}"));
+        }
         if text.contains(auth::DATA_REFUSED) {
             return self.scheduler.error(auth::DATA_REFUSED);
         }
         if text.contains("Unauthenticated") || text.contains(auth::REFUSED) {
             return self.scheduler.error(auth::REFUSED);
+        }
+        if text.contains(NO_EXECUTOR_LEFT) || text.contains(BALLISTA_NO_EXECUTOR) {
+            return self.scheduler.error(NO_EXECUTOR_LEFT);
         }
         if let Some(cause) = lost_connection_in(&text, &self.scheduler) {
             return self.scheduler.error(format!(
@@ -428,9 +562,11 @@ impl Cluster {
         e
     }
 
-    /// A DataFusion session whose plans run on the cluster.
-    async fn context(&self, partitions: usize) -> Result<SessionContext> {
+    /// A DataFusion session whose plans run on the cluster, its jobs
+    /// named `job_name`.
+    async fn context(&self, partitions: usize, job_name: &str) -> Result<SessionContext> {
         let config = SessionConfig::new_with_ballista()
+            .with_ballista_job_name(job_name)
             .with_target_partitions(partitions.max(1))
             .with_batch_size(8192)
             // The channels to the scheduler and to the executors' data
@@ -512,7 +648,31 @@ fn readyz(scheduler: &Address, token: &Token) -> Result<u16> {
 }
 
 /// [`readyz`] on a connection made.
-pub(crate) fn ask_readyz(mut stream: TcpStream, scheduler: &Address, token: &Token) -> Result<u16> {
+pub(crate) fn ask_readyz(stream: TcpStream, scheduler: &Address, token: &Token) -> Result<u16> {
+    get(stream, scheduler, token, "/readyz", 0).map(|(status, _)| status)
+}
+
+/// The progress of the jobs named `name` on the scheduler (its
+/// `/progress/NAME`); `None` when it does not answer it.
+fn progress_of(scheduler: &Address, token: &Token, name: &str) -> Option<scheduler::JobsProgress> {
+    let stream = connect(scheduler).ok()?;
+    let (status, body) = get(stream, scheduler, token, &format!("/progress/{name}"), 256).ok()?;
+    if status != 200 {
+        return None;
+    }
+    let body = String::from_utf8_lossy(&body);
+    body.lines().find_map(|l| l.parse().ok())
+}
+
+/// `GET path` over plain HTTP/1.1 on the scheduler's one port: the
+/// status, and at most `body` bytes of what follows the headers.
+fn get(
+    mut stream: TcpStream,
+    scheduler: &Address,
+    token: &Token,
+    path: &str,
+    body: usize,
+) -> Result<(u16, Vec<u8>)> {
     let not_scheduler = |e: std::io::Error| {
         scheduler.error(format!(
             "does not answer as a Ballista scheduler ({e}); is `anonlab cluster scheduler` running there?"
@@ -526,29 +686,46 @@ pub(crate) fn ask_readyz(mut stream: TcpStream, scheduler: &Address, token: &Tok
         .map_err(not_scheduler)?;
     write!(
         stream,
-        "GET /readyz HTTP/1.1\r\nHost: {scheduler}\r\nAuthorization: {}\r\nConnection: close\r\n\r\n",
+        "GET {path} HTTP/1.1\r\nHost: {scheduler}\r\nAuthorization: {}\r\nConnection: close\r\n\r\n",
         token.bearer()
     )
     .map_err(not_scheduler)?;
-    // The status line is all that is read; 64 bytes hold it.
-    let mut head = [0u8; 64];
-    let mut got = 0;
-    while got < 12 {
-        match stream.read(&mut head[got..]).map_err(not_scheduler)? {
+    // The status line and headers (a few hundred bytes), and the body
+    // asked for: no more is read.
+    let limit = 1024 + body;
+    let mut answer = Vec::with_capacity(limit);
+    let mut chunk = [0u8; 512];
+    loop {
+        let enough = if body == 0 {
+            answer.len() >= 12
+        } else {
+            answer.len() >= limit
+        };
+        if enough {
+            break;
+        }
+        match stream.read(&mut chunk).map_err(not_scheduler)? {
             0 => break,
-            n => got += n,
+            n => answer.extend_from_slice(&chunk[..n.min(limit - answer.len())]),
         }
     }
-    let line = String::from_utf8_lossy(&head[..got]);
+    let got = answer.len();
+    let head = &answer[..];
+    let line = String::from_utf8_lossy(&head[..got.min(64)]);
     let status = line
         .strip_prefix("HTTP/1.")
         .and_then(|rest| rest.get(2..5))
         .and_then(|code| code.parse::<u16>().ok());
-    status.ok_or_else(|| {
-        scheduler.error(
-            "does not answer as a Ballista scheduler (no HTTP answer on /readyz); is `anonlab cluster scheduler` running there?",
-        )
-    })
+    let status = status.ok_or_else(|| {
+        scheduler.error(format!(
+            "does not answer as a Ballista scheduler (no HTTP answer on {path}); is `anonlab cluster scheduler` running there?"
+        ))
+    })?;
+    let rest = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(Vec::new(), |at| answer[at + 4..].to_vec());
+    Ok((status, rest))
 }
 
 /// The error of a server at `address` that answers `/readyz` with
@@ -611,6 +788,55 @@ mod tests {
         ] {
             let m = cluster.refusal(file(text)).to_string();
             assert_eq!(m, format!("d.csv: {text}"));
+        }
+    }
+
+    /// A job failed by Ballista for want of executors, or by the client's
+    /// own watch, says the cluster has none left; a reader's refusal on
+    /// an executor comes back in the reader's words.
+    #[test]
+    fn a_cluster_without_executors_and_a_refused_file_are_named() {
+        let cluster = Cluster::new(
+            "127.0.0.1:50050".parse().unwrap(),
+            token(),
+            ClusterOptions::default(),
+        );
+        let file = |msg: &str| Error::input("d.csv", None, None, msg.to_string());
+        let m = cluster
+            .refusal(file("Execution error: Job QX failed: all executors were lost and no executor re-registered within 12s; no executors remain to run the tasks for this job"))
+            .to_string();
+        assert_eq!(m, format!("cluster at 127.0.0.1:50050: {NO_EXECUTOR_LEFT}"));
+        let m = cluster
+            .refusal(file("Execution error: Job QX failed: DataFusion error: Object Store error: Generic { store: \"data root\", source: \"the cluster's check of what it reads refused the file: /d/p.parquet, column 'c0': past the end\" }"))
+            .to_string();
+        assert_eq!(
+            m,
+            "cluster at 127.0.0.1:50050: the cluster refused the file: /d/p.parquet, column 'c0': past the end"
+        );
+    }
+
+    /// The scheduler's progress line reads back as it was written; other
+    /// text is no progress.
+    #[test]
+    fn progress_lines_read_back() {
+        let p = scheduler::JobsProgress {
+            ready: true,
+            executors: 2,
+            jobs: 1,
+            stages: 3,
+            stages_done: 1,
+            tasks: 32,
+            tasks_done: 17,
+        };
+        assert_eq!(p.to_string().parse(), Ok(p));
+        assert_eq!(p.to_string(), "anonlab-progress 1 2 1 1 3 17 32");
+        for bad in [
+            "",
+            "anonlab-progress 1 2",
+            "progress 1 2 1 1 3 17 32",
+            "anonlab-progress x 2 1 1 3 17 32",
+        ] {
+            assert!(bad.parse::<scheduler::JobsProgress>().is_err(), "{bad}");
         }
     }
 

@@ -6,14 +6,31 @@
 //! refuses every write: the cluster reads files, the client writes its
 //! outputs itself.
 //!
+//! Before a file's bytes are served, the store runs the in-memory
+//! reader's checks of its metadata on it ([`anonlab::data::formats::check_metadata`],
+//! as the engine does before DataFusion on one machine): a Parquet or
+//! Arrow file whose footer, chunk or page sizes lie (a 1 KB file claiming
+//! 2^40 bytes) is refused with the reader's message naming the file,
+//! instead of reaching DataFusion's reader, whose allocation of what the
+//! file claims aborts the process (Rust's allocation failure is no
+//! panic, so no `catch_unwind` saves a task from it: the claim must be
+//! refused before it is allocated). The client makes the same checks,
+//! but the executors check what they read themselves: the file they
+//! open may not be the one the client looked at. The checks use the
+//! readers' default limits (the executor's own bound on what one task
+//! decompresses: 2 GiB of pages per row group), not the client's flags.
+//! A file checked is remembered by its size and modification time.
+//!
 //! A path is resolved when it is asked for and then read by the name it
 //! was asked by: a user who may change the directories under the root can
 //! swap a directory for a link between the two. The root is for
 //! directories only the operator writes.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Component, Path as FsPath, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use async_trait::async_trait;
 use datafusion::execution::object_store::{
@@ -34,6 +51,13 @@ use anonlab::error::{Error, Parameter, Result};
 /// The words of a refusal, which a client finds in the error that comes
 /// back through Ballista ([`refusal_in`]).
 const OUTSIDE: &str = " is outside the data root ";
+/// The words before a reader's refusal of a file's metadata, which a
+/// client finds in the same way ([`malformed_in`]).
+const CHECKED: &str = "the cluster's check of what it reads refused the file: ";
+/// What the cluster says instead of a reader's remedy (a flag of the
+/// client's, which does not reach the cluster's checks).
+const DEFAULT_LIMITS: &str =
+    "the cluster's processes check the files they read with the readers' default limits";
 
 /// A directory under which the cluster reads, by its resolved path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,10 +96,7 @@ impl DataRoot {
         let registry = DefaultObjectStoreRegistry::new();
         registry.register_store(
             ObjectStoreUrl::local_filesystem().as_ref(),
-            Arc::new(Confined {
-                root: self.0.clone(),
-                inner: LocalFileSystem::new(),
-            }),
+            Arc::new(Confined::new(self.0.clone())),
         );
         let mut builder = RuntimeEnvBuilder::new().with_object_store_registry(Arc::new(registry));
         if let Some(temp) = temp {
@@ -103,12 +124,27 @@ pub(crate) fn refusal_in(text: &str) -> Option<String> {
     Some(format!("{}{OUTSIDE}{root}", &text[start..at]))
 }
 
-/// `LocalFileSystem`, refusing what is outside `root` and every write.
+/// A reader's refusal of a file's metadata in the text of an error that
+/// came back through Ballista, in the reader's words.
+pub(crate) fn malformed_in(text: &str) -> Option<&str> {
+    let rest = &text[text.find(CHECKED)? + CHECKED.len()..];
+    let end = rest.find(['"', '\\', '\n']).unwrap_or(rest.len());
+    Some(rest[..end].trim_end())
+}
+
+/// `LocalFileSystem`, refusing what is outside `root`, every write, and
+/// a file whose metadata the readers' checks refuse.
 #[derive(Debug)]
 struct Confined {
     root: PathBuf,
     inner: LocalFileSystem,
+    /// Files whose checks passed, by path: their size and modification
+    /// time then (a file changed since is checked again).
+    checked: Mutex<HashMap<PathBuf, (u64, Option<SystemTime>)>>,
 }
+
+/// How many checked files a store remembers before it forgets them all.
+const REMEMBERED: usize = 4096;
 
 /// A refusal of the store's, whose `Debug` (which Ballista's messages
 /// use) is its words as a string literal: the client reduces a debug form
@@ -194,8 +230,57 @@ fn check(inner: &LocalFileSystem, root: &FsPath, location: &Path) -> object_stor
 }
 
 impl Confined {
+    fn new(root: PathBuf) -> Confined {
+        Confined {
+            root,
+            inner: LocalFileSystem::new(),
+            checked: Mutex::new(HashMap::new()),
+        }
+    }
+
     fn check(&self, location: &Path) -> object_store::Result<()> {
         check(&self.inner, &self.root, location)
+    }
+
+    /// The readers' checks of the file at `location` (under the root),
+    /// unless it passed them as it is now; the reader's refusal, worded
+    /// as it is, when it does not.
+    async fn check_data(&self, location: &Path) -> object_store::Result<()> {
+        let file = self.inner.path_to_filesystem(location)?;
+        // A file that is not there is the inner store's to tell.
+        let Ok(meta) = std::fs::metadata(&file) else {
+            return Ok(());
+        };
+        if !meta.is_file() {
+            return Ok(());
+        }
+        let stamp = (meta.len(), meta.modified().ok());
+        let known = |checked: &HashMap<PathBuf, _>| checked.get(&file) == Some(&stamp);
+        if self.checked.lock().is_ok_and(|c| known(&c)) {
+            return Ok(());
+        }
+        let path = file.clone();
+        let checked = tokio::task::spawn_blocking(move || {
+            anonlab::data::formats::check_metadata(&path, &anonlab::data::CsvOptions::default())
+        })
+        .await
+        .map_err(|e| {
+            refused(format!(
+                "{}: the check of the file failed: {e}",
+                file.display()
+            ))
+        })?;
+        checked.map_err(|e| {
+            let msg = e.message_with(|_| DEFAULT_LIMITS.to_string(), |p| format!("{p:?}"));
+            refused(format!("{CHECKED}{msg}"))
+        })?;
+        if let Ok(mut c) = self.checked.lock() {
+            if c.len() >= REMEMBERED {
+                c.clear();
+            }
+            c.insert(file, stamp);
+        }
+        Ok(())
     }
 }
 
@@ -230,6 +315,10 @@ impl ObjectStore for Confined {
         options: GetOptions,
     ) -> object_store::Result<GetResult> {
         self.check(location)?;
+        // A request for the file's size and time reads none of its bytes.
+        if !options.head {
+            self.check_data(location).await?;
+        }
         self.inner.get_opts(location, options).await
     }
 
@@ -302,10 +391,7 @@ mod tests {
     use super::*;
 
     fn store(root: &FsPath) -> Confined {
-        Confined {
-            root: root.canonicalize().unwrap(),
-            inner: LocalFileSystem::new(),
-        }
+        Confined::new(root.canonicalize().unwrap())
     }
 
     fn location(p: &FsPath) -> Path {
@@ -379,6 +465,48 @@ mod tests {
             let put = s.put_opts(&new, PutPayload::default(), PutOptions::default());
             assert!(put.await.is_err());
             assert!(!root.join("new").exists());
+        });
+    }
+
+    /// A malformed Parquet file is refused by the store with the reader's
+    /// message naming it, before any of its bytes are served (issue 36:
+    /// DataFusion's reader panicked or aborted on such files); a good one
+    /// is served, and checked once.
+    #[test]
+    fn a_malformed_file_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let bad = root.join("bad.parquet");
+        std::fs::write(&bad, b"PAR1PAR1").unwrap();
+        // A footer length past the start of the file.
+        let lying = root.join("lying.parquet");
+        let mut bytes = b"PAR1".to_vec();
+        bytes.extend([0u8; 16]);
+        bytes.extend((1u32 << 30).to_le_bytes());
+        bytes.extend(b"PAR1");
+        std::fs::write(&lying, bytes).unwrap();
+        let good = root.join("good.csv");
+        std::fs::write(&good, "a\n1\n").unwrap();
+        let s = store(&root);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            for file in [&bad, &lying] {
+                let e = s
+                    .get_opts(&location(file), GetOptions::default())
+                    .await
+                    .unwrap_err();
+                let text = format!("{e:?}");
+                let nested = format!("Execution(\"Job 1 failed: {text}\")");
+                let told = malformed_in(&nested).unwrap();
+                assert!(told.starts_with(&file.display().to_string()), "{told}");
+                assert!(!text.contains("outside the data root"), "{text}");
+                assert!(s.checked.lock().unwrap().get(file.as_path()).is_none());
+            }
+            let got = s.get_opts(&location(&good), GetOptions::default()).await;
+            assert_eq!(got.unwrap().bytes().await.unwrap().as_ref(), b"a\n1\n");
+            assert!(s.checked.lock().unwrap().contains_key(good.as_path()));
         });
     }
 }

@@ -9,6 +9,17 @@
 //! (`auth`), since Ballista's server takes no layer. Nothing else is
 //! served: no REST API, no Flight proxy (Ballista's defaults here). Its
 //! sessions read files through a store confined to the data root (`root`).
+//!
+//! Surviving a lost executor (issue 36): Ballista's defaults notice one
+//! after 180 s without a heartbeat. Under pull scheduling an executor's
+//! request for work is its heartbeat, sent at least every 5 s even when
+//! every core is busy (Ballista's `HEARTBEAT_POLL_INTERVAL`); the
+//! scheduler here takes an executor silent for [`EXECUTOR_TIMEOUT`] as
+//! dead, looks every [`EXPIRE_EVERY`], moves its tasks to the others, and
+//! fails a job left with no executor at all after the same time again.
+//! One more route, `/progress/NAME` (token checked like the rest), tells
+//! a client how far its jobs (those named NAME) are: the client's wait is
+//! bounded by time without progress, not by a job's whole length.
 
 use std::future::{Future, IntoFuture};
 use std::net::{SocketAddr, TcpListener};
@@ -33,6 +44,12 @@ use super::auth::{Token, REFUSED};
 use super::root::DataRoot;
 use super::{bind_ip, without_sigpipe, Address};
 use anonlab::error::{Error, Result};
+
+/// An executor whose last heartbeat is older than this is dead: two
+/// heartbeats and some missed (one every 5 s at most).
+pub const EXECUTOR_TIMEOUT: Duration = Duration::from_secs(12);
+/// How often the scheduler looks for dead executors.
+pub const EXPIRE_EVERY: Duration = Duration::from_secs(2);
 
 /// Where a scheduler listens, whom it serves and where it plans.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +145,12 @@ impl Scheduler {
                 // have no port that takes tasks.
                 scheduling_policy: TaskSchedulingPolicy::PullStaged,
                 task_distribution: TaskDistributionPolicy::RoundRobin,
+                // A dead executor noticed within seconds (the module's
+                // notes); Ballista wants the grace for a cluster left
+                // with none no shorter than the timeout.
+                executor_timeout_seconds: EXECUTOR_TIMEOUT.as_secs(),
+                expire_dead_executor_interval_seconds: EXPIRE_EVERY.as_secs(),
+                no_executors_grace_period_seconds: EXECUTOR_TIMEOUT.as_secs(),
                 // Every channel the scheduler opens presents the token.
                 override_create_grpc_client_endpoint: Some(endpoint),
                 override_config_producer: Some(Arc::new(move || {
@@ -158,6 +181,7 @@ impl Scheduler {
                     .await
                     .map_err(|e| fail(&e))?;
             let ready = server.clone();
+            let progress = server.clone();
             let grpc = SchedulerGrpcServer::new(server)
                 .max_encoding_message_size(max_encoding)
                 .max_decoding_message_size(max_decoding);
@@ -173,6 +197,15 @@ impl Scheduler {
                         };
                         async move { status }
                     }),
+                )
+                .route(
+                    "/progress/{name}",
+                    axum::routing::get(
+                        move |axum::extract::Path(name): axum::extract::Path<String>| {
+                            let server = progress.clone();
+                            async move { jobs_progress(&server, &name).await.to_string() }
+                        },
+                    ),
                 )
                 .fallback(|| async { StatusCode::NOT_FOUND })
                 .layer(axum::middleware::from_fn_with_state(
@@ -196,6 +229,126 @@ impl Scheduler {
         runtime.shutdown_timeout(Duration::from_secs(2));
         result
     }
+}
+
+/// How far the running jobs of one name are, and whether the scheduler
+/// has an executor: what `/progress/NAME` answers, as one line of
+/// numbers (`JobsProgress`'s `Display`, read back by `FromStr`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct JobsProgress {
+    /// Whether an executor is alive (has sent a heartbeat lately).
+    pub ready: bool,
+    /// Executors registered whose last heartbeat is within
+    /// [`EXECUTOR_TIMEOUT`].
+    pub executors: usize,
+    /// Running jobs of that name.
+    pub jobs: usize,
+    pub stages: usize,
+    pub stages_done: usize,
+    /// Tasks of the jobs' stages resolved so far (one per partition; a
+    /// stage waiting for its inputs is not cut into tasks yet).
+    pub tasks: usize,
+    /// Tasks finished: every success counts, a task run again after its
+    /// executor was lost too, so the count only grows while work is done.
+    pub tasks_done: usize,
+}
+
+impl std::fmt::Display for JobsProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "anonlab-progress {} {} {} {} {} {} {}",
+            u8::from(self.ready),
+            self.executors,
+            self.jobs,
+            self.stages_done,
+            self.stages,
+            self.tasks_done,
+            self.tasks
+        )
+    }
+}
+
+impl std::str::FromStr for JobsProgress {
+    type Err = ();
+
+    fn from_str(s: &str) -> std::result::Result<Self, ()> {
+        let mut words = s.split_whitespace();
+        if words.next() != Some("anonlab-progress") {
+            return Err(());
+        }
+        let mut next = || -> std::result::Result<usize, ()> {
+            words.next().and_then(|w| w.parse().ok()).ok_or(())
+        };
+        Ok(JobsProgress {
+            ready: next()? == 1,
+            executors: next()?,
+            jobs: next()?,
+            stages_done: next()?,
+            stages: next()?,
+            tasks_done: next()?,
+            tasks: next()?,
+        })
+    }
+}
+
+/// The progress of the running jobs named `name` on `server`.
+async fn jobs_progress(
+    server: &ballista_scheduler::scheduler_server::SchedulerServer<
+        LogicalPlanNode,
+        PhysicalPlanNode,
+    >,
+    name: &str,
+) -> JobsProgress {
+    use ballista_core::serde::protobuf::task_status::Status;
+    use ballista_scheduler::state::execution_stage::ExecutionStage;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let executors = server
+        .state
+        .executor_manager
+        .get_executors_state()
+        .await
+        .map_or(0, |all| {
+            all.iter()
+                .filter(|(_, beat, _)| {
+                    beat.is_some_and(|b| now.saturating_sub(b) < EXECUTOR_TIMEOUT)
+                })
+                .count()
+        });
+    let mut p = JobsProgress {
+        ready: server.is_ready(),
+        executors,
+        ..JobsProgress::default()
+    };
+    for job in server.state.task_manager.get_running_job_cache().values() {
+        let graph = job.execution_graph.read().await;
+        if graph.job_name() != name {
+            continue;
+        }
+        p.jobs += 1;
+        p.stages += graph.stage_count();
+        p.stages_done += graph.completed_stages();
+        for stage in graph.stages().values() {
+            let partitions = match stage {
+                // Cut into tasks once its inputs are known.
+                ExecutionStage::UnResolved(_) => 0,
+                ExecutionStage::Resolved(s) => s.partitions,
+                ExecutionStage::Running(s) => s.partitions,
+                ExecutionStage::Successful(s) => s.partitions,
+                ExecutionStage::Failed(s) => s.partitions,
+            };
+            p.tasks += partitions;
+            p.tasks_done += stage.task_infos().map_or(0, |infos| {
+                infos
+                    .iter()
+                    .filter(|t| matches!(t.task_status, Status::Successful(_)))
+                    .count()
+            });
+        }
+    }
+    p
 }
 
 /// A request that presents the token goes on; any other is answered
