@@ -283,9 +283,11 @@ pub struct Cluster {
 /// How long one connection attempt or answer may take.
 const NETWORK_WAIT: Duration = Duration::from_secs(5);
 /// How long a running job may have no executor alive before the client
-/// gives up on it: beyond the scheduler's own [`scheduler::EXECUTOR_TIMEOUT`],
-/// a moment for an executor restarting at once.
-pub const NO_EXECUTOR_GRACE: Duration = Duration::from_secs(3);
+/// gives up on it, beyond the scheduler's own [`scheduler::EXECUTOR_TIMEOUT`]:
+/// an executor that lives but was slow to ask for work (a loaded machine)
+/// asks again within 5 s and is alive again, and one restarted at once
+/// registers within this time.
+pub const NO_EXECUTOR_GRACE: Duration = Duration::from_secs(10);
 /// A job's progress is told once it has run this long (quick jobs say
 /// nothing), then whenever it changes, at most every [`TELL_EVERY`], and
 /// every [`STILL_EVERY`] while it does not.
