@@ -1496,6 +1496,12 @@ fn executors_register_again_after_a_scheduler_restart() {
         "both executors registered with the new scheduler {:.1?} after it started",
         restarted.elapsed()
     );
+    // Meanwhile each executor asked for work twenty times a second and
+    // Ballista warned each time: shown once, not a screenful.
+    for e in &cluster.executors {
+        let warned = e.stderr().matches("poll work loop failed").count();
+        assert!((1..=2).contains(&warned), "{}: {warned} warnings", e.name);
+    }
     cluster.scheduler = scheduler;
     let demo = demo_in(dir.path());
     let v = json_of(&run(&assess_args(&cluster, &demo, "sex,age,zip")

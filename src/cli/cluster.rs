@@ -283,26 +283,85 @@ fn stop_on_signals() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     Ok(futures::future::pending::<()>())
 }
 
+/// A repeated log message is shown once in this time.
+#[cfg(feature = "cluster")]
+const REPEATS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+/// The characters of a message that tell its kind (with its target).
+#[cfg(feature = "cluster")]
+const REPEAT_PREFIX: usize = 40;
+
 /// Ballista's log messages on stderr, at the level `ANONLAB_LOG` names
 /// (`error`, `warn`, `info`, `debug`, `trace`, `off`), else `default`.
+///
+/// A warning or error that repeats (the same target and the same first
+/// words) is shown once per [`REPEATS_EVERY`], with how many were left
+/// out: an
+/// executor whose scheduler is down asks it for work twenty times a
+/// second and warns each time, and would fill the terminal while the
+/// scheduler restarts.
 #[cfg(feature = "cluster")]
 fn init_logger(default: log::LevelFilter) {
-    struct Stderr(log::LevelFilter);
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    use std::time::Instant;
+    /// When each kind of message was last shown, and how many of it
+    /// were left out since.
+    type Shown = HashMap<String, (Instant, u64)>;
+    struct Stderr(log::LevelFilter, Mutex<Shown>);
     impl log::Log for Stderr {
         fn enabled(&self, m: &log::Metadata) -> bool {
             m.level() <= self.0
         }
         fn log(&self, r: &log::Record) {
-            if self.enabled(r.metadata()) {
-                // Messages may quote a file's values: escaped, as every
-                // message of anonlab's.
-                eprintln!(
-                    "anonlab: {} {}: {}",
-                    r.level().as_str().to_lowercase(),
-                    r.target(),
-                    anonlab::error::escaped(&r.args().to_string())
-                );
+            if !self.enabled(r.metadata()) {
+                return;
             }
+            let text = r.args().to_string();
+            let kind: String = r
+                .target()
+                .chars()
+                .chain(text.chars().take(REPEAT_PREFIX))
+                .collect();
+            let now = Instant::now();
+            // Info and below are asked for (ANONLAB_LOG): all shown.
+            let repeats = r.level() <= log::Level::Warn;
+            let left_out = match self.1.lock() {
+                Ok(_) if !repeats => 0,
+                Ok(mut shown) => match shown.get_mut(&kind) {
+                    Some((at, n)) if now.duration_since(*at) < REPEATS_EVERY => {
+                        *n += 1;
+                        return;
+                    }
+                    Some((at, n)) => {
+                        *at = now;
+                        std::mem::take(n)
+                    }
+                    None => {
+                        if shown.len() >= 1024 {
+                            shown.clear();
+                        }
+                        shown.insert(kind, (now, 0));
+                        0
+                    }
+                },
+                Err(_) => 0,
+            };
+            let more = if left_out > 0 {
+                format!(
+                    " ({left_out} more like it in the last {} s)",
+                    REPEATS_EVERY.as_secs()
+                )
+            } else {
+                String::new()
+            };
+            // Messages may quote a file's values: escaped, as every
+            // message of anonlab's.
+            eprintln!(
+                "anonlab: {} {}: {}{more}",
+                r.level().as_str().to_lowercase(),
+                r.target(),
+                anonlab::error::escaped(&text)
+            );
         }
         fn flush(&self) {}
     }
@@ -311,7 +370,7 @@ fn init_logger(default: log::LevelFilter) {
         .and_then(|v| v.parse::<log::LevelFilter>().ok())
         .unwrap_or(default);
     // A second call (a logger already set) keeps the first.
-    if log::set_boxed_logger(Box::new(Stderr(level))).is_ok() {
+    if log::set_boxed_logger(Box::new(Stderr(level, Mutex::new(HashMap::new())))).is_ok() {
         log::set_max_level(level);
     }
 }
