@@ -248,9 +248,9 @@ pub struct ClusterOptions {
     pub partitions: usize,
     /// How long to wait for the scheduler to have an executor.
     pub ready_within: Duration,
-    /// How long a job may go without progress (no task of it finished)
-    /// before the client gives up on it; a job that progresses may run
-    /// as long as it needs.
+    /// How long a job may go without progress (no task of it finished or
+    /// running on an executor that answers) before the client gives up on
+    /// it; a job that progresses may run as long as it needs.
     pub stall_limit: Duration,
     /// Whether the job's progress is told on stderr while it runs.
     pub show_progress: bool,
@@ -438,15 +438,18 @@ impl Cluster {
     /// Follow the jobs named `job_name` on the scheduler, once a second,
     /// telling their progress on stderr (when asked to, and once a job
     /// has run a few seconds); return the error to end the work with when
-    /// they stop progressing: no task finished for
-    /// [`ClusterOptions::stall_limit`] while one runs, or no executor
-    /// left alive for [`NO_EXECUTOR_GRACE`]. Time when no job of the name
-    /// runs (the client planning, or reading a result) is not counted.
-    /// Never returns otherwise.
+    /// they stop progressing: for [`ClusterOptions::stall_limit`] no task
+    /// of them finished and none ran on an executor that still asks for
+    /// work (a task that scans a whole file may run for long; a stopped
+    /// or lost executor stops asking within seconds), or no executor left
+    /// alive for [`NO_EXECUTOR_GRACE`]. Time when no job of the name runs
+    /// (the client planning, or reading a result) is not counted. Never
+    /// returns otherwise.
     async fn watch(&self, job_name: &str) -> Error {
         let started = Instant::now();
         let mut last: Option<scheduler::JobsProgress> = None;
         let mut progressed = Instant::now();
+        let mut finished_at = Instant::now();
         let mut told = Instant::now();
         let mut told_what = None;
         let mut no_executor_since: Option<Instant> = None;
@@ -487,7 +490,10 @@ impl Cluster {
                 }
             }
             let key = |p: &scheduler::JobsProgress| (p.jobs, p.stages_done, p.tasks_done);
-            if last.as_ref().map(key) != Some(key(&p)) {
+            let finished = last.as_ref().map(key) != Some(key(&p));
+            // A task that runs on an executor still asking for work is
+            // progress too: one task may scan a whole file.
+            if finished || p.working > 0 {
                 progressed = now;
             }
             last = Some(p);
@@ -495,16 +501,26 @@ impl Cluster {
             if waited >= self.options.stall_limit {
                 return self.stalled();
             }
+            if finished {
+                finished_at = now;
+            }
+            let quiet = now.duration_since(finished_at);
             if self.options.show_progress
                 && now.duration_since(started) >= SHOW_PROGRESS_AFTER
                 && now.duration_since(told) >= TELL_EVERY
-                && (told_what != Some(key(&p)) || waited >= STILL_EVERY)
+                && (told_what != Some(key(&p)) || now.duration_since(told) >= STILL_EVERY)
             {
                 let still = if waited >= Duration::from_secs(5) {
                     format!(
-                        "; no task finished for {} s (the client gives up at {} s)",
+                        "; nothing under way for {} s (the client gives up at {} s)",
                         waited.as_secs(),
                         self.options.stall_limit.as_secs()
+                    )
+                } else if quiet >= Duration::from_secs(5) {
+                    format!(
+                        "; {} running, none finished for {} s",
+                        p.working,
+                        quiet.as_secs()
                     )
                 } else {
                     String::new()
@@ -527,7 +543,7 @@ impl Cluster {
     /// The error of a job that made no progress for the client's limit.
     fn stalled(&self) -> Error {
         self.scheduler.error(format!(
-            "the job made no progress for {} s (no task of it finished; the client's limit, --cluster-timeout); it may still run on the cluster",
+            "the job made no progress for {} s (no task of it finished or ran on an executor that answers; the client's limit, --cluster-timeout); it may still run on the cluster",
             self.options.stall_limit.as_secs()
         ))
     }
@@ -829,9 +845,10 @@ mod tests {
             stages_done: 1,
             tasks: 32,
             tasks_done: 17,
+            working: 4,
         };
         assert_eq!(p.to_string().parse(), Ok(p));
-        assert_eq!(p.to_string(), "anonlab-progress 1 2 1 1 3 17 32");
+        assert_eq!(p.to_string(), "anonlab-progress 1 2 1 1 3 17 32 4");
         for bad in [
             "",
             "anonlab-progress 1 2",

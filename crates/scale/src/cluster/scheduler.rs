@@ -18,7 +18,8 @@
 //! dead, looks every [`EXPIRE_EVERY`], moves its tasks to the others, and
 //! fails a job left with no executor at all after the same time again.
 //! One more route, `/progress/NAME` (token checked like the rest), tells
-//! a client how far its jobs (those named NAME) are: the client's wait is
+//! a client how far its jobs (those named NAME) are, and whether tasks of
+//! them run on executors that still ask for work: the client's wait is
 //! bounded by time without progress, not by a job's whole length.
 
 use std::future::{Future, IntoFuture};
@@ -251,20 +252,30 @@ pub(crate) struct JobsProgress {
     /// Tasks finished: every success counts, a task run again after its
     /// executor was lost too, so the count only grows while work is done.
     pub tasks_done: usize,
+    /// Tasks running on an executor that asked for work within
+    /// [`WORKING_WITHIN`]: work under way, though no task finishes (one
+    /// task may scan a whole file).
+    pub working: usize,
 }
+
+/// A running task is under way while its executor has asked for work this
+/// recently (a busy executor asks every 5 s at most; the heartbeat's time
+/// is in whole seconds).
+pub const WORKING_WITHIN: Duration = Duration::from_secs(7);
 
 impl std::fmt::Display for JobsProgress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "anonlab-progress {} {} {} {} {} {} {}",
+            "anonlab-progress {} {} {} {} {} {} {} {}",
             u8::from(self.ready),
             self.executors,
             self.jobs,
             self.stages_done,
             self.stages,
             self.tasks_done,
-            self.tasks
+            self.tasks,
+            self.working
         )
     }
 }
@@ -288,6 +299,7 @@ impl std::str::FromStr for JobsProgress {
             stages: next()?,
             tasks_done: next()?,
             tasks: next()?,
+            working: next()?,
         })
     }
 }
@@ -305,21 +317,21 @@ async fn jobs_progress(
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let executors = server
+    // Each executor's time since its last request for work.
+    let silent: std::collections::HashMap<String, Duration> = server
         .state
         .executor_manager
         .get_executors_state()
         .await
-        .map_or(0, |all| {
-            all.iter()
-                .filter(|(_, beat, _)| {
-                    beat.is_some_and(|b| now.saturating_sub(b) < EXECUTOR_TIMEOUT)
-                })
-                .count()
-        });
+        .map(|all| {
+            all.into_iter()
+                .filter_map(|(meta, beat, _)| Some((meta.id, now.saturating_sub(beat?))))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut p = JobsProgress {
         ready: server.is_ready(),
-        executors,
+        executors: silent.values().filter(|&&s| s < EXECUTOR_TIMEOUT).count(),
         ..JobsProgress::default()
     };
     for job in server.state.task_manager.get_running_job_cache().values() {
@@ -330,6 +342,15 @@ async fn jobs_progress(
         p.jobs += 1;
         p.stages += graph.stage_count();
         p.stages_done += graph.completed_stages();
+        p.working += graph
+            .running_tasks()
+            .iter()
+            .filter(|t| {
+                silent
+                    .get(&t.executor_id)
+                    .is_some_and(|&s| s < WORKING_WITHIN)
+            })
+            .count();
         for stage in graph.stages().values() {
             let partitions = match stage {
                 // Cut into tasks once its inputs are known.
