@@ -18,9 +18,18 @@
 //!   as the user who started the executor.
 //! - Stopping drops Ballista's executor (its runtime and running tasks)
 //!   and then tells the scheduler, which moves the executor's tasks
-//!   elsewhere at once instead of after its 180 s heartbeat timeout. The
+//!   elsewhere at once instead of after its heartbeat timeout (12 s,
+//!   `scheduler::EXECUTOR_TIMEOUT`). The
 //!   scheduler is told only after the runtime is gone: a heartbeat after
 //!   the notice would register the executor again.
+//! - Surviving its scheduler: the executor asks it for work twenty times a
+//!   second while idle (at least every 5 s while busy), each request
+//!   carrying the executor's description, which registers it with a
+//!   scheduler that does not know it. So a scheduler restarted on the
+//!   same address has the executors registered again within a second,
+//!   with nothing done here (tonic's channel connects again). The push
+//!   scheduling these executors once used registered only at start, and
+//!   a restarted scheduler never saw them again.
 //! - The work directory (shuffle and result files, spills) is a fresh
 //!   directory made inside the one asked for and removed at the end, so
 //!   nothing of the user's is ever deleted.
