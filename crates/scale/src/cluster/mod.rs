@@ -426,7 +426,14 @@ impl Cluster {
             let ctx = self.context(partitions, &job_name).await?;
             tokio::select! {
                 out = work(ctx) => out,
-                stalled = self.watch(&job_name) => Err(stalled),
+                stalled = self.watch(&job_name) => {
+                    // What still runs of the job is of no use to anyone.
+                    let (scheduler, token, name) =
+                        (self.scheduler.clone(), self.token.clone(), job_name.clone());
+                    let _ = tokio::task::spawn_blocking(move || cancel(&scheduler, &token, &name))
+                        .await;
+                    Err(stalled)
+                }
             }
         });
         // Tasks the client left (connections closing) get a moment, not
@@ -543,7 +550,7 @@ impl Cluster {
     /// The error of a job that made no progress for the client's limit.
     fn stalled(&self) -> Error {
         self.scheduler.error(format!(
-            "the job made no progress for {} s (no task of it finished or ran on an executor that answers; the client's limit, --cluster-timeout); it may still run on the cluster",
+            "the job made no progress for {} s (no task of it finished or ran on an executor that answers; the client's limit, --cluster-timeout); the client asked the scheduler to cancel it",
             self.options.stall_limit.as_secs()
         ))
     }
@@ -682,12 +689,42 @@ fn progress_of(scheduler: &Address, token: &Token, name: &str) -> Option<schedul
     body.lines().find_map(|l| l.parse().ok())
 }
 
-/// `GET path` over plain HTTP/1.1 on the scheduler's one port: the
-/// status, and at most `body` bytes of what follows the headers.
+/// Ask the scheduler to cancel the jobs named `name` (its
+/// `POST /cancel/NAME`); whether it answered.
+fn cancel(scheduler: &Address, token: &Token, name: &str) -> bool {
+    connect(scheduler)
+        .and_then(|stream| {
+            request(
+                stream,
+                scheduler,
+                token,
+                "POST",
+                &format!("/cancel/{name}"),
+                0,
+            )
+        })
+        .is_ok_and(|(status, _)| status == 200)
+}
+
+/// `GET path` on the scheduler's one port ([`request`]).
 fn get(
+    stream: TcpStream,
+    scheduler: &Address,
+    token: &Token,
+    path: &str,
+    body: usize,
+) -> Result<(u16, Vec<u8>)> {
+    request(stream, scheduler, token, "GET", path, body)
+}
+
+/// `METHOD path` (no body) over plain HTTP/1.1 on the scheduler's one
+/// port: the status, and at most `body` bytes of what follows the
+/// headers.
+fn request(
     mut stream: TcpStream,
     scheduler: &Address,
     token: &Token,
+    method: &str,
     path: &str,
     body: usize,
 ) -> Result<(u16, Vec<u8>)> {
@@ -704,7 +741,7 @@ fn get(
         .map_err(not_scheduler)?;
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {scheduler}\r\nAuthorization: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {scheduler}\r\nAuthorization: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
         token.bearer()
     )
     .map_err(not_scheduler)?;

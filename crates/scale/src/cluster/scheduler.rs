@@ -17,10 +17,11 @@
 //! scheduler here takes an executor silent for [`EXECUTOR_TIMEOUT`] as
 //! dead, looks every [`EXPIRE_EVERY`], moves its tasks to the others, and
 //! fails a job left with no executor at all after the same time again.
-//! One more route, `/progress/NAME` (token checked like the rest), tells
+//! Two more routes (token checked like the rest): `/progress/NAME` tells
 //! a client how far its jobs (those named NAME) are, and whether tasks of
 //! them run on executors that still ask for work: the client's wait is
-//! bounded by time without progress, not by a job's whole length.
+//! bounded by time without progress, not by a job's whole length; and
+//! `POST /cancel/NAME` cancels them, when the client gives up.
 
 use std::future::{Future, IntoFuture};
 use std::net::{SocketAddr, TcpListener};
@@ -183,6 +184,7 @@ impl Scheduler {
                     .map_err(|e| fail(&e))?;
             let ready = server.clone();
             let progress = server.clone();
+            let cancel = server.clone();
             let grpc = SchedulerGrpcServer::new(server)
                 .max_encoding_message_size(max_encoding)
                 .max_decoding_message_size(max_decoding);
@@ -205,6 +207,15 @@ impl Scheduler {
                         move |axum::extract::Path(name): axum::extract::Path<String>| {
                             let server = progress.clone();
                             async move { jobs_progress(&server, &name).await.to_string() }
+                        },
+                    ),
+                )
+                .route(
+                    "/cancel/{name}",
+                    axum::routing::post(
+                        move |axum::extract::Path(name): axum::extract::Path<String>| {
+                            let server = cancel.clone();
+                            async move { cancel_jobs(&server, &name).await.to_string() }
                         },
                     ),
                 )
@@ -370,6 +381,31 @@ async fn jobs_progress(
         }
     }
     p
+}
+
+/// Cancel the running jobs named `name` on `server` (a client that gave
+/// up on them); how many were.
+async fn cancel_jobs(
+    server: &ballista_scheduler::scheduler_server::SchedulerServer<
+        LogicalPlanNode,
+        PhysicalPlanNode,
+    >,
+    name: &str,
+) -> usize {
+    let mut ids = Vec::new();
+    for (id, job) in server.state.task_manager.get_running_job_cache().iter() {
+        if job.execution_graph.read().await.job_name() == name {
+            ids.push(id.clone());
+        }
+    }
+    let mut cancelled = 0;
+    for id in ids {
+        match server.cancel_job(id.clone()).await {
+            Ok(()) => cancelled += 1,
+            Err(e) => log::warn!("could not cancel job {id}: {e}"),
+        }
+    }
+    cancelled
 }
 
 /// A request that presents the token goes on; any other is answered
