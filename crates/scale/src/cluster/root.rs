@@ -19,7 +19,8 @@
 //! open may not be the one the client looked at. The checks use the
 //! readers' default limits (the executor's own bound on what one task
 //! decompresses: 2 GiB of pages per row group), not the client's flags.
-//! A file checked is remembered by its size and modification time.
+//! A file checked is remembered by its size and modification time, for
+//! the life of the process.
 //!
 //! A path is resolved when it is asked for and then read by the name it
 //! was asked by: a user who may change the directories under the root can
@@ -59,9 +60,23 @@ const CHECKED: &str = "the cluster's check of what it reads refused the file: ";
 const DEFAULT_LIMITS: &str =
     "the cluster's processes check the files they read with the readers' default limits";
 
-/// A directory under which the cluster reads, by its resolved path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DataRoot(PathBuf);
+/// A directory under which the cluster reads, by its resolved path; and
+/// the files its stores have checked, shared by every store made from it
+/// (a session's, a task's), so a process checks a file once.
+#[derive(Debug, Clone)]
+pub struct DataRoot(PathBuf, Checked);
+
+/// Files whose checks passed, by path: their size and modification time
+/// then (a file changed since is checked again).
+type Checked = Arc<Mutex<HashMap<PathBuf, (u64, Option<SystemTime>)>>>;
+
+impl PartialEq for DataRoot {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for DataRoot {}
 
 impl DataRoot {
     /// The data root `dir`: a directory, resolved (links followed).
@@ -83,7 +98,7 @@ impl DataRoot {
                 "it is the whole file system; give the directory that holds the data".into(),
             ));
         }
-        Ok(DataRoot(resolved))
+        Ok(DataRoot(resolved, Checked::default()))
     }
 
     pub fn path(&self) -> &FsPath {
@@ -96,7 +111,11 @@ impl DataRoot {
         let registry = DefaultObjectStoreRegistry::new();
         registry.register_store(
             ObjectStoreUrl::local_filesystem().as_ref(),
-            Arc::new(Confined::new(self.0.clone())),
+            Arc::new(Confined {
+                root: self.0.clone(),
+                inner: LocalFileSystem::new(),
+                checked: self.1.clone(),
+            }),
         );
         let mut builder = RuntimeEnvBuilder::new().with_object_store_registry(Arc::new(registry));
         if let Some(temp) = temp {
@@ -138,9 +157,8 @@ pub(crate) fn malformed_in(text: &str) -> Option<&str> {
 struct Confined {
     root: PathBuf,
     inner: LocalFileSystem,
-    /// Files whose checks passed, by path: their size and modification
-    /// time then (a file changed since is checked again).
-    checked: Mutex<HashMap<PathBuf, (u64, Option<SystemTime>)>>,
+    /// The files checked, the data root's.
+    checked: Checked,
 }
 
 /// How many checked files a store remembers before it forgets them all.
@@ -230,14 +248,6 @@ fn check(inner: &LocalFileSystem, root: &FsPath, location: &Path) -> object_stor
 }
 
 impl Confined {
-    fn new(root: PathBuf) -> Confined {
-        Confined {
-            root,
-            inner: LocalFileSystem::new(),
-            checked: Mutex::new(HashMap::new()),
-        }
-    }
-
     fn check(&self, location: &Path) -> object_store::Result<()> {
         check(&self.inner, &self.root, location)
     }
@@ -391,7 +401,11 @@ mod tests {
     use super::*;
 
     fn store(root: &FsPath) -> Confined {
-        Confined::new(root.canonicalize().unwrap())
+        Confined {
+            root: root.canonicalize().unwrap(),
+            inner: LocalFileSystem::new(),
+            checked: Checked::default(),
+        }
     }
 
     fn location(p: &FsPath) -> Path {
