@@ -66,9 +66,24 @@ const DEFAULT_LIMITS: &str =
 #[derive(Debug, Clone)]
 pub struct DataRoot(PathBuf, Checked);
 
-/// Files whose checks passed, by path: their size and modification time
-/// then (a file changed since is checked again).
-type Checked = Arc<Mutex<HashMap<PathBuf, (u64, Option<SystemTime>)>>>;
+/// Files whose checks passed, by path: what they were then ([`Stamp`]; a
+/// file changed or replaced since is checked again).
+type Checked = Arc<Mutex<HashMap<PathBuf, Stamp>>>;
+
+/// A file's size, modification time and (on Unix) device and inode: a
+/// file renamed over another has a new inode, whatever its size and time.
+type Stamp = (u64, Option<SystemTime>, u64, u64);
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let (dev, ino) = {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    };
+    #[cfg(not(unix))]
+    let (dev, ino) = (0, 0);
+    (meta.len(), meta.modified().ok(), dev, ino)
+}
 
 impl PartialEq for DataRoot {
     fn eq(&self, other: &Self) -> bool {
@@ -264,7 +279,7 @@ impl Confined {
         if !meta.is_file() {
             return Ok(());
         }
-        let stamp = (meta.len(), meta.modified().ok());
+        let stamp = stamp(&meta);
         let known = |checked: &HashMap<PathBuf, _>| checked.get(&file) == Some(&stamp);
         if self.checked.lock().is_ok_and(|c| known(&c)) {
             return Ok(());
