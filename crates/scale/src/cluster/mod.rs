@@ -451,7 +451,8 @@ impl Cluster {
     /// or lost executor stops asking within seconds), or no executor left
     /// alive for [`NO_EXECUTOR_GRACE`]. Time when no job of the name runs
     /// (the client planning, or reading a result) is not counted. Never
-    /// returns otherwise.
+    /// returns otherwise, nor when the scheduler has no `/progress` (an
+    /// older anonlab's).
     async fn watch(&self, job_name: &str) -> Error {
         let started = Instant::now();
         let mut last: Option<scheduler::JobsProgress> = None;
@@ -472,14 +473,19 @@ impl Cluster {
             let asked =
                 tokio::task::spawn_blocking(move || progress_of(&scheduler, &token, &name)).await;
             let now = Instant::now();
-            let Ok(Some(p)) = asked else {
-                // The scheduler did not answer: the job's own status
-                // requests tell a lost scheduler; until then this counts
-                // as time without progress.
-                if now.duration_since(progressed) >= self.options.stall_limit {
-                    return self.stalled();
+            let p = match asked {
+                Ok(Asked::Progress(p)) => p,
+                // A scheduler that cannot tell: the job runs unwatched,
+                // as clients did before, to Ballista's own end.
+                Ok(Asked::NoRoute) => return std::future::pending().await,
+                // No answer: the job's own status requests tell a lost
+                // scheduler; until then this is time without progress.
+                _ => {
+                    if now.duration_since(progressed) >= self.options.stall_limit {
+                        return self.stalled();
+                    }
+                    continue;
                 }
-                continue;
             };
             if p.jobs == 0 {
                 // Nothing of ours runs there now.
@@ -677,16 +683,29 @@ pub(crate) fn ask_readyz(stream: TcpStream, scheduler: &Address, token: &Token) 
     get(stream, scheduler, token, "/readyz", 0).map(|(status, _)| status)
 }
 
+/// What the scheduler answers about a client's jobs.
+enum Asked {
+    Progress(scheduler::JobsProgress),
+    /// It has no `/progress` (a scheduler of an older anonlab).
+    NoRoute,
+    /// No answer, or not one that reads as progress.
+    Nothing,
+}
+
 /// The progress of the jobs named `name` on the scheduler (its
-/// `/progress/NAME`); `None` when it does not answer it.
-fn progress_of(scheduler: &Address, token: &Token, name: &str) -> Option<scheduler::JobsProgress> {
-    let stream = connect(scheduler).ok()?;
-    let (status, body) = get(stream, scheduler, token, &format!("/progress/{name}"), 256).ok()?;
-    if status != 200 {
-        return None;
+/// `/progress/NAME`).
+fn progress_of(scheduler: &Address, token: &Token, name: &str) -> Asked {
+    let Ok(stream) = connect(scheduler) else {
+        return Asked::Nothing;
+    };
+    match get(stream, scheduler, token, &format!("/progress/{name}"), 256) {
+        Ok((200, body)) => String::from_utf8_lossy(&body)
+            .lines()
+            .find_map(|l| l.parse().ok())
+            .map_or(Asked::Nothing, Asked::Progress),
+        Ok((404, _)) => Asked::NoRoute,
+        _ => Asked::Nothing,
     }
-    let body = String::from_utf8_lossy(&body);
-    body.lines().find_map(|l| l.parse().ok())
 }
 
 /// Ask the scheduler to cancel the jobs named `name` (its
