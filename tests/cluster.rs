@@ -959,6 +959,14 @@ fn strangers_are_refused_on_every_port() {
         &format!("GET /readyz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"),
     );
     assert!(head.starts_with("http/1.1 200"), "{head}");
+    // Nor does it tell a job's progress, or cancel one, for a stranger.
+    for request in [
+        "GET /progress/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "POST /cancel/x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    ] {
+        let head = ask(&cluster.address, request);
+        assert!(head.starts_with("http/1.1 401"), "{request}: {head}");
+    }
 
     // Over gRPC proper (HTTP/2): the scheduler's service and the
     // executor's data port (Arrow Flight) refuse a call without the
