@@ -306,6 +306,11 @@ pub struct PerturbationParams {
     /// Rank swapping's p, in percent (default 5).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swap_p: Option<f64>,
+    /// PRAM's transition matrices given as files (`--matrix COL=FILE`,
+    /// `:matrix`), by attribute; the others are drawn from pd and alpha.
+    /// Inputs: no output may name them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub matrices: BTreeMap<String, PathBuf>,
 }
 
 impl PerturbationParams {
@@ -530,6 +535,11 @@ impl Project {
                 *path = dir.join(&*path);
             }
         }
+        for path in self.params.perturbation.matrices.values_mut() {
+            if path.is_relative() {
+                *path = dir.join(&*path);
+            }
+        }
     }
 
     /// This project (its paths as the process opens them, relative to the
@@ -561,6 +571,9 @@ impl Project {
             project.params.conditions = Some(relative(c));
         }
         if let Some(p) = project.attacker.population.table.as_mut() {
+            *p = relative(p);
+        }
+        for p in project.params.perturbation.matrices.values_mut() {
             *p = relative(p);
         }
         project

@@ -79,6 +79,16 @@ pub struct PerturbationFigures {
     pub matrices: Vec<MatrixShown>,
 }
 
+impl PerturbationFigures {
+    /// The share of the PRAM'd attributes' non-missing cells published as
+    /// another category (`None` without PRAM'd attributes or cells).
+    pub fn changed_share(&self) -> Option<f64> {
+        let cells: u64 = self.categorical.iter().map(|c| c.cells).sum();
+        let changed: u64 = self.categorical.iter().map(|c| c.changed).sum();
+        (cells > 0).then(|| changed as f64 / cells as f64)
+    }
+}
+
 /// One PRAM matrix of one attribute (and stratum).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MatrixShown {
@@ -130,6 +140,8 @@ pub struct CategoricalChange {
     pub changed: u64,
     /// `changed` over the attribute's non-missing cells.
     pub share: f64,
+    /// The attribute's non-missing cells.
+    pub cells: u64,
     /// What the matrices expect: Σ over strata and categories of
     /// frequency × (1 − diagonal).
     pub expected: f64,
@@ -336,6 +348,7 @@ fn categorical_figures(
             } else {
                 changed as f64 / present as f64
             },
+            cells: present as u64,
             expected,
         });
     }
