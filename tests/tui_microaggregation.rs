@@ -58,6 +58,11 @@ fn perturb_sets_the_attributes_and_the_panel_shows_the_figures() {
         "{screen}"
     );
     assert!(screen.contains("IL1s 533.34"), "{screen}");
+    let d = f.il1s_records.as_ref().expect("IL1s per record");
+    assert!(
+        screen.contains(&format!("IL1s/record median {:.4}", d.median)),
+        "{screen}"
+    );
 
     // One truth: the CLI on the same settings prints the same figures.
     let v = json_of(

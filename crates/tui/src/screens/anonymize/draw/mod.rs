@@ -889,6 +889,14 @@ fn perturbation_figures(view: &AnonymizeView) -> Vec<Line<'static>> {
         if !more.is_empty() {
             lines.push(Line::from(more));
         }
+        if let Some(d) = &f.il1s_records {
+            lines.push(Line::from(vec![
+                Span::styled("IL1s/record ", dim()),
+                Span::styled(format!("median {:.4}", d.median), title_style()),
+                Span::styled(format!(" · p90 {:.4} · max {:.4} ", d.p90, d.max), dim()),
+                Span::raw(widgets::bars(&d.bins)),
+            ]));
+        }
     }
     if !f.categorical.is_empty() {
         let changed: Vec<String> = f
