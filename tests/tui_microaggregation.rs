@@ -93,6 +93,32 @@ fn perturb_sets_the_attributes_and_the_panel_shows_the_figures() {
     let screen = text(&render(&app));
     assert!(screen.contains("aggregate median"), "{screen}");
     assert!(screen.contains("group median"), "{screen}");
+
+    // Weighted by a sampling-weight column (the CLI's --weights).
+    command(&mut app, "aggregation mean household_weights");
+    assert_eq!(
+        app.params().perturbation.weights.as_deref(),
+        Some("household_weights")
+    );
+    run_to_done(&mut app);
+    let screen = text(&render(&app));
+    assert!(
+        screen.contains("aggregate mean weighted by hous"),
+        "{screen}"
+    );
+    let view = app.anonymize().view.as_ref().unwrap();
+    assert!(view.evaluation.verification.all_hold());
+    let methods = view
+        .evaluation
+        .perturbation
+        .as_ref()
+        .unwrap()
+        .methods
+        .join(" ");
+    assert!(
+        methods.contains("weighted by 'household_weights'"),
+        "{methods}"
+    );
 }
 
 fn bytes(p: &Path) -> Vec<u8> {

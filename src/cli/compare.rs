@@ -230,6 +230,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
             &mut req.options,
             &p.session.dataset,
             a.columns.local_suppression.strata.as_deref(),
+            a.columns.local_suppression.weights.as_deref(),
         )?;
         let label = match l {
             Some(l) => format!("{} k={k} l={l}", algo.id()),

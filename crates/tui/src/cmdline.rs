@@ -97,9 +97,10 @@ pub enum Command {
     Strata(Option<String>),
     /// `:perturb COL,COL,...|off`: microaggregation's numeric attributes.
     Perturb(Vec<String>),
-    /// `:aggregation mean|median`: what replaces a microaggregation group's
-    /// values.
-    Aggregation(String),
+    /// `:aggregation mean|median [WEIGHTS]`: what replaces a
+    /// microaggregation group's values, weighted by a sampling-weight
+    /// column when one is named.
+    Aggregation(String, Option<String>),
     /// `:pd`, `:pram-alpha`, `:noise`, `:noise-delta`, `:swap-p`: one
     /// number of a perturbation, in its range.
     Perturbation(PerturbationParam, f64),
@@ -448,9 +449,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     cmd(
         "aggregation",
         &[],
-        "mean|median",
+        "mean|median [WEIGHTS]",
         Arg::Words(&["mean", "median"]),
-        "microaggregation: each group's values replaced by their mean or median",
+        "microaggregation: each group's values replaced by their mean or median, weighted by the column WEIGHTS when named",
     ),
     cmd(
         "pd",
@@ -731,14 +732,27 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             ["off"] => Command::Perturb(Vec::new()),
             _ => Command::Perturb(list(&args).map(str::to_string).collect()),
         },
-        "aggregation" => match one("mean or median")? {
-            a @ ("mean" | "median") => Command::Aggregation(a.to_string()),
-            other => {
-                return Err(format!(
-                    ":aggregation: '{other}' is neither mean nor median"
-                ))
+        "aggregation" => {
+            let (how, weights) = match args.as_slice() {
+                [a] => (*a, None),
+                [a, w] => (*a, Some(w.to_string())),
+                [] => return Err(":aggregation needs mean or median".into()),
+                _ => {
+                    return Err(format!(
+                        ":aggregation takes mean or median and a weight column, got '{}'",
+                        args.join(" ")
+                    ))
+                }
+            };
+            match how {
+                "mean" | "median" => Command::Aggregation(how.to_string(), weights),
+                other => {
+                    return Err(format!(
+                        ":aggregation: '{other}' is neither mean nor median"
+                    ))
+                }
             }
-        },
+        }
         "pd" | "pram-alpha" | "noise" | "noise-delta" | "swap-p" => {
             let which = PerturbationParam::ALL
                 .into_iter()

@@ -291,6 +291,10 @@ pub struct PerturbationParams {
     /// `mean` (the default) or `median`; a name the session parses.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aggregation: Option<String>,
+    /// Microaggregation: the sampling-weight column a group's mean or
+    /// median is weighted by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<String>,
     /// PRAM's least diagonal (sdcMicro's `pd`, default 0.8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pd: Option<f64>,

@@ -440,17 +440,21 @@ pub fn describe(m: &PerturbationMethod, ds: &Dataset) -> String {
             aggregation,
             columns,
             strata,
+            weights,
             n_groups,
             ..
         } => {
             let names: Vec<&str> = columns.iter().map(|&c| ds.col(c).name()).collect();
+            let weighted = weights.map_or(String::new(), |w| {
+                format!(" weighted by '{}'", ds.col(w).name())
+            });
             let method = if kind == "mdav" {
                 "MDAV"
             } else {
                 "optimal univariate"
             };
             let mut s = format!(
-                "{method} microaggregation of {}, k = {k}, group {}s, {n_groups} groups",
+                "{method} microaggregation of {}, k = {k}, group {}s{weighted}, {n_groups} groups",
                 names.join(", "),
                 aggregation.as_str()
             );

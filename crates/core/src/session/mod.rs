@@ -721,10 +721,16 @@ impl Session {
                 ))
             }
         };
+        let weights = p
+            .weights
+            .as_deref()
+            .map(|n| column(n, "to weight by"))
+            .transpose()?;
         Ok(NumericOptions {
             columns,
             strata,
             aggregation,
+            weights,
         })
     }
 

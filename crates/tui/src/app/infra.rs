@@ -271,7 +271,7 @@ impl App {
                 self.notice = Some(notice);
             }
             Command::Perturb(_)
-            | Command::Aggregation(_)
+            | Command::Aggregation(..)
             | Command::Perturbation(..)
             | Command::Matrix(..) => {
                 let notice = self.set_perturbation(command)?;
@@ -401,9 +401,16 @@ impl App {
                 p.attributes = names;
                 notice
             }
-            Command::Aggregation(a) => {
-                let notice = format!("microaggregation: each group's values replaced by their {a}");
+            Command::Aggregation(a, weights) => {
+                let notice = format!(
+                    "microaggregation: each group's values replaced by their {}{a}{}",
+                    if weights.is_some() { "weighted " } else { "" },
+                    weights
+                        .as_ref()
+                        .map_or(String::new(), |w| format!(" by '{w}'"))
+                );
                 p.aggregation = (a != "mean").then_some(a);
+                p.weights = weights;
                 notice
             }
             Command::Strata(col) => {

@@ -37,6 +37,8 @@ pub struct NumericOptions {
     /// Microaggregate within each value of this column.
     pub strata: Option<usize>,
     pub aggregation: Aggregation,
+    /// Sampling weights: each group's weighted mean or median.
+    pub weights: Option<usize>,
 }
 
 /// Which method.
@@ -88,9 +90,9 @@ impl Algorithm for Microaggregation {
             aggregation: o.aggregation,
         };
         let out = match self.0 {
-            Method::Mdav => mdav(req.ds, &o.columns, o.strata, options, progress)?,
+            Method::Mdav => mdav(req.ds, &o.columns, o.strata, o.weights, options, progress)?,
             Method::OptimalUnivariate => {
-                optimal_univariate(req.ds, o.columns[0], o.strata, options, progress)?
+                optimal_univariate(req.ds, o.columns[0], o.strata, o.weights, options, progress)?
             }
         };
         progress.check()?;
@@ -109,6 +111,17 @@ fn check_columns(method: Method, req: &Request<'_>) -> Result<()> {
                 "the optimal univariate method aggregates one attribute, {n} were given: run it once per attribute, or use mdav"
             ),
         ));
+    }
+    if let Some(w) = req.options.numeric.weights {
+        if req.options.numeric.columns.contains(&w) {
+            return Err(Error::invalid(
+                Parameter::Column,
+                format!(
+                    "'{}' is the sampling weight and an attribute to microaggregate: weights are published as they are",
+                    req.ds.col(w).name()
+                ),
+            ));
+        }
     }
     check_attributes(
         req,
@@ -139,6 +152,7 @@ pub fn release(id: &str, req: &Request<'_>, out: &Microaggregated) -> Release {
             aggregation: o.aggregation.into(),
             columns: out.columns.clone(),
             strata: o.strata,
+            weights: o.weights,
             groups: out.groups.clone(),
             n_groups: out.n_groups,
         }],
@@ -163,6 +177,7 @@ pub fn release(id: &str, req: &Request<'_>, out: &Microaggregated) -> Release {
             .collect(),
         aggregation: o.aggregation.into(),
         strata: o.strata.map(|s| ds.col(s).name().to_string()),
+        weights: o.weights.map(|w| ds.col(w).name().to_string()),
     });
     r
 }

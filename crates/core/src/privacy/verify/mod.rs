@@ -419,11 +419,15 @@ fn claim_name(claim: &Guarantee) -> String {
             attributes,
             aggregation,
             strata,
+            weights,
         } => {
             let mut s = format!(
-                "{k} or more records share every published tuple of {} (microaggregation by group {})",
+                "{k} or more records share every published tuple of {} (microaggregation by group {}{})",
                 quoted(attributes),
-                aggregation.as_str()
+                aggregation.as_str(),
+                weights
+                    .as_ref()
+                    .map_or(String::new(), |w| format!(" weighted by '{w}'"))
             );
             if let Some(col) = strata {
                 s.push_str(&format!(", within each value of '{col}'"));
@@ -549,12 +553,13 @@ fn verify_claim(
             attributes,
             aggregation,
             strata,
+            weights,
         } => perturbation::microaggregation_k(
             release,
             ds,
             *k,
             attributes,
-            *aggregation,
+            (*aggregation, weights.as_deref()),
             strata.as_deref(),
         ),
         Guarantee::Pram { attributes, strata } => {

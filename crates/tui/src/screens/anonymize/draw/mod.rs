@@ -308,9 +308,13 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
             ])
         };
         if microaggregation {
+            let how = p.aggregation.clone().unwrap_or_else(|| "mean".into());
             lines.push(setting(
                 "aggregate",
-                p.aggregation.clone().unwrap_or_else(|| "mean".into()),
+                match &p.weights {
+                    Some(w) => format!("{how} weighted by {w}"),
+                    None => how,
+                },
             ));
         }
         lines.extend(
