@@ -490,6 +490,19 @@ pub fn describe(m: &PerturbationMethod, ds: &Dataset) -> String {
             if let Some(c) = strata {
                 s.push_str(&format!(", within each value of '{}'", ds.col(*c).name()));
             }
+            // The file's recodings of a noised attribute, applied again to
+            // its noisy values (`algorithms::numeric_perturbation`).
+            let recoded: Vec<&str> = columns
+                .iter()
+                .map(|&c| ds.col(c).name())
+                .filter(|n| ds.recodings().iter().any(|a| a.column == *n))
+                .collect();
+            if !recoded.is_empty() {
+                s.push_str(&format!(
+                    "; the top/bottom codes and roundings of {} applied again after the noise",
+                    recoded.join(", ")
+                ));
+            }
             s
         }
         PerturbationMethod::RankSwap {

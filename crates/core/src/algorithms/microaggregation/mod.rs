@@ -167,7 +167,7 @@ pub fn weight_values(ds: &Dataset, c: usize) -> Result<Vec<f64>> {
     let col = ds.col(c);
     let bad = |row: usize, what: &str| {
         Error::Invalid {
-        parameter: Parameter::Column,
+        parameter: Parameter::Weights,
         msg: format!(
             "the weight '{}' of record {} (1-based, header not counted) is {what}; sampling weights are numbers above 0",
             col.name(),
@@ -177,7 +177,7 @@ pub fn weight_values(ds: &Dataset, c: usize) -> Result<Vec<f64>> {
     };
     if !col.is_numeric() {
         return Err(Error::Invalid {
-            parameter: Parameter::Column,
+            parameter: Parameter::Weights,
             msg: format!(
                 "'{}' is categorical; sampling weights are numbers above 0",
                 col.name()

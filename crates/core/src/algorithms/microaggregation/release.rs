@@ -112,10 +112,31 @@ fn check_columns(method: Method, req: &Request<'_>) -> Result<()> {
             ),
         ));
     }
+    // A top or bottom code survives aggregation (a group's mean or median
+    // lies within its values), a rounding does not: refused here rather
+    // than published as a release whose rounding check fails.
+    for &c in &req.options.numeric.columns {
+        let name = req.ds.col(c).name();
+        if let Some(r) = req
+            .ds
+            .recodings()
+            .iter()
+            .find(|a| a.column == name && a.method == crate::data::recode::Method::Round)
+        {
+            return Err(Error::invalid(
+                Parameter::Recode,
+                format!(
+                    "'{name}' is rounded to a multiple of {} and microaggregated: a group's {} is no such multiple; round it or microaggregate it, not both",
+                    r.given,
+                    crate::release::AggregationName::from(req.options.numeric.aggregation).as_str()
+                ),
+            ));
+        }
+    }
     if let Some(w) = req.options.numeric.weights {
         if req.options.numeric.columns.contains(&w) {
             return Err(Error::invalid(
-                Parameter::Column,
+                Parameter::Weights,
                 format!(
                     "'{}' is the sampling weight and an attribute to microaggregate: weights are published as they are",
                     req.ds.col(w).name()
