@@ -163,7 +163,7 @@ fn mdav_matches(ds: &Dataset, names: &[&str], strata: Option<&str>, data: &str, 
     for run in runs(&g, data, method) {
         let k = run["k"].as_u64().unwrap() as usize;
         let t = Instant::now();
-        let m = mdav(ds, &cols, strata, options(k), &Progress::new()).unwrap();
+        let m = mdav(ds, &cols, strata, None, options(k), &Progress::new()).unwrap();
         eprintln!(
             "{method} on {data} k = {k}: {:.3} s",
             t.elapsed().as_secs_f64()
@@ -215,7 +215,7 @@ fn optimal_univariate_on_adult_age_matches_mu_argus() {
     for run in runs(&g, "adult", "argus_microaggregation(useOptimal = TRUE)") {
         let k = run["k"].as_u64().unwrap() as usize;
         let t = Instant::now();
-        let m = optimal_univariate(&ds, age, None, options(k), &Progress::new()).unwrap();
+        let m = optimal_univariate(&ds, age, None, None, options(k), &Progress::new()).unwrap();
         let secs = t.elapsed().as_secs_f64();
         let sse = within_sse(&x, &m.groups);
         let argus = run["within_group_sse"].as_f64().unwrap();
@@ -386,4 +386,49 @@ fn single_precision_distances_against_double() {
             );
         }
     }
+}
+
+/// The verifier reads the claim's sampling weights: a weighted MDAV
+/// release of testdata holds its claim, and the same release claimed as
+/// unweighted (or with one weight changed in the data) does not — the
+/// weighted means are not the plain ones.
+#[test]
+fn the_verifier_checks_weighted_means_with_the_claims_weights() {
+    use anonlab::algorithms::microaggregation::Microaggregation;
+    use anonlab::algorithms::{Algorithm, Options, Request};
+    use anonlab::release::Guarantee;
+    let ds = load_csv(
+        std::path::Path::new("tests/data/sdcmicro/testdata.csv"),
+        &CsvOptions::default(),
+    )
+    .unwrap();
+    let mut options = Options::default();
+    options.numeric.columns = columns(&ds, &["income", "expend"]);
+    options.numeric.weights = Some(ds.column_index("household_weights").unwrap());
+    let req = Request {
+        ds: &ds,
+        qi: columns(&ds, &["roof", "sex"]),
+        sensitive: Vec::new(),
+        identifiers: Vec::new(),
+        k: 3,
+        l: 1,
+        seed: 0,
+        options,
+    };
+    let algo = Microaggregation(anonlab::algorithms::microaggregation::Method::Mdav);
+    let release = algo.run(&req, &Progress::new()).unwrap();
+    let v = anonlab::privacy::verify(&release, &ds);
+    assert!(v.all_hold(), "{v}");
+    let mut unweighted = release.clone();
+    for c in &mut unweighted.claims {
+        if let Guarantee::MicroaggregationK { weights, .. } = c {
+            *weights = None;
+        }
+    }
+    let v = anonlab::privacy::verify(&unweighted, &ds);
+    let failed: Vec<String> = v.failures().map(|c| c.detail.clone()).collect();
+    assert!(
+        failed.iter().any(|d| d.contains("its group's mean is")),
+        "{failed:?}"
+    );
 }

@@ -84,6 +84,37 @@ fn internal_report_has_the_figures_and_replays_to_the_same_release() {
         assert!(html.contains(says), "the internal report lacks {says}");
     }
 
+    // IL1s per record: its distribution sums to IL1s, and it is drawn
+    // beside the linkage ranks.
+    let d = &f["il1s_records"];
+    assert_eq!(d["records"], 4580, "{d}");
+    let mean = d["mean"].as_f64().unwrap();
+    assert!((mean * 4580.0 - 533.343357020245).abs() < 1e-6, "{d}");
+    let bins: Vec<u64> = d["bins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap())
+        .collect();
+    assert_eq!(bins.iter().sum::<u64>(), 4580);
+    let svg = std::fs::read_to_string(out.join("il1s-per-record.svg")).unwrap();
+    assert!(svg.contains("Information loss per record"), "{svg}");
+    let listed = |file: &str| {
+        r["charts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["file"] == file)
+    };
+    assert!(listed("il1s-per-record.svg") && listed("linkage-ranks.svg"));
+    assert!(out.join("linkage-ranks.svg").exists());
+    assert!(
+        html.contains("Information loss per record")
+            && (html.contains("Rank of a record&#39;s own published record")
+                || html.contains("Rank of a record's own published record")),
+        "the charts are in the page"
+    );
+
     // One truth: `anonymize --json` on the same settings.
     let run = anonlab()
         .args([
@@ -152,9 +183,16 @@ fn external_report_has_methods_and_loss_but_no_seed_and_no_risk() {
     ] {
         assert!(!all.contains(leak), "the external report shows '{leak}'");
     }
-    for chart in ["reid-histogram.svg", "reid-cdf.svg", "class-sizes.svg"] {
+    for chart in [
+        "reid-histogram.svg",
+        "reid-cdf.svg",
+        "class-sizes.svg",
+        "linkage-ranks.svg",
+    ] {
         assert!(!out.join(chart).exists(), "{chart} was written");
     }
+    // The loss per record is the users' to see.
+    assert!(out.join("il1s-per-record.svg").exists());
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(r["audience"], "external");

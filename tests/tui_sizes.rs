@@ -909,8 +909,9 @@ fn tabs_and_help_pages_are_whole_at_60x15() {
             }
             let mut all = raw(&app);
             // Enough steps for the commands page (local suppression's
-            // four commands made it longer than 70 lines).
-            for _ in 0..100 {
+            // four commands made it longer than 70 lines, the
+            // perturbations' eight longer than 100).
+            for _ in 0..160 {
                 app.step(&Action::Down);
                 all.push_str(&raw(&app));
             }

@@ -230,6 +230,7 @@ pub fn run_compare(a: &CompareArgs) -> anyhow::Result<()> {
             &mut req.options,
             &p.session.dataset,
             a.columns.local_suppression.strata.as_deref(),
+            a.columns.local_suppression.weights.as_deref(),
         )?;
         let label = match l {
             Some(l) => format!("{} k={k} l={l}", algo.id()),
@@ -394,13 +395,14 @@ fn compare_table(rows: &[CompareRow]) -> String {
     if !perturbed.is_empty() {
         let _ = writeln!(
             o,
-            "\n{:<18} {:>3}  {:<28} {:>8} {:>12} {:>10}",
-            "algorithm", "k", "perturbed", "dRisk", "IL1s", "IL1s/cell"
+            "\n{:<18} {:>3}  {:<28} {:>8} {:>8} {:>12} {:>10} {:>8}",
+            "algorithm", "k", "perturbed", "dRisk", "linked", "IL1s", "IL1s/cell", "changed"
         );
+        let percent = |v: Option<f64>| v.map_or("–".into(), |v| format!("{:.2}%", v * 100.0));
         for (r, f) in perturbed {
             let _ = writeln!(
                 o,
-                "{:<18} {:>3}  {:<28} {:>8} {:>12} {:>10}",
+                "{:<18} {:>3}  {:<28} {:>8} {:>8} {:>12} {:>10} {:>8}",
                 r.algorithm,
                 r.k,
                 f.attributes
@@ -410,9 +412,11 @@ fn compare_table(rows: &[CompareRow]) -> String {
                     .collect::<Vec<_>>()
                     .join(","),
                 f.interval_risk.map_or("–".into(), |v| format!("{v:.4}")),
+                percent(f.linkage.as_ref().map(|l| l.share)),
                 f.il1s.map_or("undefined".into(), |v| format!("{v:.4}")),
                 f.il1s_per_cell
-                    .map_or("undefined".into(), |v| format!("{v:.6}"))
+                    .map_or("undefined".into(), |v| format!("{v:.6}")),
+                percent(f.changed_share())
             );
         }
     }

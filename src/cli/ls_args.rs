@@ -53,9 +53,10 @@ pub struct LocalSuppressionArgs {
     /// 1 − ∏(1 − rᵢ). -k is not read then.
     #[arg(long, value_name = "T")]
     pub risk_threshold: Option<f64>,
-    /// Local suppression: the sampling-weight column of --risk-threshold
-    /// (each at least 1).
-    #[arg(long, value_name = "COL", requires = "risk_threshold")]
+    /// The sampling-weight column: local suppression's --risk-threshold
+    /// (each at least 1), or microaggregation's weighted group mean or
+    /// median (mdav, optimal-univariate; each above 0).
+    #[arg(long, value_name = "COL")]
     pub weights: Option<String>,
     /// Local suppression: the household identifier column: suppressions
     /// reported by household size, and --risk-threshold met by every
@@ -86,6 +87,15 @@ impl LocalSuppressionArgs {
     pub fn check(&self, algorithms: &[&str]) -> anyhow::Result<()> {
         if self.own() && !algorithms.contains(&ID) {
             bail!("--importance, --combs, --missing-matches, --risk-threshold, --weights and --household are read by --algorithm local-suppression only");
+        }
+        if self.weights.is_some() {
+            let micro = algorithms
+                .iter()
+                .any(|a| super::numeric_args::MICROAGGREGATION.contains(a));
+            let reads = micro || (algorithms.contains(&ID) && self.risk_threshold.is_some());
+            if !reads {
+                bail!("--weights is read by --algorithm local-suppression with --risk-threshold, and by mdav and optimal-univariate");
+            }
         }
         let strata_readers = super::numeric_args::IDS;
         if self.strata.is_some()

@@ -59,6 +59,9 @@ pub struct NumericArgs {
     pub swap_p: Option<f64>,
 }
 
+/// The microaggregation algorithms (which also read `--weights`).
+pub const MICROAGGREGATION: [&str; 2] = ["mdav", "optimal-univariate"];
+
 /// The algorithms that read these flags (and `--strata`).
 pub const IDS: [&str; 6] = [
     "mdav",
@@ -115,11 +118,24 @@ impl NumericArgs {
     }
 
     /// The options of a request on `ds`, with the stratum column `strata`
-    /// (--strata). A flag not given keeps what the request holds (a
+    /// (--strata) and the sampling weights `weights` (--weights, read by
+    /// microaggregation). A flag not given keeps what the request holds (a
     /// project's settings, resolved by `Session::request_with`), so a
     /// project saved with them publishes the release the report shows.
-    pub fn apply(&self, o: &mut Options, ds: &Dataset, strata: Option<&str>) -> anyhow::Result<()> {
+    pub fn apply(
+        &self,
+        o: &mut Options,
+        ds: &Dataset,
+        strata: Option<&str>,
+        weights: Option<&str>,
+    ) -> anyhow::Result<()> {
         let n: &mut NumericOptions = &mut o.numeric;
+        if let Some(name) = weights {
+            n.weights = Some(
+                ds.column_index(name)
+                    .map_err(|e| anyhow!("--weights: {e}"))?,
+            );
+        }
         if !self.perturb.is_empty() {
             n.columns = self
                 .perturb

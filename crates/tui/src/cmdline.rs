@@ -92,13 +92,89 @@ pub enum Command {
     Combs(Vec<u32>),
     /// `:missing any|own`: what local suppression's `*` matches.
     MissingMatches(Convention),
-    /// `:strata COL|off`: local suppression's stratum column.
+    /// `:strata COL|off`: the stratum column of the algorithm in view
+    /// (local suppression's, or a perturbation's).
     Strata(Option<String>),
     /// `:perturb COL,COL,...|off`: microaggregation's numeric attributes.
     Perturb(Vec<String>),
-    /// `:aggregation mean|median`: what replaces a microaggregation group's
-    /// values.
-    Aggregation(String),
+    /// `:aggregation mean|median [WEIGHTS]`: what replaces a
+    /// microaggregation group's values, weighted by a sampling-weight
+    /// column when one is named.
+    Aggregation(String, Option<String>),
+    /// `:pd`, `:pram-alpha`, `:noise`, `:noise-delta`, `:swap-p`: one
+    /// number of a perturbation, in its range.
+    Perturbation(PerturbationParam, f64),
+    /// `:matrix COL=FILE|COL=off`: PRAM's transition matrix of COL read
+    /// from a file, or built again from pd and alpha.
+    Matrix(String, Option<PathBuf>),
+}
+
+/// A perturbation's number set from the `:` line: the CLI's flag of the
+/// same name, the same range (the algorithms check it again when they run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerturbationParam {
+    /// PRAM's least diagonal, in [0, 1].
+    Pd,
+    /// PRAM's alpha, in [0, 1].
+    PramAlpha,
+    /// Additive noise, in percent of the standard deviation, ≥ 0.
+    Noise,
+    /// correlated2's δ, in (0, 1].
+    NoiseDelta,
+    /// Rank swapping's p, in percent, in [0, 100].
+    SwapP,
+}
+
+impl PerturbationParam {
+    pub const ALL: [PerturbationParam; 5] = [
+        PerturbationParam::Pd,
+        PerturbationParam::PramAlpha,
+        PerturbationParam::Noise,
+        PerturbationParam::NoiseDelta,
+        PerturbationParam::SwapP,
+    ];
+
+    /// The command's (and the CLI flag's) name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PerturbationParam::Pd => "pd",
+            PerturbationParam::PramAlpha => "pram-alpha",
+            PerturbationParam::Noise => "noise",
+            PerturbationParam::NoiseDelta => "noise-delta",
+            PerturbationParam::SwapP => "swap-p",
+        }
+    }
+
+    /// The algorithm that reads it.
+    pub fn algorithm(self) -> &'static str {
+        match self {
+            PerturbationParam::Pd | PerturbationParam::PramAlpha => "pram",
+            PerturbationParam::Noise => "noise-additive",
+            PerturbationParam::NoiseDelta => "noise-correlated2",
+            PerturbationParam::SwapP => "rank-swap",
+        }
+    }
+
+    /// `v` when it is in range, or a message saying the range.
+    fn check(self, v: f64) -> Result<f64, String> {
+        let ok = v.is_finite()
+            && match self {
+                PerturbationParam::Pd | PerturbationParam::PramAlpha => (0.0..=1.0).contains(&v),
+                PerturbationParam::Noise => v >= 0.0,
+                PerturbationParam::NoiseDelta => v > 0.0 && v <= 1.0,
+                PerturbationParam::SwapP => (0.0..=100.0).contains(&v),
+            };
+        if ok {
+            return Ok(v);
+        }
+        let range = match self {
+            PerturbationParam::Pd | PerturbationParam::PramAlpha => "in [0, 1]",
+            PerturbationParam::Noise => "a percentage of the standard deviation, 0 or more",
+            PerturbationParam::NoiseDelta => "in (0, 1]",
+            PerturbationParam::SwapP => "a percentage in [0, 100]",
+        };
+        Err(format!(":{} {v}: it must be {range}", self.name()))
+    }
 }
 
 /// What `:population` sets.
@@ -361,7 +437,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         &[],
         "COL|off",
         Arg::Column(&["off"]),
-        "local suppression: k within each value of COL (not a QI)",
+        "local suppression or a perturbation (the algorithm in view): within each value of COL",
     ),
     cmd(
         "perturb",
@@ -373,9 +449,51 @@ pub const COMMANDS: &[CommandSpec] = &[
     cmd(
         "aggregation",
         &[],
-        "mean|median",
+        "mean|median [WEIGHTS]",
         Arg::Words(&["mean", "median"]),
-        "microaggregation: each group's values replaced by their mean or median",
+        "microaggregation: each group's values replaced by their mean or median, weighted by the column WEIGHTS when named",
+    ),
+    cmd(
+        "pd",
+        &[],
+        "P",
+        Arg::Nothing,
+        "PRAM: the least diagonal entry of the transition matrices drawn (0.8)",
+    ),
+    cmd(
+        "pram-alpha",
+        &[],
+        "A",
+        Arg::Nothing,
+        "PRAM: how much of the invariant matrix is mixed with the identity (0.5)",
+    ),
+    cmd(
+        "matrix",
+        &[],
+        "COL=FILE|COL=off",
+        Arg::Column(&[]),
+        "PRAM: COL's transition matrix from a CSV file, or drawn from pd and alpha",
+    ),
+    cmd(
+        "noise",
+        &[],
+        "PERCENT",
+        Arg::Nothing,
+        "noise-additive: noise in percent of each attribute's standard deviation (150)",
+    ),
+    cmd(
+        "noise-delta",
+        &[],
+        "D",
+        Arg::Nothing,
+        "noise-correlated2: sdcMicro's delta in (0, 1] (0.1)",
+    ),
+    cmd(
+        "swap-p",
+        &[],
+        "P",
+        Arg::Nothing,
+        "rank-swap: values exchanged between records fewer than P percent of the ranks apart (5)",
     ),
 ];
 
@@ -614,14 +732,52 @@ pub fn parse(line: &str, algorithms: &[AlgorithmChoice]) -> Result<Command, Stri
             ["off"] => Command::Perturb(Vec::new()),
             _ => Command::Perturb(list(&args).map(str::to_string).collect()),
         },
-        "aggregation" => match one("mean or median")? {
-            a @ ("mean" | "median") => Command::Aggregation(a.to_string()),
-            other => {
-                return Err(format!(
-                    ":aggregation: '{other}' is neither mean nor median"
-                ))
+        "aggregation" => {
+            let (how, weights) = match args.as_slice() {
+                [a] => (*a, None),
+                [a, w] => (*a, Some(w.to_string())),
+                [] => return Err(":aggregation needs mean or median".into()),
+                _ => {
+                    return Err(format!(
+                        ":aggregation takes mean or median and a weight column, got '{}'",
+                        args.join(" ")
+                    ))
+                }
+            };
+            match how {
+                "mean" | "median" => Command::Aggregation(how.to_string(), weights),
+                other => {
+                    return Err(format!(
+                        ":aggregation: '{other}' is neither mean nor median"
+                    ))
+                }
             }
-        },
+        }
+        "pd" | "pram-alpha" | "noise" | "noise-delta" | "swap-p" => {
+            let which = PerturbationParam::ALL
+                .into_iter()
+                .find(|w| w.name() == spec.name)
+                .ok_or_else(|| format!(":{name} is not a perturbation's number"))?;
+            let v = one("a number")?;
+            let x: f64 = v
+                .parse()
+                .map_err(|_| format!(":{name}: '{v}' is not a number"))?;
+            Command::Perturbation(which, which.check(x)?)
+        }
+        "matrix" => {
+            let v = one("COL=FILE or COL=off")?;
+            let Some((col, file)) = v.split_once('=') else {
+                return Err(format!(":matrix {v}: give COL=FILE, or COL=off"));
+            };
+            let (col, file) = (col.trim(), file.trim());
+            if col.is_empty() || file.is_empty() {
+                return Err(format!(":matrix {v}: give COL=FILE, or COL=off"));
+            }
+            Command::Matrix(
+                col.to_string(),
+                (file != "off").then(|| PathBuf::from(file)),
+            )
+        }
         // More commands: one arm above this line (a test parses every
         // entry of the table).
         other => return Err(format!(":{other} is in the command table but not parsed")),
@@ -981,9 +1137,12 @@ mod tests {
                 Arg::Model => Model::NAMES[0],
                 Arg::Column(_) => "age",
             };
-            // k, l, p and seed take a number, which Tab does not offer.
+            // k, l, p and seed take a number, which Tab does not offer;
+            // a perturbation's number may be a fraction; :matrix COL=off.
             let parsed = parse(&format!("{} {arg}", c.name))
                 .or_else(|_| parse(&format!("{} 5", c.name)))
+                .or_else(|_| parse(&format!("{} 0.5", c.name)))
+                .or_else(|_| parse(&format!("{} {arg}=off", c.name)))
                 .unwrap_or_else(|e| panic!(":{} does not parse: {e}", c.name));
             for alias in c.aliases {
                 let line = format!("{alias} {}", if arg.is_empty() { "5" } else { arg });
@@ -1045,6 +1204,31 @@ mod tests {
             Ok(Command::MissingMatches(Convention::OwnValue))
         );
         assert_eq!(parse("strata off"), Ok(Command::Strata(None)));
+        assert_eq!(
+            parse("pd 0.7"),
+            Ok(Command::Perturbation(PerturbationParam::Pd, 0.7))
+        );
+        assert_eq!(
+            parse("swap-p 15"),
+            Ok(Command::Perturbation(PerturbationParam::SwapP, 15.0))
+        );
+        assert!(parse("pd 1.5").unwrap_err().contains("in [0, 1]"));
+        assert!(parse("noise-delta 0").unwrap_err().contains("(0, 1]"));
+        assert!(parse("noise NaN").unwrap_err().contains("0 or more"));
+        assert!(parse("noise -1").unwrap_err().contains("0 or more"));
+        assert!(parse("swap-p 101").unwrap_err().contains("[0, 100]"));
+        assert!(parse("matrix sex = m.csv")
+            .unwrap_err()
+            .contains("takes one"));
+        assert_eq!(
+            parse("matrix sex=m.csv"),
+            Ok(Command::Matrix("sex".into(), Some("m.csv".into())))
+        );
+        assert_eq!(
+            parse("matrix sex=off"),
+            Ok(Command::Matrix("sex".into(), None))
+        );
+        assert!(parse("matrix sex").unwrap_err().contains("COL=FILE"));
         assert_eq!(
             parse("strata disease"),
             Ok(Command::Strata(Some("disease".into())))

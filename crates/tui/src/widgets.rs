@@ -74,6 +74,22 @@ pub fn percent(part: u64, whole: u64) -> String {
     format!("{:.1}%", part as f64 * 100.0 / whole as f64)
 }
 
+/// Counts as one line of block characters (▁ to █, scaled to the largest;
+/// a count of 0 is a space), for a distribution inside a line of text.
+pub fn bars(counts: &[u64]) -> String {
+    const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = counts.iter().copied().max().unwrap_or(0);
+    counts
+        .iter()
+        .map(|&n| match n {
+            0 => ' ',
+            // At least the lowest level for any record: a bin with few
+            // records is not drawn empty.
+            n => LEVELS[((n as f64 / max as f64 * 8.0).ceil() as usize).clamp(1, 8) - 1],
+        })
+        .collect()
+}
+
 /// A rectangle of at most `width` × `height` centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let [v] = Layout::vertical([Constraint::Length(height.min(area.height))])
@@ -395,6 +411,13 @@ pub fn unit_axis(title: &'static str) -> Axis<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bars_scale_to_the_largest_count() {
+        assert_eq!(bars(&[0, 1, 4, 8]), " ▁▄█");
+        assert_eq!(bars(&[1000, 1]), "█▁");
+        assert_eq!(bars(&[]), "");
+    }
 
     #[test]
     fn numbers_read_well() {

@@ -193,6 +193,13 @@ pub(super) fn perturbation(f: &anonlab::metrics::PerturbationFigures) -> String 
             );
         }
         let _ = writeln!(o, "numeric information loss: {il1s}");
+        if let Some(d) = &f.il1s_records {
+            let _ = writeln!(
+                o,
+                "  IL1s per record: mean {:.6}, median {:.6}, 90th percentile {:.6}, 99th {:.6}, max {:.6}",
+                d.mean, d.median, d.p90, d.p99, d.max
+            );
+        }
         if let Some(e) = f.eigen {
             let _ = writeln!(
                 o,

@@ -460,6 +460,7 @@ pub fn run_anonymize(a: &AnonymizeArgs) -> anyhow::Result<()> {
         &mut req.options,
         &p.session.dataset,
         a.columns.local_suppression.strata.as_deref(),
+        a.columns.local_suppression.weights.as_deref(),
     )?;
     let measure = p.measure(a.columns.queries, p.seed);
     let ds = &p.session.dataset;

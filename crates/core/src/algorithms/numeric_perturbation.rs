@@ -15,7 +15,18 @@
 //!   only permuted within its stratum, every record's published value the
 //!   original of a record fewer than p·N/100 ranks away — both checked by
 //!   the verifier from the release and the data.
+//!
+//! Top and bottom codes and roundings (`data::recode`, applied to the file
+//! before any algorithm) combine with all three. Rank swapping only moves
+//! recoded values between records, so they stay recoded. Noise would carry
+//! a value past its top code or off its rounding base, so the recodings of
+//! a noised attribute are applied again to its noisy values, in the order
+//! they were applied to the file: the published file keeps every recoding
+//! it states, which the verifier checks on the published values.
 
+use crate::data::number::Decimal;
+use crate::data::recode::{round_to, Method as RecodeMethod};
+use crate::data::Dataset;
 use crate::error::Result;
 use crate::progress::Progress;
 use crate::release::{
@@ -114,7 +125,10 @@ impl Algorithm for NumericPerturbation {
                         o.noise.delta,
                     ),
                 };
-                let out = add_noise(req.ds, columns, strata, method, req.seed, progress)?;
+                let mut out = add_noise(req.ds, columns, strata, method, req.seed, progress)?;
+                for (&c, values) in columns.iter().zip(&mut out.values) {
+                    recode_again(req.ds, c, values);
+                }
                 (
                     out.values,
                     PerturbationMethod::Noise {
@@ -184,4 +198,46 @@ fn check_columns(req: &Request<'_>) -> Result<()> {
             quasi_identifiers: false,
         },
     )
+}
+
+/// The file's recodings of column `c` (top and bottom codes, roundings,
+/// in the order they were applied) applied again to its noisy `values`,
+/// each compared and rounded as the decimal the published file writes (the
+/// shortest text that reads back as the value), as the verifier reads it.
+fn recode_again(ds: &Dataset, c: usize, values: &mut [f64]) {
+    let name = ds.col(c).name();
+    for applied in ds.recodings().iter().filter(|a| a.column == name) {
+        let number = |t: &Option<String>| t.as_deref().and_then(Decimal::parse);
+        match applied.method {
+            RecodeMethod::TopCode | RecodeMethod::BottomCode => {
+                let (Some(t), Some(r)) = (number(&applied.threshold), number(&applied.replacement))
+                else {
+                    continue;
+                };
+                let top = applied.method == RecodeMethod::TopCode;
+                let replacement = r.to_f64();
+                for v in values.iter_mut().filter(|v| v.is_finite()) {
+                    let Some(d) = Decimal::parse(&v.to_string()) else {
+                        continue;
+                    };
+                    if (top && d > t) || (!top && d < t) {
+                        *v = replacement;
+                    }
+                }
+            }
+            RecodeMethod::Round => {
+                let Some(base) = Decimal::parse(&applied.given) else {
+                    continue;
+                };
+                for v in values.iter_mut().filter(|v| v.is_finite()) {
+                    if let Some(rounded) = Decimal::parse(&v.to_string())
+                        .and_then(|d| round_to(&d, &base))
+                        .and_then(|d| d.to_string().parse::<f64>().ok())
+                    {
+                        *v = rounded;
+                    }
+                }
+            }
+        }
+    }
 }

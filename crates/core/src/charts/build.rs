@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::{Chart, Plot, Series, DEFAULT_HEIGHT, DEFAULT_WIDTH};
 use crate::error::{Error, Result};
+use crate::metrics::LossDistribution;
 use crate::release::{CellSuppression, HouseholdCells, Release};
 use crate::risk::{CdfPoint, HistogramBin, PrefixRow};
 use crate::stats::{CorrelationMatrix, Measure};
@@ -410,6 +411,81 @@ pub fn suppressed_cells(series: &[(&str, &CellSuppression)]) -> Result<Chart> {
     ))
 }
 
+/// A perturbation's loss per record (IL1s, each record's share of the
+/// sum): records per bin of the evaluation's [`LossDistribution`], the
+/// bins labelled by their upper bound.
+pub fn loss_per_record(d: &LossDistribution) -> Result<Chart> {
+    let categories = (1..=d.bins.len())
+        .map(|i| short_number(i as f64 * d.bin_width))
+        .collect();
+    let series = vec![Series {
+        label: format!(
+            "{} records (median {}, 90th percentile {}, max {})",
+            d.records,
+            short_number(d.median),
+            short_number(d.p90),
+            short_number(d.max)
+        ),
+        points: d
+            .bins
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (i as f64, n as f64))
+            .collect(),
+    }];
+    Ok(chart(
+        "Information loss per record (IL1s)".into(),
+        "IL1s of the record, up to",
+        "records",
+        Plot::Bars { categories, series },
+    ))
+}
+
+/// Distance-based record linkage: how many records have their own
+/// published record as the nearest (rank 1), second nearest, …, and
+/// beyond the last rank counted (`LinkageFigures::rank_histogram`).
+pub fn linkage_ranks(histogram: &[usize]) -> Result<Chart> {
+    need_series("linkage-ranks", histogram)?;
+    let last = histogram.len();
+    let categories = (1..=last)
+        .map(|r| {
+            if r == last {
+                format!("> {}", r - 1)
+            } else {
+                r.to_string()
+            }
+        })
+        .collect();
+    let series = vec![Series {
+        label: "records".into(),
+        points: histogram
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (i as f64, n as f64))
+            .collect(),
+    }];
+    Ok(chart(
+        "Rank of a record's own published record among the nearest".into(),
+        "rank (1 = linked)",
+        "records",
+        Plot::Bars { categories, series },
+    ))
+}
+
+/// A number for an axis label: at most four significant digits.
+fn short_number(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// Local suppression with a household column: cells suppressed in the
 /// households of each size, one bar per key variable (the Handbook on
 /// SDC's report for hierarchical files).
@@ -439,6 +515,28 @@ pub fn suppressed_by_household_size(h: &HouseholdCells) -> Result<Chart> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_loss_chart_draws_the_distributions_bins() {
+        let v: Vec<f64> = (0..=100).map(f64::from).collect();
+        let d = LossDistribution::of(&v).unwrap();
+        let c = loss_per_record(&d).unwrap();
+        let Plot::Bars { categories, series } = &c.plot else {
+            panic!("{:?}", c.plot)
+        };
+        assert_eq!(categories.first().map(String::as_str), Some("5"));
+        assert_eq!(categories.last().map(String::as_str), Some("100"));
+        let heights: Vec<u64> = series[0].points.iter().map(|p| p.1 as u64).collect();
+        assert_eq!(heights, d.bins);
+        assert!(c.to_svg().unwrap().contains("IL1s"));
+        let ranks = linkage_ranks(&[5, 2, 0, 1]).unwrap();
+        let Plot::Bars { categories, .. } = &ranks.plot else {
+            panic!()
+        };
+        assert_eq!(categories, &["1", "2", "3", "> 3"]);
+        assert_eq!(short_number(0.012345), "0.01235");
+        assert_eq!(short_number(1234.6), "1235");
+    }
     use crate::data::Dataset;
     use crate::progress::Progress;
     use crate::risk::{simulate, Knowledge, Simulation};

@@ -59,8 +59,9 @@ use crate::data::{write_bytes, Inputs};
 use crate::error::{Error, Parameter, Result};
 
 pub use build::{
-    breach_cdfs, class_sizes, correlation_heatmap, group_sizes, prefix_chart, reid_cdf,
-    reid_histogram, suppressed_by_household_size, suppressed_cells, sweep_heatmap, SizeBin,
+    breach_cdfs, class_sizes, correlation_heatmap, group_sizes, linkage_ranks, loss_per_record,
+    prefix_chart, reid_cdf, reid_histogram, suppressed_by_household_size, suppressed_cells,
+    sweep_heatmap, SizeBin,
 };
 
 /// Default size: wide enough for nine attribute names on one axis and

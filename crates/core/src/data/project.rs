@@ -291,6 +291,10 @@ pub struct PerturbationParams {
     /// `mean` (the default) or `median`; a name the session parses.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aggregation: Option<String>,
+    /// Microaggregation: the sampling-weight column a group's mean or
+    /// median is weighted by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<String>,
     /// PRAM's least diagonal (sdcMicro's `pd`, default 0.8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pd: Option<f64>,
@@ -306,6 +310,11 @@ pub struct PerturbationParams {
     /// Rank swapping's p, in percent (default 5).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swap_p: Option<f64>,
+    /// PRAM's transition matrices given as files (`--matrix COL=FILE`,
+    /// `:matrix`), by attribute; the others are drawn from pd and alpha.
+    /// Inputs: no output may name them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub matrices: BTreeMap<String, PathBuf>,
 }
 
 impl PerturbationParams {
@@ -530,6 +539,11 @@ impl Project {
                 *path = dir.join(&*path);
             }
         }
+        for path in self.params.perturbation.matrices.values_mut() {
+            if path.is_relative() {
+                *path = dir.join(&*path);
+            }
+        }
     }
 
     /// This project (its paths as the process opens them, relative to the
@@ -561,6 +575,9 @@ impl Project {
             project.params.conditions = Some(relative(c));
         }
         if let Some(p) = project.attacker.population.table.as_mut() {
+            *p = relative(p);
+        }
+        for p in project.params.perturbation.matrices.values_mut() {
             *p = relative(p);
         }
         project

@@ -29,8 +29,8 @@ pub use numeric_loss::{
     eigen_loss, eigenvalue_loss, il1s_per_record, moment_loss, robust_eigen_loss, MomentLoss,
 };
 pub use perturbation::{
-    perturbation_figures, CategoricalChange, LinkageFigures, MatrixShown, MomentChange,
-    MomentLossFigures, PerturbationFigures, RmdFigures,
+    perturbation_figures, CategoricalChange, LinkageFigures, LossDistribution, MatrixShown,
+    MomentChange, MomentLossFigures, PerturbationFigures, RmdFigures, LOSS_BINS,
 };
 pub use prob_queries::{probabilistic_query_error, query_errors, ProbabilisticEngine};
 pub use queries::{

@@ -9,7 +9,9 @@
 //!   them; it is the numeric counterpart of the class-based figures, which
 //!   keep measuring the quasi-identifiers.
 //! - **Information loss**: IL1s (sdcMicro's, a sum over cells,
-//!   `metrics::il1s`) and its mean per cell; the relative change of each
+//!   `metrics::il1s`) and its mean per cell, with its distribution over
+//!   the records (each record's share of the sum: quantiles and a
+//!   histogram, which the report draws); the relative change of each
 //!   attribute's mean and of its standard deviation.
 //!
 //! A figure that is undefined (IL1s of a constant column that changed) is
@@ -43,6 +45,10 @@ pub struct PerturbationFigures {
     pub il1s: Option<f64>,
     /// IL1s per cell (IL1s / (records × attributes)).
     pub il1s_per_cell: Option<f64>,
+    /// How IL1s is spread over the records (each record's share of the
+    /// sum); `None` where IL1s is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub il1s_records: Option<LossDistribution>,
     /// Per attribute: the relative change of its mean and of its standard
     /// deviation.
     pub moments: Vec<MomentChange>,
@@ -77,6 +83,78 @@ pub struct PerturbationFigures {
     /// user needs to correct an analysis (the external report shows them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matrices: Vec<MatrixShown>,
+}
+
+/// A per-record loss over the records: its quantiles (nearest rank: the
+/// least value at or above which a share q of the records lie at or
+/// below) and a histogram of [`LOSS_BINS`] equal widths from 0 to the
+/// largest value.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LossDistribution {
+    pub records: usize,
+    pub mean: f64,
+    pub median: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+    /// Records per bin, bin i covering (i·w, (i+1)·w] with w = max /
+    /// bins (the first bin also holds 0).
+    pub bins: Vec<u64>,
+    /// The bins' width.
+    pub bin_width: f64,
+}
+
+/// Bins of a [`LossDistribution`]'s histogram.
+pub const LOSS_BINS: usize = 20;
+
+impl LossDistribution {
+    /// The distribution of `values` (finite, ≥ 0); `None` when there are
+    /// none or one is not finite.
+    pub fn of(values: &[f64]) -> Option<LossDistribution> {
+        if values.is_empty() || values.iter().any(|v| !v.is_finite() || *v < 0.0) {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let rank = |q: f64| sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let max = sorted[n - 1];
+        let mut bins = vec![0u64; if max > 0.0 { LOSS_BINS } else { 1 }];
+        let bin_width = if max > 0.0 {
+            max / LOSS_BINS as f64
+        } else {
+            0.0
+        };
+        for &v in &sorted {
+            let i = if max > 0.0 {
+                ((v / bin_width).ceil() as usize).saturating_sub(1)
+            } else {
+                0
+            };
+            let last = bins.len() - 1;
+            bins[i.min(last)] += 1;
+        }
+        Some(LossDistribution {
+            records: n,
+            mean: sorted.iter().sum::<f64>() / n as f64,
+            median: rank(0.5),
+            p90: rank(0.9),
+            p99: rank(0.99),
+            max,
+            bins,
+            bin_width,
+        })
+    }
+}
+
+impl PerturbationFigures {
+    /// The share of the PRAM'd attributes' non-missing cells published as
+    /// another category (`None` without PRAM'd attributes or cells).
+    pub fn changed_share(&self) -> Option<f64> {
+        let cells: u64 = self.categorical.iter().map(|c| c.cells).sum();
+        let changed: u64 = self.categorical.iter().map(|c| c.changed).sum();
+        (cells > 0).then(|| changed as f64 / cells as f64)
+    }
 }
 
 /// One PRAM matrix of one attribute (and stratum).
@@ -130,6 +208,8 @@ pub struct CategoricalChange {
     pub changed: u64,
     /// `changed` over the attribute's non-missing cells.
     pub share: f64,
+    /// The attribute's non-missing cells.
+    pub cells: u64,
     /// What the matrices expect: Σ over strata and categories of
     /// frequency × (1 − diagonal).
     pub expected: f64,
@@ -245,6 +325,10 @@ pub fn perturbation_figures(
         let il1s = crate::metrics::il1s(&original, &published)?;
         (Some(interval), il1s.is_finite().then_some(il1s))
     };
+    let il1s_records = match il1s {
+        Some(_) => LossDistribution::of(&crate::metrics::il1s_per_record(&original, &published)?),
+        None => None,
+    };
     let cells = rows.len() * numeric.len();
     let moments = attributes
         .iter()
@@ -265,6 +349,7 @@ pub fn perturbation_figures(
         interval_k: DEFAULT_INTERVAL_K,
         il1s,
         il1s_per_cell: il1s.filter(|_| cells > 0).map(|v| v / cells as f64),
+        il1s_records,
         moments,
         rmd,
         rmd_unavailable,
@@ -336,6 +421,7 @@ fn categorical_figures(
             } else {
                 changed as f64 / present as f64
             },
+            cells: present as u64,
             expected,
         });
     }
@@ -354,17 +440,21 @@ pub fn describe(m: &PerturbationMethod, ds: &Dataset) -> String {
             aggregation,
             columns,
             strata,
+            weights,
             n_groups,
             ..
         } => {
             let names: Vec<&str> = columns.iter().map(|&c| ds.col(c).name()).collect();
+            let weighted = weights.map_or(String::new(), |w| {
+                format!(" weighted by '{}'", ds.col(w).name())
+            });
             let method = if kind == "mdav" {
                 "MDAV"
             } else {
                 "optimal univariate"
             };
             let mut s = format!(
-                "{method} microaggregation of {}, k = {k}, group {}s, {n_groups} groups",
+                "{method} microaggregation of {}, k = {k}, group {}s{weighted}, {n_groups} groups",
                 names.join(", "),
                 aggregation.as_str()
             );
@@ -399,6 +489,19 @@ pub fn describe(m: &PerturbationMethod, ds: &Dataset) -> String {
             };
             if let Some(c) = strata {
                 s.push_str(&format!(", within each value of '{}'", ds.col(*c).name()));
+            }
+            // The file's recodings of a noised attribute, applied again to
+            // its noisy values (`algorithms::numeric_perturbation`).
+            let recoded: Vec<&str> = columns
+                .iter()
+                .map(|&c| ds.col(c).name())
+                .filter(|n| ds.recodings().iter().any(|a| a.column == *n))
+                .collect();
+            if !recoded.is_empty() {
+                s.push_str(&format!(
+                    "; the top/bottom codes and roundings of {} applied again after the noise",
+                    recoded.join(", ")
+                ));
             }
             s
         }
@@ -466,5 +569,30 @@ fn finite(v: f64) -> f64 {
         v
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loss_distribution_has_nearest_rank_quantiles_and_equal_bins() {
+        let v: Vec<f64> = (0..=100).map(f64::from).collect();
+        let d = LossDistribution::of(&v).unwrap();
+        assert_eq!(d.records, 101);
+        assert_eq!(d.mean, 50.0);
+        // ceil(0.5 × 101) = 51st value: 50; ceil(0.9 × 101) = 91st: 90;
+        // ceil(0.99 × 101) = 100th: 99.
+        assert_eq!((d.median, d.p90, d.p99, d.max), (50.0, 90.0, 99.0, 100.0));
+        assert_eq!(d.bin_width, 5.0);
+        // (0, 5] holds 0 (the first bin's own) and 1..=5; the others 5.
+        assert_eq!(d.bins[0], 6);
+        assert!(d.bins[1..].iter().all(|&b| b == 5));
+        assert_eq!(d.bins.iter().sum::<u64>(), 101);
+        let zero = LossDistribution::of(&[0.0, 0.0]).unwrap();
+        assert_eq!((zero.bins.clone(), zero.max), (vec![2], 0.0));
+        assert!(LossDistribution::of(&[]).is_none());
+        assert!(LossDistribution::of(&[1.0, f64::NAN]).is_none());
     }
 }

@@ -365,6 +365,9 @@ pub enum Guarantee {
         aggregation: AggregationName,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strata: Option<String>,
+        /// The sampling weights each group's mean or median is weighted by.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        weights: Option<String>,
     },
     /// PRAM (`algorithms::pram`, the release's `perturbation`): the
     /// published categories of the attributes are codes of their

@@ -88,6 +88,10 @@ pub enum PerturbationMethod {
         columns: Vec<usize>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strata: Option<usize>,
+        /// The sampling-weight column a group's mean or median is
+        /// weighted by.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        weights: Option<usize>,
         /// Group of each source row (the publisher's evidence for the
         /// verifier; not part of the published files).
         groups: Vec<u32>,

@@ -37,7 +37,11 @@ impl Audience {
 }
 
 /// The charts an external report may show: none that plots risk.
-pub const EXTERNAL_CHARTS: [&str; 2] = ["suppressed-cells.svg", "suppressed-by-household-size.svg"];
+pub const EXTERNAL_CHARTS: [&str; 3] = [
+    "suppressed-cells.svg",
+    "suppressed-by-household-size.svg",
+    "il1s-per-record.svg",
+];
 
 /// The JSON of the external report.
 #[derive(Debug, Clone, Serialize)]
@@ -115,6 +119,9 @@ pub struct InformationLoss {
     pub records: usize,
     pub il1s: Option<f64>,
     pub il1s_per_cell: Option<f64>,
+    /// IL1s over the records (a loss, not a risk: the chart is shown too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub il1s_records: Option<crate::metrics::LossDistribution>,
     pub moments: Vec<MomentChange>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub eigen: Option<f64>,
@@ -167,6 +174,7 @@ impl ExternalReport {
                 records: p.records,
                 il1s: p.il1s,
                 il1s_per_cell: p.il1s_per_cell,
+                il1s_records: p.il1s_records.clone(),
                 moments: p.moments.clone(),
                 eigen: p.eigen,
                 moment_loss: p.moment_loss.clone(),

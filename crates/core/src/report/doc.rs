@@ -530,7 +530,11 @@ fn perturbation_section(p: &crate::metrics::PerturbationFigures, internal: bool)
         }
         blocks.push(Block::Para(match (p.il1s, p.il1s_per_cell) {
             (Some(s), Some(c)) => format!(
-                "Information loss IL1s (sdcMicro's, the sum over cells of |original − published| / (√2 · standard deviation)): {s:.4}, {c:.6} per cell."
+                "Information loss IL1s (sdcMicro's, the sum over cells of |original − published| / (√2 · standard deviation)): {s:.4}, {c:.6} per cell.{}",
+                p.il1s_records.as_ref().map_or(String::new(), |d| format!(
+                    " Per record: median {:.4}, 90th percentile {:.4}, largest {:.4}.",
+                    d.median, d.p90, d.max
+                ))
             ),
             _ => "Information loss IL1s is undefined: a column whose original values were all equal was changed.".to_string(),
         }));

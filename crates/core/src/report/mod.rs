@@ -567,6 +567,22 @@ pub fn build(
             );
         }
     }
+    if let Some(p) = &evaluation.perturbation {
+        if let Some(d) = &p.il1s_records {
+            add(
+                "il1s-per-record.svg",
+                "How much each person's published numeric values moved from their true ones (IL1s, in standard deviations): most records should sit in the first bars.",
+                charts::loss_per_record(d)?,
+            );
+        }
+        if let Some(l) = &p.linkage {
+            add(
+                "linkage-ranks.svg",
+                "For an attacker who holds every true value: where each person's own published record ranks among the records nearest to them (rank 1: found).",
+                charts::linkage_ranks(&l.rank_histogram)?,
+            );
+        }
+    }
     report.charts = entries;
     Ok(Built {
         report,

@@ -665,7 +665,13 @@ impl Session {
             options.pram = crate::algorithms::pram::PramOptions {
                 pd: p.pd.unwrap_or(defaults.pd),
                 alpha: p.alpha.unwrap_or(defaults.alpha),
-                given: Vec::new(),
+                // Only PRAM reads the matrix files: another perturbation
+                // does not open them.
+                given: if algo.id() == crate::algorithms::pram::ID {
+                    self.pram_matrices(p)?
+                } else {
+                    Vec::new()
+                },
             };
             let defaults = crate::algorithms::numeric_perturbation::NoiseOptions::default();
             options.noise = crate::algorithms::numeric_perturbation::NoiseOptions {
@@ -715,11 +721,49 @@ impl Session {
                 ))
             }
         };
+        let weights = p
+            .weights
+            .as_deref()
+            .map(|n| column(n, "to weight by"))
+            .transpose()?;
         Ok(NumericOptions {
             columns,
             strata,
             aggregation,
+            weights,
         })
+    }
+
+    /// PRAM's transition matrices given as files (`PerturbationParams::
+    /// matrices`), read and checked against their attributes' categories:
+    /// a missing column, an unreadable file or a matrix that does not fit
+    /// is refused naming the file (and its row or column).
+    pub fn pram_matrices(
+        &self,
+        p: &PerturbationParams,
+    ) -> Result<Vec<(usize, crate::algorithms::pram::TransitionMatrix, String)>> {
+        p.matrices
+            .iter()
+            .map(|(name, path)| {
+                let c = self.dataset.column_index(name).map_err(|_| {
+                    Error::invalid(
+                        Parameter::Column,
+                        format!(
+                            "no column '{name}' for the transition matrix {}",
+                            path.display()
+                        ),
+                    )
+                })?;
+                let col = self.dataset.col(c);
+                let bytes = crate::data::input::read_text_file(path, "transition matrix file")?;
+                let categories: Vec<&str> = col.dictionary().iter().map(|s| &**s).collect();
+                let matrix =
+                    crate::algorithms::pram::parse_matrix_csv(&bytes, path, &categories, &|v| {
+                        col.code_of(v)
+                    })?;
+                Ok((c, matrix, path.display().to_string()))
+            })
+            .collect()
     }
 
     /// Local suppression's options from settings by name (the project's
@@ -817,6 +861,9 @@ impl Session {
         }
         if let Some(t) = &self.attacker.population.table {
             inputs.add(t);
+        }
+        for m in self.params.perturbation.matrices.values() {
+            inputs.add(m);
         }
         inputs
     }

@@ -9,7 +9,7 @@ use anonlab::privacy::Model;
 use ratatui::layout::{Position, Rect};
 
 use super::{App, Out, Popup, Screen};
-use crate::cmdline::{self, Command, Edit, PopulationCommand};
+use crate::cmdline::{self, Command, Edit, PerturbationParam, PopulationCommand};
 use crate::config::Config;
 use crate::keymap::{Action, Scope};
 use crate::layout;
@@ -256,6 +256,13 @@ impl App {
                 let model = self.set_model(m, value)?;
                 self.notice = Some(format!("full-domain model: {m}, {model}"));
             }
+            // The stratum column is the algorithm in view's: a
+            // perturbation's, or local suppression's (which refuses a QI
+            // that a perturbation may stratify by).
+            Command::Strata(_) if self.anon.state.choice().needs.numeric => {
+                let notice = self.set_perturbation(command)?;
+                self.notice = Some(notice);
+            }
             Command::Importance(_)
             | Command::Combs(_)
             | Command::MissingMatches(_)
@@ -263,7 +270,10 @@ impl App {
                 let notice = self.set_local_suppression(command)?;
                 self.notice = Some(notice);
             }
-            Command::Perturb(_) | Command::Aggregation(_) => {
+            Command::Perturb(_)
+            | Command::Aggregation(..)
+            | Command::Perturbation(..)
+            | Command::Matrix(..) => {
                 let notice = self.set_perturbation(command)?;
                 self.notice = Some(notice);
             }
@@ -391,20 +401,59 @@ impl App {
                 p.attributes = names;
                 notice
             }
-            Command::Aggregation(a) => {
-                let notice = format!("microaggregation: each group's values replaced by their {a}");
+            Command::Aggregation(a, weights) => {
+                let notice = format!(
+                    "microaggregation: each group's values replaced by their {}{a}{}",
+                    if weights.is_some() { "weighted " } else { "" },
+                    weights
+                        .as_ref()
+                        .map_or(String::new(), |w| format!(" by '{w}'"))
+                );
                 p.aggregation = (a != "mean").then_some(a);
+                p.weights = weights;
                 notice
             }
-            other => return Err(format!("{other:?} is not a microaggregation command")),
+            Command::Strata(col) => {
+                let notice = col.as_ref().map_or_else(
+                    || "perturbation: no strata".into(),
+                    |c| format!("perturbation within each value of '{c}'"),
+                );
+                p.strata = col;
+                notice
+            }
+            Command::Perturbation(which, v) => {
+                let slot = match which {
+                    PerturbationParam::Pd => &mut p.pd,
+                    PerturbationParam::PramAlpha => &mut p.alpha,
+                    PerturbationParam::Noise => &mut p.noise,
+                    PerturbationParam::NoiseDelta => &mut p.noise_delta,
+                    PerturbationParam::SwapP => &mut p.swap_p,
+                };
+                *slot = Some(v);
+                format!("{}: {} = {v}", which.algorithm(), which.name())
+            }
+            Command::Matrix(col, file) => {
+                let notice = match &file {
+                    Some(f) => format!("pram: {col}'s transition matrix read from {}", f.display()),
+                    None => format!("pram: {col}'s transition matrix drawn from pd and alpha"),
+                };
+                match file {
+                    Some(f) => p.matrices.insert(col, f),
+                    None => p.matrices.remove(&col),
+                };
+                notice
+            }
+            other => return Err(format!("{other:?} is not a perturbation command")),
         };
-        self.session
-            .session()
-            .perturbation_options(&p)
-            .map_err(|e| match e {
-                anonlab::Error::Invalid { msg, .. } => anonlab::error::escaped(&msg),
-                e => e.to_string(),
-            })?;
+        let said = |e: anonlab::Error| match e {
+            anonlab::Error::Invalid { msg, .. } => anonlab::error::escaped(&msg),
+            e => e.to_string(),
+        };
+        let session = self.session.session();
+        session.perturbation_options(&p).map_err(said)?;
+        // A matrix file is read now, so a file that does not fit its
+        // attribute is a message here rather than a failed run.
+        session.pram_matrices(&p).map_err(said)?;
         if self.session.params().perturbation != p {
             self.session.settings_mut().perturbation = p;
         }

@@ -23,6 +23,15 @@
 //! Unlike sdcMicro, a stratum (or file) of fewer than k records is refused:
 //! sdcMicro silently makes it one group smaller than k.
 //!
+//! With sampling weights (a numeric column, every weight finite and above
+//! 0), a group's value is its weighted mean, or its weighted median as
+//! sdcMicro's `weightedMedian` defines it (sorted by value, the first whose
+//! cumulative share of the weight reaches ½, or the mean of it and the next
+//! when the share is exactly ½, which gives the plain median for equal
+//! weights). The groups are formed without the weights, as sdcMicro forms
+//! them; its MDAV itself ignores the weights (its `micro_mdav` passes
+//! `weights = NULL`), its other methods aggregate by them as here.
+//!
 //! Aggregation by median is honoured (sdcMicro's MDAV ignores `measure`
 //! and always returns the mean, its issue #266): the median of a group of
 //! even size is the mean of its two middle values, as R's `median` gives.
@@ -130,20 +139,106 @@ fn missing(column: &str, row: usize, method: &str) -> Error {
 }
 
 /// MDAV on `columns` of `ds` (one or more numeric columns), within the
-/// strata of column `strata` when given.
+/// strata of column `strata` when given, each group's value weighted by
+/// the sampling weights of column `weights` when given.
 pub fn mdav(
     ds: &Dataset,
     columns: &[usize],
     strata: Option<usize>,
+    weights: Option<usize>,
     options: MicroaggregationOptions,
     progress: &Progress,
 ) -> Result<Microaggregated> {
     let x = numeric_columns(ds, columns)?;
+    let w = weights.map(|c| weight_values(ds, c)).transpose()?;
     let mut out = with_strata(ds, strata, |s| {
         microaggregate(&x, s, options, progress, mdav_groups)
     })?;
+    if let Some(w) = &w {
+        reaggregate_weighted(&x, w, options.aggregation, &mut out);
+    }
     out.columns = columns.to_vec();
     Ok(out)
+}
+
+/// The sampling weights of column `c`: numbers, each finite and above 0,
+/// or an error naming the first record that is not.
+pub fn weight_values(ds: &Dataset, c: usize) -> Result<Vec<f64>> {
+    let col = ds.col(c);
+    let bad = |row: usize, what: &str| {
+        Error::Invalid {
+        parameter: Parameter::Weights,
+        msg: format!(
+            "the weight '{}' of record {} (1-based, header not counted) is {what}; sampling weights are numbers above 0",
+            col.name(),
+            row + 1
+        ),
+    }
+    };
+    if !col.is_numeric() {
+        return Err(Error::Invalid {
+            parameter: Parameter::Weights,
+            msg: format!(
+                "'{}' is categorical; sampling weights are numbers above 0",
+                col.name()
+            ),
+        });
+    }
+    col.codes()
+        .iter()
+        .enumerate()
+        .map(|(row, &code)| match col.number(code) {
+            None => Err(bad(row, "missing")),
+            Some(w) if w.is_finite() && w > 0.0 => Ok(w),
+            Some(w) => Err(bad(row, &w.to_string())),
+        })
+        .collect()
+}
+
+/// Each group's values of `out` replaced by the weighted aggregate of its
+/// original values `x` (column-major, records as in `out.groups`), the
+/// weights `w` per record. Members are taken in record order.
+fn reaggregate_weighted(x: &[Vec<f64>], w: &[f64], how: Aggregation, out: &mut Microaggregated) {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); out.n_groups];
+    for (r, &g) in out.groups.iter().enumerate() {
+        members[g as usize].push(r);
+    }
+    for (c, col) in x.iter().enumerate() {
+        for rows in &members {
+            let v = weighted_aggregate(rows.iter().map(|&r| (col[r], w[r])), how);
+            for &r in rows {
+                out.values[c][r] = v;
+            }
+        }
+    }
+}
+
+/// A group's weighted mean (Σ w·x / Σ w) or weighted median (see the
+/// module header) of (value, weight) pairs, weights above 0.
+pub fn weighted_aggregate(pairs: impl Iterator<Item = (f64, f64)>, how: Aggregation) -> f64 {
+    match how {
+        Aggregation::Mean => {
+            let (sw, swx) = pairs.fold((0.0, 0.0), |(sw, swx), (x, w)| (sw + w, swx + w * x));
+            swx / sw
+        }
+        Aggregation::Median => {
+            let mut v: Vec<(f64, f64)> = pairs.collect();
+            v.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let total: f64 = v.iter().map(|p| p.1).sum();
+            let mut cumulative = 0.0;
+            for (i, &(x, w)) in v.iter().enumerate() {
+                cumulative += w;
+                let share = cumulative / total;
+                if share >= 0.5 {
+                    return match v.get(i + 1) {
+                        Some(&(next, _)) if share == 0.5 => (x + next) / 2.0,
+                        _ => x,
+                    };
+                }
+            }
+            v.last().map_or(f64::NAN, |p| p.0)
+        }
+    }
 }
 
 /// The optimal univariate method on one numeric `column` of `ds`, within
@@ -152,15 +247,20 @@ pub fn optimal_univariate(
     ds: &Dataset,
     column: usize,
     strata: Option<usize>,
+    weights: Option<usize>,
     options: MicroaggregationOptions,
     progress: &Progress,
 ) -> Result<Microaggregated> {
     let x = numeric_columns(ds, &[column])?;
+    let w = weights.map(|c| weight_values(ds, c)).transpose()?;
     let mut out = with_strata(ds, strata, |s| {
         microaggregate(&x, s, options, progress, |x, k, p| {
             optimal_groups(&x[0], k, p)
         })
     })?;
+    if let Some(w) = &w {
+        reaggregate_weighted(&x, w, options.aggregation, &mut out);
+    }
     out.columns = vec![column];
     Ok(out)
 }

@@ -37,6 +37,8 @@ pub struct NumericOptions {
     /// Microaggregate within each value of this column.
     pub strata: Option<usize>,
     pub aggregation: Aggregation,
+    /// Sampling weights: each group's weighted mean or median.
+    pub weights: Option<usize>,
 }
 
 /// Which method.
@@ -88,9 +90,9 @@ impl Algorithm for Microaggregation {
             aggregation: o.aggregation,
         };
         let out = match self.0 {
-            Method::Mdav => mdav(req.ds, &o.columns, o.strata, options, progress)?,
+            Method::Mdav => mdav(req.ds, &o.columns, o.strata, o.weights, options, progress)?,
             Method::OptimalUnivariate => {
-                optimal_univariate(req.ds, o.columns[0], o.strata, options, progress)?
+                optimal_univariate(req.ds, o.columns[0], o.strata, o.weights, options, progress)?
             }
         };
         progress.check()?;
@@ -109,6 +111,38 @@ fn check_columns(method: Method, req: &Request<'_>) -> Result<()> {
                 "the optimal univariate method aggregates one attribute, {n} were given: run it once per attribute, or use mdav"
             ),
         ));
+    }
+    // A top or bottom code survives aggregation (a group's mean or median
+    // lies within its values), a rounding does not: refused here rather
+    // than published as a release whose rounding check fails.
+    for &c in &req.options.numeric.columns {
+        let name = req.ds.col(c).name();
+        if let Some(r) = req
+            .ds
+            .recodings()
+            .iter()
+            .find(|a| a.column == name && a.method == crate::data::recode::Method::Round)
+        {
+            return Err(Error::invalid(
+                Parameter::Recode,
+                format!(
+                    "'{name}' is rounded to a multiple of {} and microaggregated: a group's {} is no such multiple; round it or microaggregate it, not both",
+                    r.given,
+                    crate::release::AggregationName::from(req.options.numeric.aggregation).as_str()
+                ),
+            ));
+        }
+    }
+    if let Some(w) = req.options.numeric.weights {
+        if req.options.numeric.columns.contains(&w) {
+            return Err(Error::invalid(
+                Parameter::Weights,
+                format!(
+                    "'{}' is the sampling weight and an attribute to microaggregate: weights are published as they are",
+                    req.ds.col(w).name()
+                ),
+            ));
+        }
     }
     check_attributes(
         req,
@@ -139,6 +173,7 @@ pub fn release(id: &str, req: &Request<'_>, out: &Microaggregated) -> Release {
             aggregation: o.aggregation.into(),
             columns: out.columns.clone(),
             strata: o.strata,
+            weights: o.weights,
             groups: out.groups.clone(),
             n_groups: out.n_groups,
         }],
@@ -163,6 +198,7 @@ pub fn release(id: &str, req: &Request<'_>, out: &Microaggregated) -> Release {
             .collect(),
         aggregation: o.aggregation.into(),
         strata: o.strata.map(|s| ds.col(s).name().to_string()),
+        weights: o.weights.map(|w| ds.col(w).name().to_string()),
     });
     r
 }

@@ -83,6 +83,7 @@ fn missing_values_are_refused_by_record_and_column() {
         &ds,
         &[0],
         None,
+        None,
         opts(1, Aggregation::Mean),
         &Progress::new(),
     )
@@ -92,6 +93,7 @@ fn missing_values_are_refused_by_record_and_column() {
     let err = mdav(
         &ds,
         &[1],
+        None,
         None,
         opts(1, Aggregation::Mean),
         &Progress::new(),
@@ -187,4 +189,87 @@ mod tree {
             same(&x, k);
         }
     }
+}
+
+/// The weighted median as sdcMicro's `weightedMedian` defines it is, for
+/// whole-number weights, the plain median of the sample with each value
+/// repeated as often as its weight (an independent definition); equal
+/// weights give the plain median; the weighted mean is Σ w·x / Σ w.
+#[test]
+fn weighted_aggregates_agree_with_their_definitions() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(34);
+    for _ in 0..2000 {
+        let n = rng.random_range(1..8);
+        let pairs: Vec<(f64, f64)> = (0..n)
+            .map(|_| {
+                (
+                    f64::from(rng.random_range(0..6u32)),
+                    f64::from(rng.random_range(1..5u32)),
+                )
+            })
+            .collect();
+        let expanded: Vec<f64> = pairs
+            .iter()
+            .flat_map(|&(x, w)| std::iter::repeat_n(x, w as usize))
+            .collect();
+        let want = aggregate(expanded.iter().copied(), Aggregation::Median);
+        let got = weighted_aggregate(pairs.iter().copied(), Aggregation::Median);
+        assert_eq!(got, want, "{pairs:?}");
+        let mean = weighted_aggregate(pairs.iter().copied(), Aggregation::Mean);
+        let plain = aggregate(expanded.iter().copied(), Aggregation::Mean);
+        assert!(
+            (mean - plain).abs() <= 1e-12 * plain.abs().max(1.0),
+            "{pairs:?}"
+        );
+        let equal = weighted_aggregate(pairs.iter().map(|p| (p.0, 2.5)), Aggregation::Median);
+        assert_eq!(
+            equal,
+            aggregate(pairs.iter().map(|p| p.0), Aggregation::Median),
+            "{pairs:?}"
+        );
+    }
+}
+
+#[test]
+fn weights_must_be_numbers_above_zero() {
+    let ds = Dataset::from_rows(
+        &["income", "w"],
+        &[vec!["10", "1"], vec!["20", "0"], vec!["30", "2"]],
+    )
+    .unwrap();
+    let err = mdav(
+        &ds,
+        &[0],
+        None,
+        Some(1),
+        opts(1, Aggregation::Mean),
+        &Progress::new(),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("the weight 'w' of record 2"),
+        "{err}"
+    );
+    let ds = Dataset::from_rows(
+        &["income", "w"],
+        &[
+            vec!["10", "1"],
+            vec!["20", "3"],
+            vec!["40", "1"],
+            vec!["50", "1"],
+        ],
+    )
+    .unwrap();
+    let m = mdav(
+        &ds,
+        &[0],
+        None,
+        Some(1),
+        opts(2, Aggregation::Mean),
+        &Progress::new(),
+    )
+    .unwrap();
+    // Groups {10, 20} and {40, 50}: (10 + 60) / 4 and 45.
+    assert_eq!(m.values[0], vec![17.5, 17.5, 45.0, 45.0]);
 }

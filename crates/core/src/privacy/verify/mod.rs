@@ -203,16 +203,38 @@ fn check(claim: impl Into<String>, result: Result<String, String>) -> Check {
 /// A recoding the dataset says was applied (`data::recode`) holds of its
 /// values, by its definition: after a top code no value lies above the
 /// threshold but the replacement (a bottom code: below), after a rounding
-/// every value is a multiple of the base. The dataset's values are the
-/// published ones, so this is what a reader of the release can count on.
-fn recoding_holds(applied: &crate::data::AppliedRecode, ds: &Dataset) -> Result<String, String> {
+/// every value is a multiple of the base. The values checked are the
+/// published ones: the dataset's, or for an attribute a perturbation
+/// published anew (noise, microaggregation, swapping) its published
+/// numbers, read as the decimals the published file writes.
+fn recoding_holds(
+    applied: &crate::data::AppliedRecode,
+    ds: &Dataset,
+    release: &Release,
+) -> Result<String, String> {
     use crate::data::number::Decimal;
     use crate::data::recode::{round_to, Method};
-    let col = ds
-        .column(&applied.column)
+    let index = ds
+        .column_index(&applied.column)
         .map_err(|e| format!("the recoded column is not in the data: {e}"))?;
+    let col = ds.col(index);
     let number = |t: &Option<String>| t.as_deref().and_then(Decimal::parse);
-    let mut values = (0..col.cardinality() as u32).filter_map(|c| col.decimal(c));
+    let published = release
+        .perturbation
+        .as_ref()
+        .and_then(|p| p.values_of(index))
+        .and_then(|v| match v {
+            crate::release::PublishedValues::Numbers { values } => Some(values),
+            _ => None,
+        });
+    let mut values: Box<dyn Iterator<Item = Decimal>> = match published {
+        Some(v) => Box::new(
+            v.iter()
+                .filter(|x| x.is_finite())
+                .filter_map(|x| Decimal::parse(&x.to_string())),
+        ),
+        None => Box::new((0..col.cardinality() as u32).filter_map(|c| col.decimal(c))),
+    };
     let bad = match applied.method {
         Method::TopCode | Method::BottomCode => {
             let (Some(t), Some(r)) = (number(&applied.threshold), number(&applied.replacement))
@@ -295,7 +317,7 @@ pub fn verify_with(release: &Release, ds: &Dataset, shared: Shared<'_>) -> Verif
                 "{} {}={} holds",
                 applied.method, applied.column, applied.given
             ),
-            recoding_holds(applied, ds),
+            recoding_holds(applied, ds, release),
         ));
     }
     if fits_ok {
@@ -419,11 +441,15 @@ fn claim_name(claim: &Guarantee) -> String {
             attributes,
             aggregation,
             strata,
+            weights,
         } => {
             let mut s = format!(
-                "{k} or more records share every published tuple of {} (microaggregation by group {})",
+                "{k} or more records share every published tuple of {} (microaggregation by group {}{})",
                 quoted(attributes),
-                aggregation.as_str()
+                aggregation.as_str(),
+                weights
+                    .as_ref()
+                    .map_or(String::new(), |w| format!(" weighted by '{w}'"))
             );
             if let Some(col) = strata {
                 s.push_str(&format!(", within each value of '{col}'"));
@@ -549,12 +575,13 @@ fn verify_claim(
             attributes,
             aggregation,
             strata,
+            weights,
         } => perturbation::microaggregation_k(
             release,
             ds,
             *k,
             attributes,
-            *aggregation,
+            (*aggregation, weights.as_deref()),
             strata.as_deref(),
         ),
         Guarantee::Pram { attributes, strata } => {

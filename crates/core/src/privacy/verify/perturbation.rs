@@ -8,7 +8,11 @@
 //! 2. the recorded groups stay inside their stratum, and each published
 //!    value is its group's mean (summed here in row order: the algorithm
 //!    sums in sdcMicro's order, so the two may differ by rounding; a
-//!    relative 1e-9 is allowed) or median of the original values.
+//!    relative 1e-9 is allowed) or median of the original values —
+//!    weighted by the claim's sampling-weight column when it names one
+//!    (the weighted median as sdcMicro's `weightedMedian`: the first value,
+//!    in sorted order, whose cumulative share of the weight reaches ½, or
+//!    its mean with the next when the share is exactly ½).
 //!
 //! What is not checked, because a release cannot show it: that the groups
 //! are the ones MDAV (or the optimal method) would form. Another grouping
@@ -42,10 +46,27 @@ pub(super) fn microaggregation_k(
     ds: &Dataset,
     k: u32,
     attributes: &[String],
-    aggregation: AggregationName,
+    (aggregation, weights): (AggregationName, Option<&str>),
     strata: Option<&str>,
 ) -> Result<String, String> {
     let p = perturbation_of(release)?;
+    let weight_of: Option<Vec<f64>> = match weights {
+        None => None,
+        Some(name) => {
+            let col = ds.col(ds.column_index(name).map_err(|e| e.to_string())?);
+            Some(
+                (0..ds.n_rows())
+                    .map(|r| {
+                        col.number(col.code(r))
+                            .filter(|w| w.is_finite() && *w > 0.0)
+                            .ok_or_else(|| {
+                                format!("the weight '{name}' of record {} is not above 0", r + 1)
+                            })
+                    })
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+    };
     let columns: Vec<usize> = attributes
         .iter()
         .map(|a| ds.column_index(a).map_err(|e| e.to_string()))
@@ -117,10 +138,11 @@ pub(super) fn microaggregation_k(
             let col = ds.col(c);
             let mut originals = Vec::with_capacity(rows.len());
             for &r in rows {
-                originals.push(
+                originals.push((
                     col.number(col.code(r))
                         .ok_or_else(|| format!("'{name}' is missing at record {}", r + 1))?,
-                );
+                    weight_of.as_ref().map_or(1.0, |w| w[r]),
+                ));
             }
             let expected = aggregate(&mut originals, aggregation);
             for &r in rows {
@@ -136,24 +158,34 @@ pub(super) fn microaggregation_k(
         }
     }
     Ok(format!(
-        "every published tuple of {} shared by at least {smallest} ≥ {k} records{}; every value its group's {}",
+        "every published tuple of {} shared by at least {smallest} ≥ {k} records{}; every value its group's {}{}",
         attributes.join(", "),
         strata.map_or(String::new(), |s| format!(" of its '{s}'")),
+        if weights.is_some() { "weighted " } else { "" },
         aggregation.as_str()
     ))
 }
 
-fn aggregate(values: &mut [f64], how: AggregationName) -> f64 {
+/// The (weighted) mean or median of (value, weight) pairs; with weights
+/// of 1, the plain mean and median (of an even count, the mean of the two
+/// middle values: their cumulative share is exactly ½).
+fn aggregate(values: &mut [(f64, f64)], how: AggregationName) -> f64 {
+    let total: f64 = values.iter().map(|v| v.1).sum();
     match how {
-        AggregationName::Mean => values.iter().sum::<f64>() / values.len() as f64,
+        AggregationName::Mean => values.iter().map(|(x, w)| x * w).sum::<f64>() / total,
         AggregationName::Median => {
-            values.sort_by(f64::total_cmp);
-            let half = values.len() / 2;
-            if values.len() % 2 == 1 {
-                values[half]
-            } else {
-                (values[half - 1] + values[half]) / 2.0
+            values.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut below = 0.0;
+            for i in 0..values.len() {
+                below += values[i].1;
+                if below / total >= 0.5 {
+                    if below / total == 0.5 && i + 1 < values.len() {
+                        return (values[i].0 + values[i + 1].0) / 2.0;
+                    }
+                    return values[i].0;
+                }
             }
+            f64::NAN
         }
     }
 }

@@ -63,7 +63,21 @@ struct Metric {
     value: fn(&Measured, f64) -> (String, Option<f64>),
 }
 
-fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
+/// The table's metric columns; a perturbation's own columns only when an
+/// entry has its figures (a set of generalizations would show four columns
+/// of dashes in their place).
+fn metrics(threshold: f64, perturbed_entries: bool) -> Vec<Metric> {
+    let mut all = Vec::from(all_metrics(threshold));
+    if !perturbed_entries {
+        all.retain(|m| !PERTURBATION_COLUMNS.contains(&m.title.as_str()));
+    }
+    all
+}
+
+/// The headers of the columns only a perturbation fills.
+const PERTURBATION_COLUMNS: [&str; 4] = ["dRisk", "linked", "IL1s/cell", "changed"];
+
+fn all_metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
     fn num(v: f64, digits: usize) -> (String, Option<f64>) {
         (format!("{v:.digits$}"), Some(v))
     }
@@ -141,6 +155,50 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
                 QueryError::Failed(_) => ("failed".into(), None),
             },
         },
+        // A perturbation's own figures (the evaluation's, as `compare`
+        // prints them): the interval measure and record linkage of the
+        // numeric attributes, their IL1s per cell, PRAM's changed cells.
+        // A generalization has none ("—"); its risk is the class columns'.
+        Metric {
+            title: "dRisk".into(),
+            width: 7,
+            better: Better::Lower,
+            value: |m, _| {
+                perturbed(m)
+                    .and_then(|f| f.interval_risk)
+                    .map_or_else(dash_pair, percent)
+            },
+        },
+        Metric {
+            title: "linked".into(),
+            width: 7,
+            better: Better::Lower,
+            value: |m, _| {
+                perturbed(m)
+                    .and_then(|f| f.linkage.as_ref())
+                    .map_or_else(dash_pair, |l| percent(l.share))
+            },
+        },
+        Metric {
+            title: "IL1s/cell".into(),
+            width: 9,
+            better: Better::Lower,
+            value: |m, _| {
+                perturbed(m)
+                    .and_then(|f| f.il1s_per_cell)
+                    .map_or_else(dash_pair, |v| num(v, 4))
+            },
+        },
+        Metric {
+            title: "changed".into(),
+            width: 7,
+            better: Better::Lower,
+            value: |m, _| {
+                perturbed(m)
+                    .and_then(|f| f.changed_share())
+                    .map_or_else(dash_pair, percent)
+            },
+        },
         Metric {
             title: "groups".into(),
             width: 7,
@@ -167,6 +225,14 @@ fn metrics(threshold: f64) -> [Metric; METRIC_COLUMNS] {
 
 fn dash_pair() -> (String, Option<f64>) {
     ("—".to_string(), None)
+}
+
+fn percent(share: f64) -> (String, Option<f64>) {
+    (format!("{:.1}%", share * 100.0), Some(share))
+}
+
+fn perturbed(m: &Measured) -> Option<&anonlab::metrics::PerturbationFigures> {
+    m.evaluation.perturbation.as_ref()
 }
 
 pub(super) fn draw(frame: &mut Frame, body: Rect, d: &Drawn<'_, CompareScreen>) {
@@ -233,16 +299,19 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, CompareScreen>) {
     frame.render_widget(block, area);
 
     let threshold = d.session.threshold();
-    let metrics = metrics(threshold);
+    let perturbed_entries = c.entries.iter().any(|e| match &e.outcome {
+        Outcome::Measured(m) => perturbed(m).is_some(),
+        _ => false,
+    });
+    let metrics = metrics(threshold, perturbed_entries);
+    let columns = metrics.len();
     let width = inner.width;
     let id_width: u16 = ID_WIDTHS.iter().map(|w| w + 1).sum();
     // Metric columns from `left` while they fit; scrolled to the end, the
     // last columns fill the width rather than leaving it blank.
     let fits_from =
         |from: usize| id_width + metrics[from..].iter().map(|m| m.width + 1).sum::<u16>() <= width;
-    let last_left = (0..METRIC_COLUMNS)
-        .find(|&i| fits_from(i))
-        .unwrap_or(METRIC_COLUMNS - 1);
+    let last_left = (0..columns).find(|&i| fits_from(i)).unwrap_or(columns - 1);
     let left = c.left.min(last_left);
     let mut shown = Vec::new();
     let mut used = id_width;
@@ -253,7 +322,7 @@ fn draw_table(frame: &mut Frame, area: Rect, d: &Drawn<'_, CompareScreen>) {
         used += m.width + 1;
         shown.push(i);
     }
-    let more_right = shown.last().is_some_and(|&i| i + 1 < METRIC_COLUMNS) || shown.is_empty();
+    let more_right = shown.last().is_some_and(|&i| i + 1 < columns) || shown.is_empty();
     let best: Vec<Option<f64>> = metrics
         .iter()
         .map(|m| best_of(m, &c.entries, threshold))

@@ -782,7 +782,7 @@ impl CompareState {
 }
 
 /// Metric columns of the table, left to right (the ones `h`/`l` scroll).
-pub const METRIC_COLUMNS: usize = 12;
+pub const METRIC_COLUMNS: usize = 16;
 
 mod draw;
 

@@ -301,15 +301,33 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
                 title_style(),
             ),
         ])]);
+        let setting = |label: &str, v: String| {
+            Line::from(vec![
+                Span::styled(format!("{label:<10}"), dim()),
+                Span::styled(widgets::cut(&v, width.saturating_sub(10)), title_style()),
+            ])
+        };
         if microaggregation {
-            lines.push(Line::from(vec![
-                Span::styled("aggregate ", dim()),
-                Span::styled(
-                    p.aggregation.clone().unwrap_or_else(|| "mean".into()),
-                    title_style(),
-                ),
-            ]));
+            let how = p.aggregation.clone().unwrap_or_else(|| "mean".into());
+            lines.push(setting(
+                "aggregate",
+                match &p.weights {
+                    Some(w) => format!("{how} weighted by {w}"),
+                    None => how,
+                },
+            ));
         }
+        lines.extend(
+            perturbation_settings(choice.id, p)
+                .into_iter()
+                .map(|(l, v)| setting(l, v)),
+        );
+        lines.push(setting(
+            "strata",
+            p.strata
+                .clone()
+                .unwrap_or_else(|| "none (:strata COL)".into()),
+        ));
     }
     if choice.id == CONSTRUCTION {
         // Construction reads its conditions, not k, l nor the seed.
@@ -321,6 +339,48 @@ fn draw_params(frame: &mut Frame, area: Rect, d: &Drawn<'_, AnonymizeScreen>) {
     }
     let block = Block::bordered().title(Span::styled(" Anonymize ", title_style()));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The numbers a perturbation reads beside its attributes, as the session
+/// holds them (its default when unset: what the next run reads), labelled
+/// by the command that sets them.
+fn perturbation_settings(
+    id: &str,
+    p: &anonlab::data::PerturbationParams,
+) -> Vec<(&'static str, String)> {
+    use anonlab::algorithms::numeric_perturbation::NoiseOptions;
+    use anonlab::algorithms::pram::PramOptions;
+    let (pram, noise) = (PramOptions::default(), NoiseOptions::default());
+    match id {
+        "pram" => {
+            let mut v = vec![
+                ("pd", p.pd.unwrap_or(pram.pd).to_string()),
+                ("pram-alpha", p.alpha.unwrap_or(pram.alpha).to_string()),
+            ];
+            if !p.matrices.is_empty() {
+                let given: Vec<String> = p
+                    .matrices
+                    .iter()
+                    .map(|(c, f)| {
+                        let file = f.file_name().unwrap_or(f.as_os_str());
+                        format!("{c}={}", file.to_string_lossy())
+                    })
+                    .collect();
+                v.push(("matrix", given.join(",")));
+            }
+            v
+        }
+        "noise-additive" => vec![(
+            "noise",
+            format!("{} % of each sd", p.noise.unwrap_or(noise.noise)),
+        )],
+        "noise-correlated2" => vec![("delta", p.noise_delta.unwrap_or(noise.delta).to_string())],
+        "rank-swap" => vec![(
+            "swap-p",
+            format!("{} % of the ranks", p.swap_p.unwrap_or(noise.swap_p)),
+        )],
+        _ => Vec::new(),
+    }
 }
 
 /// Local suppression's settings as the session holds them (what the next
@@ -832,6 +892,14 @@ fn perturbation_figures(view: &AnonymizeView) -> Vec<Line<'static>> {
         }
         if !more.is_empty() {
             lines.push(Line::from(more));
+        }
+        if let Some(d) = &f.il1s_records {
+            lines.push(Line::from(vec![
+                Span::styled("IL1s/record ", dim()),
+                Span::styled(format!("median {:.4}", d.median), title_style()),
+                Span::styled(format!(" · p90 {:.4} · max {:.4} ", d.p90, d.max), dim()),
+                Span::raw(widgets::bars(&d.bins)),
+            ]));
         }
     }
     if !f.categorical.is_empty() {
