@@ -51,7 +51,9 @@ pub struct ClusterSpec {
     /// The cluster's token file (mode 600); `None`: the file the
     /// environment names (`anonlab_scale::cluster::TOKEN_FILE_VAR`).
     pub token_file: Option<PathBuf>,
-    /// How long to wait for the cluster: for an executor, then the job.
+    /// How long the client waits without progress (`--cluster-timeout`):
+    /// for an executor first, then between signs of the job's progress (a
+    /// task finished, or one running on an executor still asking for work).
     pub timeout: Duration,
 }
 
