@@ -26,6 +26,7 @@ mod tui_microaggregation;
 mod tui_needs;
 mod tui_one_after;
 mod tui_one_truth;
+mod tui_open_async;
 mod tui_open_picker;
 mod tui_pk;
 mod tui_recode;

@@ -222,12 +222,6 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
                 if app.take_suspend() {
                     guard.suspend(mouse)?;
                 }
-                // `:open`: the new session in place of this one.
-                if let Some(opened) = app.take_open() {
-                    app = opened;
-                    epoch += 1;
-                    start(&mut app, epoch)?;
-                }
             }
             Ok(Event::Worker(e, msg)) if e == epoch => app.on_worker(msg),
             Ok(Event::Worker(..)) => {}
@@ -236,6 +230,13 @@ pub fn run_app(mut app: App) -> anyhow::Result<()> {
             }
             Err(RecvTimeoutError::Timeout) => app.on_tick(),
             Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        }
+        // `:open`: the file, read off this thread, becomes the session in
+        // place of this one.
+        if let Some(opened) = app.take_open() {
+            app = opened;
+            epoch += 1;
+            start(&mut app, epoch)?;
         }
     }
 }

@@ -320,6 +320,12 @@ fn status_parts(app: &App) -> Vec<Part> {
             vec![Span::raw(format!("density seed {seed}"))],
         ));
     }
+    if let Some(o) = app.opening() {
+        parts.push(Part::new(
+            1,
+            vec![Span::styled(o, Style::new().fg(Color::Cyan))],
+        ));
+    }
     if let Some(n) = app.notice() {
         parts.push(Part::new(
             1,

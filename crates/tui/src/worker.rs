@@ -181,7 +181,7 @@ pub fn in_job() -> bool {
 }
 
 /// Run one job, turning its result (or panic) into a message.
-fn run_job<T>(id: JobId, job: JobFn<T>, progress: &Progress) -> WorkerMsg<T> {
+pub(crate) fn run_job<T>(id: JobId, job: JobFn<T>, progress: &Progress) -> WorkerMsg<T> {
     let start = Instant::now();
     IN_JOB.with(|f| f.set(true));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(progress)));

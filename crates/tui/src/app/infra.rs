@@ -189,6 +189,12 @@ impl App {
                 self.data.set_filter(rule, &self.session, &mut out);
             }
             Command::Hierarchies(path) => {
+                // A device or a FIFO is refused before it is opened: the
+                // file is read on this thread, and `/dev/zero` would hold
+                // the keys until the reader's limit (issue 36, item 9).
+                if let Some(why) = super::open::special_file(&path) {
+                    return Err(format!("{}: {why}", path.display()));
+                }
                 self.show(Screen::Hierarchies);
                 let inputs = self.inputs();
                 self.hier.import(
@@ -233,6 +239,9 @@ impl App {
             Command::ExportChart(path) => self.export_chart(path),
             Command::ExportReport(dir, audience) => self.export_report(dir, audience),
             Command::Conditions(path) => {
+                if let Some(why) = super::open::special_file(&path) {
+                    return Err(format!("{}: {why}", path.display()));
+                }
                 let n = self
                     .session
                     .load_conditions(path.clone())
@@ -588,7 +597,7 @@ impl App {
 /// A project saved from a session over the query engine's frequency table,
 /// opened through the table again.
 #[cfg(feature = "engine")]
-fn open_grouped(
+pub(super) fn open_grouped(
     project: &anonlab::data::Project,
 ) -> anonlab::Result<(anonlab::session::Session, anonlab::session::GroupedFile)> {
     anonlab_scale::grouped::open_project(project)
@@ -597,7 +606,7 @@ fn open_grouped(
 /// Without the query engine a grouped project is refused, saying how to
 /// read its file whole.
 #[cfg(not(feature = "engine"))]
-fn open_grouped(
+pub(super) fn open_grouped(
     project: &anonlab::data::Project,
 ) -> anonlab::Result<(anonlab::session::Session, anonlab::session::GroupedFile)> {
     Err(anonlab::session::Session::grouped_refusal(project))

@@ -42,6 +42,8 @@ mod infra;
 mod open;
 mod read;
 
+pub use open::Loaded;
+
 /// Where the job slots' threads hand their messages.
 type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
 
@@ -109,9 +111,16 @@ pub struct App {
     /// The question asked before quitting or opening another file with
     /// unsaved changes.
     confirm: Option<Confirm>,
-    /// A file to open in place of this session (`:open`), for the
-    /// terminal loop to pick up with [`take_open`](Self::take_open).
-    open_request: Option<PathBuf>,
+    /// The file being read off the UI thread (`:open`, `app/open.rs`).
+    opening: Option<open::Opening>,
+    /// The number of the latest open request.
+    open_seq: u64,
+    /// A file read, for the terminal loop to pick up with
+    /// [`take_open`](Self::take_open) in place of this session.
+    opened: Option<(PathBuf, Box<open::Loaded>)>,
+    /// Where the job threads hand their messages, once the workers run
+    /// (each open starts a thread of its own).
+    notify: Option<Notify>,
     /// The files opened lately (`app/open.rs`).
     recent: super::recent::RecentFiles,
     /// The `:open` picker, while open.
@@ -156,7 +165,10 @@ impl App {
             saved: session.snapshot(),
             history: History::default(),
             confirm: None,
-            open_request: None,
+            opening: None,
+            open_seq: 0,
+            opened: None,
+            notify: None,
             recent: Default::default(),
             picker: None,
             session,
@@ -216,6 +228,7 @@ impl App {
         notify: impl Fn(JobMsg) + Send + Sync + 'static,
     ) -> std::io::Result<()> {
         let notify: Notify = Arc::new(notify);
+        self.notify = Some(Arc::clone(&notify));
         threaded(self.session.job_mut(), &notify, JobMsg::Baseline)?;
         threaded(self.risk.job_mut(), &notify, JobMsg::RiskAfter)?;
         threaded(self.hier.job_mut(), &notify, JobMsg::Correlation)?;
@@ -237,6 +250,7 @@ impl App {
     /// workload). With the default inline workers this is how tests make
     /// progress.
     pub fn run_pending_jobs_blocking(&mut self) {
+        self.run_open_inline();
         loop {
             self.after_draw();
             let mut msgs: Vec<JobMsg> = Vec::new();
@@ -315,53 +329,7 @@ impl App {
         if self.unsaved() {
             self.confirm = Some(Confirm::Open(path));
         } else {
-            self.open_request = Some(path);
-        }
-    }
-
-    /// The file `:open` asked for, opened as a new app with this one's
-    /// keys, theme, mouse setting, size and command history; `None` when
-    /// none was asked for, or when it cannot be opened (a popup then says
-    /// why and this session stays). The terminal loop replaces the app
-    /// with it and starts its workers.
-    pub fn take_open(&mut self) -> Option<App> {
-        let path = self.open_request.take()?;
-        let opened = if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
-            App::open_project(&path)
-        } else {
-            // Read whole: the query engine's table holds only the columns
-            // given a role up front, and a file opened here has none yet
-            // (`anonlab tui FILE --qi ...` opens one through the engine).
-            anonlab::session::Source::file(&path, anonlab::data::CsvOptions::default())
-                .with_engine(anonlab::session::Engine::Memory)
-                .open_with(&anonlab::session::RoleSpec::default())
-                .and_then(App::new)
-        };
-        match opened {
-            Ok(mut app) => {
-                app.keymap = self.keymap.clone();
-                app.data.semi_key = self.data.semi_key.clone();
-                app.theme = self.theme;
-                app.mouse = self.mouse;
-                app.cmdline = self.cmdline.clone();
-                app.recent = std::mem::take(&mut self.recent);
-                app.recent.remember(&path);
-                app.step(&Action::Resize(self.size.0, self.size.1));
-                if app.notice.is_none() {
-                    app.notice = Some(format!("opened {}", path.display()));
-                }
-                Some(app)
-            }
-            Err(e) => {
-                self.popup = Some(Popup::new(
-                    "Cannot open the file",
-                    format!("{}: {e}", path.display()),
-                ));
-                None
-            }
+            self.start_open(path);
         }
     }
 
@@ -383,7 +351,7 @@ impl App {
         };
         match (proceed, self.confirm.take()) {
             (true, Some(Confirm::Quit)) => self.quit = true,
-            (true, Some(Confirm::Open(path))) => self.open_request = Some(path),
+            (true, Some(Confirm::Open(path))) => self.start_open(path),
             _ => {}
         }
     }
@@ -519,6 +487,7 @@ impl App {
                 self.risk.sync(&self.session);
             }
             JobMsg::Export(m) => self.on_export(m, &mut out),
+            JobMsg::Open(m) => self.on_open(m),
             msg => {
                 if let Some(owner) = msg.owner() {
                     let (screen, mut cx) = self.screen_mut(owner);
@@ -667,7 +636,9 @@ impl App {
     /// instant to see a long job's gauge without sleeping.
     pub fn on_tick_at(&mut self, now: Instant) {
         self.sync_clock(now);
-        if self.session.baseline_job().is_running()
+        self.tick_open(now);
+        if self.opening.is_some()
+            || self.session.baseline_job().is_running()
             || self.anon.is_busy()
             || self.hier.state.matrix.job.is_running()
             || self.compare.state.job.is_running()
@@ -685,7 +656,7 @@ impl App {
     /// Stop the computation of the screen in view (on the Data screen, the
     /// one that is running).
     fn cancel_job(&mut self) {
-        if self.cancel_export() {
+        if self.cancel_open() || self.cancel_export() {
             return;
         }
         let (screen, cx) = self.in_view();

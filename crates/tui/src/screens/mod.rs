@@ -85,6 +85,8 @@ pub enum JobMsg {
     Compare(compare::CompareMsg),
     /// A chart or report written by the export slot.
     Export(WorkerMsg<crate::export::Exported>),
+    /// A file `:open` read off the UI thread (one thread per request).
+    Open(WorkerMsg<Box<crate::app::Loaded>>),
 }
 
 impl JobMsg {
@@ -92,7 +94,7 @@ impl JobMsg {
     /// own slots (the session's baseline, the exports).
     pub fn owner(&self) -> Option<Screen> {
         match self {
-            JobMsg::Baseline(_) | JobMsg::Export(_) => None,
+            JobMsg::Baseline(_) | JobMsg::Export(_) | JobMsg::Open(_) => None,
             JobMsg::RiskAfter(_) => Some(Screen::Risk),
             JobMsg::Anonymize(_) => Some(Screen::Anonymize),
             JobMsg::Correlation(_) => Some(Screen::Hierarchies),
