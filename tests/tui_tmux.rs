@@ -507,3 +507,63 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
     });
     assert!(screen.lines().any(|l| l == "exit=0"), "{screen}");
 }
+
+/// `:open` of a large file never holds the keys (issue 36, item 9): while
+/// a 200 MB CSV is read, the status bar says so, another screen comes up
+/// on its key, Esc cancels (the demo stays) and `q` quits at once, the
+/// terminal given back; asked again and left alone, `q` still quits
+/// without waiting for the read.
+#[test]
+fn open_of_a_large_file_leaves_the_keys_working() {
+    if !common::require(have_tmux(), "tmux") {
+        return;
+    }
+    let (_dir, work, tmux) = scratch_shell();
+    // Short rows of few values: much to read, little to hold.
+    let row = "F,34,1000\nM,51,1001\n";
+    let mut text = String::from("sex,age,zip\n");
+    text.push_str(&row.repeat(200_000_000 / row.len()));
+    std::fs::write(work.join("big.csv"), text).unwrap();
+    let bin = env!("CARGO_BIN_EXE_anonlab");
+    let pane = |format: &str| tmux.pane(format);
+    for quit_while_reading in [false, true] {
+        tmux.send(&["clear", "Enter"]);
+        tmux.wait_for("a clear screen", |s| {
+            s.contains("shell$") && !s.contains("anonlab-exit")
+        });
+        tmux.send(&[&format!("'{bin}'; echo anonlab-exit=$?"), "Enter"]);
+        tmux.wait_for("the demo on the Data screen", |s| {
+            s.contains("1 Data") && s.contains("demo.csv (embedded)")
+        });
+        tmux.send(&[":"]);
+        tmux.send(&["-l", "open big.csv"]);
+        tmux.send(&["Enter"]);
+        tmux.wait_for("the reading status", |s| {
+            s.contains("opening big.csv") && s.contains("Esc cancels")
+        });
+        let asked = Instant::now();
+        if !quit_while_reading {
+            // Another screen while the file is read.
+            tmux.send(&["2"]);
+            tmux.wait_for("the Risk screen during the read", |s| {
+                s.contains("Attacker knows") && s.contains("opening big.csv")
+            });
+            tmux.send(&["Escape"]);
+            tmux.wait_for("the cancel notice", |s| {
+                s.contains("cancelled opening big.csv") && s.contains("demo.csv (embedded)")
+            });
+        }
+        tmux.send(&["q"]);
+        let screen = tmux.wait_for("the shell after q", |s| {
+            s.lines().any(|l| l.starts_with("anonlab-exit="))
+        });
+        assert!(screen.lines().any(|l| l == "anonlab-exit=0"), "{screen}");
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "the keys waited {:?} for the read",
+            asked.elapsed()
+        );
+        assert_eq!(pane("#{alternate_on}"), "0", "alternate screen left on");
+        assert_eq!(pane("#{mouse_any_flag}"), "0", "mouse reporting left on");
+    }
+}

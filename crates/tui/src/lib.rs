@@ -86,7 +86,7 @@ pub use screens::release::{verification_lines, CellMark};
 pub use screens::risk::{Measures, RecordList, RiskChart, RiskFocus, RiskModel};
 pub use screens::sweep::{SweepCell, SweepMetric, MAX_SWEEP_L, SWEEP_KS};
 pub use session::{AnonymizeInputs, FULL_DOMAIN, MAX_LISTED};
-pub use shared::{step_series, JobState, Screen, DEFAULT_PROJECT_FILE};
+pub use shared::{step_series, JobState, Loaded, Screen, DEFAULT_PROJECT_FILE};
 pub use theme::{missing_cell_style, suppressed_cell_style, Theme};
 pub use ui::draw;
 pub use widgets::{role_color, sensitive_cell_style, too_small, SENSITIVE_MARK};

@@ -173,6 +173,28 @@ pub fn seed_label(id: &str, sep: char, seed: u64) -> String {
     }
 }
 
+/// What a background open read: the session of a data file, or of a
+/// project (with its grouped file when it opens through the query
+/// engine's table, and the warning of a data file changed since it was
+/// saved). The app is built from it on the UI thread, which reads nothing.
+pub struct Loaded {
+    pub(crate) session: anonlab::session::Session,
+    pub(crate) grouped: Option<anonlab::session::GroupedFile>,
+    /// `Some` for a project: the app saves back to it.
+    pub(crate) project: Option<std::path::PathBuf>,
+    pub(crate) changed: Option<String>,
+}
+
+impl std::fmt::Debug for Loaded {
+    // A session is large; what was opened is what a reader wants.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loaded")
+            .field("label", &self.session.label())
+            .field("project", &self.project)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

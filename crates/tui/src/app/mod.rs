@@ -42,8 +42,6 @@ mod infra;
 mod open;
 mod read;
 
-pub use open::Loaded;
-
 /// Where the job slots' threads hand their messages.
 type Notify = Arc<dyn Fn(JobMsg) + Send + Sync>;
 
@@ -117,7 +115,7 @@ pub struct App {
     open_seq: u64,
     /// A file read, for the terminal loop to pick up with
     /// [`take_open`](Self::take_open) in place of this session.
-    opened: Option<(PathBuf, Box<open::Loaded>)>,
+    opened: Option<(PathBuf, Box<super::shared::Loaded>)>,
     /// Where the job threads hand their messages, once the workers run
     /// (each open starts a thread of its own).
     notify: Option<Notify>,

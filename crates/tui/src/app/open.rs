@@ -8,20 +8,21 @@
 //! The core's readers take no [`Progress`], so a cancelled read cannot be
 //! stopped: its thread is abandoned (it ends when the reader returns, at
 //! the latest at the reader's size limit) and its result dropped. How far
-//! it got is the kernel's count of the bytes the thread read
-//! (`/proc/thread-self/io`, Linux; elsewhere the elapsed time only).
+//! it got is the kernel's count of the bytes the process read since the
+//! request (`/proc/self/io`, Linux; elsewhere the size and the elapsed
+//! time only).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anonlab::progress::Progress;
-use anonlab::session::{GroupedFile, Session};
+use anonlab::session::Session;
 
 use super::{App, JobMsg, Popup};
 use crate::keymap::Action;
 use crate::picker::{FilePicker, PickerEffect};
 use crate::recent::RecentFiles;
+use crate::shared::Loaded;
 use crate::worker::{run_job, WorkerMsg};
 
 impl App {
@@ -78,28 +79,6 @@ impl App {
     }
 }
 
-/// What a background open read: the session of a data file, or of a
-/// project (with its grouped file when it opens through the query
-/// engine's table, and the warning of a data file changed since it was
-/// saved). The app is built from it on the UI thread, which reads nothing.
-pub struct Loaded {
-    session: Session,
-    grouped: Option<GroupedFile>,
-    /// `Some` for a project: the app saves back to it.
-    project: Option<PathBuf>,
-    changed: Option<String>,
-}
-
-impl std::fmt::Debug for Loaded {
-    // A session is large; what was opened is what a reader wants.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Loaded")
-            .field("label", &self.session.label())
-            .field("project", &self.project)
-            .finish()
-    }
-}
-
 /// The read a background open runs, queued until the app's workers start
 /// (tests run it inline in [`App::take_open`]).
 type ReadFn = Box<dyn FnOnce() -> anonlab::Result<Loaded> + Send>;
@@ -119,11 +98,11 @@ pub(super) struct Opening {
     started: Instant,
     /// The time of the last tick: the status bar's elapsed time.
     now: Instant,
-    /// Bytes the reading thread has read, as its kernel counter says
-    /// (Linux), at the last tick.
+    /// Bytes read since the request, as the kernel counts the process's
+    /// reads (Linux), at the last tick.
     read: Option<u64>,
-    /// Where the reading thread's counter is, once it started.
-    counter: Arc<Mutex<Option<PathBuf>>>,
+    /// The process's count of bytes read when the request was made.
+    counter_at_start: Option<u64>,
     /// The read, until a worker thread takes it (inline apps).
     queued: Option<ReadFn>,
 }
@@ -210,12 +189,12 @@ fn read(path: &Path) -> anonlab::Result<Loaded> {
     }
 }
 
-/// The kernel's count of bytes this thread has read, and where it is, on
-/// Linux; `None` elsewhere.
-fn thread_counter() -> Option<PathBuf> {
-    let task = std::fs::read_link("/proc/thread-self").ok()?;
-    let io = Path::new("/proc").join(task).join("io");
-    io.is_file().then_some(io)
+/// The kernel's count of bytes the process has read (`rchar` of
+/// `/proc/self/io`, Linux; `None` elsewhere). The reader's threads (a
+/// CSV is read whole by several) all count; so would a cancelled read
+/// still running, which the status bar then overstates.
+fn bytes_read() -> Option<u64> {
+    read_counter(Path::new("/proc/self/io"))
 }
 
 fn read_counter(io: &Path) -> Option<u64> {
@@ -248,18 +227,14 @@ impl App {
             started: now,
             now,
             read: None,
-            counter: Arc::default(),
+            counter_at_start: bytes_read(),
             queued: Some(Box::new(move || read(&target))),
         };
         if let Some(notify) = self.notify.clone() {
             let job = opening.queued.take().expect("queued above");
-            let counter = Arc::clone(&opening.counter);
             let spawned = std::thread::Builder::new()
                 .name("anonlab-open".into())
                 .spawn(move || {
-                    // A new thread's counter starts at zero: it counts
-                    // this read alone.
-                    *counter.lock().unwrap_or_else(PoisonError::into_inner) = thread_counter();
                     let msg = run_job(
                         seq,
                         Box::new(move |_| job().map(Box::new)),
@@ -305,13 +280,8 @@ impl App {
     pub(super) fn tick_open(&mut self, now: Instant) {
         if let Some(o) = self.opening.as_mut() {
             o.now = o.now.max(now);
-            let io = o
-                .counter
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone();
-            if let Some(n) = io.as_deref().and_then(read_counter) {
-                o.read = Some(n);
+            if let (Some(start), Some(now)) = (o.counter_at_start, bytes_read()) {
+                o.read = Some(now.saturating_sub(start));
             }
         }
     }

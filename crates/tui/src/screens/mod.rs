@@ -86,7 +86,7 @@ pub enum JobMsg {
     /// A chart or report written by the export slot.
     Export(WorkerMsg<crate::export::Exported>),
     /// A file `:open` read off the UI thread (one thread per request).
-    Open(WorkerMsg<Box<crate::app::Loaded>>),
+    Open(WorkerMsg<Box<crate::shared::Loaded>>),
 }
 
 impl JobMsg {
