@@ -259,3 +259,28 @@ fn devices_and_fifos_are_refused_at_once() {
         assert!(std::env::var("CI").is_err(), "mkfifo is needed under CI");
     }
 }
+
+/// The project a session starts from (`anonlab tui --project P`) refuses
+/// a device as its data file too, before the fingerprint would read it.
+#[cfg(unix)]
+#[test]
+fn a_project_opened_at_start_refuses_a_device_as_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("urandom.json");
+    let mut p = anonlab::data::Project::new(
+        Some(PathBuf::from("/dev/urandom")),
+        anonlab::data::CsvOptions::default(),
+    );
+    p.data.fingerprint = Some(anonlab::data::DataFingerprint {
+        size: 10,
+        hash: "fnv1a64:0123456789abcdef".into(),
+    });
+    p.save(&project).unwrap();
+    let started = Instant::now();
+    let e = App::open_project(&project).err().expect("refused");
+    assert!(
+        e.to_string().contains("/dev/urandom: it is a device"),
+        "{e}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

@@ -42,6 +42,13 @@ impl App {
     /// file's sample.
     pub fn open_project(path: &std::path::Path) -> anonlab::Result<App> {
         let project = anonlab::data::Project::load(path)?;
+        // A data file that is a device is refused before its fingerprint
+        // is checked: that would read `/dev/zero` forever (issue 36, 9).
+        if let Some(data) = &project.data.path {
+            if let Some(why) = super::open::special_file(data) {
+                return Err(anonlab::error::Error::input(data, None, None, why));
+            }
+        }
         let app = if project.data.grouped.is_some() {
             let (session, file) = open_grouped(&project)?;
             App::new(session)?.with_grouped(file)
