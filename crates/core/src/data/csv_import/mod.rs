@@ -198,6 +198,7 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         regular,
         codec: None,
         text: None,
+        check_only: false,
     };
     // A regular file of moderate size is read whole, so that a text
     // without quotes can be parsed on every core (`unquoted`).
@@ -226,6 +227,45 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         .read_to_end(&mut head)
         .map_err(io)?;
     load_from(&source, head, file, opts)
+}
+
+/// Check the CSV file at `path` as [`load_csv`] reads it, keeping none of
+/// its cells: every refusal the loader gives (a field or row over its
+/// limit in any column, a ragged row, a field that is not UTF-8, a quote
+/// left open, the file limit), with the same message. The query engine
+/// and the cluster's client run it before DataFusion reads the file, whose
+/// CSV reader has none of these rules, so that a file is refused or read
+/// alike on every path. One pass over the text, streamed.
+pub fn check_csv(path: &Path, opts: &CsvOptions) -> Result<()> {
+    let io = |e| Error::Io(path.to_path_buf(), e);
+    let mut file = crate::data::input::open_input(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let regular = meta.is_file();
+    if regular && meta.len() > opts.max_file_bytes {
+        return Err(Error::unmet_at(
+            path,
+            None,
+            None,
+            file_limit_message(meta.len(), opts.max_file_bytes),
+            Setting::MaxFileBytes,
+        ));
+    }
+    let name = dataset_name(path);
+    let source = Source {
+        path,
+        name: &name,
+        size_hint: 0,
+        regular,
+        codec: None,
+        text: None,
+        check_only: true,
+    };
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    load_from(&source, head, file, opts).map(|_| ())
 }
 
 /// The name a dataset takes from its file: the file name without its
@@ -260,6 +300,9 @@ struct Source<'a> {
     codec: Option<Codec>,
     /// The whole text, when it is held in memory.
     text: Option<&'a [u8]>,
+    /// Only check the text as the loader would ([`check_csv`]): every
+    /// refusal the same, no column kept.
+    check_only: bool,
 }
 
 /// Load CSV text held in memory (the embedded demo); `label` names it in
@@ -277,6 +320,7 @@ pub fn load_csv_bytes(bytes: &[u8], label: &str, opts: &CsvOptions) -> Result<Da
         regular: true,
         codec: None,
         text: Some(bytes),
+        check_only: false,
     };
     load_from(&source, bytes[..split].to_vec(), &bytes[split..], opts)
 }
@@ -370,6 +414,7 @@ fn load_from<R: Read + Send>(
         .buffer_capacity(1 << 16)
         .from_reader(Tracked::new(
             Cursor::new(head).chain(rest),
+            delimiter,
             opts.max_row_bytes,
             opts.max_file_bytes,
         ));
@@ -442,15 +487,20 @@ fn load_from<R: Read + Send>(
             }
         }
     }
-    let mut builders: Vec<ColumnBuilder> = names
-        .iter()
-        .map(|n| ColumnBuilder::with_capacity(n.clone(), est_rows as usize))
-        .collect();
+    let mut builders: Vec<ColumnBuilder> = if source.check_only {
+        Vec::new()
+    } else {
+        names
+            .iter()
+            .map(|n| ColumnBuilder::with_capacity(n.clone(), est_rows as usize))
+            .collect()
+    };
     let interner = Interner {
         file: &file,
         names: &names,
         rules: &rules,
         max_field_bytes: opts.max_field_bytes,
+        check_only: source.check_only,
     };
 
     // A pipeline of two stages over batches of records: while one batch is
@@ -486,9 +536,9 @@ fn load_from<R: Read + Send>(
     }
     let last = (last.line, last.multiline_field);
     // The csv crate takes an unclosed quote at the end of the file as a
-    // field that runs to the end; an odd number of quote characters in the
-    // whole file is the sign, and the last record holds that field.
-    if reader.get_ref().quotes % 2 == 1 {
+    // field that runs to the end; the text read to its end inside a quoted
+    // field is the sign, and the last record holds that field.
+    if reader.get_ref().in_quotes {
         return Err(Error::input(
             file,
             Some(last.0),
@@ -503,6 +553,9 @@ fn load_from<R: Read + Send>(
             None,
             "the file has a header row but no data rows",
         ));
+    }
+    if source.check_only {
+        return Dataset::new(name, Vec::new());
     }
     let columns = finish_columns(builders, opts, &file, |row| lines.line(row))?;
     Dataset::new(name, columns)
@@ -768,6 +821,8 @@ struct Interner<'a> {
     names: &'a [String],
     rules: &'a FieldRules<'a>,
     max_field_bytes: usize,
+    /// Check the fields as interning would, keeping none (no builders).
+    check_only: bool,
 }
 
 impl Interner<'_> {
@@ -776,7 +831,40 @@ impl Interner<'_> {
     /// would report.
     fn intern(&self, batch: &Batch, builders: &mut [ColumnBuilder]) -> Result<()> {
         let records = &batch.records[..batch.len];
-        let first_bad = builders
+        let first_bad = if self.check_only {
+            // The same checks in the same order, on every column.
+            (0..self.names.len())
+                .into_par_iter()
+                .filter_map(|i| {
+                    records.iter().enumerate().find_map(|(j, record)| {
+                        let field = self.rules.field(&record[i]);
+                        if field.len() > self.max_field_bytes {
+                            return Some((j, i, None));
+                        }
+                        if self.rules.is_missing(field) {
+                            return None;
+                        }
+                        std::str::from_utf8(field).err().map(|e| (j, i, Some(e)))
+                    })
+                })
+                .min_by_key(|&(j, i, _)| (j, i))
+        } else {
+            self.intern_into(records, builders)
+        };
+        let Some((j, i, utf8)) = first_bad else {
+            return Ok(());
+        };
+        self.bad_field(batch, j, i, utf8)
+    }
+
+    /// Intern `records` into `builders`: the first bad field, if any (its
+    /// record, its column and, for a field that is not UTF-8, why).
+    fn intern_into(
+        &self,
+        records: &[csv::ByteRecord],
+        builders: &mut [ColumnBuilder],
+    ) -> Option<(usize, usize, Option<std::str::Utf8Error>)> {
+        builders
             .par_iter_mut()
             .enumerate()
             .filter_map(|(i, b)| {
@@ -792,11 +880,18 @@ impl Interner<'_> {
                     b.push_bytes(field).err().map(|e| (j, i, Some(e)))
                 })
             })
-            .min_by_key(|&(j, i, _)| (j, i));
-        let Some((j, i, utf8)) = first_bad else {
-            return Ok(());
-        };
-        let field = self.rules.field(&records[j][i]);
+            .min_by_key(|&(j, i, _)| (j, i))
+    }
+
+    /// The message for the bad field at record `j`, column `i` of `batch`.
+    fn bad_field(
+        &self,
+        batch: &Batch,
+        j: usize,
+        i: usize,
+        utf8: Option<std::str::Utf8Error>,
+    ) -> Result<()> {
+        let field = self.rules.field(&batch.records[j][i]);
         let (row, column) = (Some(batch.lines[j]), Some(self.names[i].clone()));
         Err(match utf8 {
             None => Error::unmet_at(
