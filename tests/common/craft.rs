@@ -250,6 +250,7 @@ pub fn arrow_ipc(batch: &arrow_array::RecordBatch, stream: bool) -> Vec<u8> {
 /// item 5: the in-memory reader read it, the cluster refused it). Written
 /// by arrow's own stream writer, which sends a changed dictionary again
 /// in full (a replacement, not a delta).
+#[allow(dead_code)] // tests/fuzz.rs includes this file and does not use it
 pub fn arrow_replaced_dictionaries() -> Vec<u8> {
     use arrow_array::types::Int32Type;
     use arrow_array::{ArrayRef, DictionaryArray, Int64Array, RecordBatch};
