@@ -596,3 +596,48 @@ mod same_as_streamed {
         }
     }
 }
+
+/// The quick scan the engine's check starts with says a file is plain
+/// only when the loader accepts it, whatever the size of its reads; it
+/// leaves quotes, blank lines, CRs alone, ragged rows and long fields to
+/// the loader.
+#[test]
+fn the_quick_check_vouches_only_for_what_the_loader_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.csv");
+    let small = CsvOptions {
+        max_field_bytes: 8,
+        max_row_bytes: 24,
+        ..CsvOptions::default()
+    };
+    let cases: [(&str, bool); 14] = [
+        ("a,b\n1,2\n3,4\n", true),
+        ("a,b\r\n1,2\r\n3,4", true),
+        ("\u{feff}a;b\n1;2\n", true),
+        ("a,b\n1, x \n,\n", true),
+        ("a,b\n1,x\"y\n", false),
+        ("a,b\n1,2\n\n3,4\n", false),
+        ("a,b\n1,2\r3,4\n", false),
+        ("\na,b\n1,2\n", false),
+        ("a,b\n1,2,3\n", false),
+        ("a,b\n1\n", false),
+        ("a,b\n1,123456789\n", false),
+        ("a,b\n1,12345678\n", true),
+        ("a,b\n", false),
+        ("a,b\n1,caf\u{e9}\n", true),
+    ];
+    for (text, plain) in cases {
+        std::fs::write(&file, text).unwrap();
+        for block in [1, 2, 5, 64, QUICK_BLOCK] {
+            let quick = quick_check(&file, &small, block);
+            assert_eq!(quick, plain, "{text:?} by {block}");
+        }
+        if plain {
+            load_csv(&file, &small).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        }
+    }
+    // Not UTF-8: left to the loader, which names the field.
+    std::fs::write(&file, b"a,b\n1,caf\xe9\n").unwrap();
+    assert!(!quick_check(&file, &small, 3));
+    assert!(check_csv(&file, &small).is_err());
+}
