@@ -235,7 +235,9 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
 /// left open, the file limit), with the same message. The query engine
 /// and the cluster's client run it before DataFusion reads the file, whose
 /// CSV reader has none of these rules, so that a file is refused or read
-/// alike on every path. One pass over the text, streamed.
+/// alike on every path. One pass over the text, streamed. A forced kind
+/// (`--numeric`) is not checked here: the engine reads the kinds of the
+/// columns it groups from its groups, as every engine path does.
 pub fn check_csv(path: &Path, opts: &CsvOptions) -> Result<()> {
     let io = |e| Error::Io(path.to_path_buf(), e);
     let mut file = crate::data::input::open_input(path).map_err(io)?;
