@@ -1316,6 +1316,88 @@ fn a_malformed_file_fails_the_job_and_no_executor_dies() {
         assert!(err.contains(msg.as_str()), "{err}");
     }
 
+    // One reading of a file (issue 36, item 5), alike on the cluster, the
+    // engine here and in memory: a quote inside an unquoted field read as
+    // it stands; an Arrow stream whose second batch replaces the first's
+    // dictionary read as its batches say (the cluster refused it); a
+    // field over the limit in a column the assessment does not read
+    // refused with the reader's message.
+    let quoted = dir.path().join("quoted.csv");
+    std::fs::write(&quoted, "c0,b\n1,x\"y\n2,z\n1,z\n2,x\"y\n").unwrap();
+    let v = same_assessment(&cluster, &quoted, &["--qi", "c0,b"]);
+    assert_eq!(
+        (v["rows"].as_u64(), v["classes"].as_u64()),
+        (Some(4), Some(4)),
+        "{v}"
+    );
+    // An Arrow IPC stream: DataFusion's plans do not tell the executors
+    // which Arrow format a file is in, and they read every one as the
+    // file format, so the client refuses a stream before any job (and
+    // says how to convert it), for assess and for anonymize's publishing
+    // pass alike. Here and in memory a stream whose second batch replaces
+    // the first's dictionary is read as its batches say.
+    let dict = dir.path().join("dict.arrows");
+    std::fs::write(&dict, common::craft::arrow_replaced_dictionaries()).unwrap();
+    for engine in ["datafusion", "memory"] {
+        let v = json_of(&run(&[
+            "assess",
+            dict.to_str().unwrap(),
+            "--json",
+            "--qi",
+            "sex,age",
+            "--engine",
+            engine,
+        ]));
+        assert_eq!(
+            (v["rows"].as_u64(), v["classes"].as_u64()),
+            (Some(8), Some(6)),
+            "{v}"
+        );
+    }
+    let out = run(&assess_args(&cluster, &dict, "sex,age")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("dict.arrows")
+            && err.contains("not the stream format")
+            && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    let published = dir.path().join("dict-published.csv");
+    let mut args = vec![
+        "anonymize".to_string(),
+        dict.to_str().unwrap().into(),
+        "--qi".into(),
+        "sex,age".into(),
+        "-a".into(),
+        "mondrian".into(),
+        "-k".into(),
+        "2".into(),
+        "-o".into(),
+        published.to_str().unwrap().into(),
+    ];
+    args.extend(cluster.flags().map(String::from));
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not the stream format"), "{err}");
+    assert!(!published.exists());
+    let long = dir.path().join("long.csv");
+    let rows: String = (0..2000).map(|i| format!("{},y\n", i % 5)).collect();
+    std::fs::write(&long, format!("c0,b\n{rows}1,{}\n", "x".repeat(2 << 20))).unwrap();
+    let msg = readers_message(&long);
+    assert!(msg.contains("row 2002, column 'b'"), "{msg}");
+    let out = run(&assess_args(&cluster, &long, "c0")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(msg.as_str()), "{err}");
+
     // A good job afterwards, on both executors still there.
     let demo = demo_in(dir.path());
     let v = json_of(&run(&assess_args(&cluster, &demo, "sex,age,zip")

@@ -300,6 +300,32 @@ fn csv_reader_accepts_or_refuses_cleanly() {
     });
 }
 
+/// The check the query engine and the cluster's client run before
+/// DataFusion reads a CSV file (`csv_import::check_csv`, issue 36, item
+/// 5) refuses what the loader refuses, with the same message, and
+/// accepts what it accepts, on any text and with small limits.
+#[test]
+fn the_engines_csv_check_refuses_what_the_loader_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fuzz.csv");
+    fuzz(
+        "CSV check before the engine",
+        hostile_bytes(corpus_with(".csv")),
+        |bytes| {
+            std::fs::write(&file, &bytes).unwrap();
+            for opts in [small_limits(), CsvOptions::default()] {
+                let loaded = anonlab::data::load_csv(&file, &opts).map(|_| ());
+                let checked = anonlab::data::csv_import::check_csv(&file, &opts);
+                prop_assert_eq!(
+                    loaded.map_err(|e| e.to_string()),
+                    checked.map_err(|e| e.to_string())
+                );
+            }
+            Ok(())
+        },
+    );
+}
+
 #[test]
 fn rules_parse_or_refuse_and_never_overflow() {
     let rules = prop_oneof![

@@ -108,17 +108,19 @@ fn perturb_sets_the_attributes_and_the_panel_shows_the_figures() {
     );
     let view = app.anonymize().view.as_ref().unwrap();
     assert!(view.evaluation.verification.all_hold());
-    let methods = view
+    let said = methods(&app);
+    assert!(said.contains("weighted by 'household_weights'"), "{said}");
+}
+
+/// The shown release's perturbation methods, in words.
+fn methods(app: &App) -> String {
+    let view = app.anonymize().view.as_ref().expect("a release");
+    let f = view
         .evaluation
         .perturbation
         .as_ref()
-        .unwrap()
-        .methods
-        .join(" ");
-    assert!(
-        methods.contains("weighted by 'household_weights'"),
-        "{methods}"
-    );
+        .expect("perturbation figures");
+    f.methods.join(" ")
 }
 
 fn bytes(p: &Path) -> Vec<u8> {
@@ -148,18 +150,8 @@ fn the_perturbations_numbers_are_set_by_command_and_saved_in_the_project() {
     assert_eq!(app.params().perturbation.strata.as_deref(), Some("sex"));
     assert_eq!(app.params().local_suppression.strata, None);
     run_to_done(&mut app);
-    let methods = app
-        .anonymize()
-        .view
-        .as_ref()
-        .unwrap()
-        .evaluation
-        .perturbation
-        .as_ref()
-        .unwrap()
-        .methods
-        .join(" ");
-    assert!(methods.contains("pd = 0.6, alpha = 0.2"), "{methods}");
+    let said = methods(&app);
+    assert!(said.contains("pd = 0.6, alpha = 0.2"), "{said}");
     let screen = text(&render(&app));
     for shown in ["pd        0.6", "pram-alpha0.2", "strata    sex"] {
         assert!(screen.contains(shown), "{shown}:\n{screen}");
@@ -234,18 +226,8 @@ fn the_perturbations_numbers_are_set_by_command_and_saved_in_the_project() {
     assert_eq!(app.params().perturbation.noise, Some(50.0));
     run_to_done(&mut app);
     assert!(text(&render(&app)).contains("noise     50 % of each sd"));
-    let methods = app
-        .anonymize()
-        .view
-        .as_ref()
-        .unwrap()
-        .evaluation
-        .perturbation
-        .as_ref()
-        .unwrap()
-        .methods
-        .join(" ");
-    assert!(methods.contains("50"), "{methods}");
+    let said = methods(&app);
+    assert!(said.contains("50"), "{said}");
     choose_algorithm(&mut app, "rank-swap");
     command(&mut app, "swap-p 12");
     run_to_done(&mut app);
@@ -256,14 +238,8 @@ fn the_perturbations_numbers_are_set_by_command_and_saved_in_the_project() {
         "{}",
         view.evaluation.verification
     );
-    let methods = view
-        .evaluation
-        .perturbation
-        .as_ref()
-        .unwrap()
-        .methods
-        .join(" ");
-    assert!(methods.contains("12"), "{methods}");
+    let said = methods(&app);
+    assert!(said.contains("12"), "{said}");
 }
 
 /// The Compare screen ranks a perturbation beside a generalization for

@@ -242,3 +242,47 @@ pub fn arrow_ipc(batch: &arrow_array::RecordBatch, stream: bool) -> Vec<u8> {
     }
     out
 }
+
+/// An Arrow IPC stream (`.arrows`) of a dictionary-encoded text column
+/// `sex` and a number column `age`, in two record batches whose `sex`
+/// dictionaries differ: the second batch's dictionary replaces the
+/// first's under the same id, which the stream format allows (issue 36,
+/// item 5: the in-memory reader read it, the cluster refused it). Written
+/// by arrow's own stream writer, which sends a changed dictionary again
+/// in full (a replacement, not a delta).
+#[allow(dead_code)] // tests/fuzz.rs includes this file and does not use it
+pub fn arrow_replaced_dictionaries() -> Vec<u8> {
+    use arrow_array::types::Int32Type;
+    use arrow_array::{ArrayRef, DictionaryArray, Int64Array, RecordBatch};
+    use arrow_schema::{DataType, Field, Schema};
+    use std::sync::Arc;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(
+            "sex",
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+            true,
+        ),
+        Field::new("age", DataType::Int64, true),
+    ]));
+    let batch = |sex: Vec<&str>, age: Vec<i64>| {
+        let sex: DictionaryArray<Int32Type> = sex.into_iter().collect();
+        RecordBatch::try_new(
+            Arc::clone(&schema),
+            vec![
+                Arc::new(sex) as ArrayRef,
+                Arc::new(Int64Array::from(age)) as ArrayRef,
+            ],
+        )
+        .unwrap()
+    };
+    let mut out = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).unwrap();
+    // Dictionary [F, M], then [X, F]: key 0 is F in one batch, X in the next.
+    w.write(&batch(vec!["F", "M", "F", "M"], vec![30, 30, 40, 40]))
+        .unwrap();
+    w.write(&batch(vec!["X", "F", "X", "X"], vec![30, 30, 40, 40]))
+        .unwrap();
+    w.finish().unwrap();
+    drop(w);
+    out
+}

@@ -75,6 +75,37 @@ use crate::engine::{check_input, frequency_table_in, FrequencyTable};
 use anonlab::data::CsvOptions;
 use anonlab::error::{escaped, Error, Parameter, Result};
 
+/// Refuse an Arrow IPC file in the stream format (`.arrows`) before a job
+/// is sent: DataFusion's plans, as the client sends them to the cluster,
+/// do not say which of the two Arrow IPC formats a file is in, and the
+/// executors read every Arrow file as the file format ("Arrow file does
+/// not contain correct footer", whatever the stream holds: issue 36,
+/// item 5 found it with a stream whose dictionary a later batch
+/// replaces). The in-memory path and the engine on this machine read a
+/// stream; the cluster says so and how to convert it, as it does for a
+/// compressed CSV file.
+pub fn refuse_arrow_stream(engine: &str, path: &Path, opts: &CsvOptions) -> Result<()> {
+    use std::io::Read;
+    if anonlab::data::formats::detect(path, opts) != anonlab::data::InputFormat::Arrow {
+        return Ok(());
+    }
+    let mut magic = Vec::with_capacity(6);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(6).read_to_end(&mut magic))
+        .map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    if magic == b"ARROW1" {
+        return Ok(());
+    }
+    Err(Error::input(
+        path,
+        None,
+        None,
+        format!(
+            "{engine} reads Arrow IPC files in the file format (ARROW1), not the stream format: its executors would read a stream as a file; store it as an Arrow IPC file or Parquet (the in-memory path and --engine datafusion read it as it is)"
+        ),
+    ))
+}
+
 /// The address of a cluster process as given on a command line:
 /// `HOST:PORT`, an IPv6 host in brackets (`[::1]:50050`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,6 +394,7 @@ impl Cluster {
         );
         // The file's own problems are told before any network wait.
         check_input(&engine, path, opts, columns)?;
+        refuse_arrow_stream(&engine, path, opts)?;
         without_sigpipe(|| self.frequency_table_here(&engine, path, opts, columns))
     }
 

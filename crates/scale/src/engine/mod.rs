@@ -67,7 +67,9 @@ use futures::StreamExt;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use anonlab::data::csv_import::{check_forced, csv_header, dataset_name, header_names, FieldRules};
+use anonlab::data::csv_import::{
+    check_csv, check_forced, csv_header, dataset_name, header_names, FieldRules,
+};
 use anonlab::data::formats::{columnar, detect, InputFormat};
 use anonlab::data::{Column, ColumnBuilder, CsvOptions, Dataset};
 use anonlab::error::{Error, Parameter, Result};
@@ -561,6 +563,13 @@ pub(crate) async fn open_frame(
     let fail = |e: datafusion::error::DataFusionError| datafusion_error(engine, path, e);
     let (df, names) = match format {
         InputFormat::Csv => {
+            // DataFusion's CSV reader has none of the loader's rules (field
+            // and row limits in every column, UTF-8, a quote left open):
+            // the loader's own check runs over the text first, so a file is
+            // refused alike on every path, with the same message. On a
+            // cluster it reads the client's copy, the file the executors
+            // are told to read.
+            check_csv(path, opts)?;
             let (names, delimiter) = csv_header(path, opts)?;
             let schema = Schema::new(
                 names

@@ -544,6 +544,7 @@ pub fn publish_on_staged(
             .unwrap_or_else(|_| job.data.to_path_buf())
             .display()
     );
+    crate::cluster::refuse_arrow_stream(&engine, job.data, job.opts)?;
     cluster.in_session(1, |ctx| async move {
         publish_staged_in(&ctx, &engine, job).await
     })

@@ -133,6 +133,7 @@ pub(in crate::data) fn load_csv_compressed(
         regular: meta.is_file(),
         codec: Some(codec),
         text: None,
+        check_only: false,
     };
     load_from(&source, head, text, opts)
 }

@@ -12,13 +12,21 @@ use super::{csv_error, CsvOptions};
 use crate::error::{Error, Setting};
 use crate::format::thousands;
 
-/// The input as it streams past: counts `"` bytes (to detect an unclosed
-/// quote), finds line breaks (`\n`, `\r\n` and a lone `\r` each end a
+/// The input as it streams past: follows the quoting as the csv crate
+/// reads it (to detect a quoted field left open at the end), finds line breaks (`\n`, `\r\n` and a lone `\r` each end a
 /// line) so rows are numbered as an editor numbers lines whatever the line
 /// ending, and enforces the row and file limits while reading.
 pub(super) struct Tracked<R> {
     pub(super) inner: R,
-    pub(super) quotes: u64,
+    /// The field delimiter: a quote right after it opens a quoted field.
+    delimiter: u8,
+    /// Inside a quoted field, as the csv crate's reader is at this point.
+    pub(super) in_quotes: bool,
+    /// Where the quote that last closed a quoted field was: a quote right
+    /// after it is an escaped (doubled) quote, and the field goes on.
+    closed_at: Option<u64>,
+    /// The last byte delivered before the current chunk.
+    last_byte: Option<u8>,
     /// Bytes handed to the CSV reader so far.
     pub(super) delivered: u64,
     /// Where the last record the loader took ended: the record in progress
@@ -53,10 +61,13 @@ impl std::fmt::Display for Exceeded {
 impl std::error::Error for Exceeded {}
 
 impl<R> Tracked<R> {
-    pub(super) fn new(inner: R, max_row: u64, max_file: u64) -> Self {
+    pub(super) fn new(inner: R, delimiter: u8, max_row: u64, max_file: u64) -> Self {
         Tracked {
             inner,
-            quotes: 0,
+            delimiter,
+            in_quotes: false,
+            closed_at: None,
+            last_byte: None,
             delivered: 0,
             consumed: 0,
             breaks: VecDeque::new(),
@@ -123,7 +134,14 @@ impl<R> Tracked<R> {
         for i in memchr::memchr3_iter(b'"', b'\n', b'\r', chunk) {
             let at = base + i as u64;
             match chunk[i] {
-                b'"' => self.quotes += 1,
+                b'"' => {
+                    let prev = if i == 0 {
+                        self.last_byte
+                    } else {
+                        Some(chunk[i - 1])
+                    };
+                    self.quote(at, prev);
+                }
                 b'\n' => {
                     let after_cr = if i == 0 {
                         carried.is_some()
@@ -138,6 +156,31 @@ impl<R> Tracked<R> {
                     None => self.pending_cr = Some(at),
                 },
             }
+        }
+        if let Some(&b) = chunk.last() {
+            self.last_byte = Some(b);
+        }
+    }
+
+    /// A quote at byte `at`, after the byte `prev` (none at the start), as
+    /// the csv crate reads it (its default dialect): at the start of a
+    /// field it opens a quoted field; inside one it closes it, unless the
+    /// next byte is a quote too (an escaped quote, `""`); anywhere else (a
+    /// quote inside an unquoted field, `1,x"y`, or after a closed one,
+    /// `"a"b"`) it is a character of the field. RFC 4180 has no place for
+    /// such a quote, but the csv crate and DataFusion's reader (the
+    /// engine's and the cluster's) both take it as a character, so every
+    /// path reads `x"y`; what counted quotes before called it an unclosed
+    /// quote at the end of the file, naming the last row.
+    fn quote(&mut self, at: u64, prev: Option<u8>) {
+        if self.in_quotes {
+            self.in_quotes = false;
+            self.closed_at = Some(at);
+        } else if at.checked_sub(1).is_some_and(|p| self.closed_at == Some(p))
+            || matches!(prev, None | Some(b'\n' | b'\r'))
+            || prev == Some(self.delimiter)
+        {
+            self.in_quotes = true;
         }
     }
 }

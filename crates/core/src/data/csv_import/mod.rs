@@ -198,6 +198,7 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         regular,
         codec: None,
         text: None,
+        check_only: false,
     };
     // A regular file of moderate size is read whole, so that a text
     // without quotes can be parsed on every core (`unquoted`).
@@ -226,6 +227,142 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
         .read_to_end(&mut head)
         .map_err(io)?;
     load_from(&source, head, file, opts)
+}
+
+/// Check the CSV file at `path` as [`load_csv`] reads it, keeping none of
+/// its cells: every refusal the loader gives (a field or row over its
+/// limit in any column, a ragged row, a field that is not UTF-8, a quote
+/// left open, the file limit), with the same message. The query engine
+/// and the cluster's client run it before DataFusion reads the file, whose
+/// CSV reader has none of these rules, so that a file is refused or read
+/// alike on every path. One pass over the text, streamed. A forced kind
+/// (`--numeric`) is not checked here: the engine reads the kinds of the
+/// columns it groups from its groups, as every engine path does.
+pub fn check_csv(path: &Path, opts: &CsvOptions) -> Result<()> {
+    let io = |e| Error::Io(path.to_path_buf(), e);
+    let mut file = crate::data::input::open_input(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let regular = meta.is_file();
+    if regular && meta.len() > opts.max_file_bytes {
+        return Err(Error::unmet_at(
+            path,
+            None,
+            None,
+            file_limit_message(meta.len(), opts.max_file_bytes),
+            Setting::MaxFileBytes,
+        ));
+    }
+    // Most files are plain: a quick scan says so without the csv crate's
+    // parse, and anything it is not sure of is read as the loader reads it.
+    if regular && quick_check(path, opts, QUICK_BLOCK) {
+        return Ok(());
+    }
+    let name = dataset_name(path);
+    let source = Source {
+        path,
+        name: &name,
+        size_hint: 0,
+        regular,
+        codec: None,
+        text: None,
+        check_only: true,
+    };
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    load_from(&source, head, file, opts).map(|_| ())
+}
+
+/// Bytes [`quick_check`] reads at a time.
+const QUICK_BLOCK: usize = 1 << 20;
+
+/// Whether the loader surely accepts the CSV file at `path` (true), by a
+/// scan far quicker than its parse, for the plain files most are: a header
+/// the loader's header check accepts, then lines free of double quotes
+/// and of a `\r` other than before `\n`, each with the header's number of
+/// fields, none longer than the field limit, each line within the row
+/// limit, the text UTF-8, at least one row, the file and cell limits kept.
+/// Anything else (false) is for the loader's own reading to judge, with
+/// its message: a quote, a blank line, a ragged row, a long field. Reads
+/// `block` bytes at a time.
+fn quick_check(path: &Path, opts: &CsvOptions, block: usize) -> bool {
+    let Ok((names, delimiter)) = csv_header(path, opts) else {
+        return false;
+    };
+    if check_forced(&names, opts).is_err() {
+        return false;
+    }
+    let Ok(mut file) = crate::data::input::open_input(path) else {
+        return false;
+    };
+    let columns = names.len();
+    // A line and its line break within the row limit.
+    let max_line = opts.max_row_bytes.saturating_sub(2).min(usize::MAX as u64) as usize;
+    let (mut buf, mut rows, mut total, mut header) = (Vec::new(), 0u64, 0u64, true);
+    loop {
+        let start = buf.len();
+        buf.resize(start + block, 0);
+        let n = match file.read(&mut buf[start..]) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        buf.truncate(start + n);
+        total += n as u64;
+        if total > opts.max_file_bytes {
+            return false;
+        }
+        let end = if n == 0 {
+            buf.len()
+        } else {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => i + 1,
+                None if buf.len() > max_line => return false,
+                None => continue,
+            }
+        };
+        let text = &buf[..end];
+        if memchr::memchr(b'"', text).is_some()
+            || memchr::memchr_iter(b'\r', text).any(|i| text.get(i + 1) != Some(&b'\n'))
+            || std::str::from_utf8(text).is_err()
+        {
+            return false;
+        }
+        let mut lines = text.split(|&b| b == b'\n').peekable();
+        while let Some(line) = lines.next() {
+            if line.is_empty() && lines.peek().is_none() {
+                break; // after the last line break
+            }
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() || line.len() > max_line {
+                return false;
+            }
+            let (mut fields, mut from) = (0usize, 0usize);
+            for at in memchr::memchr_iter(delimiter, line).chain(std::iter::once(line.len())) {
+                if at - from > opts.max_field_bytes {
+                    return false;
+                }
+                fields += 1;
+                from = at + 1;
+            }
+            if fields != columns {
+                return false;
+            }
+            // The first line is the header csv_header read: no blank line
+            // (which the csv crate would skip) comes before it.
+            if header {
+                header = false;
+            } else {
+                rows += 1;
+            }
+        }
+        if n == 0 {
+            break;
+        }
+        buf.drain(..end);
+    }
+    rows > 0 && opts.check_cells(path, rows, columns).is_ok()
 }
 
 /// The name a dataset takes from its file: the file name without its
@@ -260,6 +397,9 @@ struct Source<'a> {
     codec: Option<Codec>,
     /// The whole text, when it is held in memory.
     text: Option<&'a [u8]>,
+    /// Only check the text as the loader would ([`check_csv`]): every
+    /// refusal the same, no column kept.
+    check_only: bool,
 }
 
 /// Load CSV text held in memory (the embedded demo); `label` names it in
@@ -277,6 +417,7 @@ pub fn load_csv_bytes(bytes: &[u8], label: &str, opts: &CsvOptions) -> Result<Da
         regular: true,
         codec: None,
         text: Some(bytes),
+        check_only: false,
     };
     load_from(&source, bytes[..split].to_vec(), &bytes[split..], opts)
 }
@@ -370,6 +511,7 @@ fn load_from<R: Read + Send>(
         .buffer_capacity(1 << 16)
         .from_reader(Tracked::new(
             Cursor::new(head).chain(rest),
+            delimiter,
             opts.max_row_bytes,
             opts.max_file_bytes,
         ));
@@ -442,15 +584,20 @@ fn load_from<R: Read + Send>(
             }
         }
     }
-    let mut builders: Vec<ColumnBuilder> = names
-        .iter()
-        .map(|n| ColumnBuilder::with_capacity(n.clone(), est_rows as usize))
-        .collect();
+    let mut builders: Vec<ColumnBuilder> = if source.check_only {
+        Vec::new()
+    } else {
+        names
+            .iter()
+            .map(|n| ColumnBuilder::with_capacity(n.clone(), est_rows as usize))
+            .collect()
+    };
     let interner = Interner {
         file: &file,
         names: &names,
         rules: &rules,
         max_field_bytes: opts.max_field_bytes,
+        check_only: source.check_only,
     };
 
     // A pipeline of two stages over batches of records: while one batch is
@@ -486,9 +633,9 @@ fn load_from<R: Read + Send>(
     }
     let last = (last.line, last.multiline_field);
     // The csv crate takes an unclosed quote at the end of the file as a
-    // field that runs to the end; an odd number of quote characters in the
-    // whole file is the sign, and the last record holds that field.
-    if reader.get_ref().quotes % 2 == 1 {
+    // field that runs to the end; the text read to its end inside a quoted
+    // field is the sign, and the last record holds that field.
+    if reader.get_ref().in_quotes {
         return Err(Error::input(
             file,
             Some(last.0),
@@ -503,6 +650,9 @@ fn load_from<R: Read + Send>(
             None,
             "the file has a header row but no data rows",
         ));
+    }
+    if source.check_only {
+        return Dataset::new(name, Vec::new());
     }
     let columns = finish_columns(builders, opts, &file, |row| lines.line(row))?;
     Dataset::new(name, columns)
@@ -768,6 +918,8 @@ struct Interner<'a> {
     names: &'a [String],
     rules: &'a FieldRules<'a>,
     max_field_bytes: usize,
+    /// Check the fields as interning would, keeping none (no builders).
+    check_only: bool,
 }
 
 impl Interner<'_> {
@@ -776,7 +928,40 @@ impl Interner<'_> {
     /// would report.
     fn intern(&self, batch: &Batch, builders: &mut [ColumnBuilder]) -> Result<()> {
         let records = &batch.records[..batch.len];
-        let first_bad = builders
+        let first_bad = if self.check_only {
+            // The same checks in the same order, on every column.
+            (0..self.names.len())
+                .into_par_iter()
+                .filter_map(|i| {
+                    records.iter().enumerate().find_map(|(j, record)| {
+                        let field = self.rules.field(&record[i]);
+                        if field.len() > self.max_field_bytes {
+                            return Some((j, i, None));
+                        }
+                        if self.rules.is_missing(field) {
+                            return None;
+                        }
+                        std::str::from_utf8(field).err().map(|e| (j, i, Some(e)))
+                    })
+                })
+                .min_by_key(|&(j, i, _)| (j, i))
+        } else {
+            self.intern_into(records, builders)
+        };
+        let Some((j, i, utf8)) = first_bad else {
+            return Ok(());
+        };
+        self.bad_field(batch, j, i, utf8)
+    }
+
+    /// Intern `records` into `builders`: the first bad field, if any (its
+    /// record, its column and, for a field that is not UTF-8, why).
+    fn intern_into(
+        &self,
+        records: &[csv::ByteRecord],
+        builders: &mut [ColumnBuilder],
+    ) -> Option<(usize, usize, Option<std::str::Utf8Error>)> {
+        builders
             .par_iter_mut()
             .enumerate()
             .filter_map(|(i, b)| {
@@ -792,11 +977,18 @@ impl Interner<'_> {
                     b.push_bytes(field).err().map(|e| (j, i, Some(e)))
                 })
             })
-            .min_by_key(|&(j, i, _)| (j, i));
-        let Some((j, i, utf8)) = first_bad else {
-            return Ok(());
-        };
-        let field = self.rules.field(&records[j][i]);
+            .min_by_key(|&(j, i, _)| (j, i))
+    }
+
+    /// The message for the bad field at record `j`, column `i` of `batch`.
+    fn bad_field(
+        &self,
+        batch: &Batch,
+        j: usize,
+        i: usize,
+        utf8: Option<std::str::Utf8Error>,
+    ) -> Result<()> {
+        let field = self.rules.field(&batch.records[j][i]);
         let (row, column) = (Some(batch.lines[j]), Some(self.names[i].clone()));
         Err(match utf8 {
             None => Error::unmet_at(

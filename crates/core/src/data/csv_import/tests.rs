@@ -92,6 +92,49 @@ fn unclosed_quote_is_reported_not_swallowed() {
     );
 }
 
+/// A quote that does not open a quoted field is a character, as the csv
+/// crate and DataFusion's reader read it (issue 36, item 5): inside an
+/// unquoted field, after a closed quoted field, after a space; an even
+/// number of them or an odd one, anywhere in the file. Only a quoted
+/// field still open at the end is refused, and checking the text
+/// (`check_csv`'s mode) refuses what loading it refuses.
+#[test]
+fn a_quote_inside_an_unquoted_field_is_a_character() {
+    let cases: [(&str, &[&str]); 5] = [
+        ("a,b\n1,x\"y\n2,z\n", &["x\"y", "z"]),
+        ("a,b\n1,x\"\"y\n2,z\n", &["x\"\"y", "z"]),
+        ("a,b\n1,\"x\"y\"\n2,\"a\"\"b\"\n", &["xy\"", "a\"b"]),
+        ("a;b\n1; \"x\"\n2;\"\"\"\"\n", &["\"x\"", "\""]),
+        ("a,b\r\n1,\"p\r\nq\"\r\n2,r\"\r\n", &["p\r\nq", "r\""]),
+    ];
+    for (text, want) in cases {
+        let ds = load(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        let b = ds.column("b").unwrap();
+        let got: Vec<&str> = (0..ds.n_rows())
+            .map(|r| b.value(b.code(r)).unwrap_or("<missing>"))
+            .collect();
+        assert_eq!(got, want, "{text:?}");
+        // The quoting followed across reads of any size.
+        for step in [1, 2, 3] {
+            let t = load_trickled(text.as_bytes(), step, &CsvOptions::default()).unwrap();
+            assert_eq!(
+                t.column("b").unwrap().codes(),
+                b.codes(),
+                "{text:?} by {step}"
+            );
+        }
+        check_streaming(text.as_bytes(), &CsvOptions::default()).unwrap();
+    }
+    for text in ["a,b\n1,x\"y\n2,\"z\n", "a,b\n1,\"x\"\"\n"] {
+        let e = load(text).unwrap_err().to_string();
+        assert!(e.contains("never closed"), "{text:?}: {e}");
+        let checked = check_streaming(text.as_bytes(), &CsvOptions::default());
+        assert_eq!(checked.unwrap_err().to_string(), e, "{text:?}");
+        let trickled = load_trickled(text.as_bytes(), 1, &CsvOptions::default());
+        assert_eq!(trickled.unwrap_err().to_string(), e, "{text:?}");
+    }
+}
+
 #[test]
 fn oversized_field_is_refused() {
     let opts = CsvOptions {
@@ -247,6 +290,7 @@ fn load_trickled(bytes: &[u8], step: usize, opts: &CsvOptions) -> Result<Dataset
         regular: false,
         codec: None,
         text: None,
+        check_only: false,
     };
     load_from(&source, bytes[..split].to_vec(), rest, opts)
 }
@@ -402,8 +446,24 @@ fn load_streaming(bytes: &[u8], opts: &CsvOptions) -> Result<Dataset> {
         regular: true,
         codec: None,
         text: None,
+        check_only: false,
     };
     load_from(&source, bytes[..split].to_vec(), &bytes[split..], opts)
+}
+
+/// [`check_csv`]'s reading of `bytes`: the loader's checks, no column kept.
+fn check_streaming(bytes: &[u8], opts: &CsvOptions) -> Result<()> {
+    let split = bytes.len().min(SNIFF_BYTES);
+    let source = Source {
+        path: Path::new("t.csv"),
+        name: "t",
+        size_hint: 0,
+        regular: true,
+        codec: None,
+        text: None,
+        check_only: true,
+    };
+    load_from(&source, bytes[..split].to_vec(), &bytes[split..], opts).map(|_| ())
 }
 
 /// The rows after a one-line header `header` read by `unquoted` in
@@ -535,4 +595,49 @@ mod same_as_streamed {
             }
         }
     }
+}
+
+/// The quick scan the engine's check starts with says a file is plain
+/// only when the loader accepts it, whatever the size of its reads; it
+/// leaves quotes, blank lines, CRs alone, ragged rows and long fields to
+/// the loader.
+#[test]
+fn the_quick_check_vouches_only_for_what_the_loader_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.csv");
+    let small = CsvOptions {
+        max_field_bytes: 8,
+        max_row_bytes: 24,
+        ..CsvOptions::default()
+    };
+    let cases: [(&str, bool); 14] = [
+        ("a,b\n1,2\n3,4\n", true),
+        ("a,b\r\n1,2\r\n3,4", true),
+        ("\u{feff}a;b\n1;2\n", true),
+        ("a,b\n1, x \n,\n", true),
+        ("a,b\n1,x\"y\n", false),
+        ("a,b\n1,2\n\n3,4\n", false),
+        ("a,b\n1,2\r3,4\n", false),
+        ("\na,b\n1,2\n", false),
+        ("a,b\n1,2,3\n", false),
+        ("a,b\n1\n", false),
+        ("a,b\n1,123456789\n", false),
+        ("a,b\n1,12345678\n", true),
+        ("a,b\n", false),
+        ("a,b\n1,caf\u{e9}\n", true),
+    ];
+    for (text, plain) in cases {
+        std::fs::write(&file, text).unwrap();
+        for block in [1, 2, 5, 64, QUICK_BLOCK] {
+            let quick = quick_check(&file, &small, block);
+            assert_eq!(quick, plain, "{text:?} by {block}");
+        }
+        if plain {
+            load_csv(&file, &small).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        }
+    }
+    // Not UTF-8: left to the loader, which names the field.
+    std::fs::write(&file, b"a,b\n1,caf\xe9\n").unwrap();
+    assert!(!quick_check(&file, &small, 3));
+    assert!(check_csv(&file, &small).is_err());
 }
