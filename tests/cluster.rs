@@ -464,15 +464,21 @@ fn same_release(cluster: &TestCluster, file: &Path, dir: &Path, here: &str, args
     }
 }
 
-#[test]
-fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
-    let dir = tempfile::tempdir().unwrap();
-    let pq = dir.path().join("census.parquet");
+/// The synthetic census of `ROWS` rows (seed 5) as Parquet in `dir`.
+fn census(dir: &Path) -> PathBuf {
+    let pq = dir.join("census.parquet");
     anonlab()
         .args(["synth", "--rows", &ROWS.to_string(), "--seed", "5", "-o"])
         .arg(&pq)
         .assert()
         .success();
+    pq
+}
+
+#[test]
+fn a_cluster_of_two_executors_gives_the_figures_of_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let pq = census(dir.path());
     let cluster = TestCluster::start(dir.path(), 2);
 
     let v = same_assessment(
@@ -783,12 +789,7 @@ fn what_goes_wrong_around_a_cluster_is_named() {
 #[test]
 fn a_scheduler_killed_mid_job_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let pq = dir.path().join("census.parquet");
-    anonlab()
-        .args(["synth", "--rows", &ROWS.to_string(), "--seed", "5", "-o"])
-        .arg(&pq)
-        .assert()
-        .success();
+    let pq = census(dir.path());
     let mut cluster = TestCluster::start(dir.path(), 1);
     let mut args: Vec<String> = ["assess", pq.to_str().unwrap(), "--json", "--qi", ADULT_QI7]
         .map(String::from)
@@ -1436,12 +1437,7 @@ fn wait_for_task(executor: &Process, before: usize, client: &std::thread::JoinHa
 #[test]
 fn the_client_waits_while_the_job_progresses() {
     let dir = tempfile::tempdir().unwrap();
-    let pq = dir.path().join("census.parquet");
-    anonlab()
-        .args(["synth", "--rows", &ROWS.to_string(), "--seed", "5", "-o"])
-        .arg(&pq)
-        .assert()
-        .success();
+    let pq = census(dir.path());
     let cluster = TestCluster::start(dir.path(), 2);
     let args = assess_args(&cluster, &pq, ADULT_QI7);
 
@@ -1539,12 +1535,7 @@ fn the_client_waits_while_the_job_progresses() {
 #[test]
 fn a_lost_executor_is_noticed_within_seconds() {
     let dir = tempfile::tempdir().unwrap();
-    let pq = dir.path().join("census.parquet");
-    anonlab()
-        .args(["synth", "--rows", &ROWS.to_string(), "--seed", "5", "-o"])
-        .arg(&pq)
-        .assert()
-        .success();
+    let pq = census(dir.path());
     let mut cluster = TestCluster::start(dir.path(), 2);
     let args = assess_args(&cluster, &pq, ADULT_QI7);
 
