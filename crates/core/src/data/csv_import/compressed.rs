@@ -10,9 +10,7 @@ use std::path::Path;
 
 use super::{dataset_name, load_from, CsvOptions, Source, SNIFF_BYTES};
 use crate::data::Dataset;
-use crate::error::{Error, Result, Setting};
-
-use super::limits::file_limit_message;
+use crate::error::{Error, Result};
 
 /// A compression of CSV text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,15 +100,7 @@ pub(in crate::data) fn load_csv_compressed(
     if meta.is_file() && meta.len() == 0 {
         return Err(Error::input(path, None, None, "the file is empty"));
     }
-    if meta.is_file() && meta.len() > opts.max_file_bytes {
-        return Err(Error::unmet_at(
-            path,
-            None,
-            None,
-            file_limit_message(meta.len(), opts.max_file_bytes),
-            Setting::MaxFileBytes,
-        ));
-    }
+    super::refuse_over_file_limit(path, &meta, opts)?;
     let decoder = decoder(file, codec).map_err(|reason| {
         Error::input(path, None, None, DecodeError { codec, reason }.message(0))
     })?;

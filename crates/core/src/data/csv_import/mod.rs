@@ -165,6 +165,22 @@ impl Default for CsvOptions {
 const SNIFF_BYTES: usize = 64 * 1024;
 const CANDIDATES: [u8; 4] = [b',', b';', b'\t', b'|'];
 
+/// A regular file's size is known: one over the file limit is refused
+/// before it is read. Other inputs (pipes, devices) are counted as they
+/// stream.
+fn refuse_over_file_limit(path: &Path, meta: &std::fs::Metadata, opts: &CsvOptions) -> Result<()> {
+    if meta.is_file() && meta.len() > opts.max_file_bytes {
+        return Err(Error::unmet_at(
+            path,
+            None,
+            None,
+            file_limit_message(meta.len(), opts.max_file_bytes),
+            Setting::MaxFileBytes,
+        ));
+    }
+    Ok(())
+}
+
 /// Load a CSV file from disk.
 pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
     let io = |e| Error::Io(path.to_path_buf(), e);
@@ -178,18 +194,8 @@ pub fn load_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
             "is a directory, not a CSV file",
         ));
     }
-    // A regular file's size is known: refuse it before reading. Other
-    // inputs (pipes, devices) are counted as they stream.
     let regular = meta.is_file();
-    if regular && meta.len() > opts.max_file_bytes {
-        return Err(Error::unmet_at(
-            path,
-            None,
-            None,
-            file_limit_message(meta.len(), opts.max_file_bytes),
-            Setting::MaxFileBytes,
-        ));
-    }
+    refuse_over_file_limit(path, &meta, opts)?;
     let name = dataset_name(path);
     let mut source = Source {
         path,
@@ -243,15 +249,7 @@ pub fn check_csv(path: &Path, opts: &CsvOptions) -> Result<()> {
     let mut file = crate::data::input::open_input(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     let regular = meta.is_file();
-    if regular && meta.len() > opts.max_file_bytes {
-        return Err(Error::unmet_at(
-            path,
-            None,
-            None,
-            file_limit_message(meta.len(), opts.max_file_bytes),
-            Setting::MaxFileBytes,
-        ));
-    }
+    refuse_over_file_limit(path, &meta, opts)?;
     // Most files are plain: a quick scan says so without the csv crate's
     // parse, and anything it is not sure of is read as the loader reads it.
     if regular && quick_check(path, opts, QUICK_BLOCK) {
