@@ -233,16 +233,7 @@ fn devices_and_fifos_are_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     // A project whose data file is a device: refused on the open's
     // thread, before its fingerprint would read /dev/zero forever.
-    let project = dir.path().join("zero.json");
-    let mut p = anonlab::data::Project::new(
-        Some(PathBuf::from("/dev/zero")),
-        anonlab::data::CsvOptions::default(),
-    );
-    p.data.fingerprint = Some(anonlab::data::DataFingerprint {
-        size: 10,
-        hash: "fnv1a64:0123456789abcdef".into(),
-    });
-    p.save(&project).unwrap();
+    let project = device_project(dir.path(), "zero.json", "/dev/zero");
     let started = Instant::now();
     open_fails(&project, &["zero.json", "/dev/zero", "is a device"]);
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -260,15 +251,12 @@ fn devices_and_fifos_are_refused_at_once() {
     }
 }
 
-/// The project a session starts from (`anonlab tui --project P`) refuses
-/// a device as its data file too, before the fingerprint would read it.
-#[cfg(unix)]
-#[test]
-fn a_project_opened_at_start_refuses_a_device_as_its_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("urandom.json");
+/// A project in `dir` named `name` whose data file is the device `dev`,
+/// with a fingerprint to check (which would read the device forever).
+fn device_project(dir: &std::path::Path, name: &str, dev: &str) -> PathBuf {
+    let project = dir.join(name);
     let mut p = anonlab::data::Project::new(
-        Some(PathBuf::from("/dev/urandom")),
+        Some(PathBuf::from(dev)),
         anonlab::data::CsvOptions::default(),
     );
     p.data.fingerprint = Some(anonlab::data::DataFingerprint {
@@ -276,6 +264,16 @@ fn a_project_opened_at_start_refuses_a_device_as_its_data() {
         hash: "fnv1a64:0123456789abcdef".into(),
     });
     p.save(&project).unwrap();
+    project
+}
+
+/// The project a session starts from (`anonlab tui --project P`) refuses
+/// a device as its data file too, before the fingerprint would read it.
+#[cfg(unix)]
+#[test]
+fn a_project_opened_at_start_refuses_a_device_as_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = device_project(dir.path(), "urandom.json", "/dev/urandom");
     let started = Instant::now();
     let e = App::open_project(&project).err().expect("refused");
     assert!(
